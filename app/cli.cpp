@@ -1,0 +1,502 @@
+#include "cli.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <quantfront/core/catalog.hpp>
+#include <quantfront/core/engine.hpp>
+
+namespace qf::cli {
+
+bool Args::help() const {
+  return std::any_of(m_args.begin(), m_args.end(),
+                     [](const std::string& a) { return a == "--help" || a == "-h"; });
+}
+
+std::vector<std::string> Args::take(const std::string& name, bool& missingValue) {
+  std::vector<std::string> values;
+  std::vector<std::string> keep;
+  for (std::size_t i = 0; i < m_args.size(); ++i) {
+    const std::string& a = m_args[i];
+    if (a == name) {
+      if (i + 1 < m_args.size()) {
+        values.push_back(m_args[++i]);
+      } else {
+        missingValue = true;
+      }
+    } else if (a.rfind(name + "=", 0) == 0) {
+      values.push_back(a.substr(name.size() + 1));
+    } else {
+      keep.push_back(a);
+    }
+  }
+  m_args = std::move(keep);
+  return values;
+}
+
+bool Args::takeFlag(const std::string& name) {
+  const auto it = std::find(m_args.begin(), m_args.end(), name);
+  if (it == m_args.end()) return false;
+  m_args.erase(it);
+  return true;
+}
+
+namespace {
+
+int badInput(std::ostream& err, const Error& e) {
+  err << "qfront: " << e.str() << "\n";
+  return kExitBadInput;
+}
+int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
+  return badInput(err, Error{"<cli>", "", field, msg});
+}
+
+std::optional<double> parseNumber(const std::string& s) {
+  double v = 0;
+  const char* b = s.data();
+  const char* e = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || ptr != e || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<std::int64_t> parseInt(const std::string& s) {
+  std::int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> splitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+/// Last value of a single-valued option; error when given twice with different values.
+bool single(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
+            int& rc) {
+  bool missing = false;
+  auto v = a.take(name, missing);
+  if (missing) {
+    rc = badArg(err, name.substr(2), "option " + name + " needs a value");
+    return false;
+  }
+  if (!v.empty()) out = v.back();
+  return true;
+}
+
+constexpr const char* kModelHelp = R"(usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]
+
+Predicts decode step time against batch size for each scheme with the analytic model
+(memory floor, mma slope, dequant constant, ridge, crossovers) and KV capacity.
+
+  --model ID|FILE        catalog model id (see `qfront catalog`) or a Hugging Face config.json
+  --gpu ID|FILE          catalog GPU id or a GPU JSON file:
+                         {"name", "memory_gib", "hbm_bandwidth_tbs",
+                          "tensor_tflops": {"bf16", "fp16", "fp8", "int8", "fp4"},
+                          "vector_fp32_tflops", "nvlink_gbs"?, "price_per_hour"?, "source"}
+  --scheme S[,S...]      one candidate per scheme, the scheme on every layer kind
+                         (default: every built-in scheme, plus the checkpoint's own)
+  --linear S             a mixed candidate: scheme of attention, dense MLP, shared experts, router
+  --moe S                ... of the routed experts (default: the --linear scheme)
+  --lm-head S            ... of the LM head and embedding (default: the --linear scheme)
+  --batch LIST           1,8,32 | A:B (powers of two from A to B) | A:B:STEP   (default 1:1024)
+  --tp N                 tensor-parallel degree (default 1); adds the all-reduce term
+  --max-model-len N      KV tokens reserved per sequence (default 8192)
+  --kv-dtype bf16|fp8    KV-cache element type (default bf16)
+  --mem-util U           gpu_memory_utilization (default 0.92)
+  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --context N            add the KV-read and attention terms at N context tokens (default off)
+  --format table|csv|json   output format (default table)
+
+Exit status: 0 on success, 2 on bad input (one line naming the file and field).
+)";
+
+constexpr const char* kCatalogHelp = R"(usage: qfront catalog [--format table|json]
+
+Lists the bundled models (with parameter counts), GPUs (with dense peaks and price) and
+quantization schemes (bits per weight, tensor path, c).
+)";
+
+constexpr const char* kTopHelp = R"(usage: qfront <command> [options]
+
+QuantFront's command line: the analytic decode model, capacity, catalog.
+
+commands:
+  model      step time vs batch, ridges, crossovers and KV capacity per scheme
+  catalog    list bundled models, GPUs and schemes
+
+Run `qfront <command> --help` for a command's options.
+Exit status: 0 success, 2 bad input, 1 internal error.
+)";
+
+std::string fmt(double v, int prec) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(prec) << v;
+  return o.str();
+}
+
+void printTable(const EngineReport& r, std::ostream& out) {
+  const auto& p = r.params;
+  out << "model  " << r.scenario.model.name << "  (streamed " << fmt(p.streamed() / 1e9, 3)
+      << " B, total " << fmt(p.total() / 1e9, 3) << " B, active " << fmt(p.active / 1e9, 3)
+      << " B, experts " << fmt(p.expert() / 1e9, 3) << " B)\n";
+  if (r.scenario.model.checkpointQuant) {
+    const auto& q = *r.scenario.model.checkpointQuant;
+    out << "checkpoint quantization  " << q.quantMethod << " -> "
+        << (q.schemeId.empty() ? std::string("(no built-in scheme)") : q.schemeId) << "  (" << q.note
+        << ")\n";
+  }
+  out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
+      << r.scenario.gpu.hbmBandwidthTbs << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
+  out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
+      << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
+      << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(11) << "weights GiB"
+      << std::setw(10) << "max seqs" << std::setw(13) << "tok/s @cap" << "\n";
+  for (const auto& s : r.schemes) {
+    out << std::left << std::setw(34) << s.cand.id << std::right << std::setw(7)
+        << fmt(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
+        << fmt(s.memoryFloorMs, 3) << std::setw(11) << fmt(s.mmaUsPerSeq, 3) << std::setw(11)
+        << fmt(s.dequantMs, 3) << std::setw(9)
+        << (s.ridgeBatch ? fmt(*s.ridgeBatch, 1) : std::string("none")) << std::setw(11)
+        << fmt(s.capacity.weightsGib, 2) << std::setw(10) << s.capacity.maxSeqs << std::setw(13)
+        << fmt(s.capacity.tokensPerSAtCapacity, 0) << "\n";
+  }
+  out << "\nstep time (ms) per batch; * marks compute-bound\n" << std::setw(8) << "batch";
+  for (const auto& s : r.schemes) out << std::setw(std::max<int>(12, static_cast<int>(s.cand.id.size()) + 2)) << s.cand.id;
+  out << "\n";
+  const std::size_t n = r.schemes.empty() ? 0 : r.schemes.front().points.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    out << std::setw(8) << r.schemes.front().points[i].batch;
+    for (const auto& s : r.schemes) {
+      const auto& pt = s.points[i];
+      const std::string cell = fmt(pt.stepMs, 3) + (std::string(pt.bound) == "compute" ? "*" : " ");
+      out << std::setw(std::max<int>(12, static_cast<int>(s.cand.id.size()) + 2)) << cell;
+    }
+    out << "\n";
+  }
+  out << "\ncrossovers\n";
+  if (r.crossovers.empty()) out << "  none\n";
+  for (const auto& c : r.crossovers) {
+    out << "  B = " << fmt(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1] << "  ("
+        << c.fasterBelow << " faster below)\n";
+  }
+  out << "\ncapacity budget " << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2)
+      << " GiB per GPU; KV " << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
+      << " GiB per sequence at max-model-len " << r.scenario.maxModelLen << "\n";
+}
+
+void printCsv(const EngineReport& r, std::ostream& out) {
+  out << "scheme,batch,step_ms,tokens_per_s,bound\n";
+  out << std::setprecision(10);
+  for (const auto& s : r.schemes) {
+    for (const auto& p : s.points) {
+      out << s.cand.id << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << "," << p.bound << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+bool parseBatchList(const std::string& spec, std::vector<double>& out, std::string& why) {
+  constexpr std::size_t kMaxPoints = 1'000'000;
+  out.clear();
+  if (spec.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::string cur;
+    for (char c : spec) {
+      if (c == ':') {
+        parts.push_back(cur);
+        cur.clear();
+      } else {
+        cur.push_back(c);
+      }
+    }
+    parts.push_back(cur);
+    if (parts.size() != 2 && parts.size() != 3) {
+      why = "expected A:B or A:B:STEP, found '" + spec + "'";
+      return false;
+    }
+    std::vector<double> v;
+    for (const auto& p : parts) {
+      const auto x = parseNumber(p);
+      if (!x) {
+        why = "'" + p + "' is not a finite number";
+        return false;
+      }
+      v.push_back(*x);
+    }
+    if (v[0] < 1 || v[1] < v[0]) {
+      why = "range must satisfy 1 <= A <= B, found '" + spec + "'";
+      return false;
+    }
+    if (parts.size() == 2) {
+      for (double b = v[0]; b <= v[1] * (1 + 1e-12); b *= 2) out.push_back(b);
+    } else {
+      if (!(v[2] > 0)) {
+        why = "STEP must be positive, found '" + parts[2] + "'";
+        return false;
+      }
+      if ((v[1] - v[0]) / v[2] > static_cast<double>(kMaxPoints)) {
+        why = "range has more than " + std::to_string(kMaxPoints) + " points";
+        return false;
+      }
+      for (double b = v[0]; b <= v[1] * (1 + 1e-12); b += v[2]) out.push_back(b);
+    }
+    return true;
+  }
+  for (const auto& p : splitComma(spec)) {
+    const auto x = parseNumber(p);
+    if (!x || *x < 1) {
+      why = "'" + p + "' is not a batch size >= 1";
+      return false;
+    }
+    out.push_back(*x);
+  }
+  if (out.size() > kMaxPoints) {
+    why = "too many batch sizes";
+    return false;
+  }
+  return true;
+}
+
+int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kModelHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
+      reserve, context, format;
+  bool missing = false;
+  const auto schemeLists = a.take("--scheme", missing);
+  if (missing) return badArg(err, "scheme", "option --scheme needs a value");
+  const std::pair<const char*, std::optional<std::string>*> opts[] = {
+      {"--model", &model},       {"--gpu", &gpu},           {"--linear", &linear},
+      {"--moe", &moe},           {"--lm-head", &lmHead},    {"--batch", &batch},
+      {"--tp", &tp},             {"--max-model-len", &maxLen}, {"--kv-dtype", &kvDtype},
+      {"--mem-util", &memUtil},  {"--reserve-gib", &reserve}, {"--context", &context},
+      {"--format", &format}};
+  for (const auto& [name, dst] : opts) {
+    if (!single(a, name, *dst, err, rc)) return rc;
+  }
+  if (!a.rest().empty()) {
+    return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "' (see qfront model --help)");
+  }
+  if (!model) return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
+  if (!gpu) return badArg(err, "gpu", "--gpu is required (a catalog id or a GPU JSON path)");
+  const Catalog& cat = Catalog::bundled();
+  auto arch = cat.resolveModel(*model);
+  if (!arch) return badInput(err, arch.error());
+  auto g = cat.resolveGpu(*gpu);
+  if (!g) return badInput(err, g.error());
+
+  Scenario s;
+  s.model = std::move(*arch);
+  s.gpu = std::move(*g);
+  s.fallbackC = cat.fallbackC();
+  if (tp) {
+    const auto v = parseInt(*tp);
+    if (!v || *v < 1 || *v > 1024) return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
+    s.tp = static_cast<int>(*v);
+  }
+  if (maxLen) {
+    const auto v = parseInt(*maxLen);
+    if (!v || *v < 1) return badArg(err, "max-model-len", "expected a positive integer, found '" + *maxLen + "'");
+    s.maxModelLen = *v;
+  }
+  if (kvDtype) {
+    if (*kvDtype == "bf16" || *kvDtype == "fp16" || *kvDtype == "auto") s.kvBytes = 2;
+    else if (*kvDtype == "fp8" || *kvDtype == "fp8_e4m3" || *kvDtype == "fp8_e5m2") s.kvBytes = 1;
+    else return badArg(err, "kv-dtype", "expected bf16 or fp8, found '" + *kvDtype + "'");
+  }
+  if (memUtil) {
+    const auto v = parseNumber(*memUtil);
+    if (!v || !(*v > 0 && *v <= 1)) return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
+    s.memUtil = *v;
+  }
+  if (reserve) {
+    const auto v = parseNumber(*reserve);
+    if (!v || *v < 0) return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *reserve + "'");
+    s.reserveGib = *v;
+  }
+  if (context) {
+    const auto v = parseInt(*context);
+    if (!v || *v < 0) return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
+    s.contextTokens = *v;
+  }
+  const std::string fmtName = format.value_or("table");
+  if (fmtName != "table" && fmtName != "csv" && fmtName != "json") {
+    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
+  }
+  std::vector<double> batches;
+  {
+    std::string why;
+    if (!parseBatchList(batch.value_or("1:1024"), batches, why)) return badArg(err, "batch", why);
+  }
+  std::vector<CandidateSchemes> cands;
+  auto addUniform = [&](const std::string& id) -> std::optional<Error> {
+    auto sc = cat.scheme(id, "scheme");
+    if (!sc) return sc.error();
+    for (const auto& c : cands) {
+      if (c.id == sc->id) return std::nullopt;
+    }
+    CandidateSchemes c;
+    c.id = sc->id;
+    c.linear = *sc;
+    cands.push_back(std::move(c));
+    return std::nullopt;
+  };
+  for (const auto& list : schemeLists) {
+    for (const auto& id : splitComma(list)) {
+      if (id.empty()) return badArg(err, "scheme", "empty scheme id in '" + list + "'");
+      if (auto e = addUniform(id)) return badInput(err, *e);
+    }
+  }
+  if (linear || moe || lmHead) {
+    CandidateSchemes c;
+    auto lin = cat.scheme(linear.value_or("bf16"), "linear");
+    if (!lin) return badInput(err, lin.error());
+    c.linear = *lin;
+    std::string id = "linear=" + lin->id;
+    if (moe) {
+      auto m = cat.scheme(*moe, "moe");
+      if (!m) return badInput(err, m.error());
+      c.moe = *m;
+      id += ",moe=" + m->id;
+    }
+    if (lmHead) {
+      auto l = cat.scheme(*lmHead, "lm-head");
+      if (!l) return badInput(err, l.error());
+      c.lmHead = *l;
+      id += ",lm_head=" + l->id;
+    }
+    c.id = c.mixed() ? id : lin->id;
+    cands.push_back(std::move(c));
+  }
+  if (cands.empty()) {
+    for (const auto& sc : cat.schemes()) addUniform(sc.id);
+  }
+  if (s.model.checkpointQuant && !s.model.checkpointQuant->schemeId.empty() && schemeLists.empty() &&
+      !(linear || moe || lmHead)) {
+    addUniform(s.model.checkpointQuant->schemeId);
+  }
+  auto rep = runEngine(s, cands, batches);
+  if (!rep) return badInput(err, rep.error());
+  if (fmtName == "json") {
+    out << reportToJson(*rep).dump(2) << "\n";
+  } else if (fmtName == "csv") {
+    printCsv(*rep, out);
+  } else {
+    printTable(*rep, out);
+  }
+  return kExitOk;
+}
+
+int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kCatalogHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> format;
+  if (!single(a, "--format", format, err, rc)) return rc;
+  if (!a.rest().empty()) return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "'");
+  const Catalog& cat = Catalog::bundled();
+  const std::string f = format.value_or("table");
+  if (f != "table" && f != "json") return badArg(err, "format", "expected table or json, found '" + f + "'");
+  if (f == "json") {
+    Json j;
+    j["models"] = Json::array();
+    for (const auto& m : cat.models()) {
+      auto arch = cat.resolveModel(m.id);
+      Json o{{"id", m.id}};
+      if (arch) {
+        const auto p = countParams(*arch);
+        o["name"] = arch->name;
+        o["total_params"] = p.total();
+        o["streamed_params"] = p.streamed();
+        o["active_params"] = p.active;
+        o["expert_params"] = p.expert();
+        o["moe"] = arch->isMoe();
+      }
+      j["models"].push_back(o);
+    }
+    j["gpus"] = Json::array();
+    for (const auto& g : cat.gpus()) j["gpus"].push_back(gpuToJson(g));
+    j["schemes"] = Json::array();
+    for (const auto& s : cat.schemes()) {
+      j["schemes"].push_back({{"id", s.id},
+                              {"name", s.name},
+                              {"bits_per_weight", s.bitsPerWeight()},
+                              {"path", tensorPathName(s.path)},
+                              {"c", s.c},
+                              {"c_note", s.cNote}});
+    }
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "models\n";
+  for (const auto& m : cat.models()) {
+    auto arch = cat.resolveModel(m.id);
+    if (!arch) continue;
+    const auto p = countParams(*arch);
+    out << "  " << std::left << std::setw(18) << m.id << std::setw(40) << arch->name << std::right
+        << " total " << std::setw(8) << fmt(p.total() / 1e9, 2) << " B  active " << std::setw(7)
+        << fmt(p.active / 1e9, 2) << " B" << (arch->isMoe() ? "  (MoE)" : "") << "\n";
+  }
+  out << "\ngpus (dense TFLOP/s)\n";
+  for (const auto& g : cat.gpus()) {
+    out << "  " << std::left << std::setw(12) << g.id << std::setw(18) << g.name << std::right
+        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6) << fmt(g.hbmBandwidthTbs, 3)
+        << " TB/s  ";
+    for (TensorPath p : kAllTensorPaths) {
+      if (g.hasPath(p)) out << tensorPathName(p) << " " << *g.tensorTflops[static_cast<std::size_t>(p)] << "  ";
+    }
+    out << "fp32 " << g.vectorFp32Tflops;
+    out << "  $/h " << (g.pricePerHour ? fmt(*g.pricePerHour, 2) : std::string("n/a")) << "\n";
+  }
+  out << "\nschemes\n";
+  for (const auto& s : cat.schemes()) {
+    out << "  " << std::left << std::setw(18) << s.id << std::right << std::setw(7)
+        << fmt(s.bitsPerWeight(), 3) << " bits  path " << std::left << std::setw(5)
+        << tensorPathName(s.path) << std::right << "  c " << s.c << "   " << s.name << "\n";
+  }
+  return kExitOk;
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty() || args.front() == "--help" || args.front() == "-h" || args.front() == "help") {
+    out << kTopHelp;
+    return args.empty() ? kExitBadInput : kExitOk;
+  }
+  const std::string cmd = args.front();
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (cmd == "model") return cmdModel(rest, out, err);
+  if (cmd == "catalog") return cmdCatalog(rest, out, err);
+  if (cmd == "--version") {
+    out << "qfront 0.1.0\n";
+    return kExitOk;
+  }
+  err << "qfront: <cli>: field 'command': unknown command '" << cmd << "' (see qfront --help)\n";
+  return kExitBadInput;
+}
+
+}  // namespace qf::cli

@@ -1,0 +1,43 @@
+#pragma once
+/// The qfront command line, as a library so tests can run it in-process.
+/// Exit codes: 0 success, 2 bad input (one line on stderr naming file and field),
+/// 1 internal error.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace qf::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInternal = 1;
+inline constexpr int kExitBadInput = 2;
+
+/// Runs `qfront args...` (args excludes the program name).
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Sub-commands, each with its own --help.
+int cmdModel(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdCatalog(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
+class Args {
+ public:
+  explicit Args(std::vector<std::string> args) : m_args(std::move(args)) {}
+  /// True when --help or -h is present.
+  [[nodiscard]] bool help() const;
+  /// Consumes every occurrence of option `name` (e.g. "--gpu") and returns their values.
+  /// Sets `missingValue` when an occurrence has no value.
+  std::vector<std::string> take(const std::string& name, bool& missingValue);
+  /// Consumes a flag without a value.
+  bool takeFlag(const std::string& name);
+  /// What is left after taking options: positionals, or unknown options.
+  [[nodiscard]] const std::vector<std::string>& rest() const { return m_args; }
+
+ private:
+  std::vector<std::string> m_args;
+};
+
+/// Parses a batch list: "1,8,32", "A:B" (powers of two from A to B), "A:B:STEP".
+bool parseBatchList(const std::string& spec, std::vector<double>& out, std::string& why);
+
+}  // namespace qf::cli

@@ -1,0 +1,42 @@
+#pragma once
+/// Errors for bad user input: data, not exceptions. Every message names the file, the
+/// position (line:column or JSON pointer) and the field, so a user can fix the input.
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace qf {
+
+/// A user-facing input error.
+struct Error {
+  std::string file;      ///< file name as the user gave it ("<cli>" for arguments)
+  std::string position;  ///< "line 3, column 7", a JSON pointer, or empty
+  std::string field;     ///< the key or argument at fault, or empty
+  std::string message;   ///< what is wrong, in one sentence
+
+  /// One line: "FILE: POSITION: field 'F': MESSAGE".
+  [[nodiscard]] std::string str() const;
+};
+
+/// Either a value or an Error. Small, C++20 stand-in for std::expected.
+template <class T>
+class Result {
+ public:
+  Result(T value) : m_v(std::move(value)) {}          // NOLINT(google-explicit-constructor)
+  Result(Error error) : m_v(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  [[nodiscard]] bool ok() const { return m_v.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  T& value() & { return std::get<0>(m_v); }
+  const T& value() const& { return std::get<0>(m_v); }
+  T&& value() && { return std::get<0>(std::move(m_v)); }
+  T* operator->() { return &std::get<0>(m_v); }
+  const T* operator->() const { return &std::get<0>(m_v); }
+  T& operator*() & { return std::get<0>(m_v); }
+  const T& operator*() const& { return std::get<0>(m_v); }
+  [[nodiscard]] const Error& error() const { return std::get<1>(m_v); }
+
+ private:
+  std::variant<T, Error> m_v;
+};
+
+}  // namespace qf

@@ -140,6 +140,9 @@ QuantFront's command line: the analytic decode model, capacity, catalog.
 commands:
   model      step time vs batch, ridges, crossovers and KV capacity per scheme
   catalog    list bundled models, GPUs and schemes
+  frontier   quality gates and the Pareto frontier of a session or CSV
+  import     import benchmark/eval files into a session
+  stats      binomial, power and paired statistics for eval scores
 
 Run `qfront <command> --help` for a command's options.
 Exit status: 0 success, 2 bad input, 1 internal error.
@@ -491,6 +494,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (cmd == "model") return cmdModel(rest, out, err);
   if (cmd == "catalog") return cmdCatalog(rest, out, err);
+  if (cmd == "frontier") return cmdFrontier(rest, out, err);
+  if (cmd == "import") return cmdImport(rest, out, err);
+  if (cmd == "stats") return cmdStats(rest, out, err);
   if (cmd == "--version") {
     out << "qfront 0.1.0\n";
     return kExitOk;

@@ -18,6 +18,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 /// Sub-commands, each with its own --help.
 int cmdModel(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdCatalog(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+int cmdFrontier(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);  // cli_frontier.cpp
+int cmdImport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);    // cli_import.cpp
+int cmdStats(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);     // cli_stats.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

@@ -10,6 +10,7 @@
 
 #include <quantfront/core/catalog.hpp>
 #include <quantfront/core/engine.hpp>
+#include <quantfront/core/scenario_spec.hpp>
 
 namespace qf::cli {
 
@@ -169,14 +170,14 @@ void printTable(const EngineReport& r, std::ostream& out) {
       << r.scenario.gpu.hbmBandwidthTbs << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
       << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
-      << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(11) << "weights GiB"
+      << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(13) << "weights GiB"
       << std::setw(10) << "max seqs" << std::setw(13) << "tok/s @cap" << "\n";
   for (const auto& s : r.schemes) {
     out << std::left << std::setw(34) << s.cand.id << std::right << std::setw(7)
         << fmt(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
         << fmt(s.memoryFloorMs, 3) << std::setw(11) << fmt(s.mmaUsPerSeq, 3) << std::setw(11)
         << fmt(s.dequantMs, 3) << std::setw(9)
-        << (s.ridgeBatch ? fmt(*s.ridgeBatch, 1) : std::string("none")) << std::setw(11)
+        << (s.ridgeBatch ? fmt(*s.ridgeBatch, 1) : std::string("none")) << std::setw(13)
         << fmt(s.capacity.weightsGib, 2) << std::setw(10) << s.capacity.maxSeqs << std::setw(13)
         << fmt(s.capacity.tokensPerSAtCapacity, 0) << "\n";
   }
@@ -305,44 +306,34 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   if (!model) return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
   if (!gpu) return badArg(err, "gpu", "--gpu is required (a catalog id or a GPU JSON path)");
   const Catalog& cat = Catalog::bundled();
-  auto arch = cat.resolveModel(*model);
-  if (!arch) return badInput(err, arch.error());
-  auto g = cat.resolveGpu(*gpu);
-  if (!g) return badInput(err, g.error());
-
-  Scenario s;
-  s.model = std::move(*arch);
-  s.gpu = std::move(*g);
-  s.fallbackC = cat.fallbackC();
+  ScenarioSpec spec;
+  spec.model = *model;
+  spec.gpu = *gpu;
   if (tp) {
     const auto v = parseInt(*tp);
     if (!v || *v < 1 || *v > 1024) return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
-    s.tp = static_cast<int>(*v);
+    spec.tp = static_cast<int>(*v);
   }
   if (maxLen) {
     const auto v = parseInt(*maxLen);
     if (!v || *v < 1) return badArg(err, "max-model-len", "expected a positive integer, found '" + *maxLen + "'");
-    s.maxModelLen = *v;
+    spec.maxModelLen = *v;
   }
-  if (kvDtype) {
-    if (*kvDtype == "bf16" || *kvDtype == "fp16" || *kvDtype == "auto") s.kvBytes = 2;
-    else if (*kvDtype == "fp8" || *kvDtype == "fp8_e4m3" || *kvDtype == "fp8_e5m2") s.kvBytes = 1;
-    else return badArg(err, "kv-dtype", "expected bf16 or fp8, found '" + *kvDtype + "'");
-  }
+  if (kvDtype) spec.kvDtype = *kvDtype;
   if (memUtil) {
     const auto v = parseNumber(*memUtil);
     if (!v || !(*v > 0 && *v <= 1)) return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
-    s.memUtil = *v;
+    spec.memUtil = *v;
   }
   if (reserve) {
     const auto v = parseNumber(*reserve);
     if (!v || *v < 0) return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *reserve + "'");
-    s.reserveGib = *v;
+    spec.reserveGib = *v;
   }
   if (context) {
     const auto v = parseInt(*context);
     if (!v || *v < 0) return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
-    s.contextTokens = *v;
+    spec.contextTokens = *v;
   }
   const std::string fmtName = format.value_or("table");
   if (fmtName != "table" && fmtName != "csv" && fmtName != "json") {
@@ -353,53 +344,21 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     std::string why;
     if (!parseBatchList(batch.value_or("1:1024"), batches, why)) return badArg(err, "batch", why);
   }
-  std::vector<CandidateSchemes> cands;
-  auto addUniform = [&](const std::string& id) -> std::optional<Error> {
-    auto sc = cat.scheme(id, "scheme");
-    if (!sc) return sc.error();
-    for (const auto& c : cands) {
-      if (c.id == sc->id) return std::nullopt;
-    }
-    CandidateSchemes c;
-    c.id = sc->id;
-    c.linear = *sc;
-    cands.push_back(std::move(c));
-    return std::nullopt;
-  };
+  auto scen = resolveScenario(spec, cat);
+  if (!scen) return badInput(err, scen.error());
+  const Scenario& s = *scen;
+  std::vector<std::string> ids;
   for (const auto& list : schemeLists) {
-    for (const auto& id : splitComma(list)) {
-      if (id.empty()) return badArg(err, "scheme", "empty scheme id in '" + list + "'");
-      if (auto e = addUniform(id)) return badInput(err, *e);
-    }
+    for (const auto& id : splitComma(list)) ids.push_back(id);
   }
-  if (linear || moe || lmHead) {
-    CandidateSchemes c;
-    auto lin = cat.scheme(linear.value_or("bf16"), "linear");
-    if (!lin) return badInput(err, lin.error());
-    c.linear = *lin;
-    std::string id = "linear=" + lin->id;
-    if (moe) {
-      auto m = cat.scheme(*moe, "moe");
-      if (!m) return badInput(err, m.error());
-      c.moe = *m;
-      id += ",moe=" + m->id;
-    }
-    if (lmHead) {
-      auto l = cat.scheme(*lmHead, "lm-head");
-      if (!l) return badInput(err, l.error());
-      c.lmHead = *l;
-      id += ",lm_head=" + l->id;
-    }
-    c.id = c.mixed() ? id : lin->id;
-    cands.push_back(std::move(c));
+  const bool explicitSchemes = !ids.empty() || linear || moe || lmHead;
+  if (!explicitSchemes) {
+    for (const auto& sc : cat.schemes()) ids.push_back(sc.id);
+    // A quantized checkpoint's own scheme is always among the defaults (it is built in).
   }
-  if (cands.empty()) {
-    for (const auto& sc : cat.schemes()) addUniform(sc.id);
-  }
-  if (s.model.checkpointQuant && !s.model.checkpointQuant->schemeId.empty() && schemeLists.empty() &&
-      !(linear || moe || lmHead)) {
-    addUniform(s.model.checkpointQuant->schemeId);
-  }
+  auto candsR = makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
+  if (!candsR) return badInput(err, candsR.error());
+  const auto& cands = *candsR;
   auto rep = runEngine(s, cands, batches);
   if (!rep) return badInput(err, rep.error());
   if (fmtName == "json") {

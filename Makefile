@@ -1,0 +1,51 @@
+# QuantFront: the two commands a user needs on a fresh Debian machine.
+#   make run   install missing Debian packages, configure, build, open the GUI on the default
+#   make test  same, then run every test through ctest
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
+CMAKE_ARGS ?=
+ifneq ($(NVCC),)
+CMAKE_ARGS += -DCMAKE_CUDA_COMPILER=$(NVCC)
+endif
+
+.PHONY: all deps configure build run test asan fuzz bench clean
+
+all: build
+
+deps:
+	@./scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j$(JOBS)
+
+run: build
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] || [ -n "$$QT_QPA_PLATFORM" ]; then \
+	  ./$(BUILD_DIR)/app/quantfront; \
+	else \
+	  echo "make run: no display found; running the GUI under xvfb-run (virtual display)"; \
+	  xvfb-run -a -s "-screen 0 1600x1000x24" ./$(BUILD_DIR)/app/quantfront; \
+	fi
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+
+# The test suite built once with AddressSanitizer + UndefinedBehaviorSanitizer.
+asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DQF_SANITIZE=ON -DQF_ENABLE_CUDA=OFF >/dev/null
+	@cmake --build build-asan -j$(JOBS)
+	@cd build-asan && ctest --output-on-failure -j$(JOBS)
+
+fuzz:
+	@./scripts/install-deps.sh --with-tools
+	@./scripts/fuzz.sh
+
+bench: build
+	@./scripts/bench.sh $(BUILD_DIR)
+
+clean:
+	@rm -rf $(BUILD_DIR) build-asan build-fuzz

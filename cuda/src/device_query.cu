@@ -1,0 +1,38 @@
+// Device query through the CUDA runtime. The kernels and cuBLASLt GEMMs of qfront-measure
+// build on this facade; callers above cuda/ see only DeviceInfo.
+#include <cuda_runtime.h>
+
+#include <quantfront/cuda/device.hpp>
+
+namespace qf::cuda {
+
+std::vector<DeviceInfo> queryDevices(std::string& why) {
+  std::vector<DeviceInfo> out;
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    why = cudaGetErrorString(err);
+    return out;
+  }
+  if (count == 0) {
+    why = "no CUDA device";
+    return out;
+  }
+  for (int i = 0; i < count; ++i) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
+    DeviceInfo d;
+    d.index = i;
+    d.name = prop.name;
+    d.smMajor = prop.major;
+    d.smMinor = prop.minor;
+    d.smCount = prop.multiProcessorCount;
+    d.memoryGib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
+    d.memoryBusBits = prop.memoryBusWidth;
+    d.l2CacheBytes = prop.l2CacheSize;
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace qf::cuda

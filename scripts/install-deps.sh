@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs, from Debian's packages, exactly what QuantFront's build, GUI and tests need.
+# Idempotent: packages already present are not touched; no network use when all are present.
+set -euo pipefail
+
+PACKAGES=(
+  cmake make g++ pkg-config            # toolchain
+  qt6-base-dev qt6-svg-dev libgl-dev   # Qt 6 Widgets, PrintSupport, Svg (SVG export)
+  libqcustomplot-dev                   # QCustomPlot (Qt 6 build: QCustomPlotQt6)
+  nlohmann-json3-dev                   # JSON
+  catch2                               # tests (Catch2 v2)
+  xvfb xauth                           # `make run` without a display, GUI tests' screenshots
+  fonts-dejavu-core                    # a font for offscreen rendering and exports
+)
+if [[ "${1:-}" == "--with-tools" ]]; then
+  # Optional: fuzzing and sanitizers (clang), screenshot and PDF inspection.
+  PACKAGES+=(clang libclang-rt-14-dev imagemagick poppler-utils)
+fi
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq || true
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,82 @@
+// Offscreen GUI test: the scheme set drives the plot, and an exported PNG is not blank.
+#include <catch2/catch.hpp>
+
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QTemporaryDir>
+#include <set>
+
+#include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/plots.hpp>
+#include <quantfront/ui/scenario_panel.hpp>
+
+namespace {
+QApplication& app() {
+  static int argc = 1;
+  static char name[] = "qf_ui_tests";
+  static char* argv[] = {name, nullptr};
+  static QApplication a(argc, argv);
+  return a;
+}
+}  // namespace
+
+TEST_CASE("scheme set drives the step-time plot; export is not blank", "[ui]") {
+  app();
+  qf::ui::MainWindow w;
+  // Default: the seed's Figure 1 — Llama-3-8B, H100 SXM, bf16 / W8A8-FP8 / W4A16-g128.
+  const auto spec = w.scenario();
+  CHECK(spec.model == "llama-3-8b");
+  CHECK(spec.gpu == "h100-sxm");
+  REQUIRE(w.report());
+  CHECK(w.stepTimePlot()->schemeCurveCount() == 3);
+  // Two crossovers inside 1..1024 (118 and 266).
+  CHECK(w.stepTimePlot()->crossoverMarkerCount() == 2);
+
+  // Add two schemes through the panel, as a user ticking boxes does.
+  w.scenarioPanel()->setSchemeChecked("w8a8-int8", true);
+  w.scenarioPanel()->setSchemeChecked("nvfp4", true);
+  CHECK(w.stepTimePlot()->schemeCurveCount() == 5);
+  CHECK(w.throughputPlot()->schemeCurveCount() == 5);
+  // nvfp4 has no fp4 path on the H100: it runs on the bf16 fallback and crosses others.
+  CHECK(w.stepTimePlot()->crossoverMarkerCount() > 2);
+  w.scenarioPanel()->setSchemeChecked("w4a16-g128", false);
+  w.scenarioPanel()->setSchemeChecked("nvfp4", false);
+  CHECK(w.stepTimePlot()->schemeCurveCount() == 3);
+  // bf16, FP8 and INT8 never cross (FP8 and INT8 curves are identical on the H100).
+  CHECK(w.stepTimePlot()->crossoverMarkerCount() == 0);
+
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString png = dir.filePath("step.png");
+  REQUIRE(qf::ui::exportPlot(w.stepTimePlot(), png, 800, 500).isEmpty());
+  QImage img(png);
+  REQUIRE(!img.isNull());
+  CHECK(img.width() == 800);
+  CHECK(img.height() == 500);
+  // Not blank: many distinct colours, and the curve colours are present.
+  std::set<QRgb> colours;
+  for (int y = 0; y < img.height(); y += 2) {
+    for (int x = 0; x < img.width(); x += 2) colours.insert(img.pixel(x, y));
+  }
+  CHECK(colours.size() > 50);
+  const QString pdf = dir.filePath("step.pdf");
+  REQUIRE(qf::ui::exportPlot(w.stepTimePlot(), pdf, 800, 500).isEmpty());
+  QFile f(pdf);
+  REQUIRE(f.open(QIODevice::ReadOnly));
+  CHECK(f.read(5) == QByteArray("%PDF-"));
+  CHECK(f.size() > 2000);
+}
+
+TEST_CASE("bad input keeps the last good plot and shows the error", "[ui]") {
+  app();
+  qf::ui::MainWindow w;
+  REQUIRE(w.report());
+  const int curves = w.stepTimePlot()->schemeCurveCount();
+  auto spec = w.scenario();
+  spec.model = "/nonexistent/config.json";
+  w.setScenario(spec);
+  CHECK_FALSE(w.lastError().isEmpty());
+  CHECK(w.lastError().contains("model"));
+  CHECK(w.stepTimePlot()->schemeCurveCount() == curves);
+}

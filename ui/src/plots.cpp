@@ -1,0 +1,275 @@
+#include <quantfront/ui/plots.hpp>
+
+#include <QFileInfo>
+#include <QPainter>
+#include <QSvgGenerator>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+#include <quantfront/ui/plot_style.hpp>
+
+namespace qf::ui {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString formatBatch(double b) {
+  return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
+}
+
+void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
+  plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+  // Every power of two gets a labelled tick (at most ~12 labels; thinned beyond that).
+  auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+  const double lo = std::floor(std::log2(std::max(1.0, batchMin)));
+  const double hi = std::ceil(std::log2(std::max(batchMin, batchMax)));
+  const int stride = std::max(1, static_cast<int>(std::ceil((hi - lo + 1) / 12.0)));
+  for (double e = lo; e <= hi; e += stride) {
+    const double b = std::pow(2.0, e);
+    ticker->addTick(b, b >= 1024 * 1024 ? QString("%1M").arg(b / (1024 * 1024))
+                       : b >= 8192 ? QString("%1k").arg(b / 1024)
+                                   : QString::number(b, 'f', 0));
+  }
+  plot->xAxis->setTicker(ticker);
+  plot->xAxis->setRange(batchMin, batchMax);
+}
+
+QCPItemText* label(QCustomPlot* plot, double x, double y, const QString& text, const QColor& color,
+                   Qt::Alignment align) {
+  auto* t = new QCPItemText(plot);
+  t->position->setType(QCPItemPosition::ptPlotCoords);
+  t->position->setCoords(x, y);
+  t->setPositionAlignment(align);
+  t->setText(text);
+  t->setFont(plotFont(8));
+  t->setColor(color);
+  t->setClipToAxisRect(true);
+  return t;
+}
+
+QCPTextElement* ensureTitle(QCustomPlot* plot, QCPTextElement* title) {
+  if (title) return title;
+  plot->plotLayout()->insertRow(0);
+  auto* t = new QCPTextElement(plot, "", plotFont(12));
+  plot->plotLayout()->addElement(0, 0, t);
+  return t;
+}
+
+}  // namespace
+
+QString reportTitle(const EngineReport& r) {
+  return QString("%1 on %2 ×%3").arg(qs(r.scenario.model.name), qs(r.scenario.gpu.name)).arg(r.scenario.tp);
+}
+
+StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent) {
+  applyPlotStyle(this);
+  xAxis->setLabel("batch size B (concurrent decoding sequences)");
+  yAxis->setLabel("decode step time (ms)");
+  setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  setMouseTracking(true);
+  connect(this, &QCustomPlot::mouseMove, this, &StepTimePlot::onMouseMove);
+}
+
+void StepTimePlot::setReport(const EngineReport& report, double batchMin, double batchMax) {
+  clearGraphs();
+  clearItems();
+  m_title = ensureTitle(this, m_title);
+  m_title->setText(reportTitle(report) + " — decode step time (analytic model)");
+  m_schemeCurves = 0;
+  m_crossoverMarkers = 0;
+  setupLogX(this, batchMin, batchMax);
+  double yMax = 0;
+  double ridgeLo = batchMax, ridgeHi = batchMin;
+  for (const auto& s : report.schemes) {
+    const QColor color = schemeColor(qs(s.cand.id));
+    QVector<double> x, y;
+    x.reserve(static_cast<int>(s.points.size()));
+    y.reserve(static_cast<int>(s.points.size()));
+    for (const auto& p : s.points) {
+      x.push_back(p.batch);
+      y.push_back(p.stepMs);
+      yMax = std::max(yMax, p.stepMs);
+    }
+    QCPGraph* g = addGraph();
+    g->setData(x, y, true);
+    g->setPen(QPen(color, 2.2));
+    QString name = QString("%1  (%2 b/w, %3)")
+                       .arg(qs(s.cand.id))
+                       .arg(s.bitsPerWeight, 0, 'f', 3)
+                       .arg(qs(s.pathName));
+    g->setName(name);
+    g->setProperty("qf_role", "scheme");
+    ++m_schemeCurves;
+    // Memory floor: dashed, same colour, not in the legend.
+    QCPGraph* floor = addGraph();
+    floor->setData(QVector<double>{batchMin, batchMax},
+                   QVector<double>{s.memoryFloorMs, s.memoryFloorMs}, true);
+    QPen dashed(color, 1.0, Qt::DashLine);
+    floor->setPen(dashed);
+    floor->removeFromLegend();
+    floor->setProperty("qf_role", "floor");
+    label(this, batchMin * 1.05, s.memoryFloorMs,
+          QString("floor %1 ms").arg(s.memoryFloorMs, 0, 'f', 2), color,
+          Qt::AlignLeft | Qt::AlignBottom);
+    if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
+      const double rb = *s.ridgeBatch;
+      const double rt = s.curve.stepSeconds(rb) * 1e3;
+      QCPGraph* ridge = addGraph();
+      ridge->setData(QVector<double>{rb}, QVector<double>{rt}, true);
+      ridge->setLineStyle(QCPGraph::lsNone);
+      ridge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 9));
+      ridge->removeFromLegend();
+      ridge->setProperty("qf_role", "ridge");
+      label(this, rb, rt, QString("ridge %1").arg(rb, 0, 'f', 0), color,
+            Qt::AlignRight | Qt::AlignBottom);
+      ridgeLo = std::min(ridgeLo, rb);
+      ridgeHi = std::max(ridgeHi, rb);
+    }
+  }
+  // Crossovers inside the plotted range.
+  for (const auto& c : report.crossovers) {
+    if (c.batch < batchMin || c.batch > batchMax) continue;
+    const SchemeReport* a = nullptr;
+    for (const auto& s : report.schemes) {
+      if (s.cand.id == c.schemes[0]) a = &s;
+    }
+    if (!a) continue;
+    const double t = a->curve.stepSeconds(c.batch) * 1e3;
+    QCPGraph* m = addGraph();
+    m->setData(QVector<double>{c.batch}, QVector<double>{t}, true);
+    m->setLineStyle(QCPGraph::lsNone);
+    m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(200, 0, 0), 1.5),
+                                       QBrush(Qt::white), 9));
+    m->removeFromLegend();
+    m->setProperty("qf_role", "crossover");
+    ++m_crossoverMarkers;
+    label(this, c.batch, t,
+          QString("B=%1\n%2 faster below").arg(formatBatch(c.batch), qs(c.fasterBelow)),
+          QColor(160, 0, 0), Qt::AlignLeft | Qt::AlignTop);
+  }
+  // Regime bands: all curves memory-bound below the lowest ridge; all compute-bound above
+  // the highest.
+  const double top = yMax * 1.12;
+  auto band = [&](double x0, double x1, const QString& text, const QColor& fill) {
+    if (x1 <= x0) return;
+    auto* r = new QCPItemRect(this);
+    r->topLeft->setCoords(x0, top);
+    r->bottomRight->setCoords(x1, 0);
+    r->setPen(Qt::NoPen);
+    r->setBrush(fill);
+    r->setLayer("grid");
+    label(this, std::sqrt(x0 * x1), top, text, QColor(110, 110, 110), Qt::AlignHCenter | Qt::AlignTop);
+  };
+  if (ridgeLo < batchMax) band(batchMin, ridgeLo, "memory-bound", QColor(0, 114, 178, 18));
+  if (ridgeHi > batchMin && ridgeHi < batchMax) band(ridgeHi, batchMax, "compute-bound", QColor(213, 94, 0, 18));
+  yAxis->setRange(0, top);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StepTimePlot::onMouseMove(QMouseEvent* event) {
+  const double b = xAxis->pixelToCoord(event->pos().x());
+  if (!(b >= 1)) return;
+  QString text = QString("B = %1").arg(formatBatch(b));
+  for (int i = 0; i < graphCount(); ++i) {
+    QCPGraph* g = graph(i);
+    if (g->property("qf_role").toString() != "scheme" || g->data()->isEmpty()) continue;
+    auto it = g->data()->findBegin(b, true);
+    if (it == g->data()->constEnd()) continue;
+    text += QString("\n%1: %2 ms").arg(g->name().section(' ', 0, 0)).arg(it->value, 0, 'f', 3);
+  }
+  QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent) {
+  applyPlotStyle(this);
+  xAxis->setLabel("batch size B (concurrent decoding sequences)");
+  yAxis->setLabel("decode throughput (tokens/s per replica)");
+  yAxis->setScaleType(QCPAxis::stLogarithmic);
+  yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+void ThroughputPlot::setReport(const EngineReport& report, double batchMin, double batchMax) {
+  clearGraphs();
+  clearItems();
+  m_title = ensureTitle(this, m_title);
+  m_title->setText(reportTitle(report) + " — throughput and KV capacity");
+  m_schemeCurves = 0;
+  setupLogX(this, batchMin, batchMax);
+  double yMin = 1e300, yMax = 0;
+  for (const auto& s : report.schemes) {
+    const QColor color = schemeColor(qs(s.cand.id));
+    QVector<double> x, y;
+    for (const auto& p : s.points) {
+      x.push_back(p.batch);
+      y.push_back(p.tokensPerS);
+      yMin = std::min(yMin, p.tokensPerS);
+      yMax = std::max(yMax, p.tokensPerS);
+    }
+    QCPGraph* g = addGraph();
+    g->setData(x, y, true);
+    g->setPen(QPen(color, 2.2));
+    const auto& cap = s.capacity;
+    g->setName(QString("%1  (max %2 seqs, %3 tok/s at capacity)")
+                   .arg(qs(s.cand.id))
+                   .arg(cap.maxSeqs)
+                   .arg(cap.tokensPerSAtCapacity, 0, 'f', 0));
+    g->setProperty("qf_role", "scheme");
+    ++m_schemeCurves;
+    if (cap.maxSeqs >= 1) {
+      const double b = static_cast<double>(cap.maxSeqs);
+      auto* line = new QCPItemStraightLine(this);
+      line->point1->setCoords(b, 1);
+      line->point2->setCoords(b, 2);
+      line->setPen(QPen(color, 1.0, Qt::DashLine));
+      QCPGraph* m = addGraph();
+      m->setData(QVector<double>{b}, QVector<double>{cap.tokensPerSAtCapacity}, true);
+      m->setLineStyle(QCPGraph::lsNone);
+      m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, color, color, 8));
+      m->removeFromLegend();
+      m->setProperty("qf_role", "capacity");
+      label(this, b, cap.tokensPerSAtCapacity, QString("%1 seqs").arg(cap.maxSeqs), color,
+            Qt::AlignRight | Qt::AlignBottom);
+    } else {
+      label(this, batchMin * 1.1, s.points.empty() ? 1 : s.points.front().tokensPerS,
+            QString("%1: weights do not fit").arg(qs(s.cand.id)), color, Qt::AlignLeft | Qt::AlignTop);
+    }
+  }
+  if (yMax > 0) yAxis->setRange(std::max(1e-3, yMin * 0.7), yMax * 1.6);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString exportPlot(QCustomPlot* plot, const QString& path, int widthPx, int heightPx, double scale) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  bool ok = false;
+  const QString tmp = path + ".part";
+  if (ext == "png") {
+    ok = plot->savePng(tmp, widthPx, heightPx, scale, -1, 96, QCP::ruDotsPerInch) ;
+  } else if (ext == "pdf") {
+    ok = plot->savePdf(tmp, widthPx, heightPx, QCP::epNoCosmetic, "QuantFront", plot->windowTitle());
+  } else if (ext == "svg") {
+    QSvgGenerator gen;
+    gen.setFileName(tmp);
+    gen.setSize(QSize(widthPx, heightPx));
+    gen.setViewBox(QRect(0, 0, widthPx, heightPx));
+    gen.setTitle("QuantFront plot");
+    QCPPainter painter;
+    painter.begin(&gen);
+    plot->toPainter(&painter, widthPx, heightPx);
+    painter.end();
+    ok = QFileInfo(tmp).size() > 0;
+  } else {
+    return QString("%1: unknown export format '%2' (use .png, .pdf or .svg)").arg(path, ext);
+  }
+  if (!ok) {
+    QFile::remove(tmp);
+    return QString("%1: could not write the file").arg(path);
+  }
+  QFile::remove(path);
+  if (!QFile::rename(tmp, path)) return QString("%1: could not move the finished file into place").arg(path);
+  return {};
+}
+
+}  // namespace qf::ui

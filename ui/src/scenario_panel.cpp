@@ -1,0 +1,237 @@
+#include <quantfront/ui/scenario_panel.hpp>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QListWidget>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <quantfront/core/catalog.hpp>
+
+namespace qf::ui {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+constexpr const char* kBrowse = "__browse__";
+
+void selectData(QComboBox* box, const QString& value) {
+  int idx = box->findData(value);
+  if (idx < 0 && !value.isEmpty()) {
+    // A user file: keep it selectable, labelled by its name.
+    box->insertItem(box->count() - 1, value.section('/', -1), value);
+    idx = box->findData(value);
+  }
+  if (idx >= 0) box->setCurrentIndex(idx);
+}
+}  // namespace
+
+ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
+  const Catalog& cat = Catalog::bundled();
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+
+  auto* hw = new QGroupBox("Model and hardware", this);
+  auto* hwForm = new QFormLayout(hw);
+  m_model = new QComboBox(hw);
+  m_model->setObjectName("model");
+  for (const auto& m : cat.models()) m_model->addItem(qs(m.id), qs(m.id));
+  addFileEntry(m_model, "Open a Hugging Face config.json", "JSON (*.json)");
+  hwForm->addRow("Model", m_model);
+  m_gpu = new QComboBox(hw);
+  m_gpu->setObjectName("gpu");
+  for (const auto& g : cat.gpus()) m_gpu->addItem(qs(g.name), qs(g.id));
+  addFileEntry(m_gpu, "Open a GPU JSON file", "JSON (*.json)");
+  hwForm->addRow("GPU", m_gpu);
+  m_tp = new QSpinBox(hw);
+  m_tp->setObjectName("tp");
+  m_tp->setRange(1, 64);
+  m_tp->setToolTip("Tensor-parallel degree: GPUs per replica");
+  hwForm->addRow("GPUs (TP)", m_tp);
+  layout->addWidget(hw);
+
+  auto* sch = new QGroupBox("Schemes", this);
+  auto* schLayout = new QVBoxLayout(sch);
+  m_schemes = new QListWidget(sch);
+  m_schemes->setObjectName("schemes");
+  for (const auto& s : cat.schemes()) {
+    auto* item = new QListWidgetItem(QString("%1  (%2 b/w, %3 path)")
+                                         .arg(qs(s.id))
+                                         .arg(s.bitsPerWeight(), 0, 'f', 3)
+                                         .arg(tensorPathName(s.path)),
+                                     m_schemes);
+    item->setData(Qt::UserRole, qs(s.id));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    item->setCheckState(Qt::Unchecked);
+    item->setToolTip(qs(s.name + "\nc = " + std::to_string(s.c) + ": " + s.cNote));
+  }
+  m_schemes->setMaximumHeight(170);
+  schLayout->addWidget(m_schemes);
+  auto* mixedForm = new QFormLayout();
+  auto mkKind = [&](const char* name) {
+    auto* box = new QComboBox(sch);
+    box->setObjectName(name);
+    box->addItem("(inherit)", QString());
+    for (const auto& s : cat.schemes()) box->addItem(qs(s.id), qs(s.id));
+    return box;
+  };
+  m_mixedLinear = mkKind("mixedLinear");
+  m_mixedLinear->setItemText(0, "(no mixed candidate)");
+  m_mixedMoe = mkKind("mixedMoe");
+  m_mixedLmHead = mkKind("mixedLmHead");
+  mixedForm->addRow("Mixed: linear", m_mixedLinear);
+  mixedForm->addRow("Mixed: MoE experts", m_mixedMoe);
+  mixedForm->addRow("Mixed: LM head", m_mixedLmHead);
+  schLayout->addLayout(mixedForm);
+  layout->addWidget(sch);
+
+  auto* srv = new QGroupBox("Serving", this);
+  auto* srvForm = new QFormLayout(srv);
+  m_batchMin = new QSpinBox(srv);
+  m_batchMin->setObjectName("batchMin");
+  m_batchMin->setRange(1, 1 << 20);
+  m_batchMax = new QSpinBox(srv);
+  m_batchMax->setObjectName("batchMax");
+  m_batchMax->setRange(1, 1 << 20);
+  srvForm->addRow("Batch from", m_batchMin);
+  srvForm->addRow("Batch to", m_batchMax);
+  m_maxModelLen = new QSpinBox(srv);
+  m_maxModelLen->setObjectName("maxModelLen");
+  m_maxModelLen->setRange(1, 10'000'000);
+  m_maxModelLen->setSingleStep(1024);
+  srvForm->addRow("Max model length", m_maxModelLen);
+  m_kvDtype = new QComboBox(srv);
+  m_kvDtype->setObjectName("kvDtype");
+  m_kvDtype->addItem("bf16", "bf16");
+  m_kvDtype->addItem("fp8", "fp8");
+  srvForm->addRow("KV cache dtype", m_kvDtype);
+  m_memUtil = new QDoubleSpinBox(srv);
+  m_memUtil->setObjectName("memUtil");
+  m_memUtil->setRange(0.05, 1.0);
+  m_memUtil->setSingleStep(0.01);
+  m_memUtil->setDecimals(2);
+  srvForm->addRow("Memory utilisation", m_memUtil);
+  m_reserve = new QDoubleSpinBox(srv);
+  m_reserve->setObjectName("reserveGib");
+  m_reserve->setRange(0, 1024);
+  m_reserve->setSuffix(" GiB");
+  m_reserve->setDecimals(1);
+  srvForm->addRow("Reserve", m_reserve);
+  m_context = new QSpinBox(srv);
+  m_context->setObjectName("context");
+  m_context->setRange(0, 10'000'000);
+  m_context->setSingleStep(1024);
+  m_context->setSpecialValueText("off");
+  m_context->setToolTip("Adds the KV-cache read and attention math at this context length");
+  srvForm->addRow("Context tokens", m_context);
+  layout->addWidget(srv);
+
+  m_feedback = new QLabel(this);
+  m_feedback->setObjectName("feedback");
+  m_feedback->setWordWrap(true);
+  m_feedback->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_feedback);
+  layout->addStretch(1);
+
+  setSpec(ScenarioSpec{});
+  auto changed = [this] {
+    if (!m_updating) emit scenarioChanged();
+  };
+  for (QComboBox* box : {m_kvDtype, m_mixedLinear, m_mixedMoe, m_mixedLmHead}) {
+    connect(box, &QComboBox::currentIndexChanged, this, changed);
+  }
+  for (QSpinBox* box : {m_tp, m_batchMin, m_batchMax, m_maxModelLen, m_context}) {
+    connect(box, &QSpinBox::valueChanged, this, changed);
+  }
+  for (QDoubleSpinBox* box : {m_memUtil, m_reserve}) {
+    connect(box, &QDoubleSpinBox::valueChanged, this, changed);
+  }
+  connect(m_schemes, &QListWidget::itemChanged, this, changed);
+}
+
+void ScenarioPanel::addFileEntry(QComboBox* box, const QString& title, const QString& filter) {
+  box->addItem("Open file…", kBrowse);
+  connect(box, &QComboBox::activated, this, [this, box, title, filter](int index) {
+    if (box->itemData(index).toString() != kBrowse) {
+      if (!m_updating) emit scenarioChanged();
+      return;
+    }
+    const QString path = QFileDialog::getOpenFileName(this, title, QString(), filter);
+    m_updating = true;
+    if (path.isEmpty()) {
+      box->setCurrentIndex(0);
+    } else {
+      selectData(box, path);
+    }
+    m_updating = false;
+    emit scenarioChanged();
+  });
+}
+
+void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
+  m_updating = true;
+  selectData(m_model, qs(spec.model));
+  selectData(m_gpu, qs(spec.gpu));
+  m_tp->setValue(spec.tp);
+  for (int i = 0; i < m_schemes->count(); ++i) {
+    QListWidgetItem* item = m_schemes->item(i);
+    const std::string id = item->data(Qt::UserRole).toString().toStdString();
+    const bool on = std::find(spec.schemes.begin(), spec.schemes.end(), id) != spec.schemes.end();
+    item->setCheckState(on ? Qt::Checked : Qt::Unchecked);
+  }
+  selectData(m_mixedLinear, qs(spec.mixedLinear));
+  selectData(m_mixedMoe, qs(spec.mixedMoe));
+  selectData(m_mixedLmHead, qs(spec.mixedLmHead));
+  m_batchMin->setValue(static_cast<int>(spec.batchMin));
+  m_batchMax->setValue(static_cast<int>(spec.batchMax));
+  m_maxModelLen->setValue(static_cast<int>(spec.maxModelLen));
+  selectData(m_kvDtype, qs(spec.kvDtype));
+  m_memUtil->setValue(spec.memUtil);
+  m_reserve->setValue(spec.reserveGib);
+  m_context->setValue(static_cast<int>(spec.contextTokens));
+  m_updating = false;
+}
+
+ScenarioSpec ScenarioPanel::spec() const {
+  ScenarioSpec s;
+  s.model = m_model->currentData().toString().toStdString();
+  s.gpu = m_gpu->currentData().toString().toStdString();
+  s.tp = m_tp->value();
+  s.schemes.clear();
+  for (int i = 0; i < m_schemes->count(); ++i) {
+    const QListWidgetItem* item = m_schemes->item(i);
+    if (item->checkState() == Qt::Checked) {
+      s.schemes.push_back(item->data(Qt::UserRole).toString().toStdString());
+    }
+  }
+  s.mixedLinear = m_mixedLinear->currentData().toString().toStdString();
+  s.mixedMoe = s.mixedLinear.empty() ? "" : m_mixedMoe->currentData().toString().toStdString();
+  s.mixedLmHead = s.mixedLinear.empty() ? "" : m_mixedLmHead->currentData().toString().toStdString();
+  s.batchMin = m_batchMin->value();
+  s.batchMax = std::max(m_batchMin->value(), m_batchMax->value());
+  s.maxModelLen = m_maxModelLen->value();
+  s.kvDtype = m_kvDtype->currentData().toString().toStdString();
+  s.memUtil = m_memUtil->value();
+  s.reserveGib = m_reserve->value();
+  s.contextTokens = m_context->value();
+  return s;
+}
+
+void ScenarioPanel::setFeedback(const QString& text, bool isError) {
+  m_feedback->setText(text);
+  m_feedback->setStyleSheet(isError ? "color: #b00000;" : "color: #404040;");
+}
+
+void ScenarioPanel::setSchemeChecked(const QString& id, bool checked) {
+  for (int i = 0; i < m_schemes->count(); ++i) {
+    QListWidgetItem* item = m_schemes->item(i);
+    if (item->data(Qt::UserRole).toString() == id) {
+      item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+    }
+  }
+}
+
+}  // namespace qf::ui

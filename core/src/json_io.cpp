@@ -1,5 +1,7 @@
 #include <quantfront/core/json_io.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +142,33 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool
     std::string what = e.what();
     const auto cut = what.find("syntax error");
     if (cut != std::string::npos) what = what.substr(cut);
+    if (!allowNonFinite) {
+      // Name the field when the culprit is a bare NaN/Infinity (a Python json.dump habit).
+      std::size_t tok = offset;
+      while (tok > 0 && std::isalpha(static_cast<unsigned char>(src[tok]))) --tok;
+      if (tok < src.size() && !std::isalpha(static_cast<unsigned char>(src[tok]))) ++tok;
+      if (tok > 0 && src[tok - 1] == '-') --tok;
+      for (std::string_view bad : {"NaN", "Infinity", "-Infinity"}) {
+        if (src.substr(tok, bad.size()) != bad) continue;
+        std::string key;
+        std::size_t i = tok;
+        auto skipWs = [&] {
+          while (i > 0 && std::isspace(static_cast<unsigned char>(src[i - 1]))) --i;
+        };
+        skipWs();
+        if (i > 0 && src[i - 1] == ':') {
+          --i;
+          skipWs();
+          if (i > 0 && src[i - 1] == '"') {
+            const std::size_t end = --i;
+            while (i > 0 && src[i - 1] != '"') --i;
+            key = std::string(src.substr(i, end - i));
+          }
+        }
+        return Error{fileLabel, lineColumn(src, tok), key,
+                     std::string(bad) + " is not a number in JSON; expected a finite number"};
+      }
+    }
     return Error{fileLabel, lineColumn(src, offset), "", "not valid JSON: " + what};
   }
 }

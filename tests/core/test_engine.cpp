@@ -221,7 +221,7 @@ TEST_CASE("crossovers agree with a brute-force scan", "[engine][crossover]") {
           // Scan a fine log grid from 1 to 1e6 for sign changes of t_a − t_b.
           std::vector<double> scanned;
           double prevB = 1, prev = a.stepSeconds(1) - b.stepSeconds(1);
-          const int steps = 200000;
+          const int steps = 60000;
           for (int n = 1; n <= steps; ++n) {
             const double bb = std::pow(10.0, 6.0 * n / steps);
             const double d = a.stepSeconds(bb) - b.stepSeconds(bb);

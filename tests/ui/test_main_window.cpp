@@ -21,7 +21,7 @@ QApplication& app() {
 }
 }  // namespace
 
-TEST_CASE("scheme set drives the step-time plot; export is not blank", "[ui]") {
+TEST_CASE("scheme set drives the step-time plot, export is not blank", "[ui]") {
   app();
   qf::ui::MainWindow w;
   // Default: the seed's Figure 1 — Llama-3-8B, H100 SXM, bf16 / W8A8-FP8 / W4A16-g128.

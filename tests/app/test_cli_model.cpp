@@ -1,0 +1,190 @@
+// `qfront model` and `qfront catalog` as a user runs them: JSON contract, exit codes, errors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+
+namespace {
+struct Run {
+  int rc;
+  std::string out, err;
+};
+Run qfront(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int rc = qf::cli::run(args, out, err);
+  return {rc, out.str(), err.str()};
+}
+std::string data(const std::string& name) { return std::string(QF_TEST_DATA_DIR) + "/cli/" + name; }
+}  // namespace
+
+TEST_CASE("qfront model --format json carries the contract", "[cli]") {
+  const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
+                         "bf16,w8a8-fp8,w4a16-g128", "--batch", "1,480,1024", "--format", "json"});
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.empty());
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["model"]["streamed_params"].get<double>() == Approx(7.5047e9).epsilon(1e-4));
+  CHECK(j["model"]["total_params"].get<double>() == Approx(8.0303e9).epsilon(1e-4));
+  CHECK(j["model"].contains("active_params"));
+  CHECK(j["model"]["expert_params"].get<double>() == 0);
+  CHECK(j["gpu"]["name"] == "H100 SXM 80GB");
+  REQUIRE(j["schemes"].size() == 3);
+  const auto& w4 = j["schemes"][2];
+  CHECK(w4["id"] == "w4a16-g128");
+  CHECK(w4["bits_per_weight"].get<double>() == Approx(4.125));
+  CHECK(w4["path"] == "bf16");
+  CHECK(w4["memory_floor_ms"].get<double>() == Approx(1.155).epsilon(1e-3));
+  CHECK(w4["dequant_ms"].get<double>() == Approx(0.448).epsilon(1e-3));
+  CHECK(std::round(w4["ridge_batch"].get<double>()) == 47);
+  CHECK(w4["capacity"]["max_seqs"] == 63);
+  CHECK(w4["capacity"]["budget_gib"].get<double>() == Approx(67.278).epsilon(1e-4));
+  CHECK(w4["capacity"].contains("kv_gib_per_seq"));
+  CHECK(w4["capacity"].contains("weights_gib"));
+  CHECK(w4["capacity"].contains("tokens_per_s_at_capacity"));
+  REQUIRE(w4["points"].size() == 3);
+  CHECK(w4["points"][1]["batch"] == 480);
+  CHECK(w4["points"][1]["step_ms"].get<double>() == Approx(7.73).epsilon(2e-3));
+  CHECK(w4["points"][1]["bound"] == "compute");
+  CHECK(w4["points"][0]["bound"] == "memory");
+  CHECK(w4["points"][1]["tokens_per_s"].get<double>() ==
+        Approx(480 / (w4["points"][1]["step_ms"].get<double>() / 1e3)));
+  // bf16 has a ridge; crossovers list both seed crossings with the faster scheme below.
+  REQUIRE(j["crossovers"].size() == 2);
+  CHECK(std::round(j["crossovers"][0]["batch"].get<double>()) == 118);
+  CHECK(j["crossovers"][0]["faster_below"] == "w4a16-g128");
+  CHECK(std::round(j["crossovers"][1]["batch"].get<double>()) == 266);
+  CHECK(j["crossovers"][1]["schemes"].size() == 2);
+}
+
+TEST_CASE("qfront model: batch forms, fallback path, null ridge, mixed candidates", "[cli]") {
+  {
+    const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
+                           "bf16", "--batch", "1:1024", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["schemes"][0]["points"].size() == 11);  // 1, 2, 4, ..., 1024
+    CHECK(j["schemes"][0]["points"][10]["batch"] == 1024);
+  }
+  {
+    const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
+                           "bf16", "--batch", "10:40:10", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["schemes"][0]["points"].size() == 4);
+    CHECK(j["schemes"][0]["points"][3]["batch"] == 40);
+  }
+  {
+    // FP8 on an A100 runs on the fallback path.
+    const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", "a100-80gb", "--scheme",
+                           "w8a8-fp8", "--batch", "1", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["schemes"][0]["path"] == "fallback");
+  }
+  {
+    // A scheme whose conversion outruns its bandwidth saving has no ridge: a GPU file with a
+    // very slow vector unit makes W4A16's c/D exceed b/β.
+    const auto r = qfront({"model", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--linear",
+                           "w8a8-fp8", "--moe", "w4a16-g128", "--batch", "1,512", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j["schemes"].size() == 1);
+    CHECK(j["schemes"][0]["id"] == "linear=w8a8-fp8,moe=w4a16-g128");
+    CHECK(j["model"]["expert_params"].get<double>() == Approx(28.99e9).epsilon(1e-3));
+    CHECK(j["schemes"][0]["moe_ridge_batch"].is_number());
+  }
+  {
+    const auto r = qfront({"model", "--model", data("gpu_custom.json"), "--gpu", "h100-sxm"});
+    CHECK(r.rc == 2);  // a GPU file is not a model config
+    CHECK(r.err.find("gpu_custom.json") != std::string::npos);
+  }
+  {
+    // Half the bandwidth doubles the memory floor.
+    const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", data("gpu_custom.json"),
+                           "--scheme", "bf16", "--batch", "1", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["schemes"][0]["memory_floor_ms"].get<double>() == Approx(8.96).epsilon(1e-3));
+  }
+  {
+    // A quantized checkpoint's own scheme is reported.
+    const auto r = qfront({"model", "--model", data("model_gptq.json"), "--gpu", "h100-sxm",
+                           "--batch", "1", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["model"]["checkpoint_quantization"]["scheme"] == "w4a16-g128");
+    CHECK(j["model"]["checkpoint_quantization"]["quant_method"] == "gptq");
+  }
+}
+
+TEST_CASE("qfront model: bad input exits 2 with one line naming file and field", "[cli]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> mustMention;
+  };
+  const std::vector<Case> cases = {
+      {{"model", "--model", "no-such-model", "--gpu", "h100-sxm"}, {"model", "no-such-model"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "no-such-gpu"}, {"gpu", "no-such-gpu"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme", "int3"}, {"scheme", "int3"}},
+      {{"model", "--model", data("model_missing_layers.json"), "--gpu", "h100-sxm"},
+       {"model_missing_layers.json", "num_hidden_layers"}},
+      {{"model", "--model", data("model_wrong_type.json"), "--gpu", "h100-sxm"},
+       {"model_wrong_type.json", "hidden_size", "/hidden_size"}},
+      {{"model", "--model", data("model_truncated.json"), "--gpu", "h100-sxm"},
+       {"model_truncated.json", "line 2"}},
+      {{"model", "--model", data("not_json.txt"), "--gpu", "h100-sxm"}, {"not_json.txt", "line 1"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", data("gpu_negative_bw.json")},
+       {"gpu_negative_bw.json", "hbm_bandwidth_tbs", "positive"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", data("gpu_nan.json")},
+       {"gpu_nan.json", "hbm_bandwidth_tbs", "NaN"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "0,8"}, {"batch"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--batch", "nan"}, {"batch"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--tp", "-2"}, {"tp"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--mem-util", "1.5"}, {"mem-util"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--kv-dtype", "int4"}, {"kv-dtype"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "l40s", "--tp", "2"}, {"nvlink_gbs"}},
+      {{"model", "--model", "llama-3-8b"}, {"gpu"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--bogus"}, {"--bogus"}},
+      {{"nonsense"}, {"command"}},
+  };
+  for (const auto& c : cases) {
+    const auto r = qfront(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    INFO(joined << "-> " << r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    for (const auto& m : c.mustMention) CHECK(r.err.find(m) != std::string::npos);
+  }
+}
+
+TEST_CASE("qfront help and catalog", "[cli]") {
+  const auto top = qfront({"--help"});
+  CHECK(top.rc == 0);
+  for (const char* cmd : {"model", "catalog", "frontier", "import", "stats"}) {
+    CHECK(top.out.find(cmd) != std::string::npos);
+  }
+  const auto help = qfront({"model", "--help"});
+  CHECK(help.rc == 0);
+  for (const char* opt : {"--model", "--gpu", "--scheme", "--linear", "--moe", "--lm-head", "--batch",
+                          "--tp", "--max-model-len", "--kv-dtype", "--mem-util", "--reserve-gib",
+                          "--context", "--format"}) {
+    CHECK(help.out.find(opt) != std::string::npos);
+  }
+  const auto cat = qfront({"catalog", "--format", "json"});
+  REQUIRE(cat.rc == 0);
+  const auto j = nlohmann::json::parse(cat.out);
+  CHECK(j["models"].size() >= 8);
+  CHECK(j["gpus"].size() >= 7);
+  CHECK(j["schemes"].size() >= 8);
+  for (const auto& g : j["gpus"]) CHECK(!g["source"].get<std::string>().empty());
+  for (const auto& s : j["schemes"]) {
+    if (s["id"] == "w4a16-g128-asym") CHECK(s["bits_per_weight"].get<double>() == Approx(4.15625));
+    if (s["id"] == "nvfp4") CHECK(s["bits_per_weight"].get<double>() == Approx(4.5));
+  }
+}

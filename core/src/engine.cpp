@@ -39,11 +39,17 @@ std::optional<Error> validateScenario(const Scenario& s) {
   return std::nullopt;
 }
 
+void Routing::set(double e, double k) {
+  experts = e;
+  perToken = k;
+  const double q = e > 0 ? 1.0 - k / e : 0.0;
+  lnMiss = q > 0 ? std::log(q) : 0.0;
+}
+
 double Routing::distinct(double batch) const {
   if (experts <= 0) return 0.0;
-  const double q = 1.0 - perToken / experts;
-  if (q <= 0) return experts;
-  return experts * (1.0 - std::pow(q, batch));
+  if (lnMiss == 0.0) return experts;  // k == E: every expert every step
+  return experts * (1.0 - std::exp(lnMiss * batch));
 }
 
 namespace {
@@ -66,9 +72,8 @@ int tailSign(const Affine& h, const Routing& r, double tol) {
 /// B where h'(B) = 0, if one exists in (lo, ∞). h' = c1 + cE·E·(−ln q)·q^B.
 std::optional<double> extremum(const Affine& h, const Routing& r, double lo) {
   if (r.experts <= 0 || h.cE == 0) return std::nullopt;
-  const double q = 1.0 - r.perToken / r.experts;
-  if (q <= 0 || q >= 1) return std::nullopt;
-  const double lnq = std::log(q);
+  if (r.lnMiss == 0.0) return std::nullopt;
+  const double lnq = r.lnMiss;
   const double denom = h.cE * r.experts * (-lnq);
   const double ratio = -h.c1 / denom;
   if (!(ratio > 0 && ratio < 1)) return std::nullopt;
@@ -171,14 +176,9 @@ std::vector<double> signChanges(const Affine& h, const Routing& r, double lo) {
   return out;
 }
 
-double StepCurve::stepSeconds(double batch) const {
-  const double et = routing.distinct(batch);
-  double t = allReduceS.at(batch, et);
-  for (const auto& k : kinds) {
-    if (!k.present) continue;
-    t += std::max(k.memS.at(batch, et), k.compS.at(batch, et));
-  }
-  return t;
+double StepCurve::stepSecondsAt(double batch, double et) const {
+  bool compute = false;
+  return evaluateAt(batch, et, compute);
 }
 
 Affine StepCurve::activeAt(double batch) const {
@@ -203,8 +203,28 @@ std::vector<double> StepCurve::knots() const {
   return out;
 }
 
-const char* StepCurve::boundAt(double batch) const {
-  const double et = routing.distinct(batch);
+void StepCurve::finalize() {
+  m_packedCount = 0;
+  for (const auto& k : kinds) {
+    if (k.present) m_packed[static_cast<std::size_t>(m_packedCount++)] = {k.memS, k.compS};
+  }
+}
+
+double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const {
+  double t = allReduceS.at(batch, et);
+  bool compute = false;
+  for (int i = 0; i < m_packedCount; ++i) {
+    const Packed& p = m_packed[static_cast<std::size_t>(i)];
+    const double mem = p.mem.at(batch, et);
+    const double comp = p.comp.at(batch, et);
+    compute = compute || comp > mem;
+    t += comp > mem ? comp : mem;
+  }
+  computeBound = compute;
+  return t;
+}
+
+const char* StepCurve::boundAtEt(double batch, double et) const {
   for (const auto& k : kinds) {
     if (k.present && k.compS.at(batch, et) > k.memS.at(batch, et)) return "compute";
   }
@@ -219,8 +239,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
   const double issue = s.gpu.issueRatePerS();
   const double moeLayers = static_cast<double>(m.moeLayerCount());
   if (m.isMoe()) {
-    curve.routing.experts = static_cast<double>(m.experts);
-    curve.routing.perToken = static_cast<double>(m.expertsPerToken);
+    curve.routing.set(static_cast<double>(m.experts), static_cast<double>(m.expertsPerToken));
   }
   const TensorPath fallbackPath = s.gpu.hasPath(TensorPath::Bf16) ? TensorPath::Bf16 : TensorPath::Fp16;
   for (LayerKind kind : kAllLayerKinds) {
@@ -273,14 +292,19 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / (*s.gpu.nvlinkGbs * 1e9);
     curve.allReduceS.c1 = static_cast<double>(m.layers) * 2.0 * perAllReduce;
   }
+  curve.finalize();
   return curve;
 }
 
 std::vector<Crossing> findCrossings(const StepCurve& a, const StepCurve& b) {
+  return findCrossings(a, a.knots(), b, b.knots());
+}
+
+std::vector<Crossing> findCrossings(const StepCurve& a, const std::vector<double>& knotsA,
+                                    const StepCurve& b, const std::vector<double>& knotsB) {
   const Routing& r = a.routing;
-  std::vector<double> knots = a.knots();
-  const auto kb = b.knots();
-  knots.insert(knots.end(), kb.begin(), kb.end());
+  std::vector<double> knots = knotsA;
+  knots.insert(knots.end(), knotsB.begin(), knotsB.end());
   knots.push_back(1.0);
   std::sort(knots.begin(), knots.end());
   knots.erase(std::unique(knots.begin(), knots.end()), knots.end());
@@ -387,16 +411,30 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSch
       }
     }
     sr.capacity = computeCapacity(s, cv);
-    sr.points.reserve(batches.size());
-    for (double b : batches) {
-      const double t = cv.stepSeconds(b);
-      sr.points.push_back({b, t * 1e3, b / t, cv.boundAt(b)});
-    }
     rep.schemes.push_back(std::move(sr));
   }
+  // Et(B) depends on the model only: compute it once per batch for every candidate.
+  if (!rep.schemes.empty()) {
+    const Routing& routing = rep.schemes.front().curve.routing;
+    std::vector<double> et(batches.size());
+    for (std::size_t i = 0; i < batches.size(); ++i) et[i] = routing.distinct(batches[i]);
+    for (auto& sr : rep.schemes) {
+      sr.points.resize(batches.size());
+      for (std::size_t i = 0; i < batches.size(); ++i) {
+        const double b = batches[i];
+        bool compute = false;
+        const double t = sr.curve.evaluateAt(b, et[i], compute);
+        sr.points[i] = {b, t * 1e3, b / t, compute ? "compute" : "memory"};
+      }
+    }
+  }
+  std::vector<std::vector<double>> knots;
+  knots.reserve(rep.schemes.size());
+  for (const auto& sr : rep.schemes) knots.push_back(sr.curve.knots());
   for (std::size_t i = 0; i < rep.schemes.size(); ++i) {
     for (std::size_t j = i + 1; j < rep.schemes.size(); ++j) {
-      for (const auto& c : findCrossings(rep.schemes[i].curve, rep.schemes[j].curve)) {
+      for (const auto& c : findCrossings(rep.schemes[i].curve, knots[i], rep.schemes[j].curve,
+                                         knots[j])) {
         CrossoverReport cr;
         cr.schemes = {rep.schemes[i].cand.id, rep.schemes[j].cand.id};
         cr.batch = c.batch;

@@ -65,6 +65,9 @@ struct Affine {
 struct Routing {
   double experts = 0;
   double perToken = 0;
+  double lnMiss = 0;  ///< ln(1 − k/E), cached by setRouting (0 for dense models)
+  /// Sets E and k and caches ln(1 − k/E).
+  void set(double e, double k);
   /// Et(B), the expected distinct experts touched by a batch of B sequences.
   [[nodiscard]] double distinct(double batch) const;
 };
@@ -87,18 +90,36 @@ struct KindTerm {
 
 /// The step-time curve t(B) of one candidate on one scenario, in seconds.
 class StepCurve {
+ private:
+  struct Packed {
+    Affine mem, comp;
+  };
+  std::array<Packed, 3> m_packed{};
+  int m_packedCount = 0;
+
  public:
   std::array<KindTerm, 3> kinds;
   Affine allReduceS;  ///< TP all-reduce term (0 when TP = 1)
   Routing routing;
 
-  [[nodiscard]] double stepSeconds(double batch) const;
+  [[nodiscard]] double stepSeconds(double batch) const {
+    return stepSecondsAt(batch, routing.distinct(batch));
+  }
+  /// t(B) given Et(B) already computed (the same for every candidate of one model).
+  [[nodiscard]] double stepSecondsAt(double batch, double distinctExperts) const;
+  /// t(B) and whether any kind is compute-bound there, in one pass.
+  [[nodiscard]] double evaluateAt(double batch, double distinctExperts, bool& computeBound) const;
   /// t(B) as one Affine valid around `batch` (each kind's active side there).
   [[nodiscard]] Affine activeAt(double batch) const;
+  /// Packs the present kinds' coefficients for evaluateAt (call after editing `kinds`).
+  void finalize();
   /// Every B > 1 where some kind switches between memory- and compute-bound, sorted.
   [[nodiscard]] std::vector<double> knots() const;
   /// "memory" when every present kind is memory-bound at B, else "compute".
-  [[nodiscard]] const char* boundAt(double batch) const;
+  [[nodiscard]] const char* boundAt(double batch) const {
+    return boundAtEt(batch, routing.distinct(batch));
+  }
+  [[nodiscard]] const char* boundAtEt(double batch, double distinctExperts) const;
 };
 
 /// Builds the curve. Errors: TP > 1 without an interconnect bandwidth.
@@ -112,6 +133,9 @@ struct Crossing {
   bool firstFasterBelow = false;  ///< curve `a` is faster just below `batch`
 };
 std::vector<Crossing> findCrossings(const StepCurve& a, const StepCurve& b);
+/// Same, with each curve's knots() computed once by the caller.
+std::vector<Crossing> findCrossings(const StepCurve& a, const std::vector<double>& knotsA,
+                                    const StepCurve& b, const std::vector<double>& knotsB);
 
 /// Roots (sign changes) of h on (lo, ∞) — exposed for tests.
 std::vector<double> signChanges(const Affine& h, const Routing& r, double lo);

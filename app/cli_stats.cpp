@@ -1,11 +1,466 @@
-// Placeholder until `qfront stats` lands; replaced wholesale by its implementation.
+// qfront stats: binomial, power, two-run difference and paired statistics for eval scores.
+#include <charconv>
+#include <cmath>
+#include <iomanip>
+#include <optional>
 #include <ostream>
+#include <sstream>
+
+#include <quantfront/core/importers.hpp>
+#include <quantfront/core/json_io.hpp>
+#include <quantfront/core/stats.hpp>
 
 #include "cli.hpp"
 
 namespace qf::cli {
-int cmdStats(const std::vector<std::string>&, std::ostream&, std::ostream& err) {
-  err << "qfront: stats: not available in this build\n";
-  return kExitInternal;
+
+namespace {
+
+constexpr const char* kStatsHelp = R"(usage: qfront stats <binomial|power|diff|paired> [options]
+
+Sample-size and significance statistics for eval scores. Every proportion, on input and
+output, is a fraction in [0, 1] (0.80, not 80); multiply by 100 for percentage points.
+
+  binomial --p P --n N                 SE, 95% normal and Wilson intervals, and the smallest
+                                       difference two independent runs of N questions resolve
+  power --p P --delta D [--power 0.8] [--flip-rate F]
+                                       questions per arm to resolve a difference D at 95%
+                                       confidence and the given power; with --flip-rate, also
+                                       the paired count (same questions, flip rate F)
+  diff --p1 P1 --n1 N1 --p2 P2 --n2 N2 difference of two independent runs with its 95% CI
+  paired A.jsonl B.jsonl [--metric M] [--task T] [--filter F]
+                                       paired comparison of two lm-eval per-sample files
+                                       (A = reference, B = candidate)
+
+Each takes --format json|table (default json). Run `qfront stats <sub-command> --help`.
+Exit status: 0 on success, 2 on bad input (one line naming the file and field).
+)";
+
+constexpr const char* kBinomialHelp =
+    R"(usage: qfront stats binomial --p P --n N [--format json|table]
+
+A score p measured on n questions (binomial model).
+  --p P        score as a fraction in [0, 1]
+  --n N        number of questions (> 0)
+
+JSON keys (fractions): p, n, se = sqrt(p(1-p)/n), ci = [p - 1.96 se, p + 1.96 se],
+ci_half_width = 1.96 se, wilson = Wilson 95% score interval [lo, hi],
+min_detectable_diff = 1.96 sqrt(2) se (the smallest difference two independent runs of
+n questions resolve at 95%), n_per_arm_for_1pp = questions per arm to resolve 0.01 at
+80% power.
+Example: --p 0.80 --n 1319 gives se 0.0110, ci_half_width 0.0216, min_detectable_diff 0.0306.
+)";
+
+constexpr const char* kPowerHelp =
+    R"(usage: qfront stats power --p P --delta D [--power 0.8] [--flip-rate F] [--format json|table]
+
+Questions per arm for two independent runs to resolve a difference delta at 95% confidence
+(two-sided) and the given power: (1.96 + z_power)^2 * 2 p (1-p) / delta^2, with z_power = 0.84
+at the default 0.8 (as the seed rounds it).
+  --p P           expected score, a fraction in [0, 1]
+  --delta D       difference to resolve, a fraction in (0, 1] (0.01 = 1 pp)
+  --power X       statistical power in (0, 1) (default 0.8)
+  --flip-rate F   also give the paired count (same questions in both runs):
+                  (1.96 + z_power)^2 * F / delta^2
+
+JSON keys: p, delta, power, z_alpha, z_beta, n_per_arm (rounded up), n_per_arm_exact,
+and with --flip-rate: flip_rate, n_paired, n_paired_exact.
+Example: --p 0.80 --delta 0.01 gives n_per_arm 25088 (~25,000 per arm).
+)";
+
+constexpr const char* kDiffHelp =
+    R"(usage: qfront stats diff --p1 P1 --n1 N1 --p2 P2 --n2 N2 [--format json|table]
+
+Two independent runs (different questions, seeds or samples): the difference p2 - p1 with
+se = sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).
+JSON keys (fractions): p1, n1, p2, n2, diff, se, diff_ci = [diff - 1.96 se, diff + 1.96 se],
+min_detectable_diff = 1.96 se, significant (true when diff_ci excludes 0).
+)";
+
+constexpr const char* kPairedHelp =
+    R"(usage: qfront stats paired A.jsonl B.jsonl [--metric M] [--task T] [--filter F] [--format json|table]
+
+Pairs two lm-evaluation-harness per-sample files (--log_samples: samples_<task>_<date>.jsonl)
+on (task, filter, doc_id). A is the reference (e.g. bf16), B the candidate.
+Refuses to pair when a doc_hash differs (the runs saw different questions); warns when a
+prompt_hash differs. The task comes from a "task" key, else from the file name.
+  --metric M    per-question 0/1 metric (default exact_match when present, else acc)
+  --task T      only this task
+  --filter F    only this filter (required when a task has several, e.g. gsm8k's
+                strict-match and flexible-extract)
+
+JSON keys (fractions): file_a, file_b, metric, n, score_a, score_b, wilson_a, wilson_b,
+both_right, both_wrong, flips_right_to_wrong (b), flips_wrong_to_right (c),
+flip_rate = (b + c)/n, mcnemar_p (exact two-sided binomial test on b vs c),
+paired_se = sqrt(flip_rate/n), diff = score_b - score_a, diff_ci = diff +/- 1.96 paired_se,
+min_detectable_diff = 1.96 paired_se, only_in_a, only_in_b, prompt_hash_mismatches, warnings.
+Warnings are also printed on stderr.
+)";
+
+int badInput(std::ostream& err, const Error& e) {
+  err << "qfront: " << e.str() << "\n";
+  return kExitBadInput;
 }
+int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
+  return badInput(err, Error{"<cli>", "", field, msg});
+}
+
+std::optional<double> toNumber(const std::string& s) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+/// Reads single-valued options and rejects leftovers; collects positionals when allowed.
+class Options {
+ public:
+  Options(Args& a, std::ostream& err) : m_a(a), m_err(err) {}
+  /// Takes option `name` (last value wins). False (after reporting) on a missing value.
+  bool take(const std::string& name, std::optional<std::string>& out) {
+    bool missing = false;
+    auto v = m_a.take(name, missing);
+    if (missing) {
+      m_rc = badArg(m_err, name.substr(2), "option " + name + " needs a value");
+      return false;
+    }
+    if (!v.empty()) out = v.back();
+    return true;
+  }
+  [[nodiscard]] int rc() const { return m_rc; }
+
+ private:
+  Args& m_a;
+  std::ostream& m_err;
+  int m_rc = kExitOk;
+};
+
+/// A fraction in [lo, hi] from option `field`; reports and returns nullopt otherwise.
+std::optional<double> fraction(const std::optional<std::string>& text, const std::string& field,
+                               bool required, double lo, double hi, bool openLo, std::ostream& err,
+                               int& rc) {
+  if (!text) {
+    if (required) rc = badArg(err, field, "--" + field + " is required");
+    return std::nullopt;
+  }
+  const auto v = toNumber(*text);
+  const bool inRange = v && (openLo ? *v > lo : *v >= lo) && *v <= hi;
+  if (!inRange) {
+    std::ostringstream m;
+    m << "expected a fraction in " << (openLo ? "(" : "[") << lo << ", " << hi << "]";
+    if (v && *v > 1 && *v <= 100) m << " (give " << *v / 100 << " for " << *v << "%)";
+    m << ", found '" << *text << "'";
+    rc = badArg(err, field, m.str());
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<double> count(const std::optional<std::string>& text, const std::string& field,
+                            std::ostream& err, int& rc) {
+  if (!text) {
+    rc = badArg(err, field, "--" + field + " is required");
+    return std::nullopt;
+  }
+  const auto v = toNumber(*text);
+  if (!v || !(*v > 0) || *v > 1e15) {
+    rc = badArg(err, field, "expected a positive number of questions, found '" + *text + "'");
+    return std::nullopt;
+  }
+  return v;
+}
+
+bool formatOk(const std::optional<std::string>& f, bool& json, std::ostream& err, int& rc) {
+  const std::string v = f.value_or("json");
+  if (v != "json" && v != "table") {
+    rc = badArg(err, "format", "expected json or table, found '" + v + "'");
+    return false;
+  }
+  json = v == "json";
+  return true;
+}
+
+std::string frac(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(4) << v;
+  return o.str();
+}
+std::string pp(double v) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(2) << v * 100.0 << " pp";
+  return o.str();
+}
+std::string interval(const stats::Interval& i) {
+  return "[" + frac(i.lo) + ", " + frac(i.hi) + "]";
+}
+Json jsonInterval(const stats::Interval& i) {
+  return Json::array({i.lo, i.hi});
+}
+
+void row(std::ostream& out, const std::string& label, const std::string& value,
+         const std::string& note = {}) {
+  out << "  " << std::left << std::setw(24) << label << std::setw(20) << value << note << "\n";
+}
+
+int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
+  if (a.help()) {
+    out << kBinomialHelp;
+    return kExitOk;
+  }
+  Options o(a, err);
+  std::optional<std::string> p, n, format;
+  if (!o.take("--p", p) || !o.take("--n", n) || !o.take("--format", format)) return o.rc();
+  if (!a.rest().empty())
+    return badArg(err, a.rest().front(),
+                  "unknown argument '" + a.rest().front() + "' (see qfront stats binomial --help)");
+  int rc = kExitOk;
+  bool json = true;
+  if (!formatOk(format, json, err, rc)) return rc;
+  const auto pv = fraction(p, "p", true, 0, 1, false, err, rc);
+  if (!pv) return rc;
+  const auto nv = count(n, "n", err, rc);
+  if (!nv) return rc;
+  const double se = stats::binomialSe(*pv, *nv);
+  const double half = stats::ci95HalfWidth(*pv, *nv);
+  const auto wilson = stats::wilsonInterval(*pv, *nv);
+  const double mdd = stats::minDetectableDiff(*pv, *nv);
+  const double n1pp = std::ceil(stats::samplesPerArm(*pv, 0.01) - 1e-9);
+  if (json) {
+    Json j{{"p", *pv},
+           {"n", *nv},
+           {"se", se},
+           {"ci", Json::array({*pv - half, *pv + half})},
+           {"ci_half_width", half},
+           {"wilson", jsonInterval(wilson)},
+           {"min_detectable_diff", mdd},
+           {"n_per_arm_for_1pp", n1pp}};
+    out << j.dump(2) << "\n";
+  } else {
+    out << "binomial  p = " << frac(*pv) << ", n = " << *nv << "\n";
+    row(out, "SE", frac(se), "(" + pp(se) + ")");
+    row(out, "95% CI (normal)", interval({*pv - half, *pv + half}), "(+/- " + pp(half) + ")");
+    row(out, "95% CI (Wilson)", interval(wilson));
+    row(out, "min detectable diff", frac(mdd), "(" + pp(mdd) + ", two independent runs)");
+    row(out, "n per arm for 1 pp", std::to_string(static_cast<long long>(n1pp)), "(80% power)");
+  }
+  return kExitOk;
+}
+
+int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
+  if (a.help()) {
+    out << kPowerHelp;
+    return kExitOk;
+  }
+  Options o(a, err);
+  std::optional<std::string> p, delta, power, flip, format;
+  if (!o.take("--p", p) || !o.take("--delta", delta) || !o.take("--power", power) ||
+      !o.take("--flip-rate", flip) || !o.take("--format", format)) {
+    return o.rc();
+  }
+  if (!a.rest().empty())
+    return badArg(err, a.rest().front(),
+                  "unknown argument '" + a.rest().front() + "' (see qfront stats power --help)");
+  int rc = kExitOk;
+  bool json = true;
+  if (!formatOk(format, json, err, rc)) return rc;
+  const auto pv = fraction(p, "p", true, 0, 1, false, err, rc);
+  if (!pv) return rc;
+  const auto dv = fraction(delta, "delta", true, 0, 1, true, err, rc);
+  if (!dv) return rc;
+  double powerV = 0.8;
+  if (power) {
+    const auto v = toNumber(*power);
+    if (!v || !(*v > 0 && *v < 1))
+      return badArg(err, "power", "expected a number in (0, 1), found '" + *power + "'");
+    powerV = *v;
+  }
+  std::optional<double> flipV;
+  if (flip) {
+    flipV = fraction(flip, "flip-rate", true, 0, 1, true, err, rc);
+    if (!flipV) return rc;
+  }
+  const double exact = stats::samplesPerArm(*pv, *dv, powerV);
+  const double nArm = std::ceil(exact - 1e-9);
+  const double zBeta = std::abs(powerV - 0.8) < 1e-12 ? stats::kZ80 : stats::normalQuantile(powerV);
+  Json j{
+      {"p", *pv},        {"delta", *dv},      {"power", powerV},         {"z_alpha", stats::kZ95},
+      {"z_beta", zBeta}, {"n_per_arm", nArm}, {"n_per_arm_exact", exact}};
+  if (flipV) {
+    const double pe = stats::pairedSamples(*flipV, *dv, powerV);
+    j["flip_rate"] = *flipV;
+    j["n_paired"] = std::ceil(pe - 1e-9);
+    j["n_paired_exact"] = pe;
+  }
+  if (json) {
+    out << j.dump(2) << "\n";
+  } else {
+    out << "power  p = " << frac(*pv) << ", delta = " << frac(*dv) << " (" << pp(*dv)
+        << "), power = " << powerV << "\n";
+    row(out, "questions per arm", std::to_string(static_cast<long long>(nArm)),
+        "(two independent runs)");
+    if (flipV) {
+      row(out, "paired questions",
+          std::to_string(static_cast<long long>(j["n_paired"].get<double>())),
+          "(same questions, flip rate " + frac(*flipV) + ")");
+    }
+  }
+  return kExitOk;
+}
+
+int cmdDiff(Args& a, std::ostream& out, std::ostream& err) {
+  if (a.help()) {
+    out << kDiffHelp;
+    return kExitOk;
+  }
+  Options o(a, err);
+  std::optional<std::string> p1, n1, p2, n2, format;
+  if (!o.take("--p1", p1) || !o.take("--n1", n1) || !o.take("--p2", p2) || !o.take("--n2", n2) ||
+      !o.take("--format", format)) {
+    return o.rc();
+  }
+  if (!a.rest().empty())
+    return badArg(err, a.rest().front(),
+                  "unknown argument '" + a.rest().front() + "' (see qfront stats diff --help)");
+  int rc = kExitOk;
+  bool json = true;
+  if (!formatOk(format, json, err, rc)) return rc;
+  const auto pv1 = fraction(p1, "p1", true, 0, 1, false, err, rc);
+  if (!pv1) return rc;
+  const auto nv1 = count(n1, "n1", err, rc);
+  if (!nv1) return rc;
+  const auto pv2 = fraction(p2, "p2", true, 0, 1, false, err, rc);
+  if (!pv2) return rc;
+  const auto nv2 = count(n2, "n2", err, rc);
+  if (!nv2) return rc;
+  const auto d = stats::twoRunDifference(*pv1, *nv1, *pv2, *nv2);
+  const bool significant = d.ci.lo > 0 || d.ci.hi < 0;
+  if (json) {
+    Json j{{"p1", *pv1},
+           {"n1", *nv1},
+           {"p2", *pv2},
+           {"n2", *nv2},
+           {"diff", d.diff},
+           {"se", d.se},
+           {"diff_ci", jsonInterval(d.ci)},
+           {"min_detectable_diff", d.minDetectableDiff},
+           {"significant", significant}};
+    out << j.dump(2) << "\n";
+  } else {
+    out << "two independent runs  p1 = " << frac(*pv1) << " (n " << *nv1 << "), p2 = " << frac(*pv2)
+        << " (n " << *nv2 << ")\n";
+    row(out, "diff p2 - p1", frac(d.diff), "(" + pp(d.diff) + ")");
+    row(out, "SE", frac(d.se), "(" + pp(d.se) + ")");
+    row(out, "95% CI", interval(d.ci), significant ? "excludes 0" : "includes 0: not resolved");
+    row(out, "min detectable diff", frac(d.minDetectableDiff), "(" + pp(d.minDetectableDiff) + ")");
+  }
+  return kExitOk;
+}
+
+int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
+  if (a.help()) {
+    out << kPairedHelp;
+    return kExitOk;
+  }
+  Options o(a, err);
+  std::optional<std::string> metric, task, filter, format;
+  if (!o.take("--metric", metric) || !o.take("--task", task) || !o.take("--filter", filter) ||
+      !o.take("--format", format)) {
+    return o.rc();
+  }
+  std::vector<std::string> files;
+  for (const auto& r : a.rest()) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront stats paired --help)");
+    }
+    files.push_back(r);
+  }
+  if (files.size() != 2) {
+    return badArg(
+        err, "files",
+        "expected two per-sample files A.jsonl B.jsonl, found " + std::to_string(files.size()));
+  }
+  int rc = kExitOk;
+  bool json = true;
+  if (!formatOk(format, json, err, rc)) return rc;
+  auto sa = readLmEvalSamples(files[0]);
+  if (!sa) return badInput(err, sa.error());
+  auto sb = readLmEvalSamples(files[1]);
+  if (!sb) return badInput(err, sb.error());
+  stats::PairOptions po;
+  po.metric = metric.value_or("");
+  po.task = task;
+  po.filter = filter;
+  auto pc = stats::comparePaired(*sa, files[0], *sb, files[1], po);
+  if (!pc) return badInput(err, pc.error());
+  for (const auto& w : pc->warnings) err << "qfront: warning: " << w << "\n";
+  const double n = static_cast<double>(pc->n);
+  const auto wa = stats::wilsonInterval(pc->scoreA, n);
+  const auto wb = stats::wilsonInterval(pc->scoreB, n);
+  if (json) {
+    Json j{{"file_a", files[0]},
+           {"file_b", files[1]},
+           {"metric", pc->metric},
+           {"n", pc->n},
+           {"score_a", pc->scoreA},
+           {"score_b", pc->scoreB},
+           {"wilson_a", jsonInterval(wa)},
+           {"wilson_b", jsonInterval(wb)},
+           {"both_right", pc->bothRight},
+           {"both_wrong", pc->bothWrong},
+           {"flips_right_to_wrong", pc->rightToWrong},
+           {"flips_wrong_to_right", pc->wrongToRight},
+           {"flip_rate", pc->flipRate},
+           {"mcnemar_p", pc->mcnemarP},
+           {"paired_se", pc->pairedSe},
+           {"se", pc->pairedSe},
+           {"diff", pc->diff},
+           {"diff_ci", jsonInterval(pc->diffCi)},
+           {"min_detectable_diff", pc->minDetectableDiff},
+           {"only_in_a", pc->onlyInA},
+           {"only_in_b", pc->onlyInB},
+           {"prompt_hash_mismatches", pc->promptHashMismatches},
+           {"warnings", pc->warnings}};
+    out << j.dump(2) << "\n";
+  } else {
+    out << "paired  A = " << files[0] << "\n        B = " << files[1] << "\n  metric " << pc->metric
+        << ", " << pc->n << " questions paired\n";
+    row(out, "score A", frac(pc->scoreA), "Wilson " + interval(wa));
+    row(out, "score B", frac(pc->scoreB), "Wilson " + interval(wb));
+    row(out, "right -> wrong (b)", std::to_string(pc->rightToWrong));
+    row(out, "wrong -> right (c)", std::to_string(pc->wrongToRight));
+    row(out, "flip rate", frac(pc->flipRate), "(" + pp(pc->flipRate) + ")");
+    row(out, "McNemar exact p", [&] {
+      std::ostringstream s;
+      s << std::setprecision(4) << pc->mcnemarP;
+      return s.str();
+    }());
+    row(out, "diff B - A", frac(pc->diff), "(" + pp(pc->diff) + ")");
+    row(out, "paired SE", frac(pc->pairedSe), "(" + pp(pc->pairedSe) + ")");
+    row(out, "95% CI of diff", interval(pc->diffCi));
+    row(out, "min detectable diff", frac(pc->minDetectableDiff),
+        "(" + pp(pc->minDetectableDiff) + ")");
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.empty() || argv.front() == "--help" || argv.front() == "-h") {
+    out << kStatsHelp;
+    return argv.empty() ? kExitBadInput : kExitOk;
+  }
+  const std::string sub = argv.front();
+  Args a(std::vector<std::string>(argv.begin() + 1, argv.end()));
+  if (sub == "binomial") return cmdBinomial(a, out, err);
+  if (sub == "power") return cmdPower(a, out, err);
+  if (sub == "diff") return cmdDiff(a, out, err);
+  if (sub == "paired") return cmdPaired(a, out, err);
+  return badArg(err, "command",
+                "unknown stats sub-command '" + sub +
+                    "' (expected binomial, power, diff or paired; see qfront stats --help)");
+}
+
 }  // namespace qf::cli

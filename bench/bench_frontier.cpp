@@ -1,0 +1,146 @@
+// Frontier classification (frontier / uncertain / dominated, no dominator lists) at scale:
+// 10^6 candidates in 2-D and 10^5 in 3-D must each classify in under a second.
+// Prints one JSON document: per case n, dims, distribution, median seconds of 3 runs.
+// Usage: qf_bench_frontier [--scale S] [--note TEXT]   (S multiplies every n; default 1)
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <quantfront/core/frontier.hpp>
+#include <quantfront/core/json_io.hpp>
+#include <quantfront/core/stats.hpp>
+
+namespace {
+
+double uniform01(qf::stats::Rng& rng) {
+  return static_cast<double>(rng.next() >> 11) * 0x1.0p-53;
+}
+
+/// "uniform": independent coordinates; "anti": points near the plane Σx = const, so a large
+/// share of them is on the frontier (the hard case for skyline methods).
+qf::OrientedPoints makePoints(std::size_t n, std::size_t dims, const std::string& dist,
+                              bool intervals, std::uint64_t seed) {
+  qf::stats::Rng rng(seed);
+  qf::OrientedPoints pts;
+  pts.dims = dims;
+  pts.value.reserve(n * dims);
+  pts.pessimistic.reserve(n * dims);
+  pts.optimistic.reserve(n * dims);
+  std::vector<double> v(dims), lo(dims), hi(dims);
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0;
+    for (std::size_t k = 0; k < dims; ++k) {
+      v[k] = uniform01(rng);
+      sum += v[k];
+    }
+    if (dist == "anti") {
+      const double target = 0.5 * static_cast<double>(dims) + 0.01 * (uniform01(rng) - 0.5);
+      for (auto& x : v) x *= target / sum;
+    }
+    for (std::size_t k = 0; k < dims; ++k) {
+      const double w = intervals ? 0.002 * uniform01(rng) : 0.0;
+      lo[k] = v[k] - w;
+      hi[k] = v[k] + w;
+    }
+    pts.add(v, lo, hi);
+  }
+  return pts;
+}
+
+std::string machineNote() {
+  std::string model = "unknown CPU";
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string line; std::getline(cpu, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) model = line.substr(colon + 2);
+      break;
+    }
+  }
+  return model + ", " + std::to_string(std::thread::hardware_concurrency()) +
+         " hardware threads, single-threaded run";
+}
+
+std::string utcDate() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double scale = 1.0;
+  std::string note;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--scale" && i + 1 < argc) {
+      scale = std::stod(argv[++i]);
+    } else if (a == "--note" && i + 1 < argc) {
+      note = argv[++i];
+    } else {
+      std::cerr << "usage: qf_bench_frontier [--scale S] [--note TEXT]\n";
+      return 2;
+    }
+  }
+  struct Case {
+    std::size_t n, dims;
+    const char* dist;
+    bool intervals;
+    double budgetS;  ///< the spec's limit for this size, 0 when none
+  };
+  const Case cases[] = {
+      {1'000'000, 2, "uniform", false, 1.0}, {1'000'000, 2, "uniform", true, 1.0},
+      {1'000'000, 2, "anti", true, 1.0},     {100'000, 3, "uniform", false, 1.0},
+      {100'000, 3, "uniform", true, 1.0},    {100'000, 3, "anti", true, 1.0},
+      {100'000, 5, "uniform", true, 0.0},    {10'000, 5, "anti", true, 0.0},
+      {10'000, 8, "uniform", true, 0.0},
+  };
+  qf::Json out;
+  out["benchmark"] = "frontier classification (classifyPoints: frontier, uncertain, dominated)";
+  out["machine"] = machineNote();
+  out["date"] = utcDate();
+  out["note"] = note;
+  out["runs_per_case"] = 3;
+  out["results"] = qf::Json::array();
+  for (const auto& c : cases) {
+    const auto n =
+        static_cast<std::size_t>(std::max(1.0, std::round(static_cast<double>(c.n) * scale)));
+    const auto pts = makePoints(n, c.dims, c.dist, c.intervals, 1234 + c.dims);
+    std::vector<double> runs;
+    std::vector<qf::PointClass> cls;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      cls = qf::classifyPoints(pts);
+      const auto t1 = std::chrono::steady_clock::now();
+      runs.push_back(std::chrono::duration<double>(t1 - t0).count());
+    }
+    std::sort(runs.begin(), runs.end());
+    std::size_t counts[3] = {0, 0, 0};
+    for (auto k : cls) ++counts[static_cast<int>(k)];
+    qf::Json row{{"n", n},
+                 {"dims", c.dims},
+                 {"distribution", c.dist},
+                 {"intervals", c.intervals},
+                 {"median_s", runs[1]},
+                 {"runs_s", runs},
+                 {"frontier", counts[0]},
+                 {"uncertain", counts[1]},
+                 {"dominated", counts[2]}};
+    if (c.budgetS > 0 && scale == 1.0) row["under_budget"] = runs[1] < c.budgetS;
+    out["results"].push_back(row);
+    std::cerr << n << " x " << c.dims << "-D " << c.dist << (c.intervals ? " +intervals" : "")
+              << ": median " << runs[1] << " s\n";
+  }
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}

@@ -1,0 +1,250 @@
+// qfront stats and qfront frontier, run in-process: JSON round trips and exit codes.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+
+namespace {
+
+const std::string kData = QF_TEST_DATA_DIR;
+const std::string kA = kData + "/stats/bf16/samples_gsm8k_2024-11-01T10-00-00.123456.jsonl";
+const std::string kB = kData + "/stats/w4a16/samples_gsm8k_2024-11-02T11-30-00.654321.jsonl";
+
+struct Run {
+  int rc = -1;
+  std::string out, err;
+};
+
+Run run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Run r;
+  r.rc = qf::cli::run(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+nlohmann::json json(const Run& r) {
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+/// Exit code 2 with exactly one line on stderr that starts "qfront: ".
+void checkBadInput(const Run& r) {
+  INFO(r.err);
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("qfront: ", 0) == 0);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+}
+
+}  // namespace
+
+TEST_CASE("qfront stats binomial: the seed's figures as fractions", "[stats][cli]") {
+  const auto j = json(run({"stats", "binomial", "--p", "0.8", "--n", "1319"}));
+  CHECK(j.at("se").get<double>() == Approx(0.011014).epsilon(1e-4));
+  CHECK(j.at("ci_half_width").get<double>() == Approx(0.021588).epsilon(1e-4));
+  CHECK(j.at("ci")[0].get<double>() == Approx(0.8 - 0.021588).epsilon(1e-5));
+  CHECK(j.at("min_detectable_diff").get<double>() == Approx(0.030530).epsilon(1e-4));
+  CHECK(j.at("wilson")[0].get<double>() == Approx(0.7775554853).epsilon(1e-9));
+  CHECK(j.at("n").get<double>() == 1319);
+  const auto t = run({"stats", "binomial", "--p=0.8", "--n=1319", "--format", "table"});
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("1.10 pp") != std::string::npos);
+  CHECK(t.out.find("2.16 pp") != std::string::npos);
+}
+
+TEST_CASE("qfront stats power and diff", "[stats][cli]") {
+  const auto j = json(run({"stats", "power", "--p", "0.8", "--delta", "0.01"}));
+  CHECK(j.at("n_per_arm").get<double>() == 25088);
+  CHECK(j.at("power").get<double>() == 0.8);
+  const auto paired =
+      json(run({"stats", "power", "--p", "0.8", "--delta", "0.01", "--flip-rate", "0.1"}));
+  CHECK(paired.at("n_paired").get<double>() == 7840);
+  const auto p9 = json(run({"stats", "power", "--p", "0.8", "--delta", "0.01", "--power", "0.9"}));
+  CHECK(p9.at("n_per_arm").get<double>() > 25088);
+  const auto d =
+      json(run({"stats", "diff", "--p1", "0.78", "--n1", "1000", "--p2", "0.82", "--n2", "1000"}));
+  CHECK(d.at("diff").get<double>() == Approx(0.04));
+  CHECK(d.at("significant").get<bool>());
+  CHECK(d.at("diff_ci").size() == 2);
+}
+
+TEST_CASE("qfront stats paired: flips, McNemar and CI from two lm-eval files", "[stats][cli]") {
+  const auto j = json(run({"stats", "paired", kA, kB, "--filter", "strict-match"}));
+  CHECK(j.at("n").get<int>() == 40);
+  CHECK(j.at("flips_right_to_wrong").get<int>() == 10);
+  CHECK(j.at("flips_wrong_to_right").get<int>() == 2);
+  CHECK(j.at("flip_rate").get<double>() == Approx(0.3));
+  CHECK(j.at("mcnemar_p").get<double>() == Approx(0.03857421875).epsilon(1e-12));
+  CHECK(j.at("paired_se").get<double>() == Approx(std::sqrt(0.3 / 40)));
+  CHECK(j.at("diff").get<double>() == Approx(-0.2));
+  CHECK(j.at("diff_ci")[1].get<double>() < 0);
+  CHECK(j.at("metric") == "exact_match");
+  CHECK(j.at("warnings").empty());
+  const auto t =
+      run({"stats", "paired", kA, kB, "--filter", "flexible-extract", "--format", "table"});
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("right -> wrong (b)") != std::string::npos);
+
+  // A prompt_hash difference is a warning on stderr (and in the JSON), not an error.
+  const std::string pr =
+      kData + "/stats/w4a16_prompt/samples_gsm8k_2024-11-03T09-00-00.000001.jsonl";
+  const auto w = run({"stats", "paired", kA, pr, "--filter", "strict-match"});
+  CHECK(w.rc == 0);
+  CHECK(w.err.find("warning") != std::string::npos);
+  CHECK(nlohmann::json::parse(w.out).at("prompt_hash_mismatches") == 3);
+}
+
+TEST_CASE("qfront stats: bad input exits 2 with one line", "[stats][cli]") {
+  checkBadInput(run({"stats", "binomial", "--p", "80", "--n", "1319"}));
+  checkBadInput(run({"stats", "binomial", "--p", "0.8"}));
+  checkBadInput(run({"stats", "binomial", "--p", "0.8", "--n", "-3"}));
+  checkBadInput(run({"stats", "binomial", "--p", "0.8", "--n", "10", "--bogus"}));
+  checkBadInput(run({"stats", "power", "--p", "0.8", "--delta", "0"}));
+  checkBadInput(run({"stats", "power", "--p", "0.8", "--delta", "0.01", "--power", "1.5"}));
+  checkBadInput(run({"stats", "frobnicate"}));
+  checkBadInput(run({"stats", "paired", kA}));
+  checkBadInput(run({"stats", "paired", kA, kB}));  // two filters, none chosen
+  const std::string bad =
+      kData + "/stats/w4a16_badhash/samples_gsm8k_2024-11-02T11-30-00.654321.jsonl";
+  const auto hash = run({"stats", "paired", kA, bad, "--filter", "strict-match"});
+  checkBadInput(hash);
+  CHECK(hash.err.find("field 'doc_hash'") != std::string::npos);
+  CHECK(hash.err.find(kA) != std::string::npos);
+  CHECK(hash.err.find(bad) != std::string::npos);
+  CHECK(hash.err.find("doc_id 7") != std::string::npos);
+  const auto line =
+      run({"stats", "paired",
+           kData + "/stats/bad_line/samples_gsm8k_2024-11-04T00-00-00.000000.jsonl", kB});
+  checkBadInput(line);
+  CHECK(line.err.find("line 3, column") != std::string::npos);
+  checkBadInput(run({"stats", "paired", kA, kData + "/stats/missing.jsonl"}));
+}
+
+TEST_CASE("qfront stats --help", "[stats][cli]") {
+  for (const auto& sub : {"binomial", "power", "diff", "paired"}) {
+    const auto r = run({"stats", sub, "--help"});
+    CHECK(r.rc == 0);
+    CHECK(r.out.find("usage: qfront stats") != std::string::npos);
+    CHECK(r.out.find("fraction") != std::string::npos);
+  }
+  CHECK(run({"stats", "--help"}).rc == 0);
+}
+
+TEST_CASE("qfront frontier: JSON round trip on the seed's worked example", "[frontier][cli]") {
+  const auto j = json(run({"frontier", kData + "/frontier/serving_format.csv", "--objectives",
+                           "score:max,tpot_p99_ms:min,queries_per_usd:max", "--gate",
+                           "score>=baseline-1.0", "--gate", "tpot_p99_ms<70,max_concurrency>=64",
+                           "--baseline", "bf16", "--format", "json"}));
+  CHECK(j.at("frontier") == nlohmann::json({"w8a8-int8", "w8a8-int8-copy", "w4a8"}));
+  CHECK(j.at("uncertain") == nlohmann::json({"w8a16"}));
+  REQUIRE(j.at("dominated").size() == 1);
+  CHECK(j.at("dominated")[0].at("id") == "w8a16-marlin");
+  CHECK(j.at("dominated")[0].at("by") == nlohmann::json({"w8a8-int8", "w8a8-int8-copy"}));
+  REQUIRE(j.at("gated_out").size() == 4);
+  CHECK(j.at("gated_out")[0].at("id") == "bf16");
+  CHECK(j.at("gated_out")[0].at("gate") == "max_concurrency>=64");
+  CHECK(j.at("gated_out")[3].at("gate") == "missing metric tpot_p99_ms");
+  CHECK(j.at("baseline") == "bf16");
+
+  // --no-by: same classification, empty dominator lists.
+  const auto lazy =
+      json(run({"frontier", kData + "/frontier/serving_format.csv", "--objectives",
+                "score:max,tpot_p99_ms:min,queries_per_usd:max", "--no-by", "--format", "json"}));
+  for (const auto& d : lazy.at("dominated")) CHECK(d.at("by").empty());
+
+  const auto table = run({"frontier", kData + "/frontier/serving_format.csv", "--objectives",
+                          "score:max,tpot_p99_ms:min", "--gate", "tpot_p99_ms<70"});
+  CHECK(table.rc == 0);
+  CHECK(table.out.find("gated out") != std::string::npos);
+  CHECK(table.out.find("frontier: ") != std::string::npos);
+}
+
+TEST_CASE("qfront frontier: default objectives from the known-metric table", "[frontier][cli]") {
+  const auto j =
+      json(run({"frontier", kData + "/frontier/serving_format.csv", "--format", "json"}));
+  std::vector<std::string> metrics;
+  for (const auto& o : j.at("objectives")) metrics.push_back(o.at("metric").get<std::string>());
+  CHECK(metrics == std::vector<std::string>{"score", "tpot_p99_ms", "max_concurrency",
+                                            "weights_gib", "queries_per_usd"});
+  CHECK(j.at("objectives")[1].at("direction") == "min");
+  CHECK(j.at("objectives")[2].at("direction") == "max");
+  // nvfp4 lacks two objectives: reported, not dropped.
+  bool found = false;
+  for (const auto& g : j.at("gated_out")) found = found || g.at("id") == "nvfp4";
+  CHECK(found);
+}
+
+TEST_CASE("qfront frontier: bad input exits 2 naming file, line, column and field",
+          "[frontier][cli]") {
+  const auto ragged = run({"frontier", kData + "/frontier/ragged.csv"});
+  checkBadInput(ragged);
+  CHECK(ragged.err.find("ragged.csv: line 3, column 3: field 'tpot_p99_ms'") != std::string::npos);
+  const auto text = run({"frontier", kData + "/frontier/not_a_number.csv"});
+  checkBadInput(text);
+  CHECK(text.err.find("line 3, column 7: field 'tpot_p99_ms'") != std::string::npos);
+  const auto nan = run({"frontier", kData + "/frontier/nan.csv"});
+  checkBadInput(nan);
+  CHECK(nan.err.find("line 3, column 3: field 'score'") != std::string::npos);
+  checkBadInput(run({"frontier", kData + "/frontier/bad_interval.csv"}));
+  checkBadInput(run({"frontier", kData + "/frontier/no_such.csv"}));
+  checkBadInput(run({"frontier"}));
+  checkBadInput(run({"frontier", kData + "/frontier/serving_format.csv", "--gate", "score>>1"}));
+  checkBadInput(run({"frontier", kData + "/frontier/serving_format.csv", "--gate",
+                     "score>=baseline-0.5"}));  // no --baseline
+  checkBadInput(
+      run({"frontier", kData + "/frontier/serving_format.csv", "--objectives", "score:up"}));
+  checkBadInput(run({"frontier", kData + "/frontier/serving_format.csv", "--format", "xml"}));
+  checkBadInput(run({"frontier", kA}));  // not a CSV with an id column
+  const auto help = run({"frontier", "--help"});
+  CHECK(help.rc == 0);
+  CHECK(help.out.find("uncertain") != std::string::npos);
+  CHECK(help.out.find("_lo") != std::string::npos);
+}
+
+TEST_CASE("qfront frontier reads a session: its objectives, gates and intervals",
+          "[frontier][cli]") {
+  const std::string session = kData + "/frontier/session_small.json";
+  const auto r = run({"frontier", session, "--format", "json"});
+  const auto j = json(r);
+  CHECK(j.at("frontier") == nlohmann::json({"bf16", "w8a8"}));
+  CHECK(j.at("uncertain") == nlohmann::json({"w8a16"}));
+  CHECK(j.at("dominated").empty());
+  REQUIRE(j.at("gated_out").size() == 1);
+  CHECK(j.at("gated_out")[0].at("id") == "w4a16");
+  CHECK(j.at("gated_out")[0].at("gate") == "score>=80.5");
+  CHECK(j.at("objectives")[1].at("direction") == "min");
+  // tpot_p99_ms is modelled for three candidates and published for one: said, not hidden.
+  CHECK(r.err.find("mixes provenance kinds (modelled, published)") != std::string::npos);
+  CHECK(j.at("warnings").size() == 1);
+
+  // Command-line gates and objectives replace the session's.
+  const auto over = json(run({"frontier", session, "--objectives", "score:max", "--gate",
+                              "tpot_p99_ms<=40", "--format", "json"}));
+  CHECK(over.at("frontier") == nlohmann::json({"w8a8"}));
+  CHECK(over.at("uncertain") == nlohmann::json({"w8a16"}));  // 81.6 [80.8, 82.4] vs 81.7
+  REQUIRE(over.at("dominated").size() == 1);                 // 80.0 [79.5, 80.5]: clearly below
+  CHECK(over.at("dominated")[0].at("by") == nlohmann::json({"w8a8", "w8a16"}));
+  REQUIRE(over.at("gated_out").size() == 1);
+  CHECK(over.at("gated_out")[0].at("id") == "bf16");
+
+  // The bundled example session loads and classifies.
+  const auto example =
+      run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json", "--format",
+           "json"});
+  CHECK(example.rc == 0);
+  CHECK(!nlohmann::json::parse(example.out).at("frontier").empty());
+
+  // JSON that is not a session is refused, naming the format field.
+  const auto notSession = run({"frontier", kData + "/cli/gpu_custom.json"});
+  checkBadInput(notSession);
+  CHECK(notSession.err.find("field 'format'") != std::string::npos);
+}

@@ -38,4 +38,13 @@ Result<ImportReport> importBytes(std::string_view bytes, const std::string& labe
 Result<std::vector<SampleRecord>> readLmEvalSamples(const std::string& path);
 Result<std::vector<SampleRecord>> parseLmEvalSamples(std::string_view bytes, const std::string& label);
 
+/// Kernel measurements from an imported nvbench run (format "nvbench"): one per benchmark
+/// state that was not skipped. kernel = benchmark name; device = the state's device name;
+/// m, n, k from axes named M, N, K (any case); scheme from an axis named "scheme"; medianS
+/// from nv/cold/time/gpu/median when present, else the mean (nvbench reports no median by
+/// default); minS, relNoise (nv/cold/time/gpu/stdev/relative), samples (nv/cold/sample_size);
+/// bytesMoved from nv/gmem/reads|writes summaries, else bandwidth × mean time. Empty for
+/// runs of any other format.
+std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run);
+
 }  // namespace qf

@@ -1,11 +1,220 @@
-// Placeholder until `qfront import` lands; replaced wholesale by its implementation.
+// qfront import FILE... -o SESSION: benchmark and eval files into a session file.
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <optional>
 #include <ostream>
+
+#include <quantfront/core/importers.hpp>
+#include <quantfront/core/session.hpp>
 
 #include "cli.hpp"
 
 namespace qf::cli {
-int cmdImport(const std::vector<std::string>&, std::ostream&, std::ostream& err) {
-  err << "qfront: import: not available in this build\n";
-  return kExitInternal;
+
+namespace {
+
+constexpr const char* kImportHelp = R"(usage: qfront import FILE... -o SESSION [--format table|json]
+
+Imports benchmark and eval result files into a QuantFront session file. The format of each
+FILE is detected from its content, never from its name:
+  vllm-serve        vllm bench serve --save-result (one object, or several with --append-result)
+  vllm-latency      vllm bench latency --output-json
+  vllm-throughput   vllm bench throughput --output-json
+  sglang-one-batch  SGLang bench_one_batch result JSONL (decode step time per batch size)
+  sglang-serving    SGLang bench_serving JSONL
+  lm-eval-results   lm-evaluation-harness results_<date>.json
+  gsm8k-eval        vLLM tests/evals/gsm8k/gsm8k_eval.py --save-results
+  nvbench           NVIDIA nvbench --json (also recorded as kernel measurements)
+Per-sample lm-eval files (samples_<task>_<date>.jsonl) are not imported: compare two of them
+with `qfront stats paired`.
+
+  -o, --output SESSION   session file to add to; created when it does not exist. A session
+                         of an older version is migrated and written back in the current
+                         version; one written by a newer QuantFront is refused.
+  --format table|json    summary format on stdout (default table)
+  -h, --help             this text
+
+Each imported file is recorded with its name and SHA-256: importing a file that is already
+in the session (same content, whatever its name) adds nothing. The summary lists, per file,
+the detected format, the runs and metrics read, and warnings saying what was skipped and why.
+
+All files are read before anything is written: if any FILE cannot be imported, qfront prints
+one line naming the file, position and field, exits with status 2, and SESSION is left as it
+was. The session is saved atomically (temporary file, fsync, rename), so an interrupted save
+never leaves a half-written file.
+
+Exit status: 0 on success, 2 on bad input (one line naming the file and field).
+)";
+
+int badInput(std::ostream& err, const Error& e) {
+  err << "qfront: " << e.str() << "\n";
+  return kExitBadInput;
 }
+
+int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
+  return badInput(err, Error{"<cli>", "", field, msg});
+}
+
+/// One file's outcome, for the summary.
+struct FileSummary {
+  ImportReport report;
+  MergeResult merge;
+  std::size_t metricsRead = 0;
+  std::vector<std::string> warnings;
+};
+
+std::vector<std::string> collectWarnings(const ImportReport& r) {
+  std::vector<std::string> out = r.warnings;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const auto& run = r.runs[i];
+    for (const auto& w : run.warnings) {
+      if (r.runs.size() == 1) {
+        out.push_back(w);
+      } else {
+        out.push_back("run " + std::to_string(i + 1) +
+                      (run.label.empty() ? std::string() : " (" + run.label + ")") + ": " + w);
+      }
+    }
+  }
+  return out;
+}
+
+std::string status(const FileSummary& f) {
+  if (f.merge.duplicate && f.merge.runsAdded == 0) {
+    return "already in the session (same SHA-256 as " + f.merge.duplicateOf + "); skipped";
+  }
+  if (f.report.runs.empty()) return "no runs found";
+  std::string s = "added";
+  if (f.merge.measurementsAdded > 0) {
+    s += " (+" + std::to_string(f.merge.measurementsAdded) + " kernel measurements)";
+  }
+  return s;
+}
+
+void printTable(std::ostream& out, const std::string& sessionPath, bool created,
+                const Session& s, const std::vector<FileSummary>& files) {
+  out << "session " << sessionPath << (created ? "  (new)" : "") << "\n";
+  for (const auto& n : s.loadNotes) out << "note: " << n << "\n";
+  std::size_t fileW = 4, formatW = 6;
+  for (const auto& f : files) {
+    fileW = std::max(fileW, f.report.file.size());
+    formatW = std::max(formatW, f.report.format.size());
+  }
+  const int fw = static_cast<int>(fileW + 2), mw = static_cast<int>(formatW + 2);
+  out << std::left << std::setw(fw) << "file" << std::setw(mw) << "format" << std::right
+      << std::setw(5) << "runs" << std::setw(9) << "metrics" << "  status\n";
+  for (const auto& f : files) {
+    out << std::left << std::setw(fw) << f.report.file << std::setw(mw) << f.report.format
+        << std::right << std::setw(5) << f.report.runs.size() << std::setw(9) << f.metricsRead
+        << "  " << status(f) << "\n";
+    for (const auto& w : f.warnings) out << "    warning: " << w << "\n";
+  }
+  out << "saved " << sessionPath << ": " << s.importedRuns.size() << " imported runs, "
+      << s.kernelMeasurements.size() << " kernel measurements, " << s.candidates.size()
+      << " candidates\n";
+}
+
+void printJson(std::ostream& out, const std::string& sessionPath, bool created, const Session& s,
+               const std::vector<FileSummary>& files) {
+  Json j;
+  j["session"] = sessionPath;
+  j["created"] = created;
+  j["notes"] = s.loadNotes;
+  j["files"] = Json::array();
+  for (const auto& f : files) {
+    Json o;
+    o["file"] = f.report.file;
+    o["format"] = f.report.format;
+    o["sha256"] = f.report.sha256;
+    o["runs"] = f.report.runs.size();
+    o["runs_added"] = f.merge.runsAdded;
+    o["metrics"] = f.metricsRead;
+    o["kernel_measurements_added"] = f.merge.measurementsAdded;
+    o["duplicate_of"] = f.merge.duplicate ? Json(f.merge.duplicateOf) : Json(nullptr);
+    o["warnings"] = f.warnings;
+    j["files"].push_back(o);
+  }
+  j["imported_runs"] = s.importedRuns.size();
+  j["kernel_measurements"] = s.kernelMeasurements.size();
+  j["candidates"] = s.candidates.size();
+  out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+}
+
+}  // namespace
+
+int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kImportHelp;
+    return kExitOk;
+  }
+  bool missing = false;
+  auto outputs = a.take("-o", missing);
+  if (missing) return badArg(err, "output", "option -o needs a value (the session file)");
+  const auto longOutputs = a.take("--output", missing);
+  if (missing) return badArg(err, "output", "option --output needs a value (the session file)");
+  outputs.insert(outputs.end(), longOutputs.begin(), longOutputs.end());
+  const auto formats = a.take("--format", missing);
+  if (missing) return badArg(err, "format", "option --format needs a value (table or json)");
+
+  if (outputs.empty()) {
+    return badArg(err, "output", "-o SESSION is required (the session file to add to)");
+  }
+  for (const auto& o : outputs) {
+    if (o != outputs.front()) {
+      return badArg(err, "output", "-o given twice with different files ('" + outputs.front() +
+                                       "', '" + o + "')");
+    }
+  }
+  const std::string sessionPath = outputs.front();
+  const std::string format = formats.empty() ? "table" : formats.back();
+  if (format != "table" && format != "json") {
+    return badArg(err, "format", "expected table or json, found '" + format + "'");
+  }
+  std::vector<std::string> files;
+  for (const auto& r : a.rest()) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront import --help)");
+    }
+    files.push_back(r);
+  }
+  if (files.empty()) return badArg(err, "FILE", "give at least one FILE to import");
+
+  // The session: loaded when it exists, else a new one. Nothing is written before every
+  // file has been read.
+  Session session;
+  bool created = true;
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(sessionPath, ec))) {
+    auto loaded = loadSession(sessionPath);
+    if (!loaded) return badInput(err, loaded.error());
+    session = std::move(*loaded);
+    created = false;
+  }
+
+  std::vector<FileSummary> summaries;
+  summaries.reserve(files.size());
+  for (const auto& file : files) {
+    auto rep = importFile(file);
+    if (!rep) return badInput(err, rep.error());
+    FileSummary f;
+    f.report = std::move(*rep);
+    if (f.report.file.empty()) f.report.file = file;
+    for (const auto& run : f.report.runs) f.metricsRead += run.metrics.size();
+    f.warnings = collectWarnings(f.report);
+    summaries.push_back(std::move(f));
+  }
+  for (auto& f : summaries) f.merge = mergeImport(session, f.report);
+
+  if (auto e = saveSessionAtomic(session, sessionPath)) return badInput(err, *e);
+
+  if (format == "json") {
+    printJson(out, sessionPath, created, session, summaries);
+  } else {
+    printTable(out, sessionPath, created, session, summaries);
+  }
+  return kExitOk;
+}
+
 }  // namespace qf::cli

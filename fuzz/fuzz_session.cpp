@@ -1,0 +1,24 @@
+// libFuzzer target: arbitrary bytes as a session file. Nothing may crash, hang or leak; a
+// session that parses must survive a write/read round trip unchanged.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include <quantfront/core/json_io.hpp>
+#include <quantfront/core/session.hpp>
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  // The path loadSession takes (depth guard, parseJson, parseSession) ...
+  auto session = qf::parseSessionText(bytes, "fuzz.json");
+  // ... and parseSession on whatever JSON the bytes hold, also with Python's NaN/Infinity.
+  if (auto doc = qf::parseJson(bytes, "fuzz.json", /*allowNonFinite=*/true)) {
+    (void)qf::parseSession(*doc, "fuzz.json");
+  }
+  if (session.ok()) {
+    auto again = qf::parseSessionText(qf::sessionToText(*session), "fuzz-roundtrip.json");
+    if (!again.ok() || qf::sessionToJson(*again) != qf::sessionToJson(*session)) std::abort();
+  }
+  return 0;
+}

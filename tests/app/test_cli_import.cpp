@@ -1,0 +1,221 @@
+// qfront import, in-process: summaries, deduplication, all-or-nothing on bad files.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <quantfront/core/session.hpp>
+
+#include "cli.hpp"
+
+using namespace qf;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDir = std::string(QF_TEST_DATA_DIR) + "/session";
+const std::string kBf16 = kDir + "/vllm_serve_bf16.json";
+const std::string kW4 = kDir + "/vllm_serve_w4a16.json";
+const std::string kBroken = kDir + "/broken_serve.json";
+
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    m_path = fs::temp_directory_path() /
+             ("qf_cli_import_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+  }
+  [[nodiscard]] std::string file(const std::string& name) const { return (m_path / name).string(); }
+  [[nodiscard]] std::size_t count() const {
+    return static_cast<std::size_t>(std::distance(fs::directory_iterator(m_path), {}));
+  }
+
+ private:
+  fs::path m_path;
+};
+
+struct Run {
+  int rc = -1;
+  std::string out;
+  std::string err;
+};
+
+Run qfront(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Run r;
+  r.rc = cli::run(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("qfront import: creates a session and summarises each file", "[session][cli]") {
+  TempDir dir;
+  const std::string out = dir.file("s.json");
+  const Run r = qfront({"import", kBf16, kW4, "-o", out});
+  INFO(r.err);
+  REQUIRE(r.rc == cli::kExitOk);
+  CHECK(r.err.empty());
+  CHECK(r.out.find("(new)") != std::string::npos);
+  CHECK(r.out.find("vllm_serve_bf16.json") != std::string::npos);
+  CHECK(r.out.find("vllm-serve") != std::string::npos);
+  CHECK(r.out.find("added") != std::string::npos);
+  CHECK(r.out.find("saved " + out + ": 2 imported runs") != std::string::npos);
+
+  auto s = loadSession(out);
+  REQUIRE(s.ok());
+  REQUIRE(s->importedRuns.size() == 2);
+  for (const auto& run : s->importedRuns) {
+    CHECK(run.format == "vllm-serve");
+    CHECK(run.sha256.size() == 64);
+    CHECK_FALSE(run.metrics.empty());
+  }
+  CHECK(s->importedRuns[0].sourceFile.find("vllm_serve_bf16.json") != std::string::npos);
+  CHECK(s->importedRuns[0].sha256 != s->importedRuns[1].sha256);
+  CHECK(dir.count() == 1);  // the session and nothing else
+}
+
+TEST_CASE("qfront import: the same file twice adds nothing", "[session][cli]") {
+  TempDir dir;
+  const std::string out = dir.file("s.json");
+  REQUIRE(qfront({"import", kBf16, "-o", out}).rc == cli::kExitOk);
+  const Run again = qfront({"import", kBf16, "--output", out, "--format", "json"});
+  INFO(again.err);
+  REQUIRE(again.rc == cli::kExitOk);
+  const Json j = Json::parse(again.out);
+  CHECK_FALSE(j.at("created").get<bool>());
+  REQUIRE(j.at("files").size() == 1);
+  CHECK(j["files"][0]["runs_added"] == 0);
+  CHECK_FALSE(j["files"][0]["duplicate_of"].is_null());
+  CHECK(j.at("imported_runs") == 1);
+  auto s = loadSession(out);
+  REQUIRE(s.ok());
+  CHECK(s->importedRuns.size() == 1);
+
+  // One command naming a file twice: the second is recognised too.
+  const std::string out2 = dir.file("t.json");
+  REQUIRE(qfront({"import", kW4, kW4, "-o", out2}).rc == cli::kExitOk);
+  CHECK(loadSession(out2)->importedRuns.size() == 1);
+}
+
+TEST_CASE("qfront import: JSON summary carries format, runs, metrics and warnings", "[session][cli]") {
+  TempDir dir;
+  const Run r = qfront({"import", kW4, "-o", dir.file("s.json"), "--format=json"});
+  INFO(r.err);
+  REQUIRE(r.rc == cli::kExitOk);
+  const Json j = Json::parse(r.out);
+  CHECK(j.at("created").get<bool>());
+  const Json& f = j.at("files").at(0);
+  CHECK(f.at("format") == "vllm-serve");
+  CHECK(f.at("runs") == 1);
+  CHECK(f.at("runs_added") == 1);
+  CHECK(f.at("metrics").get<int>() > 5);
+  CHECK(f.at("sha256").get<std::string>().size() == 64);
+  CHECK(f.at("warnings").is_array());
+}
+
+TEST_CASE("qfront import: a bad file fails the whole import and leaves the session", "[session][cli]") {
+  TempDir dir;
+  const std::string out = dir.file("s.json");
+  REQUIRE(qfront({"import", kBf16, "-o", out}).rc == cli::kExitOk);
+  const std::string before = readAll(out);
+
+  const Run r = qfront({"import", kW4, kBroken, "-o", out});
+  CHECK(r.rc == cli::kExitBadInput);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("qfront: ", 0) == 0);
+  CHECK(r.err.find("broken_serve.json") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK(readAll(out) == before);
+  CHECK(dir.count() == 1);
+
+  // A missing file, and a session that is not a session, are refused the same way.
+  const Run missing = qfront({"import", dir.file("nope.json"), "-o", out});
+  CHECK(missing.rc == cli::kExitBadInput);
+  CHECK(missing.err.find("nope.json") != std::string::npos);
+  CHECK(readAll(out) == before);
+
+  const std::string notSession = dir.file("gpus.json");
+  {
+    std::ofstream(notSession) << R"({"format": "quantfront-gpus", "version": 1, "gpus": []})";
+  }
+  const std::string notBefore = readAll(notSession);
+  const Run wrong = qfront({"import", kW4, "-o", notSession});
+  CHECK(wrong.rc == cli::kExitBadInput);
+  CHECK(wrong.err.find("field 'format'") != std::string::npos);
+  CHECK(readAll(notSession) == notBefore);
+}
+
+TEST_CASE("qfront import: a version-1 session is migrated and noted", "[session][cli]") {
+  TempDir dir;
+  const std::string out = dir.file("old.json");
+  fs::copy_file(kDir + "/v1_session.json", out);
+  const Run r = qfront({"import", kBf16, "-o", out});
+  INFO(r.err);
+  REQUIRE(r.rc == cli::kExitOk);
+  CHECK(r.out.find("note: migrated from session version 1 to 2") != std::string::npos);
+  auto s = loadSession(out);
+  REQUIRE(s.ok());
+  CHECK(s->loadedVersion == 2);
+  CHECK(s->importedRuns.size() == 2);
+  CHECK(s->candidates.size() == 3);
+}
+
+TEST_CASE("qfront import: a newer session is refused, untouched", "[session][cli]") {
+  TempDir dir;
+  const std::string out = dir.file("new.json");
+  fs::copy_file(kDir + "/newer_version.json", out);
+  const std::string before = readAll(out);
+  const Run r = qfront({"import", kBf16, "-o", out});
+  CHECK(r.rc == cli::kExitBadInput);
+  CHECK(r.err.find("written by a newer QuantFront (version 3)") != std::string::npos);
+  CHECK(readAll(out) == before);
+}
+
+TEST_CASE("qfront import: arguments", "[session][cli]") {
+  const Run help = qfront({"import", "--help"});
+  CHECK(help.rc == cli::kExitOk);
+  CHECK(help.out.find("usage: qfront import FILE... -o SESSION") != std::string::npos);
+  CHECK(help.out.find("SHA-256") != std::string::npos);
+
+  const Run noOut = qfront({"import", kBf16});
+  CHECK(noOut.rc == cli::kExitBadInput);
+  CHECK(noOut.err.find("field 'output'") != std::string::npos);
+
+  TempDir dir;
+  const Run noFiles = qfront({"import", "-o", dir.file("s.json")});
+  CHECK(noFiles.rc == cli::kExitBadInput);
+  CHECK(noFiles.err.find("FILE") != std::string::npos);
+
+  const Run badFormat = qfront({"import", kBf16, "-o", dir.file("s.json"), "--format", "xml"});
+  CHECK(badFormat.rc == cli::kExitBadInput);
+  CHECK(badFormat.err.find("field 'format'") != std::string::npos);
+
+  const Run unknown = qfront({"import", kBf16, "-o", dir.file("s.json"), "--frobnicate"});
+  CHECK(unknown.rc == cli::kExitBadInput);
+  CHECK(unknown.err.find("--frobnicate") != std::string::npos);
+
+  const Run dangling = qfront({"import", kBf16, "-o"});
+  CHECK(dangling.rc == cli::kExitBadInput);
+  CHECK(dir.count() == 0);  // none of the refused commands wrote anything
+}

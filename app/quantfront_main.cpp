@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   QCommandLineOption schemesOpt("schemes", "Comma-separated scheme ids.", "S,S,...");
   QCommandLineOption tpOpt("tp", "Tensor-parallel degree.", "N");
   QCommandLineOption exportOpt("export", "Render the plot to FILE (.png, .pdf, .svg) and exit.", "FILE");
-  QCommandLineOption tabOpt("tab", "Plot to export: step or throughput (default step).", "TAB", "step");
+  QCommandLineOption tabOpt("tab", "Tab to show or export: step, throughput, schemes, pareto, candidates.", "TAB", "step");
   QCommandLineOption sizeOpt("size", "Export size in pixels, WxH (default 1600x1000).", "WxH", "1600x1000");
   QCommandLineOption shotOpt("screenshot", "Grab the whole window to FILE (.png) after start-up and exit.", "FILE");
   parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, exportOpt, tabOpt, sizeOpt, shotOpt});
@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
     window.showTab(parser.value(tabOpt));
     QCustomPlot* plot = window.currentPlot();
     if (!plot) {
-      std::cerr << "quantfront: <cli>: field 'tab': expected step or throughput\n";
+      std::cerr << "quantfront: <cli>: field 'tab': expected step, throughput or pareto\n";
       return 2;
     }
     const QString err = qf::ui::exportPlot(plot, parser.value(exportOpt), w, h);
@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
+  if (parser.isSet(tabOpt)) window.showTab(parser.value(tabOpt));
   window.show();
   if (parser.isSet(shotOpt)) {
     const QString path = parser.value(shotOpt);

@@ -144,7 +144,7 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool
     if (cut != std::string::npos) what = what.substr(cut);
     if (!allowNonFinite) {
       // Name the field when the culprit is a bare NaN/Infinity (a Python json.dump habit).
-      std::size_t tok = offset;
+      std::size_t tok = src.empty() ? 0 : std::min(offset, src.size() - 1);
       while (tok > 0 && std::isalpha(static_cast<unsigned char>(src[tok]))) --tok;
       if (tok < src.size() && !std::isalpha(static_cast<unsigned char>(src[tok]))) ++tok;
       if (tok > 0 && src[tok - 1] == '-') --tok;

@@ -16,6 +16,15 @@
 #include <QTableWidget>
 #include <cmath>
 
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QMimeData>
+#include <QSettings>
+#include <QStandardPaths>
+
+#include <quantfront/core/resources.hpp>
+#include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
@@ -48,9 +57,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->addTab(m_stepPlot, "Step time vs batch");
   m_tabs->addTab(m_throughputPlot, "Throughput && capacity");
   m_tabs->addTab(m_schemesTable, "Schemes");
+  m_pareto = new ParetoView(m_tabs);
+  m_tabs->addTab(m_pareto, "Pareto");
+  m_tabs->addTab(m_pareto->table(), "Candidates");
   m_tabs->tabBar()->setTabData(0, "step");
   m_tabs->tabBar()->setTabData(1, "throughput");
   m_tabs->tabBar()->setTabData(2, "schemes");
+  m_tabs->tabBar()->setTabData(3, "pareto");
+  m_tabs->tabBar()->setTabData(4, "candidates");
+  setAcceptDrops(true);
+  m_autosave.setSingleShot(true);
+  m_autosave.setInterval(2000);
+  connect(&m_autosave, &QTimer::timeout, this, [this] { autosaveNow(); });
+  connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::markChanged);
+  connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::markChanged);
   splitter->addWidget(scroll);
   splitter->addWidget(m_tabs);
   splitter->setStretchFactor(1, 1);
@@ -65,8 +85,175 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   detectGpu();
   buildMenus();
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recompute);
+  connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::markChanged);
   resize(1500, 920);
+  // Start on the bundled example session (its scenario is the seed's Figure 1).
+  Session example;
+  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
+    auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json");
+    if (s) example = std::move(*s);
+  }
+  setSession(example, QString());
+}
+
+QString MainWindow::autosavePath() {
+  const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+  return QDir(dir).filePath("autosave.quantfront.json");
+}
+
+void MainWindow::setSession(const Session& session, const QString& path) {
+  m_session = session;
+  m_sessionPath = path;
+  m_panel->setSpec(session.scenario);
+  m_pareto->setCandidates(session.candidates);
+  m_pareto->setSelection(session.view.objectives, session.view.gates);
   recompute();
+  const std::map<std::string, QString> tabs = {{"step-time", "step"}, {"throughput", "throughput"},
+                                               {"pareto", "pareto"}, {"candidates", "candidates"}};
+  const auto it = tabs.find(session.view.tab);
+  showTab(it != tabs.end() ? it->second : "step");
+  m_dirty = false;
+  updateTitle();
+  if (!session.loadNotes.empty()) {
+    QString notes;
+    for (const auto& n : session.loadNotes) notes += qs(n) + "; ";
+    statusBar()->showMessage(notes, 10000);
+  }
+}
+
+Session MainWindow::session() const {
+  Session s = m_session;
+  s.scenario = m_panel->spec();
+  s.view.objectives = m_pareto->objectives();
+  s.view.gates = m_pareto->gates();
+  const QString key = m_tabs->tabBar()->tabData(m_tabs->currentIndex()).toString();
+  s.view.tab = key == "step" ? "step-time" : key == "schemes" ? "step-time" : key.toStdString();
+  return s;
+}
+
+void MainWindow::markChanged() {
+  m_dirty = true;
+  updateTitle();
+  m_autosave.start();
+}
+
+void MainWindow::updateTitle() {
+  const QString name = m_sessionPath.isEmpty() ? "example session" : QFileInfo(m_sessionPath).fileName();
+  setWindowTitle(QString("QuantFront — %1%2").arg(name, m_dirty ? " *" : ""));
+}
+
+QString MainWindow::autosaveNow() {
+  const QString path = autosavePath();
+  QDir().mkpath(QFileInfo(path).absolutePath());
+  if (auto e = saveSessionAtomic(session(), path.toStdString())) return qs(e->str());
+  return {};
+}
+
+bool MainWindow::openSession(const QString& path) {
+  auto s = loadSession(path.toStdString());
+  if (!s) {
+    QMessageBox::warning(this, "Cannot open session", qs(s.error().str()));
+    return false;
+  }
+  setSession(*s, path);
+  QSettings settings;
+  QStringList recent = settings.value("recent").toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  settings.setValue("recent", recent.mid(0, 8));
+  return true;
+}
+
+QString MainWindow::saveSessionTo(const QString& path) {
+  Session s = session();
+  if (auto e = saveSessionAtomic(s, path.toStdString())) return qs(e->str());
+  m_session = s;
+  m_sessionPath = path;
+  m_dirty = false;
+  updateTitle();
+  return {};
+}
+
+QStringList MainWindow::importFiles(const QStringList& paths) {
+  QStringList lines;
+  Session s = session();
+  bool changed = false;
+  for (const QString& p : paths) {
+    auto rep = importFile(p.toStdString());
+    if (!rep) {
+      lines << qs(rep.error().str());
+      continue;
+    }
+    const auto merged = mergeImport(s, *rep);
+    if (merged.duplicate) {
+      lines << QString("%1: already imported (same SHA-256 as %2)").arg(p, qs(merged.duplicateOf));
+      continue;
+    }
+    changed = true;
+    lines << QString("%1: %2, %3 run(s), %4 warning(s)")
+                 .arg(p, qs(rep->format))
+                 .arg(merged.runsAdded)
+                 .arg(rep->warnings.size());
+  }
+  if (changed) {
+    m_session = s;
+    markChanged();
+  }
+  return lines;
+}
+
+void MainWindow::openInteractive() {
+  const QString path = QFileDialog::getOpenFileName(this, "Open session", QString(),
+                                                    "QuantFront session (*.json)");
+  if (!path.isEmpty()) openSession(path);
+}
+
+void MainWindow::saveInteractive(bool saveAs) {
+  QString path = m_sessionPath;
+  if (saveAs || path.isEmpty()) {
+    path = QFileDialog::getSaveFileName(this, "Save session", "session.quantfront.json",
+                                        "QuantFront session (*.json)");
+    if (path.isEmpty()) return;
+  }
+  const QString err = saveSessionTo(path);
+  if (!err.isEmpty()) {
+    QMessageBox::warning(this, "Save failed", err + "\nYour work is still open and autosaved.");
+  } else {
+    statusBar()->showMessage("Saved " + path, 5000);
+  }
+}
+
+void MainWindow::importInteractive() {
+  const QStringList paths = QFileDialog::getOpenFileNames(
+      this, "Import benchmark or eval results", QString(), "Results (*.json *.jsonl);;All files (*)");
+  if (paths.isEmpty()) return;
+  QMessageBox::information(this, "Import", importFiles(paths).join("\n"));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  QStringList paths;
+  for (const QUrl& u : event->mimeData()->urls()) {
+    if (u.isLocalFile()) paths << u.toLocalFile();
+  }
+  if (paths.isEmpty()) return;
+  // A session opens; anything else is imported into the current session.
+  if (paths.size() == 1) {
+    auto bytes = readFileBytes(paths.front().toStdString(), 64ull * 1024 * 1024);
+    if (bytes && bytes->find("\"quantfront-session\"") != std::string::npos) {
+      openSession(paths.front());
+      return;
+    }
+  }
+  QMessageBox::information(this, "Import", importFiles(paths).join("\n"));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  autosaveNow();
+  event->accept();
 }
 
 void MainWindow::detectGpu() {
@@ -92,6 +279,27 @@ void MainWindow::detectGpu() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("New (example session)", this, [this] {
+    Session example;
+    if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
+      auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json");
+      if (s) example = std::move(*s);
+    }
+    setSession(example, QString());
+  })->setShortcut(QKeySequence::New);
+  file->addAction("Open session…", this, &MainWindow::openInteractive)->setShortcut(QKeySequence::Open);
+  QMenu* recent = file->addMenu("Open recent");
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    for (const QString& p : QSettings().value("recent").toStringList()) {
+      recent->addAction(p, this, [this, p] { openSession(p); });
+    }
+    recent->addAction("Recover autosave", this, [this] { openSession(autosavePath()); });
+  });
+  file->addAction("Save", this, [this] { saveInteractive(false); })->setShortcut(QKeySequence::Save);
+  file->addAction("Save as…", this, [this] { saveInteractive(true); })->setShortcut(QKeySequence::SaveAs);
+  file->addAction("Import results…", this, &MainWindow::importInteractive)->setShortcut(QKeySequence("Ctrl+I"));
+  file->addSeparator();
   QAction* exportPlot = file->addAction("Export plot…", this, &MainWindow::exportPlotInteractive);
   exportPlot->setShortcut(QKeySequence("Ctrl+E"));
   file->addAction("Export data (CSV/JSON)…", this, &MainWindow::exportDataInteractive);
@@ -108,10 +316,12 @@ void MainWindow::setScenario(const ScenarioSpec& spec) {
 ScenarioSpec MainWindow::scenario() const { return m_panel->spec(); }
 
 QCustomPlot* MainWindow::currentPlot() const {
+  if (m_tabs->currentWidget() == m_pareto) return m_pareto->plot();
   return qobject_cast<QCustomPlot*>(m_tabs->currentWidget());
 }
 
 void MainWindow::showTab(const QString& key) {
+  if (key == "candidates") m_pareto->setFocus();
   for (int i = 0; i < m_tabs->count(); ++i) {
     if (m_tabs->tabBar()->tabData(i).toString() == key) m_tabs->setCurrentIndex(i);
   }

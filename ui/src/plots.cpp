@@ -33,7 +33,8 @@ void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
                                    : QString::number(b, 'f', 0));
   }
   plot->xAxis->setTicker(ticker);
-  plot->xAxis->setRange(batchMin, batchMax);
+  // A little air on both sides so the end ticks and their labels are not clipped.
+  plot->xAxis->setRange(batchMin / 1.06, batchMax * 1.06);
 }
 
 QCPItemText* label(QCustomPlot* plot, double x, double y, const QString& text, const QColor& color,
@@ -104,7 +105,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     ++m_schemeCurves;
     // Memory floor: dashed, same colour, not in the legend.
     QCPGraph* floor = addGraph();
-    floor->setData(QVector<double>{batchMin, batchMax},
+    floor->setData(QVector<double>{xAxis->range().lower, xAxis->range().upper},
                    QVector<double>{s.memoryFloorMs, s.memoryFloorMs}, true);
     QPen dashed(color, 1.0, Qt::DashLine);
     floor->setPen(dashed);
@@ -162,8 +163,9 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     r->setLayer("grid");
     label(this, std::sqrt(x0 * x1), top, text, QColor(110, 110, 110), Qt::AlignHCenter | Qt::AlignTop);
   };
-  if (ridgeLo < batchMax) band(batchMin, ridgeLo, "memory-bound", QColor(0, 114, 178, 18));
-  if (ridgeHi > batchMin && ridgeHi < batchMax) band(ridgeHi, batchMax, "compute-bound", QColor(213, 94, 0, 18));
+  const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
+  if (ridgeLo < batchMax) band(xLo, ridgeLo, "memory-bound", QColor(0, 114, 178, 18));
+  if (ridgeHi > batchMin && ridgeHi < batchMax) band(ridgeHi, xHi, "compute-bound", QColor(213, 94, 0, 18));
   yAxis->setRange(0, top);
   replot(QCustomPlot::rpQueuedReplot);
 }

@@ -3,8 +3,11 @@
 #include <QMainWindow>
 #include <optional>
 
+#include <QTimer>
+
 #include <quantfront/core/engine.hpp>
 #include <quantfront/core/scenario_spec.hpp>
+#include <quantfront/core/session.hpp>
 
 class QTabWidget;
 class QTableWidget;
@@ -17,6 +20,7 @@ namespace qf::ui {
 class ScenarioPanel;
 class StepTimePlot;
 class ThroughputPlot;
+class ParetoView;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -41,6 +45,22 @@ class MainWindow : public QMainWindow {
   /// Last error shown (empty when the scenario evaluated).
   [[nodiscard]] QString lastError() const { return m_lastError; }
 
+  /// Shows a session (scenario, candidates, view). The bundled example when none is given.
+  void setSession(const Session& session, const QString& path);
+  /// The session as it stands now (scenario and view taken from the widgets).
+  [[nodiscard]] Session session() const;
+  /// Opens a session file; on error shows it and keeps the current session. True on success.
+  bool openSession(const QString& path);
+  /// Saves atomically to `path`; on error returns the message (empty on success).
+  QString saveSessionTo(const QString& path);
+  /// Imports result files into the session; returns one summary line per file.
+  QStringList importFiles(const QStringList& paths);
+  [[nodiscard]] ParetoView* paretoView() const { return m_pareto; }
+  /// Where the autosave goes (QStandardPaths::AppDataLocation/autosave.quantfront.json).
+  [[nodiscard]] static QString autosavePath();
+  /// Writes the autosave now (also done 2 s after every change).
+  QString autosaveNow();
+
  signals:
   void reportUpdated();
 
@@ -50,6 +70,18 @@ class MainWindow : public QMainWindow {
   void exportDataInteractive();
   void updateSchemesTable();
   void detectGpu();
+  void markChanged();
+  void openInteractive();
+  void saveInteractive(bool saveAs);
+  void importInteractive();
+  void updateTitle();
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
 
   ScenarioPanel* m_panel = nullptr;
   QTabWidget* m_tabs = nullptr;
@@ -58,8 +90,13 @@ class MainWindow : public QMainWindow {
   QTableWidget* m_schemesTable = nullptr;
   QLabel* m_gpuStatus = nullptr;
   QPushButton* m_measure = nullptr;
+  ParetoView* m_pareto = nullptr;
   std::optional<EngineReport> m_report;
   QString m_lastError;
+  Session m_session;
+  QString m_sessionPath;
+  bool m_dirty = false;
+  QTimer m_autosave;
 };
 
 }  // namespace qf::ui

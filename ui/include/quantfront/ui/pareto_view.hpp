@@ -1,0 +1,71 @@
+#pragma once
+/// The Pareto tab (pick two objectives; frontier line, dominated points faded, gated-out
+/// struck, interval bars, uncertain band) and the Candidates tab (sortable table with gate
+/// status and provenance). Both draw a FrontierResult computed by core.
+#include <QWidget>
+#include <map>
+#include <optional>
+#include <qcustomplot.h>
+
+#include <quantfront/core/frontier.hpp>
+#include <quantfront/core/records.hpp>
+
+class QComboBox;
+class QLineEdit;
+class QLabel;
+class QTableWidget;
+
+namespace qf::ui {
+
+/// Scatter of two objectives with the frontier classification.
+class ParetoPlot : public QCustomPlot {
+  Q_OBJECT
+ public:
+  explicit ParetoPlot(QWidget* parent = nullptr);
+  void setData(const std::vector<Candidate>& cands, const FrontierResult& result,
+               const Objective& x, const Objective& y);
+  /// Points drawn per class: frontier, uncertain, dominated, gated out.
+  [[nodiscard]] std::array<int, 4> classCounts() const { return m_counts; }
+
+ private:
+  std::array<int, 4> m_counts{};
+  QCPTextElement* m_title = nullptr;
+};
+
+/// Controls + ParetoPlot + candidates table over one candidate list.
+class ParetoView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ParetoView(QWidget* parent = nullptr);
+  /// Shows `cands`; keeps the chosen objectives when their metrics still exist.
+  void setCandidates(const std::vector<Candidate>& cands);
+  /// Selected objectives (x, y) and gates.
+  void setSelection(const std::vector<Objective>& objectives, const std::vector<std::string>& gates);
+  [[nodiscard]] std::vector<Objective> objectives() const;
+  [[nodiscard]] std::vector<std::string> gates() const;
+  [[nodiscard]] ParetoPlot* plot() const { return m_plot; }
+  [[nodiscard]] QTableWidget* table() const { return m_table; }
+  [[nodiscard]] const std::optional<FrontierResult>& result() const { return m_result; }
+
+ signals:
+  void selectionChanged();
+
+ private:
+  void recompute();
+  void fillTable();
+  QComboBox* m_x = nullptr;
+  QComboBox* m_y = nullptr;
+  QComboBox* m_xDir = nullptr;
+  QComboBox* m_yDir = nullptr;
+  std::map<std::string, Direction> m_directions;  ///< chosen orientation per metric
+  QComboBox* m_baseline = nullptr;
+  QLineEdit* m_gates = nullptr;
+  QLabel* m_status = nullptr;
+  ParetoPlot* m_plot = nullptr;
+  QTableWidget* m_table = nullptr;
+  std::vector<Candidate> m_cands;
+  std::optional<FrontierResult> m_result;
+  bool m_updating = false;
+};
+
+}  // namespace qf::ui

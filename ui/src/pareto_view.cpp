@@ -1,0 +1,412 @@
+#include <quantfront/ui/pareto_view.hpp>
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <quantfront/ui/plot_style.hpp>
+
+namespace qf::ui {
+
+namespace {
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+enum Cls { kFrontier = 0, kUncertain = 1, kDominated = 2, kGated = 3 };
+
+std::map<std::string, Cls> classify(const FrontierResult& r, std::map<std::string, std::string>& why) {
+  std::map<std::string, Cls> out;
+  for (const auto& id : r.frontier) out[id] = kFrontier;
+  for (const auto& id : r.uncertain) out[id] = kUncertain;
+  for (const auto& d : r.dominated) {
+    out[d.id] = kDominated;
+    std::string by;
+    for (const auto& b : d.by) by += (by.empty() ? "" : ", ") + b;
+    why[d.id] = "dominated by " + by;
+  }
+  for (const auto& g : r.gatedOut) {
+    out[g.id] = kGated;
+    why[g.id] = "gated out: " + g.gate + (g.reason.empty() ? "" : " (" + g.reason + ")");
+  }
+  return out;
+}
+
+std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name) {
+  const auto it = c.metrics.find(name);
+  if (it == c.metrics.end() || !std::isfinite(it->second.value)) return std::nullopt;
+  return it->second;
+}
+}  // namespace
+
+ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent) {
+  applyPlotStyle(this);
+  setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResult& result,
+                         const Objective& x, const Objective& y) {
+  clearGraphs();
+  clearItems();
+  clearPlottables();
+  if (!m_title) {
+    plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(this, "", plotFont(12));
+    plotLayout()->addElement(0, 0, m_title);
+  }
+  m_title->setText(QString("Pareto frontier: %1 (%2) vs %3 (%4)")
+                       .arg(qs(x.metric), directionName(x.direction), qs(y.metric),
+                            directionName(y.direction)));
+  xAxis->setLabel(qs(x.metric) + (x.direction == Direction::Max ? "  (higher is better →)" : "  (← lower is better)"));
+  yAxis->setLabel(qs(y.metric) + (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
+  m_counts = {};
+  std::map<std::string, std::string> why;
+  const auto cls = classify(result, why);
+  struct Style {
+    const char* name;
+    QCPScatterStyle scatter;
+  };
+  const Style styles[4] = {
+      {"frontier", QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0, 114, 178), QColor(0, 114, 178), 11)},
+      {"uncertain (within uncertainty)", QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 159, 0), 2), Qt::white, 11)},
+      {"dominated", QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(180, 180, 180), QColor(210, 210, 210), 9)},
+      {"gated out", QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(176, 0, 0), 2), Qt::NoBrush, 10)},
+  };
+  double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
+  std::vector<std::pair<double, double>> front;
+  for (int k = 0; k < 4; ++k) {
+    QCPGraph* g = addGraph();
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setScatterStyle(styles[k].scatter);
+    g->setName(styles[k].name);
+    auto* xErr = new QCPErrorBars(xAxis, yAxis);
+    auto* yErr = new QCPErrorBars(xAxis, yAxis);
+    xErr->setErrorType(QCPErrorBars::etKeyError);
+    yErr->setErrorType(QCPErrorBars::etValueError);
+    for (QCPErrorBars* e : {xErr, yErr}) {
+      e->removeFromLegend();
+      e->setPen(QPen(styles[k].scatter.pen().color(), 1));
+    }
+    QVector<double> xs, ys;
+    QVector<double> xeMinus, xePlus, yeMinus, yePlus;
+    for (const auto& c : cands) {
+      const auto it = cls.find(c.id);
+      if (it == cls.end() || it->second != k) continue;
+      const auto mx = metricOf(c, x.metric);
+      const auto my = metricOf(c, y.metric);
+      if (!mx || !my) continue;
+      xs.push_back(mx->value);
+      ys.push_back(my->value);
+      xeMinus.push_back(mx->lo ? mx->value - *mx->lo : 0);
+      xePlus.push_back(mx->hi ? *mx->hi - mx->value : 0);
+      yeMinus.push_back(my->lo ? my->value - *my->lo : 0);
+      yePlus.push_back(my->hi ? *my->hi - my->value : 0);
+      xMin = std::min(xMin, mx->lo.value_or(mx->value));
+      xMax = std::max(xMax, mx->hi.value_or(mx->value));
+      yMin = std::min(yMin, my->lo.value_or(my->value));
+      yMax = std::max(yMax, my->hi.value_or(my->value));
+      if (k == kFrontier) front.emplace_back(mx->value, my->value);
+      auto* t = new QCPItemText(this);
+      t->position->setCoords(mx->value, my->value);
+      t->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+      t->setPadding(QMargins(6, 0, 0, 4));
+      QFont f = plotFont(8);
+      f.setStrikeOut(k == kGated);
+      t->setFont(f);
+      t->setColor(k == kDominated ? QColor(150, 150, 150) : k == kGated ? QColor(176, 0, 0) : QColor(30, 30, 30));
+      t->setText(qs(c.id));
+      ++m_counts[static_cast<std::size_t>(k)];
+    }
+    g->setData(xs, ys);
+    xErr->setDataPlottable(g);
+    yErr->setDataPlottable(g);
+    xErr->setData(xeMinus, xePlus);
+    yErr->setData(yeMinus, yePlus);
+    if (xs.isEmpty()) g->removeFromLegend();
+  }
+  // Frontier line: the staircase through frontier points, sorted along x.
+  if (front.size() > 1) {
+    std::sort(front.begin(), front.end());
+    QCPCurve* line = new QCPCurve(xAxis, yAxis);
+    QVector<double> lx, ly;
+    for (const auto& [px, py] : front) {
+      lx.push_back(px);
+      ly.push_back(py);
+    }
+    line->setData(lx, ly);
+    line->setPen(QPen(QColor(0, 114, 178), 1.5, Qt::DashLine));
+    line->setName("frontier line");
+  }
+  if (xMin <= xMax) {
+    const double dx = std::max(1e-9, (xMax - xMin) * 0.12);
+    const double dy = std::max(1e-9, (yMax - yMin) * 0.12);
+    xAxis->setRange(xMin - dx, xMax + dx * 2.5);
+    yAxis->setRange(yMin - dy, yMax + dy);
+  }
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* controls = new QHBoxLayout();
+  m_x = new QComboBox(this);
+  m_x->setObjectName("paretoX");
+  m_y = new QComboBox(this);
+  m_y->setObjectName("paretoY");
+  m_xDir = new QComboBox(this);
+  m_yDir = new QComboBox(this);
+  for (QComboBox* d : {m_xDir, m_yDir}) {
+    d->addItem("max", static_cast<int>(Direction::Max));
+    d->addItem("min", static_cast<int>(Direction::Min));
+  }
+  m_baseline = new QComboBox(this);
+  m_baseline->setObjectName("paretoBaseline");
+  m_gates = new QLineEdit(this);
+  m_gates->setObjectName("paretoGates");
+  m_gates->setPlaceholderText("gates, comma-separated: recovery_pct>=99, tpot_p99_ms<70, score>=baseline-0.5");
+  controls->addWidget(new QLabel("x", this));
+  controls->addWidget(m_x, 1);
+  controls->addWidget(m_xDir);
+  controls->addWidget(new QLabel("y", this));
+  controls->addWidget(m_y, 1);
+  controls->addWidget(m_yDir);
+  controls->addWidget(new QLabel("baseline", this));
+  controls->addWidget(m_baseline);
+  controls->addWidget(new QLabel("gates", this));
+  controls->addWidget(m_gates, 2);
+  layout->addLayout(controls);
+  m_status = new QLabel(this);
+  m_status->setObjectName("paretoStatus");
+  m_status->setWordWrap(true);
+  layout->addWidget(m_status);
+  m_plot = new ParetoPlot(this);
+  layout->addWidget(m_plot, 1);
+  m_table = new QTableWidget();
+  m_table->setObjectName("candidatesTable");
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSortingEnabled(true);
+  auto changed = [this] {
+    if (m_updating) return;
+    recompute();
+    emit selectionChanged();
+  };
+  // A newly chosen metric takes its remembered or well-known orientation.
+  auto metricPicked = [this](QComboBox* box, QComboBox* dir) {
+    const std::string m = box->currentData().toString().toStdString();
+    const auto it = m_directions.find(m);
+    const Direction d = it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
+    const bool was = m_updating;
+    m_updating = true;
+    dir->setCurrentIndex(d == Direction::Max ? 0 : 1);
+    m_updating = was;
+  };
+  connect(m_x, &QComboBox::currentIndexChanged, this, [=, this] {
+    metricPicked(m_x, m_xDir);
+    changed();
+  });
+  connect(m_y, &QComboBox::currentIndexChanged, this, [=, this] {
+    metricPicked(m_y, m_yDir);
+    changed();
+  });
+  auto dirPicked = [this, changed](QComboBox* box, QComboBox* dir) {
+    m_directions[box->currentData().toString().toStdString()] =
+        static_cast<Direction>(dir->currentData().toInt());
+    changed();
+  };
+  connect(m_xDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_x, m_xDir); });
+  connect(m_yDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_y, m_yDir); });
+  connect(m_baseline, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_gates, &QLineEdit::editingFinished, this, changed);
+}
+
+void ParetoView::setCandidates(const std::vector<Candidate>& cands) {
+  m_cands = cands;
+  m_updating = true;
+  const QString keepX = m_x->currentData().toString(), keepY = m_y->currentData().toString();
+  const QString keepBase = m_baseline->currentData().toString();
+  std::set<std::string> names;
+  for (const auto& c : cands) {
+    for (const auto& [name, v] : c.metrics) names.insert(name);
+  }
+  for (QComboBox* box : {m_x, m_y}) {
+    box->clear();
+    for (const auto& n : names) {
+      const auto dir = knownDirection(n);
+      (void)dir;
+      box->addItem(qs(n), qs(n));
+    }
+  }
+  m_baseline->clear();
+  m_baseline->addItem("(none)", QString());
+  for (const auto& c : cands) m_baseline->addItem(qs(c.id), qs(c.id));
+  auto pick = [](QComboBox* box, const QString& v, int fallback) {
+    const int i = box->findData(v);
+    box->setCurrentIndex(i >= 0 ? i : std::min(fallback, box->count() - 1));
+  };
+  pick(m_x, keepX, 0);
+  pick(m_y, keepY, 1);
+  for (auto [box, dir] : {std::pair{m_x, m_xDir}, std::pair{m_y, m_yDir}}) {
+    const std::string m = box->currentData().toString().toStdString();
+    const auto it = m_directions.find(m);
+    const Direction d = it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
+    dir->setCurrentIndex(d == Direction::Max ? 0 : 1);
+  }
+  pick(m_baseline, keepBase, 0);
+  m_updating = false;
+  recompute();
+}
+
+void ParetoView::setSelection(const std::vector<Objective>& objectives,
+                              const std::vector<std::string>& gates) {
+  m_updating = true;
+  for (const auto& o : objectives) m_directions[o.metric] = o.direction;
+  if (objectives.size() >= 1) {
+    const int i = m_x->findData(qs(objectives[0].metric));
+    if (i >= 0) m_x->setCurrentIndex(i);
+    m_xDir->setCurrentIndex(objectives[0].direction == Direction::Max ? 0 : 1);
+  }
+  if (objectives.size() >= 2) {
+    const int i = m_y->findData(qs(objectives[1].metric));
+    if (i >= 0) m_y->setCurrentIndex(i);
+    m_yDir->setCurrentIndex(objectives[1].direction == Direction::Max ? 0 : 1);
+  }
+  QStringList g;
+  for (const auto& s : gates) g << qs(s);
+  m_gates->setText(g.join(", "));
+  m_updating = false;
+  recompute();
+}
+
+std::vector<Objective> ParetoView::objectives() const {
+  std::vector<Objective> out;
+  for (auto [box, dir] : {std::pair{m_x, m_xDir}, std::pair{m_y, m_yDir}}) {
+    const std::string m = box->currentData().toString().toStdString();
+    if (m.empty()) continue;
+    out.push_back({m, static_cast<Direction>(dir->currentData().toInt())});
+  }
+  return out;
+}
+
+std::vector<std::string> ParetoView::gates() const {
+  std::vector<std::string> out;
+  for (const QString& g : m_gates->text().split(',', Qt::SkipEmptyParts)) {
+    if (!g.trimmed().isEmpty()) out.push_back(g.trimmed().toStdString());
+  }
+  return out;
+}
+
+void ParetoView::recompute() {
+  m_result.reset();
+  FrontierOptions opts;
+  opts.objectives = objectives();
+  if (opts.objectives.size() == 2 && opts.objectives[0].metric == opts.objectives[1].metric) {
+    opts.objectives.pop_back();
+  }
+  for (const auto& text : gates()) {
+    auto g = parseGate(text);
+    if (!g) {
+      m_status->setText(qs(g.error().str()));
+      m_status->setStyleSheet("color: #b00000;");
+      return;
+    }
+    opts.gates.push_back(*g);
+  }
+  const std::string base = m_baseline->currentData().toString().toStdString();
+  if (!base.empty()) opts.baselineId = base;
+  if (opts.objectives.empty() || m_cands.empty()) {
+    m_status->setText("No candidates with metrics: open a session or import results.");
+    m_status->setStyleSheet("");
+    fillTable();
+    return;
+  }
+  auto r = computeFrontier(m_cands, opts);
+  if (!r) {
+    m_status->setText(qs(r.error().str()));
+    m_status->setStyleSheet("color: #b00000;");
+    return;
+  }
+  m_result = std::move(*r);
+  m_status->setStyleSheet("");
+  m_status->setText(QString("%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out "
+                            "(missing metrics count as gated out)")
+                        .arg(m_result->frontier.size())
+                        .arg(m_result->uncertain.size())
+                        .arg(m_result->dominated.size())
+                        .arg(m_result->gatedOut.size()));
+  const auto& obj = m_result->objectives;
+  m_plot->setData(m_cands, *m_result, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
+  fillTable();
+}
+
+void ParetoView::fillTable() {
+  std::set<std::string> names;
+  for (const auto& c : m_cands) {
+    for (const auto& [name, v] : c.metrics) names.insert(name);
+  }
+  QStringList headers = {"id", "status", "model", "schemes", "GPU", "engine"};
+  for (const auto& n : names) headers << qs(n);
+  m_table->setSortingEnabled(false);
+  m_table->clear();
+  m_table->setColumnCount(static_cast<int>(headers.size()));
+  m_table->setHorizontalHeaderLabels(headers);
+  m_table->setRowCount(static_cast<int>(m_cands.size()));
+  std::map<std::string, std::string> why;
+  const auto cls = m_result ? classify(*m_result, why) : std::map<std::string, Cls>{};
+  const char* clsName[4] = {"frontier", "uncertain", "dominated", "gated out"};
+  int row = 0;
+  for (const auto& c : m_cands) {
+    m_table->setItem(row, 0, new QTableWidgetItem(qs(c.id)));
+    const auto it = cls.find(c.id);
+    auto* status = new QTableWidgetItem(it == cls.end() ? "" : clsName[it->second]);
+    if (it != cls.end()) {
+      status->setToolTip(qs(why[c.id]));
+      if (it->second == kGated) {
+        QFont f = status->font();
+        f.setStrikeOut(true);
+        status->setFont(f);
+        status->setForeground(QColor(176, 0, 0));
+        status->setText(QString("gated out: %1").arg(qs(why[c.id]).section(": ", 1)));
+      }
+    }
+    m_table->setItem(row, 1, status);
+    m_table->setItem(row, 2, new QTableWidgetItem(qs(c.model)));
+    std::string schemes = c.schemeLinear;
+    if (!c.schemeMoe.empty()) schemes += ", moe=" + c.schemeMoe;
+    if (!c.schemeLmHead.empty()) schemes += ", lm_head=" + c.schemeLmHead;
+    m_table->setItem(row, 3, new QTableWidgetItem(qs(schemes)));
+    m_table->setItem(row, 4, new QTableWidgetItem(QString("%1 ×%2").arg(qs(c.gpu)).arg(c.gpuCount)));
+    m_table->setItem(row, 5, new QTableWidgetItem(qs(c.engine)));
+    int col = 6;
+    for (const auto& n : names) {
+      const auto m = c.metrics.find(n);
+      if (m != c.metrics.end()) {
+        auto* item = new QTableWidgetItem;
+        item->setData(Qt::DisplayRole, m->second.value);
+        const auto& p = m->second.provenance;
+        QString tip = QString("%1 — %2").arg(provenanceName(p.kind));
+        tip = tip.arg(qs(!p.citation.empty() ? p.citation : !p.sourceFile.empty() ? p.sourceFile : p.note));
+        if (m->second.lo && m->second.hi) tip += QString("\ninterval [%1, %2]").arg(*m->second.lo).arg(*m->second.hi);
+        item->setToolTip(tip);
+        if (p.kind == ProvenanceKind::Published) {
+          QFont f = item->font();
+          f.setItalic(true);
+          item->setFont(f);
+        } else if (p.kind == ProvenanceKind::Modelled) {
+          item->setForeground(QColor(0, 90, 160));
+        }
+        m_table->setItem(row, col, item);
+      }
+      ++col;
+    }
+    ++row;
+  }
+  m_table->setSortingEnabled(true);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
+
+}  // namespace qf::ui

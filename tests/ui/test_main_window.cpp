@@ -7,7 +7,10 @@
 #include <QTemporaryDir>
 #include <set>
 
+#include <QTableWidget>
+
 #include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
@@ -79,4 +82,39 @@ TEST_CASE("bad input keeps the last good plot and shows the error", "[ui]") {
   CHECK_FALSE(w.lastError().isEmpty());
   CHECK(w.lastError().contains("model"));
   CHECK(w.stepTimePlot()->schemeCurveCount() == curves);
+}
+
+TEST_CASE("example session drives the Pareto and Candidates tabs; save and reopen", "[ui]") {
+  app();
+  qf::ui::MainWindow w;
+  auto* pv = w.paretoView();
+  REQUIRE(pv->result());
+  // The example's view: V2 recovery (max) vs modelled step time at B=1 (min), gate >= 97.
+  const auto obj = pv->objectives();
+  REQUIRE(obj.size() == 2);
+  CHECK(obj[0].metric == "open_llm_v2_recovery_pct");
+  CHECK(obj[1].direction == qf::Direction::Min);
+  const auto counts = pv->plot()->classCounts();
+  CHECK(counts[0] == static_cast<int>(pv->result()->frontier.size()));
+  CHECK(counts[0] >= 1);
+  // The W4A16 8B candidates (V2 recovery 96.1) fail the 97% gate and stay visible, struck.
+  CHECK(counts[3] == static_cast<int>(pv->result()->gatedOut.size()));
+  CHECK(counts[3] >= 1);
+  for (const auto& g : pv->result()->gatedOut) CHECK(g.id.find("w4a16") != std::string::npos);
+  CHECK(pv->table()->rowCount() == static_cast<int>(w.session().candidates.size()));
+
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  auto spec = w.scenario();
+  spec.gpu = "a100-80gb";
+  w.setScenario(spec);
+  const QString path = dir.filePath("mine.json");
+  REQUIRE(w.saveSessionTo(path).isEmpty());
+  qf::ui::MainWindow w2;
+  REQUIRE(w2.openSession(path));
+  CHECK(w2.scenario().gpu == "a100-80gb");
+  CHECK(w2.session().candidates.size() == w.session().candidates.size());
+  // A save into a missing directory fails with a message and leaves the window's work alone.
+  CHECK_FALSE(w.saveSessionTo(dir.filePath("no/such/dir/x.json")).isEmpty());
+  CHECK(w.scenario().gpu == "a100-80gb");
 }

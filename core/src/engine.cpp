@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <type_traits>
 
 namespace qf {
 
@@ -419,12 +420,33 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSch
     std::vector<double> et(batches.size());
     for (std::size_t i = 0; i < batches.size(); ++i) et[i] = routing.distinct(batches[i]);
     for (auto& sr : rep.schemes) {
+      // Hot loop (all schemes × thousands of batches): coefficients in locals, no calls.
+      const auto& pk = sr.curve.packed();
+      const int nk = sr.curve.packedCount();
+      const Affine ar = sr.curve.allReduceS;
       sr.points.resize(batches.size());
-      for (std::size_t i = 0; i < batches.size(); ++i) {
-        const double b = batches[i];
-        bool compute = false;
-        const double t = sr.curve.evaluateAt(b, et[i], compute);
-        sr.points[i] = {b, t * 1e3, b / t, compute ? "compute" : "memory"};
+      PointReport* out = sr.points.data();
+      // The kind count is a template parameter so the inner loop unrolls.
+      auto fill = [&]<int N>(std::integral_constant<int, N>) {
+        for (std::size_t i = 0; i < batches.size(); ++i) {
+          const double b = batches[i];
+          const double e = et[i];
+          double t = ar.c0 + ar.c1 * b + ar.cE * e;
+          bool compute = false;
+          for (int k = 0; k < N; ++k) {
+            const auto& p = pk[static_cast<std::size_t>(k)];
+            const double mem = p.mem.c0 + p.mem.c1 * b + p.mem.cE * e;
+            const double comp = p.comp.c0 + p.comp.c1 * b + p.comp.cE * e;
+            compute |= comp > mem;
+            t += comp > mem ? comp : mem;
+          }
+          out[i] = {b, t * 1e3, b / t, compute ? "compute" : "memory"};
+        }
+      };
+      switch (nk) {
+        case 1: fill(std::integral_constant<int, 1>{}); break;
+        case 2: fill(std::integral_constant<int, 2>{}); break;
+        default: fill(std::integral_constant<int, 3>{}); break;
       }
     }
   }

@@ -90,14 +90,19 @@ struct KindTerm {
 
 /// The step-time curve t(B) of one candidate on one scenario, in seconds.
 class StepCurve {
- private:
+ public:
+  /// The present kinds' two sides, packed for fast evaluation (built by finalize()).
   struct Packed {
     Affine mem, comp;
   };
+
+ private:
   std::array<Packed, 3> m_packed{};
   int m_packedCount = 0;
 
  public:
+  [[nodiscard]] const std::array<Packed, 3>& packed() const { return m_packed; }
+  [[nodiscard]] int packedCount() const { return m_packedCount; }
   std::array<KindTerm, 3> kinds;
   Affine allReduceS;  ///< TP all-reduce term (0 when TP = 1)
   Routing routing;

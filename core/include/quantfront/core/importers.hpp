@@ -13,7 +13,7 @@
 namespace qf {
 
 struct ImportOptions {
-  std::uint64_t maxBytes = 2ull * 1024 * 1024 * 1024;  ///< refuse larger files
+  std::uint64_t maxBytes = 512ull * 1024 * 1024;  ///< refuse larger files (read whole into memory)
   /// Progress in [0, 1]; return false to cancel (the import then fails with "cancelled").
   std::function<bool(double)> progress;
 };

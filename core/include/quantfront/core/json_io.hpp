@@ -42,7 +42,8 @@ void decodeNonFinite(Json& j);
 /// Typed access with errors that name file, JSON pointer and field.
 class JsonReader {
  public:
-  JsonReader(const Json& root, std::string file) : m_root(root), m_file(std::move(file)) {}
+  /// `root` is the document the pointers refer to (kept for call-site clarity only).
+  JsonReader(const Json& /*root*/, std::string file) : m_file(std::move(file)) {}
   [[nodiscard]] const std::string& file() const { return m_file; }
   /// Error at JSON pointer `pointer`, naming `field`.
   [[nodiscard]] Error error(const std::string& pointer, const std::string& field,
@@ -64,7 +65,6 @@ class JsonReader {
                              const std::string& key) const;
 
  private:
-  const Json& m_root;
   std::string m_file;
 };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/fuzz_*.cpp) with clang and runs each one for a bounded
-# time, seeded from tests/data/import/. Prints, per target, the executions and any findings
+# time, seeded from tests/data/import/ (session targets: tests/data/session/ and the
+# bundled sessions). Prints, per target, the executions and any findings
 # (crash, leak, timeout or out-of-memory inputs are saved under build-fuzz/findings/<target>/).
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET_NAME_FILTER]
@@ -46,9 +47,13 @@ for target in "${targets[@]}"; do
   findings="$build/findings/$name"
   mkdir -p "$corpus" "$findings"
   log="$build/$name.log"
-  echo "== $name: ${seconds}s, seeds from ${seeds#$root/}"
+  seedDirs=("$seeds")
+  if [ -z "${QF_FUZZ_SEEDS:-}" ] && [[ "$name" == *session* ]]; then
+    seedDirs=("$root/tests/data/session" "$root/resources/sessions")
+  fi
+  echo "== $name: ${seconds}s, seeds from ${seedDirs[*]#$root/}"
   set +e
-  "$target" "$corpus" "$seeds" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  "$target" "$corpus" "${seedDirs[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix="$findings/" >"$log" 2>&1
   rc=$?
   set -e

@@ -186,13 +186,31 @@ Result<bool> outcome(const SampleRecord& r, const std::string& metric, const std
 
 Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const std::string& fileA,
                                        const std::vector<SampleRecord>& b, const std::string& fileB,
-                                       const PairOptions& opts) {
+                                       const PairOptions& optsIn) {
+  // lm-eval writes each question once per filter (gsm8k: strict-match and flexible-extract).
+  // Without --filter, pair on one of them, preferring strict-match, then none, and say so.
+  PairOptions opts = optsIn;
+  std::string filterNote;
+  if (!opts.filter) {
+    std::set<std::string> filters;
+    for (const auto& r : a) {
+      if (!opts.task || r.task == *opts.task) filters.insert(r.filter);
+    }
+    if (filters.size() > 1) {
+      opts.filter = filters.count("strict-match") ? "strict-match"
+                    : filters.count("none")       ? "none"
+                                                  : *filters.begin();
+      filterNote = "several filters (" + joinSet(filters) + "); paired on filter '" +
+                   *opts.filter + "' (choose another with --filter)";
+    }
+  }
   auto ia = indexRecords(a, fileA, opts);
   if (!ia) return ia.error();
   auto ib = indexRecords(b, fileB, opts);
   if (!ib) return ib.error();
 
   PairedComparison pc;
+  if (!filterNote.empty()) pc.warnings.push_back(filterNote);
   pc.metric = opts.metric;
   if (pc.metric.empty()) {
     bool hasExact = false, hasAcc = false;

@@ -112,7 +112,13 @@ TEST_CASE("qfront stats: bad input exits 2 with one line", "[stats][cli]") {
   checkBadInput(run({"stats", "power", "--p", "0.8", "--delta", "0.01", "--power", "1.5"}));
   checkBadInput(run({"stats", "frobnicate"}));
   checkBadInput(run({"stats", "paired", kA}));
-  checkBadInput(run({"stats", "paired", kA, kB}));  // two filters, none chosen
+  {
+    // Two filters, none chosen: paired on strict-match, with a warning on stderr.
+    const auto two = run({"stats", "paired", kA, kB});
+    CHECK(two.rc == 0);
+    CHECK(two.err.find("strict-match") != std::string::npos);
+    CHECK(nlohmann::json::parse(two.out)["flips_right_to_wrong"] == 10);
+  }
   const std::string bad =
       kData + "/stats/w4a16_badhash/samples_gsm8k_2024-11-02T11-30-00.654321.jsonl";
   const auto hash = run({"stats", "paired", kA, bad, "--filter", "strict-match"});

@@ -308,10 +308,14 @@ TEST_CASE("paired comparison of two lm-eval files", "[stats]") {
   CHECK(flex->rightToWrong == 3);
   CHECK(flex->wrongToRight == 1);
 
-  // Two filters and none chosen: refuse (each question would count twice).
+  // Two filters and none chosen: pair on strict-match (never count a question twice) and say so.
   auto both = comparePaired(*a, kA, *b, kB, {});
-  REQUIRE(!both.ok());
-  CHECK(both.error().field == "filter");
+  REQUIRE(both.ok());
+  CHECK(both->n == 40);
+  CHECK(both->rightToWrong == pc->rightToWrong);
+  CHECK(both->wrongToRight == pc->wrongToRight);
+  REQUIRE(both->warnings.size() == 1);
+  CHECK(both->warnings[0].find("strict-match") != std::string::npos);
 }
 
 TEST_CASE("paired comparison refuses different questions and warns on different prompts",

@@ -67,7 +67,7 @@ struct PairOptions {
   /// The per-question metric; its values must be 0 or 1.
   std::string metric;                 ///< empty: "exact_match" when present, else "acc"
   std::optional<std::string> task;    ///< only this task (default: every task)
-  std::optional<std::string> filter;  ///< only this filter (required when a task has several)
+  std::optional<std::string> filter;  ///< only this filter (default when several: strict-match, then none, then the first)
 };
 
 /// A paired comparison of two models on the same questions (A = reference, B = candidate).

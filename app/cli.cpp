@@ -47,8 +47,6 @@ bool Args::takeFlag(const std::string& name) {
   return true;
 }
 
-namespace {
-
 int badInput(std::ostream& err, const Error& e) {
   err << "qfront: " << e.str() << "\n";
   return kExitBadInput;
@@ -87,6 +85,8 @@ std::vector<std::string> splitComma(const std::string& s) {
   out.push_back(cur);
   return out;
 }
+
+namespace {
 
 /// Last value of a single-valued option; error when given twice with different values.
 bool single(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,

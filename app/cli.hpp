@@ -2,9 +2,13 @@
 /// The qfront command line, as a library so tests can run it in-process.
 /// Exit codes: 0 success, 2 bad input (one line on stderr naming file and field),
 /// 1 internal error.
+#include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <quantfront/core/error.hpp>
 
 namespace qf::cli {
 
@@ -39,6 +43,17 @@ class Args {
  private:
   std::vector<std::string> m_args;
 };
+
+/// Prints "qfront: <error>" on one line and returns kExitBadInput.
+int badInput(std::ostream& err, const Error& e);
+/// badInput for a command-line argument: file "<cli>", field `field`.
+int badArg(std::ostream& err, const std::string& field, const std::string& msg);
+/// A whole string as a finite number (no trailing text, no NaN/inf).
+std::optional<double> parseNumber(const std::string& s);
+/// A whole string as an integer.
+std::optional<std::int64_t> parseInt(const std::string& s);
+/// Splits on commas, keeping empty items.
+std::vector<std::string> splitComma(const std::string& s);
 
 /// Parses a batch list: "1,8,32", "A:B" (powers of two from A to B), "A:B:STEP".
 bool parseBatchList(const std::string& spec, std::vector<double>& out, std::string& why);

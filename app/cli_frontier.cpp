@@ -71,41 +71,6 @@ candidates, "uncertain_point_dominators" lists who dominates them on point estim
 Exit status: 0 on success, 2 on bad input (one line naming file, line, column and field).
 )";
 
-int badInput(std::ostream& err, const Error& e) {
-  err << "qfront: " << e.str() << "\n";
-  return kExitBadInput;
-}
-int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
-  return badInput(err, Error{"<cli>", "", field, msg});
-}
-
-std::vector<std::string> splitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-const char* kindName(ProvenanceKind k) {
-  switch (k) {
-    case ProvenanceKind::Modelled:
-      return "modelled";
-    case ProvenanceKind::Measured:
-      return "measured";
-    case ProvenanceKind::Published:
-      return "published";
-  }
-  return "?";
-}
-
 std::string num(double v) {
   std::ostringstream o;
   o << std::setprecision(6) << v;
@@ -309,7 +274,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     if (kinds.size() > 1) {
       std::string names;
-      for (auto k : kinds) names += (names.empty() ? "" : ", ") + std::string(kindName(k));
+      for (auto k : kinds) names += (names.empty() ? "" : ", ") + std::string(provenanceName(k));
       warnings.push_back("objective '" + o.metric + "' mixes provenance kinds (" + names +
                          ") across candidates");
     }

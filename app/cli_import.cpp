@@ -47,15 +47,6 @@ never leaves a half-written file.
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";
 
-int badInput(std::ostream& err, const Error& e) {
-  err << "qfront: " << e.str() << "\n";
-  return kExitBadInput;
-}
-
-int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
-  return badInput(err, Error{"<cli>", "", field, msg});
-}
-
 /// One file's outcome, for the summary.
 struct FileSummary {
   ImportReport report;

@@ -97,14 +97,6 @@ min_detectable_diff = 1.96 paired_se, only_in_a, only_in_b, prompt_hash_mismatch
 Warnings are also printed on stderr.
 )";
 
-int badInput(std::ostream& err, const Error& e) {
-  err << "qfront: " << e.str() << "\n";
-  return kExitBadInput;
-}
-int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
-  return badInput(err, Error{"<cli>", "", field, msg});
-}
-
 std::optional<double> toNumber(const std::string& s) {
   double v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);

@@ -1,6 +1,8 @@
 // Cost per query and use-case presets against seed 001 (arXiv:2411.02355 Tables 5, 6, 9).
 #include <catch2/catch.hpp>
 
+#include "../support/engine_fixtures.hpp"
+
 #include <cmath>
 #include <string>
 
@@ -10,33 +12,8 @@
 #include <quantfront/core/model.hpp>
 
 using namespace qf;
-
-namespace {
-
-Scenario scenario(const std::string& model, const std::string& gpu, int tp = 1) {
-  const Catalog& cat = Catalog::bundled();
-  auto m = cat.resolveModel(model);
-  REQUIRE(m.ok());
-  auto g = cat.resolveGpu(gpu);
-  REQUIRE(g.ok());
-  Scenario s;
-  s.model = *m;
-  s.gpu = *g;
-  s.tp = tp;
-  s.fallbackC = cat.fallbackC();
-  return s;
-}
-
-CandidateSchemes uniform(const std::string& id) {
-  auto s = Catalog::bundled().scheme(id);
-  REQUIRE(s.ok());
-  CandidateSchemes c;
-  c.id = s->id;
-  c.linear = *s;
-  return c;
-}
-
-}  // namespace
+using qf::test::scenario;
+using qf::test::uniform;
 
 TEST_CASE("synchronous queries per USD: 8B on one A6000 (seed 001)", "[cost]") {
   // Lambda A6000 at $0.80/h. Code completion: BF16 24.5 s → 183 queries/USD; INT4 9.7 s → 462.

@@ -1,37 +1,18 @@
 // The analytic engine against the seed's figures (shared/spec/model.md) and brute force.
 #include <catch2/catch.hpp>
 
+#include "../support/engine_fixtures.hpp"
+
 #include <cmath>
 
 #include <quantfront/core/catalog.hpp>
 #include <quantfront/core/engine.hpp>
 
 using namespace qf;
+using qf::test::scenario;
+using qf::test::uniform;
 
 namespace {
-
-Scenario scenario(const std::string& model, const std::string& gpu, int tp = 1) {
-  const Catalog& cat = Catalog::bundled();
-  auto m = cat.resolveModel(model);
-  REQUIRE(m.ok());
-  auto g = cat.resolveGpu(gpu);
-  REQUIRE(g.ok());
-  Scenario s;
-  s.model = *m;
-  s.gpu = *g;
-  s.tp = tp;
-  s.fallbackC = cat.fallbackC();
-  return s;
-}
-
-CandidateSchemes uniform(const std::string& id) {
-  auto s = Catalog::bundled().scheme(id);
-  REQUIRE(s.ok());
-  CandidateSchemes c;
-  c.id = s->id;
-  c.linear = *s;
-  return c;
-}
 
 const SchemeReport& byId(const EngineReport& r, const std::string& id) {
   for (const auto& s : r.schemes) {

@@ -84,7 +84,7 @@ TEST_CASE("bad input keeps the last good plot and shows the error", "[ui]") {
   CHECK(w.stepTimePlot()->schemeCurveCount() == curves);
 }
 
-TEST_CASE("example session drives the Pareto and Candidates tabs; save and reopen", "[ui]") {
+TEST_CASE("example session drives the Pareto and Candidates tabs, save and reopen", "[ui]") {
   app();
   qf::ui::MainWindow w;
   auto* pv = w.paretoView();

@@ -13,21 +13,6 @@
 
 namespace qf {
 
-std::string childPointer(const std::string& pointer, const std::string& key) {
-  std::string out = pointer == "/" ? std::string() : pointer;
-  out.push_back('/');
-  for (const char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
-
 std::string FieldReader::position(const std::string& pointer) const {
   std::string p = pointer.empty() ? std::string("/") : pointer;
   if (m_ctx.multiDoc) return "line " + std::to_string(m_line) + ", " + p;

@@ -179,11 +179,20 @@ Result<Json> readJsonFile(const std::string& path, bool allowNonFinite, std::uin
   return parseJson(*bytes, path, allowNonFinite);
 }
 
-namespace {
 std::string childPointer(const std::string& pointer, const std::string& key) {
-  return (pointer == "/" ? std::string() : pointer) + "/" + key;
+  std::string out = pointer == "/" ? std::string() : pointer;
+  out.push_back('/');
+  for (const char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
 }
-}  // namespace
 
 Result<std::optional<double>> JsonReader::optNumber(const Json& obj, const std::string& pointer,
                                                     const std::string& key,

@@ -31,20 +31,8 @@ std::optional<ProvenanceKind> kindFromName(const std::string& s) {
   return std::nullopt;
 }
 
-/// JSON pointer of `key` under `parent` (RFC 6901 escaping of '~' and '/').
 std::string child(const std::string& parent, const std::string& key) {
-  std::string out = parent == "/" ? std::string() : parent;
-  out.push_back('/');
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
+  return childPointer(parent, key);
 }
 
 std::string child(const std::string& parent, std::size_t index) {

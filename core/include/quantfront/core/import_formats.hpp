@@ -71,9 +71,6 @@ class FieldReader {
   std::size_t m_line;
 };
 
-/// JSON pointer of member `key` of the object at `pointer` ("" is the root), escaped per
-/// RFC 6901.
-std::string childPointer(const std::string& pointer, const std::string& key);
 
 /// A scalar as setup text: strings as they are, numbers shortest ("10", "0.5", "inf"),
 /// booleans "true"/"false", null "none"; arrays and objects as compact JSON.

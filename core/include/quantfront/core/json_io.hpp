@@ -30,6 +30,10 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel,
 Result<Json> readJsonFile(const std::string& path, bool allowNonFinite = false,
                           std::uint64_t maxBytes = kDefaultMaxFileBytes);
 
+/// JSON pointer of `key` under `pointer` ("/" or "" is the root), with RFC 6901 escaping
+/// of '~' and '/'.
+std::string childPointer(const std::string& pointer, const std::string& key);
+
 /// "line L, column C" (1-based) of byte offset `offset` in `text`.
 std::string lineColumn(std::string_view text, std::size_t offset);
 

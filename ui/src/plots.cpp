@@ -126,8 +126,23 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       label(this, rb, rt, QString("ridge %1").arg(rb, 0, 'f', 0), color,
             Qt::AlignRight | Qt::AlignBottom);
       ridgeLo = std::min(ridgeLo, rb);
-      ridgeHi = std::max(ridgeHi, rb);
     }
+    if (s.moeRidgeBatch && *s.moeRidgeBatch >= batchMin && *s.moeRidgeBatch <= batchMax) {
+      const double mb = *s.moeRidgeBatch;
+      const double mt = s.curve.stepSeconds(mb) * 1e3;
+      QCPGraph* mr = addGraph();
+      mr->setData(QVector<double>{mb}, QVector<double>{mt}, true);
+      mr->setLineStyle(QCPGraph::lsNone);
+      mr->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, color, color, 9));
+      mr->removeFromLegend();
+      mr->setProperty("qf_role", "ridge");
+      label(this, mb, mt, QString("expert ridge %1").arg(mb, 0, 'f', 0), color,
+            Qt::AlignRight | Qt::AlignBottom);
+    }
+    // Every kind compute-bound only past the later of the dense and the expert ridge.
+    const double allCompute = std::max(s.ridgeBatch.value_or(batchMax * 2),
+                                       s.moeRidgeBatch.value_or(0.0));
+    ridgeHi = std::max(ridgeHi, allCompute);
   }
   // Crossovers inside the plotted range.
   for (const auto& c : report.crossovers) {
@@ -187,7 +202,7 @@ void StepTimePlot::onMouseMove(QMouseEvent* event) {
 ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B (concurrent decoding sequences)");
-  yAxis->setLabel("decode throughput (tokens/s per replica)");
+  yAxis->setLabel("decode throughput (tokens/s per replica; dashed: beyond KV capacity)");
   yAxis->setScaleType(QCPAxis::stLogarithmic);
   yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
@@ -203,17 +218,34 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
   double yMin = 1e300, yMax = 0;
   for (const auto& s : report.schemes) {
     const QColor color = schemeColor(qs(s.cand.id));
-    QVector<double> x, y;
+    const auto& cap = s.capacity;
+    // Batches the KV cache cannot hold at max-model-len are drawn thin and dashed.
+    const double reachable = static_cast<double>(cap.maxSeqs);
+    QVector<double> x, y, xOver, yOver;
     for (const auto& p : s.points) {
-      x.push_back(p.batch);
-      y.push_back(p.tokensPerS);
+      if (p.batch <= reachable) {
+        x.push_back(p.batch);
+        y.push_back(p.tokensPerS);
+      }
+      if (p.batch >= reachable) {
+        xOver.push_back(p.batch);
+        yOver.push_back(p.tokensPerS);
+      }
       yMin = std::min(yMin, p.tokensPerS);
       yMax = std::max(yMax, p.tokensPerS);
     }
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(QPen(color, 2.2));
-    const auto& cap = s.capacity;
+    if (!xOver.isEmpty()) {
+      QCPGraph* over = addGraph();
+      over->setData(xOver, yOver, true);
+      QColor faded = color;
+      faded.setAlpha(110);
+      over->setPen(QPen(faded, 1.2, Qt::DashLine));
+      over->removeFromLegend();
+      over->setProperty("qf_role", "beyond-capacity");
+    }
     g->setName(QString("%1  (max %2 seqs, %3 tok/s at capacity)")
                    .arg(qs(s.cand.id))
                    .arg(cap.maxSeqs)
@@ -232,8 +264,9 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
       m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, color, color, 8));
       m->removeFromLegend();
       m->setProperty("qf_role", "capacity");
-      label(this, b, cap.tokensPerSAtCapacity, QString("%1 seqs").arg(cap.maxSeqs), color,
-            Qt::AlignRight | Qt::AlignBottom);
+      label(this, b, cap.tokensPerSAtCapacity,
+            QString("%1 seq%2").arg(cap.maxSeqs).arg(cap.maxSeqs == 1 ? "" : "s"), color,
+            (b < batchMin * 2 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
     } else {
       label(this, batchMin * 1.1, s.points.empty() ? 1 : s.points.front().tokensPerS,
             QString("%1: weights do not fit").arg(qs(s.cand.id)), color, Qt::AlignLeft | Qt::AlignTop);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <sstream>
+#include <tuple>
 
 #include <quantfront/core/importers.hpp>
 #include <quantfront/core/json_io.hpp>
@@ -16,7 +17,7 @@ namespace qf::cli {
 
 namespace {
 
-constexpr const char* kStatsHelp = R"(usage: qfront stats <binomial|power|diff|paired> [options]
+constexpr const char* kStatsHelp = R"(usage: qfront stats <binomial|power|diff|paired|serving> [options]
 
 Sample-size and significance statistics for eval scores. Every proportion, on input and
 output, is a fraction in [0, 1] (0.80, not 80); multiply by 100 for percentage points.
@@ -31,6 +32,10 @@ output, is a fraction in [0, 1] (0.80, not 80); multiply by 100 for percentage p
   paired A.jsonl B.jsonl [--metric M] [--task T] [--filter F]
                                        paired comparison of two lm-eval per-sample files
                                        (A = reference, B = candidate)
+  serving FILE [--slo-ttft-ms X] [--slo-tpot-ms Y] [--slo-e2e-ms Z] [--seed S] [--resamples R]
+                                       p50/p90/p99 of TTFT, TPOT, ITL and E2E latency with
+                                       seeded bootstrap intervals, and goodput against the
+                                       SLOs, from a serving benchmark's per-request arrays
 
 Each takes --format json|table (default json). Run `qfront stats <sub-command> --help`.
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
@@ -437,6 +442,126 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+constexpr const char* kServingHelp =
+    R"(usage: qfront stats serving FILE [--slo-ttft-ms X] [--slo-tpot-ms Y] [--slo-e2e-ms Z]
+                            [--seed S] [--resamples R] [--format json|table]
+
+Reads a serving benchmark with per-request arrays (vLLM bench serve --save-detailed or a 2024
+result file, SGLang bench_serving with details) and reports, per run, the p50/p90/p99 of TTFT,
+TPOT, ITL and end-to-end latency in ms, each with a 95% bootstrap percentile interval
+(requests resampled with replacement; the seed is fixed and printed, default 5856494188361940993),
+and goodput (requests meeting every given SLO per second of the run) with its interval.
+Only successful requests count. Exit status: 0 on success, 2 on bad input.
+)";
+
+int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
+  if (a.help()) {
+    out << kServingHelp;
+    return kExitOk;
+  }
+  Options o(a, err);
+  std::optional<std::string> ttft, tpot, e2e, seed, resamples, format;
+  if (!o.take("--slo-ttft-ms", ttft) || !o.take("--slo-tpot-ms", tpot) ||
+      !o.take("--slo-e2e-ms", e2e) || !o.take("--seed", seed) ||
+      !o.take("--resamples", resamples) || !o.take("--format", format)) {
+    return o.rc();
+  }
+  std::vector<std::string> files;
+  for (const auto& r : a.rest()) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront stats serving --help)");
+    }
+    files.push_back(r);
+  }
+  if (files.size() != 1) {
+    return badArg(err, "file", "expected one serving result file, found " + std::to_string(files.size()));
+  }
+  int rc = kExitOk;
+  bool json = true;
+  if (!formatOk(format, json, err, rc)) return rc;
+  stats::Slo slo;
+  for (auto [opt, dst, name] : {std::tuple{&ttft, &slo.ttftS, "slo-ttft-ms"},
+                                std::tuple{&tpot, &slo.tpotS, "slo-tpot-ms"},
+                                std::tuple{&e2e, &slo.e2eS, "slo-e2e-ms"}}) {
+    if (!*opt) continue;
+    const auto v = parseNumber(**opt);
+    if (!v || *v <= 0) return badArg(err, name, "expected a positive number of ms, found '" + **opt + "'");
+    *dst = *v / 1e3;
+  }
+  stats::BootstrapOptions bo;
+  if (seed) {
+    const auto v = parseInt(*seed);
+    if (!v || *v < 0) return badArg(err, "seed", "expected a non-negative integer, found '" + *seed + "'");
+    bo.seed = static_cast<std::uint64_t>(*v);
+  }
+  if (resamples) {
+    const auto v = parseInt(*resamples);
+    if (!v || *v < 10 || *v > 1'000'000) return badArg(err, "resamples", "expected 10 to 1000000, found '" + *resamples + "'");
+    bo.resamples = static_cast<int>(*v);
+  }
+  auto rep = importFile(files[0]);
+  if (!rep) return badInput(err, rep.error());
+  Json runs = Json::array();
+  std::ostringstream table;
+  int withRequests = 0;
+  for (const auto& run : rep->runs) {
+    if (run.requests.empty()) continue;
+    ++withRequests;
+    Json jr{{"label", run.label}, {"format", run.format}, {"requests", run.requests.size()}};
+    table << run.label << " (" << run.format << ", " << run.requests.size() << " requests)\n";
+    Json lat = Json::object();
+    for (auto m : {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot, stats::LatencyMetric::Itl,
+                   stats::LatencyMetric::E2e}) {
+      Json pm = Json::object();
+      for (double q : {50.0, 90.0, 99.0}) {
+        auto bi = stats::bootstrapLatencyPercentile(run.requests, m, q, bo);
+        if (!bi) continue;
+        const std::string key = "p" + std::to_string(static_cast<int>(q));
+        pm[key] = {{"ms", bi->estimate * 1e3}, {"ci_ms", {bi->ci.lo * 1e3, bi->ci.hi * 1e3}}};
+        table << "  " << std::left << std::setw(5) << stats::latencyMetricName(m) << std::setw(4)
+              << key << std::right << std::setw(12) << std::fixed << std::setprecision(2)
+              << bi->estimate * 1e3 << " ms  [" << bi->ci.lo * 1e3 << ", " << bi->ci.hi * 1e3
+              << "]\n";
+      }
+      if (!pm.empty()) lat[stats::latencyMetricName(m)] = pm;
+    }
+    jr["latency"] = lat;
+    const auto dur = run.metrics.find("duration_s");
+    if (dur != run.metrics.end() && dur->second > 0) {
+      auto g = stats::bootstrapGoodput(run.requests, slo, dur->second, bo);
+      if (g) {
+        jr["goodput_req_s"] = {{"value", g->estimate}, {"ci", {g->ci.lo, g->ci.hi}}};
+        table << "  goodput " << std::setprecision(3) << g->estimate << " req/s  [" << g->ci.lo
+              << ", " << g->ci.hi << "]\n";
+      }
+    } else {
+      jr["goodput_req_s"] = nullptr;
+      table << "  goodput: the file has no run duration\n";
+    }
+    runs.push_back(jr);
+  }
+  if (withRequests == 0) {
+    return badInput(err, Error{files[0], "", "requests",
+                               "no per-request arrays in this " + rep->format +
+                                   " file (vLLM: run with --save-detailed)"});
+  }
+  if (json) {
+    Json j{{"file", files[0]},
+           {"seed", bo.seed},
+           {"resamples", bo.resamples},
+           {"confidence", bo.confidence},
+           {"slo_ms", {{"ttft", slo.ttftS ? Json(*slo.ttftS * 1e3) : Json(nullptr)},
+                       {"tpot", slo.tpotS ? Json(*slo.tpotS * 1e3) : Json(nullptr)},
+                       {"e2e", slo.e2eS ? Json(*slo.e2eS * 1e3) : Json(nullptr)}}},
+           {"runs", runs}};
+    out << j.dump(2) << "\n";
+  } else {
+    out << "seed " << bo.seed << ", " << bo.resamples << " resamples, 95% percentile intervals\n"
+        << table.str();
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -450,9 +575,10 @@ int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   if (sub == "power") return cmdPower(a, out, err);
   if (sub == "diff") return cmdDiff(a, out, err);
   if (sub == "paired") return cmdPaired(a, out, err);
+  if (sub == "serving") return cmdServing(a, out, err);
   return badArg(err, "command",
                 "unknown stats sub-command '" + sub +
-                    "' (expected binomial, power, diff or paired; see qfront stats --help)");
+                    "' (expected binomial, power, diff, paired or serving; see qfront stats --help)");
 }
 
 }  // namespace qf::cli

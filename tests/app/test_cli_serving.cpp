@@ -1,0 +1,59 @@
+// `qfront stats serving`: percentiles with bootstrap intervals and goodput from per-request
+// arrays, against hand-computed figures from the fixture (TTFTs 0.1..1.0 s, 100 ms gaps).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+
+namespace {
+std::string fixture(const std::string& name) {
+  return std::string(QF_TEST_DATA_DIR) + "/import/" + name;
+}
+}  // namespace
+
+TEST_CASE("qfront stats serving: percentiles, intervals, goodput", "[cli][stats]") {
+  std::ostringstream out, err;
+  const int rc = qf::cli::run({"stats", "serving", fixture("vllm_serve_detailed.json"),
+                               "--slo-ttft-ms", "500", "--slo-tpot-ms", "150", "--seed", "7"},
+                              out, err);
+  REQUIRE(rc == 0);
+  const auto j = nlohmann::json::parse(out.str());
+  CHECK(j["seed"] == 7);
+  REQUIRE(j["runs"].size() == 1);
+  const auto& run = j["runs"][0];
+  CHECK(run["requests"] == 10);
+  // numpy linear percentile of 100..1000 ms: p50 550, p90 910, p99 991.
+  CHECK(run["latency"]["ttft"]["p50"]["ms"].get<double>() == Approx(550));
+  CHECK(run["latency"]["ttft"]["p90"]["ms"].get<double>() == Approx(910));
+  CHECK(run["latency"]["ttft"]["p99"]["ms"].get<double>() == Approx(991));
+  const auto ci = run["latency"]["ttft"]["p50"]["ci_ms"];
+  CHECK(ci[0].get<double>() <= 550);
+  CHECK(ci[1].get<double>() >= 550);
+  CHECK(ci[0].get<double>() >= 100);
+  CHECK(ci[1].get<double>() <= 1000);
+  // Five requests have TTFT <= 500 ms and all meet TPOT 150 ms, over a 3.5 s run.
+  CHECK(run["goodput_req_s"]["value"].get<double>() == Approx(5 / 3.5));
+  // Same seed, same interval.
+  std::ostringstream out2, err2;
+  REQUIRE(qf::cli::run({"stats", "serving", fixture("vllm_serve_detailed.json"), "--slo-ttft-ms",
+                        "500", "--slo-tpot-ms", "150", "--seed", "7"},
+                       out2, err2) == 0);
+  CHECK(out2.str() == out.str());
+}
+
+TEST_CASE("qfront stats serving: bad input exits 2", "[cli][stats]") {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"stats", "serving", fixture("vllm_serve_summary.json")},
+        std::vector<std::string>{"stats", "serving", fixture("vllm_serve_detailed.json"),
+                                 "--slo-ttft-ms", "-1"},
+        std::vector<std::string>{"stats", "serving"}}) {
+    std::ostringstream out, err;
+    CHECK(qf::cli::run(args, out, err) == 2);
+    const std::string e = err.str();
+    CHECK(std::count(e.begin(), e.end(), '\n') == 1);
+  }
+}

@@ -225,13 +225,6 @@ double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const 
   return t;
 }
 
-const char* StepCurve::boundAtEt(double batch, double et) const {
-  for (const auto& k : kinds) {
-    if (k.present && k.compS.at(batch, et) > k.memS.at(batch, et)) return "compute";
-  }
-  return "memory";
-}
-
 Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const CandidateSchemes& cand) {
   StepCurve curve;
   const ModelArch& m = s.model;

@@ -32,6 +32,20 @@ std::string joinNames(const std::vector<std::string>& names, std::size_t limit =
   return out;
 }
 
+/// Records in the run's setup which metrics were read from the file as they stand and which
+/// were recomputed from its raw arrays.
+void recordMetricSources(ImportedRun& run, const std::set<std::string>& readNames,
+                         const std::vector<std::string>& recomputed) {
+  std::vector<std::string> readOnly;
+  for (const auto& name : readNames) {
+    if (std::find(recomputed.begin(), recomputed.end(), name) == recomputed.end()) {
+      readOnly.push_back(name);
+    }
+  }
+  run.setup["metrics_read"] = joinNames(readOnly);
+  run.setup["metrics_recomputed"] = joinNames(recomputed);
+}
+
 /// Relative-or-absolute agreement for figures a file states and we recompute.
 bool agrees(double a, double b) {
   return std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b)) + 1e-9;
@@ -489,14 +503,7 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
           "x): \"" + byCount.front().second + "\"");
     }
   }
-  std::vector<std::string> readOnly;
-  for (const auto& name : readNames) {
-    if (std::find(recomputed.begin(), recomputed.end(), name) == recomputed.end()) {
-      readOnly.push_back(name);
-    }
-  }
-  run.setup["metrics_read"] = joinNames(readOnly);
-  run.setup["metrics_recomputed"] = joinNames(recomputed);
+  recordMetricSources(run, readNames, recomputed);
 
   // Members read but not used.
   for (const auto& [pointer, s] : d.doc.series) {
@@ -767,14 +774,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     recomputed = sink.names;
     recomputed.push_back("iterations");
   }
-  std::vector<std::string> readOnly;
-  for (const auto& name : readNames) {
-    if (std::find(recomputed.begin(), recomputed.end(), name) == recomputed.end()) {
-      readOnly.push_back(name);
-    }
-  }
-  run.setup["metrics_read"] = joinNames(readOnly);
-  run.setup["metrics_recomputed"] = joinNames(recomputed);
+  recordMetricSources(run, readNames, recomputed);
   run.warnings.push_back(
       "the file does not record batch size, input or output length (they "
       "were command-line options): note them with the run");

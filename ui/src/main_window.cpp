@@ -105,8 +105,7 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   m_session = session;
   m_sessionPath = path;
   m_panel->setSpec(session.scenario);
-  m_pareto->setCandidates(session.candidates);
-  m_pareto->setSelection(session.view.objectives, session.view.gates);
+  m_pareto->setContents(session.candidates, session.view.objectives, session.view.gates);
   recompute();
   const std::map<std::string, QString> tabs = {{"step-time", "step"}, {"throughput", "throughput"},
                                                {"pareto", "pareto"}, {"candidates", "candidates"}};

@@ -225,6 +225,25 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
 }
 
 void ParetoView::setCandidates(const std::vector<Candidate>& cands) {
+  loadCandidates(cands);
+  recompute();
+}
+
+void ParetoView::setSelection(const std::vector<Objective>& objectives,
+                              const std::vector<std::string>& gates) {
+  applySelection(objectives, gates);
+  recompute();
+}
+
+void ParetoView::setContents(const std::vector<Candidate>& cands,
+                             const std::vector<Objective>& objectives,
+                             const std::vector<std::string>& gates) {
+  loadCandidates(cands);
+  applySelection(objectives, gates);
+  recompute();
+}
+
+void ParetoView::loadCandidates(const std::vector<Candidate>& cands) {
   m_cands = cands;
   m_updating = true;
   const QString keepX = m_x->currentData().toString(), keepY = m_y->currentData().toString();
@@ -258,11 +277,10 @@ void ParetoView::setCandidates(const std::vector<Candidate>& cands) {
   }
   pick(m_baseline, keepBase, 0);
   m_updating = false;
-  recompute();
 }
 
-void ParetoView::setSelection(const std::vector<Objective>& objectives,
-                              const std::vector<std::string>& gates) {
+void ParetoView::applySelection(const std::vector<Objective>& objectives,
+                                const std::vector<std::string>& gates) {
   m_updating = true;
   for (const auto& o : objectives) m_directions[o.metric] = o.direction;
   if (objectives.size() >= 1) {
@@ -279,7 +297,6 @@ void ParetoView::setSelection(const std::vector<Objective>& objectives,
   for (const auto& s : gates) g << qs(s);
   m_gates->setText(g.join(", "));
   m_updating = false;
-  recompute();
 }
 
 std::vector<Objective> ParetoView::objectives() const {

@@ -120,11 +120,6 @@ class StepCurve {
   void finalize();
   /// Every B > 1 where some kind switches between memory- and compute-bound, sorted.
   [[nodiscard]] std::vector<double> knots() const;
-  /// "memory" when every present kind is memory-bound at B, else "compute".
-  [[nodiscard]] const char* boundAt(double batch) const {
-    return boundAtEt(batch, routing.distinct(batch));
-  }
-  [[nodiscard]] const char* boundAtEt(double batch, double distinctExperts) const;
 };
 
 /// Builds the curve. Errors: TP > 1 without an interconnect bandwidth.

@@ -41,6 +41,9 @@ class ParetoView : public QWidget {
   void setCandidates(const std::vector<Candidate>& cands);
   /// Selected objectives (x, y) and gates.
   void setSelection(const std::vector<Objective>& objectives, const std::vector<std::string>& gates);
+  /// setCandidates + setSelection with one frontier computation (what opening a session does).
+  void setContents(const std::vector<Candidate>& cands, const std::vector<Objective>& objectives,
+                   const std::vector<std::string>& gates);
   [[nodiscard]] std::vector<Objective> objectives() const;
   [[nodiscard]] std::vector<std::string> gates() const;
   [[nodiscard]] ParetoPlot* plot() const { return m_plot; }
@@ -53,6 +56,8 @@ class ParetoView : public QWidget {
  private:
   void recompute();
   void fillTable();
+  void loadCandidates(const std::vector<Candidate>& cands);
+  void applySelection(const std::vector<Objective>& objectives, const std::vector<std::string>& gates);
   QComboBox* m_x = nullptr;
   QComboBox* m_y = nullptr;
   QComboBox* m_xDir = nullptr;

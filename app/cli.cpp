@@ -8,9 +8,10 @@
 #include <optional>
 #include <sstream>
 
-#include <quantfront/core/catalog.hpp>
-#include <quantfront/core/engine.hpp>
-#include <quantfront/core/scenario_spec.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 
 namespace qf::cli {
 

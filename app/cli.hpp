@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <quantfront/core/error.hpp>
+#include <quantfront/core/base/error.hpp>
 
 namespace qf::cli {
 

@@ -8,9 +8,10 @@
 #include <set>
 #include <sstream>
 
-#include <quantfront/core/frontier.hpp>
-#include <quantfront/core/json_io.hpp>
-#include <quantfront/core/session.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
 

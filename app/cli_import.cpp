@@ -5,8 +5,9 @@
 #include <optional>
 #include <ostream>
 
-#include <quantfront/core/importers.hpp>
-#include <quantfront/core/session.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
 

@@ -7,9 +7,10 @@
 #include <sstream>
 #include <tuple>
 
-#include <quantfront/core/importers.hpp>
-#include <quantfront/core/json_io.hpp>
-#include <quantfront/core/stats.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/analysis/stats.hpp>
 
 #include "cli.hpp"
 

@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <iostream>
 
+#include <nlohmann/json.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>

@@ -6,9 +6,10 @@
 #include <iostream>
 #include <vector>
 
-#include <quantfront/core/catalog.hpp>
-#include <quantfront/core/engine.hpp>
-#include <quantfront/core/scenario_spec.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 201;

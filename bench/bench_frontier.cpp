@@ -12,9 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include <quantfront/core/frontier.hpp>
-#include <quantfront/core/json_io.hpp>
-#include <quantfront/core/stats.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/analysis/stats.hpp>
 
 namespace {
 

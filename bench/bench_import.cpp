@@ -25,7 +25,8 @@
 #include <string>
 #include <vector>
 
-#include <quantfront/core/importers.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/import/importers.hpp>
 
 namespace {
 

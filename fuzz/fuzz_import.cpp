@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include <quantfront/core/importers.hpp>
+#include <quantfront/core/import/importers.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   qf::ImportOptions opts;

@@ -5,8 +5,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include <quantfront/core/json_io.hpp>
-#include <quantfront/core/session.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/session/session.hpp>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

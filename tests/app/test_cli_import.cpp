@@ -7,7 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include <quantfront/core/session.hpp>
+#include <nlohmann/json.hpp>
+#include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
 

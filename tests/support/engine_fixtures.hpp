@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include <quantfront/core/catalog.hpp>
-#include <quantfront/core/engine.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
 
 namespace qf::test {
 

@@ -9,6 +9,7 @@
 
 #include <QTableWidget>
 
+#include <nlohmann/json.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plots.hpp>

@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include <quantfront/ui/main_window.hpp>
 
 #include <QApplication>
@@ -23,7 +24,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 
-#include <quantfront/core/resources.hpp>
+#include <quantfront/core/base/resources.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>

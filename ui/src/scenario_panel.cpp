@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
 #include <QComboBox>
@@ -10,7 +11,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include <quantfront/core/catalog.hpp>
+#include <quantfront/core/model/catalog.hpp>
 
 namespace qf::ui {
 

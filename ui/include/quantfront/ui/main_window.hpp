@@ -5,9 +5,9 @@
 
 #include <QTimer>
 
-#include <quantfront/core/engine.hpp>
-#include <quantfront/core/scenario_spec.hpp>
-#include <quantfront/core/session.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/session.hpp>
 
 class QTabWidget;
 class QTableWidget;

@@ -7,8 +7,8 @@
 #include <optional>
 #include <qcustomplot.h>
 
-#include <quantfront/core/frontier.hpp>
-#include <quantfront/core/records.hpp>
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/base/records.hpp>
 
 class QComboBox;
 class QLineEdit;

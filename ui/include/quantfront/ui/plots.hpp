@@ -4,7 +4,7 @@
 #include <QString>
 #include <qcustomplot.h>
 
-#include <quantfront/core/engine.hpp>
+#include <quantfront/core/model/engine.hpp>
 
 namespace qf::ui {
 

@@ -3,7 +3,7 @@
 /// batch range, KV dtype, max model length, memory utilisation and reserve, context.
 #include <QWidget>
 
-#include <quantfront/core/scenario_spec.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 
 class QComboBox;
 class QSpinBox;

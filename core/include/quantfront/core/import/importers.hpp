@@ -1,0 +1,50 @@
+#pragma once
+/// Importers for the files users already have (spec: shared/spec/formats.md).
+/// The format is detected from content, never from the file name.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/records.hpp>
+
+namespace qf {
+
+struct ImportOptions {
+  std::uint64_t maxBytes = 512ull * 1024 * 1024;  ///< refuse larger files (read whole into memory)
+  /// Progress in [0, 1]; return false to cancel (the import then fails with "cancelled").
+  std::function<bool(double)> progress;
+};
+
+/// What one file yielded: one or more runs (--append-result and JSONL files hold several),
+/// plus file-level warnings (skipped lines and why).
+struct ImportReport {
+  std::string file;
+  std::string format;
+  std::string sha256;
+  std::vector<ImportedRun> runs;
+  std::vector<std::string> warnings;
+};
+
+/// Detects the format from the content and imports it.
+Result<ImportReport> importFile(const std::string& path, const ImportOptions& opts = {});
+/// Same, from bytes already in memory; `label` names the source in messages.
+Result<ImportReport> importBytes(std::string_view bytes, const std::string& label,
+                                 const ImportOptions& opts = {});
+
+/// lm-evaluation-harness per-sample JSONL (one line per (doc_id, filter)).
+Result<std::vector<SampleRecord>> readLmEvalSamples(const std::string& path);
+Result<std::vector<SampleRecord>> parseLmEvalSamples(std::string_view bytes, const std::string& label);
+
+/// Kernel measurements from an imported nvbench run (format "nvbench"): one per benchmark
+/// state that was not skipped. kernel = benchmark name; device = the state's device name;
+/// m, n, k from axes named M, N, K (any case); scheme from an axis named "scheme"; medianS
+/// from nv/cold/time/gpu/median when present, else the mean (nvbench reports no median by
+/// default); minS, relNoise (nv/cold/time/gpu/stdev/relative), samples (nv/cold/sample_size);
+/// bytesMoved from nv/gmem/reads|writes summaries, else bandwidth × mean time. Empty for
+/// runs of any other format.
+std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run);
+
+}  // namespace qf

@@ -1,0 +1,199 @@
+#pragma once
+/// The analytic decode model (spec: shared/spec/model.md, "Decode step time", "KV capacity").
+/// Step time per layer kind is max(memory, compute); kinds add; TP adds an all-reduce term.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/model/hardware.hpp>
+#include <quantfront/core/model/model_config.hpp>
+
+namespace qf {
+
+/// Layer kinds that can carry different schemes (vLLM's QuantSpec split).
+enum class LayerKind { Linear = 0, Moe = 1, LmHead = 2 };
+inline constexpr std::array<LayerKind, 3> kAllLayerKinds = {LayerKind::Linear, LayerKind::Moe,
+                                                            LayerKind::LmHead};
+const char* layerKindName(LayerKind k);
+
+/// A candidate's schemes per layer kind. Unset kinds inherit `linear`.
+struct CandidateSchemes {
+  std::string id;  ///< display id: the scheme id, or "linear=..,moe=..,lm_head=.."
+  Scheme linear;
+  std::optional<Scheme> moe;
+  std::optional<Scheme> lmHead;
+  [[nodiscard]] const Scheme& forKind(LayerKind k) const;
+  [[nodiscard]] bool mixed() const;
+};
+
+/// Everything besides the scheme that fixes a prediction.
+struct Scenario {
+  ModelArch model;
+  GpuSpec gpu;
+  int tp = 1;                       ///< tensor-parallel degree
+  std::int64_t maxModelLen = 8192;  ///< tokens of KV reserved per sequence
+  double kvBytes = 2.0;             ///< bytes per KV element (bf16 2, fp8 1)
+  double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
+  double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
+  std::int64_t contextTokens = 0;   ///< 0: KV-read and attention terms off
+  double fallbackC = 1.0;           ///< c of a scheme running on the bf16 fallback
+};
+
+/// Checks ranges (tp ≥ 1, 0 < u ≤ 1, reserve ≥ 0, ...). Field names are the CLI's.
+std::optional<Error> validateScenario(const Scenario& s);
+
+/// f(B) = c0 + c1·B + cE·Et(B): every term of the model has this shape, where
+/// Et(B) = E·(1 − (1 − k/E)^B) is the expected number of distinct experts a batch touches.
+struct Affine {
+  double c0 = 0, c1 = 0, cE = 0;
+  [[nodiscard]] double at(double batch, double distinctExperts) const {
+    return c0 + c1 * batch + cE * distinctExperts;
+  }
+  Affine& operator+=(const Affine& o) {
+    c0 += o.c0; c1 += o.c1; cE += o.cE;
+    return *this;
+  }
+  friend Affine operator-(Affine a, const Affine& b) {
+    a.c0 -= b.c0; a.c1 -= b.c1; a.cE -= b.cE;
+    return a;
+  }
+};
+
+/// Uniform routing: E experts, k per token. experts == 0 for dense models.
+struct Routing {
+  double experts = 0;
+  double perToken = 0;
+  double lnMiss = 0;  ///< ln(1 − k/E), cached by setRouting (0 for dense models)
+  /// Sets E and k and caches ln(1 − k/E).
+  void set(double e, double k);
+  /// Et(B), the expected distinct experts touched by a batch of B sequences.
+  [[nodiscard]] double distinct(double batch) const;
+};
+
+/// One layer kind's memory and compute sides, in seconds, for one candidate.
+struct KindTerm {
+  LayerKind kind = LayerKind::Linear;
+  bool present = false;
+  Scheme scheme;          ///< as configured
+  bool fallback = false;  ///< the GPU lacks the scheme's tensor path
+  TensorPath effectivePath = TensorPath::Bf16;
+  double effectiveC = 0;
+  double weightsStored = 0;  ///< parameters of this kind held in memory (per model, not per TP rank)
+  Affine memS;
+  Affine compS;
+  double mmaSPerSeq = 0;  ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
+  double dequantS = 0;    ///< W·c/D/TP with every expert touched, seconds
+  double bytesPerWeight = 0;
+};
+
+/// The step-time curve t(B) of one candidate on one scenario, in seconds.
+class StepCurve {
+ public:
+  /// The present kinds' two sides, packed for fast evaluation (built by finalize()).
+  struct Packed {
+    Affine mem, comp;
+  };
+
+ private:
+  std::array<Packed, 3> m_packed{};
+  int m_packedCount = 0;
+
+ public:
+  [[nodiscard]] const std::array<Packed, 3>& packed() const { return m_packed; }
+  [[nodiscard]] int packedCount() const { return m_packedCount; }
+  std::array<KindTerm, 3> kinds;
+  Affine allReduceS;  ///< TP all-reduce term (0 when TP = 1)
+  Routing routing;
+
+  [[nodiscard]] double stepSeconds(double batch) const {
+    return stepSecondsAt(batch, routing.distinct(batch));
+  }
+  /// t(B) given Et(B) already computed (the same for every candidate of one model).
+  [[nodiscard]] double stepSecondsAt(double batch, double distinctExperts) const;
+  /// t(B) and whether any kind is compute-bound there, in one pass.
+  [[nodiscard]] double evaluateAt(double batch, double distinctExperts, bool& computeBound) const;
+  /// t(B) as one Affine valid around `batch` (each kind's active side there).
+  [[nodiscard]] Affine activeAt(double batch) const;
+  /// Packs the present kinds' coefficients for evaluateAt (call after editing `kinds`).
+  void finalize();
+  /// Every B > 1 where some kind switches between memory- and compute-bound, sorted.
+  [[nodiscard]] std::vector<double> knots() const;
+};
+
+/// Builds the curve. Errors: TP > 1 without an interconnect bandwidth.
+Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& params,
+                                 const CandidateSchemes& cand);
+
+/// All B ≥ 1 where two curves' difference changes sign (exact on linear pieces,
+/// bisection to 1e-12 relative where the MoE term bends them). Identical curves: none.
+struct Crossing {
+  double batch = 0;
+  bool firstFasterBelow = false;  ///< curve `a` is faster just below `batch`
+};
+std::vector<Crossing> findCrossings(const StepCurve& a, const StepCurve& b);
+/// Same, with each curve's knots() computed once by the caller.
+std::vector<Crossing> findCrossings(const StepCurve& a, const std::vector<double>& knotsA,
+                                    const StepCurve& b, const std::vector<double>& knotsB);
+
+/// Roots (sign changes) of h on (lo, ∞) — exposed for tests.
+std::vector<double> signChanges(const Affine& h, const Routing& r, double lo);
+
+struct CapacityReport {
+  double budgetGib = 0;
+  double weightsGib = 0;
+  double kvGibPerSeq = 0;
+  double kvBytesPerToken = 0;  ///< per sequence, whole model (before TP split)
+  std::int64_t maxSeqs = 0;
+  bool fits = false;           ///< weights fit in the budget
+  double tokensPerSAtCapacity = 0;
+};
+
+struct PointReport {
+  double batch = 0;
+  double stepMs = 0;
+  double tokensPerS = 0;
+  const char* bound = "memory";
+};
+
+struct SchemeReport {
+  CandidateSchemes cand;
+  StepCurve curve;
+  double bitsPerWeight = 0;  ///< storage-weighted over kinds
+  bool fallback = false;     ///< the linear kind runs on the fallback path
+  std::string pathName;      ///< effective path of the linear kind, or "fallback"
+  double memoryFloorMs = 0;  ///< mem(1)
+  double mmaUsPerSeq = 0;    ///< Σ 2A/P per sequence
+  double dequantMs = 0;      ///< Σ W·c/D with every expert touched
+  std::optional<double> ridgeBatch;     ///< (b/β − c/D)·P/2 of the linear kind; none when ≤ 0
+  std::optional<double> moeRidgeBatch;  ///< where the expert kind turns compute-bound
+  double allReduceUsPerSeq = 0;
+  CapacityReport capacity;
+  std::vector<PointReport> points;
+};
+
+struct CrossoverReport {
+  std::array<std::string, 2> schemes;
+  double batch = 0;
+  std::string fasterBelow;
+};
+
+struct EngineReport {
+  Scenario scenario;
+  ParamCounts params;
+  std::vector<SchemeReport> schemes;
+  std::vector<CrossoverReport> crossovers;
+};
+
+/// Runs the model for every candidate at every batch, with capacity and crossovers.
+Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSchemes>& cands,
+                               const std::vector<double>& batches);
+
+/// KV capacity of one candidate (weights at each kind's storage width).
+CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve);
+
+/// The report as the CLI's JSON contract (see README).
+Json reportToJson(const EngineReport& r);
+
+}  // namespace qf

@@ -1,0 +1,75 @@
+#pragma once
+/// GPUs and quantization schemes: the catalog entries the engine reads.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/json_io.hpp>
+
+namespace qf {
+
+/// Tensor-core instruction families a scheme can issue on.
+enum class TensorPath { Bf16, Fp16, Fp8, Int8, Fp4 };
+inline constexpr std::array<TensorPath, 5> kAllTensorPaths = {
+    TensorPath::Bf16, TensorPath::Fp16, TensorPath::Fp8, TensorPath::Int8, TensorPath::Fp4};
+/// "bf16", "fp16", "fp8", "int8", "fp4".
+const char* tensorPathName(TensorPath p);
+std::optional<TensorPath> tensorPathFromName(const std::string& name);
+
+/// One GPU: dense peaks and bandwidths from a named datasheet.
+struct GpuSpec {
+  std::string id;
+  std::string name;
+  double memoryGib = 0;
+  double hbmBandwidthTbs = 0;  ///< 1e12 bytes/s
+  std::array<std::optional<double>, 5> tensorTflops{};  ///< indexed by TensorPath; absent = no path
+  double vectorFp32Tflops = 0;
+  std::optional<double> nvlinkGbs;     ///< 1e9 bytes/s
+  std::optional<double> pricePerHour;  ///< USD per GPU-hour
+  std::string priceSource;
+  std::string source;
+
+  [[nodiscard]] bool hasPath(TensorPath p) const {
+    return tensorTflops[static_cast<std::size_t>(p)].has_value();
+  }
+  /// Peak of path p in FLOP/s (precondition: hasPath(p)).
+  [[nodiscard]] double peakFlopsPerS(TensorPath p) const {
+    return *tensorTflops[static_cast<std::size_t>(p)] * 1e12;
+  }
+  [[nodiscard]] double bandwidthBytesPerS() const { return hbmBandwidthTbs * 1e12; }
+  /// D: non-tensor issue rate in instruction-lanes per second (an FMA counts two FLOP).
+  [[nodiscard]] double issueRatePerS() const { return vectorFp32Tflops * 1e12 / 2.0; }
+};
+
+/// Parses a GPU object (catalog entry or user file). `pointer` locates it in `file`.
+Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer);
+Result<GpuSpec> loadGpuFile(const std::string& path);
+/// Serialises a GPU to the same shape parseGpu reads.
+Json gpuToJson(const GpuSpec& gpu);
+
+/// A quantization scheme: storage width, activation format, tensor path and dequant cost.
+struct Scheme {
+  std::string id;
+  std::string name;
+  double weightBits = 16;
+  double scaleBits = 0;
+  double groupSize = 0;  ///< 0: per-channel (scales counted as 0)
+  double zeroBits = 0;
+  std::string activation;
+  TensorPath path = TensorPath::Bf16;
+  double c = 0;  ///< non-tensor instructions per weight
+  std::string cNote;
+
+  /// weight_bits + scale_bits/group (+ zero_bits/group).
+  [[nodiscard]] double bitsPerWeight() const {
+    if (groupSize <= 0) return weightBits;
+    return weightBits + scaleBits / groupSize + zeroBits / groupSize;
+  }
+  [[nodiscard]] double bytesPerWeight() const { return bitsPerWeight() / 8.0; }
+};
+
+Result<Scheme> parseScheme(const Json& j, const std::string& file, const std::string& pointer);
+
+}  // namespace qf

@@ -1,0 +1,88 @@
+#pragma once
+/// Model architecture read from a Hugging Face config.json, and parameter accounting
+/// (spec: shared/spec/model.md, "Inputs").
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/json_io.hpp>
+
+namespace qf {
+
+/// Multi-head latent attention dimensions (DeepSeek-V2/V3).
+struct MlaDims {
+  std::int64_t qLoraRank = 0;  ///< 0 when q_lora_rank is null (q projected directly)
+  std::int64_t kvLoraRank = 0;
+  std::int64_t qkNopeHeadDim = 0;
+  std::int64_t qkRopeHeadDim = 0;
+  std::int64_t vHeadDim = 0;
+};
+
+/// Quantization already applied to a checkpoint (config.json's quantization_config).
+struct CheckpointQuant {
+  std::string quantMethod;  ///< gptq, awq, fp8, compressed-tensors, ...
+  std::string schemeId;     ///< built-in scheme it maps to, empty when unmapped
+  std::string note;         ///< how the mapping was made, or why it could not be
+};
+
+/// The architecture facts the engine needs. Sizes are counts, not bytes.
+struct ModelArch {
+  std::string id;    ///< catalog id or file stem
+  std::string name;  ///< human name (e.g. "meta-llama/Meta-Llama-3-8B")
+  std::string sourceFile;
+  std::int64_t layers = 0;              ///< num_hidden_layers L
+  std::int64_t hidden = 0;              ///< hidden_size d
+  std::int64_t intermediate = 0;        ///< intermediate_size f (dense MLP width)
+  std::int64_t heads = 0;               ///< num_attention_heads nh
+  std::int64_t kvHeads = 0;             ///< num_key_value_heads nkv
+  std::int64_t headDim = 0;             ///< head_dim hd
+  std::int64_t vocab = 0;               ///< vocab_size V
+  bool tiedEmbeddings = false;
+  // Mixture of experts (experts == 0: dense model).
+  std::int64_t experts = 0;             ///< routed experts E
+  std::int64_t expertsPerToken = 0;     ///< k
+  std::int64_t expertWidth = 0;         ///< fe
+  std::int64_t sharedExpertWidthTotal = 0;  ///< sum of shared-expert widths per MoE layer
+  std::vector<bool> moeLayer;           ///< per layer: true when the layer is MoE
+  std::optional<MlaDims> mla;
+  std::optional<CheckpointQuant> checkpointQuant;
+
+  [[nodiscard]] bool isMoe() const { return experts > 0; }
+  [[nodiscard]] std::int64_t moeLayerCount() const;
+  /// KV-cache bytes per token per sequence at `kvBytes` bytes per element (all layers).
+  [[nodiscard]] double kvBytesPerToken(double kvBytes) const;
+};
+
+/// Parameter counts (norms and biases ignored, < 0.1%).
+struct ParamCounts {
+  double attention = 0;      ///< all layers' attention projections
+  double denseMlp = 0;       ///< dense MLP layers
+  double router = 0;         ///< MoE routers
+  double sharedExperts = 0;  ///< shared experts
+  double routedExperts = 0;  ///< all routed experts (E per MoE layer)
+  double routedPerExpertLayer = 0;  ///< one expert of one layer: 3·d·fe
+  double lmHead = 0;         ///< V·d
+  double embedding = 0;      ///< V·d, 0 when tied to the LM head
+  /// Weights of the `linear` layer kind: attention + dense MLP + shared experts + router.
+  [[nodiscard]] double linear() const { return attention + denseMlp + router + sharedExperts; }
+  /// Streamed per token for a dense model (all layer weights + LM head, not the embedding).
+  [[nodiscard]] double streamed() const { return linear() + routedExperts + lmHead; }
+  /// Every stored weight, counted once.
+  [[nodiscard]] double total() const { return streamed() + embedding; }
+  /// Weights each token multiplies: routed experts only k per MoE layer.
+  double active = 0;
+  /// Routed-expert parameters (the MoE kind's storage).
+  [[nodiscard]] double expert() const { return routedExperts; }
+};
+
+/// Parses a Hugging Face config.json object. `file` names the source in errors.
+Result<ModelArch> parseModelConfig(const Json& config, const std::string& file,
+                                   const std::string& id);
+/// Reads and parses a config.json file.
+Result<ModelArch> loadModelConfigFile(const std::string& path);
+/// Parameter accounting as model.md specifies.
+ParamCounts countParams(const ModelArch& model);
+
+}  // namespace qf

@@ -1,0 +1,47 @@
+#pragma once
+/// A scenario as a user states it (ids, paths, numbers): what the CLI's options, the GUI's
+/// scenario panel and a session file hold. `resolveScenario` turns it into engine inputs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/base/error.hpp>
+
+namespace qf {
+
+struct ScenarioSpec {
+  std::string model = "llama-3-8b";  ///< catalog id or config.json path
+  std::string gpu = "h100-sxm";      ///< catalog id or GPU JSON path
+  int tp = 1;                        ///< GPUs per replica (tensor parallel)
+  std::vector<std::string> schemes{"bf16", "w8a8-fp8", "w4a16-g128"};  ///< uniform candidates
+  /// Optional mixed candidate (per layer kind); empty mixedLinear means none.
+  std::string mixedLinear, mixedMoe, mixedLmHead;
+  double batchMin = 1;
+  double batchMax = 1024;
+  std::int64_t maxModelLen = 8192;
+  std::string kvDtype = "bf16";  ///< bf16 | fp8
+  double memUtil = 0.92;
+  double reserveGib = 6.0;
+  std::int64_t contextTokens = 0;
+  std::string useCase;  ///< deployment use-case preset id, empty for none
+};
+
+/// Resolves model, GPU and KV settings. Errors name the field at fault.
+Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
+
+/// One uniform candidate per id (duplicates dropped), then the mixed one if set.
+Result<std::vector<CandidateSchemes>> makeCandidates(const std::vector<std::string>& uniformIds,
+                                                     const std::string& linear,
+                                                     const std::string& moe,
+                                                     const std::string& lmHead,
+                                                     const Catalog& cat = Catalog::bundled());
+
+/// KV bytes per element for a dtype name (bf16/fp16/auto 2, fp8* 1); 0 when unknown.
+double kvBytesForDtype(const std::string& dtype);
+
+/// Log-spaced batches from min to max inclusive (`n` points) plus each power of two in range.
+std::vector<double> logBatches(double batchMin, double batchMax, int n = 400);
+
+}  // namespace qf

@@ -1,0 +1,130 @@
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include <quantfront/core/base/resources.hpp>
+
+namespace qf {
+
+namespace {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+template <class T, class F>
+std::string joinIds(const std::vector<T>& v, F get) {
+  std::string out;
+  for (const auto& x : v) {
+    if (!out.empty()) out += ", ";
+    out += get(x);
+  }
+  return out;
+}
+}  // namespace
+
+Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::string& gpusText,
+                                   const std::string& schemesText) {
+  Catalog cat;
+  cat.m_models = std::move(models);
+  std::sort(cat.m_models.begin(), cat.m_models.end(),
+            [](const CatalogModel& a, const CatalogModel& b) { return a.id < b.id; });
+  auto gj = parseJson(gpusText, "catalog/gpus.json");
+  if (!gj) return gj.error();
+  if (!gj->contains("gpus") || !(*gj)["gpus"].is_array()) {
+    return Error{"catalog/gpus.json", "/gpus", "gpus", "expected an array of GPUs"};
+  }
+  const Json& gpus = (*gj)["gpus"];
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    auto g = parseGpu(gpus[i], "catalog/gpus.json", "/gpus/" + std::to_string(i));
+    if (!g) return g.error();
+    if (g->id.empty()) return Error{"catalog/gpus.json", "/gpus/" + std::to_string(i), "id", "missing id"};
+    cat.m_gpus.push_back(std::move(*g));
+  }
+  auto sj = parseJson(schemesText, "catalog/schemes.json");
+  if (!sj) return sj.error();
+  if (!sj->contains("schemes") || !(*sj)["schemes"].is_array()) {
+    return Error{"catalog/schemes.json", "/schemes", "schemes", "expected an array of schemes"};
+  }
+  const Json& schemes = (*sj)["schemes"];
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    auto s = parseScheme(schemes[i], "catalog/schemes.json", "/schemes/" + std::to_string(i));
+    if (!s) return s.error();
+    cat.m_schemes.push_back(std::move(*s));
+  }
+  std::string cAs = "w8a16";
+  if (sj->contains("fallback") && (*sj)["fallback"].is_object()) {
+    cAs = (*sj)["fallback"].value("c_as", cAs);
+  }
+  auto fb = cat.scheme(cAs, "fallback.c_as");
+  if (!fb) return fb.error();
+  cat.m_fallbackC = fb->c;
+  return cat;
+}
+
+const Catalog& Catalog::bundled() {
+  static const Catalog cat = [] {
+    std::vector<CatalogModel> models;
+    for (const auto& path : bundledFilesUnder("catalog/models/")) {
+      const auto text = bundledFile(path);
+      std::string id = std::filesystem::path(path).stem().string();
+      models.push_back({id, std::string(*text), path});
+    }
+    const auto gpus = bundledFile("catalog/gpus.json");
+    const auto schemes = bundledFile("catalog/schemes.json");
+    if (!gpus || !schemes) throw std::logic_error("bundled catalog is missing gpus.json or schemes.json");
+    auto c = fromTexts(std::move(models), std::string(*gpus), std::string(*schemes));
+    if (!c) throw std::logic_error("bundled catalog is invalid: " + c.error().str());
+    return std::move(c).value();
+  }();
+  return cat;
+}
+
+Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {
+  const std::string key = lower(idOrPath);
+  for (const auto& m : m_models) {
+    if (lower(m.id) == key) {
+      auto j = parseJson(m.configText, m.resourcePath);
+      if (!j) return j.error();
+      return parseModelConfig(*j, m.resourcePath, m.id);
+    }
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(idOrPath, ec)) return loadModelConfigFile(idOrPath);
+  return Error{"<cli>", "", "model",
+               "unknown model '" + idOrPath + "': not a catalog id (" + modelIds() +
+                   ") and no such file"};
+}
+
+Result<GpuSpec> Catalog::resolveGpu(const std::string& idOrPath) const {
+  const std::string key = lower(idOrPath);
+  for (const auto& g : m_gpus) {
+    if (lower(g.id) == key) return g;
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(idOrPath, ec)) return loadGpuFile(idOrPath);
+  return Error{"<cli>", "", "gpu",
+               "unknown GPU '" + idOrPath + "': not a catalog id (" + gpuIds() + ") and no such file"};
+}
+
+Result<Scheme> Catalog::scheme(const std::string& id, const std::string& field) const {
+  const std::string key = lower(id);
+  for (const auto& s : m_schemes) {
+    if (lower(s.id) == key) return s;
+  }
+  return Error{"<cli>", "", field, "unknown scheme '" + id + "'; known: " + schemeIds()};
+}
+
+std::string Catalog::modelIds() const {
+  return joinIds(m_models, [](const CatalogModel& m) { return m.id; });
+}
+std::string Catalog::gpuIds() const {
+  return joinIds(m_gpus, [](const GpuSpec& g) { return g.id; });
+}
+std::string Catalog::schemeIds() const {
+  return joinIds(m_schemes, [](const Scheme& s) { return s.id; });
+}
+
+}  // namespace qf

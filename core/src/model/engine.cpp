@@ -1,0 +1,552 @@
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/engine.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <type_traits>
+
+namespace qf {
+
+const char* layerKindName(LayerKind k) {
+  switch (k) {
+    case LayerKind::Linear: return "linear";
+    case LayerKind::Moe: return "moe";
+    case LayerKind::LmHead: return "lm_head";
+  }
+  return "?";
+}
+
+const Scheme& CandidateSchemes::forKind(LayerKind k) const {
+  if (k == LayerKind::Moe && moe) return *moe;
+  if (k == LayerKind::LmHead && lmHead) return *lmHead;
+  return linear;
+}
+
+bool CandidateSchemes::mixed() const {
+  return (moe && moe->id != linear.id) || (lmHead && lmHead->id != linear.id);
+}
+
+std::optional<Error> validateScenario(const Scenario& s) {
+  auto bad = [](const std::string& field, const std::string& msg) {
+    return std::optional<Error>(Error{"<cli>", "", field, msg});
+  };
+  if (s.tp < 1) return bad("tp", "tensor-parallel degree must be at least 1");
+  if (s.maxModelLen < 1) return bad("max-model-len", "must be at least 1 token");
+  if (!(s.kvBytes > 0) || !std::isfinite(s.kvBytes)) return bad("kv-dtype", "KV bytes per element must be positive");
+  if (!(s.memUtil > 0 && s.memUtil <= 1)) return bad("mem-util", "must be in (0, 1]");
+  if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib)) return bad("reserve-gib", "must be a finite number >= 0");
+  if (s.contextTokens < 0) return bad("context", "must not be negative");
+  return std::nullopt;
+}
+
+void Routing::set(double e, double k) {
+  experts = e;
+  perToken = k;
+  const double q = e > 0 ? 1.0 - k / e : 0.0;
+  lnMiss = q > 0 ? std::log(q) : 0.0;
+}
+
+double Routing::distinct(double batch) const {
+  if (experts <= 0) return 0.0;
+  if (lnMiss == 0.0) return experts;  // k == E: every expert every step
+  return experts * (1.0 - std::exp(lnMiss * batch));
+}
+
+namespace {
+
+int signOf(double v, double tol) {
+  if (v > tol) return 1;
+  if (v < -tol) return -1;
+  return 0;
+}
+
+/// Limit sign of h as B → ∞ (Et → E).
+int tailSign(const Affine& h, const Routing& r, double tol) {
+  if (std::abs(h.c1) > 0) {
+    // c1 dominates eventually unless it is round-off next to large constants.
+    return h.c1 > 0 ? 1 : -1;
+  }
+  return signOf(h.c0 + h.cE * (r.experts > 0 ? r.experts : 0.0), tol);
+}
+
+/// B where h'(B) = 0, if one exists in (lo, ∞). h' = c1 + cE·E·(−ln q)·q^B.
+std::optional<double> extremum(const Affine& h, const Routing& r, double lo) {
+  if (r.experts <= 0 || h.cE == 0) return std::nullopt;
+  if (r.lnMiss == 0.0) return std::nullopt;
+  const double lnq = r.lnMiss;
+  const double denom = h.cE * r.experts * (-lnq);
+  const double ratio = -h.c1 / denom;
+  if (!(ratio > 0 && ratio < 1)) return std::nullopt;
+  const double b = std::log(ratio) / lnq;
+  if (b > lo && std::isfinite(b)) return b;
+  return std::nullopt;
+}
+
+/// Root of f in (lo, hi) given f(lo) has sign sLo ≠ 0 and f(hi) the opposite.
+/// Exact when the piece is linear (h.cE == 0 or dense); bisection otherwise.
+template <class F>
+double solveBracket(F f, const Affine& piece, const Routing& r, double lo, double hi, int sLo) {
+  const bool linear = piece.cE == 0 || r.experts <= 0 ||
+                      (1.0 - r.perToken / r.experts) <= 0;
+  if (linear && piece.c1 != 0) {
+    const double c0 = piece.c0 + (r.experts > 0 ? piece.cE * r.experts : 0.0);
+    const double x = -c0 / piece.c1;
+    if (x >= lo && x <= hi) return x;
+  }
+  for (int i = 0; i < 400; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (hi - lo <= 1e-13 * hi) break;
+    const double v = f(mid);
+    const int s = v > 0 ? 1 : (v < 0 ? -1 : 0);
+    if (s == 0) return mid;
+    if (s == sLo) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+struct Sample {
+  double x;
+  int sign;
+};
+
+/// Walks sign samples of a continuous function, monotone between consecutive samples,
+/// and returns every sign change. `pieces[i]` is f's Affine between sample i and i+1;
+/// the last piece extends to ∞ with limit sign `infSign`.
+template <class F>
+std::vector<Crossing> walkSigns(F f, const std::vector<Sample>& samples,
+                                const std::vector<Affine>& pieces, const Routing& r,
+                                int infSign) {
+  std::vector<Crossing> out;
+  int lastSign = 0;
+  std::ptrdiff_t lastIdx = -1;
+  const auto n = static_cast<std::ptrdiff_t>(samples.size());
+  for (std::ptrdiff_t i = 0; i <= n; ++i) {
+    const int s = i < n ? samples[static_cast<std::size_t>(i)].sign : infSign;
+    if (s == 0) continue;
+    if (lastSign != 0 && s != lastSign) {
+      double root = 0;
+      if (lastIdx == i - 1) {
+        const double lo = samples[static_cast<std::size_t>(lastIdx)].x;
+        const Affine& piece = pieces[static_cast<std::size_t>(lastIdx)];
+        double hi = 0;
+        if (i < n) {
+          hi = samples[static_cast<std::size_t>(i)].x;
+        } else {
+          hi = std::max(2.0 * lo, lo + 1.0);
+          while (hi < 1e18) {
+            const double v = f(hi);
+            if ((v > 0 ? 1 : (v < 0 ? -1 : 0)) == s) break;
+            hi *= 2.0;
+          }
+          if (hi >= 1e18) {
+            lastSign = s;
+            lastIdx = i;
+            continue;
+          }
+        }
+        root = solveBracket(f, piece, r, lo, hi, lastSign);
+      } else {
+        root = samples[static_cast<std::size_t>(lastIdx + 1)].x;
+      }
+      out.push_back({root, lastSign < 0});
+    }
+    lastSign = s;
+    lastIdx = i;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> signChanges(const Affine& h, const Routing& r, double lo) {
+  const double scale = std::abs(h.c0) + std::abs(h.c1) * lo + std::abs(h.cE) * r.experts;
+  const double tol = 1e-12 * scale;
+  auto f = [&](double b) { return h.at(b, r.distinct(b)); };
+  std::vector<Sample> samples{{lo, signOf(f(lo), tol)}};
+  std::vector<Affine> pieces{h};
+  if (const auto e = extremum(h, r, lo)) {
+    samples.push_back({*e, signOf(f(*e), tol)});
+    pieces.push_back(h);
+  }
+  std::vector<double> out;
+  for (const auto& c : walkSigns(f, samples, pieces, r, tailSign(h, r, tol))) {
+    if (c.batch > lo) out.push_back(c.batch);
+  }
+  return out;
+}
+
+double StepCurve::stepSecondsAt(double batch, double et) const {
+  bool compute = false;
+  return evaluateAt(batch, et, compute);
+}
+
+Affine StepCurve::activeAt(double batch) const {
+  const double et = routing.distinct(batch);
+  Affine a = allReduceS;
+  for (const auto& k : kinds) {
+    if (!k.present) continue;
+    a += k.memS.at(batch, et) >= k.compS.at(batch, et) ? k.memS : k.compS;
+  }
+  return a;
+}
+
+std::vector<double> StepCurve::knots() const {
+  std::vector<double> out;
+  for (const auto& k : kinds) {
+    if (!k.present) continue;
+    const auto roots = signChanges(k.memS - k.compS, routing, 1.0);
+    out.insert(out.end(), roots.begin(), roots.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void StepCurve::finalize() {
+  m_packedCount = 0;
+  for (const auto& k : kinds) {
+    if (k.present) m_packed[static_cast<std::size_t>(m_packedCount++)] = {k.memS, k.compS};
+  }
+}
+
+double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const {
+  double t = allReduceS.at(batch, et);
+  bool compute = false;
+  for (int i = 0; i < m_packedCount; ++i) {
+    const Packed& p = m_packed[static_cast<std::size_t>(i)];
+    const double mem = p.mem.at(batch, et);
+    const double comp = p.comp.at(batch, et);
+    compute = compute || comp > mem;
+    t += comp > mem ? comp : mem;
+  }
+  computeBound = compute;
+  return t;
+}
+
+Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const CandidateSchemes& cand) {
+  StepCurve curve;
+  const ModelArch& m = s.model;
+  const double tp = static_cast<double>(s.tp);
+  const double beta = s.gpu.bandwidthBytesPerS();
+  const double issue = s.gpu.issueRatePerS();
+  const double moeLayers = static_cast<double>(m.moeLayerCount());
+  if (m.isMoe()) {
+    curve.routing.set(static_cast<double>(m.experts), static_cast<double>(m.expertsPerToken));
+  }
+  const TensorPath fallbackPath = s.gpu.hasPath(TensorPath::Bf16) ? TensorPath::Bf16 : TensorPath::Fp16;
+  for (LayerKind kind : kAllLayerKinds) {
+    KindTerm& k = curve.kinds[static_cast<std::size_t>(kind)];
+    k.kind = kind;
+    k.scheme = cand.forKind(kind);
+    k.fallback = !s.gpu.hasPath(k.scheme.path);
+    k.effectivePath = k.fallback ? fallbackPath : k.scheme.path;
+    k.effectiveC = k.fallback ? std::max(s.fallbackC, 0.0) : k.scheme.c;
+    k.bytesPerWeight = k.scheme.bytesPerWeight();
+    const double peak = s.gpu.peakFlopsPerS(k.effectivePath);
+    const double b = k.bytesPerWeight;
+    double w0 = 0, wE = 0, active = 0;
+    switch (kind) {
+      case LayerKind::Linear:
+        w0 = active = p.linear();
+        k.weightsStored = p.linear();
+        break;
+      case LayerKind::Moe:
+        wE = moeLayers * p.routedPerExpertLayer;
+        active = moeLayers * static_cast<double>(m.expertsPerToken) * p.routedPerExpertLayer;
+        k.weightsStored = p.routedExperts;
+        break;
+      case LayerKind::LmHead:
+        w0 = active = p.lmHead;
+        k.weightsStored = p.lmHead + p.embedding;
+        break;
+    }
+    k.present = (w0 + wE) > 0;
+    if (!k.present) continue;
+    k.memS = Affine{w0 * b / beta / tp, 0.0, wE * b / beta / tp};
+    k.mmaSPerSeq = 2.0 * active / peak / tp;
+    k.compS = Affine{w0 * k.effectiveC / issue / tp, k.mmaSPerSeq, wE * k.effectiveC / issue / tp};
+    k.dequantS = (w0 + wE * curve.routing.experts) * k.effectiveC / issue / tp;
+    if (kind == LayerKind::Linear && s.contextTokens > 0) {
+      const double n = static_cast<double>(s.contextTokens);
+      k.memS.c1 += n * m.kvBytesPerToken(s.kvBytes) / tp / beta;
+      const double attnFlopPerSeq = 4.0 * n * static_cast<double>(m.heads) *
+                                    static_cast<double>(m.headDim) * static_cast<double>(m.layers);
+      k.compS.c1 += attnFlopPerSeq / tp / peak;
+    }
+  }
+  if (s.tp > 1) {
+    if (!s.gpu.nvlinkGbs) {
+      return Error{s.gpu.id.empty() ? s.gpu.name : s.gpu.id, "", "nvlink_gbs",
+                   "tensor parallelism needs an interconnect bandwidth; this GPU entry has none "
+                   "(add nvlink_gbs to a GPU file)"};
+    }
+    const double bytesPerSeq = static_cast<double>(m.hidden) * 2.0;
+    const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / (*s.gpu.nvlinkGbs * 1e9);
+    curve.allReduceS.c1 = static_cast<double>(m.layers) * 2.0 * perAllReduce;
+  }
+  curve.finalize();
+  return curve;
+}
+
+std::vector<Crossing> findCrossings(const StepCurve& a, const StepCurve& b) {
+  return findCrossings(a, a.knots(), b, b.knots());
+}
+
+std::vector<Crossing> findCrossings(const StepCurve& a, const std::vector<double>& knotsA,
+                                    const StepCurve& b, const std::vector<double>& knotsB) {
+  const Routing& r = a.routing;
+  std::vector<double> knots = knotsA;
+  knots.insert(knots.end(), knotsB.begin(), knotsB.end());
+  knots.push_back(1.0);
+  std::sort(knots.begin(), knots.end());
+  knots.erase(std::unique(knots.begin(), knots.end()), knots.end());
+  auto f = [&](double x) { return a.stepSeconds(x) - b.stepSeconds(x); };
+  auto tolAt = [&](double x) { return 1e-12 * (a.stepSeconds(x) + b.stepSeconds(x)); };
+  std::vector<Sample> samples;
+  std::vector<Affine> pieces;
+  Affine tail;
+  for (std::size_t i = 0; i < knots.size(); ++i) {
+    const double lo = knots[i];
+    const bool last = i + 1 == knots.size();
+    const double hi = last ? std::numeric_limits<double>::infinity() : knots[i + 1];
+    const double mid = last ? 2.0 * lo + 1.0 : 0.5 * (lo + hi);
+    const Affine h = a.activeAt(mid) - b.activeAt(mid);
+    samples.push_back({lo, signOf(f(lo), tolAt(lo))});
+    pieces.push_back(h);
+    if (const auto e = extremum(h, r, lo); e && *e < hi) {
+      samples.push_back({*e, signOf(f(*e), tolAt(*e))});
+      pieces.push_back(h);
+    }
+    if (last) tail = h;
+  }
+  const double xl = samples.back().x;
+  const int infSign = tailSign(tail, r, 1e-12 * (std::abs(tail.c0) + std::abs(tail.cE) * r.experts +
+                                                  a.stepSeconds(xl) + b.stepSeconds(xl)));
+  auto out = walkSigns(f, samples, pieces, r, infSign);
+  std::vector<Crossing> dedup;
+  for (const auto& c : out) {
+    if (c.batch < 1.0) continue;
+    if (!dedup.empty() && std::abs(dedup.back().batch - c.batch) <= 1e-9 * c.batch) continue;
+    dedup.push_back(c);
+  }
+  return dedup;
+}
+
+CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
+  CapacityReport c;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const double tp = static_cast<double>(s.tp);
+  c.budgetGib = s.gpu.memoryGib * s.memUtil - s.reserveGib;
+  double weightBytes = 0;
+  for (const auto& k : curve.kinds) {
+    if (k.present) weightBytes += k.weightsStored * k.bytesPerWeight;
+  }
+  c.weightsGib = weightBytes / tp / gib;
+  c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytes);
+  c.kvGibPerSeq = c.kvBytesPerToken / tp * static_cast<double>(s.maxModelLen) / gib;
+  const double free = c.budgetGib - c.weightsGib;
+  c.fits = free > 0;
+  c.maxSeqs = c.fits ? static_cast<std::int64_t>(std::floor(free / c.kvGibPerSeq)) : 0;
+  if (c.maxSeqs > 0) {
+    const double b = static_cast<double>(c.maxSeqs);
+    c.tokensPerSAtCapacity = b / curve.stepSeconds(b);
+  }
+  return c;
+}
+
+Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSchemes>& cands,
+                               const std::vector<double>& batches) {
+  if (auto e = validateScenario(s)) return *e;
+  for (double b : batches) {
+    if (!(b >= 1) || !std::isfinite(b)) {
+      std::ostringstream msg;
+      msg << "batch sizes must be finite and >= 1, found " << b;
+      return Error{"<cli>", "", "batch", msg.str()};
+    }
+  }
+  EngineReport rep;
+  rep.scenario = s;
+  rep.params = countParams(s.model);
+  rep.schemes.reserve(cands.size());
+  for (const auto& cand : cands) {
+    SchemeReport sr;
+    sr.cand = cand;
+    auto curve = buildStepCurve(s, rep.params, cand);
+    if (!curve) return curve.error();
+    sr.curve = std::move(*curve);
+    const StepCurve& cv = sr.curve;
+    const KindTerm& lin = cv.kinds[static_cast<std::size_t>(LayerKind::Linear)];
+    sr.fallback = lin.fallback;
+    sr.pathName = lin.fallback ? "fallback" : tensorPathName(lin.effectivePath);
+    double stored = 0, bits = 0;
+    const double et1 = cv.routing.distinct(1.0);
+    for (const auto& k : cv.kinds) {
+      if (!k.present) continue;
+      stored += k.weightsStored;
+      bits += k.weightsStored * k.bytesPerWeight * 8.0;
+      sr.memoryFloorMs += k.memS.at(1.0, et1) * 1e3;
+      sr.mmaUsPerSeq += k.mmaSPerSeq * 1e6;
+      sr.dequantMs += k.dequantS * 1e3;
+    }
+    sr.bitsPerWeight = cand.mixed() && stored > 0 ? bits / stored : lin.bytesPerWeight * 8.0;
+    sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
+    {
+      const double beta = s.gpu.bandwidthBytesPerS();
+      const double issue = s.gpu.issueRatePerS();
+      const double peak = s.gpu.peakFlopsPerS(lin.effectivePath);
+      const double ridge = (lin.bytesPerWeight / beta - lin.effectiveC / issue) * peak / 2.0;
+      if (ridge > 0) sr.ridgeBatch = ridge;
+      const KindTerm& moe = cv.kinds[static_cast<std::size_t>(LayerKind::Moe)];
+      if (moe.present) {
+        const auto roots = signChanges(moe.memS - moe.compS, cv.routing, 1.0);
+        if (!roots.empty()) sr.moeRidgeBatch = roots.front();
+      }
+    }
+    sr.capacity = computeCapacity(s, cv);
+    rep.schemes.push_back(std::move(sr));
+  }
+  // Et(B) depends on the model only: compute it once per batch for every candidate.
+  if (!rep.schemes.empty()) {
+    const Routing& routing = rep.schemes.front().curve.routing;
+    std::vector<double> et(batches.size());
+    for (std::size_t i = 0; i < batches.size(); ++i) et[i] = routing.distinct(batches[i]);
+    for (auto& sr : rep.schemes) {
+      // Hot loop (all schemes × thousands of batches): coefficients in locals, no calls.
+      const auto& pk = sr.curve.packed();
+      const int nk = sr.curve.packedCount();
+      const Affine ar = sr.curve.allReduceS;
+      sr.points.resize(batches.size());
+      PointReport* out = sr.points.data();
+      // The kind count is a template parameter so the inner loop unrolls.
+      auto fill = [&]<int N>(std::integral_constant<int, N>) {
+        for (std::size_t i = 0; i < batches.size(); ++i) {
+          const double b = batches[i];
+          const double e = et[i];
+          double t = ar.c0 + ar.c1 * b + ar.cE * e;
+          bool compute = false;
+          for (int k = 0; k < N; ++k) {
+            const auto& p = pk[static_cast<std::size_t>(k)];
+            const double mem = p.mem.c0 + p.mem.c1 * b + p.mem.cE * e;
+            const double comp = p.comp.c0 + p.comp.c1 * b + p.comp.cE * e;
+            compute |= comp > mem;
+            t += comp > mem ? comp : mem;
+          }
+          out[i] = {b, t * 1e3, b / t, compute ? "compute" : "memory"};
+        }
+      };
+      switch (nk) {
+        case 1: fill(std::integral_constant<int, 1>{}); break;
+        case 2: fill(std::integral_constant<int, 2>{}); break;
+        default: fill(std::integral_constant<int, 3>{}); break;
+      }
+    }
+  }
+  std::vector<std::vector<double>> knots;
+  knots.reserve(rep.schemes.size());
+  for (const auto& sr : rep.schemes) knots.push_back(sr.curve.knots());
+  for (std::size_t i = 0; i < rep.schemes.size(); ++i) {
+    for (std::size_t j = i + 1; j < rep.schemes.size(); ++j) {
+      for (const auto& c : findCrossings(rep.schemes[i].curve, knots[i], rep.schemes[j].curve,
+                                         knots[j])) {
+        CrossoverReport cr;
+        cr.schemes = {rep.schemes[i].cand.id, rep.schemes[j].cand.id};
+        cr.batch = c.batch;
+        cr.fasterBelow = c.firstFasterBelow ? cr.schemes[0] : cr.schemes[1];
+        rep.crossovers.push_back(std::move(cr));
+      }
+    }
+  }
+  std::sort(rep.crossovers.begin(), rep.crossovers.end(),
+            [](const CrossoverReport& x, const CrossoverReport& y) { return x.batch < y.batch; });
+  return rep;
+}
+
+Json reportToJson(const EngineReport& r) {
+  const Scenario& s = r.scenario;
+  const ParamCounts& p = r.params;
+  Json j;
+  Json model;
+  model["id"] = s.model.id;
+  model["name"] = s.model.name;
+  model["source"] = s.model.sourceFile;
+  model["streamed_params"] = p.streamed();
+  model["total_params"] = p.total();
+  model["active_params"] = p.active;
+  model["expert_params"] = p.expert();
+  model["layers"] = s.model.layers;
+  model["moe"] = s.model.isMoe();
+  model["mla"] = s.model.mla.has_value();
+  model["kv_bytes_per_token"] = s.model.kvBytesPerToken(s.kvBytes);
+  if (s.model.checkpointQuant) {
+    const auto& q = *s.model.checkpointQuant;
+    model["checkpoint_quantization"] = {
+        {"quant_method", q.quantMethod},
+        {"scheme", q.schemeId.empty() ? Json(nullptr) : Json(q.schemeId)},
+        {"note", q.note}};
+  } else {
+    model["checkpoint_quantization"] = nullptr;
+  }
+  j["model"] = model;
+  j["gpu"] = gpuToJson(s.gpu);
+  j["scenario"] = {{"tp", s.tp},
+                   {"max_model_len", s.maxModelLen},
+                   {"kv_bytes", s.kvBytes},
+                   {"mem_util", s.memUtil},
+                   {"reserve_gib", s.reserveGib},
+                   {"context", s.contextTokens}};
+  Json schemes = Json::array();
+  for (const auto& sr : r.schemes) {
+    Json o;
+    o["id"] = sr.cand.id;
+    o["bits_per_weight"] = sr.bitsPerWeight;
+    o["path"] = sr.pathName;
+    o["memory_floor_ms"] = sr.memoryFloorMs;
+    o["mma_us_per_seq"] = sr.mmaUsPerSeq;
+    o["dequant_ms"] = sr.dequantMs;
+    o["ridge_batch"] = sr.ridgeBatch ? Json(*sr.ridgeBatch) : Json(nullptr);
+    o["moe_ridge_batch"] = sr.moeRidgeBatch ? Json(*sr.moeRidgeBatch) : Json(nullptr);
+    o["allreduce_us_per_seq"] = sr.allReduceUsPerSeq;
+    Json kinds = Json::array();
+    for (const auto& k : sr.curve.kinds) {
+      if (!k.present) continue;
+      kinds.push_back({{"kind", layerKindName(k.kind)},
+                       {"scheme", k.scheme.id},
+                       {"bits_per_weight", k.bytesPerWeight * 8.0},
+                       {"path", k.fallback ? "fallback" : tensorPathName(k.effectivePath)},
+                       {"tensor_path", tensorPathName(k.effectivePath)},
+                       {"c", k.effectiveC},
+                       {"weights_stored", k.weightsStored}});
+    }
+    o["kinds"] = kinds;
+    const auto& c = sr.capacity;
+    o["capacity"] = {{"budget_gib", c.budgetGib},
+                     {"weights_gib", c.weightsGib},
+                     {"kv_gib_per_seq", c.kvGibPerSeq},
+                     {"max_seqs", c.maxSeqs},
+                     {"fits", c.fits},
+                     {"tokens_per_s_at_capacity", c.tokensPerSAtCapacity}};
+    Json pts = Json::array();
+    for (const auto& pt : sr.points) {
+      pts.push_back({{"batch", pt.batch},
+                     {"step_ms", pt.stepMs},
+                     {"tokens_per_s", pt.tokensPerS},
+                     {"bound", pt.bound}});
+    }
+    o["points"] = pts;
+    schemes.push_back(o);
+  }
+  j["schemes"] = schemes;
+  Json xs = Json::array();
+  for (const auto& c : r.crossovers) {
+    xs.push_back({{"schemes", {c.schemes[0], c.schemes[1]}},
+                  {"batch", c.batch},
+                  {"faster_below", c.fasterBelow}});
+  }
+  j["crossovers"] = xs;
+  return j;
+}
+
+}  // namespace qf

@@ -1,0 +1,142 @@
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/hardware.hpp>
+
+#include <filesystem>
+
+namespace qf {
+
+const char* tensorPathName(TensorPath p) {
+  switch (p) {
+    case TensorPath::Bf16: return "bf16";
+    case TensorPath::Fp16: return "fp16";
+    case TensorPath::Fp8: return "fp8";
+    case TensorPath::Int8: return "int8";
+    case TensorPath::Fp4: return "fp4";
+  }
+  return "?";
+}
+
+std::optional<TensorPath> tensorPathFromName(const std::string& name) {
+  for (TensorPath p : kAllTensorPaths) {
+    if (name == tensorPathName(p)) return p;
+  }
+  return std::nullopt;
+}
+
+Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer) {
+  JsonReader rd(j, file);
+  if (!j.is_object()) return rd.error(pointer, "", std::string("expected a GPU object, found ") + j.type_name());
+  GpuSpec g;
+  auto name = rd.string(j, pointer, "name");
+  if (!name) return name.error();
+  g.name = *name;
+  if (j.contains("id") && j["id"].is_string()) g.id = j["id"].get<std::string>();
+#define QF_NUM(var, key, positive)                       \
+  do {                                                   \
+    auto r_ = rd.number(j, pointer, key, positive);      \
+    if (!r_) return r_.error();                          \
+    var = *r_;                                           \
+  } while (0)
+  QF_NUM(g.memoryGib, "memory_gib", true);
+  QF_NUM(g.hbmBandwidthTbs, "hbm_bandwidth_tbs", true);
+  QF_NUM(g.vectorFp32Tflops, "vector_fp32_tflops", true);
+#undef QF_NUM
+  const std::string tptr = (pointer == "/" ? std::string() : pointer) + "/tensor_tflops";
+  const auto tt = j.find("tensor_tflops");
+  if (tt == j.end() || !tt->is_object()) {
+    return rd.error(tptr, "tensor_tflops",
+                    "required object of dense tensor peaks (bf16, fp16, fp8, int8, fp4) is missing");
+  }
+  bool any = false;
+  for (auto it = tt->begin(); it != tt->end(); ++it) {
+    const auto path = tensorPathFromName(it.key());
+    if (!path) {
+      return rd.error(tptr + "/" + it.key(), "tensor_tflops." + it.key(),
+                      "unknown tensor path; expected bf16, fp16, fp8, int8 or fp4");
+    }
+    auto v = rd.optNumber(*tt, tptr, it.key(), true);
+    if (!v) return v.error();
+    if (v->has_value()) {
+      g.tensorTflops[static_cast<std::size_t>(*path)] = **v;
+      any = true;
+    }
+  }
+  if (!any) return rd.error(tptr, "tensor_tflops", "no tensor path given");
+  if (!g.hasPath(TensorPath::Bf16) && !g.hasPath(TensorPath::Fp16)) {
+    return rd.error(tptr, "tensor_tflops", "needs at least a bf16 or fp16 peak (the fallback path)");
+  }
+  auto nv = rd.optNumber(j, pointer, "nvlink_gbs", true);
+  if (!nv) return nv.error();
+  g.nvlinkGbs = *nv;
+  auto price = rd.optNumber(j, pointer, "price_per_hour");
+  if (!price) return price.error();
+  if (price->has_value() && **price < 0) {
+    return rd.error(pointer + "/price_per_hour", "price_per_hour", "must not be negative");
+  }
+  g.pricePerHour = *price;
+  g.priceSource = j.value("price_source", std::string());
+  g.source = j.contains("source") && j["source"].is_string() ? j["source"].get<std::string>() : "";
+  return g;
+}
+
+Result<GpuSpec> loadGpuFile(const std::string& path) {
+  auto j = readJsonFile(path, false, 16ull * 1024 * 1024);
+  if (!j) return j.error();
+  auto g = parseGpu(*j, path, "/");
+  if (!g) return g.error();
+  if (g->id.empty()) g->id = std::filesystem::path(path).stem().string();
+  return g;
+}
+
+Json gpuToJson(const GpuSpec& g) {
+  Json j;
+  j["id"] = g.id;
+  j["name"] = g.name;
+  j["memory_gib"] = g.memoryGib;
+  j["hbm_bandwidth_tbs"] = g.hbmBandwidthTbs;
+  Json tt = Json::object();
+  for (TensorPath p : kAllTensorPaths) {
+    if (g.hasPath(p)) tt[tensorPathName(p)] = *g.tensorTflops[static_cast<std::size_t>(p)];
+  }
+  j["tensor_tflops"] = tt;
+  j["vector_fp32_tflops"] = g.vectorFp32Tflops;
+  j["nvlink_gbs"] = g.nvlinkGbs ? Json(*g.nvlinkGbs) : Json(nullptr);
+  j["price_per_hour"] = g.pricePerHour ? Json(*g.pricePerHour) : Json(nullptr);
+  j["price_source"] = g.priceSource;
+  j["source"] = g.source;
+  return j;
+}
+
+Result<Scheme> parseScheme(const Json& j, const std::string& file, const std::string& pointer) {
+  JsonReader rd(j, file);
+  Scheme s;
+  auto id = rd.string(j, pointer, "id");
+  if (!id) return id.error();
+  s.id = *id;
+  s.name = j.value("name", s.id);
+#define QF_NUM(var, key)                                 \
+  do {                                                   \
+    auto r_ = rd.optNumber(j, pointer, key);             \
+    if (!r_) return r_.error();                          \
+    if (r_->has_value()) var = **r_;                     \
+  } while (0)
+  QF_NUM(s.weightBits, "weight_bits");
+  QF_NUM(s.scaleBits, "scale_bits");
+  QF_NUM(s.groupSize, "group_size");
+  QF_NUM(s.zeroBits, "zero_bits");
+  QF_NUM(s.c, "c");
+#undef QF_NUM
+  if (!(s.weightBits > 0) || s.scaleBits < 0 || s.groupSize < 0 || s.zeroBits < 0 || s.c < 0) {
+    return rd.error(pointer, "weight_bits", "bits, group size and c must be non-negative (weight_bits positive)");
+  }
+  auto path = rd.string(j, pointer, "path");
+  if (!path) return path.error();
+  const auto p = tensorPathFromName(*path);
+  if (!p) return rd.error(pointer + "/path", "path", "unknown tensor path '" + *path + "'");
+  s.path = *p;
+  s.activation = j.value("activation", std::string());
+  s.cNote = j.value("c_note", std::string());
+  return s;
+}
+
+}  // namespace qf

@@ -1,0 +1,317 @@
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/model_config.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+namespace qf {
+
+std::int64_t ModelArch::moeLayerCount() const {
+  return static_cast<std::int64_t>(std::count(moeLayer.begin(), moeLayer.end(), true));
+}
+
+double ModelArch::kvBytesPerToken(double kvBytes) const {
+  if (mla) {
+    return static_cast<double>(layers) *
+           static_cast<double>(mla->kvLoraRank + mla->qkRopeHeadDim) * kvBytes;
+  }
+  return 2.0 * static_cast<double>(layers) * static_cast<double>(kvHeads) *
+         static_cast<double>(headDim) * kvBytes;
+}
+
+namespace {
+
+/// Reads a positive integer key; `required` false returns 0 when absent or null.
+Result<std::int64_t> positiveInt(const JsonReader& rd, const Json& obj, const std::string& ptr,
+                                 const std::string& key, bool required) {
+  auto v = rd.optInteger(obj, ptr, key);
+  if (!v) return v.error();
+  if (!v->has_value()) {
+    if (required) return rd.error(ptr + "/" + key, key, "required key is missing from config.json");
+    return std::int64_t{0};
+  }
+  if (**v <= 0) return rd.error(ptr + "/" + key, key, "must be a positive integer, found 0");
+  return **v;
+}
+
+CheckpointQuant mapQuantizationConfig(const Json& q) {
+  CheckpointQuant cq;
+  auto str = [&](const Json& o, const char* key) -> std::string {
+    const auto it = o.find(key);
+    return (it != o.end() && it->is_string()) ? it->get<std::string>() : std::string();
+  };
+  auto num = [&](const Json& o, const char* key, double dflt) -> double {
+    const auto it = o.find(key);
+    return (it != o.end() && it->is_number()) ? it->get<double>() : dflt;
+  };
+  auto boolean = [&](const Json& o, const char* key, bool dflt) -> bool {
+    const auto it = o.find(key);
+    return (it != o.end() && it->is_boolean()) ? it->get<bool>() : dflt;
+  };
+  cq.quantMethod = str(q, "quant_method");
+  std::string m = cq.quantMethod;
+  std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
+  auto groupNote = [](double group) {
+    return group == 128 ? std::string()
+                        : "; group size " + std::to_string(static_cast<long long>(group)) +
+                              " modelled with the g128 scheme's storage width";
+  };
+  if (m == "gptq" || m == "gptq_marlin" || m == "auto_gptq") {
+    const double bits = num(q, "bits", 4);
+    const bool sym = boolean(q, "sym", true);
+    const double group = num(q, "group_size", 128);
+    if (bits == 4) {
+      cq.schemeId = sym ? "w4a16-g128" : "w4a16-g128-asym";
+      cq.note = std::string("GPTQ 4-bit ") + (sym ? "symmetric" : "asymmetric") + groupNote(group);
+    } else if (bits == 8) {
+      cq.schemeId = "w8a16";
+      cq.note = "GPTQ 8-bit weight-only";
+    } else {
+      cq.note = "GPTQ with " + std::to_string(static_cast<int>(bits)) + " bits has no built-in scheme";
+    }
+  } else if (m == "awq" || m == "awq_marlin") {
+    const double group = num(q, "group_size", num(q, "q_group_size", 128));
+    cq.schemeId = boolean(q, "zero_point", true) ? "w4a16-g128-asym" : "w4a16-g128";
+    cq.note = "AWQ 4-bit" + groupNote(group);
+  } else if (m == "fp8" || m == "fbgemm_fp8") {
+    cq.schemeId = "w8a8-fp8";
+    cq.note = "FP8 checkpoint (activation_scheme " +
+              (str(q, "activation_scheme").empty() ? std::string("dynamic") : str(q, "activation_scheme")) +
+              ")";
+  } else if (m == "modelopt" || m == "modelopt_fp4") {
+    std::string algo = str(q, "quant_algo");
+    if (algo.empty() && q.contains("quantization") && q["quantization"].is_object()) {
+      algo = str(q["quantization"], "quant_algo");
+    }
+    if (algo == "FP8") cq.schemeId = "w8a8-fp8";
+    else if (algo == "NVFP4") cq.schemeId = "nvfp4";
+    cq.note = "ModelOpt " + (algo.empty() ? std::string("(unknown algorithm)") : algo);
+  } else if (m == "compressed-tensors" || m == "compressed_tensors") {
+    const auto groups = q.find("config_groups");
+    if (groups != q.end() && groups->is_object() && !groups->empty()) {
+      const Json& g = groups->begin().value();
+      const Json w = g.value("weights", Json::object());
+      const Json a = g.contains("input_activations") ? g["input_activations"] : Json();
+      const double wb = w.is_object() ? num(w, "num_bits", 0) : 0;
+      const std::string wt = w.is_object() ? str(w, "type") : "";
+      const bool wsym = w.is_object() ? boolean(w, "symmetric", true) : true;
+      const double ab = a.is_object() ? num(a, "num_bits", 0) : 0;
+      const std::string at = a.is_object() ? str(a, "type") : "";
+      if (wb == 4 && wt == "float") cq.schemeId = "nvfp4";
+      else if (wb == 4 && ab == 0) cq.schemeId = wsym ? "w4a16-g128" : "w4a16-g128-asym";
+      else if (wb == 4 && ab == 8 && at == "float") cq.schemeId = "w4a8-fp8-g128";
+      else if (wb == 8 && ab == 8 && at == "float") cq.schemeId = "w8a8-fp8";
+      else if (wb == 8 && ab == 8) cq.schemeId = "w8a8-int8";
+      else if (wb == 8 && ab == 0) cq.schemeId = "w8a16";
+      cq.note = "compressed-tensors: weights " + std::to_string(static_cast<int>(wb)) + "-bit " + wt +
+                (ab > 0 ? ", activations " + std::to_string(static_cast<int>(ab)) + "-bit " + at
+                        : ", activations unquantized");
+    } else {
+      cq.note = "compressed-tensors without config_groups";
+    }
+  } else {
+    cq.note = "quant_method '" + cq.quantMethod + "' has no built-in scheme";
+  }
+  if (cq.schemeId.empty() && cq.note.find("no built-in") == std::string::npos) {
+    cq.note += " (no built-in scheme matches)";
+  }
+  return cq;
+}
+
+}  // namespace
+
+Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, const std::string& id) {
+  if (!rootIn.is_object()) {
+    return Error{file, "/", "", std::string("config.json must be a JSON object, found ") + rootIn.type_name()};
+  }
+  // Multimodal configs keep the language model under text_config.
+  const Json* cfg = &rootIn;
+  std::string base;
+  if (!rootIn.contains("hidden_size") && rootIn.contains("text_config") && rootIn["text_config"].is_object()) {
+    cfg = &rootIn["text_config"];
+    base = "/text_config";
+  }
+  const Json& c = *cfg;
+  JsonReader rd(rootIn, file);
+  ModelArch m;
+  m.id = id;
+  m.sourceFile = file;
+  m.name = c.value("_name_or_path", rootIn.value("_name_or_path", id));
+  if (m.name.empty()) m.name = id;
+
+#define QF_REQ(var, key)                                                   \
+  do {                                                                     \
+    auto r_ = positiveInt(rd, c, base, key, true);                         \
+    if (!r_) return r_.error();                                            \
+    var = *r_;                                                             \
+  } while (0)
+#define QF_OPT(var, key)                                                   \
+  do {                                                                     \
+    auto r_ = positiveInt(rd, c, base, key, false);                        \
+    if (!r_) return r_.error();                                            \
+    var = *r_;                                                             \
+  } while (0)
+
+  QF_REQ(m.layers, "num_hidden_layers");
+  QF_REQ(m.hidden, "hidden_size");
+  QF_REQ(m.heads, "num_attention_heads");
+  QF_REQ(m.vocab, "vocab_size");
+  QF_OPT(m.kvHeads, "num_key_value_heads");
+  if (m.kvHeads == 0) m.kvHeads = m.heads;
+  QF_OPT(m.headDim, "head_dim");
+  if (m.headDim == 0) {
+    if (m.hidden % m.heads != 0) {
+      return rd.error(base + "/num_attention_heads", "num_attention_heads",
+                      "hidden_size is not divisible by num_attention_heads and head_dim is absent");
+    }
+    m.headDim = m.hidden / m.heads;
+  }
+  if (m.kvHeads > m.heads) {
+    return rd.error(base + "/num_key_value_heads", "num_key_value_heads",
+                    "exceeds num_attention_heads (" + std::to_string(m.heads) + ")");
+  }
+  {
+    const auto it = c.find("tie_word_embeddings");
+    if (it != c.end() && !it->is_null()) {
+      if (!it->is_boolean()) {
+        return rd.error(base + "/tie_word_embeddings", "tie_word_embeddings",
+                        std::string("expected true or false, found ") + it->type_name());
+      }
+      m.tiedEmbeddings = it->get<bool>();
+    }
+  }
+  // Experts.
+  for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    std::int64_t e = 0;
+    QF_OPT(e, key);
+    if (e > 0) {
+      m.experts = e;
+      break;
+    }
+  }
+  QF_OPT(m.intermediate, "intermediate_size");
+  if (m.experts > 0) {
+    QF_REQ(m.expertsPerToken, "num_experts_per_tok");
+    if (m.expertsPerToken > m.experts) {
+      return rd.error(base + "/num_experts_per_tok", "num_experts_per_tok",
+                      "exceeds the number of routed experts (" + std::to_string(m.experts) + ")");
+    }
+    QF_OPT(m.expertWidth, "moe_intermediate_size");
+    if (m.expertWidth == 0) m.expertWidth = m.intermediate;
+    if (m.expertWidth == 0) {
+      return rd.error(base + "/moe_intermediate_size", "moe_intermediate_size",
+                      "an MoE model needs moe_intermediate_size or intermediate_size");
+    }
+    std::int64_t nShared = 0, sharedWidth = 0;
+    QF_OPT(nShared, "n_shared_experts");
+    QF_OPT(sharedWidth, "shared_expert_intermediate_size");
+    m.sharedExpertWidthTotal = nShared > 0 ? nShared * m.expertWidth : sharedWidth;
+    std::int64_t firstDense = 0, sparseStep = 0, layerFreq = 0;
+    QF_OPT(firstDense, "first_k_dense_replace");
+    QF_OPT(sparseStep, "decoder_sparse_step");
+    QF_OPT(layerFreq, "moe_layer_freq");
+    std::set<std::int64_t> mlpOnly;
+    if (const auto it = c.find("mlp_only_layers"); it != c.end() && !it->is_null()) {
+      if (!it->is_array()) {
+        return rd.error(base + "/mlp_only_layers", "mlp_only_layers", "expected an array of layer indices");
+      }
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        const Json& v = (*it)[i];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
+          return rd.error(base + "/mlp_only_layers/" + std::to_string(i), "mlp_only_layers",
+                          "expected a non-negative layer index, found " + v.dump());
+        }
+        mlpOnly.insert(v.get<std::int64_t>());
+      }
+    }
+    m.moeLayer.assign(static_cast<std::size_t>(m.layers), true);
+    for (std::int64_t i = 0; i < m.layers; ++i) {
+      bool moe = i >= firstDense && !mlpOnly.contains(i);
+      if (sparseStep > 1) moe = moe && ((i + 1) % sparseStep == 0);
+      if (layerFreq > 1) moe = moe && (i % layerFreq == 0);
+      m.moeLayer[static_cast<std::size_t>(i)] = moe;
+    }
+    if (m.intermediate == 0 && m.moeLayerCount() < m.layers) {
+      return rd.error(base + "/intermediate_size", "intermediate_size",
+                      "required for the dense layers of this MoE model");
+    }
+  } else {
+    m.moeLayer.assign(static_cast<std::size_t>(m.layers), false);
+    if (m.intermediate == 0) {
+      return rd.error(base + "/intermediate_size", "intermediate_size", "required key is missing from config.json");
+    }
+  }
+  // Multi-head latent attention.
+  if (const auto it = c.find("kv_lora_rank"); it != c.end() && !it->is_null()) {
+    MlaDims mla;
+    QF_REQ(mla.kvLoraRank, "kv_lora_rank");
+    QF_OPT(mla.qLoraRank, "q_lora_rank");
+    QF_REQ(mla.qkNopeHeadDim, "qk_nope_head_dim");
+    QF_REQ(mla.qkRopeHeadDim, "qk_rope_head_dim");
+    QF_REQ(mla.vHeadDim, "v_head_dim");
+    m.mla = mla;
+    m.headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
+  }
+#undef QF_REQ
+#undef QF_OPT
+  if (const auto it = rootIn.find("quantization_config"); it != rootIn.end() && !it->is_null()) {
+    if (!it->is_object()) {
+      return rd.error("/quantization_config", "quantization_config",
+                      std::string("expected an object, found ") + it->type_name());
+    }
+    m.checkpointQuant = mapQuantizationConfig(*it);
+  }
+  return m;
+}
+
+Result<ModelArch> loadModelConfigFile(const std::string& path) {
+  auto j = readJsonFile(path, false, 64ull * 1024 * 1024);
+  if (!j) return j.error();
+  std::string stem = std::filesystem::path(path).stem().string();
+  if (stem == "config") stem = std::filesystem::path(path).parent_path().filename().string();
+  if (stem.empty()) stem = "model";
+  return parseModelConfig(*j, path, stem);
+}
+
+ParamCounts countParams(const ModelArch& m) {
+  ParamCounts p;
+  const double d = static_cast<double>(m.hidden);
+  const double nh = static_cast<double>(m.heads);
+  const double nkv = static_cast<double>(m.kvHeads);
+  const double hd = static_cast<double>(m.headDim);
+  const double L = static_cast<double>(m.layers);
+  double attnPerLayer = 0;
+  if (m.mla) {
+    const double qr = static_cast<double>(m.mla->qLoraRank);
+    const double nope = static_cast<double>(m.mla->qkNopeHeadDim);
+    const double rope = static_cast<double>(m.mla->qkRopeHeadDim);
+    const double kvr = static_cast<double>(m.mla->kvLoraRank);
+    const double v = static_cast<double>(m.mla->vHeadDim);
+    const double q = qr > 0 ? d * qr + qr * nh * (nope + rope) : d * nh * (nope + rope);
+    const double kv = d * (kvr + rope) + kvr * nh * (nope + v);
+    const double o = nh * v * d;
+    attnPerLayer = q + kv + o;
+  } else {
+    attnPerLayer = d * nh * hd + 2.0 * d * nkv * hd + nh * hd * d;
+  }
+  p.attention = attnPerLayer * L;
+  const double moeLayers = static_cast<double>(m.moeLayerCount());
+  const double denseLayers = L - moeLayers;
+  p.denseMlp = denseLayers * 3.0 * d * static_cast<double>(m.intermediate);
+  if (m.isMoe()) {
+    const double E = static_cast<double>(m.experts);
+    const double fe = static_cast<double>(m.expertWidth);
+    p.router = moeLayers * d * E;
+    p.sharedExperts = moeLayers * 3.0 * d * static_cast<double>(m.sharedExpertWidthTotal);
+    p.routedPerExpertLayer = 3.0 * d * fe;
+    p.routedExperts = moeLayers * E * p.routedPerExpertLayer;
+  }
+  p.lmHead = static_cast<double>(m.vocab) * d;
+  p.embedding = m.tiedEmbeddings ? 0.0 : static_cast<double>(m.vocab) * d;
+  p.active = p.linear() + p.lmHead +
+             moeLayers * static_cast<double>(m.expertsPerToken) * p.routedPerExpertLayer;
+  return p;
+}
+
+}  // namespace qf

@@ -1,0 +1,98 @@
+#include <quantfront/core/model/scenario_spec.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace qf {
+
+double kvBytesForDtype(const std::string& dtype) {
+  if (dtype == "bf16" || dtype == "fp16" || dtype == "auto") return 2.0;
+  if (dtype == "fp8" || dtype == "fp8_e4m3" || dtype == "fp8_e5m2") return 1.0;
+  return 0.0;
+}
+
+Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
+  auto model = cat.resolveModel(spec.model);
+  if (!model) return model.error();
+  auto gpu = cat.resolveGpu(spec.gpu);
+  if (!gpu) return gpu.error();
+  Scenario s;
+  s.model = std::move(*model);
+  s.gpu = std::move(*gpu);
+  s.tp = spec.tp;
+  s.maxModelLen = spec.maxModelLen;
+  s.kvBytes = kvBytesForDtype(spec.kvDtype);
+  if (s.kvBytes == 0) {
+    return Error{"<cli>", "", "kv-dtype", "expected bf16 or fp8, found '" + spec.kvDtype + "'"};
+  }
+  s.memUtil = spec.memUtil;
+  s.reserveGib = spec.reserveGib;
+  s.contextTokens = spec.contextTokens;
+  s.fallbackC = cat.fallbackC();
+  if (auto e = validateScenario(s)) return *e;
+  return s;
+}
+
+Result<std::vector<CandidateSchemes>> makeCandidates(const std::vector<std::string>& uniformIds,
+                                                     const std::string& linear,
+                                                     const std::string& moe,
+                                                     const std::string& lmHead,
+                                                     const Catalog& cat) {
+  std::vector<CandidateSchemes> cands;
+  for (const auto& id : uniformIds) {
+    if (id.empty()) return Error{"<cli>", "", "scheme", "empty scheme id"};
+    auto sc = cat.scheme(id, "scheme");
+    if (!sc) return sc.error();
+    const bool dup = std::any_of(cands.begin(), cands.end(),
+                                 [&](const CandidateSchemes& c) { return c.id == sc->id; });
+    if (dup) continue;
+    CandidateSchemes c;
+    c.id = sc->id;
+    c.linear = *sc;
+    cands.push_back(std::move(c));
+  }
+  if (!linear.empty() || !moe.empty() || !lmHead.empty()) {
+    CandidateSchemes c;
+    auto lin = cat.scheme(linear.empty() ? "bf16" : linear, "linear");
+    if (!lin) return lin.error();
+    c.linear = *lin;
+    std::string id = "linear=" + lin->id;
+    if (!moe.empty()) {
+      auto m = cat.scheme(moe, "moe");
+      if (!m) return m.error();
+      c.moe = *m;
+      id += ",moe=" + m->id;
+    }
+    if (!lmHead.empty()) {
+      auto l = cat.scheme(lmHead, "lm-head");
+      if (!l) return l.error();
+      c.lmHead = *l;
+      id += ",lm_head=" + l->id;
+    }
+    c.id = c.mixed() ? id : lin->id;
+    const bool dup = std::any_of(cands.begin(), cands.end(),
+                                 [&](const CandidateSchemes& x) { return x.id == c.id; });
+    if (!dup) cands.push_back(std::move(c));
+  }
+  return cands;
+}
+
+std::vector<double> logBatches(double batchMin, double batchMax, int n) {
+  std::vector<double> out;
+  batchMin = std::max(1.0, batchMin);
+  batchMax = std::max(batchMin, batchMax);
+  const double l0 = std::log(batchMin), l1 = std::log(batchMax);
+  for (int i = 0; i < n; ++i) {
+    out.push_back(std::exp(l0 + (l1 - l0) * i / std::max(1, n - 1)));
+  }
+  for (double b = 1; b <= batchMax * (1 + 1e-12); b *= 2) {
+    if (b >= batchMin) out.push_back(b);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](double a, double b) { return std::abs(a - b) <= 1e-9 * b; }),
+            out.end());
+  return out;
+}
+
+}  // namespace qf

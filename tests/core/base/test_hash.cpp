@@ -1,0 +1,86 @@
+// SHA-256 against the FIPS 180-4 / NIST example vectors, and the streamed file digest.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <quantfront/core/base/hash.hpp>
+#include <quantfront/core/base/sha256_path.hpp>
+
+using namespace qf;
+
+TEST_CASE("sha256 of the standard test vectors", "[hash]") {
+  CHECK(sha256Hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(sha256Hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  // The 448-bit message: padding spills into a second block.
+  CHECK(sha256Hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  // The 896-bit message.
+  CHECK(sha256Hex("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+                  "klmnopqrlmnopqrsmnopqrstnopqrstu") ==
+        "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
+  // One million 'a'.
+  CHECK(sha256Hex(std::string(1000000, 'a')) ==
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST_CASE("sha256 at the padding boundaries matches for 55, 56 and 64 bytes", "[hash]") {
+  // 55 bytes: length fits in the same block; 56: it does not; 64: exactly one block of data.
+  CHECK(sha256Hex(std::string(55, 'a')) ==
+        "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318");
+  CHECK(sha256Hex(std::string(56, 'a')) ==
+        "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a");
+  CHECK(sha256Hex(std::string(64, 'a')) ==
+        "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb");
+}
+
+TEST_CASE("sha256File streams a file and agrees with sha256Hex", "[hash]") {
+  const auto dir = std::filesystem::temp_directory_path() / "qf_test_hash";
+  std::filesystem::create_directories(dir);
+  const auto path = (dir / "data.bin").string();
+  // Longer than the 64 KiB read buffer and not a multiple of 64 bytes.
+  std::string content;
+  for (int i = 0; i < 70001; ++i) content.push_back(static_cast<char>((i * 131 + 7) & 0xff));
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  }
+  const auto digest = sha256File(path);
+  REQUIRE(digest.has_value());
+  CHECK(*digest == sha256Hex(content));
+  CHECK(digest->size() == 64);
+
+  std::ofstream(dir / "abc.txt", std::ios::binary) << "abc";
+  CHECK(sha256File((dir / "abc.txt").string()) ==
+        std::optional<std::string>(
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"));
+
+  CHECK_FALSE(sha256File((dir / "missing.bin").string()).has_value());
+  CHECK_FALSE(sha256File(dir.string()).has_value());  // a directory is not a file
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("both SHA-256 code paths give the standard digests", "[hash]") {
+  INFO("active path: " << (sha256ActivePath() == Sha256Path::ShaExtensions ? "SHA extensions"
+                                                                           : "portable"));
+  for (const Sha256Path path : {Sha256Path::Portable, Sha256Path::ShaExtensions}) {
+    CHECK(sha256HexWith("abc", path) ==
+          "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256HexWith("", path) ==
+          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256HexWith("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", path) ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    CHECK(sha256HexWith(std::string(1000000, 'a'), path) ==
+          "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  }
+  // Every length across several blocks agrees between the two paths.
+  std::string bytes;
+  for (int len = 0; len < 300; ++len) {
+    INFO("length " << len);
+    CHECK(sha256HexWith(bytes, Sha256Path::Portable) ==
+          sha256HexWith(bytes, Sha256Path::ShaExtensions));
+    bytes.push_back(static_cast<char>((len * 7919 + 13) & 0xff));
+  }
+  CHECK(sha256Hex(bytes) == sha256HexWith(bytes, Sha256Path::Portable));
+}

@@ -1,0 +1,73 @@
+// Reading users' JSON: positions, non-finite tokens, size limits, typed fields.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/json_io.hpp>
+
+using namespace qf;
+
+TEST_CASE("parse errors carry line and column", "[json]") {
+  auto r = parseJson("{\n  \"a\": 1,\n  \"b\": ]\n}", "x.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().file == "x.json");
+  CHECK(r.error().position == "line 3, column 8");
+  auto empty = parseJson("   \n", "e.json");
+  REQUIRE_FALSE(empty.ok());
+  CHECK(empty.error().message.find("empty") != std::string::npos);
+}
+
+TEST_CASE("bare NaN names its field in strict mode; accepted in lenient mode", "[json]") {
+  const std::string text = "{\"name\": \"g\",\n \"hbm_bandwidth_tbs\": NaN, \"x\": -Infinity}";
+  auto strict = parseJson(text, "g.json");
+  REQUIRE_FALSE(strict.ok());
+  CHECK(strict.error().field == "hbm_bandwidth_tbs");
+  CHECK(strict.error().position == "line 2, column 23");
+  CHECK(strict.error().message.find("NaN") == 0);
+  auto lenient = parseJson(text, "g.json", true);
+  REQUIRE(lenient.ok());
+  CHECK(std::isnan((*lenient)["hbm_bandwidth_tbs"].get<double>()));
+  CHECK((*lenient)["x"].get<double>() == -INFINITY);
+  // Tokens inside strings are left alone.
+  auto s = parseJson("{\"a\": \"NaN Infinity\"}", "s.json", true);
+  REQUIRE(s.ok());
+  CHECK((*s)["a"] == "NaN Infinity");
+  // Other non-standard tokens stay errors.
+  CHECK_FALSE(parseJson("{\"a\": nan}", "n.json", true).ok());
+  CHECK_FALSE(parseJson("{\"a\": NaNa}", "n.json", true).ok());
+}
+
+TEST_CASE("files over the size limit are refused before reading", "[json]") {
+  const std::string path = "qf_test_big.json";
+  {
+    std::ofstream f(path);
+    f << "[" << std::string(4096, ' ') << "]";
+  }
+  auto r = readJsonFile(path, false, 1024);
+  std::remove(path.c_str());
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("limit") != std::string::npos);
+  auto missing = readJsonFile("/no/such/file.json");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == "file not found");
+}
+
+TEST_CASE("JsonReader names pointer and field", "[json]") {
+  const Json j = Json::parse(R"({"gpu": {"bw": -1, "name": 3, "n": 2.5}})");
+  JsonReader rd(j, "f.json");
+  auto bw = rd.number(j["gpu"], "/gpu", "bw", true);
+  REQUIRE_FALSE(bw.ok());
+  CHECK(bw.error().position == "/gpu/bw");
+  CHECK(bw.error().field == "bw");
+  auto name = rd.string(j["gpu"], "/gpu", "name");
+  REQUIRE_FALSE(name.ok());
+  CHECK(name.error().message.find("string") != std::string::npos);
+  auto n = rd.integer(j["gpu"], "/gpu", "n");
+  REQUIRE_FALSE(n.ok());
+  auto missing = rd.number(j["gpu"], "/gpu", "absent");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message.find("missing") != std::string::npos);
+}

@@ -1,0 +1,321 @@
+// The analytic engine against the seed's figures (shared/spec/model.md) and brute force.
+#include <catch2/catch.hpp>
+
+#include "support/engine_fixtures.hpp"
+
+#include <cmath>
+
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+
+using namespace qf;
+using qf::test::scenario;
+using qf::test::uniform;
+
+namespace {
+
+const SchemeReport& byId(const EngineReport& r, const std::string& id) {
+  for (const auto& s : r.schemes) {
+    if (s.cand.id == id) return s;
+  }
+  FAIL("scheme " << id << " not in report");
+  return r.schemes.front();
+}
+
+// Printed precision: within one unit of the last printed place. The seed computes from
+// W rounded to 7.50 B (exact: 7.5047 B), which moves some figures by part of that unit
+// (W4A16 floor: 1.1551 ms exact vs 1.1544 ms from 7.50 B, printed 1.15).
+bool asPrinted(double value, double printed, int decimals) {
+  const double unit = std::pow(10.0, -decimals);
+  return std::abs(value - printed) <= unit * (1 + 1e-9) || std::abs(value / printed - 1) <= 1e-3;
+}
+
+std::optional<double> crossing(const EngineReport& r, const std::string& a, const std::string& b) {
+  for (const auto& c : r.crossovers) {
+    if ((c.schemes[0] == a && c.schemes[1] == b) || (c.schemes[0] == b && c.schemes[1] == a)) {
+      return c.batch;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("seed figures: Llama-3-8B on H100 SXM", "[engine][seed]") {
+  const Scenario s = scenario("llama-3-8b", "h100-sxm");
+  const auto p = countParams(s.model);
+  CHECK(asPrinted(p.streamed() / 1e9, 7.50, 2));
+  CHECK(asPrinted(p.streamed() * 2 / 1e9, 15.01, 2));
+  CHECK(asPrinted(p.total() / 1e9, 8.03, 2));
+
+  auto rep = runEngine(s, {uniform("bf16"), uniform("w8a8-fp8"), uniform("w4a16-g128")},
+                       {480, 500, 1024});
+  REQUIRE(rep.ok());
+  const auto& bf16 = byId(*rep, "bf16");
+  const auto& fp8 = byId(*rep, "w8a8-fp8");
+  const auto& w4 = byId(*rep, "w4a16-g128");
+
+  // Memory floors.
+  CHECK(asPrinted(bf16.memoryFloorMs, 4.48, 2));
+  CHECK(asPrinted(fp8.memoryFloorMs, 2.24, 2));
+  CHECK(asPrinted(w4.memoryFloorMs, 1.15, 2));
+  // mma slopes and the dequant constant.
+  CHECK(asPrinted(bf16.mmaUsPerSeq, 15.16, 2));
+  CHECK(asPrinted(fp8.mmaUsPerSeq, 7.58, 2));
+  CHECK(asPrinted(w4.dequantMs, 0.45, 2));
+  CHECK(bf16.dequantMs == 0.0);
+  // Ridges: W4A16 47 (76 with free dequant), bf16 295.
+  REQUIRE(w4.ridgeBatch);
+  CHECK(std::round(*w4.ridgeBatch) == 47);
+  REQUIRE(bf16.ridgeBatch);
+  CHECK(std::round(*bf16.ridgeBatch) == 295);
+  {
+    const double beta = s.gpu.bandwidthBytesPerS();
+    const double peak = s.gpu.peakFlopsPerS(TensorPath::Bf16);
+    const double mStar = (4.125 / 8 / beta) * peak / 2;
+    CHECK(std::round(mStar) == 76);
+  }
+  // Crossovers: W4A16 loses to bf16 above 266; FP8 beats W4A16 above 118.
+  const auto xw4bf = crossing(*rep, "bf16", "w4a16-g128");
+  REQUIRE(xw4bf);
+  CHECK(std::round(*xw4bf) == 266);
+  const auto xfp8w4 = crossing(*rep, "w8a8-fp8", "w4a16-g128");
+  REQUIRE(xfp8w4);
+  CHECK(std::round(*xfp8w4) == 118);
+  for (const auto& c : rep->crossovers) {
+    if (c.schemes[0] == "bf16" && c.schemes[1] == "w4a16-g128") CHECK(c.fasterBelow == "w4a16-g128");
+    if (c.schemes[0] == "w8a8-fp8" && c.schemes[1] == "w4a16-g128") CHECK(c.fasterBelow == "w4a16-g128");
+  }
+  // bf16 and FP8 never cross (FP8 halves both terms).
+  CHECK_FALSE(crossing(*rep, "bf16", "w8a8-fp8"));
+
+  // B = 480: bf16 7.28, FP8 3.64, W4A16 7.73; at 500 W4A16 ~6% slower.
+  CHECK(asPrinted(bf16.points[0].stepMs, 7.28, 2));
+  CHECK(asPrinted(fp8.points[0].stepMs, 3.64, 2));
+  CHECK(asPrinted(w4.points[0].stepMs, 7.73, 2));
+  CHECK(std::round((w4.points[1].stepMs / bf16.points[1].stepMs - 1) * 100) == 6);
+  // B = 1024: W4A16 sits a constant 0.45 ms above bf16.
+  CHECK(asPrinted(w4.points[2].stepMs - bf16.points[2].stepMs, 0.45, 2));
+  CHECK(std::abs((w4.points[2].stepMs - bf16.points[2].stepMs) -
+                 (w4.points[0].stepMs - bf16.points[0].stepMs)) < 1e-9);
+  CHECK(std::string(w4.points[0].bound) == "compute");
+}
+
+TEST_CASE("KV capacity: seed figures", "[engine][capacity][seed]") {
+  {
+    const Scenario s = scenario("llama-3-8b", "h100-sxm");
+    auto rep = runEngine(s, {uniform("bf16"), uniform("w4a16-g128")}, {1});
+    REQUIRE(rep.ok());
+    CHECK(asPrinted(byId(*rep, "bf16").capacity.budgetGib, 67.28, 2));
+    CHECK(byId(*rep, "bf16").capacity.maxSeqs == 52);
+    CHECK(byId(*rep, "w4a16-g128").capacity.maxSeqs == 63);
+    CHECK(std::round((63.0 / 52.0 - 1) * 100) == 21);
+    const auto& c = byId(*rep, "bf16").capacity;
+    CHECK(c.tokensPerSAtCapacity == Approx(52.0 / (byId(*rep, "bf16").curve.stepSeconds(52))));
+  }
+  {
+    const Scenario s = scenario("llama-3.1-70b", "h100-sxm", 2);
+    auto rep = runEngine(s, {uniform("bf16"), uniform("w4a16-g128")}, {1});
+    REQUIRE(rep.ok());
+    CHECK(byId(*rep, "bf16").capacity.maxSeqs == 1);
+    CHECK(byId(*rep, "w4a16-g128").capacity.maxSeqs == 40);
+  }
+}
+
+TEST_CASE("published parameter totals within 1%", "[engine][params]") {
+  struct Row {
+    const char* id;
+    double totalB;
+  };
+  const Row rows[] = {{"llama-3-8b", 8.03},      {"llama-3.1-70b", 70.6}, {"llama-3.1-405b", 405.9},
+                      {"qwen3-30b-a3b", 30.53},  {"deepseek-v3", 671.0},  {"mixtral-8x7b", 46.7},
+                      {"mistral-7b", 7.25},      {"qwen2.5-7b", 7.61}};
+  for (const auto& r : rows) {
+    auto m = Catalog::bundled().resolveModel(r.id);
+    REQUIRE(m.ok());
+    const double total = countParams(*m).total() / 1e9;
+    INFO(r.id << " total " << total << " B vs published " << r.totalB);
+    CHECK(std::abs(total / r.totalB - 1) < 0.01);
+  }
+  // Expert shares from the seed.
+  {
+    const auto p = countParams(*Catalog::bundled().resolveModel("qwen3-30b-a3b"));
+    CHECK(asPrinted(p.expert() / 1e9, 28.99, 2));
+    CHECK(asPrinted(p.expert() / p.total() * 100, 95.0, 1));
+    // Published "3.3 B activated" counts the input embedding, which is gathered, not multiplied.
+    CHECK(std::abs((p.active + p.embedding) / 1e9 / 3.3 - 1) < 0.02);
+    CHECK(std::round(p.active / 1e8) == 30);  // the seed's 3.0 B headline
+  }
+  {
+    const auto p = countParams(*Catalog::bundled().resolveModel("deepseek-v3"));
+    CHECK(asPrinted(p.expert() / 1e9, 653.9, 1));
+    CHECK(asPrinted(p.total() / 1e9, 670.9, 1));
+    CHECK(asPrinted(p.expert() / p.total() * 100, 97.5, 1));
+    CHECK(std::abs(p.active / 1e9 / 37.0 - 1) < 0.02);  // published 37 B activated
+  }
+  {
+    const auto p = countParams(*Catalog::bundled().resolveModel("mixtral-8x7b"));
+    CHECK(std::abs((p.active + p.embedding) / 1e9 / 12.9 - 1) < 0.01);  // published 12.9 B active
+  }
+}
+
+TEST_CASE("MoE distinct-expert term: k experts at B=1, E as B grows", "[engine][moe]") {
+  for (const char* id : {"qwen3-30b-a3b", "mixtral-8x7b", "deepseek-v3"}) {
+    const Scenario s = scenario(id, "h100-sxm");
+    const auto p = countParams(s.model);
+    auto curve = buildStepCurve(s, p, uniform("bf16"));
+    REQUIRE(curve.ok());
+    const double k = static_cast<double>(s.model.expertsPerToken);
+    const double E = static_cast<double>(s.model.experts);
+    INFO(id);
+    CHECK(curve->routing.distinct(1) == Approx(k).epsilon(1e-12));
+    CHECK(curve->routing.distinct(1e6) == Approx(E).epsilon(1e-9));
+    // Memory side of the expert kind: k experts' weights at B = 1, all E at large B.
+    const auto& moe = curve->kinds[static_cast<std::size_t>(LayerKind::Moe)];
+    REQUIRE(moe.present);
+    const double perExpertBytes = static_cast<double>(s.model.moeLayerCount()) * p.routedPerExpertLayer * 2.0;
+    const double beta = s.gpu.bandwidthBytesPerS();
+    CHECK(moe.memS.at(1, curve->routing.distinct(1)) == Approx(k * perExpertBytes / beta).epsilon(1e-12));
+    CHECK(moe.memS.at(1e6, curve->routing.distinct(1e6)) == Approx(E * perExpertBytes / beta).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("crossovers agree with a brute-force scan", "[engine][crossover]") {
+  const char* models[] = {"llama-3-8b", "qwen3-30b-a3b", "mixtral-8x7b", "llama-3.1-70b"};
+  const char* gpus[] = {"h100-sxm", "a100-80gb", "l40s"};
+  for (const char* model : models) {
+    for (const char* gpu : gpus) {
+      Scenario s = scenario(model, gpu);
+      std::vector<CandidateSchemes> cands;
+      for (const auto& sc : Catalog::bundled().schemes()) cands.push_back(uniform(sc.id));
+      CandidateSchemes mixed = uniform("w8a8-fp8");
+      mixed.id = "linear=w8a8-fp8,moe=w4a16-g128";
+      mixed.moe = *Catalog::bundled().scheme("w4a16-g128");
+      cands.push_back(mixed);
+      auto rep = runEngine(s, cands, {1});
+      REQUIRE(rep.ok());
+      for (std::size_t i = 0; i < rep->schemes.size(); ++i) {
+        for (std::size_t j = i + 1; j < rep->schemes.size(); ++j) {
+          const auto& a = rep->schemes[i].curve;
+          const auto& b = rep->schemes[j].curve;
+          const auto found = findCrossings(a, b);
+          // Scan a fine log grid from 1 to 1e6 for sign changes of t_a − t_b.
+          std::vector<double> scanned;
+          double prevB = 1, prev = a.stepSeconds(1) - b.stepSeconds(1);
+          const int steps = 60000;
+          for (int n = 1; n <= steps; ++n) {
+            const double bb = std::pow(10.0, 6.0 * n / steps);
+            const double d = a.stepSeconds(bb) - b.stepSeconds(bb);
+            const double tol = 1e-12 * (a.stepSeconds(bb) + b.stepSeconds(bb));
+            if (std::abs(d) <= tol) continue;
+            if (std::abs(prev) > 0 && (d > 0) != (prev > 0)) scanned.push_back(0.5 * (prevB + bb));
+            prevB = bb;
+            prev = d;
+          }
+          std::vector<double> inRange;
+          for (const auto& c : found) {
+            if (c.batch <= 1e6) inRange.push_back(c.batch);
+            // Just below a crossing, the reported faster curve is faster.
+            const double below = c.batch * (1 - 1e-4);
+            if (below >= 1) {
+              const bool aFaster = a.stepSeconds(below) < b.stepSeconds(below);
+              CHECK(aFaster == c.firstFasterBelow);
+            }
+            // It is a root to 1e-6 relative.
+            CHECK(std::abs(a.stepSeconds(c.batch) - b.stepSeconds(c.batch)) <=
+                  1e-6 * a.stepSeconds(c.batch));
+          }
+          INFO(model << " on " << gpu << ": " << rep->schemes[i].cand.id << " vs "
+                     << rep->schemes[j].cand.id);
+          REQUIRE(inRange.size() == scanned.size());
+          for (std::size_t n = 0; n < scanned.size(); ++n) {
+            CHECK(std::abs(inRange[n] / scanned[n] - 1) < 1e-3);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("identical curves have no crossover", "[engine][crossover]") {
+  const Scenario s = scenario("llama-3-8b", "h100-sxm");
+  // FP8 and INT8 share peaks and widths on an H100: identical curves.
+  auto rep = runEngine(s, {uniform("w8a8-fp8"), uniform("w8a8-int8")}, {1, 64, 4096});
+  REQUIRE(rep.ok());
+  CHECK(rep->crossovers.empty());
+}
+
+TEST_CASE("fallback when the GPU lacks a tensor path", "[engine][fallback]") {
+  const Scenario s = scenario("llama-3-8b", "a100-80gb");
+  auto rep = runEngine(s, {uniform("w8a8-fp8"), uniform("w8a16"), uniform("w8a8-int8")}, {1, 1024});
+  REQUIRE(rep.ok());
+  const auto& fp8 = byId(*rep, "w8a8-fp8");
+  CHECK(fp8.pathName == "fallback");
+  CHECK(fp8.fallback);
+  // On the fallback an FP8 checkpoint behaves as W8A16 (Marlin FP8).
+  CHECK(fp8.points[1].stepMs == Approx(byId(*rep, "w8a16").points[1].stepMs));
+  CHECK(byId(*rep, "w8a8-int8").pathName == "int8");
+  // The fallback's dequant constant is W·c/D with c of w8a16.
+  const double w = countParams(s.model).streamed();
+  CHECK(fp8.dequantMs == Approx(w * 1.0 / s.gpu.issueRatePerS() * 1e3));
+}
+
+TEST_CASE("tensor parallelism divides terms and adds the all-reduce", "[engine][tp]") {
+  Scenario s1 = scenario("llama-3.1-70b", "h100-sxm", 1);
+  Scenario s2 = scenario("llama-3.1-70b", "h100-sxm", 2);
+  const auto p = countParams(s1.model);
+  auto c1 = buildStepCurve(s1, p, uniform("bf16"));
+  auto c2 = buildStepCurve(s2, p, uniform("bf16"));
+  REQUIRE(c1.ok());
+  REQUIRE(c2.ok());
+  const double b = 64;
+  // all-reduce: L · 2 · 2(TP−1)/TP · B·d·2 bytes / NVLink.
+  const double ar = 80 * 2 * (2.0 * 1 / 2) * b * 8192 * 2 / 900e9;
+  CHECK(c2->stepSeconds(b) == Approx(c1->stepSeconds(b) / 2 + ar).epsilon(1e-12));
+  // A GPU without NVLink cannot run TP > 1 in the model.
+  Scenario l = scenario("llama-3.1-70b", "l40s", 2);
+  auto cl = buildStepCurve(l, p, uniform("bf16"));
+  REQUIRE_FALSE(cl.ok());
+  CHECK(cl.error().field == "nvlink_gbs");
+}
+
+TEST_CASE("context term adds KV reads and attention math", "[engine][context]") {
+  Scenario s = scenario("llama-3-8b", "h100-sxm");
+  const auto p = countParams(s.model);
+  auto base = buildStepCurve(s, p, uniform("bf16"));
+  s.contextTokens = 4096;
+  auto ctx = buildStepCurve(s, p, uniform("bf16"));
+  REQUIRE(base.ok());
+  REQUIRE(ctx.ok());
+  const double b = 8;
+  const double kvRead = b * 4096 * 131072.0 / 3.35e12;
+  CHECK(ctx->stepSeconds(b) == Approx(base->stepSeconds(b) + kvRead).epsilon(1e-12));
+}
+
+TEST_CASE("mixed per-layer-kind schemes", "[engine][mixed]") {
+  const Scenario s = scenario("qwen3-30b-a3b", "h100-sxm");
+  CandidateSchemes mixed = uniform("w8a8-fp8");
+  mixed.id = "mixed";
+  mixed.moe = *Catalog::bundled().scheme("w4a8-fp8-g128");
+  auto rep = runEngine(s, {uniform("bf16"), mixed}, {1, 512});
+  REQUIRE(rep.ok());
+  const auto& m = byId(*rep, "mixed");
+  const auto p = countParams(s.model);
+  // Storage-weighted bits: experts at 4.125, the rest at 8.
+  const double expect = (p.routedExperts * 4.125 + (p.total() - p.routedExperts) * 8) / p.total();
+  CHECK(m.bitsPerWeight == Approx(expect));
+  // Expert layers stay memory-bound E/k = 16 times longer than a dense layer of the same
+  // scheme would: (b/β − c/D)·P/2 · E/k once every expert is touched.
+  REQUIRE(m.moeRidgeBatch);
+  const double beta = s.gpu.bandwidthBytesPerS();
+  const double denseRidge = (4.125 / 8 / beta - 2 / s.gpu.issueRatePerS()) *
+                            s.gpu.peakFlopsPerS(TensorPath::Fp8) / 2;
+  CHECK(*m.moeRidgeBatch == Approx(denseRidge * 128 / 8).epsilon(1e-6));
+}
+
+TEST_CASE("checkpoint quantization_config maps to a scheme", "[engine][checkpoint]") {
+  auto m = Catalog::bundled().resolveModel("deepseek-v3");
+  REQUIRE(m.ok());
+  REQUIRE(m->checkpointQuant);
+  CHECK(m->checkpointQuant->schemeId == "w8a8-fp8");
+}

@@ -1,0 +1,635 @@
+// Session files: round trip, migration, refusal of newer versions, atomic saves, bad input.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/session/session.hpp>
+
+using namespace qf;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kDataDir = std::string(QF_TEST_DATA_DIR) + "/session";
+
+/// A fresh directory, removed with everything in it at scope exit.
+class TempDir {
+ public:
+  TempDir() {
+    static int counter = 0;
+    m_path = fs::temp_directory_path() /
+             ("qf_session_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(m_path, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(m_path, ec);
+  }
+  [[nodiscard]] std::string file(const std::string& name) const { return (m_path / name).string(); }
+  [[nodiscard]] const fs::path& path() const { return m_path; }
+  /// Names of the entries in the directory, sorted.
+  [[nodiscard]] std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(m_path)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  fs::path m_path;
+};
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void writeAll(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
+const std::string kSha = std::string(64, 'a');
+
+/// A session with every kind of content the format holds.
+Session richSession() {
+  Session s;
+  s.title = "round trip \xce\xbb";  // UTF-8 kept as is
+  s.notes = "notes";
+  s.scenario.model = "llama-3.1-70b";
+  s.scenario.gpu = "a100-80gb";
+  s.scenario.tp = 2;
+  s.scenario.schemes = {"bf16", "w8a8-int8"};
+  s.scenario.mixedLinear = "w8a8-int8";
+  s.scenario.mixedLmHead = "bf16";
+  s.scenario.kvDtype = "fp8";
+  s.scenario.maxModelLen = 4096;
+  s.scenario.memUtil = 0.9;
+  s.scenario.reserveGib = 4.5;
+  s.scenario.contextTokens = 2048;
+  s.scenario.useCase = "code-fixing";
+  s.scenario.batchMin = 2;
+  s.scenario.batchMax = 300;
+
+  Candidate c;
+  c.id = "c1";
+  c.model = "llama-3.1-70b";
+  c.schemeLinear = "w4a16-g128";
+  c.schemeMoe = "w4a16-g128";
+  c.schemeLmHead = "bf16";
+  c.gpu = "a100-80gb";
+  c.gpuCount = 2;
+  c.engine = "vLLM 0.6.4.post1";
+  c.notes = "n";
+  MetricValue measured;
+  measured.value = 7.25;
+  measured.lo = 7.0;
+  measured.hi = 7.5;
+  measured.n = 1000;
+  measured.provenance.kind = ProvenanceKind::Measured;
+  measured.provenance.sourceFile = "serve.json";
+  measured.provenance.sha256 = kSha;
+  c.metrics["tpot_p99_ms"] = measured;
+  MetricValue published;
+  published.value = 0.1 + 0.2;  // not exactly representable: must round-trip bit for bit
+  published.provenance.kind = ProvenanceKind::Published;
+  published.provenance.citation = "arXiv:2411.02355 Table 2";
+  c.metrics["open_llm_v1_recovery_pct"] = published;
+  MetricValue modelled;
+  modelled.value = 1e-300;
+  modelled.provenance.kind = ProvenanceKind::Modelled;
+  modelled.provenance.note = "engine";
+  c.metrics["step_ms_b1"] = modelled;
+  s.candidates.push_back(c);
+  Candidate c2 = c;
+  c2.id = "c2";
+  c2.schemeMoe.clear();
+  c2.schemeLmHead.clear();
+  c2.metrics.clear();
+  s.candidates.push_back(c2);
+
+  ImportedRun run;
+  run.format = "vllm-serve";
+  run.sourceFile = "serve.json";
+  run.sha256 = kSha;
+  run.label = "bf16";
+  run.setup = {{"backend", "vllm"}, {"request_rate", "inf"}};
+  run.metrics = {{"tpot_p99_ms", 7.25},
+                 {"nan_metric", std::numeric_limits<double>::quiet_NaN()},
+                 {"rate_req_s", std::numeric_limits<double>::infinity()},
+                 {"neg", -std::numeric_limits<double>::infinity()}};
+  RequestRecord q;
+  q.ttftS = 0.03;
+  q.latencyS = 1.2;
+  q.itlsS = {0.01, 0.011};
+  q.inputLen = 256;
+  q.outputLen = 3;
+  q.success = false;
+  run.requests = {q, q};
+  run.decodeStepByBatch = {{1, 0.0045}, {64, 0.005}};
+  run.warnings = {"skipped key 'x': unknown"};
+  s.importedRuns.push_back(run);
+
+  KernelMeasurement k;
+  k.kernel = "dequant_w4a16_g128";
+  k.scheme = "w4a16-g128";
+  k.device = "NVIDIA H200";
+  k.m = 1;
+  k.n = 4096;
+  k.k = 4096;
+  k.medianS = 1.5e-5;
+  k.minS = 1.4e-5;
+  k.relNoise = 0.01;
+  k.samples = 100;
+  k.bytesMoved = 8.6e6;
+  k.flops = 3.3e7;
+  k.sourceFile = "nvbench.json";
+  s.kernelMeasurements.push_back(k);
+
+  s.view.objectives = {{"open_llm_v1_recovery_pct", Direction::Max}, {"tpot_p99_ms", Direction::Min}};
+  s.view.gates = {"open_llm_v1_recovery_pct>=99", "tpot_p99_ms<70"};
+  s.view.axes = {"tpot_p99_ms", "open_llm_v1_recovery_pct", "weights_gib"};
+  s.view.tab = "pareto";
+  return s;
+}
+
+/// Parses text as a session and returns the error (fails the test when it parses).
+Error parseError(const std::string& text, const std::string& label = "bad.json") {
+  auto r = parseSessionText(text, label);
+  REQUIRE_FALSE(r.ok());
+  return r.error();
+}
+
+std::string minimalWith(const std::string& candidatesJson, const std::string& extra = "") {
+  return R"({"format": "quantfront-session", "version": 2,
+  "scenario": {"model": "llama-3-8b", "gpu": "h100-sxm", "tp": 1, "schemes": ["bf16"],
+    "kv_dtype": "bf16", "max_model_len": 8192, "mem_util": 0.92, "reserve_gib": 6.0,
+    "context": 0, "batch": {"min": 1, "max": 1024}},
+  "candidates": )" + candidatesJson + extra + "}";
+}
+
+std::string candidateWith(const std::string& metric) {
+  return R"([{"id": "a", "model": "llama-3-8b", "schemes": {"linear": "bf16"},
+    "gpu": "h100-sxm", "gpu_count": 1, "metrics": {"m": )" + metric + "}}]";
+}
+
+}  // namespace
+
+TEST_CASE("session: save then load gives the same session", "[session]") {
+  TempDir dir;
+  const Session s = richSession();
+  const std::string path = dir.file("s.json");
+  REQUIRE_FALSE(saveSessionAtomic(s, path).has_value());
+  CHECK(dir.entries() == std::vector<std::string>{"s.json"});  // no temporary left behind
+
+  auto back = loadSession(path);
+  REQUIRE(back.ok());
+  CHECK(back->loadNotes.empty());
+  CHECK(back->loadedVersion == kSessionVersion);
+  CHECK(sessionToJson(*back) == sessionToJson(s));
+
+  // Spot checks on the structs themselves, bit for bit where it matters.
+  CHECK(back->title == s.title);
+  CHECK(back->scenario.model == "llama-3.1-70b");
+  CHECK(back->scenario.tp == 2);
+  CHECK(back->scenario.schemes == s.scenario.schemes);
+  CHECK(back->scenario.mixedLinear == "w8a8-int8");
+  CHECK(back->scenario.mixedMoe.empty());
+  CHECK(back->scenario.mixedLmHead == "bf16");
+  CHECK(back->scenario.kvDtype == "fp8");
+  CHECK(back->scenario.maxModelLen == 4096);
+  CHECK(back->scenario.memUtil == 0.9);
+  CHECK(back->scenario.reserveGib == 4.5);
+  CHECK(back->scenario.contextTokens == 2048);
+  CHECK(back->scenario.useCase == "code-fixing");
+  CHECK(back->scenario.batchMin == 2);
+  CHECK(back->scenario.batchMax == 300);
+  REQUIRE(back->candidates.size() == 2);
+  const Candidate& c = back->candidates[0];
+  CHECK(c.schemeLinear == "w4a16-g128");
+  CHECK(c.schemeMoe == "w4a16-g128");
+  CHECK(c.schemeLmHead == "bf16");
+  CHECK(c.gpuCount == 2);
+  CHECK(c.metrics.at("open_llm_v1_recovery_pct").value == 0.1 + 0.2);
+  CHECK(c.metrics.at("step_ms_b1").value == 1e-300);
+  const MetricValue& m = c.metrics.at("tpot_p99_ms");
+  CHECK(m.lo == 7.0);
+  CHECK(m.hi == 7.5);
+  CHECK(m.n == 1000);
+  CHECK(m.provenance.kind == ProvenanceKind::Measured);
+  CHECK(m.provenance.sourceFile == "serve.json");
+  CHECK(m.provenance.sha256 == kSha);
+  CHECK(c.metrics.at("open_llm_v1_recovery_pct").provenance.citation == "arXiv:2411.02355 Table 2");
+  CHECK(back->candidates[1].schemeMoe.empty());
+  REQUIRE(back->importedRuns.size() == 1);
+  const ImportedRun& run = back->importedRuns[0];
+  CHECK(std::isnan(run.metrics.at("nan_metric")));
+  CHECK(run.metrics.at("rate_req_s") == std::numeric_limits<double>::infinity());
+  CHECK(run.metrics.at("neg") == -std::numeric_limits<double>::infinity());
+  CHECK(run.setup.at("request_rate") == "inf");
+  REQUIRE(run.requests.size() == 2);
+  CHECK(run.requests[1].itlsS == std::vector<double>{0.01, 0.011});
+  CHECK_FALSE(run.requests[1].success);
+  CHECK(run.decodeStepByBatch == s.importedRuns[0].decodeStepByBatch);
+  CHECK(run.warnings == s.importedRuns[0].warnings);
+  REQUIRE(back->kernelMeasurements.size() == 1);
+  CHECK(back->kernelMeasurements[0].n == 4096);
+  CHECK(back->kernelMeasurements[0].medianS == 1.5e-5);
+  REQUIRE(back->view.objectives.size() == 2);
+  CHECK(back->view.objectives[0].direction == Direction::Max);
+  CHECK(back->view.objectives[1].direction == Direction::Min);
+  CHECK(back->view.gates == s.view.gates);
+  CHECK(back->view.axes.color == "weights_gib");
+  CHECK(back->view.tab == "pareto");
+
+  // Saved text starts with the format and version, and a second save is byte-identical.
+  const std::string text = readAll(path);
+  CHECK(text.rfind("{\n  \"format\": \"quantfront-session\",\n  \"version\": 2,", 0) == 0);
+  REQUIRE_FALSE(saveSessionAtomic(*back, path).has_value());
+  CHECK(readAll(path) == text);
+}
+
+TEST_CASE("session: a default session round-trips", "[session]") {
+  const Session s;
+  auto back = parseSessionText(sessionToText(s), "new.json");
+  REQUIRE(back.ok());
+  CHECK(sessionToJson(*back) == sessionToJson(s));
+  CHECK(back->scenario.schemes == s.scenario.schemes);
+}
+
+TEST_CASE("session: version 1 migrates to version 2", "[session]") {
+  const std::string path = kDataDir + "/v1_session.json";
+  auto s = loadSession(path);
+  REQUIRE(s.ok());
+  CHECK(s->loadedVersion == 1);
+  REQUIRE_FALSE(s->loadNotes.empty());
+  CHECK(s->loadNotes.front().find("migrated from session version 1 to 2") != std::string::npos);
+  const bool digestNote = std::any_of(s->loadNotes.begin(), s->loadNotes.end(), [](const auto& n) {
+    return n.find("no SHA-256") != std::string::npos;
+  });
+  CHECK(digestNote);
+
+  CHECK(s->scenario.batchMin == 1);
+  CHECK(s->scenario.batchMax == 512);
+  CHECK(s->scenario.schemes == std::vector<std::string>{"bf16", "w4a16-g128"});
+  REQUIRE(s->candidates.size() == 3);
+  const Candidate& a = s->candidates[0];
+  CHECK(a.schemeLinear == "bf16");
+  CHECK(a.schemeMoe.empty());
+  const MetricValue& tpot = a.metrics.at("tpot_p99_ms");
+  CHECK(tpot.value == 7.5);
+  CHECK(tpot.provenance.kind == ProvenanceKind::Measured);
+  CHECK(tpot.provenance.sourceFile == "serve_bf16.json");
+  CHECK(a.metrics.at("throughput_tok_s").value == 4100);
+  const MetricValue& rec = s->candidates[1].metrics.at("open_llm_v1_recovery_pct");
+  CHECK(rec.provenance.kind == ProvenanceKind::Published);
+  CHECK(rec.provenance.citation == "arXiv:2411.02355 Table 2");
+  CHECK(s->candidates[2].metrics.at("step_ms_b1").provenance.kind == ProvenanceKind::Modelled);
+  REQUIRE(s->importedRuns.size() == 1);
+  CHECK(s->importedRuns[0].sha256.empty());
+  REQUIRE(s->view.objectives.size() == 2);
+  CHECK(s->view.objectives[0].metric == "open_llm_v1_recovery_pct");
+  CHECK(s->view.objectives[0].direction == Direction::Max);
+  CHECK(s->view.objectives[1].direction == Direction::Min);
+  CHECK(s->view.axes.x == "tpot_p99_ms");
+  CHECK(s->view.axes.y == "open_llm_v1_recovery_pct");
+  CHECK(s->view.tab == "pareto");
+
+  // Saving writes version 2; loading that gives the same session without a migration note.
+  TempDir dir;
+  REQUIRE_FALSE(saveSessionAtomic(*s, dir.file("v2.json")).has_value());
+  auto again = loadSession(dir.file("v2.json"));
+  REQUIRE(again.ok());
+  CHECK(again->loadedVersion == 2);
+  CHECK(again->loadNotes.empty());
+  CHECK(sessionToJson(*again) == sessionToJson(*s));
+}
+
+TEST_CASE("session: version-1 errors name the version-1 field", "[session]") {
+  auto s = loadSession(kDataDir + "/v1_measured_without_source.json");
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().field == "source");
+  CHECK(s.error().position == "/candidates/0/source");
+  CHECK(s.error().file.find("v1_measured_without_source.json") != std::string::npos);
+}
+
+TEST_CASE("session: a newer version and another format are refused", "[session]") {
+  auto newer = loadSession(kDataDir + "/newer_version.json");
+  REQUIRE_FALSE(newer.ok());
+  CHECK(newer.error().field == "version");
+  CHECK(newer.error().message ==
+        "written by a newer QuantFront (version 3); this build reads up to 2");
+  CHECK(newer.error().file.find("newer_version.json") != std::string::npos);
+
+  auto other = loadSession(kDataDir + "/wrong_format.json");
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().field == "format");
+  CHECK(other.error().message.find("quantfront-gpus") != std::string::npos);
+
+  const Error huge = parseError(R"({"format": "quantfront-session", "version": 1000000000000})");
+  CHECK(huge.message ==
+        "written by a newer QuantFront (version 1000000000000); this build reads up to 2");
+
+  const Error noFormat = parseError(R"({"version": 2, "candidates": []})");
+  CHECK(noFormat.field == "format");
+  const Error zero = parseError(R"({"format": "quantfront-session", "version": 0})");
+  CHECK(zero.field == "version");
+  const Error frac = parseError(R"({"format": "quantfront-session", "version": 1.5})");
+  CHECK(frac.field == "version");
+}
+
+TEST_CASE("session: bad input names file, position and field", "[session]") {
+  TempDir dir;
+  SECTION("truncated") {
+    auto s = loadSession(kDataDir + "/truncated.json");
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().file.find("truncated.json") != std::string::npos);
+    CHECK(s.error().position.rfind("line ", 0) == 0);
+    CHECK(s.error().message.find("not valid JSON") != std::string::npos);
+  }
+  SECTION("empty file") {
+    writeAll(dir.file("empty.json"), "");
+    auto s = loadSession(dir.file("empty.json"));
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().file == dir.file("empty.json"));
+    CHECK(s.error().message.find("empty") != std::string::npos);
+  }
+  SECTION("missing file") {
+    auto s = loadSession(dir.file("nope.json"));
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().message.find("not found") != std::string::npos);
+  }
+  SECTION("1 GB file is refused before reading") {
+    const std::string big = dir.file("big.json");
+    { std::ofstream(big).put('{'); }
+    fs::resize_file(big, 1ull << 30);  // sparse: no disk is used
+    auto s = loadSession(big);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().file == big);
+    CHECK(s.error().message.find("larger than") != std::string::npos);
+  }
+  SECTION("UTF-8 garbage") {
+    const std::string text = minimalWith("[]", R"(, "title": ")" + std::string("\xff\xfe\xc3") + "\"");
+    const Error e = parseError(text, "garbage.json");
+    CHECK(e.file == "garbage.json");
+    CHECK(e.position.rfind("line ", 0) == 0);
+    CHECK(e.message.find("not valid JSON") != std::string::npos);
+    const Error bin = parseError(std::string("\x89PNG\r\n\x1a\n\0\0", 10), "image.png");
+    CHECK(bin.position == "line 1, column 1");
+  }
+  SECTION("bare NaN where a number is needed") {
+    const Error e = parseError(minimalWith(candidateWith(R"({"value": NaN, "provenance": {"kind": "modelled"}})")));
+    CHECK(e.position.rfind("line ", 0) == 0);
+    CHECK(e.file == "bad.json");
+  }
+  SECTION("NaN as a string where a number is needed") {
+    const Error e = parseError(minimalWith(candidateWith(R"({"value": "NaN", "provenance": {"kind": "modelled"}})")));
+    CHECK(e.position == "/candidates/0/metrics/m/value");
+    CHECK(e.field == "value");
+    CHECK(e.message.find("expected a number") != std::string::npos);
+  }
+  SECTION("bare number where v2 needs a metric object") {
+    const Error e = parseError(minimalWith(candidateWith("12.5")));
+    CHECK(e.position == "/candidates/0/metrics/m");
+    CHECK(e.field == "m");
+  }
+  SECTION("unknown provenance kind") {
+    const Error e = parseError(minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "guessed"}})")));
+    CHECK(e.position == "/candidates/0/metrics/m/provenance/kind");
+    CHECK(e.field == "kind");
+  }
+  SECTION("published figure without a citation") {
+    const Error e = parseError(minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "published"}})")));
+    CHECK(e.field == "citation");
+  }
+  SECTION("measured figure without a source file") {
+    const Error e = parseError(minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "measured", "sha256": ""}})")));
+    CHECK(e.field == "source_file");
+  }
+  SECTION("malformed digest") {
+    const Error e = parseError(minimalWith(candidateWith(
+        R"({"value": 1, "provenance": {"kind": "measured", "source_file": "a", "sha256": "XYZ"}})")));
+    CHECK(e.field == "sha256");
+  }
+  SECTION("interval upside down") {
+    const Error e = parseError(minimalWith(candidateWith(
+        R"({"value": 1, "lo": 2, "hi": 1, "provenance": {"kind": "modelled"}})")));
+    CHECK(e.field == "hi");
+  }
+  SECTION("wrong type in the scenario") {
+    std::string text = minimalWith("[]");
+    text.replace(text.find("\"tp\": 1"), 7, "\"tp\": \"two\"");
+    const Error e = parseError(text);
+    CHECK(e.position == "/scenario/tp");
+    CHECK(e.field == "tp");
+    CHECK(e.message.find("found a string") != std::string::npos);
+  }
+  SECTION("out-of-range memory utilisation") {
+    std::string text = minimalWith("[]");
+    text.replace(text.find("\"mem_util\": 0.92"), 16, "\"mem_util\": 1.5");
+    CHECK(parseError(text).field == "mem_util");
+  }
+  SECTION("unknown KV dtype") {
+    std::string text = minimalWith("[]");
+    text.replace(text.find("\"kv_dtype\": \"bf16\""), 18, "\"kv_dtype\": \"int3\"");
+    CHECK(parseError(text).field == "kv_dtype");
+  }
+  SECTION("missing scenario") {
+    const Error e = parseError(R"({"format": "quantfront-session", "version": 2, "candidates": []})");
+    CHECK(e.field == "scenario");
+    CHECK(e.position == "/scenario");
+  }
+  SECTION("candidates not an array") {
+    const Error e = parseError(minimalWith("{}"));
+    CHECK(e.field == "candidates");
+  }
+  SECTION("duplicate candidate id") {
+    const std::string one = R"({"id": "a", "model": "m", "schemes": {"linear": "bf16"}, "gpu": "g", "gpu_count": 1, "metrics": {}})";
+    const Error e = parseError(minimalWith("[" + one + ", " + one + "]"));
+    CHECK(e.position == "/candidates/1/id");
+    CHECK(e.message.find("duplicate") != std::string::npos);
+  }
+  SECTION("gate that does not parse") {
+    const Error e = parseError(minimalWith("[]", R"(, "view": {"gates": ["recovery_pct >> 3"]})"));
+    CHECK(e.position == "/view/gates/0");
+    CHECK(e.field == "gates");
+  }
+  SECTION("objective orientation") {
+    const Error e = parseError(minimalWith(
+        "[]", R"(, "view": {"objectives": [{"metric": "x", "orientation": "up"}]})"));
+    CHECK(e.field == "orientation");
+  }
+  SECTION("nesting far deeper than a session") {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    const Error e = parseError(deep, "deep.json");
+    CHECK(e.file == "deep.json");
+    CHECK(e.message.find("nested deeper") != std::string::npos);
+  }
+  SECTION("a JSON pointer escapes '/' and '~' in keys") {
+    const Error e = parseError(minimalWith(R"([{"id": "a", "model": "m", "schemes": {"linear": "bf16"},
+      "gpu": "g", "gpu_count": 1, "metrics": {"a/b~c": 3}}])"));
+    CHECK(e.position == "/candidates/0/metrics/a~1b~0c");
+  }
+}
+
+TEST_CASE("session: unknown keys are noted, not fatal", "[session]") {
+  auto s = parseSessionText(minimalWith("[]", R"(, "colour_scheme": "dark")"), "x.json");
+  REQUIRE(s.ok());
+  REQUIRE(s->loadNotes.size() == 1);
+  CHECK(s->loadNotes[0] == "ignored unknown key /colour_scheme");
+}
+
+TEST_CASE("session: atomic save never damages the file it replaces", "[session]") {
+  TempDir dir;
+  const std::string path = dir.file("s.json");
+  const Session good = richSession();
+  REQUIRE_FALSE(saveSessionAtomic(good, path).has_value());
+  const std::string before = readAll(path);
+
+  SECTION("a session that would not load back is refused") {
+    Session bad = good;
+    bad.candidates[0].metrics["tpot_p99_ms"].value = std::numeric_limits<double>::quiet_NaN();
+    const auto e = saveSessionAtomic(bad, path);
+    REQUIRE(e.has_value());
+    CHECK(e->message.find("refusing to save") != std::string::npos);
+    CHECK(e->field == "value");
+    CHECK(readAll(path) == before);
+    CHECK(dir.entries() == std::vector<std::string>{"s.json"});
+    CHECK_FALSE(validateSession(good, path).has_value());
+    CHECK(validateSession(bad, path).has_value());
+  }
+  SECTION("a directory in the way: temporary file removed, nothing else touched") {
+    fs::create_directory(dir.file("taken"));
+    writeAll(dir.file("taken/inside.txt"), "keep");
+    const auto e = saveSessionAtomic(good, dir.file("taken"));
+    REQUIRE(e.has_value());
+    CHECK(e->file == dir.file("taken"));
+    CHECK(e->message.find("directory") != std::string::npos);
+    CHECK(fs::is_directory(dir.file("taken")));
+    CHECK(readAll(dir.file("taken/inside.txt")) == "keep");
+    CHECK(dir.entries() == std::vector<std::string>{"s.json", "taken"});
+  }
+  SECTION("the parent directory does not exist") {
+    const auto e = saveSessionAtomic(good, dir.file("missing/s.json"));
+    REQUIRE(e.has_value());
+    CHECK(e->message.find("temporary file") != std::string::npos);
+    CHECK(dir.entries() == std::vector<std::string>{"s.json"});
+  }
+  SECTION("the parent is a file") {
+    const auto e = saveSessionAtomic(good, dir.file("s.json/child.json"));
+    REQUIRE(e.has_value());
+    CHECK(readAll(path) == before);
+  }
+  SECTION("a read-only directory") {
+    fs::permissions(dir.path(), fs::perms::owner_read | fs::perms::owner_exec);
+    Session changed = good;
+    changed.title = "changed";
+    const auto e = saveSessionAtomic(changed, path);
+    fs::permissions(dir.path(), fs::perms::owner_all);
+    if (::geteuid() == 0) {
+      // root writes through directory permissions; the save must then simply succeed.
+      CHECK_FALSE(e.has_value());
+      CHECK(loadSession(path)->title == "changed");
+    } else {
+      REQUIRE(e.has_value());
+      CHECK(readAll(path) == before);
+    }
+    CHECK(dir.entries() == std::vector<std::string>{"s.json"});
+  }
+  SECTION("replacing keeps the file's permissions") {
+    fs::permissions(path, fs::perms::owner_read | fs::perms::owner_write);
+    Session changed = good;
+    changed.title = "changed";
+    REQUIRE_FALSE(saveSessionAtomic(changed, path).has_value());
+    CHECK((fs::status(path).permissions() & fs::perms::mask) ==
+          (fs::perms::owner_read | fs::perms::owner_write));
+    CHECK(loadSession(path)->title == "changed");
+  }
+  SECTION("saving through a symbolic link replaces the file it names") {
+    fs::create_symlink(path, dir.file("link.json"));
+    Session changed = good;
+    changed.title = "via link";
+    REQUIRE_FALSE(saveSessionAtomic(changed, dir.file("link.json")).has_value());
+    CHECK(fs::is_symlink(dir.file("link.json")));
+    CHECK(loadSession(path)->title == "via link");
+  }
+}
+
+TEST_CASE("session: importing the same file twice does not duplicate", "[session]") {
+  Session s;
+  ImportReport rep;
+  rep.file = "a.json";
+  rep.format = "sglang-one-batch";
+  rep.sha256 = kSha;
+  ImportedRun r1;
+  r1.label = "b1";
+  r1.metrics = {{"x_ms", 1}};
+  ImportedRun r2 = r1;
+  r2.label = "b8";
+  rep.runs = {r1, r2};
+
+  const MergeResult first = mergeImport(s, rep);
+  CHECK(first.runsAdded == 2);  // two runs of one file: both kept
+  CHECK_FALSE(first.duplicate);
+  REQUIRE(s.importedRuns.size() == 2);
+  CHECK(s.importedRuns[0].sha256 == kSha);
+  CHECK(s.importedRuns[0].sourceFile == "a.json");
+  CHECK(s.importedRuns[0].format == "sglang-one-batch");
+
+  const MergeResult again = mergeImport(s, rep);
+  CHECK(again.runsAdded == 0);
+  CHECK(again.duplicate);
+  CHECK(again.duplicateOf == "a.json");
+  CHECK(s.importedRuns.size() == 2);
+
+  ImportReport renamed = rep;  // same bytes under another name
+  renamed.file = "copy-of-a.json";
+  CHECK(mergeImport(s, renamed).duplicate);
+  CHECK(s.importedRuns.size() == 2);
+
+  ImportReport other = rep;
+  other.file = "b.json";
+  other.sha256 = std::string(64, 'b');
+  CHECK(mergeImport(s, other).runsAdded == 2);
+  CHECK(s.importedRuns.size() == 4);
+}
+
+TEST_CASE("session: mangled session text never crashes the reader", "[session]") {
+  const std::string base = sessionToText(richSession());
+  std::mt19937 rng(12345);
+  std::size_t rejected = 0;
+  for (int i = 0; i < 300; ++i) {
+    std::string text = base;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const std::size_t at = rng() % text.size();
+      switch (rng() % 3) {
+        case 0: text[at] = static_cast<char>(rng() % 256); break;
+        case 1: text.erase(at, 1 + rng() % 8); break;
+        default: text.insert(at, 1, "{}[]\",:0-e"[rng() % 10]); break;
+      }
+    }
+    auto r = parseSessionText(text, "mangled.json");
+    if (!r.ok()) {
+      ++rejected;
+      CHECK_FALSE(r.error().message.empty());
+      CHECK(r.error().file == "mangled.json");
+    }
+  }
+  CHECK(rejected > 0);
+}

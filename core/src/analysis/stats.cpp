@@ -1,4 +1,5 @@
 #include <quantfront/core/analysis/stats.hpp>
+#include <quantfront/core/base/percentile.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -300,25 +301,6 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
   return pc;
 }
 
-namespace {
-/// Percentile of a vector the caller lets us reorder (nth_element, O(n)).
-double percentileInPlace(std::vector<double>& v, double q) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  const double pos = std::clamp(q, 0.0, 100.0) / 100.0 * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<std::size_t>(std::floor(pos));
-  const double frac = pos - static_cast<double>(lo);
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(lo), v.end());
-  const double a = v[lo];
-  if (frac <= 0 || lo + 1 >= v.size()) return a;
-  // The next order statistic is the smallest element above position lo.
-  const double b = *std::min_element(v.begin() + static_cast<std::ptrdiff_t>(lo) + 1, v.end());
-  return a + frac * (b - a);
-}
-}  // namespace
-
-double percentile(std::vector<double> values, double q) {
-  return percentileInPlace(values, q);
-}
 
 namespace {
 std::uint64_t splitmix64(std::uint64_t& x) {
@@ -429,8 +411,8 @@ BootstrapInterval finish(double estimate, std::vector<double>& stats, const Boot
   bi.resamples = o.resamples;
   bi.confidence = o.confidence;
   const double tail = (1.0 - o.confidence) / 2.0 * 100.0;
-  bi.ci.lo = percentileInPlace(stats, tail);
-  bi.ci.hi = percentileInPlace(stats, 100.0 - tail);
+  bi.ci.lo = percentileLinear(stats, tail);
+  bi.ci.hi = percentileLinear(stats, 100.0 - tail);
   return bi;
 }
 }  // namespace
@@ -479,7 +461,7 @@ Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRe
                  "no successful request carries this metric; nothing to bootstrap"};
   }
   std::vector<double> values = latencyValues(requests, m);
-  const double estimate = percentileInPlace(values, q);
+  const double estimate = percentileLinear(values, q);
   Rng rng(opts.seed);
   std::vector<double> stats;
   stats.reserve(static_cast<std::size_t>(opts.resamples));
@@ -489,7 +471,7 @@ Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRe
   for (int rep = 0; rep < opts.resamples; ++rep) {
     buf.clear();
     for (std::uint64_t i = 0; i < n; ++i) appendValues(*carriers[rng.below(n)], m, buf);
-    stats.push_back(percentileInPlace(buf, q));
+    stats.push_back(percentileLinear(buf, q));
   }
   return finish(estimate, stats, opts);
 }

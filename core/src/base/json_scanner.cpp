@@ -144,7 +144,7 @@ struct JsonScanner::State {
     if (pos - lastTick < kTickBytes) return true;
     lastTick = pos;
     if (tick && !tick(pos)) {
-      error = Error{label, "", "", "cancelled"};
+      error = Error::cancelled(label);
       return false;
     }
     return true;

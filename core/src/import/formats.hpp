@@ -1,14 +1,14 @@
 #pragma once
-/// The per-format layer of the importers (spec: shared/spec/formats.md): detection from
-/// content, one reader per format, and the serving statistics recomputed from per-request
-/// arrays. `importFile`/`importBytes` (importers.hpp) are the entry points; these pieces are
-/// public so that tests and tools can use them one at a time.
+/// The per-format layer of the importers: what every reader shares (positions, typed
+/// fields, warnings) and the FormatReader each format file defines. `importFile` and
+/// `importBytes` (importers.hpp) are the entry points.
 #include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
@@ -72,20 +72,20 @@ class FieldReader {
 };
 
 
+/// "POSITION: field 'F': MESSAGE" + tail, for a warning about a value or line skipped.
+std::string warningText(const Error& e, const std::string& tail);
+
+/// "a, b, c": at most `limit` names (0: all), then ", ... (N more)".
+std::string joinNames(const std::vector<std::string>& names, std::size_t limit = 0);
+
+/// True when the top-level object `doc` has `key` (in its DOM or as a streamed array).
+bool hasKey(const JsonDocument& doc, const char* key);
+/// True when `doc`'s member `key` is an object.
+bool isObjectKey(const JsonDocument& doc, const char* key);
+
 /// A scalar as setup text: strings as they are, numbers shortest ("10", "0.5", "inf"),
 /// booleans "true"/"false", null "none"; arrays and objects as compact JSON.
 std::string setupText(const Json& value);
-
-/// Detects the format of one top-level value from its keys; empty when none matches.
-std::string detectFormat(const JsonDocument& doc);
-
-/// Percentile `pct` (0–100) with numpy's default method ("linear", as np.percentile, which
-/// vLLM and SGLang use): with x sorted and h = (n − 1)·pct/100,
-/// x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]). Reorders `values`; NaN when empty.
-double percentileLinear(std::vector<double>& values, double pct);
-/// Median as np.median: the middle value, or the mean of the two middle values.
-/// Reorders `values`; NaN when empty.
-double medianOf(std::vector<double>& values);
 
 /// Serving figures recomputed from ImportedRun::requests, the way vLLM's and SGLang's
 /// benchmark scripts compute them (successful requests only, milliseconds):
@@ -98,47 +98,50 @@ std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
                                                  const std::set<std::string>& extraPercentiles,
                                                  bool latencyKnown);
 
-/// vLLM `bench serve --save-result` (2024 and current variants); one object.
-/// Metrics: duration_s, completed, failed, total_input_tokens, total_output_tokens,
-/// request_throughput_req_s, request_goodput_req_s (either spelling of the key),
-/// output_throughput_tok_s, total_token_throughput_tok_s, input_throughput_tok_s,
-/// max_output_throughput_tok_s, max_concurrent_requests, and M_mean_ms, M_median_ms, M_std_ms,
-/// M_p<P>_ms for M in ttft, tpot, itl, e2el. With per-request arrays: `requests` filled and
-/// the statistics recomputed; setup "metrics_recomputed" / "metrics_read" list which is which,
-/// setup "e2el_source" says where end-to-end latency came from.
-Result<ImportedRun> importVllmServe(ImportedDoc& doc, const ImportContext& ctx);
-/// SGLang `bench_serving` output line (details at top level or under "details"). Same names
-/// as vLLM (`*_e2e_latency_ms` → e2el_*), plus concurrency, accept_length_tokens,
-/// total_output_tokens_retokenized. NaN values are skipped with a warning.
-Result<ImportedRun> importSglangServing(ImportedDoc& doc, const ImportContext& ctx);
-/// vLLM `bench latency --output-json`: latency_mean_s, latency_p<P>_s (file's percentiles and
-/// 50/90/99 recomputed from `latencies`), iterations.
-Result<ImportedRun> importVllmLatency(ImportedDoc& doc, const ImportContext& ctx);
-/// vLLM `bench throughput --output-json`: duration_s, num_requests, total_num_tokens,
-/// request_throughput_req_s, total_token_throughput_tok_s.
-Result<ImportedRun> importVllmThroughput(ImportedDoc& doc, const ImportContext& ctx);
-/// SGLang `bench_one_batch` lines, grouped into one run per (run_name, input_len, output_len)
-/// series of batch sizes; metrics `bs<B>/prefill_latency_ms`, `bs<B>/prefill_throughput_tok_s`,
-/// `bs<B>/decode_step_ms` (median decode latency), `bs<B>/decode_throughput_tok_s`,
-/// `bs<B>/total_latency_s`, `bs<B>/overall_throughput_tok_s`; decodeStepByBatch holds
-/// (batch, median decode step s) sorted by batch. A batch size seen again in the same group
-/// starts a new run (an appended re-run). Bad lines are skipped with a warning appended to
-/// `warnings`.
-Result<std::vector<ImportedRun>> importSglangOneBatch(std::vector<ImportedDoc*>& docs,
-                                                      const ImportContext& ctx,
-                                                      std::vector<std::string>& warnings);
-/// lm-evaluation-harness results_<date>.json: metrics `<task>/<metric>,<filter>` and
-/// `<task>/<metric>_stderr,<filter>` as the file names them ("N/A" stderr left out, with a
-/// warning), `<task>/n_samples` (effective) and `<task>/n_samples_original`; setup
-/// `higher_is_better/<task>/<metric>`, `n-shot/<task>`, `version/<task>`, `config/<key>`.
-Result<ImportedRun> importLmEvalResults(ImportedDoc& doc, const ImportContext& ctx);
-/// vLLM tests/evals/gsm8k/gsm8k_eval.py --save-results: gsm8k/accuracy (fraction),
-/// gsm8k/invalid_rate, gsm8k/n_samples, latency_s, questions_per_s, total_output_tokens,
-/// output_throughput_tok_s. Warns that only unpaired statistics are possible.
-Result<ImportedRun> importGsm8kEval(ImportedDoc& doc, const ImportContext& ctx);
-/// NVIDIA nvbench --json: metrics `<benchmark>/<state>/<tag>` in nvbench's units (s, bytes/s);
-/// setup `<benchmark>/<state>/device`, `.../axis/<name>`, `device/<id>/<field>`, and
-/// "nvbench_states" (one state prefix per line) for nvbenchToMeasurements.
-Result<ImportedRun> importNvbench(ImportedDoc& doc, const ImportContext& ctx);
+/// What reading the values of one format produced: runs, warnings for values skipped, and
+/// the first error (returned when no run could be read).
+struct ReadOutcome {
+  std::vector<ImportedRun> runs;
+  std::vector<std::string>& warnings;
+  std::optional<Error> firstError;
+};
+
+/// One file format: its name, how to recognise one top-level value of it from its keys, and
+/// how to read the values of a file in that format. The registry (registry.cpp, formats.def)
+/// lists them in detection order; the first whose `detect` accepts a value names its format.
+struct FormatReader {
+  const char* name = "";
+  bool (*detect)(const JsonDocument& doc) = nullptr;
+  /// Reads every value of this format in the file (null when `refusal` is set).
+  void (*read)(std::vector<ImportedDoc*>& docs, const ImportContext& ctx, ReadOutcome& out) =
+      nullptr;
+  /// Bare NaN/Infinity accepted (Python's json writes them; only SGLang bench_serving does).
+  bool allowsNonFinite = false;
+  /// Recognised but not imported: why, and what to use instead.
+  const char* refusal = nullptr;
+};
+
+/// Every format, in detection order.
+const std::vector<FormatReader>& formatReaders();
+/// The reader whose format `doc` is, or null when none recognises it.
+const FormatReader* detectReader(const JsonDocument& doc);
+/// The name of `doc`'s format; empty when none matches.
+std::string detectFormat(const JsonDocument& doc);
+
+/// `read` for formats with one run per value: `Fn` reads one value; a value that fails is
+/// skipped with a warning when the file holds several (JSON lines), and its error is kept.
+template <Result<ImportedRun> (*Fn)(ImportedDoc&, const ImportContext&)>
+void readEachValue(std::vector<ImportedDoc*>& docs, const ImportContext& ctx, ReadOutcome& out) {
+  for (ImportedDoc* d : docs) {
+    Result<ImportedRun> run = Fn(*d, ctx);
+    if (!run) {
+      if (!out.firstError) out.firstError = run.error();
+      if (ctx.multiDoc) out.warnings.push_back(warningText(run.error(), "; value skipped"));
+      continue;
+    }
+    out.runs.push_back(std::move(*run));
+    d->doc = JsonDocument{};  // free the value's DOM and arrays as soon as the run holds them
+  }
+}
 
 }  // namespace qf

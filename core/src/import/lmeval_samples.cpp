@@ -10,6 +10,8 @@
 #include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/base/json_io.hpp>
 
+#include "import/formats.hpp"
+
 namespace qf {
 
 namespace {
@@ -152,6 +154,21 @@ Result<std::vector<SampleRecord>> readLmEvalSamples(const std::string& path) {
   auto bytes = readFileBytes(path, kMaxSamplesFileBytes);
   if (!bytes) return bytes.error();
   return parseLmEvalSamples(*bytes, path);
+}
+
+namespace {
+bool detect(const JsonDocument& doc) {
+  return hasKey(doc, "doc_id") &&
+         (hasKey(doc, "resps") || hasKey(doc, "filtered_resps") || hasKey(doc, "doc_hash"));
+}
+}  // namespace
+
+FormatReader lmEvalSamplesReader() {
+  FormatReader r;
+  r.name = importformat::kLmEvalSamples;
+  r.detect = &detect;
+  r.refusal = "per-sample lm-eval file: use `qfront stats paired`";
+  return r;
 }
 
 }  // namespace qf

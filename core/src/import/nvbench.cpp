@@ -50,8 +50,6 @@ Result<std::optional<double>> summaryValue(const Json& summary, const std::strin
   return std::optional<double>();
 }
 
-}  // namespace
-
 Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
   ImportedRun run;
   run.format = importformat::kNvbench;
@@ -201,6 +199,21 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
   }
   if (summaries == 0) run.warnings.push_back("no numeric summaries in any state");
   return run;
+}
+
+bool detect(const JsonDocument& doc) {
+  const auto b = doc.dom.find("benchmarks");
+  return b != doc.dom.end() && b->is_array() && (hasKey(doc, "devices") || hasKey(doc, "meta"));
+}
+
+}  // namespace
+
+FormatReader nvbenchReader() {
+  FormatReader r;
+  r.name = importformat::kNvbench;
+  r.detect = &detect;
+  r.read = &readEachValue<&importNvbench>;
+  return r;
 }
 
 std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run) {

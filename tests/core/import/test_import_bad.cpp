@@ -226,6 +226,7 @@ TEST_CASE("progress is reported and a false return cancels", "[import]") {
   opts.progress = [](double f) { return f < 0.05; };
   auto r = importFile(fixture("vllm_throughput.json"), opts);
   REQUIRE_FALSE(r.ok());
+  CHECK(r.error().isCancelled());
   CHECK(r.error().message == "cancelled");
 }
 

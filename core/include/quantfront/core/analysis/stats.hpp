@@ -100,9 +100,6 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
                                        const std::vector<SampleRecord>& b, const std::string& fileB,
                                        const PairOptions& opts = {});
 
-/// Percentile q (0..100) of `values` with linear interpolation between order statistics
-/// (numpy's default, as vLLM's benchmark reports use). NaN for an empty vector.
-double percentile(std::vector<double> values, double q);
 
 /// Small, fully specified PRNG (xoshiro256** seeded through splitmix64) so bootstrap
 /// results are identical on every platform and compiler.

@@ -7,12 +7,24 @@
 
 namespace qf {
 
+/// What kind of failure an Error is: bad input (the usual case) or a cancellation the
+/// caller asked for through a progress callback.
+enum class ErrorKind { Input, Cancelled };
+
 /// A user-facing input error.
 struct Error {
-  std::string file;      ///< file name as the user gave it ("<cli>" for arguments)
+  std::string file;      ///< file name as the user gave it (the caller says where input came from)
   std::string position;  ///< "line 3, column 7", a JSON pointer, or empty
   std::string field;     ///< the key or argument at fault, or empty
   std::string message;   ///< what is wrong, in one sentence
+  ErrorKind kind = ErrorKind::Input;
+
+  /// The error a cancelled operation on `file` returns (message "cancelled").
+  static Error cancelled(std::string file) {
+    return Error{std::move(file), "", "", "cancelled", ErrorKind::Cancelled};
+  }
+  /// True when the operation was cancelled rather than refused.
+  [[nodiscard]] bool isCancelled() const { return kind == ErrorKind::Cancelled; }
 
   /// One line: "FILE: POSITION: field 'F': MESSAGE".
   [[nodiscard]] std::string str() const;

@@ -1,5 +1,5 @@
-// Serving and latency benchmarks: vLLM bench serve / latency / throughput, SGLang
-// bench_serving and bench_one_batch (spec: shared/spec/formats.md).
+// What vLLM bench serve and SGLang bench_serving share: key names, the per-request arrays,
+// and the serving statistics recomputed from them (numpy's percentile, as the tools do).
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -11,26 +11,14 @@
 #include <string_view>
 #include <tuple>
 
-#include "import/formats.hpp"
+#include <quantfront/core/base/percentile.hpp>
+
+#include "import/serving_common.hpp"
 
 namespace qf {
 
-namespace {
+namespace serving {
 
-constexpr double kMsPerS = 1000.0;
-
-std::string joinNames(const std::vector<std::string>& names, std::size_t limit = 0) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (limit > 0 && i == limit) {
-      out += ", ... (" + std::to_string(names.size() - limit) + " more)";
-      break;
-    }
-    if (i > 0) out += ", ";
-    out += names[i];
-  }
-  return out;
-}
 
 /// Records in the run's setup which metrics were read from the file as they stand and which
 /// were recomputed from its raw arrays.
@@ -89,10 +77,7 @@ std::optional<StatKey> parseStatKey(std::string_view key) {
   return StatKey{std::string(metric) + "_" + std::string(stat) + "_ms", std::string(stat)};
 }
 
-struct MetricName {
-  std::string_view key;
-  std::string_view name;
-};
+
 
 // clang-format off
 constexpr MetricName kVllmMetrics[] = {
@@ -416,6 +401,32 @@ struct KeyReport {
   std::vector<std::string> ignored;
 };
 
+int servingFlavour(const JsonDocument& doc) {
+  int vllm = 0, sglang = 0, serving = 0;
+  for (const char* key : {"request_throughput", "mean_ttft_ms", "median_ttft_ms", "completed",
+                          "duration", "ttfts", "output_throughput", "total_input_tokens"}) {
+    if (hasKey(doc, key)) ++serving;
+  }
+  for (const char* key :
+       {"date", "model_id", "tokenizer_id", "num_prompts", "burstiness", "request_goodput",
+        "request_goodput:", "failed", "total_token_throughput", "max_output_tokens_per_s",
+        "best_of", "use_beam_search", "endpoint_type", "label", "mean_e2el_ms"}) {
+    if (hasKey(doc, key)) ++vllm;
+  }
+  for (const char* key :
+       {"dataset_name", "random_input_len", "random_output_len", "random_range_ratio",
+        "sharegpt_output_len", "total_output_tokens_retokenized", "accept_length", "concurrency",
+        "mean_e2e_latency_ms", "median_e2e_latency_ms", "p95_itl_ms"}) {
+    if (hasKey(doc, key)) ++sglang;
+  }
+  if (isObjectKey(doc, "details")) sglang += 2;
+  const auto rate = doc.dom.find("request_rate");
+  if (rate != doc.dom.end() && rate->is_number() && !std::isfinite(rate->get<double>())) sglang += 2;
+  if (serving == 0 && vllm + sglang < 2) return 0;
+  if (serving == 0 && !hasKey(doc, "mean_ttft_ms") && vllm + sglang < 3) return 0;
+  return sglang > vllm ? 2 : 1;
+}
+
 Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool sglang) {
   ImportedRun run;
   run.format = sglang ? importformat::kSglangServing : importformat::kVllmServe;
@@ -539,61 +550,7 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
   return run;
 }
 
-/// One value from a (possibly reordered) sample for the recompute step.
-struct RecomputeSink {
-  ImportedRun& run;
-  std::vector<std::string> names;
-  void set(const std::string& name, double value) {
-    const auto it = run.metrics.find(name);
-    if (it != run.metrics.end() && !agrees(it->second, value)) {
-      std::ostringstream msg;
-      msg << name << ": the file says " << formatNumber(it->second)
-          << ", the per-request arrays give " << formatNumber(value)
-          << " (numpy linear percentile); the recomputed value is used";
-      run.warnings.push_back(msg.str());
-    }
-    run.metrics[name] = value;
-    names.push_back(name);
-  }
-};
 
-/// numpy's linear percentile from the order statistics at ranks ⌊h⌋ and ⌊h⌋ + 1.
-double lerpPercentile(std::size_t n, double pct, const std::map<std::size_t, double>& order) {
-  const double h = (static_cast<double>(n) - 1.0) * std::clamp(pct, 0.0, 100.0) / 100.0;
-  const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
-  const double frac = h - static_cast<double>(lo);
-  const double a = order.at(lo);
-  if (lo + 1 >= n || frac == 0) return a;
-  const double b = order.at(lo + 1);
-  return frac >= 0.5 ? b - (b - a) * (1.0 - frac) : a + (b - a) * frac;
-}
-
-/// Ranks ⌊h⌋ and ⌊h⌋ + 1 a percentile needs.
-void addPercentileRanks(std::size_t n, double pct, std::vector<std::size_t>& ranks) {
-  const double h = (static_cast<double>(n) - 1.0) * std::clamp(pct, 0.0, 100.0) / 100.0;
-  const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
-  ranks.push_back(lo);
-  if (lo + 1 < n) ranks.push_back(lo + 1);
-}
-
-/// The order statistics of `v` at `ranks`. Selecting in ascending rank order, each step only
-/// partitions what lies above the previous rank: a few passes over the data in all, instead
-/// of a full pass (or a sort) per percentile. Reorders `v`.
-std::map<std::size_t, double> orderStatistics(std::vector<double>& v,
-                                              std::vector<std::size_t> ranks) {
-  std::sort(ranks.begin(), ranks.end());
-  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
-  std::map<std::size_t, double> out;
-  std::size_t from = 0;
-  for (const std::size_t r : ranks) {
-    if (r >= v.size()) break;
-    std::nth_element(v.begin() + static_cast<std::ptrdiff_t>(from),
-                     v.begin() + static_cast<std::ptrdiff_t>(r), v.end());
-    out[r] = v[r];
-    from = r + 1;
-  }
-  return out;
-}
 
 /// mean, median, std, percentiles of seconds `xs`, written in `unitScale` units.
 void summarize(RecomputeSink& sink, const std::string& metric, std::vector<double>& xs,
@@ -624,7 +581,7 @@ void summarize(RecomputeSink& sink, const std::string& metric, std::vector<doubl
   }
   for (std::size_t i = 0; i < labels.size(); ++i) {
     sink.set(std::string(metric).append("_p").append(labels[i]).append(unitSuffix),
-             lerpPercentile(count, pcts[i], order) * unitScale);
+             percentileFromOrder(count, pcts[i], order) * unitScale);
   }
 }
 
@@ -636,22 +593,10 @@ std::vector<std::string> percentileList(const std::set<std::string>& extra) {
   return labels;
 }
 
-}  // namespace
+}  // namespace serving
 
-double percentileLinear(std::vector<double>& values, double pct) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::vector<std::size_t> ranks;
-  addPercentileRanks(values.size(), pct, ranks);
-  return lerpPercentile(values.size(), pct, orderStatistics(values, ranks));
-}
 
-double medianOf(std::vector<double>& values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  const std::size_t n = values.size();
-  if (n % 2 == 1) return orderStatistics(values, {n / 2}).at(n / 2);
-  const auto order = orderStatistics(values, {n / 2 - 1, n / 2});
-  return (order.at(n / 2 - 1) + order.at(n / 2)) / 2.0;
-}
+using namespace serving;
 
 std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
                                                  const std::set<std::string>& extraPercentiles,
@@ -692,294 +637,6 @@ std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
   summarize(sink, "itl", itl, labels, "_ms", kMsPerS, true);
   summarize(sink, "e2el", e2el, labels, "_ms", kMsPerS, true);
   return sink.names;
-}
-
-Result<ImportedRun> importVllmServe(ImportedDoc& doc, const ImportContext& ctx) {
-  return importServing(doc, ctx, false);
-}
-
-Result<ImportedRun> importSglangServing(ImportedDoc& doc, const ImportContext& ctx) {
-  return importServing(doc, ctx, true);
-}
-
-Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) {
-  ImportedRun run;
-  run.format = importformat::kVllmLatency;
-  run.sourceFile = ctx.label;
-  run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
-  const Json& o = d.doc.dom;
-  if (!o.is_object()) return fr.error("", "", "expected a JSON object");
-  std::set<std::string> readNames;
-  std::set<std::string> labels;
-  std::vector<std::string> kept, ignored;
-  for (auto it = o.begin(); it != o.end(); ++it) {
-    const std::string& key = it.key();
-    if (key == "latencies") continue;
-    if (key == "avg_latency") {
-      auto v = fr.number(o, "", key);
-      if (!v) return v.error();
-      if (v->has_value()) {
-        run.metrics["latency_mean_s"] = **v;
-        readNames.insert("latency_mean_s");
-      }
-    } else if (key == "percentiles") {
-      const Json& p = it.value();
-      if (!p.is_object()) {
-        return fr.error(
-            "/percentiles", key,
-            std::string("expected an object {\"50\": seconds, ...}, found ") + jsonKind(p));
-      }
-      for (auto pit = p.begin(); pit != p.end(); ++pit) {
-        const std::string label = percentileLabel("p" + pit.key());
-        if (label.empty()) {
-          return fr.error(childPointer("/percentiles", pit.key()), pit.key(),
-                          "expected a percentile such as \"99\" as the key");
-        }
-        auto v = fr.number(p, "/percentiles", pit.key());
-        if (!v) return v.error();
-        if (!v->has_value()) continue;
-        const std::string name = "latency_p" + label + "_s";
-        run.metrics[name] = **v;
-        readNames.insert(name);
-        labels.insert(label);
-      }
-    } else if (it.value().is_primitive()) {
-      run.setup[key] = setupText(it.value());
-      kept.push_back(key);
-    } else {
-      ignored.push_back(key);
-    }
-  }
-  auto lat = takeSeries(d.doc, &o, "", "latencies", fr);
-  if (!lat) return lat.error();
-  std::vector<std::string> recomputed;
-  if (lat->has_value()) {
-    JsonSeries& s = **lat;
-    if (s.kind != JsonSeries::Kind::Numbers && s.kind != JsonSeries::Kind::Empty) {
-      return fr.error("/latencies", "latencies",
-                      std::string("expected a list of seconds, found ") + seriesKind(s.kind));
-    }
-    run.metrics["iterations"] = static_cast<double>(s.count);
-    std::vector<double> xs;
-    for (const double x : s.values) {
-      if (std::isfinite(x)) xs.push_back(x);
-    }
-    RecomputeSink sink{run, {}};
-    std::vector<std::string> order = {"50", "90", "99"};
-    for (const auto& l : labels) {
-      if (std::find(order.begin(), order.end(), l) == order.end()) order.push_back(l);
-    }
-    summarize(sink, "latency", xs, order, "_s", 1.0, false);
-    recomputed = sink.names;
-    recomputed.push_back("iterations");
-  }
-  recordMetricSources(run, readNames, recomputed);
-  run.warnings.push_back(
-      "the file does not record batch size, input or output length (they "
-      "were command-line options): note them with the run");
-  if (!kept.empty())
-    run.warnings.push_back("unknown keys kept as setup text: " + joinNames(kept, 20));
-  if (!ignored.empty()) {
-    run.warnings.push_back("unknown keys ignored (not scalars): " + joinNames(ignored, 20));
-  }
-  if (run.metrics.empty()) return fr.error("", "", "no latency figures found");
-  return run;
-}
-
-Result<ImportedRun> importVllmThroughput(ImportedDoc& d, const ImportContext& ctx) {
-  ImportedRun run;
-  run.format = importformat::kVllmThroughput;
-  run.sourceFile = ctx.label;
-  run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
-  const Json& o = d.doc.dom;
-  if (!o.is_object()) return fr.error("", "", "expected a JSON object");
-  // clang-format off
-  static constexpr MetricName kNames[] = {
-      {"elapsed_time", "duration_s"},
-      {"num_requests", "num_requests"},
-      {"total_num_tokens", "total_num_tokens"},
-      {"total_output_tokens", "total_output_tokens"},
-      {"requests_per_second", "request_throughput_req_s"},
-      {"tokens_per_second", "total_token_throughput_tok_s"},
-      {"output_tokens_per_second", "output_throughput_tok_s"},
-  };
-  // clang-format on
-  std::vector<std::string> kept, ignored;
-  for (auto it = o.begin(); it != o.end(); ++it) {
-    const std::string& key = it.key();
-    const MetricName* m = nullptr;
-    for (const auto& candidate : kNames) {
-      if (candidate.key == key) m = &candidate;
-    }
-    if (m) {
-      auto v = fr.number(o, "", key);
-      if (!v) return v.error();
-      if (v->has_value()) run.metrics[std::string(m->name)] = **v;
-    } else if (it.value().is_primitive()) {
-      run.setup[key] = setupText(it.value());
-      kept.push_back(key);
-    } else {
-      ignored.push_back(key);
-    }
-  }
-  if (!kept.empty())
-    run.warnings.push_back("unknown keys kept as setup text: " + joinNames(kept, 20));
-  if (!ignored.empty()) {
-    run.warnings.push_back("unknown keys ignored (not scalars): " + joinNames(ignored, 20));
-  }
-  if (run.metrics.empty()) return fr.error("", "", "no throughput figures found");
-  return run;
-}
-
-Result<std::vector<ImportedRun>> importSglangOneBatch(std::vector<ImportedDoc*>& docs,
-                                                      const ImportContext& ctx,
-                                                      std::vector<std::string>& warnings) {
-  struct Row {
-    std::size_t line = 0;
-    std::string runName;
-    std::int64_t batch = 0, inputLen = -1, outputLen = -1;
-    std::map<std::string, double> metrics;
-    std::optional<double> decodeStepS;
-    std::map<std::string, std::string> extra;
-  };
-  std::vector<ImportedRun> runs;
-  std::vector<std::set<std::int64_t>> batchesPerRun;
-  std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::size_t> openRun;
-  std::optional<Error> firstError;
-  struct ScaledName {
-    std::string_view key;
-    std::string_view name;
-    double scale;
-  };
-  // clang-format off
-  static constexpr ScaledName kNames[] = {
-      {"prefill_latency", "prefill_latency_ms", kMsPerS},
-      {"prefill_throughput", "prefill_throughput_tok_s", 1.0},
-      {"median_decode_latency", "decode_step_ms", kMsPerS},
-      {"median_decode_throughput", "decode_throughput_tok_s", 1.0},
-      {"total_latency", "total_latency_s", 1.0},
-      {"overall_throughput", "overall_throughput_tok_s", 1.0},
-  };
-  // clang-format on
-  for (ImportedDoc* d : docs) {
-    const FieldReader fr(ctx, d->line);
-    const Json& o = d->doc.dom;
-    auto rowOrError = [&]() -> Result<Row> {
-      Row row;
-      row.line = d->line;
-      if (!o.is_object()) return fr.error("", "", "expected a JSON object");
-      const auto name = o.find("run_name");
-      if (name != o.end() && !name->is_null()) row.runName = setupText(*name);
-      auto intField = [&](const char* key, bool required) -> Result<std::int64_t> {
-        auto v = fr.number(o, "", key);
-        if (!v) return v.error();
-        if (!v->has_value()) {
-          if (required) return fr.error(childPointer("", key), key, "required number is missing");
-          return std::int64_t{-1};
-        }
-        const double x = **v;
-        if (!std::isfinite(x) || x < 0 || std::floor(x) != x || x > 9.0e15) {
-          return fr.error(childPointer("", key), key,
-                          "expected a non-negative whole number, found " + formatNumber(x));
-        }
-        return static_cast<std::int64_t>(x);
-      };
-      auto batch = intField("batch_size", true);
-      if (!batch) return batch.error();
-      row.batch = *batch;
-      auto in = intField("input_len", false);
-      if (!in) return in.error();
-      row.inputLen = *in;
-      auto outLen = intField("output_len", false);
-      if (!outLen) return outLen.error();
-      row.outputLen = *outLen;
-      for (const auto& m : kNames) {
-        const std::string key(m.key);
-        auto v = fr.number(o, "", key);
-        if (!v) return v.error();
-        if (!v->has_value()) continue;
-        if (!std::isfinite(**v)) {
-          return fr.error(childPointer("", key), key, "expected a finite number");
-        }
-        row.metrics[std::string(m.name)] = **v * m.scale;
-        if (m.key == "median_decode_latency") row.decodeStepS = **v;
-      }
-      for (auto it = o.begin(); it != o.end(); ++it) {
-        const std::string& key = it.key();
-        if (key == "run_name" || key == "batch_size" || key == "input_len" || key == "output_len") {
-          continue;
-        }
-        bool known = false;
-        for (const auto& m : kNames) known = known || m.key == key;
-        if (!known) row.extra[key] = setupText(it.value());
-      }
-      return row;
-    };
-    auto row = rowOrError();
-    if (!row) {
-      if (!firstError) firstError = row.error();
-      warnings.push_back(row.error().position + ": " +
-                         (row.error().field.empty() ? "" : "field '" + row.error().field + "': ") +
-                         row.error().message + "; line skipped");
-      continue;
-    }
-    const auto groupKey = std::make_tuple(row->runName, row->inputLen, row->outputLen);
-    auto open = openRun.find(groupKey);
-    if (open == openRun.end() || batchesPerRun[open->second].count(row->batch)) {
-      ImportedRun run;
-      run.format = importformat::kSglangOneBatch;
-      run.sourceFile = ctx.label;
-      run.sha256 = ctx.sha256;
-      run.label = row->runName;
-      run.setup["run_name"] = row->runName;
-      run.setup["input_len"] = row->inputLen >= 0 ? std::to_string(row->inputLen) : "unknown";
-      run.setup["output_len"] = row->outputLen >= 0 ? std::to_string(row->outputLen) : "unknown";
-      run.setup["first_line"] = std::to_string(row->line);
-      runs.push_back(std::move(run));
-      batchesPerRun.emplace_back();
-      openRun[groupKey] = runs.size() - 1;
-      open = openRun.find(groupKey);
-    }
-    ImportedRun& run = runs[open->second];
-    batchesPerRun[open->second].insert(row->batch);
-    const std::string prefix = "bs" + std::to_string(row->batch) + "/";
-    for (const auto& [name, value] : row->metrics) run.metrics[prefix + name] = value;
-    if (row->decodeStepS) {
-      run.decodeStepByBatch.emplace_back(static_cast<double>(row->batch), *row->decodeStepS);
-    } else if (row->outputLen == 1) {
-      run.warnings.push_back("line " + std::to_string(row->line) + ": batch " +
-                             std::to_string(row->batch) +
-                             " has output_len 1, so no decode step was measured (decode keys "
-                             "absent)");
-    } else {
-      run.warnings.push_back("line " + std::to_string(row->line) + ": batch " +
-                             std::to_string(row->batch) +
-                             ": median_decode_latency missing; no decode step for this batch");
-    }
-    for (const auto& [key, text] : row->extra) {
-      run.setup[prefix + key] = text;
-    }
-    if (!row->extra.empty()) {
-      std::vector<std::string> names;
-      for (const auto& [key, text] : row->extra) names.push_back(key);
-      run.warnings.push_back("line " + std::to_string(row->line) +
-                             ": unknown keys kept as setup text: " + joinNames(names, 20));
-    }
-  }
-  if (runs.empty()) {
-    if (firstError) return *firstError;
-    return Error{ctx.label, "", "", "no bench_one_batch rows found"};
-  }
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    auto& run = runs[i];
-    std::sort(run.decodeStepByBatch.begin(), run.decodeStepByBatch.end());
-    std::vector<std::string> batches;
-    for (const auto b : batchesPerRun[i]) batches.push_back(std::to_string(b));
-    run.setup["batch_sizes"] = joinNames(batches);
-  }
-  return runs;
 }
 
 }  // namespace qf

@@ -1,7 +1,8 @@
-// Eval results: lm-evaluation-harness results_<date>.json and vLLM's gsm8k_eval.py output
-// (spec: shared/spec/formats.md).
+// lm-evaluation-harness results_<date>.json (spec: shared/spec/formats.md).
 #include <cmath>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "import/formats.hpp"
 
@@ -9,18 +10,8 @@ namespace qf {
 
 namespace {
 
-std::string joinList(const std::vector<std::string>& names, std::size_t limit = 12) {
-  std::string out;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i == limit) {
-      out += ", ... (" + std::to_string(names.size() - limit) + " more)";
-      break;
-    }
-    out += (i ? ", " : "") + names[i];
-  }
-  return out;
-}
-
+/// At most 12 names, then how many more.
+std::string joinNames12(const std::vector<std::string>& names) { return joinNames(names, 12); }
 /// "pretrained=meta-llama/Llama-3.1-8B,dtype=bfloat16" → "meta-llama/Llama-3.1-8B".
 std::string pretrainedFrom(const Json& modelArgs) {
   if (modelArgs.is_object()) {
@@ -77,8 +68,6 @@ Result<bool> readTaskMetrics(const Json& tasks, const std::string& pointer, cons
   }
   return true;
 }
-
-}  // namespace
 
 Result<ImportedRun> importLmEvalResults(ImportedDoc& d, const ImportContext& ctx) {
   ImportedRun run;
@@ -180,71 +169,34 @@ Result<ImportedRun> importLmEvalResults(ImportedDoc& d, const ImportContext& ctx
   }
 
   if (!naStderr.empty()) {
-    run.warnings.push_back("no standard error (\"N/A\") for " + joinList(naStderr));
+    run.warnings.push_back("no standard error (\"N/A\") for " + joinNames12(naStderr));
   }
-  if (!skipped.empty()) run.warnings.push_back("skipped non-numeric entries: " + joinList(skipped));
+  if (!skipped.empty()) run.warnings.push_back("skipped non-numeric entries: " + joinNames12(skipped));
   if (!withoutN.empty()) {
-    run.warnings.push_back("no n-samples for " + joinList(withoutN) + ": sample count unknown");
+    run.warnings.push_back("no n-samples for " + joinNames12(withoutN) + ": sample count unknown");
   }
   if (!ignored.empty()) {
-    run.warnings.push_back("ignored (not used by the import): " + joinList(ignored));
+    run.warnings.push_back("ignored (not used by the import): " + joinNames12(ignored));
   }
   if (tasks.empty()) return fr.error("/results", "results", "no task results in the file");
   return run;
 }
 
-Result<ImportedRun> importGsm8kEval(ImportedDoc& d, const ImportContext& ctx) {
-  ImportedRun run;
-  run.format = importformat::kGsm8kEval;
-  run.sourceFile = ctx.label;
-  run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
-  const Json& o = d.doc.dom;
-  struct Name {
-    const char* key;
-    const char* name;
-  };
-  static constexpr Name kNames[] = {
-      {"accuracy", "gsm8k/accuracy"},
-      {"invalid_rate", "gsm8k/invalid_rate"},
-      {"num_questions", "gsm8k/n_samples"},
-      {"latency", "latency_s"},
-      {"questions_per_second", "questions_per_s"},
-      {"total_output_tokens", "total_output_tokens"},
-      {"tokens_per_second", "output_throughput_tok_s"},
-  };
-  std::set<std::string> known;
-  for (const auto& n : kNames) {
-    known.insert(n.key);
-    auto v = fr.number(o, "", n.key);
-    if (!v) return v.error();
-    if (v->has_value()) run.metrics[n.name] = **v;
-  }
-  if (!run.metrics.count("gsm8k/accuracy")) {
-    return fr.error("/accuracy", "accuracy", "required number is missing");
-  }
-  const double acc = run.metrics["gsm8k/accuracy"];
-  if (acc < 0 || acc > 1) {
-    return fr.error("/accuracy", "accuracy",
-                    "expected a fraction in [0, 1], found " + formatNumber(acc));
-  }
-  std::vector<std::string> ignored;
-  for (auto it = o.begin(); it != o.end(); ++it) {
-    if (known.count(it.key())) continue;
-    if (it.value().is_primitive()) {
-      run.setup[it.key()] = setupText(it.value());
-    } else {
-      ignored.push_back(it.key());
-    }
-  }
-  run.warnings.push_back("score without per-question predictions: unpaired statistics only");
-  if (!run.metrics.count("gsm8k/n_samples")) {
-    run.warnings.push_back("no num_questions: the sample count behind the score is unknown");
-  }
-  if (!ignored.empty()) {
-    run.warnings.push_back("ignored (not used by the import): " + joinList(ignored));
-  }
-  return run;
+bool detect(const JsonDocument& doc) {
+  return isObjectKey(doc, "results") &&
+         (hasKey(doc, "versions") || hasKey(doc, "config") || hasKey(doc, "n-shot") ||
+          hasKey(doc, "higher_is_better") || hasKey(doc, "configs") || hasKey(doc, "n-samples") ||
+          hasKey(doc, "lm_eval_version") || hasKey(doc, "model_name"));
+}
+
+}  // namespace
+
+FormatReader lmEvalResultsReader() {
+  FormatReader r;
+  r.name = importformat::kLmEvalResults;
+  r.detect = &detect;
+  r.read = &readEachValue<&importLmEvalResults>;
+  return r;
 }
 
 }  // namespace qf

@@ -278,4 +278,22 @@ std::vector<std::string> bundledFilesUnder(std::string_view prefix) {
   return out;
 }
 
+std::optional<Error> JsonReader::readNumber(double& out, const Json& obj,
+                                            const std::string& pointer, const std::string& key,
+                                            bool positive) const {
+  auto r = number(obj, pointer, key, positive);
+  if (!r) return r.error();
+  out = *r;
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readOptNumber(double& out, const Json& obj,
+                                               const std::string& pointer, const std::string& key,
+                                               bool positive) const {
+  auto r = optNumber(obj, pointer, key, positive);
+  if (!r) return r.error();
+  if (r->has_value()) out = **r;
+  return std::nullopt;
+}
+
 }  // namespace qf

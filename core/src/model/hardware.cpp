@@ -31,16 +31,9 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   if (!name) return name.error();
   g.name = *name;
   if (j.contains("id") && j["id"].is_string()) g.id = j["id"].get<std::string>();
-#define QF_NUM(var, key, positive)                       \
-  do {                                                   \
-    auto r_ = rd.number(j, pointer, key, positive);      \
-    if (!r_) return r_.error();                          \
-    var = *r_;                                           \
-  } while (0)
-  QF_NUM(g.memoryGib, "memory_gib", true);
-  QF_NUM(g.hbmBandwidthTbs, "hbm_bandwidth_tbs", true);
-  QF_NUM(g.vectorFp32Tflops, "vector_fp32_tflops", true);
-#undef QF_NUM
+  if (auto err = rd.readNumber(g.memoryGib, j, pointer, "memory_gib", true)) return *err;
+  if (auto err = rd.readNumber(g.hbmBandwidthTbs, j, pointer, "hbm_bandwidth_tbs", true)) return *err;
+  if (auto err = rd.readNumber(g.vectorFp32Tflops, j, pointer, "vector_fp32_tflops", true)) return *err;
   const std::string tptr = (pointer == "/" ? std::string() : pointer) + "/tensor_tflops";
   const auto tt = j.find("tensor_tflops");
   if (tt == j.end() || !tt->is_object()) {
@@ -114,18 +107,11 @@ Result<Scheme> parseScheme(const Json& j, const std::string& file, const std::st
   if (!id) return id.error();
   s.id = *id;
   s.name = j.value("name", s.id);
-#define QF_NUM(var, key)                                 \
-  do {                                                   \
-    auto r_ = rd.optNumber(j, pointer, key);             \
-    if (!r_) return r_.error();                          \
-    if (r_->has_value()) var = **r_;                     \
-  } while (0)
-  QF_NUM(s.weightBits, "weight_bits");
-  QF_NUM(s.scaleBits, "scale_bits");
-  QF_NUM(s.groupSize, "group_size");
-  QF_NUM(s.zeroBits, "zero_bits");
-  QF_NUM(s.c, "c");
-#undef QF_NUM
+  if (auto err = rd.readOptNumber(s.weightBits, j, pointer, "weight_bits")) return *err;
+  if (auto err = rd.readOptNumber(s.scaleBits, j, pointer, "scale_bits")) return *err;
+  if (auto err = rd.readOptNumber(s.groupSize, j, pointer, "group_size")) return *err;
+  if (auto err = rd.readOptNumber(s.zeroBits, j, pointer, "zero_bits")) return *err;
+  if (auto err = rd.readOptNumber(s.c, j, pointer, "c")) return *err;
   if (!(s.weightBits > 0) || s.scaleBits < 0 || s.groupSize < 0 || s.zeroBits < 0 || s.c < 0) {
     return rd.error(pointer, "weight_bits", "bits, group size and c must be non-negative (weight_bits positive)");
   }

@@ -140,26 +140,21 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   m.name = c.value("_name_or_path", rootIn.value("_name_or_path", id));
   if (m.name.empty()) m.name = id;
 
-#define QF_REQ(var, key)                                                   \
-  do {                                                                     \
-    auto r_ = positiveInt(rd, c, base, key, true);                         \
-    if (!r_) return r_.error();                                            \
-    var = *r_;                                                             \
-  } while (0)
-#define QF_OPT(var, key)                                                   \
-  do {                                                                     \
-    auto r_ = positiveInt(rd, c, base, key, false);                        \
-    if (!r_) return r_.error();                                            \
-    var = *r_;                                                             \
-  } while (0)
+  // Reads a positive integer field into `var` (required or optional); the error, if any.
+  auto readInt = [&](std::int64_t& var, const char* key, bool required) -> std::optional<Error> {
+    auto r = positiveInt(rd, c, base, key, required);
+    if (!r) return r.error();
+    var = *r;
+    return std::nullopt;
+  };
 
-  QF_REQ(m.layers, "num_hidden_layers");
-  QF_REQ(m.hidden, "hidden_size");
-  QF_REQ(m.heads, "num_attention_heads");
-  QF_REQ(m.vocab, "vocab_size");
-  QF_OPT(m.kvHeads, "num_key_value_heads");
+  if (auto err = readInt(m.layers, "num_hidden_layers", true)) return *err;
+  if (auto err = readInt(m.hidden, "hidden_size", true)) return *err;
+  if (auto err = readInt(m.heads, "num_attention_heads", true)) return *err;
+  if (auto err = readInt(m.vocab, "vocab_size", true)) return *err;
+  if (auto err = readInt(m.kvHeads, "num_key_value_heads", false)) return *err;
   if (m.kvHeads == 0) m.kvHeads = m.heads;
-  QF_OPT(m.headDim, "head_dim");
+  if (auto err = readInt(m.headDim, "head_dim", false)) return *err;
   if (m.headDim == 0) {
     if (m.hidden % m.heads != 0) {
       return rd.error(base + "/num_attention_heads", "num_attention_heads",
@@ -184,33 +179,33 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   // Experts.
   for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
     std::int64_t e = 0;
-    QF_OPT(e, key);
+    if (auto err = readInt(e, key, false)) return *err;
     if (e > 0) {
       m.experts = e;
       break;
     }
   }
-  QF_OPT(m.intermediate, "intermediate_size");
+  if (auto err = readInt(m.intermediate, "intermediate_size", false)) return *err;
   if (m.experts > 0) {
-    QF_REQ(m.expertsPerToken, "num_experts_per_tok");
+    if (auto err = readInt(m.expertsPerToken, "num_experts_per_tok", true)) return *err;
     if (m.expertsPerToken > m.experts) {
       return rd.error(base + "/num_experts_per_tok", "num_experts_per_tok",
                       "exceeds the number of routed experts (" + std::to_string(m.experts) + ")");
     }
-    QF_OPT(m.expertWidth, "moe_intermediate_size");
+    if (auto err = readInt(m.expertWidth, "moe_intermediate_size", false)) return *err;
     if (m.expertWidth == 0) m.expertWidth = m.intermediate;
     if (m.expertWidth == 0) {
       return rd.error(base + "/moe_intermediate_size", "moe_intermediate_size",
                       "an MoE model needs moe_intermediate_size or intermediate_size");
     }
     std::int64_t nShared = 0, sharedWidth = 0;
-    QF_OPT(nShared, "n_shared_experts");
-    QF_OPT(sharedWidth, "shared_expert_intermediate_size");
+    if (auto err = readInt(nShared, "n_shared_experts", false)) return *err;
+    if (auto err = readInt(sharedWidth, "shared_expert_intermediate_size", false)) return *err;
     m.sharedExpertWidthTotal = nShared > 0 ? nShared * m.expertWidth : sharedWidth;
     std::int64_t firstDense = 0, sparseStep = 0, layerFreq = 0;
-    QF_OPT(firstDense, "first_k_dense_replace");
-    QF_OPT(sparseStep, "decoder_sparse_step");
-    QF_OPT(layerFreq, "moe_layer_freq");
+    if (auto err = readInt(firstDense, "first_k_dense_replace", false)) return *err;
+    if (auto err = readInt(sparseStep, "decoder_sparse_step", false)) return *err;
+    if (auto err = readInt(layerFreq, "moe_layer_freq", false)) return *err;
     std::set<std::int64_t> mlpOnly;
     if (const auto it = c.find("mlp_only_layers"); it != c.end() && !it->is_null()) {
       if (!it->is_array()) {
@@ -245,16 +240,14 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   // Multi-head latent attention.
   if (const auto it = c.find("kv_lora_rank"); it != c.end() && !it->is_null()) {
     MlaDims mla;
-    QF_REQ(mla.kvLoraRank, "kv_lora_rank");
-    QF_OPT(mla.qLoraRank, "q_lora_rank");
-    QF_REQ(mla.qkNopeHeadDim, "qk_nope_head_dim");
-    QF_REQ(mla.qkRopeHeadDim, "qk_rope_head_dim");
-    QF_REQ(mla.vHeadDim, "v_head_dim");
+    if (auto err = readInt(mla.kvLoraRank, "kv_lora_rank", true)) return *err;
+    if (auto err = readInt(mla.qLoraRank, "q_lora_rank", false)) return *err;
+    if (auto err = readInt(mla.qkNopeHeadDim, "qk_nope_head_dim", true)) return *err;
+    if (auto err = readInt(mla.qkRopeHeadDim, "qk_rope_head_dim", true)) return *err;
+    if (auto err = readInt(mla.vHeadDim, "v_head_dim", true)) return *err;
     m.mla = mla;
     m.headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
   }
-#undef QF_REQ
-#undef QF_OPT
   if (const auto it = rootIn.find("quantization_config"); it != rootIn.end() && !it->is_null()) {
     if (!it->is_object()) {
       return rd.error("/quantization_config", "quantization_config",

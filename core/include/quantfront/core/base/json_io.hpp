@@ -67,6 +67,12 @@ class JsonReader {
                                                  const std::string& key) const;
   Result<std::string> string(const Json& obj, const std::string& pointer,
                              const std::string& key) const;
+  /// number() into `out`; the error when there is one.
+  std::optional<Error> readNumber(double& out, const Json& obj, const std::string& pointer,
+                                  const std::string& key, bool positive = false) const;
+  /// optNumber() into `out` when present (else `out` is left as it is); the error, if any.
+  std::optional<Error> readOptNumber(double& out, const Json& obj, const std::string& pointer,
+                                     const std::string& key, bool positive = false) const;
 
  private:
   std::string m_file;

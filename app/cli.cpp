@@ -49,11 +49,12 @@ bool Args::takeFlag(const std::string& name) {
 }
 
 int badInput(std::ostream& err, const Error& e) {
-  err << "qfront: " << e.str() << "\n";
+  // An error that names no file came from the command line's own arguments.
+  err << "qfront: " << e.from(kCommandLine).str() << "\n";
   return kExitBadInput;
 }
 int badArg(std::ostream& err, const std::string& field, const std::string& msg) {
-  return badInput(err, Error{"<cli>", "", field, msg});
+  return badInput(err, Error{kCommandLine, "", field, msg});
 }
 
 std::optional<double> parseNumber(const std::string& s) {

@@ -45,6 +45,9 @@ class Args {
 };
 
 /// Prints "qfront: <error>" on one line and returns kExitBadInput.
+/// How errors name the command line as their source.
+inline constexpr const char* kCommandLine = "<cli>";
+
 int badInput(std::ostream& err, const Error& e);
 /// badInput for a command-line argument: file "<cli>", field `field`.
 int badArg(std::ostream& err, const std::string& field, const std::string& msg);

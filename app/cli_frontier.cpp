@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/session/candidate_source.hpp>
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
@@ -95,32 +97,21 @@ std::string joinIds(const std::vector<std::string>& ids) {
   return s;
 }
 
-void printTable(const FrontierResult& r, const std::vector<Candidate>& cands,
-                const std::vector<Gate>& gates, const std::optional<std::string>& baseline,
+void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands,
                 std::ostream& out) {
+  const FrontierResult& r = a.result;
   out << "objectives: ";
   for (std::size_t k = 0; k < r.objectives.size(); ++k) {
     out << (k ? ", " : "") << r.objectives[k].metric << " ("
         << directionName(r.objectives[k].direction) << ")";
   }
   out << "\ngates: ";
-  if (gates.empty()) out << "none";
-  for (std::size_t k = 0; k < gates.size(); ++k) out << (k ? ", " : "") << gates[k].text;
-  if (baseline) out << "   (baseline " << *baseline << ")";
+  if (a.options.gates.empty()) out << "none";
+  for (std::size_t k = 0; k < a.options.gates.size(); ++k) {
+    out << (k ? ", " : "") << a.options.gates[k].text;
+  }
+  if (a.options.baselineId) out << "   (baseline " << *a.options.baselineId << ")";
   out << "\n\n";
-  struct Status {
-    std::string status, detail;
-  };
-  std::map<std::string, Status> st;
-  for (const auto& id : r.frontier) st[id] = {"frontier", ""};
-  for (const auto& id : r.uncertain) st[id] = {"uncertain", "within the uncertainty of others"};
-  for (const auto& d : r.uncertainPointDominators) {
-    st[d.id].detail = "point-dominated by " + joinIds(d.by) + ", not clearly";
-  }
-  for (const auto& d : r.dominated) {
-    st[d.id] = {"dominated", d.by.empty() ? std::string() : "by " + joinIds(d.by)};
-  }
-  for (const auto& g : r.gatedOut) st[g.id] = {"gated out", g.gate + ": " + g.reason};
   std::size_t idW = 2;
   for (const auto& c : cands) idW = std::max(idW, c.id.size());
   std::vector<std::size_t> colW;
@@ -135,12 +126,13 @@ void printTable(const FrontierResult& r, const std::vector<Candidate>& cands,
   }
   out << "note\n";
   for (const auto& c : cands) {
-    const auto& s = st[c.id];
-    out << std::setw(static_cast<int>(idW + 2)) << c.id << std::setw(12) << s.status;
+    const auto v = a.verdicts.find(c.id);
+    out << std::setw(static_cast<int>(idW + 2)) << c.id << std::setw(12)
+        << (v == a.verdicts.end() ? "" : verdictName(v->second.verdict));
     for (std::size_t k = 0; k < r.objectives.size(); ++k) {
       out << std::setw(static_cast<int>(colW[k] + 2)) << cellText(c, r.objectives[k].metric);
     }
-    out << s.detail << "\n";
+    out << (v == a.verdicts.end() ? "" : v->second.detail) << "\n";
   }
   out << "\nfrontier: " << (r.frontier.empty() ? "none" : joinIds(r.frontier)) << "\n";
   if (!r.uncertain.empty()) out << "uncertain band: " << joinIds(r.uncertain) << "\n";
@@ -180,123 +172,41 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     return badArg(err, "format", "expected table or json, found '" + format + "'");
   }
 
-  auto bytes = readFileBytes(files[0], kMaxSessionFileBytes);
-  if (!bytes) return badInput(err, bytes.error());
-  std::vector<Candidate> candidates;
-  std::vector<std::string> metricNames;
-  std::optional<ViewState> view;
-  const auto firstChar = bytes->find_first_not_of(" \t\r\n");
-  if (firstChar != std::string::npos && (*bytes)[firstChar] == '{') {
-    // JSON: only a session is accepted. Peek at "format" before the full session reader.
-    auto doc = parseJson(*bytes, files[0]);
-    if (!doc) return badInput(err, doc.error());
-    const auto fmt = doc->find("format");
-    if (fmt == doc->end() || !fmt->is_string() || fmt->get<std::string>() != kSessionFormat) {
-      return badInput(err, Error{files[0], "/format", "format",
-                                 "this JSON file is not a QuantFront session (\"format\": \"" +
-                                     std::string(kSessionFormat) +
-                                     "\"); qfront frontier reads a session or a CSV file"});
-    }
-    auto session = parseSession(*doc, files[0]);
-    if (!session) return badInput(err, session.error());
-    candidates = std::move(session->candidates);
-    view = std::move(session->view);
-    for (const auto& c : candidates) {
-      for (const auto& [name, mv] : c.metrics) {
-        if (std::find(metricNames.begin(), metricNames.end(), name) == metricNames.end()) {
-          metricNames.push_back(name);
-        }
-      }
-    }
-  } else if (firstChar != std::string::npos && (*bytes)[firstChar] == '[') {
-    return badInput(err, Error{files[0], "line 1, column " + std::to_string(firstChar + 1), "",
-                               "this looks like a JSON array; qfront frontier reads a session or a "
-                               "CSV file with header id,<metric>,..."});
-  } else {
-    auto table = parseCandidateCsv(*bytes, files[0]);
-    if (!table) return badInput(err, table.error());
-    candidates = std::move(table->candidates);
-    metricNames = std::move(table->metricColumns);
-  }
+  auto source = readCandidateSource(files[0]);
+  if (!source) return badInput(err, source.error());
 
-  FrontierOptions fo;
-  fo.withDominators = !noBy;
-  std::vector<std::string> warnings;
+  FrontierQuery query;
+  query.withDominators = !noBy;
+  query.metricNames = source->metricNames;
   if (!objectivesOpt.empty()) {
     auto objs = parseObjectives(objectivesOpt.back());
     if (!objs) return badInput(err, objs.error());
-    fo.objectives = std::move(*objs);
-  } else if (view && !view->objectives.empty()) {
-    fo.objectives = view->objectives;
-  } else {
-    for (const auto& col : metricNames) {
-      if (const auto d = knownDirection(col)) {
-        fo.objectives.push_back({col, *d});
-      } else {
-        warnings.push_back("metric '" + col +
-                           "' has no known direction and is not an objective; name it in "
-                           "--objectives as " +
-                           col + ":max or " + col + ":min");
-      }
-    }
-    if (fo.objectives.empty()) {
-      return badInput(err, Error{files[0], "", "objectives",
-                                 "no metric with a known direction; give --objectives "
-                                 "NAME:max|min,..."});
-    }
+    query.objectives = std::move(*objs);
+  } else if (source->view) {
+    query.savedObjectives = source->view->objectives;
   }
-  if (gateOpts.empty() && view) {
-    for (const auto& text : view->gates) {
-      auto g = parseGate(text, "gates");
-      if (!g) {
-        Error e = g.error();
-        e.file = files[0];
-        e.position = "/view/gates";
-        return badInput(err, e);
-      }
-      fo.gates.push_back(std::move(*g));
-    }
-  }
-  for (const auto& spec : gateOpts) {
-    for (const auto& part : splitComma(spec)) {
-      auto g = parseGate(part);
-      if (!g) return badInput(err, g.error());
-      fo.gates.push_back(std::move(*g));
-    }
-  }
-  if (!baselineOpt.empty()) fo.baselineId = baselineOpt.back();
+  auto gates = gateOpts.empty() && source->view
+                   ? parseGateTexts(source->view->gates, files[0], "/view/gates")
+                   : parseGateTexts(gateOpts);
+  if (!gates) return badInput(err, gates.error());
+  query.gates = std::move(*gates);
+  if (!baselineOpt.empty()) query.baselineId = baselineOpt.back();
 
-  for (const auto& o : fo.objectives) {
-    std::set<ProvenanceKind> kinds;
-    for (const auto& c : candidates) {
-      if (const auto it = c.metrics.find(o.metric); it != c.metrics.end()) {
-        kinds.insert(it->second.provenance.kind);
-      }
-    }
-    if (kinds.size() > 1) {
-      std::string names;
-      for (auto k : kinds) names += (names.empty() ? "" : ", ") + std::string(provenanceName(k));
-      warnings.push_back("objective '" + o.metric + "' mixes provenance kinds (" + names +
-                         ") across candidates");
-    }
+  auto analysis = analyseFrontier(source->candidates, query, files[0]);
+  if (!analysis) return badInput(err, analysis.error());
+  const FrontierOptions& fo = analysis->options;
+  for (const auto& w : analysis->warnings) {
+    err << "qfront: warning: " << files[0] << ": " << w << "\n";
   }
-
-  auto result = computeFrontier(candidates, fo);
-  if (!result) {
-    Error e = result.error();
-    if (e.file == "<input>") e.file = files[0];
-    return badInput(err, e);
-  }
-  for (const auto& w : warnings) err << "qfront: warning: " << files[0] << ": " << w << "\n";
   if (format == "json") {
-    Json j = frontierToJson(*result);
-    j["warnings"] = warnings;
+    Json j = frontierToJson(analysis->result);
+    j["warnings"] = analysis->warnings;
     j["baseline"] = fo.baselineId ? Json(*fo.baselineId) : Json(nullptr);
     j["gates"] = Json::array();
     for (const auto& g : fo.gates) j["gates"].push_back(g.text);
     out << j.dump(2) << "\n";
   } else {
-    printTable(*result, candidates, fo.gates, fo.baselineId, out);
+    printTable(*analysis, source->candidates, out);
   }
   return kExitOk;
 }

@@ -18,25 +18,6 @@ namespace qf::ui {
 namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-enum Cls { kFrontier = 0, kUncertain = 1, kDominated = 2, kGated = 3 };
-
-std::map<std::string, Cls> classify(const FrontierResult& r, std::map<std::string, std::string>& why) {
-  std::map<std::string, Cls> out;
-  for (const auto& id : r.frontier) out[id] = kFrontier;
-  for (const auto& id : r.uncertain) out[id] = kUncertain;
-  for (const auto& d : r.dominated) {
-    out[d.id] = kDominated;
-    std::string by;
-    for (const auto& b : d.by) by += (by.empty() ? "" : ", ") + b;
-    why[d.id] = "dominated by " + by;
-  }
-  for (const auto& g : r.gatedOut) {
-    out[g.id] = kGated;
-    why[g.id] = "gated out: " + g.gate + (g.reason.empty() ? "" : " (" + g.reason + ")");
-  }
-  return out;
-}
-
 std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name) {
   const auto it = c.metrics.find(name);
   if (it == c.metrics.end() || !std::isfinite(it->second.value)) return std::nullopt;
@@ -50,7 +31,9 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent) {
 }
 
 void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResult& result,
+                         const std::map<std::string, CandidateVerdict>& verdicts,
                          const Objective& x, const Objective& y) {
+  (void)result;
   clearGraphs();
   clearItems();
   clearPlottables();
@@ -65,8 +48,6 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
   xAxis->setLabel(qs(x.metric) + (x.direction == Direction::Max ? "  (higher is better →)" : "  (← lower is better)"));
   yAxis->setLabel(qs(y.metric) + (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
   m_counts = {};
-  std::map<std::string, std::string> why;
-  const auto cls = classify(result, why);
   struct Style {
     const char* name;
     QCPScatterStyle scatter;
@@ -95,8 +76,8 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
     QVector<double> xs, ys;
     QVector<double> xeMinus, xePlus, yeMinus, yePlus;
     for (const auto& c : cands) {
-      const auto it = cls.find(c.id);
-      if (it == cls.end() || it->second != k) continue;
+      const auto it = verdicts.find(c.id);
+      if (it == verdicts.end() || static_cast<int>(it->second.verdict) != k) continue;
       const auto mx = metricOf(c, x.metric);
       const auto my = metricOf(c, y.metric);
       if (!mx || !my) continue;
@@ -110,15 +91,18 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
       xMax = std::max(xMax, mx->hi.value_or(mx->value));
       yMin = std::min(yMin, my->lo.value_or(my->value));
       yMax = std::max(yMax, my->hi.value_or(my->value));
-      if (k == kFrontier) front.emplace_back(mx->value, my->value);
+      if (k == static_cast<int>(Verdict::Frontier)) front.emplace_back(mx->value, my->value);
       auto* t = new QCPItemText(this);
       t->position->setCoords(mx->value, my->value);
       t->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
       t->setPadding(QMargins(6, 0, 0, 4));
       QFont f = plotFont(8);
-      f.setStrikeOut(k == kGated);
+      const auto verdict = static_cast<Verdict>(k);
+      f.setStrikeOut(verdict == Verdict::GatedOut);
       t->setFont(f);
-      t->setColor(k == kDominated ? QColor(150, 150, 150) : k == kGated ? QColor(176, 0, 0) : QColor(30, 30, 30));
+      t->setColor(verdict == Verdict::Dominated ? QColor(150, 150, 150)
+                 : verdict == Verdict::GatedOut ? QColor(176, 0, 0)
+                                                : QColor(30, 30, 30));
       t->setText(qs(c.id));
       ++m_counts[static_cast<std::size_t>(k)];
     }
@@ -319,44 +303,46 @@ std::vector<std::string> ParetoView::gates() const {
 
 void ParetoView::recompute() {
   m_result.reset();
-  FrontierOptions opts;
-  opts.objectives = objectives();
-  if (opts.objectives.size() == 2 && opts.objectives[0].metric == opts.objectives[1].metric) {
-    opts.objectives.pop_back();
+  m_verdicts.clear();
+  FrontierQuery query;
+  query.objectives = objectives();
+  if (query.objectives.size() == 2 && query.objectives[0].metric == query.objectives[1].metric) {
+    query.objectives.pop_back();
   }
-  for (const auto& text : gates()) {
-    auto g = parseGate(text);
-    if (!g) {
-      m_status->setText(qs(g.error().str()));
-      m_status->setStyleSheet("color: #b00000;");
-      return;
-    }
-    opts.gates.push_back(*g);
+  auto parsedGates = parseGateTexts(gates());
+  if (!parsedGates) {
+    m_status->setText(qs(parsedGates.error().str()));
+    m_status->setStyleSheet("color: #b00000;");
+    return;
   }
+  query.gates = std::move(*parsedGates);
   const std::string base = m_baseline->currentData().toString().toStdString();
-  if (!base.empty()) opts.baselineId = base;
-  if (opts.objectives.empty() || m_cands.empty()) {
+  if (!base.empty()) query.baselineId = base;
+  if (query.objectives.empty() || m_cands.empty()) {
     m_status->setText("No candidates with metrics: open a session or import results.");
     m_status->setStyleSheet("");
     fillTable();
     return;
   }
-  auto r = computeFrontier(m_cands, opts);
-  if (!r) {
-    m_status->setText(qs(r.error().str()));
+  auto analysis = analyseFrontier(m_cands, query, "");
+  if (!analysis) {
+    m_status->setText(qs(analysis.error().str()));
     m_status->setStyleSheet("color: #b00000;");
     return;
   }
-  m_result = std::move(*r);
-  m_status->setStyleSheet("");
-  m_status->setText(QString("%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out "
-                            "(missing metrics count as gated out)")
-                        .arg(m_result->frontier.size())
-                        .arg(m_result->uncertain.size())
-                        .arg(m_result->dominated.size())
-                        .arg(m_result->gatedOut.size()));
+  m_result = std::move(analysis->result);
+  m_verdicts = std::move(analysis->verdicts);
+  QString text = QString("%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out "
+                         "(missing metrics count as gated out)")
+                     .arg(m_result->frontier.size())
+                     .arg(m_result->uncertain.size())
+                     .arg(m_result->dominated.size())
+                     .arg(m_result->gatedOut.size());
+  for (const auto& w : analysis->warnings) text += "\nwarning: " + qs(w);
+  m_status->setStyleSheet(analysis->warnings.empty() ? "" : "color: #8a5a00;");
+  m_status->setText(text);
   const auto& obj = m_result->objectives;
-  m_plot->setData(m_cands, *m_result, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
+  m_plot->setData(m_cands, *m_result, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
   fillTable();
 }
 
@@ -372,22 +358,20 @@ void ParetoView::fillTable() {
   m_table->setColumnCount(static_cast<int>(headers.size()));
   m_table->setHorizontalHeaderLabels(headers);
   m_table->setRowCount(static_cast<int>(m_cands.size()));
-  std::map<std::string, std::string> why;
-  const auto cls = m_result ? classify(*m_result, why) : std::map<std::string, Cls>{};
-  const char* clsName[4] = {"frontier", "uncertain", "dominated", "gated out"};
   int row = 0;
   for (const auto& c : m_cands) {
     m_table->setItem(row, 0, new QTableWidgetItem(qs(c.id)));
-    const auto it = cls.find(c.id);
-    auto* status = new QTableWidgetItem(it == cls.end() ? "" : clsName[it->second]);
-    if (it != cls.end()) {
-      status->setToolTip(qs(why[c.id]));
-      if (it->second == kGated) {
+    const auto it = m_verdicts.find(c.id);
+    auto* status =
+        new QTableWidgetItem(it == m_verdicts.end() ? "" : verdictName(it->second.verdict));
+    if (it != m_verdicts.end()) {
+      status->setToolTip(qs(it->second.detail));
+      if (it->second.verdict == Verdict::GatedOut) {
         QFont f = status->font();
         f.setStrikeOut(true);
         status->setFont(f);
         status->setForeground(QColor(176, 0, 0));
-        status->setText(QString("gated out: %1").arg(qs(why[c.id]).section(": ", 1)));
+        status->setText(QString("gated out: %1").arg(qs(it->second.detail).section(": ", 1)));
       }
     }
     m_table->setItem(row, 1, status);

@@ -103,14 +103,14 @@ Result<std::vector<Objective>> parseObjectives(const std::string& spec, const st
   std::set<std::string> seen;
   for (const auto& raw : splitOn(spec, ',')) {
     const std::string item = trim(raw);
-    if (item.empty()) return Error{"<cli>", "", field, "empty objective in '" + spec + "'"};
+    if (item.empty()) return Error{"", "", field, "empty objective in '" + spec + "'"};
     Objective o;
     const auto colon = item.rfind(':');
     if (colon == std::string::npos) {
       o.metric = item;
       const auto d = knownDirection(item);
       if (!d) {
-        return Error{"<cli>", "", field,
+        return Error{"", "", field,
                      "no known direction for metric '" + item + "'; write " + item + ":max or " +
                          item + ":min"};
       }
@@ -123,14 +123,14 @@ Result<std::vector<Objective>> parseObjectives(const std::string& spec, const st
       else if (dir == "min")
         o.direction = Direction::Min;
       else {
-        return Error{"<cli>", "", field,
+        return Error{"", "", field,
                      "direction must be max or min, found '" + dir + "' in '" + item + "'"};
       }
       if (o.metric.empty())
-        return Error{"<cli>", "", field, "missing metric name in '" + item + "'"};
+        return Error{"", "", field, "missing metric name in '" + item + "'"};
     }
     if (!seen.insert(o.metric).second) {
-      return Error{"<cli>", "", field, "metric '" + o.metric + "' is listed twice"};
+      return Error{"", "", field, "metric '" + o.metric + "' is listed twice"};
     }
     out.push_back(std::move(o));
   }
@@ -181,17 +181,17 @@ Result<Gate> parseGate(const std::string& textIn, const std::string& field) {
   }
   const std::string usage = "; expected NAME>=X, NAME<X, NAME==X, or NAME>=baseline-X";
   if (at == std::string::npos) {
-    return Error{"<cli>", "", field,
+    return Error{"", "", field,
                  "no comparison (>=, <=, >, <, ==) in '" + textIn + "'" + usage};
   }
   g.metric = text.substr(0, at);
   const std::string rhs = text.substr(at + len);
   if (g.metric.empty())
-    return Error{"<cli>", "", field, "missing metric name in '" + textIn + "'" + usage};
+    return Error{"", "", field, "missing metric name in '" + textIn + "'" + usage};
   if (rhs.empty())
-    return Error{"<cli>", "", field, "missing threshold in '" + textIn + "'" + usage};
+    return Error{"", "", field, "missing threshold in '" + textIn + "'" + usage};
   if (rhs.find_first_of("<>=") != std::string::npos) {
-    return Error{"<cli>", "", field, "more than one comparison in '" + textIn + "'" + usage};
+    return Error{"", "", field, "more than one comparison in '" + textIn + "'" + usage};
   }
   const std::string rl = lower(rhs);
   if (rl.starts_with("baseline")) {
@@ -202,20 +202,20 @@ Result<Gate> parseGate(const std::string& textIn, const std::string& field) {
     } else if (rest[0] == '+' || rest[0] == '-') {
       const auto v = toNumber(std::string_view(rest).substr(1));
       if (!v) {
-        return Error{"<cli>", "", field,
+        return Error{"", "", field,
                      "'" + rest.substr(1) + "' after baseline" + rest[0] +
                          " is not a finite number in '" + textIn + "'"};
       }
       g.threshold = rest[0] == '-' ? -*v : *v;
     } else {
-      return Error{"<cli>", "", field,
+      return Error{"", "", field,
                    "expected baseline, baseline+X or baseline-X, found '" + rhs + "'"};
     }
     return g;
   }
   const auto v = toNumber(rhs);
   if (!v)
-    return Error{"<cli>", "", field,
+    return Error{"", "", field,
                  "'" + rhs + "' is not a finite number in '" + textIn + "'" + usage};
   g.threshold = *v;
   return g;
@@ -487,13 +487,13 @@ std::vector<std::size_t> pointDominatorsOf(const OrientedPoints& pts, std::size_
 Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
                                        const FrontierOptions& opts) {
   if (opts.objectives.empty()) {
-    return Error{"<input>", "", "objectives", "at least one objective is needed"};
+    return Error{"", "", "objectives", "at least one objective is needed"};
   }
   {
     std::set<std::string> ids;
     for (const auto& c : candidates) {
       if (!ids.insert(c.id).second) {
-        return Error{"<input>", "", "id", "candidate id '" + c.id + "' appears twice"};
+        return Error{"", "", "id", "candidate id '" + c.id + "' appears twice"};
       }
     }
   }
@@ -503,7 +503,7 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
       if (c.id == *opts.baselineId) baseline = &c;
     }
     if (!baseline) {
-      return Error{"<cli>", "", "baseline", "no candidate has id '" + *opts.baselineId + "'"};
+      return Error{"", "", "baseline", "no candidate has id '" + *opts.baselineId + "'"};
     }
   }
   // Resolve baseline-relative thresholds once.
@@ -516,12 +516,12 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
       continue;
     }
     if (!baseline) {
-      return Error{"<cli>", "", "baseline",
+      return Error{"", "", "baseline",
                    "gate '" + g.text + "' is relative to the baseline; name it with --baseline ID"};
     }
     const auto it = baseline->metrics.find(g.metric);
     if (it == baseline->metrics.end() || !std::isfinite(it->second.value)) {
-      return Error{"<input>", "candidate '" + baseline->id + "'", g.metric,
+      return Error{"", "candidate '" + baseline->id + "'", g.metric,
                    "the baseline has no value for the gated metric in '" + g.text + "'"};
     }
     thresholds.push_back(it->second.value + g.threshold);

@@ -395,11 +395,11 @@ void appendValues(const RequestRecord& r, LatencyMetric m, std::vector<double>& 
 
 std::optional<Error> checkOptions(const BootstrapOptions& o) {
   if (o.resamples < 10 || o.resamples > 1'000'000) {
-    return Error{"<input>", "", "resamples",
+    return Error{"", "", "resamples",
                  "must be between 10 and 1000000, found " + std::to_string(o.resamples)};
   }
   if (!(o.confidence > 0 && o.confidence < 1)) {
-    return Error{"<input>", "", "confidence", "must lie strictly between 0 and 1"};
+    return Error{"", "", "confidence", "must lie strictly between 0 and 1"};
   }
   return std::nullopt;
 }
@@ -447,7 +447,7 @@ Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRe
                                                      const BootstrapOptions& opts) {
   if (auto e = checkOptions(opts)) return *e;
   if (!(q >= 0 && q <= 100)) {
-    return Error{"<input>", "", "percentile", "must lie in [0, 100]"};
+    return Error{"", "", "percentile", "must lie in [0, 100]"};
   }
   // Only requests that carry the metric take part, so a resample never comes out empty.
   std::vector<const RequestRecord*> carriers;
@@ -457,7 +457,7 @@ Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRe
     if (!tmp.empty()) carriers.push_back(&r);
   }
   if (carriers.empty()) {
-    return Error{"<input>", "", latencyMetricName(m),
+    return Error{"", "", latencyMetricName(m),
                  "no successful request carries this metric; nothing to bootstrap"};
   }
   std::vector<double> values = latencyValues(requests, m);
@@ -481,10 +481,10 @@ Result<BootstrapInterval> bootstrapGoodput(const std::vector<RequestRecord>& req
                                            const BootstrapOptions& opts) {
   if (auto e = checkOptions(opts)) return *e;
   if (!(durationS > 0) || !std::isfinite(durationS)) {
-    return Error{"<input>", "", "duration", "run duration must be a positive number of seconds"};
+    return Error{"", "", "duration", "run duration must be a positive number of seconds"};
   }
   if (requests.empty()) {
-    return Error{"<input>", "", "requests", "no per-request records; nothing to bootstrap"};
+    return Error{"", "", "requests", "no per-request records; nothing to bootstrap"};
   }
   std::vector<char> good(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) good[i] = meetsSlo(requests[i], slo) ? 1 : 0;

@@ -14,10 +14,11 @@
 namespace qf {
 
 std::string Error::str() const {
-  std::string out = file.empty() ? std::string("<input>") : file;
-  if (!position.empty()) out += ": " + position;
-  if (!field.empty()) out += ": field '" + field + "'";
-  out += ": " + message;
+  std::string out = file;
+  auto part = [&out](const std::string& text) { out += (out.empty() ? "" : ": ") + text; };
+  if (!position.empty()) part(position);
+  if (!field.empty()) part("field '" + field + "'");
+  part(message);
   return out;
 }
 

@@ -93,7 +93,7 @@ Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {
   }
   std::error_code ec;
   if (std::filesystem::exists(idOrPath, ec)) return loadModelConfigFile(idOrPath);
-  return Error{"<cli>", "", "model",
+  return Error{"", "", "model",
                "unknown model '" + idOrPath + "': not a catalog id (" + modelIds() +
                    ") and no such file"};
 }
@@ -105,7 +105,7 @@ Result<GpuSpec> Catalog::resolveGpu(const std::string& idOrPath) const {
   }
   std::error_code ec;
   if (std::filesystem::exists(idOrPath, ec)) return loadGpuFile(idOrPath);
-  return Error{"<cli>", "", "gpu",
+  return Error{"", "", "gpu",
                "unknown GPU '" + idOrPath + "': not a catalog id (" + gpuIds() + ") and no such file"};
 }
 
@@ -114,7 +114,7 @@ Result<Scheme> Catalog::scheme(const std::string& id, const std::string& field) 
   for (const auto& s : m_schemes) {
     if (lower(s.id) == key) return s;
   }
-  return Error{"<cli>", "", field, "unknown scheme '" + id + "'; known: " + schemeIds()};
+  return Error{"", "", field, "unknown scheme '" + id + "'; known: " + schemeIds()};
 }
 
 std::string Catalog::modelIds() const {

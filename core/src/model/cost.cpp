@@ -103,7 +103,7 @@ Result<UseCase> findUseCase(const std::string& id, const std::string& field) {
     if (lower(u.id) == lower(id)) return u;
     known += (known.empty() ? "" : ", ") + u.id;
   }
-  return Error{"<cli>", "", field, "unknown use case '" + id + "' (known: " + known + ")"};
+  return Error{"", "", field, "unknown use case '" + id + "' (known: " + known + ")"};
 }
 
 RequestLatency estimateRequestLatency(const StepCurve& curve, std::int64_t promptTokens,
@@ -131,7 +131,7 @@ RequestLatency estimateRequestLatency(const StepCurve& curve, std::int64_t promp
 Result<UseCaseEstimate> estimateUseCase(const Scenario& s, const CandidateSchemes& cand,
                                         const UseCase& useCase, double batch) {
   if (useCase.prefillTokens <= 0 && useCase.decodeTokens <= 0) {
-    return Error{"<input>", "", "use-case", "use case '" + useCase.id + "' has no tokens"};
+    return Error{"", "", "use-case", "use case '" + useCase.id + "' has no tokens"};
   }
   auto curve = buildStepCurve(s, countParams(s.model), cand);
   if (!curve) return curve.error();

@@ -30,7 +30,7 @@ bool CandidateSchemes::mixed() const {
 
 std::optional<Error> validateScenario(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& msg) {
-    return std::optional<Error>(Error{"<cli>", "", field, msg});
+    return std::optional<Error>(Error{"", "", field, msg});
   };
   if (s.tp < 1) return bad("tp", "tensor-parallel degree must be at least 1");
   if (s.maxModelLen < 1) return bad("max-model-len", "must be at least 1 token");
@@ -364,7 +364,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSch
     if (!(b >= 1) || !std::isfinite(b)) {
       std::ostringstream msg;
       msg << "batch sizes must be finite and >= 1, found " << b;
-      return Error{"<cli>", "", "batch", msg.str()};
+      return Error{"", "", "batch", msg.str()};
     }
   }
   EngineReport rep;

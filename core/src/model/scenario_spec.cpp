@@ -23,7 +23,7 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   s.maxModelLen = spec.maxModelLen;
   s.kvBytes = kvBytesForDtype(spec.kvDtype);
   if (s.kvBytes == 0) {
-    return Error{"<cli>", "", "kv-dtype", "expected bf16 or fp8, found '" + spec.kvDtype + "'"};
+    return Error{"", "", "kv-dtype", "expected bf16 or fp8, found '" + spec.kvDtype + "'"};
   }
   s.memUtil = spec.memUtil;
   s.reserveGib = spec.reserveGib;
@@ -40,7 +40,7 @@ Result<std::vector<CandidateSchemes>> makeCandidates(const std::vector<std::stri
                                                      const Catalog& cat) {
   std::vector<CandidateSchemes> cands;
   for (const auto& id : uniformIds) {
-    if (id.empty()) return Error{"<cli>", "", "scheme", "empty scheme id"};
+    if (id.empty()) return Error{"", "", "scheme", "empty scheme id"};
     auto sc = cat.scheme(id, "scheme");
     if (!sc) return sc.error();
     const bool dup = std::any_of(cands.begin(), cands.end(),

@@ -976,13 +976,18 @@ Result<Session> parseSession(const Json& doc, const std::string& file) {
   return s;
 }
 
-Result<Session> parseSessionText(std::string_view text, const std::string& file) {
+Result<Json> parseSessionJson(std::string_view text, const std::string& file) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte-order mark
   if (const auto at = nestingBeyond(text, kMaxSessionJsonDepth)) {
     return Error{file, lineColumn(text, *at), "",
                  "JSON nested deeper than " + std::to_string(kMaxSessionJsonDepth) +
                      " levels; a session never is"};
   }
-  auto doc = parseJson(text, file);
+  return parseJson(text, file);
+}
+
+Result<Session> parseSessionText(std::string_view text, const std::string& file) {
+  auto doc = parseSessionJson(text, file);
   if (!doc) return doc.error();
   return parseSession(*doc, file);
 }
@@ -1044,7 +1049,7 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
                                                            const ScenarioSpec& scenario,
                                                            const Catalog& cat) {
   auto wrap = [&](const Error& e) {
-    return Error{e.file == "<cli>" ? std::string() : e.file, "candidate '" + c.id + "'", e.field,
+    return Error{e.file, "candidate '" + c.id + "'", e.field,
                  e.message};
   };
   ScenarioSpec spec = scenario;

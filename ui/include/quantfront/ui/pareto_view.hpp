@@ -8,6 +8,7 @@
 #include <qcustomplot.h>
 
 #include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/base/records.hpp>
 
 class QComboBox;
@@ -22,8 +23,10 @@ class ParetoPlot : public QCustomPlot {
   Q_OBJECT
  public:
   explicit ParetoPlot(QWidget* parent = nullptr);
+  /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y.
   void setData(const std::vector<Candidate>& cands, const FrontierResult& result,
-               const Objective& x, const Objective& y);
+               const std::map<std::string, CandidateVerdict>& verdicts, const Objective& x,
+               const Objective& y);
   /// Points drawn per class: frontier, uncertain, dominated, gated out.
   [[nodiscard]] std::array<int, 4> classCounts() const { return m_counts; }
 
@@ -70,6 +73,7 @@ class ParetoView : public QWidget {
   QTableWidget* m_table = nullptr;
   std::vector<Candidate> m_cands;
   std::optional<FrontierResult> m_result;
+  std::map<std::string, CandidateVerdict> m_verdicts;
   bool m_updating = false;
 };
 

@@ -26,8 +26,15 @@ struct Error {
   /// True when the operation was cancelled rather than refused.
   [[nodiscard]] bool isCancelled() const { return kind == ErrorKind::Cancelled; }
 
-  /// One line: "FILE: POSITION: field 'F': MESSAGE".
+  /// One line: "FILE: POSITION: field 'F': MESSAGE" (empty parts left out).
   [[nodiscard]] std::string str() const;
+  /// This error, said to come from `source` when it does not name a file yet (core functions
+  /// that read no file leave `file` empty; the caller knows where the input came from).
+  [[nodiscard]] Error from(const std::string& source) const {
+    Error e = *this;
+    if (e.file.empty()) e.file = source;
+    return e;
+  }
 };
 
 /// Either a value or an Error. Small, C++20 stand-in for std::expected.

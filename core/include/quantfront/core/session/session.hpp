@@ -70,6 +70,9 @@ Result<Session> parseSession(const Json& doc, const std::string& file);
 /// Parses session bytes: refuses empty input, nesting deeper than kMaxSessionJsonDepth and
 /// invalid JSON (with line and column), then parseSession.
 Result<Session> parseSessionText(std::string_view text, const std::string& file);
+/// The JSON step of parseSessionText: a leading UTF-8 byte-order mark skipped, nesting
+/// deeper than kMaxSessionJsonDepth refused, then parsed (positions as line and column).
+Result<Json> parseSessionJson(std::string_view text, const std::string& file);
 
 /// Reads and parses a session file (at most `maxBytes`, checked before reading).
 Result<Session> loadSession(const std::string& path,

@@ -1,0 +1,78 @@
+#pragma once
+/// What both front ends ask of the frontier, in one place: objectives chosen (given, saved or
+/// the defaults of the metric names), gates parsed from their text, provenance-mixing
+/// warnings, the frontier itself and each candidate's verdict. `qfront frontier` and the
+/// window's Pareto view are thin callers of analyseFrontier.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/records.hpp>
+
+namespace qf {
+
+/// Metric names the candidates carry, in first-seen order (candidates in order, each
+/// candidate's metrics by name).
+std::vector<std::string> metricNamesOf(const std::vector<Candidate>& candidates);
+
+/// Objectives chosen by default, with a warning for every metric left out.
+struct ObjectiveChoice {
+  std::vector<Objective> objectives;
+  std::vector<std::string> warnings;
+};
+/// Every metric among `metricNames` with a known direction (knownDirection), in order; the
+/// others are named in warnings with the --objectives spelling that would include them.
+ObjectiveChoice defaultObjectives(const std::vector<std::string>& metricNames);
+
+/// One warning per objective whose values mix provenance kinds (modelled, measured,
+/// published) across `candidates`: such an axis compares unlike numbers.
+std::vector<std::string> provenanceWarnings(const std::vector<Candidate>& candidates,
+                                            const std::vector<Objective>& objectives);
+
+/// Gates from their texts; each text may hold several gates separated by commas. An error
+/// names `source` and `position` (e.g. a session's "/view/gates") when the caller gives one.
+Result<std::vector<Gate>> parseGateTexts(const std::vector<std::string>& texts,
+                                         const std::string& source = {},
+                                         const std::string& position = {});
+
+/// Where a candidate ended up.
+enum class Verdict { Frontier, Uncertain, Dominated, GatedOut };
+/// "frontier", "uncertain", "dominated", "gated out".
+const char* verdictName(Verdict v);
+
+/// A candidate's verdict and why: who dominates it, or which gate it failed.
+struct CandidateVerdict {
+  Verdict verdict = Verdict::Frontier;
+  std::string detail;  ///< "by a, b", "point-dominated by a, not clearly", "gate: reason", ""
+};
+/// Every classified candidate's verdict, by id.
+std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& result);
+
+/// The question: objectives (empty: `savedObjectives`, then the defaults), gates, baseline.
+struct FrontierQuery {
+  std::vector<Objective> objectives;       ///< chosen explicitly (a flag, the view's pickers)
+  std::vector<Objective> savedObjectives;  ///< a session's saved objectives
+  std::vector<std::string> metricNames;     ///< order of the default objectives (empty: metricNamesOf)
+  std::vector<Gate> gates;
+  std::optional<std::string> baselineId;
+  bool withDominators = true;
+};
+
+/// The answer: what was evaluated, the result, per-candidate verdicts and the warnings a
+/// user must see (metrics without a direction, objectives mixing provenance).
+struct FrontierAnalysis {
+  FrontierOptions options;
+  FrontierResult result;
+  std::map<std::string, CandidateVerdict> verdicts;
+  std::vector<std::string> warnings;
+};
+
+/// Chooses the objectives, warns, computes the frontier and the verdicts. Errors name
+/// `source` (the file or view the candidates came from) when the failure names no file.
+Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
+                                         const FrontierQuery& query, const std::string& source);
+
+}  // namespace qf

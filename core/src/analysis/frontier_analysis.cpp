@@ -1,0 +1,152 @@
+// The frontier as front ends ask for it: objectives, gates, warnings, verdicts.
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+namespace qf {
+
+namespace {
+std::string joinIds(const std::vector<std::string>& ids) {
+  std::string s;
+  for (const auto& id : ids) s += (s.empty() ? "" : ", ") + id;
+  return s;
+}
+
+/// "a,b" split at commas, pieces trimmed of spaces, empty pieces dropped.
+std::vector<std::string> splitAtCommas(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    std::string piece = text.substr(begin, end - begin);
+    const auto first = piece.find_first_not_of(" \t");
+    const auto last = piece.find_last_not_of(" \t");
+    if (first != std::string::npos) out.push_back(piece.substr(first, last - first + 1));
+    begin = end + 1;
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<std::string> metricNamesOf(const std::vector<Candidate>& candidates) {
+  std::vector<std::string> names;
+  std::unordered_set<std::string> seen;
+  for (const auto& c : candidates) {
+    for (const auto& [name, value] : c.metrics) {
+      if (seen.insert(name).second) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+ObjectiveChoice defaultObjectives(const std::vector<std::string>& metricNames) {
+  ObjectiveChoice out;
+  for (const auto& name : metricNames) {
+    if (const auto d = knownDirection(name)) {
+      out.objectives.push_back({name, *d});
+    } else {
+      out.warnings.push_back("metric '" + name +
+                             "' has no known direction and is not an objective; name it in "
+                             "--objectives as " +
+                             name + ":max or " + name + ":min");
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> provenanceWarnings(const std::vector<Candidate>& candidates,
+                                            const std::vector<Objective>& objectives) {
+  std::vector<std::string> warnings;
+  for (const auto& o : objectives) {
+    std::set<ProvenanceKind> kinds;
+    for (const auto& c : candidates) {
+      if (const auto it = c.metrics.find(o.metric); it != c.metrics.end()) {
+        kinds.insert(it->second.provenance.kind);
+      }
+    }
+    if (kinds.size() > 1) {
+      std::string names;
+      for (auto k : kinds) names += (names.empty() ? "" : ", ") + std::string(provenanceName(k));
+      warnings.push_back("objective '" + o.metric + "' mixes provenance kinds (" + names +
+                         ") across candidates");
+    }
+  }
+  return warnings;
+}
+
+Result<std::vector<Gate>> parseGateTexts(const std::vector<std::string>& texts,
+                                         const std::string& source,
+                                         const std::string& position) {
+  std::vector<Gate> gates;
+  for (const auto& text : texts) {
+    for (const auto& piece : splitAtCommas(text)) {
+      auto g = parseGate(piece, position.empty() ? "gate" : "gates");
+      if (!g) {
+        Error e = g.error();
+        if (!source.empty()) e.file = source;
+        if (!position.empty()) e.position = position;
+        return e;
+      }
+      gates.push_back(std::move(*g));
+    }
+  }
+  return gates;
+}
+
+const char* verdictName(Verdict v) {
+  switch (v) {
+    case Verdict::Frontier: return "frontier";
+    case Verdict::Uncertain: return "uncertain";
+    case Verdict::Dominated: return "dominated";
+    case Verdict::GatedOut: return "gated out";
+  }
+  return "";
+}
+
+std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& r) {
+  std::map<std::string, CandidateVerdict> out;
+  for (const auto& id : r.frontier) out[id] = {Verdict::Frontier, ""};
+  for (const auto& id : r.uncertain) out[id] = {Verdict::Uncertain, "within the uncertainty of others"};
+  for (const auto& d : r.uncertainPointDominators) {
+    out[d.id].detail = "point-dominated by " + joinIds(d.by) + ", not clearly";
+  }
+  for (const auto& d : r.dominated) {
+    out[d.id] = {Verdict::Dominated, d.by.empty() ? std::string() : "by " + joinIds(d.by)};
+  }
+  for (const auto& g : r.gatedOut) out[g.id] = {Verdict::GatedOut, g.gate + ": " + g.reason};
+  return out;
+}
+
+Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
+                                         const FrontierQuery& query, const std::string& source) {
+  FrontierAnalysis a;
+  a.options.gates = query.gates;
+  a.options.baselineId = query.baselineId;
+  a.options.withDominators = query.withDominators;
+  if (!query.objectives.empty()) {
+    a.options.objectives = query.objectives;
+  } else if (!query.savedObjectives.empty()) {
+    a.options.objectives = query.savedObjectives;
+  } else {
+    ObjectiveChoice choice = defaultObjectives(
+        query.metricNames.empty() ? metricNamesOf(candidates) : query.metricNames);
+    a.options.objectives = std::move(choice.objectives);
+    a.warnings = std::move(choice.warnings);
+    if (a.options.objectives.empty()) {
+      return Error{source, "", "objectives",
+                   "no metric with a known direction; give --objectives NAME:max|min,..."};
+    }
+  }
+  for (auto& w : provenanceWarnings(candidates, a.options.objectives)) {
+    a.warnings.push_back(std::move(w));
+  }
+  auto result = computeFrontier(candidates, a.options);
+  if (!result) return result.error().from(source);
+  a.result = std::move(*result);
+  a.verdicts = candidateVerdicts(a.result);
+  return a;
+}
+
+}  // namespace qf

@@ -169,13 +169,13 @@ void printTable(const EngineReport& r, std::ostream& out) {
         << ")\n";
   }
   out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
-      << r.scenario.gpu.hbmBandwidthTbs << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
+      << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
       << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
       << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(13) << "weights GiB"
       << std::setw(10) << "max seqs" << std::setw(13) << "tok/s @cap" << "\n";
   for (const auto& s : r.schemes) {
-    out << std::left << std::setw(34) << s.cand.id << std::right << std::setw(7)
+    out << std::left << std::setw(34) << s.assignment.id << std::right << std::setw(7)
         << fmt(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
         << fmt(s.memoryFloorMs, 3) << std::setw(11) << fmt(s.mmaUsPerSeq, 3) << std::setw(11)
         << fmt(s.dequantMs, 3) << std::setw(9)
@@ -184,15 +184,15 @@ void printTable(const EngineReport& r, std::ostream& out) {
         << fmt(s.capacity.tokensPerSAtCapacity, 0) << "\n";
   }
   out << "\nstep time (ms) per batch; * marks compute-bound\n" << std::setw(8) << "batch";
-  for (const auto& s : r.schemes) out << std::setw(std::max<int>(12, static_cast<int>(s.cand.id.size()) + 2)) << s.cand.id;
+  for (const auto& s : r.schemes) out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2)) << s.assignment.id;
   out << "\n";
   const std::size_t n = r.schemes.empty() ? 0 : r.schemes.front().points.size();
   for (std::size_t i = 0; i < n; ++i) {
     out << std::setw(8) << r.schemes.front().points[i].batch;
     for (const auto& s : r.schemes) {
       const auto& pt = s.points[i];
-      const std::string cell = fmt(pt.stepMs, 3) + (std::string(pt.bound) == "compute" ? "*" : " ");
-      out << std::setw(std::max<int>(12, static_cast<int>(s.cand.id.size()) + 2)) << cell;
+      const std::string cell = fmt(pt.stepMs, 3) + (pt.bound == Bound::Compute ? "*" : " ");
+      out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2)) << cell;
     }
     out << "\n";
   }
@@ -212,7 +212,7 @@ void printCsv(const EngineReport& r, std::ostream& out) {
   out << std::setprecision(10);
   for (const auto& s : r.schemes) {
     for (const auto& p : s.points) {
-      out << s.cand.id << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << "," << p.bound << "\n";
+      out << s.assignment.id << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << "," << boundName(p.bound) << "\n";
     }
   }
 }
@@ -429,13 +429,13 @@ int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ost
   out << "\ngpus (dense TFLOP/s)\n";
   for (const auto& g : cat.gpus()) {
     out << "  " << std::left << std::setw(12) << g.id << std::setw(18) << g.name << std::right
-        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6) << fmt(g.hbmBandwidthTbs, 3)
+        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6) << fmt(g.hbmBandwidthTBps, 3)
         << " TB/s  ";
     for (TensorPath p : kAllTensorPaths) {
       if (g.hasPath(p)) out << tensorPathName(p) << " " << *g.tensorTflops[static_cast<std::size_t>(p)] << "  ";
     }
     out << "fp32 " << g.vectorFp32Tflops;
-    out << "  $/h " << (g.pricePerHour ? fmt(*g.pricePerHour, 2) : std::string("n/a")) << "\n";
+    out << "  $/h " << (g.pricePerGpuHourUsd ? fmt(*g.pricePerGpuHourUsd, 2) : std::string("n/a")) << "\n";
   }
   out << "\nschemes\n";
   for (const auto& s : cat.schemes()) {

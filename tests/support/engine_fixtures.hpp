@@ -25,10 +25,10 @@ inline Scenario scenario(const std::string& model, const std::string& gpu, int t
 }
 
 /// A candidate with one built-in scheme on every layer kind.
-inline CandidateSchemes uniform(const std::string& id) {
+inline SchemeAssignment uniform(const std::string& id) {
   auto s = Catalog::bundled().scheme(id);
   REQUIRE(s.ok());
-  CandidateSchemes c;
+  SchemeAssignment c;
   c.id = s->id;
   c.linear = *s;
   return c;

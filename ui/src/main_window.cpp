@@ -335,7 +335,7 @@ void MainWindow::recompute() {
     m_panel->setFeedback(m_lastError, true);
     return;  // keep the last good plots on screen
   }
-  std::vector<CandidateSchemes> cands;
+  std::vector<SchemeAssignment> cands;
   auto c = makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
   if (!c) {
     m_lastError = qs(c.error().str());
@@ -389,7 +389,7 @@ void MainWindow::updateSchemesTable() {
     return item;
   };
   for (const auto& s : m_report->schemes) {
-    m_schemesTable->setItem(row, 0, new QTableWidgetItem(qs(s.cand.id)));
+    m_schemesTable->setItem(row, 0, new QTableWidgetItem(qs(s.assignment.id)));
     m_schemesTable->setItem(row, 1, num(s.bitsPerWeight, 3));
     m_schemesTable->setItem(row, 2, new QTableWidgetItem(qs(s.pathName)));
     m_schemesTable->setItem(row, 3, num(s.memoryFloorMs, 3));
@@ -432,11 +432,11 @@ void MainWindow::exportDataInteractive() {
     for (const auto& s : m_report->schemes) {
       for (const auto& p : s.points) {
         bytes += QString("%1,%2,%3,%4,%5\n")
-                     .arg(qs(s.cand.id))
+                     .arg(qs(s.assignment.id))
                      .arg(p.batch, 0, 'g', 10)
                      .arg(p.stepMs, 0, 'g', 10)
                      .arg(p.tokensPerS, 0, 'g', 10)
-                     .arg(p.bound)
+                     .arg(boundName(p.bound))
                      .toUtf8();
       }
     }

@@ -84,7 +84,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   double yMax = 0;
   double ridgeLo = batchMax, ridgeHi = batchMin;
   for (const auto& s : report.schemes) {
-    const QColor color = schemeColor(qs(s.cand.id));
+    const QColor color = schemeColor(qs(s.assignment.id));
     QVector<double> x, y;
     x.reserve(static_cast<int>(s.points.size()));
     y.reserve(static_cast<int>(s.points.size()));
@@ -97,7 +97,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     g->setData(x, y, true);
     g->setPen(QPen(color, 2.2));
     QString name = QString("%1  (%2 b/w, %3)")
-                       .arg(qs(s.cand.id))
+                       .arg(qs(s.assignment.id))
                        .arg(s.bitsPerWeight, 0, 'f', 3)
                        .arg(qs(s.pathName));
     g->setName(name);
@@ -149,7 +149,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     if (c.batch < batchMin || c.batch > batchMax) continue;
     const SchemeReport* a = nullptr;
     for (const auto& s : report.schemes) {
-      if (s.cand.id == c.schemes[0]) a = &s;
+      if (s.assignment.id == c.schemes[0]) a = &s;
     }
     if (!a) continue;
     const double t = a->curve.stepSeconds(c.batch) * 1e3;
@@ -217,7 +217,7 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
   setupLogX(this, batchMin, batchMax);
   double yMin = 1e300, yMax = 0;
   for (const auto& s : report.schemes) {
-    const QColor color = schemeColor(qs(s.cand.id));
+    const QColor color = schemeColor(qs(s.assignment.id));
     const auto& cap = s.capacity;
     // Batches the KV cache cannot hold at max-model-len are drawn thin and dashed.
     const double reachable = static_cast<double>(cap.maxSeqs);
@@ -247,7 +247,7 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
       over->setProperty("qf_role", "beyond-capacity");
     }
     g->setName(QString("%1  (max %2 seqs, %3 tok/s at capacity)")
-                   .arg(qs(s.cand.id))
+                   .arg(qs(s.assignment.id))
                    .arg(cap.maxSeqs)
                    .arg(cap.tokensPerSAtCapacity, 0, 'f', 0));
     g->setProperty("qf_role", "scheme");
@@ -269,7 +269,7 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
             (b < batchMin * 2 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
     } else {
       label(this, batchMin * 1.1, s.points.empty() ? 1 : s.points.front().tokensPerS,
-            QString("%1: weights do not fit").arg(qs(s.cand.id)), color, Qt::AlignLeft | Qt::AlignTop);
+            QString("%1: weights do not fit").arg(qs(s.assignment.id)), color, Qt::AlignLeft | Qt::AlignTop);
     }
   }
   if (yMax > 0) yAxis->setRange(std::max(1e-3, yMin * 0.7), yMax * 1.6);

@@ -27,8 +27,8 @@ double costReduction(double baselineQueriesPerUsd, double candidateQueriesPerUsd
 }
 
 std::optional<double> deploymentPricePerHour(const GpuSpec& gpu, int gpuCount) {
-  if (!gpu.pricePerHour) return std::nullopt;
-  return *gpu.pricePerHour * static_cast<double>(gpuCount);
+  if (!gpu.pricePerGpuHourUsd) return std::nullopt;
+  return *gpu.pricePerGpuHourUsd * static_cast<double>(gpuCount);
 }
 
 Result<std::vector<UseCase>> parseUseCases(std::string_view text, const std::string& label) {
@@ -128,7 +128,7 @@ RequestLatency estimateRequestLatency(const StepCurve& curve, std::int64_t promp
   return r;
 }
 
-Result<UseCaseEstimate> estimateUseCase(const Scenario& s, const CandidateSchemes& cand,
+Result<UseCaseEstimate> estimateUseCase(const Scenario& s, const SchemeAssignment& cand,
                                         const UseCase& useCase, double batch) {
   if (useCase.prefillTokens <= 0 && useCase.decodeTokens <= 0) {
     return Error{"", "", "use-case", "use case '" + useCase.id + "' has no tokens"};

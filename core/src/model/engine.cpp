@@ -9,6 +9,8 @@
 
 namespace qf {
 
+const char* boundName(Bound b) { return b == Bound::Compute ? "compute" : "memory"; }
+
 const char* layerKindName(LayerKind k) {
   switch (k) {
     case LayerKind::Linear: return "linear";
@@ -18,13 +20,13 @@ const char* layerKindName(LayerKind k) {
   return "?";
 }
 
-const Scheme& CandidateSchemes::forKind(LayerKind k) const {
+const Scheme& SchemeAssignment::forKind(LayerKind k) const {
   if (k == LayerKind::Moe && moe) return *moe;
   if (k == LayerKind::LmHead && lmHead) return *lmHead;
   return linear;
 }
 
-bool CandidateSchemes::mixed() const {
+bool SchemeAssignment::mixed() const {
   return (moe && moe->id != linear.id) || (lmHead && lmHead->id != linear.id);
 }
 
@@ -34,7 +36,7 @@ std::optional<Error> validateScenario(const Scenario& s) {
   };
   if (s.tp < 1) return bad("tp", "tensor-parallel degree must be at least 1");
   if (s.maxModelLen < 1) return bad("max-model-len", "must be at least 1 token");
-  if (!(s.kvBytes > 0) || !std::isfinite(s.kvBytes)) return bad("kv-dtype", "KV bytes per element must be positive");
+  if (!(s.kvBytesPerElement > 0) || !std::isfinite(s.kvBytesPerElement)) return bad("kv-dtype", "KV bytes per element must be positive");
   if (!(s.memUtil > 0 && s.memUtil <= 1)) return bad("mem-util", "must be in (0, 1]");
   if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib)) return bad("reserve-gib", "must be a finite number >= 0");
   if (s.contextTokens < 0) return bad("context", "must not be negative");
@@ -226,7 +228,7 @@ double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const 
   return t;
 }
 
-Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const CandidateSchemes& cand) {
+Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const SchemeAssignment& cand) {
   StepCurve curve;
   const ModelArch& m = s.model;
   const double tp = static_cast<double>(s.tp);
@@ -271,20 +273,20 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     k.dequantS = (w0 + wE * curve.routing.experts) * k.effectiveC / issue / tp;
     if (kind == LayerKind::Linear && s.contextTokens > 0) {
       const double n = static_cast<double>(s.contextTokens);
-      k.memS.c1 += n * m.kvBytesPerToken(s.kvBytes) / tp / beta;
+      k.memS.c1 += n * m.kvBytesPerToken(s.kvBytesPerElement) / tp / beta;
       const double attnFlopPerSeq = 4.0 * n * static_cast<double>(m.heads) *
                                     static_cast<double>(m.headDim) * static_cast<double>(m.layers);
       k.compS.c1 += attnFlopPerSeq / tp / peak;
     }
   }
   if (s.tp > 1) {
-    if (!s.gpu.nvlinkGbs) {
+    if (!s.gpu.nvlinkGBps) {
       return Error{s.gpu.id.empty() ? s.gpu.name : s.gpu.id, "", "nvlink_gbs",
                    "tensor parallelism needs an interconnect bandwidth; this GPU entry has none "
                    "(add nvlink_gbs to a GPU file)"};
     }
     const double bytesPerSeq = static_cast<double>(m.hidden) * 2.0;
-    const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / (*s.gpu.nvlinkGbs * 1e9);
+    const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / (*s.gpu.nvlinkGBps * 1e9);
     curve.allReduceS.c1 = static_cast<double>(m.layers) * 2.0 * perAllReduce;
   }
   curve.finalize();
@@ -345,7 +347,7 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
     if (k.present) weightBytes += k.weightsStored * k.bytesPerWeight;
   }
   c.weightsGib = weightBytes / tp / gib;
-  c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytes);
+  c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
   c.kvGibPerSeq = c.kvBytesPerToken / tp * static_cast<double>(s.maxModelLen) / gib;
   const double free = c.budgetGib - c.weightsGib;
   c.fits = free > 0;
@@ -357,7 +359,7 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   return c;
 }
 
-Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSchemes>& cands,
+Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssignment>& cands,
                                const std::vector<double>& batches) {
   if (auto e = validateScenario(s)) return *e;
   for (double b : batches) {
@@ -373,7 +375,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSch
   rep.schemes.reserve(cands.size());
   for (const auto& cand : cands) {
     SchemeReport sr;
-    sr.cand = cand;
+    sr.assignment = cand;
     auto curve = buildStepCurve(s, rep.params, cand);
     if (!curve) return curve.error();
     sr.curve = std::move(*curve);
@@ -434,7 +436,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSch
             compute |= comp > mem;
             t += comp > mem ? comp : mem;
           }
-          out[i] = {b, t * 1e3, b / t, compute ? "compute" : "memory"};
+          out[i] = {b, t * 1e3, b / t, compute ? Bound::Compute : Bound::Memory};
         }
       };
       switch (nk) {
@@ -452,7 +454,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSch
       for (const auto& c : findCrossings(rep.schemes[i].curve, knots[i], rep.schemes[j].curve,
                                          knots[j])) {
         CrossoverReport cr;
-        cr.schemes = {rep.schemes[i].cand.id, rep.schemes[j].cand.id};
+        cr.schemes = {rep.schemes[i].assignment.id, rep.schemes[j].assignment.id};
         cr.batch = c.batch;
         cr.fasterBelow = c.firstFasterBelow ? cr.schemes[0] : cr.schemes[1];
         rep.crossovers.push_back(std::move(cr));
@@ -479,7 +481,7 @@ Json reportToJson(const EngineReport& r) {
   model["layers"] = s.model.layers;
   model["moe"] = s.model.isMoe();
   model["mla"] = s.model.mla.has_value();
-  model["kv_bytes_per_token"] = s.model.kvBytesPerToken(s.kvBytes);
+  model["kv_bytes_per_token"] = s.model.kvBytesPerToken(s.kvBytesPerElement);
   if (s.model.checkpointQuant) {
     const auto& q = *s.model.checkpointQuant;
     model["checkpoint_quantization"] = {
@@ -493,14 +495,14 @@ Json reportToJson(const EngineReport& r) {
   j["gpu"] = gpuToJson(s.gpu);
   j["scenario"] = {{"tp", s.tp},
                    {"max_model_len", s.maxModelLen},
-                   {"kv_bytes", s.kvBytes},
+                   {"kv_bytes", s.kvBytesPerElement},
                    {"mem_util", s.memUtil},
                    {"reserve_gib", s.reserveGib},
                    {"context", s.contextTokens}};
   Json schemes = Json::array();
   for (const auto& sr : r.schemes) {
     Json o;
-    o["id"] = sr.cand.id;
+    o["id"] = sr.assignment.id;
     o["bits_per_weight"] = sr.bitsPerWeight;
     o["path"] = sr.pathName;
     o["memory_floor_ms"] = sr.memoryFloorMs;
@@ -533,7 +535,7 @@ Json reportToJson(const EngineReport& r) {
       pts.push_back({{"batch", pt.batch},
                      {"step_ms", pt.stepMs},
                      {"tokens_per_s", pt.tokensPerS},
-                     {"bound", pt.bound}});
+                     {"bound", boundName(pt.bound)}});
     }
     o["points"] = pts;
     schemes.push_back(o);

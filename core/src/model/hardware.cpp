@@ -32,7 +32,7 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   g.name = *name;
   if (j.contains("id") && j["id"].is_string()) g.id = j["id"].get<std::string>();
   if (auto err = rd.readNumber(g.memoryGib, j, pointer, "memory_gib", true)) return *err;
-  if (auto err = rd.readNumber(g.hbmBandwidthTbs, j, pointer, "hbm_bandwidth_tbs", true)) return *err;
+  if (auto err = rd.readNumber(g.hbmBandwidthTBps, j, pointer, "hbm_bandwidth_tbs", true)) return *err;
   if (auto err = rd.readNumber(g.vectorFp32Tflops, j, pointer, "vector_fp32_tflops", true)) return *err;
   const std::string tptr = (pointer == "/" ? std::string() : pointer) + "/tensor_tflops";
   const auto tt = j.find("tensor_tflops");
@@ -60,13 +60,13 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   }
   auto nv = rd.optNumber(j, pointer, "nvlink_gbs", true);
   if (!nv) return nv.error();
-  g.nvlinkGbs = *nv;
+  g.nvlinkGBps = *nv;
   auto price = rd.optNumber(j, pointer, "price_per_hour");
   if (!price) return price.error();
   if (price->has_value() && **price < 0) {
     return rd.error(pointer + "/price_per_hour", "price_per_hour", "must not be negative");
   }
-  g.pricePerHour = *price;
+  g.pricePerGpuHourUsd = *price;
   g.priceSource = j.value("price_source", std::string());
   g.source = j.contains("source") && j["source"].is_string() ? j["source"].get<std::string>() : "";
   return g;
@@ -86,15 +86,15 @@ Json gpuToJson(const GpuSpec& g) {
   j["id"] = g.id;
   j["name"] = g.name;
   j["memory_gib"] = g.memoryGib;
-  j["hbm_bandwidth_tbs"] = g.hbmBandwidthTbs;
+  j["hbm_bandwidth_tbs"] = g.hbmBandwidthTBps;
   Json tt = Json::object();
   for (TensorPath p : kAllTensorPaths) {
     if (g.hasPath(p)) tt[tensorPathName(p)] = *g.tensorTflops[static_cast<std::size_t>(p)];
   }
   j["tensor_tflops"] = tt;
   j["vector_fp32_tflops"] = g.vectorFp32Tflops;
-  j["nvlink_gbs"] = g.nvlinkGbs ? Json(*g.nvlinkGbs) : Json(nullptr);
-  j["price_per_hour"] = g.pricePerHour ? Json(*g.pricePerHour) : Json(nullptr);
+  j["nvlink_gbs"] = g.nvlinkGBps ? Json(*g.nvlinkGBps) : Json(nullptr);
+  j["price_per_hour"] = g.pricePerGpuHourUsd ? Json(*g.pricePerGpuHourUsd) : Json(nullptr);
   j["price_source"] = g.priceSource;
   j["source"] = g.source;
   return j;

@@ -11,13 +11,13 @@ std::int64_t ModelArch::moeLayerCount() const {
   return static_cast<std::int64_t>(std::count(moeLayer.begin(), moeLayer.end(), true));
 }
 
-double ModelArch::kvBytesPerToken(double kvBytes) const {
+double ModelArch::kvBytesPerToken(double kvBytesPerElement) const {
   if (mla) {
     return static_cast<double>(layers) *
-           static_cast<double>(mla->kvLoraRank + mla->qkRopeHeadDim) * kvBytes;
+           static_cast<double>(mla->kvLoraRank + mla->qkRopeHeadDim) * kvBytesPerElement;
   }
   return 2.0 * static_cast<double>(layers) * static_cast<double>(kvHeads) *
-         static_cast<double>(headDim) * kvBytes;
+         static_cast<double>(headDim) * kvBytesPerElement;
 }
 
 namespace {

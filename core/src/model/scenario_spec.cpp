@@ -21,8 +21,8 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   s.gpu = std::move(*gpu);
   s.tp = spec.tp;
   s.maxModelLen = spec.maxModelLen;
-  s.kvBytes = kvBytesForDtype(spec.kvDtype);
-  if (s.kvBytes == 0) {
+  s.kvBytesPerElement = kvBytesForDtype(spec.kvDtype);
+  if (s.kvBytesPerElement == 0) {
     return Error{"", "", "kv-dtype", "expected bf16 or fp8, found '" + spec.kvDtype + "'"};
   }
   s.memUtil = spec.memUtil;
@@ -33,26 +33,26 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   return s;
 }
 
-Result<std::vector<CandidateSchemes>> makeCandidates(const std::vector<std::string>& uniformIds,
+Result<std::vector<SchemeAssignment>> makeCandidates(const std::vector<std::string>& uniformIds,
                                                      const std::string& linear,
                                                      const std::string& moe,
                                                      const std::string& lmHead,
                                                      const Catalog& cat) {
-  std::vector<CandidateSchemes> cands;
+  std::vector<SchemeAssignment> cands;
   for (const auto& id : uniformIds) {
     if (id.empty()) return Error{"", "", "scheme", "empty scheme id"};
     auto sc = cat.scheme(id, "scheme");
     if (!sc) return sc.error();
     const bool dup = std::any_of(cands.begin(), cands.end(),
-                                 [&](const CandidateSchemes& c) { return c.id == sc->id; });
+                                 [&](const SchemeAssignment& c) { return c.id == sc->id; });
     if (dup) continue;
-    CandidateSchemes c;
+    SchemeAssignment c;
     c.id = sc->id;
     c.linear = *sc;
     cands.push_back(std::move(c));
   }
   if (!linear.empty() || !moe.empty() || !lmHead.empty()) {
-    CandidateSchemes c;
+    SchemeAssignment c;
     auto lin = cat.scheme(linear.empty() ? "bf16" : linear, "linear");
     if (!lin) return lin.error();
     c.linear = *lin;
@@ -71,7 +71,7 @@ Result<std::vector<CandidateSchemes>> makeCandidates(const std::vector<std::stri
     }
     c.id = c.mixed() ? id : lin->id;
     const bool dup = std::any_of(cands.begin(), cands.end(),
-                                 [&](const CandidateSchemes& x) { return x.id == c.id; });
+                                 [&](const SchemeAssignment& x) { return x.id == c.id; });
     if (!dup) cands.push_back(std::move(c));
   }
   return cands;

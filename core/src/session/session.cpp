@@ -1065,7 +1065,7 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   const SchemeReport& sr = rep->schemes.front();
   std::ostringstream note;
   note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu << " (TP "
-       << c.gpuCount << "), scheme " << sr.cand.id << " (" << sr.pathName << " path); max_model_len "
+       << c.gpuCount << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
        << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
        << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens;
   auto make = [&](double v) {

@@ -16,7 +16,7 @@ namespace {
 
 const SchemeReport& byId(const EngineReport& r, const std::string& id) {
   for (const auto& s : r.schemes) {
-    if (s.cand.id == id) return s;
+    if (s.assignment.id == id) return s;
   }
   FAIL("scheme " << id << " not in report");
   return r.schemes.front();
@@ -98,7 +98,7 @@ TEST_CASE("seed figures: Llama-3-8B on H100 SXM", "[engine][seed]") {
   CHECK(asPrinted(w4.points[2].stepMs - bf16.points[2].stepMs, 0.45, 2));
   CHECK(std::abs((w4.points[2].stepMs - bf16.points[2].stepMs) -
                  (w4.points[0].stepMs - bf16.points[0].stepMs)) < 1e-9);
-  CHECK(std::string(w4.points[0].bound) == "compute");
+  CHECK(w4.points[0].bound == Bound::Compute);
 }
 
 TEST_CASE("KV capacity: seed figures", "[engine][capacity][seed]") {
@@ -186,9 +186,9 @@ TEST_CASE("crossovers agree with a brute-force scan", "[engine][crossover]") {
   for (const char* model : models) {
     for (const char* gpu : gpus) {
       Scenario s = scenario(model, gpu);
-      std::vector<CandidateSchemes> cands;
+      std::vector<SchemeAssignment> cands;
       for (const auto& sc : Catalog::bundled().schemes()) cands.push_back(uniform(sc.id));
-      CandidateSchemes mixed = uniform("w8a8-fp8");
+      SchemeAssignment mixed = uniform("w8a8-fp8");
       mixed.id = "linear=w8a8-fp8,moe=w4a16-g128";
       mixed.moe = *Catalog::bundled().scheme("w4a16-g128");
       cands.push_back(mixed);
@@ -225,8 +225,8 @@ TEST_CASE("crossovers agree with a brute-force scan", "[engine][crossover]") {
             CHECK(std::abs(a.stepSeconds(c.batch) - b.stepSeconds(c.batch)) <=
                   1e-6 * a.stepSeconds(c.batch));
           }
-          INFO(model << " on " << gpu << ": " << rep->schemes[i].cand.id << " vs "
-                     << rep->schemes[j].cand.id);
+          INFO(model << " on " << gpu << ": " << rep->schemes[i].assignment.id << " vs "
+                     << rep->schemes[j].assignment.id);
           REQUIRE(inRange.size() == scanned.size());
           for (std::size_t n = 0; n < scanned.size(); ++n) {
             CHECK(std::abs(inRange[n] / scanned[n] - 1) < 1e-3);
@@ -294,7 +294,7 @@ TEST_CASE("context term adds KV reads and attention math", "[engine][context]") 
 
 TEST_CASE("mixed per-layer-kind schemes", "[engine][mixed]") {
   const Scenario s = scenario("qwen3-30b-a3b", "h100-sxm");
-  CandidateSchemes mixed = uniform("w8a8-fp8");
+  SchemeAssignment mixed = uniform("w8a8-fp8");
   mixed.id = "mixed";
   mixed.moe = *Catalog::bundled().scheme("w4a8-fp8-g128");
   auto rep = runEngine(s, {uniform("bf16"), mixed}, {1, 512});

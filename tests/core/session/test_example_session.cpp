@@ -119,7 +119,7 @@ TEST_CASE("example session: modelled figures are the engine's", "[session][examp
     REQUIRE(scenario.ok());
     auto scheme = cat.scheme(c.schemeLinear);
     REQUIRE(scheme.ok());
-    CandidateSchemes cs;
+    SchemeAssignment cs;
     cs.id = scheme->id;
     cs.linear = *scheme;
     auto rep = runEngine(*scenario, {cs}, {1.0, 64.0});

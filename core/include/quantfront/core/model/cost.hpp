@@ -71,7 +71,7 @@ struct UseCaseEstimate {
 
 /// Builds the candidate's step-time curve on the scenario and estimates the use case.
 /// Errors: as buildStepCurve, or a use case with no tokens.
-Result<UseCaseEstimate> estimateUseCase(const Scenario& s, const CandidateSchemes& cand,
+Result<UseCaseEstimate> estimateUseCase(const Scenario& s, const SchemeAssignment& cand,
                                         const UseCase& useCase, double batch = 1.0);
 
 }  // namespace qf

@@ -18,8 +18,9 @@ inline constexpr std::array<LayerKind, 3> kAllLayerKinds = {LayerKind::Linear, L
                                                             LayerKind::LmHead};
 const char* layerKindName(LayerKind k);
 
-/// A candidate's schemes per layer kind. Unset kinds inherit `linear`.
-struct CandidateSchemes {
+/// The schemes of one modelled curve, per layer kind (the vLLM QuantSpec split). Unset kinds
+/// inherit `linear`. (Not a Candidate: that is a deployable artifact with its results.)
+struct SchemeAssignment {
   std::string id;  ///< display id: the scheme id, or "linear=..,moe=..,lm_head=.."
   Scheme linear;
   std::optional<Scheme> moe;
@@ -34,7 +35,7 @@ struct Scenario {
   GpuSpec gpu;
   int tp = 1;                       ///< tensor-parallel degree
   std::int64_t maxModelLen = 8192;  ///< tokens of KV reserved per sequence
-  double kvBytes = 2.0;             ///< bytes per KV element (bf16 2, fp8 1)
+  double kvBytesPerElement = 2.0;             ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
   double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
   std::int64_t contextTokens = 0;   ///< 0: KV-read and attention terms off
@@ -124,7 +125,7 @@ class StepCurve {
 
 /// Builds the curve. Errors: TP > 1 without an interconnect bandwidth.
 Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& params,
-                                 const CandidateSchemes& cand);
+                                 const SchemeAssignment& cand);
 
 /// All B ≥ 1 where two curves' difference changes sign (exact on linear pieces,
 /// bisection to 1e-12 relative where the MoE term bends them). Identical curves: none.
@@ -150,15 +151,20 @@ struct CapacityReport {
   double tokensPerSAtCapacity = 0;
 };
 
+/// Which term of a kind's max() sets the step time at a batch.
+enum class Bound { Memory, Compute };
+/// "memory" or "compute".
+const char* boundName(Bound b);
+
 struct PointReport {
   double batch = 0;
   double stepMs = 0;
   double tokensPerS = 0;
-  const char* bound = "memory";
+  Bound bound = Bound::Memory;
 };
 
 struct SchemeReport {
-  CandidateSchemes cand;
+  SchemeAssignment assignment;
   StepCurve curve;
   double bitsPerWeight = 0;  ///< storage-weighted over kinds
   bool fallback = false;     ///< the linear kind runs on the fallback path
@@ -187,7 +193,7 @@ struct EngineReport {
 };
 
 /// Runs the model for every candidate at every batch, with capacity and crossovers.
-Result<EngineReport> runEngine(const Scenario& s, const std::vector<CandidateSchemes>& cands,
+Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssignment>& cands,
                                const std::vector<double>& batches);
 
 /// KV capacity of one candidate (weights at each kind's storage width).

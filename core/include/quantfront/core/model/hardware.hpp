@@ -23,11 +23,11 @@ struct GpuSpec {
   std::string id;
   std::string name;
   double memoryGib = 0;
-  double hbmBandwidthTbs = 0;  ///< 1e12 bytes/s
+  double hbmBandwidthTBps = 0;  ///< 1e12 bytes/s
   std::array<std::optional<double>, 5> tensorTflops{};  ///< indexed by TensorPath; absent = no path
   double vectorFp32Tflops = 0;
-  std::optional<double> nvlinkGbs;     ///< 1e9 bytes/s
-  std::optional<double> pricePerHour;  ///< USD per GPU-hour
+  std::optional<double> nvlinkGBps;     ///< 1e9 bytes/s
+  std::optional<double> pricePerGpuHourUsd;  ///< USD per GPU-hour
   std::string priceSource;
   std::string source;
 
@@ -38,7 +38,7 @@ struct GpuSpec {
   [[nodiscard]] double peakFlopsPerS(TensorPath p) const {
     return *tensorTflops[static_cast<std::size_t>(p)] * 1e12;
   }
-  [[nodiscard]] double bandwidthBytesPerS() const { return hbmBandwidthTbs * 1e12; }
+  [[nodiscard]] double bandwidthBytesPerS() const { return hbmBandwidthTBps * 1e12; }
   /// D: non-tensor issue rate in instruction-lanes per second (an FMA counts two FLOP).
   [[nodiscard]] double issueRatePerS() const { return vectorFp32Tflops * 1e12 / 2.0; }
 };

@@ -51,8 +51,8 @@ struct ModelArch {
 
   [[nodiscard]] bool isMoe() const { return experts > 0; }
   [[nodiscard]] std::int64_t moeLayerCount() const;
-  /// KV-cache bytes per token per sequence at `kvBytes` bytes per element (all layers).
-  [[nodiscard]] double kvBytesPerToken(double kvBytes) const;
+  /// KV-cache bytes per token per sequence at `kvBytesPerElement` bytes per element (all layers).
+  [[nodiscard]] double kvBytesPerToken(double kvBytesPerElement) const;
 };
 
 /// Parameter counts (norms and biases ignored, < 0.1%).

@@ -32,7 +32,7 @@ struct ScenarioSpec {
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
 
 /// One uniform candidate per id (duplicates dropped), then the mixed one if set.
-Result<std::vector<CandidateSchemes>> makeCandidates(const std::vector<std::string>& uniformIds,
+Result<std::vector<SchemeAssignment>> makeCandidates(const std::vector<std::string>& uniformIds,
                                                      const std::string& linear,
                                                      const std::string& moe,
                                                      const std::string& lmHead,

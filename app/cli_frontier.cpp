@@ -15,6 +15,8 @@
 #include <quantfront/core/session/candidate_source.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include <quantfront/core/base/version.hpp>
+
 #include "cli.hpp"
 
 namespace qf::cli {
@@ -204,6 +206,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     j["baseline"] = fo.baselineId ? Json(*fo.baselineId) : Json(nullptr);
     j["gates"] = Json::array();
     for (const auto& g : fo.gates) j["gates"].push_back(g.text);
+    stampOutput(j);
     out << j.dump(2) << "\n";
   } else {
     printTable(*analysis, source->candidates, out);

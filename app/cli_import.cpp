@@ -9,6 +9,8 @@
 #include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include <quantfront/core/base/version.hpp>
+
 #include "cli.hpp"
 
 namespace qf::cli {
@@ -130,6 +132,7 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
   j["imported_runs"] = s.importedRuns.size();
   j["kernel_measurements"] = s.kernelMeasurements.size();
   j["candidates"] = s.candidates.size();
+  stampOutput(j);
   out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 

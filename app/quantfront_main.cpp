@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
@@ -14,7 +15,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("QuantFront");
   QApplication::setOrganizationName("QuantFront");
-  QApplication::setApplicationVersion("0.1.0");
+  QApplication::setApplicationVersion(qf::qfrontVersion());
 
   QCommandLineParser parser;
   parser.setApplicationDescription(

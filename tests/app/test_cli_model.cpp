@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <quantfront/core/base/version.hpp>
+
 #include "cli.hpp"
 
 namespace {
@@ -186,5 +188,26 @@ TEST_CASE("qfront help and catalog", "[cli]") {
   for (const auto& s : j["schemes"]) {
     if (s["id"] == "w4a16-g128-asym") CHECK(s["bits_per_weight"].get<double>() == Approx(4.15625));
     if (s["id"] == "nvfp4") CHECK(s["bits_per_weight"].get<double>() == Approx(4.5));
+  }
+}
+
+TEST_CASE("every JSON output names the program version that wrote it", "[cli]") {
+  const auto version = qfront({"--version"});
+  REQUIRE(version.rc == 0);
+  const std::string v = version.out.substr(std::string("qfront ").size(),
+                                           version.out.size() - std::string("qfront \n").size());
+  CHECK(v == qf::qfrontVersion());
+  const std::string session = std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"},
+           {"catalog", "--format", "json"},
+           {"frontier", session, "--format", "json"},
+           {"stats", "binomial", "--p", "0.8", "--n", "1319", "--format", "json"}}) {
+    const auto r = qfront(args);
+    INFO(args[0]);
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("qfront_version") == v);
+    CHECK(j.at("output_format_version") == qf::kOutputFormatVersion);
   }
 }

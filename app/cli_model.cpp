@@ -1,0 +1,369 @@
+// qfront model and qfront catalog: the analytic engine from the command line.
+#include <quantfront/core/base/version.hpp>
+
+#include "cli.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+
+namespace qf::cli {
+
+namespace {
+
+/// Last value of a single-valued option; error when given twice with different values.
+bool single(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
+            int& rc) {
+  bool missing = false;
+  auto v = a.take(name, missing);
+  if (missing) {
+    rc = badArg(err, name.substr(2), "option " + name + " needs a value");
+    return false;
+  }
+  if (!v.empty()) out = v.back();
+  return true;
+}
+
+constexpr const char* kModelHelp = R"(usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]
+
+Predicts decode step time against batch size for each scheme with the analytic model
+(memory floor, mma slope, dequant constant, ridge, crossovers) and KV capacity.
+
+  --model ID|FILE        catalog model id (see `qfront catalog`) or a Hugging Face config.json
+  --gpu ID|FILE          catalog GPU id or a GPU JSON file:
+                         {"name", "memory_gib", "hbm_bandwidth_tbs",
+                          "tensor_tflops": {"bf16", "fp16", "fp8", "int8", "fp4"},
+                          "vector_fp32_tflops", "nvlink_gbs"?, "price_per_hour"?, "source"}
+  --scheme S[,S...]      one candidate per scheme, the scheme on every layer kind
+                         (default: every built-in scheme, plus the checkpoint's own)
+  --linear S             a mixed candidate: scheme of attention, dense MLP, shared experts, router
+  --moe S                ... of the routed experts (default: the --linear scheme)
+  --lm-head S            ... of the LM head and embedding (default: the --linear scheme)
+  --batch LIST           1,8,32 | A:B (powers of two from A to B) | A:B:STEP   (default 1:1024)
+  --tp N                 tensor-parallel degree (default 1); adds the all-reduce term
+  --max-model-len N      KV tokens reserved per sequence (default 8192)
+  --kv-dtype bf16|fp8    KV-cache element type (default bf16)
+  --mem-util U           gpu_memory_utilization (default 0.92)
+  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --context N            add the KV-read and attention terms at N context tokens (default off)
+  --format table|csv|json   output format (default table)
+
+Exit status: 0 on success, 2 on bad input (one line naming the file and field).
+)";
+
+constexpr const char* kCatalogHelp = R"(usage: qfront catalog [--format table|json]
+
+Lists the bundled models (with parameter counts), GPUs (with dense peaks and price) and
+quantization schemes (bits per weight, tensor path, c).
+)";
+
+
+
+std::string fmt(double v, int prec) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(prec) << v;
+  return o.str();
+}
+
+void printTable(const EngineReport& r, std::ostream& out) {
+  const auto& p = r.params;
+  out << "model  " << r.scenario.model.name << "  (streamed " << fmt(p.streamed() / 1e9, 3)
+      << " B, total " << fmt(p.total() / 1e9, 3) << " B, active " << fmt(p.active / 1e9, 3)
+      << " B, experts " << fmt(p.expert() / 1e9, 3) << " B)\n";
+  if (r.scenario.model.checkpointQuant) {
+    const auto& q = *r.scenario.model.checkpointQuant;
+    out << "checkpoint quantization  " << q.quantMethod << " -> "
+        << (q.schemeId.empty() ? std::string("(no built-in scheme)") : q.schemeId) << "  (" << q.note
+        << ")\n";
+  }
+  out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
+      << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
+  out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
+      << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
+      << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(13) << "weights GiB"
+      << std::setw(10) << "max seqs" << std::setw(13) << "tok/s @cap" << "\n";
+  for (const auto& s : r.schemes) {
+    out << std::left << std::setw(34) << s.assignment.id << std::right << std::setw(7)
+        << fmt(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
+        << fmt(s.memoryFloorMs, 3) << std::setw(11) << fmt(s.mmaUsPerSeq, 3) << std::setw(11)
+        << fmt(s.dequantMs, 3) << std::setw(9)
+        << (s.ridgeBatch ? fmt(*s.ridgeBatch, 1) : std::string("none")) << std::setw(13)
+        << fmt(s.capacity.weightsGib, 2) << std::setw(10) << s.capacity.maxSeqs << std::setw(13)
+        << fmt(s.capacity.tokensPerSAtCapacity, 0) << "\n";
+  }
+  out << "\nstep time (ms) per batch; * marks compute-bound\n" << std::setw(8) << "batch";
+  for (const auto& s : r.schemes) out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2)) << s.assignment.id;
+  out << "\n";
+  const std::size_t n = r.schemes.empty() ? 0 : r.schemes.front().points.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    out << std::setw(8) << r.schemes.front().points[i].batch;
+    for (const auto& s : r.schemes) {
+      const auto& pt = s.points[i];
+      const std::string cell = fmt(pt.stepMs, 3) + (pt.bound == Bound::Compute ? "*" : " ");
+      out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2)) << cell;
+    }
+    out << "\n";
+  }
+  out << "\ncrossovers\n";
+  if (r.crossovers.empty()) out << "  none\n";
+  for (const auto& c : r.crossovers) {
+    out << "  B = " << fmt(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1] << "  ("
+        << c.fasterBelow << " faster below)\n";
+  }
+  out << "\ncapacity budget " << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2)
+      << " GiB per GPU; KV " << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
+      << " GiB per sequence at max-model-len " << r.scenario.maxModelLen << "\n";
+}
+
+void printCsv(const EngineReport& r, std::ostream& out) {
+  out << "scheme,batch,step_ms,tokens_per_s,bound\n";
+  out << std::setprecision(10);
+  for (const auto& s : r.schemes) {
+    for (const auto& p : s.points) {
+      out << s.assignment.id << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << "," << boundName(p.bound) << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+bool parseBatchList(const std::string& spec, std::vector<double>& out, std::string& why) {
+  constexpr std::size_t kMaxPoints = 1'000'000;
+  out.clear();
+  if (spec.find(':') != std::string::npos) {
+    std::vector<std::string> parts;
+    std::string cur;
+    for (char c : spec) {
+      if (c == ':') {
+        parts.push_back(cur);
+        cur.clear();
+      } else {
+        cur.push_back(c);
+      }
+    }
+    parts.push_back(cur);
+    if (parts.size() != 2 && parts.size() != 3) {
+      why = "expected A:B or A:B:STEP, found '" + spec + "'";
+      return false;
+    }
+    std::vector<double> v;
+    for (const auto& p : parts) {
+      const auto x = parseNumber(p);
+      if (!x) {
+        why = "'" + p + "' is not a finite number";
+        return false;
+      }
+      v.push_back(*x);
+    }
+    if (v[0] < 1 || v[1] < v[0]) {
+      why = "range must satisfy 1 <= A <= B, found '" + spec + "'";
+      return false;
+    }
+    if (parts.size() == 2) {
+      for (double b = v[0]; b <= v[1] * (1 + 1e-12); b *= 2) out.push_back(b);
+    } else {
+      if (!(v[2] > 0)) {
+        why = "STEP must be positive, found '" + parts[2] + "'";
+        return false;
+      }
+      if ((v[1] - v[0]) / v[2] > static_cast<double>(kMaxPoints)) {
+        why = "range has more than " + std::to_string(kMaxPoints) + " points";
+        return false;
+      }
+      for (double b = v[0]; b <= v[1] * (1 + 1e-12); b += v[2]) out.push_back(b);
+    }
+    return true;
+  }
+  for (const auto& p : splitComma(spec)) {
+    const auto x = parseNumber(p);
+    if (!x || *x < 1) {
+      why = "'" + p + "' is not a batch size >= 1";
+      return false;
+    }
+    out.push_back(*x);
+  }
+  if (out.size() > kMaxPoints) {
+    why = "too many batch sizes";
+    return false;
+  }
+  return true;
+}
+
+int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kModelHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
+      reserve, context, format;
+  bool missing = false;
+  const auto schemeLists = a.take("--scheme", missing);
+  if (missing) return badArg(err, "scheme", "option --scheme needs a value");
+  const std::pair<const char*, std::optional<std::string>*> opts[] = {
+      {"--model", &model},       {"--gpu", &gpu},           {"--linear", &linear},
+      {"--moe", &moe},           {"--lm-head", &lmHead},    {"--batch", &batch},
+      {"--tp", &tp},             {"--max-model-len", &maxLen}, {"--kv-dtype", &kvDtype},
+      {"--mem-util", &memUtil},  {"--reserve-gib", &reserve}, {"--context", &context},
+      {"--format", &format}};
+  for (const auto& [name, dst] : opts) {
+    if (!single(a, name, *dst, err, rc)) return rc;
+  }
+  if (!a.rest().empty()) {
+    return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "' (see qfront model --help)");
+  }
+  if (!model) return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
+  if (!gpu) return badArg(err, "gpu", "--gpu is required (a catalog id or a GPU JSON path)");
+  const Catalog& cat = Catalog::bundled();
+  ScenarioSpec spec;
+  spec.model = *model;
+  spec.gpu = *gpu;
+  if (tp) {
+    const auto v = parseInt(*tp);
+    if (!v || *v < 1 || *v > 1024) return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
+    spec.tp = static_cast<int>(*v);
+  }
+  if (maxLen) {
+    const auto v = parseInt(*maxLen);
+    if (!v || *v < 1) return badArg(err, "max-model-len", "expected a positive integer, found '" + *maxLen + "'");
+    spec.maxModelLen = *v;
+  }
+  if (kvDtype) spec.kvDtype = *kvDtype;
+  if (memUtil) {
+    const auto v = parseNumber(*memUtil);
+    if (!v || !(*v > 0 && *v <= 1)) return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
+    spec.memUtil = *v;
+  }
+  if (reserve) {
+    const auto v = parseNumber(*reserve);
+    if (!v || *v < 0) return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *reserve + "'");
+    spec.reserveGib = *v;
+  }
+  if (context) {
+    const auto v = parseInt(*context);
+    if (!v || *v < 0) return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
+    spec.contextTokens = *v;
+  }
+  const std::string fmtName = format.value_or("table");
+  if (fmtName != "table" && fmtName != "csv" && fmtName != "json") {
+    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
+  }
+  std::vector<double> batches;
+  {
+    std::string why;
+    if (!parseBatchList(batch.value_or("1:1024"), batches, why)) return badArg(err, "batch", why);
+  }
+  auto scen = resolveScenario(spec, cat);
+  if (!scen) return badInput(err, scen.error());
+  const Scenario& s = *scen;
+  std::vector<std::string> ids;
+  for (const auto& list : schemeLists) {
+    for (const auto& id : splitComma(list)) ids.push_back(id);
+  }
+  const bool explicitSchemes = !ids.empty() || linear || moe || lmHead;
+  if (!explicitSchemes) {
+    for (const auto& sc : cat.schemes()) ids.push_back(sc.id);
+    // A quantized checkpoint's own scheme is always among the defaults (it is built in).
+  }
+  auto candsR = makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
+  if (!candsR) return badInput(err, candsR.error());
+  const auto& cands = *candsR;
+  auto rep = runEngine(s, cands, batches);
+  if (!rep) return badInput(err, rep.error());
+  if (fmtName == "json") {
+    Json j = reportToJson(*rep);
+    stampOutput(j);
+    out << j.dump(2) << "\n";
+  } else if (fmtName == "csv") {
+    printCsv(*rep, out);
+  } else {
+    printTable(*rep, out);
+  }
+  return kExitOk;
+}
+
+int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kCatalogHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> format;
+  if (!single(a, "--format", format, err, rc)) return rc;
+  if (!a.rest().empty()) return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "'");
+  const Catalog& cat = Catalog::bundled();
+  const std::string f = format.value_or("table");
+  if (f != "table" && f != "json") return badArg(err, "format", "expected table or json, found '" + f + "'");
+  if (f == "json") {
+    Json j;
+    j["models"] = Json::array();
+    for (const auto& m : cat.models()) {
+      auto arch = cat.resolveModel(m.id);
+      Json o{{"id", m.id}};
+      if (arch) {
+        const auto p = countParams(*arch);
+        o["name"] = arch->name;
+        o["total_params"] = p.total();
+        o["streamed_params"] = p.streamed();
+        o["active_params"] = p.active;
+        o["expert_params"] = p.expert();
+        o["moe"] = arch->isMoe();
+      }
+      j["models"].push_back(o);
+    }
+    j["gpus"] = Json::array();
+    for (const auto& g : cat.gpus()) j["gpus"].push_back(gpuToJson(g));
+    j["schemes"] = Json::array();
+    for (const auto& s : cat.schemes()) {
+      j["schemes"].push_back({{"id", s.id},
+                              {"name", s.name},
+                              {"bits_per_weight", s.bitsPerWeight()},
+                              {"path", tensorPathName(s.path)},
+                              {"c", s.c},
+                              {"c_note", s.cNote}});
+    }
+    stampOutput(j);
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "models\n";
+  for (const auto& m : cat.models()) {
+    auto arch = cat.resolveModel(m.id);
+    if (!arch) continue;
+    const auto p = countParams(*arch);
+    out << "  " << std::left << std::setw(18) << m.id << std::setw(40) << arch->name << std::right
+        << " total " << std::setw(8) << fmt(p.total() / 1e9, 2) << " B  active " << std::setw(7)
+        << fmt(p.active / 1e9, 2) << " B" << (arch->isMoe() ? "  (MoE)" : "") << "\n";
+  }
+  out << "\ngpus (dense TFLOP/s)\n";
+  for (const auto& g : cat.gpus()) {
+    out << "  " << std::left << std::setw(12) << g.id << std::setw(18) << g.name << std::right
+        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6) << fmt(g.hbmBandwidthTBps, 3)
+        << " TB/s  ";
+    for (TensorPath p : kAllTensorPaths) {
+      if (g.hasPath(p)) out << tensorPathName(p) << " " << *g.tensorTflops[static_cast<std::size_t>(p)] << "  ";
+    }
+    out << "fp32 " << g.vectorFp32Tflops;
+    out << "  $/h " << (g.pricePerGpuHourUsd ? fmt(*g.pricePerGpuHourUsd, 2) : std::string("n/a")) << "\n";
+  }
+  out << "\nschemes\n";
+  for (const auto& s : cat.schemes()) {
+    out << "  " << std::left << std::setw(18) << s.id << std::right << std::setw(7)
+        << fmt(s.bitsPerWeight(), 3) << " bits  path " << std::left << std::setw(5)
+        << tensorPathName(s.path) << std::right << "  c " << s.c << "   " << s.name << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace qf::cli

@@ -1,0 +1,71 @@
+#pragma once
+// Launchers for the kernels in cuda/src/*.cu. Host-callable, no device code; every launcher
+// checks the launch and throws CudaError. Not part of the public facade.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace qf::cuda::detail {
+
+// ----- hbm_probe.cu -----------------------------------------------------------------------
+
+/// Streams `bytes` (multiple of 16) from src with 16-byte loads and folds them into a value
+/// that is written to *sink only when it matches an impossible pattern, so no load is dead.
+void launchHbmRead(const void* src, std::size_t bytes, uint32_t* sink, int smCount,
+                   cudaStream_t stream);
+/// Fills `words` 32-bit words with a hash of (index, seed) ANDed with mask, ORed with orBits.
+void launchFillWords(uint32_t* dst, std::size_t words, uint32_t seed, uint32_t mask,
+                     uint32_t orBits, cudaStream_t stream);
+/// Fills count bf16 values uniform in [lo, hi).
+void launchFillBf16(uint16_t* dst, std::size_t count, uint32_t seed, float lo, float hi,
+                    cudaStream_t stream);
+/// Counts 16-bit elements equal to `pattern` (the poison) into *count (zeroed here).
+void launchCountPattern16(const uint16_t* data, std::size_t count, uint16_t pattern,
+                          unsigned long long* result, cudaStream_t stream);
+/// Counts 32-bit elements equal to `pattern` into *count (zeroed here).
+void launchCountPattern32(const uint32_t* data, std::size_t count, uint32_t pattern,
+                          unsigned long long* result, cudaStream_t stream);
+
+// ----- dequant_kernels.cu -----------------------------------------------------------------
+
+/// Weight formats the streaming dequant kernels read.
+enum class DequantFormat { kInt4Sym, kInt4Asym, kInt8, kFp8, kMxfp4 };
+
+/// One streaming dequant of an n×k weight matrix to row-major bf16.
+struct DequantArgs {
+  DequantFormat format = DequantFormat::kInt4Sym;
+  const void* weights = nullptr;  ///< int4: packInt4Interleaved words; int8/fp8: [n][k] bytes;
+                                  ///< mxfp4: [n][k/2] bytes (low nibble first)
+  const void* scales = nullptr;   ///< int4: bf16 [n][k/128]; int8/fp8: bf16 [n]; mxfp4: e8m0 [n][k/32]
+  const uint8_t* zeros = nullptr; ///< int4 asym: [n][k/128] zero points 0..15
+  uint16_t* out = nullptr;        ///< bf16 [n][k]
+  int64_t n = 0;                  ///< rows
+  int64_t k = 0;                  ///< columns: int4 % 128 == 0, int8/fp8 % 8, mxfp4 % 32
+};
+/// Launches the streaming dequant; n·k/8 must be < 2^31.
+void launchDequant(const DequantArgs& args, int smCount, cudaStream_t stream);
+/// Bytes the dequant reads and writes: packed weights + scales (+ zeros) + bf16 output.
+double dequantBytesMoved(DequantFormat format, int64_t n, int64_t k);
+
+// ----- w4a16_gemm.cu ----------------------------------------------------------------------
+
+/// C[m][n] = A[m][k]·W[n][k]ᵀ with W symmetric INT4 group-128 in the packInt4Mma layout.
+struct W4a16GemmArgs {
+  const uint16_t* a = nullptr;      ///< bf16 [m][k], 16-byte aligned
+  const uint32_t* words = nullptr;  ///< packInt4Mma words
+  const uint16_t* scales = nullptr; ///< bf16 [kPad/128][nPad]
+  uint16_t* c = nullptr;            ///< bf16 [m][n]
+  float* workspace = nullptr;       ///< fp32 [splits][m][n] when splits > 1
+  int64_t m = 0, n = 0, k = 0;      ///< logical shape: m ≥ 1, n ≥ 1, k % 8 == 0
+  int64_t nPad = 0, kPad = 0;       ///< n rounded up to 8, k rounded up to 128
+  int splits = 1;                   ///< K splits (from w4a16Splits)
+};
+/// K splits that give about four CTAs per SM for this shape (1 when the grid is big already).
+int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int smCount);
+/// Workspace bytes for a split count (0 when splits == 1).
+std::size_t w4a16WorkspaceBytes(int64_t m, int64_t n, int splits);
+/// Launches the fused kernel (and the split-K reduction when splits > 1).
+void launchW4a16Gemm(const W4a16GemmArgs& args, cudaStream_t stream);
+
+}  // namespace qf::cuda::detail

@@ -1,0 +1,237 @@
+// qf-cuda-check: the standalone GPU check. Runs quantfront::cuda's measure() on Llama-3-8B's
+// GEMM shapes, writes every record as JSON, logs each record as it lands and prints a short
+// summary table last. Plain C++ over the facade: no CUDA headers, no JSON library.
+//
+//   qf-cuda-check [--out measurements.json] [--quick|--full] [--device N]
+//
+// Exit codes: 0 all checks passed, 1 a correctness check failed or measure() reported an
+// error, 2 no CUDA device (one line on stderr), 64 bad arguments.
+#include <quantfront/cuda/measure.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using qf::cuda::EnvironmentInfo;
+using qf::cuda::MeasureConfig;
+using qf::cuda::MeasureRecord;
+using qf::cuda::MeasureResult;
+
+/// Llama-3-8B: d=4096, f=14336, nh=32, nkv=8, hd=128, V=128256. k and v fused (2·8·128 rows).
+std::vector<MeasureConfig::Shape> llama3_8bShapes() {
+  return {{"q_proj", 4096, 4096, 1},       {"kv_proj", 2048, 4096, 1},
+          {"o_proj", 4096, 4096, 1},       {"gate_up_proj", 14336, 4096, 2},
+          {"down_proj", 4096, 14336, 1},   {"lm_head", 128256, 4096, 1}};
+}
+
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+void writeJson(std::ostream& os, const MeasureResult& r) {
+  os << "{\n  \"kernel_measurements\": [";
+  for (size_t i = 0; i < r.records.size(); ++i) {
+    const MeasureRecord& m = r.records[i];
+    os << (i == 0 ? "\n" : ",\n") << "    {\"kernel\": " << jsonString(m.kernel)
+       << ", \"scheme\": " << jsonString(m.scheme) << ", \"device\": " << jsonString(m.device)
+       << ", \"shape\": " << jsonString(m.shape) << ", \"m\": " << m.m << ", \"n\": " << m.n
+       << ", \"k\": " << m.k << ", \"median_s\": " << jsonNumber(m.medianS)
+       << ", \"min_s\": " << jsonNumber(m.minS) << ", \"rel_noise\": " << jsonNumber(m.relNoise)
+       << ", \"samples\": " << m.samples << ", \"bytes_moved\": " << jsonNumber(m.bytesMoved)
+       << ", \"flops\": " << jsonNumber(m.flops)
+       << ", \"source_file\": " << jsonString(m.sourceFile)
+       << ", \"valid\": " << (m.valid ? "true" : "false")
+       << ", \"supported\": " << (m.supported ? "true" : "false")
+       << ", \"check\": " << jsonString(m.check)
+       << "}";
+  }
+  const EnvironmentInfo& e = r.environment;
+  os << "\n  ],\n  \"environment\": {\"device\": " << e.device << ", \"name\": "
+     << jsonString(e.name) << ", \"sm_count\": " << e.smCount << ", \"sm_major\": " << e.smMajor
+     << ", \"sm_minor\": " << e.smMinor << ", \"sm_clock_mhz\": " << jsonNumber(e.smClockMhz)
+     << ", \"memory_clock_mhz\": " << jsonNumber(e.memoryClockMhz)
+     << ", \"memory_bus_bits\": " << e.memoryBusBits
+     << ", \"memory_gib\": " << jsonNumber(e.memoryGib) << ", \"l2_bytes\": " << jsonNumber(e.l2Bytes)
+     << ", \"driver_version\": " << e.driverVersion << ", \"runtime_version\": " << e.runtimeVersion
+     << ", \"cublaslt_version\": " << e.cublasLtVersion << "},\n  \"error\": "
+     << jsonString(r.error) << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false")
+     << "\n}\n";
+}
+
+std::string logLine(const MeasureRecord& r, double fraction) {
+  char buf[512];
+  const double gbs = r.medianS > 0 ? r.bytesMoved / r.medianS / 1e9 : 0;
+  const double tflops = r.medianS > 0 ? r.flops / r.medianS / 1e12 : 0;
+  std::snprintf(buf, sizeof buf,
+                "[%3.0f%%] %-20s %-14s m=%-5lld n=%-7lld k=%-6lld median=%10.2f us min=%10.2f us "
+                "%8.1f GB/s %7.1f TFLOP/s noise=%5.2f%% n=%lld %s  %s",
+                100 * fraction, r.kernel.c_str(), r.shape.c_str(), static_cast<long long>(r.m),
+                static_cast<long long>(r.n), static_cast<long long>(r.k), r.medianS * 1e6,
+                r.minS * 1e6, gbs, tflops, 100 * r.relNoise, static_cast<long long>(r.samples),
+                r.valid ? "ok" : "INVALID", r.check.c_str());
+  return buf;
+}
+
+const MeasureRecord* find(const MeasureResult& r, const std::string& kernel, int64_t m,
+                          int64_t n, int64_t k) {
+  for (const MeasureRecord& x : r.records) {
+    if (x.kernel == kernel && x.m == m && x.n == n && x.k == k && x.valid && x.medianS > 0) return &x;
+  }
+  return nullptr;
+}
+
+/// Per-layer time of a set of shapes (each times its count) for one kernel at one m; <0 if any
+/// record is missing.
+double layerTime(const MeasureResult& r, const std::string& kernel, int64_t m,
+                 const std::vector<MeasureConfig::Shape>& shapes) {
+  double t = 0;
+  for (const auto& s : shapes) {
+    const MeasureRecord* x = find(r, kernel, m, s.n, s.k);
+    if (x == nullptr) return -1;
+    t += s.count * x->medianS;
+  }
+  return t;
+}
+
+void printSummary(const MeasureResult& r, const std::vector<MeasureConfig::Shape>& shapes,
+                  const std::vector<int64_t>& mList) {
+  std::printf("\n==== qf-cuda-check summary: %s (%d SMs, sm_%d%d, L2 %.0f MB) ====\n",
+              r.environment.name.c_str(), r.environment.smCount, r.environment.smMajor,
+              r.environment.smMinor, r.environment.l2Bytes / 1e6);
+  double copyGbs = 0;
+  for (const MeasureRecord& x : r.records) {
+    if (x.kernel == "hbm_copy" && x.valid && x.medianS > 0) copyGbs = x.bytesMoved / x.medianS / 1e9;
+  }
+  std::printf("%-28s %10s %10s\n", "streaming kernel", "GB/s", "% of copy");
+  for (const MeasureRecord& x : r.records) {
+    if (x.kernel.rfind("hbm_", 0) != 0 && x.kernel.rfind("dequant_", 0) != 0) continue;
+    if (!x.valid || x.medianS <= 0) {
+      std::printf("%-28s %10s %10s\n", x.kernel.c_str(), "INVALID", "");
+      continue;
+    }
+    const double gbs = x.bytesMoved / x.medianS / 1e9;
+    std::printf("%-28s %10.0f %9.0f%%\n", x.kernel.c_str(), gbs, copyGbs > 0 ? 100 * gbs / copyGbs : 0);
+  }
+  std::vector<MeasureConfig::Shape> mlp;
+  for (const auto& s : shapes) {
+    if (s.name == "gate_up_proj" || s.name == "down_proj") mlp.push_back(s);
+  }
+  std::printf("\nMLP (gate_up x2 + down) per layer, us      bf16   w4a16   speed-up\n");
+  for (const int64_t m : {1, 4, 16, 64}) {
+    const double tb = layerTime(r, "gemm_bf16", m, mlp);
+    const double tw = layerTime(r, "gemm_w4a16-g128", m, mlp);
+    if (tb > 0 && tw > 0) {
+      std::printf("  M=%-5lld                              %8.1f %7.1f %8.2fx\n",
+                  static_cast<long long>(m), tb * 1e6, tw * 1e6, tb / tw);
+    } else {
+      std::printf("  M=%-5lld                              (not measured or invalid)\n",
+                  static_cast<long long>(m));
+    }
+  }
+  std::printf("\nAll layer GEMMs per layer, us (M>=2048)   bf16     fp8   speed-up   int8\n");
+  std::vector<MeasureConfig::Shape> layer;
+  for (const auto& s : shapes) {
+    if (s.name != "lm_head") layer.push_back(s);
+  }
+  for (const int64_t m : mList) {
+    if (m < 2048) continue;
+    const double tb = layerTime(r, "gemm_bf16", m, layer);
+    const double tf = layerTime(r, "gemm_fp8", m, layer);
+    const double ti = layerTime(r, "gemm_int8", m, layer);
+    if (tb > 0 && tf > 0) {
+      std::printf("  M=%-5lld                              %8.1f %7.1f %8.2fx %8.1f\n",
+                  static_cast<long long>(m), tb * 1e6, tf * 1e6, tb / tf, ti > 0 ? ti * 1e6 : 0.0);
+    }
+  }
+  int failed = 0, unsupported = 0;
+  for (const MeasureRecord& x : r.records) {
+    failed += !x.valid && x.supported ? 1 : 0;
+    unsupported += x.supported ? 0 : 1;
+  }
+  std::printf("\nrecords: %zu, failed checks: %d, unsupported by cuBLASLt: %d%s%s\n",
+              r.records.size(), failed, unsupported,
+              r.error.empty() ? "" : ", error: ", r.error.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string outPath = "measurements.json";
+  bool quick = false;
+  int device = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--out" && i + 1 < argc) {
+      outPath = argv[++i];
+    } else if (a == "--quick") {
+      quick = true;
+    } else if (a == "--full") {
+      quick = false;
+    } else if (a == "--device" && i + 1 < argc) {
+      device = std::atoi(argv[++i]);
+    } else if (a == "--help" || a == "-h") {
+      std::printf("usage: qf-cuda-check [--out FILE.json] [--quick|--full] [--device N]\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "qf-cuda-check: unknown argument '%s'\n", a.c_str());
+      return 64;
+    }
+  }
+  MeasureConfig cfg;
+  cfg.device = device;
+  cfg.quick = quick;
+  cfg.shapes = llama3_8bShapes();
+  cfg.mList = quick ? std::vector<int64_t>{1, 4, 16, 64, 256, 2048}
+                    : std::vector<int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+  if (quick) cfg.maxSecondsPerRecord = 0.25;
+
+  const MeasureResult result = qf::cuda::measure(cfg, [](const MeasureRecord& r, double f) {
+    std::printf("%s\n", logLine(r, f).c_str());
+    std::fflush(stdout);
+    return true;
+  });
+  if (result.error == "no CUDA device found") {
+    std::fprintf(stderr, "no CUDA device found\n");
+    return 2;
+  }
+  {
+    std::ofstream os(outPath);
+    writeJson(os, result);
+    if (!os) {
+      std::fprintf(stderr, "qf-cuda-check: cannot write %s\n", outPath.c_str());
+      return 1;
+    }
+  }
+  std::printf("wrote %s\n", outPath.c_str());
+  printSummary(result, cfg.shapes, cfg.mList);
+  return result.allChecksPassed() ? 0 : 1;
+}

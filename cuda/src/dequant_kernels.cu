@@ -32,7 +32,7 @@ using kern::kMagicPlusEightPair;
 using kern::mulBf16x2;
 
 /// Units each thread loads before converting any: several independent loads in flight per
-/// thread so the memory system sees enough concurrent requests (METHOD.md: Little's law).
+/// thread so the memory system sees enough concurrent requests (Little's law: bytes in flight = bandwidth × latency).
 constexpr int kUnroll = 4;
 
 /// Two fp32 → bf16x2 with one rounding each (cvt.rn.bf16x2.f32).

@@ -1,5 +1,5 @@
 // HBM probes and data-preparation kernels: a read-only 16-byte streaming kernel, hash fills
-// (random data on the device: timing on zeros is optimistic, see METHOD.md) and poison scans.
+// (random data on the device: timing on zeros is optimistic: some memory systems compress or short-cut zero pages) and poison scans.
 #include "cuda_util.hpp"
 #include "kernels.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Event-based timing with warm-up, a noise-based stopping rule and a time cap (METHOD.md).
+// Event-based timing with warm-up, a noise-based stopping rule and a time cap.
 // Not part of the public facade.
 #include <cuda_runtime.h>
 

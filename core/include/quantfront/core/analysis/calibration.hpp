@@ -1,0 +1,102 @@
+#pragma once
+/// Calibration of the analytic model against live kernel measurements (the session's
+/// `kernel_measurements`, written by qfront-measure or imported from nvbench): the achieved
+/// HBM bandwidth β from the copy/read probes, the achieved tensor rate P per path (and per
+/// scheme for our own kernels) from the large-M GEMMs, and the dequant cost per scheme from
+/// the streaming dequant kernels, each a robust least-squares fit with its residuals. Also the
+/// measured step time: the sum over a model's GEMMs of the measured kernel time at M = B.
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/hardware.hpp>
+#include <quantfront/core/model/model_config.hpp>
+
+namespace qf {
+
+/// y ≈ slope·x (+ intercept), fitted by iteratively reweighted least squares on relative
+/// residuals (y − ŷ)/y with Huber weights (k = 1.345 robust standard deviations, the scale
+/// re-estimated from the median absolute residual each round), so one slow outlier sample
+/// does not move the fit.
+struct RobustLineFit {
+  double slope = 0;
+  double intercept = 0;                ///< 0 when fitted through the origin
+  std::vector<double> relResiduals;    ///< (y − ŷ)/ŷ per point, input order
+  double relSpread = 0;                ///< 1.4826 × median |relative residual|
+  std::size_t points = 0;
+};
+/// Fits `ys` against `xs` (same length ≥ 1, x > 0, y > 0). `withIntercept` needs ≥ 2 distinct
+/// x; otherwise the fit goes through the origin.
+RobustLineFit fitRobustLine(const std::vector<double>& xs, const std::vector<double>& ys,
+                            bool withIntercept);
+
+/// One fitted quantity: value, relative spread of the points around the fit, the points.
+struct FittedValue {
+  double value = 0;
+  double relSpread = 0;              ///< robust relative standard deviation of the residuals
+  std::size_t records = 0;           ///< records the fit used
+  std::vector<double> relResiduals;  ///< per record, in the session's order
+};
+
+/// What calibrate() fits for one device.
+struct Calibration {
+  std::string device;                               ///< as the driver reports it
+  std::optional<FittedValue> bandwidthBytesPerS;    ///< β from hbm_copy / hbm_read
+  /// Achieved tensor rate in FLOP/s by key: a tensor path ("bf16", "fp8", "int8") for the
+  /// library GEMMs, a scheme id ("w4a16-g128") for our own fused kernels.
+  std::map<std::string, FittedValue> peakFlopsPerS;
+  std::map<std::string, FittedValue> dequantSecondsPerWeight;  ///< by scheme id
+  std::vector<std::string> warnings;
+};
+
+/// Devices that have records, in first-seen order.
+std::vector<std::string> measuredDevices(const std::vector<KernelMeasurement>& records);
+
+/// GEMM rows from which a GEMM counts as compute-bound for the P fit (smaller M are
+/// weight-streaming and say nothing about P).
+inline constexpr std::int64_t kCalibrationMinM = 1024;
+
+/// Fits β, P per path and the dequant cost per scheme from `device`'s records (empty: the
+/// only device; several devices without a choice is an error naming them — one device's
+/// records are never mixed into another's fit). Errors name `source`.
+Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
+                              const std::string& device, const std::string& source);
+
+/// The kernel whose measured times stand for `schemeId` in a measured step time
+/// ("bf16" → "gemm_bf16", "w8a8-fp8" → "gemm_fp8", "w8a8-int8" → "gemm_int8",
+/// "w4a16-g128" → "gemm_w4a16-g128"); empty when no GEMM kernel is measured for it.
+std::string gemmKernelForScheme(const std::string& schemeId);
+
+/// The GPU file `qfront calibrate -o` writes: `datasheet` as parseGpu reads it, plus a
+/// `calibration` block: source, device, bandwidth_efficiency (β / datasheet β),
+/// compute_efficiency {path or scheme: P / datasheet P}, dequant_s_per_weight {scheme: s},
+/// and the residuals and spreads of each fit.
+nlohmann::json calibratedGpuJson(const GpuSpec& datasheet, const Calibration& calibration,
+                                 const std::string& source);
+
+/// One measured step time.
+struct MeasuredStep {
+  double batch = 0;
+  double stepS = 0;    ///< Σ over the model's GEMMs of the measured time at M = batch
+  double spreadS = 0;  ///< root-sum-square of each term's relative noise × its time
+  std::size_t terms = 0;
+};
+
+/// Measured step time of `model` under `schemeId` on `device` at each batch of `batches`:
+/// every decode GEMM (decodeGemmShapes) at M = B, the kernel's median interpolated between
+/// measured M (log-log; no extrapolation: a batch outside the measured M range is left out).
+/// Expert GEMMs run at M = ⌈B·k/E⌉ rows, Et(B) experts per MoE layer. Only GEMM time: the
+/// attention, norms and launches the model's t0 stands for are not in it.
+Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeasurement>& records,
+                                                    const std::string& device,
+                                                    const ModelArch& model,
+                                                    const std::string& schemeId,
+                                                    const std::vector<double>& batches,
+                                                    const std::string& source);
+
+}  // namespace qf

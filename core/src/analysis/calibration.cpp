@@ -1,0 +1,334 @@
+// Robust fits of β, P and the dequant cost from kernel records; the measured step time.
+#include <quantfront/core/analysis/calibration.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/percentile.hpp>
+#include <quantfront/core/model/gemm_shapes.hpp>
+#include <quantfront/core/model/hardware.hpp>
+
+namespace qf {
+
+namespace {
+
+/// Weighted least squares of y on x (with or without intercept); false when degenerate.
+bool weightedLine(const std::vector<double>& xs, const std::vector<double>& ys,
+                  const std::vector<double>& ws, bool withIntercept, double& slope,
+                  double& intercept) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    sw += ws[i];
+    sx += ws[i] * xs[i];
+    sy += ws[i] * ys[i];
+    sxx += ws[i] * xs[i] * xs[i];
+    sxy += ws[i] * xs[i] * ys[i];
+  }
+  if (!(sw > 0) || !(sxx > 0)) return false;
+  if (!withIntercept) {
+    slope = sxy / sxx;
+    intercept = 0;
+    return true;
+  }
+  const double det = sw * sxx - sx * sx;
+  if (!(std::abs(det) > 1e-12 * sw * sxx)) return false;
+  slope = (sw * sxy - sx * sy) / det;
+  intercept = (sy - slope * sx) / sw;
+  return true;
+}
+
+double medianAbs(const std::vector<double>& v) {
+  std::vector<double> a;
+  a.reserve(v.size());
+  for (const double x : v) a.push_back(std::abs(x));
+  return medianOf(a);
+}
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+bool usable(const KernelMeasurement& r) {
+  return std::isfinite(r.medianS) && r.medianS > 0;
+}
+
+FittedValue fitted(double value, const RobustLineFit& fit) {
+  FittedValue f;
+  f.value = value;
+  f.relSpread = fit.relSpread;
+  f.records = fit.points;
+  f.relResiduals = fit.relResiduals;
+  return f;
+}
+
+/// Linear interpolation of log(time) in log(M) between the measured rows.
+std::optional<double> interpolateLogLog(const std::map<std::int64_t, double>& byM, double m) {
+  if (byM.empty()) return std::nullopt;
+  const auto first = byM.begin();
+  const auto last = std::prev(byM.end());
+  if (m < static_cast<double>(first->first) * (1 - 1e-9) ||
+      m > static_cast<double>(last->first) * (1 + 1e-9)) {
+    return std::nullopt;
+  }
+  auto hi = byM.lower_bound(static_cast<std::int64_t>(std::ceil(m - 1e-9)));
+  if (hi == byM.end()) hi = last;
+  if (static_cast<double>(hi->first) == m || hi == first) return hi->second;
+  const auto lo = std::prev(hi);
+  const double x0 = std::log(static_cast<double>(lo->first));
+  const double x1 = std::log(static_cast<double>(hi->first));
+  const double t = (std::log(m) - x0) / (x1 - x0);
+  return std::exp(std::log(lo->second) + t * (std::log(hi->second) - std::log(lo->second)));
+}
+
+}  // namespace
+
+RobustLineFit fitRobustLine(const std::vector<double>& xs, const std::vector<double>& ys,
+                            bool withIntercept) {
+  RobustLineFit fit;
+  fit.points = xs.size();
+  if (xs.empty() || xs.size() != ys.size()) return fit;
+  const auto [mn, mx] = std::minmax_element(xs.begin(), xs.end());
+  if (!(*mx > *mn)) withIntercept = false;
+  // Relative residuals: weight each point by 1/y², then by its Huber weight.
+  std::vector<double> base(xs.size()), ws(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) base[i] = 1.0 / (ys[i] * ys[i]);
+  ws = base;
+  double slope = 0, intercept = 0;
+  std::vector<double> rel(xs.size(), 0.0);
+  for (int round = 0; round < 30; ++round) {
+    if (!weightedLine(xs, ys, ws, withIntercept, slope, intercept)) break;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const double pred = slope * xs[i] + intercept;
+      rel[i] = (ys[i] - pred) / ys[i];
+    }
+    const double scale = 1.4826 * medianAbs(rel);
+    if (!(scale > 0)) break;
+    const double k = 1.345 * scale;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const double a = std::abs(rel[i]);
+      ws[i] = base[i] * (a <= k ? 1.0 : k / a);
+    }
+  }
+  fit.slope = slope;
+  fit.intercept = intercept;
+  fit.relResiduals.resize(xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double pred = slope * xs[i] + intercept;
+    fit.relResiduals[i] = pred != 0 ? (ys[i] - pred) / pred : 0.0;
+  }
+  fit.relSpread = 1.4826 * medianAbs(fit.relResiduals);
+  return fit;
+}
+
+std::vector<std::string> measuredDevices(const std::vector<KernelMeasurement>& records) {
+  std::vector<std::string> out;
+  for (const auto& r : records) {
+    if (std::find(out.begin(), out.end(), r.device) == out.end()) out.push_back(r.device);
+  }
+  return out;
+}
+
+namespace {
+Result<std::string> chooseDevice(const std::vector<KernelMeasurement>& records,
+                                 const std::string& device, const std::string& source) {
+  const auto devices = measuredDevices(records);
+  if (devices.empty()) {
+    return Error{source, "/kernel_measurements", "kernel_measurements",
+                 "no kernel measurements: run qfront-measure on the GPU first"};
+  }
+  std::string names;
+  for (const auto& d : devices) names += (names.empty() ? "'" : ", '") + d + "'";
+  if (device.empty()) {
+    if (devices.size() > 1) {
+      return Error{source, "/kernel_measurements", "device",
+                   "records of several devices (" + names +
+                       "); choose one with --device NAME: one device's records are never "
+                       "mixed into another's fit"};
+    }
+    return devices.front();
+  }
+  if (std::find(devices.begin(), devices.end(), device) == devices.end()) {
+    return Error{source, "/kernel_measurements", "device",
+                 "no records of device '" + device + "' (devices: " + names + ")"};
+  }
+  return device;
+}
+}  // namespace
+
+Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
+                              const std::string& deviceIn, const std::string& source) {
+  auto device = chooseDevice(records, deviceIn, source);
+  if (!device) return device.error();
+  Calibration c;
+  c.device = *device;
+
+  std::vector<double> hbmX, hbmY;
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> gemm, dequant;
+  for (const auto& r : records) {
+    if (r.device != c.device || !usable(r)) continue;
+    if (r.kernel == "hbm_copy" || r.kernel == "hbm_read") {
+      if (r.bytesMoved > 0) {
+        hbmX.push_back(r.bytesMoved);
+        hbmY.push_back(r.medianS);
+      }
+    } else if (startsWith(r.kernel, "gemm_")) {
+      if (r.m >= kCalibrationMinM && r.flops > 0) {
+        std::string key = r.kernel.substr(5);  // bf16, fp8, int8, w4a16-g128
+        auto& [x, y] = gemm[key];
+        x.push_back(r.flops);
+        y.push_back(r.medianS);
+      }
+    } else if (startsWith(r.kernel, "dequant_")) {
+      const double weights = static_cast<double>(r.n) * static_cast<double>(r.k);
+      if (weights > 0) {
+        auto& [x, y] = dequant[r.scheme.empty() ? r.kernel.substr(8) : r.scheme];
+        x.push_back(weights);
+        y.push_back(r.medianS);
+      }
+    }
+  }
+  auto spansSizes = [](const std::vector<double>& x) {
+    const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
+    return *mx > 4.0 * *mn;
+  };
+  if (!hbmX.empty()) {
+    const auto fit = fitRobustLine(hbmX, hbmY, spansSizes(hbmX));
+    if (fit.slope > 0) c.bandwidthBytesPerS = fitted(1.0 / fit.slope, fit);
+  } else {
+    c.warnings.push_back("no hbm_copy/hbm_read records: bandwidth not calibrated");
+  }
+  for (auto& [key, xy] : gemm) {
+    const auto fit = fitRobustLine(xy.first, xy.second, spansSizes(xy.first));
+    if (fit.slope > 0) c.peakFlopsPerS[key] = fitted(1.0 / fit.slope, fit);
+  }
+  if (gemm.empty()) {
+    c.warnings.push_back("no GEMM records at M >= " + std::to_string(kCalibrationMinM) +
+                         ": tensor rates not calibrated");
+  }
+  for (auto& [scheme, xy] : dequant) {
+    const auto fit = fitRobustLine(xy.first, xy.second, false);
+    if (fit.slope > 0) c.dequantSecondsPerWeight[scheme] = fitted(fit.slope, fit);
+  }
+  return c;
+}
+
+std::string gemmKernelForScheme(const std::string& schemeId) {
+  if (schemeId == "bf16") return "gemm_bf16";
+  if (schemeId == "w8a8-fp8") return "gemm_fp8";
+  if (schemeId == "w8a8-int8") return "gemm_int8";
+  if (schemeId == "w4a16-g128") return "gemm_w4a16-g128";
+  return {};
+}
+
+namespace {
+Json fitJson(const FittedValue& f) {
+  return Json{{"rel_spread", f.relSpread},
+              {"records", f.records},
+              {"rel_residuals", f.relResiduals}};
+}
+}  // namespace
+
+Json calibratedGpuJson(const GpuSpec& datasheet, const Calibration& c, const std::string& source) {
+  Json j = gpuToJson(datasheet);
+  Json cal = Json::object();
+  cal["source"] = source;
+  cal["device"] = c.device;
+  Json fits = Json::object();
+  if (c.bandwidthBytesPerS) {
+    cal["bandwidth_efficiency"] = c.bandwidthBytesPerS->value / datasheet.bandwidthBytesPerS();
+    cal["measured_bandwidth_tbs"] = c.bandwidthBytesPerS->value / 1e12;
+    fits["bandwidth"] = fitJson(*c.bandwidthBytesPerS);
+  }
+  Json eff = Json::object();
+  Json measuredTflops = Json::object();
+  for (const auto& [key, f] : c.peakFlopsPerS) {
+    // Library GEMMs are keyed by tensor path; our fused kernels by scheme (bf16 path).
+    auto path = tensorPathFromName(key);
+    const TensorPath p = path ? *path : TensorPath::Bf16;
+    if (!datasheet.hasPath(p)) continue;
+    eff[key] = f.value / datasheet.peakFlopsPerS(p);
+    measuredTflops[key] = f.value / 1e12;
+    fits["compute/" + key] = fitJson(f);
+  }
+  if (!eff.empty()) cal["compute_efficiency"] = eff;
+  if (!measuredTflops.empty()) cal["measured_tensor_tflops"] = measuredTflops;
+  Json deq = Json::object();
+  for (const auto& [scheme, f] : c.dequantSecondsPerWeight) {
+    deq[scheme] = f.value;
+    fits["dequant/" + scheme] = fitJson(f);
+  }
+  if (!deq.empty()) cal["dequant_s_per_weight"] = deq;
+  cal["fits"] = fits;
+  j["calibration"] = cal;
+  return j;
+}
+
+Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeasurement>& records,
+                                                    const std::string& deviceIn,
+                                                    const ModelArch& model,
+                                                    const std::string& schemeId,
+                                                    const std::vector<double>& batches,
+                                                    const std::string& source) {
+  auto device = chooseDevice(records, deviceIn, source);
+  if (!device) return device.error();
+  const std::string kernel = gemmKernelForScheme(schemeId);
+  if (kernel.empty()) {
+    return Error{source, "", "scheme",
+                 "no GEMM kernel is measured for scheme '" + schemeId +
+                     "' (measured: bf16, w8a8-fp8, w8a8-int8, w4a16-g128)"};
+  }
+  // Median and noise by (n, k) and M.
+  struct Point {
+    double medianS = 0, relNoise = 0;
+  };
+  std::map<std::pair<std::int64_t, std::int64_t>, std::map<std::int64_t, Point>> byShape;
+  for (const auto& r : records) {
+    if (r.device != *device || r.kernel != kernel || !usable(r) || r.m <= 0) continue;
+    byShape[{r.n, r.k}][r.m] = {r.medianS, r.relNoise};
+  }
+  const auto shapes = decodeGemmShapes(model);
+  std::vector<MeasuredStep> out;
+  for (const double b : batches) {
+    MeasuredStep step;
+    step.batch = b;
+    double var = 0;
+    bool complete = true;
+    for (const auto& s : shapes) {
+      double rows = b, instances = static_cast<double>(s.count);
+      if (s.kind == GemmKind::Expert) {
+        const double e = static_cast<double>(model.experts);
+        const double k = static_cast<double>(model.expertsPerToken);
+        rows = std::ceil(b * k / e);
+        instances *= e * (1.0 - std::pow(1.0 - k / e, b));
+      }
+      const auto it = byShape.find({s.n, s.k});
+      if (it == byShape.end()) {
+        complete = false;
+        break;
+      }
+      std::map<std::int64_t, double> times, noise;
+      for (const auto& [m, p] : it->second) {
+        times[m] = p.medianS;
+        noise[m] = p.relNoise;
+      }
+      const auto t = interpolateLogLog(times, rows);
+      if (!t) {
+        complete = false;
+        break;
+      }
+      // The noise of the nearest measured row at or above M.
+      auto nIt = noise.lower_bound(static_cast<std::int64_t>(std::ceil(rows - 1e-9)));
+      if (nIt == noise.end()) nIt = std::prev(noise.end());
+      step.stepS += instances * *t;
+      const double sd = instances * *t * std::max(0.0, nIt->second);
+      var += sd * sd;
+      ++step.terms;
+    }
+    if (!complete) continue;
+    step.spreadS = std::sqrt(var);
+    out.push_back(step);
+  }
+  return out;
+}
+
+}  // namespace qf

@@ -1,0 +1,200 @@
+// Calibration from kernel records: synthetic records made from known β, P and dequant cost
+// with 5% noise must give those parameters back within 2%; the measured step time is the sum
+// of the model's GEMMs at M = B.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/gemm_shapes.hpp>
+
+using namespace qf;
+
+namespace {
+constexpr double kBeta = 3.1e12;        // bytes/s
+constexpr double kBf16Flops = 720e12;   // FLOP/s
+constexpr double kFp8Flops = 1350e12;
+constexpr double kDequantS = 2.4e-13;   // s per weight (w4a16-g128)
+constexpr double kLaunchS = 4e-6;       // a launch overhead the GEMM fits' intercept absorbs
+
+/// Multiplicative noise, uniform in ±5%, from a fixed seed (the test is repeatable).
+struct Noise {
+  std::mt19937_64 gen{20261130};
+  std::uniform_real_distribution<double> u{-0.05, 0.05};
+  double operator()() { return 1.0 + u(gen); }
+};
+
+KernelMeasurement rec(const std::string& kernel, const std::string& scheme, const std::string& dev,
+                      std::int64_t m, std::int64_t n, std::int64_t k, double t) {
+  KernelMeasurement r;
+  r.kernel = kernel;
+  r.scheme = scheme;
+  r.device = dev;
+  r.m = m;
+  r.n = n;
+  r.k = k;
+  r.medianS = t;
+  r.minS = t * 0.98;
+  r.relNoise = 0.01;
+  r.samples = 20;
+  return r;
+}
+
+std::vector<KernelMeasurement> synthetic(const std::string& dev, double scale) {
+  Noise noise;
+  std::vector<KernelMeasurement> out;
+  for (double gib : {0.5, 1.0, 2.0, 4.0, 8.0}) {
+    for (const char* kernel : {"hbm_copy", "hbm_read"}) {
+      const double bytes = gib * 1073741824.0;
+      auto r = rec(kernel, "", dev, 0, static_cast<std::int64_t>(bytes), 0,
+                   bytes / (kBeta * scale) * noise());
+      r.bytesMoved = bytes;
+      out.push_back(r);
+    }
+  }
+  // Llama-3-8B's distinct GEMM shapes (q and o share one), as qfront-measure times them.
+  const std::int64_t shapes[][2] = {
+      {4096, 4096}, {2048, 4096}, {28672, 4096}, {4096, 14336}, {128256, 4096}};
+  for (std::int64_t m : {1024, 2048, 4096}) {
+    for (const auto& s : shapes) {
+      const double flops = 2.0 * static_cast<double>(m * s[0] * s[1]);
+      auto b = rec("gemm_bf16", "bf16", dev, m, s[0], s[1],
+                   (flops / (kBf16Flops * scale) + kLaunchS) * noise());
+      b.flops = flops;
+      out.push_back(b);
+      auto f = rec("gemm_fp8", "w8a8-fp8", dev, m, s[0], s[1],
+                   (flops / (kFp8Flops * scale) + kLaunchS) * noise());
+      f.flops = flops;
+      out.push_back(f);
+    }
+  }
+  for (int i = 0; i < 12; ++i) {
+    const std::int64_t n = 4096 + 1024 * i;
+    out.push_back(rec("dequant_w4a16-g128", "w4a16-g128", dev, 0, n, 4096,
+                      static_cast<double>(n * 4096) * kDequantS / scale * noise()));
+  }
+  // One wild outlier the robust fit must shrug off.
+  auto wild = rec("hbm_copy", "", dev, 0, 1073741824, 0, 1073741824.0 / kBeta * 3.0);
+  wild.bytesMoved = 1073741824.0;
+  out.push_back(wild);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("robust line fit: exact line, origin, and an outlier", "[analysis][calibration]") {
+  const std::vector<double> x = {1, 2, 3, 4, 5, 6};
+  std::vector<double> y;
+  for (double v : x) y.push_back(2.0 * v + 0.5);
+  auto f = fitRobustLine(x, y, true);
+  CHECK(f.slope == Approx(2.0).epsilon(1e-12));
+  CHECK(f.intercept == Approx(0.5).epsilon(1e-12));
+  CHECK(f.relSpread == Approx(0.0).margin(1e-12));
+  y[2] = 100;  // an outlier
+  f = fitRobustLine(x, y, true);
+  CHECK(f.slope == Approx(2.0).epsilon(0.02));
+  CHECK(f.relResiduals[2] > 5);
+  const auto origin = fitRobustLine({2, 2, 2}, {4, 4.2, 3.8}, true);  // one distinct x
+  CHECK(origin.intercept == 0);
+  CHECK(origin.slope == Approx(2.0).epsilon(0.01));
+}
+
+TEST_CASE("calibrate recovers beta, P per path and the dequant cost within 2%",
+          "[analysis][calibration]") {
+  const auto records = synthetic("NVIDIA H100 80GB HBM3", 1.0);
+  auto c = calibrate(records, "", "synthetic.json");
+  REQUIRE(c.ok());
+  CHECK(c->device == "NVIDIA H100 80GB HBM3");
+  REQUIRE(c->bandwidthBytesPerS);
+  CHECK(c->bandwidthBytesPerS->value == Approx(kBeta).epsilon(0.02));
+  CHECK(c->bandwidthBytesPerS->records == 11);
+  REQUIRE(c->peakFlopsPerS.count("bf16"));
+  REQUIRE(c->peakFlopsPerS.count("fp8"));
+  CHECK(c->peakFlopsPerS.at("bf16").value == Approx(kBf16Flops).epsilon(0.02));
+  CHECK(c->peakFlopsPerS.at("fp8").value == Approx(kFp8Flops).epsilon(0.02));
+  REQUIRE(c->dequantSecondsPerWeight.count("w4a16-g128"));
+  CHECK(c->dequantSecondsPerWeight.at("w4a16-g128").value == Approx(kDequantS).epsilon(0.02));
+  // The spread reflects the ±5% noise (uniform: sd 2.9%), not the outlier.
+  CHECK(c->bandwidthBytesPerS->relSpread < 0.06);
+  CHECK(c->bandwidthBytesPerS->relSpread > 0.005);
+}
+
+TEST_CASE("calibration never mixes devices", "[analysis][calibration]") {
+  auto records = synthetic("NVIDIA H100 80GB HBM3", 1.0);
+  const auto other = synthetic("NVIDIA H200", 1.5);
+  records.insert(records.end(), other.begin(), other.end());
+  auto both = calibrate(records, "", "fleet.json");
+  REQUIRE_FALSE(both.ok());
+  CHECK(both.error().field == "device");
+  CHECK(both.error().message.find("NVIDIA H200") != std::string::npos);
+  auto h200 = calibrate(records, "NVIDIA H200", "fleet.json");
+  REQUIRE(h200.ok());
+  CHECK(h200->bandwidthBytesPerS->value == Approx(kBeta * 1.5).epsilon(0.02));
+  auto none = calibrate(records, "NVIDIA B200", "fleet.json");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().file == "fleet.json");
+}
+
+TEST_CASE("the calibrated GPU file carries efficiencies against the datasheet",
+          "[analysis][calibration]") {
+  const auto& cat = Catalog::bundled();
+  auto gpu = cat.resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  auto c = calibrate(synthetic("NVIDIA H100 80GB HBM3", 1.0), "", "s.json");
+  REQUIRE(c.ok());
+  const auto j = calibratedGpuJson(*gpu, *c, "s.json");
+  CHECK(j.at("name") == gpu->name);
+  const auto& cal = j.at("calibration");
+  CHECK(cal.at("source") == "s.json");
+  // 3.1 / 3.35 TB/s and 720 / 989.4 TFLOP/s.
+  CHECK(cal.at("bandwidth_efficiency").get<double>() == Approx(3.1 / 3.35).epsilon(0.02));
+  CHECK(cal.at("compute_efficiency").at("bf16").get<double>() ==
+        Approx(720.0 / 989.4).epsilon(0.02));
+  CHECK(cal.at("dequant_s_per_weight").at("w4a16-g128").get<double>() ==
+        Approx(kDequantS).epsilon(0.02));
+  CHECK(cal.at("fits").at("bandwidth").at("rel_residuals").size() == 11);
+}
+
+TEST_CASE("measured step time sums the model's GEMMs at M = B", "[analysis][calibration]") {
+  const auto& cat = Catalog::bundled();
+  auto model = cat.resolveModel("llama-3-8b");
+  REQUIRE(model.ok());
+  const auto shapes = decodeGemmShapes(*model);
+  // Llama-3-8B: q, kv, o, gate_up, down per layer (32 layers) and the LM head.
+  REQUIRE(shapes.size() == 6);
+  CHECK(shapes[1].n == 2 * 8 * 128);
+  CHECK(shapes[3].n == 2 * 14336);
+  CHECK(shapes[3].count == 32);
+  CHECK(shapes.back().n == 128256);
+  // A kernel whose time is exactly 1 µs per 10^6 weights per row-block at M = 1 and 2 µs at
+  // M = 4: interpolation at M = 2 is the log-log midpoint sqrt(1·2) = 1.414×.
+  std::vector<KernelMeasurement> recs;
+  double atOne = 0, atFour = 0;
+  for (const auto& s : shapes) {
+    const double w = static_cast<double>(s.n * s.k);
+    auto r1 = rec("gemm_bf16", "bf16", "GPU", 1, s.n, s.k, w * 1e-12);
+    r1.relNoise = 0.02;
+    auto r4 = rec("gemm_bf16", "bf16", "GPU", 4, s.n, s.k, 2 * w * 1e-12);
+    r4.relNoise = 0.02;
+    recs.push_back(r1);
+    recs.push_back(r4);
+    atOne += static_cast<double>(s.count) * w * 1e-12;
+    atFour += static_cast<double>(s.count) * 2 * w * 1e-12;
+  }
+  auto steps = measuredStepTimes(recs, "", *model, "bf16", {1, 2, 4, 8}, "m.json");
+  REQUIRE(steps.ok());
+  REQUIRE(steps->size() == 3);  // B = 8 lies beyond the measured M and is left out
+  CHECK((*steps)[0].stepS == Approx(atOne).epsilon(1e-12));
+  CHECK((*steps)[1].stepS == Approx(atOne * std::sqrt(2.0)).epsilon(1e-9));
+  CHECK((*steps)[2].stepS == Approx(atFour).epsilon(1e-12));
+  // Σ counts·W·1e-12 at M = 1 is the streamed weights × 1 ps: 7.5047e9 → 7.50 ms.
+  CHECK(atOne == Approx(7.5047e-3).epsilon(1e-3));
+  CHECK((*steps)[0].spreadS > 0);
+  CHECK((*steps)[0].spreadS < 0.02 * atOne);
+  auto bad = measuredStepTimes(recs, "", *model, "w8a16", {1}, "m.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "scheme");
+}

@@ -2,8 +2,10 @@
 #include <quantfront/core/model/model_config.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 namespace qf {
 
@@ -20,7 +22,39 @@ double ModelArch::kvBytesPerToken(double kvBytesPerElement) const {
          static_cast<double>(headDim) * kvBytesPerElement;
 }
 
+std::int64_t ModelArch::slidingLayerCount() const {
+  return static_cast<std::int64_t>(std::count(slidingLayer.begin(), slidingLayer.end(), true));
+}
+
+double ModelArch::keptLayerTokens(double tokens) const {
+  const double windowed = static_cast<double>(slidingLayerCount());
+  const double full = static_cast<double>(layers) - windowed;
+  return full * tokens + windowed * std::min(tokens, static_cast<double>(slidingWindow));
+}
+
+double ModelArch::kvBytesPerSequence(double kvBytesPerElement, double tokens) const {
+  if (layers <= 0) return 0.0;
+  const double perLayerToken = kvBytesPerToken(kvBytesPerElement) / static_cast<double>(layers);
+  return perLayerToken * keptLayerTokens(tokens);
+}
+
 namespace {
+
+/// Largest value a config count may take. Real models are orders of magnitude below these;
+/// the bounds keep every product the engine forms finite and every allocation small (a
+/// per-layer table is allocated from num_hidden_layers).
+std::int64_t maxCount(const std::string& key) {
+  if (key == "num_hidden_layers") return kMaxConfigLayers;
+  if (key == "hidden_size") return kMaxConfigHidden;
+  if (key == "vocab_size") return kMaxConfigVocab;
+  if (key == "num_local_experts" || key == "num_experts" || key == "n_routed_experts" ||
+      key == "num_experts_per_tok" || key == "n_shared_experts") {
+    return kMaxConfigExperts;
+  }
+  if (key == "num_attention_heads" || key == "num_key_value_heads" || key == "head_dim") return 100'000;
+  if (key == "sliding_window") return 1'000'000'000;
+  return 100'000'000;  // MLP widths, LoRA ranks, layer steps
+}
 
 /// Reads a positive integer key; `required` false returns 0 when absent or null.
 Result<std::int64_t> positiveInt(const JsonReader& rd, const Json& obj, const std::string& ptr,
@@ -32,7 +66,25 @@ Result<std::int64_t> positiveInt(const JsonReader& rd, const Json& obj, const st
     return std::int64_t{0};
   }
   if (**v <= 0) return rd.error(ptr + "/" + key, key, "must be a positive integer, found 0");
+  if (**v > maxCount(key)) {
+    return rd.error(ptr + "/" + key, key,
+                    "must be at most " + std::to_string(maxCount(key)) + ", found " + std::to_string(**v));
+  }
   return **v;
+}
+
+/// The string at obj[key], or "" when absent or not a string.
+std::string stringOr(const Json& obj, const char* key) {
+  const auto it = obj.find(key);
+  return (it != obj.end() && it->is_string()) ? it->get<std::string>() : std::string();
+}
+
+/// transformers' default for tie_word_embeddings when a config omits it: the model classes
+/// of these types tie the LM head to the input embedding (their configs default to true);
+/// every other type (llama, qwen2, mistral, phi3, ...) defaults to false.
+bool tiesByDefault(const std::string& modelType) {
+  static const std::set<std::string> kTying = {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2"};
+  return kTying.contains(modelType);
 }
 
 CheckpointQuant mapQuantizationConfig(const Json& q) {
@@ -110,6 +162,28 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
     } else {
       cq.note = "compressed-tensors without config_groups";
     }
+  } else if (m == "mxfp4") {
+    // gpt-oss: experts in MXFP4; modules_to_not_convert keeps attention, router, embeddings
+    // and the LM head in bf16.
+    std::vector<std::string> keep;
+    if (const auto it = q.find("modules_to_not_convert"); it != q.end() && it->is_array()) {
+      for (const auto& v : *it) {
+        if (v.is_string()) keep.push_back(v.get<std::string>());
+      }
+    }
+    auto kept = [&](std::initializer_list<const char*> parts) {
+      return std::any_of(keep.begin(), keep.end(), [&](const std::string& k) {
+        return std::any_of(parts.begin(), parts.end(),
+                           [&](const char* p) { return k.find(p) != std::string::npos; });
+      });
+    };
+    cq.linearSchemeId = kept({"self_attn", "attn", "router", "gate"}) ? "bf16" : "mxfp4";
+    cq.moeSchemeId = kept({"experts"}) ? "bf16" : "mxfp4";
+    cq.lmHeadSchemeId = kept({"lm_head"}) ? "bf16" : "mxfp4";
+    cq.schemeId = "linear=" + cq.linearSchemeId + ",moe=" + cq.moeSchemeId + ",lm_head=" + cq.lmHeadSchemeId;
+    cq.note = "MXFP4 routed experts (e2m1, E8M0 scale per 32); modules_to_not_convert (" +
+              std::to_string(keep.size()) + " patterns) stay bf16: modelled as the mixed candidate " +
+              cq.schemeId;
   } else {
     cq.note = "quant_method '" + cq.quantMethod + "' has no built-in scheme";
   }
@@ -139,6 +213,12 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   m.sourceFile = file;
   m.name = c.value("_name_or_path", rootIn.value("_name_or_path", id));
   if (m.name.empty()) m.name = id;
+  const std::string outerType = stringOr(rootIn, "model_type");
+  m.modelType = stringOr(c, "model_type");
+  if (m.modelType.empty()) m.modelType = outerType;
+  // Llama-4 (text model llama4_text): MoE every interleave_moe_layer_step-th layer, dense
+  // layers of width intermediate_size_mlp, experts and the shared expert of intermediate_size.
+  const bool llama4 = m.modelType == "llama4_text" || m.modelType == "llama4" || outerType == "llama4";
 
   // Reads a positive integer field into `var` (required or optional); the error, if any.
   auto readInt = [&](std::int64_t& var, const char* key, bool required) -> std::optional<Error> {
@@ -167,21 +247,29 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
                     "exceeds num_attention_heads (" + std::to_string(m.heads) + ")");
   }
   {
-    const auto it = c.find("tie_word_embeddings");
-    if (it != c.end() && !it->is_null()) {
+    // The text model's key, else the outer config's (multimodal configs keep it outside),
+    // else the model type's default.
+    m.tiedEmbeddings = tiesByDefault(m.modelType) || tiesByDefault(outerType);
+    for (const auto& [obj, ptr] : {std::pair<const Json*, std::string>{&c, base},
+                                   std::pair<const Json*, std::string>{&rootIn, ""}}) {
+      const auto it = obj->find("tie_word_embeddings");
+      if (it == obj->end() || it->is_null()) continue;
       if (!it->is_boolean()) {
-        return rd.error(base + "/tie_word_embeddings", "tie_word_embeddings",
+        return rd.error(ptr + "/tie_word_embeddings", "tie_word_embeddings",
                         std::string("expected true or false, found ") + it->type_name());
       }
       m.tiedEmbeddings = it->get<bool>();
+      break;
     }
   }
   // Experts.
+  std::string expertsKey = "num_local_experts";
   for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
     std::int64_t e = 0;
     if (auto err = readInt(e, key, false)) return *err;
     if (e > 0) {
       m.experts = e;
+      expertsKey = key;
       break;
     }
   }
@@ -194,6 +282,14 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
     }
     if (auto err = readInt(m.expertWidth, "moe_intermediate_size", false)) return *err;
     if (m.expertWidth == 0) m.expertWidth = m.intermediate;
+    if (llama4) {
+      // Routed experts and the one shared expert have width intermediate_size; the dense
+      // layers between MoE layers have width intermediate_size_mlp.
+      m.sharedExpertWidthTotal = m.expertWidth;
+      std::int64_t denseWidth = 0;
+      if (auto err = readInt(denseWidth, "intermediate_size_mlp", false)) return *err;
+      m.intermediate = denseWidth;
+    }
     if (m.expertWidth == 0) {
       return rd.error(base + "/moe_intermediate_size", "moe_intermediate_size",
                       "an MoE model needs moe_intermediate_size or intermediate_size");
@@ -201,35 +297,50 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
     std::int64_t nShared = 0, sharedWidth = 0;
     if (auto err = readInt(nShared, "n_shared_experts", false)) return *err;
     if (auto err = readInt(sharedWidth, "shared_expert_intermediate_size", false)) return *err;
-    m.sharedExpertWidthTotal = nShared > 0 ? nShared * m.expertWidth : sharedWidth;
-    std::int64_t firstDense = 0, sparseStep = 0, layerFreq = 0;
+    if (nShared > 0 || sharedWidth > 0) {
+      m.sharedExpertWidthTotal = nShared > 0 ? nShared * m.expertWidth : sharedWidth;
+    }
+    std::int64_t firstDense = 0, sparseStep = 0, layerFreq = 0, interleave = 0;
+    if (auto err = readInt(interleave, "interleave_moe_layer_step", false)) return *err;
     if (auto err = readInt(firstDense, "first_k_dense_replace", false)) return *err;
     if (auto err = readInt(sparseStep, "decoder_sparse_step", false)) return *err;
     if (auto err = readInt(layerFreq, "moe_layer_freq", false)) return *err;
-    std::set<std::int64_t> mlpOnly;
-    if (const auto it = c.find("mlp_only_layers"); it != c.end() && !it->is_null()) {
+    // A list of layer indices (mlp_only_layers, Llama-4's moe_layers).
+    auto indexList = [&](const char* key, std::set<std::int64_t>& out, bool& present) -> std::optional<Error> {
+      const auto it = c.find(key);
+      present = it != c.end() && !it->is_null();
+      if (!present) return std::nullopt;
       if (!it->is_array()) {
-        return rd.error(base + "/mlp_only_layers", "mlp_only_layers", "expected an array of layer indices");
+        return rd.error(base + "/" + key, key, "expected an array of layer indices");
       }
       for (std::size_t i = 0; i < it->size(); ++i) {
         const Json& v = (*it)[i];
         if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-          return rd.error(base + "/mlp_only_layers/" + std::to_string(i), "mlp_only_layers",
+          return rd.error(base + "/" + key + "/" + std::to_string(i), key,
                           "expected a non-negative layer index, found " + v.dump());
         }
-        mlpOnly.insert(v.get<std::int64_t>());
+        out.insert(v.get<std::int64_t>());
       }
-    }
+      return std::nullopt;
+    };
+    std::set<std::int64_t> mlpOnly, moeLayers;
+    bool hasMlpOnly = false, hasMoeLayers = false;
+    if (auto err = indexList("mlp_only_layers", mlpOnly, hasMlpOnly)) return *err;
+    if (auto err = indexList("moe_layers", moeLayers, hasMoeLayers)) return *err;
     m.moeLayer.assign(static_cast<std::size_t>(m.layers), true);
     for (std::int64_t i = 0; i < m.layers; ++i) {
       bool moe = i >= firstDense && !mlpOnly.contains(i);
       if (sparseStep > 1) moe = moe && ((i + 1) % sparseStep == 0);
       if (layerFreq > 1) moe = moe && (i % layerFreq == 0);
+      // transformers' Llama4TextConfig: moe_layers, else every interleave-th layer
+      // (indices step−1, 2·step−1, ...).
+      if (hasMoeLayers) moe = moe && moeLayers.contains(i);
+      else if (interleave > 1) moe = moe && ((i + 1) % interleave == 0);
       m.moeLayer[static_cast<std::size_t>(i)] = moe;
     }
     if (m.intermediate == 0 && m.moeLayerCount() < m.layers) {
-      return rd.error(base + "/intermediate_size", "intermediate_size",
-                      "required for the dense layers of this MoE model");
+      const char* key = llama4 ? "intermediate_size_mlp" : "intermediate_size";
+      return rd.error(base + "/" + key, key, "required for the dense layers of this MoE model");
     }
   } else {
     m.moeLayer.assign(static_cast<std::size_t>(m.layers), false);
@@ -255,7 +366,36 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
     }
     m.checkpointQuant = mapQuantizationConfig(*it);
   }
+  if (auto e = checkParamTotal(m)) {
+    const std::string key = e->field == "experts" ? expertsKey : e->field;
+    return rd.error(base + "/" + key, key, e->message);
+  }
   return m;
+}
+
+namespace {
+/// The config key behind the largest parameter group (named when the total is too large).
+std::string largestGroupKey(const ModelArch& m, const ParamCounts& p) {
+  const std::pair<double, std::string> groups[] = {
+      {p.attention, m.mla ? "kv_lora_rank" : "num_attention_heads"},
+      {p.denseMlp, "intermediate_size"},
+      {p.routedExperts + p.sharedExperts + p.router, "experts"},
+      {p.lmHead + p.embedding, "vocab_size"}};
+  const auto* best = &groups[0];
+  for (const auto& g : groups) {
+    if (g.first > best->first) best = &g;
+  }
+  return best->second;
+}
+}  // namespace
+
+std::optional<Error> checkParamTotal(const ModelArch& m) {
+  const ParamCounts p = countParams(m);
+  if (p.total() < kMaxParamTotal && std::isfinite(p.total())) return std::nullopt;
+  std::ostringstream msg;
+  msg << "the configuration's parameter total (" << p.total() << ") is not below "
+      << kMaxParamTotal << "; num_hidden_layers " << m.layers << ", hidden_size " << m.hidden;
+  return Error{m.sourceFile, "", largestGroupKey(m, p), msg.str()};
 }
 
 Result<ModelArch> loadModelConfigFile(const std::string& path) {

@@ -23,8 +23,12 @@ struct MlaDims {
 /// Quantization already applied to a checkpoint (config.json's quantization_config).
 struct CheckpointQuant {
   std::string quantMethod;  ///< gptq, awq, fp8, compressed-tensors, ...
-  std::string schemeId;     ///< built-in scheme it maps to, empty when unmapped
+  std::string schemeId;     ///< built-in scheme it maps to (a mixed candidate's id), empty when unmapped
   std::string note;         ///< how the mapping was made, or why it could not be
+  /// Per layer kind when the checkpoint quantizes some modules and not others (gpt-oss:
+  /// linear bf16, moe mxfp4, lm_head bf16); all empty for a uniform checkpoint.
+  std::string linearSchemeId, moeSchemeId, lmHeadSchemeId;
+  [[nodiscard]] bool perKind() const { return !linearSchemeId.empty(); }
 };
 
 /// The architecture facts the engine needs. Sizes are counts, not bytes.
@@ -32,27 +36,39 @@ struct ModelArch {
   std::string id;    ///< catalog id or file stem
   std::string name;  ///< human name (e.g. "meta-llama/Meta-Llama-3-8B")
   std::string sourceFile;
+  std::string modelType;                ///< model_type of the text model (the outer one when nested)
   std::int64_t layers = 0;              ///< num_hidden_layers L
   std::int64_t hidden = 0;              ///< hidden_size d
-  std::int64_t intermediate = 0;        ///< intermediate_size f (dense MLP width)
+  std::int64_t intermediate = 0;        ///< f, the dense MLP width (Llama-4: intermediate_size_mlp)
   std::int64_t heads = 0;               ///< num_attention_heads nh
   std::int64_t kvHeads = 0;             ///< num_key_value_heads nkv
   std::int64_t headDim = 0;             ///< head_dim hd
   std::int64_t vocab = 0;               ///< vocab_size V
-  bool tiedEmbeddings = false;
+  bool tiedEmbeddings = false;          ///< tie_word_embeddings, or the model type's default
   // Mixture of experts (experts == 0: dense model).
   std::int64_t experts = 0;             ///< routed experts E
   std::int64_t expertsPerToken = 0;     ///< k
   std::int64_t expertWidth = 0;         ///< fe
   std::int64_t sharedExpertWidthTotal = 0;  ///< sum of shared-expert widths per MoE layer
   std::vector<bool> moeLayer;           ///< per layer: true when the layer is MoE
+  /// Sliding-window attention: tokens a windowed layer keeps (0: no windowed layer).
+  std::int64_t slidingWindow = 0;
+  std::vector<bool> slidingLayer;       ///< per layer: true when its attention is windowed
   std::optional<MlaDims> mla;
   std::optional<CheckpointQuant> checkpointQuant;
 
   [[nodiscard]] bool isMoe() const { return experts > 0; }
   [[nodiscard]] std::int64_t moeLayerCount() const;
-  /// KV-cache bytes per token per sequence at `kvBytesPerElement` bytes per element (all layers).
+  /// KV-cache bytes per token per sequence at `kvBytesPerElement` bytes per element (all
+  /// layers, as if none were windowed).
   [[nodiscard]] double kvBytesPerToken(double kvBytesPerElement) const;
+  /// Layers whose attention is windowed.
+  [[nodiscard]] std::int64_t slidingLayerCount() const;
+  /// Σ over layers of the tokens a sequence of `tokens` keeps in KV: min(window, tokens) on a
+  /// windowed layer, `tokens` on the others.
+  [[nodiscard]] double keptLayerTokens(double tokens) const;
+  /// KV-cache bytes one sequence of `tokens` tokens holds (windowed layers hold their window).
+  [[nodiscard]] double kvBytesPerSequence(double kvBytesPerElement, double tokens) const;
 };
 
 /// Parameter counts (norms and biases ignored, < 0.1%).
@@ -77,12 +93,23 @@ struct ParamCounts {
   [[nodiscard]] double expert() const { return routedExperts; }
 };
 
+/// Bounds on the counts a config.json may give (larger values are refused, naming the key).
+inline constexpr std::int64_t kMaxConfigLayers = 100'000;
+inline constexpr std::int64_t kMaxConfigHidden = 10'000'000;
+inline constexpr std::int64_t kMaxConfigVocab = 100'000'000;
+inline constexpr std::int64_t kMaxConfigExperts = 100'000;
+/// Parameter totals at or above this are refused (1e15: a thousand times the largest models).
+inline constexpr double kMaxParamTotal = 1e15;
+
 /// Parses a Hugging Face config.json object. `file` names the source in errors.
+/// Every count is bounded (kMaxConfig*) and the parameter total must stay below kMaxParamTotal.
 Result<ModelArch> parseModelConfig(const Json& config, const std::string& file,
                                    const std::string& id);
 /// Reads and parses a config.json file.
 Result<ModelArch> loadModelConfigFile(const std::string& path);
 /// Parameter accounting as model.md specifies.
 ParamCounts countParams(const ModelArch& model);
+/// An error naming the key of the largest parameter group when the total is ≥ kMaxParamTotal.
+std::optional<Error> checkParamTotal(const ModelArch& model);
 
 }  // namespace qf

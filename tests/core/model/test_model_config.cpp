@@ -1,0 +1,185 @@
+// config.json reading and parameter accounting against hand computation and model cards.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/model_config.hpp>
+
+using namespace qf;
+
+namespace {
+
+std::string fixture(const std::string& name) { return std::string(QF_TEST_DATA_DIR) + "/cli/" + name; }
+
+ModelArch load(const std::string& path) {
+  auto m = loadModelConfigFile(path);
+  INFO(path << ": " << (m ? std::string() : m.error().str()));
+  REQUIRE(m.ok());
+  return *m;
+}
+
+ModelArch parse(const std::string& text) {
+  auto m = parseModelConfig(nlohmann::json::parse(text), "inline.json", "inline");
+  INFO((m ? std::string() : m.error().str()));
+  REQUIRE(m.ok());
+  return *m;
+}
+
+Error parseError(const std::string& text) {
+  auto m = parseModelConfig(nlohmann::json::parse(text), "inline.json", "inline");
+  REQUIRE_FALSE(m.ok());
+  return m.error();
+}
+
+// Llama-4 text model: d 5120, 48 layers, 40 heads, 8 kv heads, head_dim 128, vocab 202048.
+constexpr double kL4Attention = 48.0 * (5120.0 * 40 * 128 * 2 + 5120.0 * 8 * 128 * 2);
+constexpr double kL4Expert = 3.0 * 5120 * 8192;        // one expert (and the shared expert)
+constexpr double kL4DenseMlp = 3.0 * 5120 * 16384;     // intermediate_size_mlp
+constexpr double kL4Vocab = 202048.0 * 5120;
+// The vision tower the model cards' totals include (vision_config: 34 layers of width 1408,
+// MLP 5632, patch 14, biases on every projection; pixel-shuffle adapter 1408·4 → 4096 → 4096;
+// projector 4096 → 5120). Not served by the text model, so not in the engine's count.
+constexpr double kL4Vision = 34.0 * (4 * (1408.0 * 1408 + 1408) + 2 * 1408.0 * 5632 + 5632 + 1408) +
+                             3.0 * 14 * 14 * 1408 + 1408.0 * 4 * 4096 + 4096.0 * 4096 + 4096.0 * 5120;
+
+}  // namespace
+
+TEST_CASE("Llama-4 Scout: MoE every layer, shared expert, 107.8 B text + vision = 109 B",
+          "[model][params][llama4]") {
+  auto m = Catalog::bundled().resolveModel("llama-4-scout");
+  REQUIRE(m.ok());
+  CHECK(m->modelType == "llama4_text");
+  CHECK(m->moeLayerCount() == 48);
+  CHECK(m->experts == 16);
+  CHECK(m->expertsPerToken == 1);
+  CHECK(m->expertWidth == 8192);
+  CHECK(m->sharedExpertWidthTotal == 8192);
+  CHECK_FALSE(m->tiedEmbeddings);
+  const auto p = countParams(*m);
+  CHECK(p.attention == Approx(kL4Attention).epsilon(1e-12));
+  CHECK(p.routedExperts == Approx(48 * 16 * kL4Expert).epsilon(1e-12));
+  CHECK(p.sharedExperts == Approx(48 * kL4Expert).epsilon(1e-12));
+  CHECK(p.router == Approx(48.0 * 5120 * 16).epsilon(1e-12));
+  CHECK(p.denseMlp == 0);
+  const double total = kL4Attention + 48 * 17 * kL4Expert + 48.0 * 5120 * 16 + 2 * kL4Vocab;
+  CHECK(total / 1e9 == Approx(107.769).epsilon(1e-5));
+  CHECK(p.total() == Approx(total).epsilon(1e-12));
+  // Model card: 109 B total (text + vision), 17 B active.
+  CHECK(std::abs((p.total() + kL4Vision) / 109e9 - 1) < 0.01);
+  const double active = kL4Attention + 48.0 * 5120 * 16 + 48 * 2 * kL4Expert + kL4Vocab;
+  CHECK(p.active == Approx(active).epsilon(1e-12));
+  // The card's "17 B active" is rounded and counts the input embedding (17.17 B).
+  CHECK(std::abs((p.active + p.embedding) / 17e9 - 1) < 0.02);
+}
+
+TEST_CASE("Llama-4 Maverick: MoE every 2nd layer, dense layers of intermediate_size_mlp",
+          "[model][params][llama4]") {
+  const ModelArch m = load(fixture("llama-4-maverick.json"));
+  CHECK(m.moeLayerCount() == 24);
+  // transformers' Llama4TextConfig: MoE layers are 1, 3, 5, ... (step − 1, 2·step − 1, ...).
+  CHECK_FALSE(m.moeLayer[0]);
+  CHECK(m.moeLayer[1]);
+  CHECK(m.moeLayer[47]);
+  CHECK(m.intermediate == 16384);
+  const auto p = countParams(m);
+  CHECK(p.denseMlp == Approx(24 * kL4DenseMlp).epsilon(1e-12));
+  CHECK(p.routedExperts == Approx(24 * 128 * kL4Expert).epsilon(1e-12));
+  CHECK(p.sharedExperts == Approx(24 * kL4Expert).epsilon(1e-12));
+  const double total = kL4Attention + 24 * kL4DenseMlp + 24 * 129 * kL4Expert + 24.0 * 5120 * 128 +
+                       2 * kL4Vocab;
+  CHECK(p.total() == Approx(total).epsilon(1e-12));
+  // Published 400.7 B (text model; was 778 B when every layer counted 128 experts).
+  CHECK(std::abs(p.total() / 400.7e9 - 1) < 0.001);
+  const double active = kL4Attention + 24 * kL4DenseMlp + 24 * 2 * kL4Expert + 24.0 * 5120 * 128 + kL4Vocab;
+  CHECK(p.active == Approx(active).epsilon(1e-12));
+  CHECK(std::abs((p.active + p.embedding) / 17e9 - 1) < 0.02);
+}
+
+TEST_CASE("Llama-4 with an explicit moe_layers list", "[model][llama4]") {
+  const ModelArch m = parse(R"({"model_type": "llama4", "text_config": {"model_type": "llama4_text",
+      "num_hidden_layers": 4, "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100,
+      "intermediate_size": 32, "intermediate_size_mlp": 128, "num_local_experts": 4,
+      "num_experts_per_tok": 1, "interleave_moe_layer_step": 1, "moe_layers": [0, 3]}})");
+  CHECK(m.moeLayerCount() == 2);
+  CHECK(m.moeLayer[0]);
+  CHECK_FALSE(m.moeLayer[1]);
+  CHECK(countParams(m).denseMlp == Approx(2 * 3.0 * 64 * 128));
+  // Dense layers without intermediate_size_mlp: the error names that key.
+  const Error e = parseError(R"({"model_type": "llama4_text", "num_hidden_layers": 4,
+      "hidden_size": 64, "num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 32,
+      "num_local_experts": 4, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2})");
+  CHECK(e.field == "intermediate_size_mlp");
+}
+
+TEST_CASE("tied embeddings follow the model type's default when the key is absent",
+          "[model][params][tie]") {
+  // Gemma-2-2B's config.json has no tie_word_embeddings; Gemma ties.
+  const ModelArch g = load(fixture("gemma-2-2b.json"));
+  CHECK(g.tiedEmbeddings);
+  const auto p = countParams(g);
+  const double attention = 26.0 * (2304.0 * 8 * 256 * 2 + 2304.0 * 4 * 256 * 2);
+  const double mlp = 26.0 * 3 * 2304 * 9216;
+  const double vocab = 256000.0 * 2304;
+  CHECK(p.total() == Approx(attention + mlp + vocab).epsilon(1e-12));
+  CHECK(p.total() / 1e9 == Approx(2.614).epsilon(1e-3));  // published 2.61 B (not 3.20 B)
+  CHECK(p.embedding == 0);
+  CHECK(p.lmHead == Approx(vocab));
+  const std::string dims = R"("num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+      "vocab_size": 1000, "intermediate_size": 128)";
+  for (const char* type : {"gemma", "gemma2", "gemma3", "gemma3_text", "gpt2"}) {
+    INFO(type);
+    CHECK(parse(std::string("{\"model_type\": \"") + type + "\", " + dims + "}").tiedEmbeddings);
+  }
+  for (const char* type : {"llama", "qwen2", "mistral", "phi3", "mixtral", ""}) {
+    INFO(type);
+    CHECK_FALSE(parse(std::string("{\"model_type\": \"") + type + "\", " + dims + "}").tiedEmbeddings);
+  }
+  // An explicit key wins over the default, in either direction.
+  CHECK_FALSE(parse(std::string(R"({"model_type": "gemma2", "tie_word_embeddings": false, )") + dims + "}").tiedEmbeddings);
+  CHECK(parse(std::string(R"({"model_type": "llama", "tie_word_embeddings": true, )") + dims + "}").tiedEmbeddings);
+  // Multimodal: the text model's type decides (gemma3 outer, gemma3_text inner), and an outer
+  // tie_word_embeddings applies to the nested text model.
+  CHECK(parse(std::string(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", )") + dims + "}}").tiedEmbeddings);
+  CHECK_FALSE(parse(std::string(R"({"model_type": "gemma3", "tie_word_embeddings": false, "text_config": {)") + dims + "}}").tiedEmbeddings);
+  CHECK(parseError(std::string(R"({"tie_word_embeddings": "yes", )") + dims + "}").field == "tie_word_embeddings");
+}
+
+TEST_CASE("Gemma-2-9B: 9.24 B by hand", "[model][params]") {
+  auto m = Catalog::bundled().resolveModel("gemma-2-9b");
+  REQUIRE(m.ok());
+  CHECK(m->tiedEmbeddings);
+  const double total = 42.0 * (3584.0 * 16 * 256 * 2 + 3584.0 * 8 * 256 * 2) + 42.0 * 3 * 3584 * 14336 +
+                       256000.0 * 3584;
+  CHECK(countParams(*m).total() == Approx(total).epsilon(1e-12));
+  CHECK(total / 1e9 == Approx(9.241).epsilon(1e-3));
+}
+
+TEST_CASE("hostile config sizes are refused naming the key", "[model][bounds]") {
+  const std::string dims = R"("hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128)";
+  // 2^62 layers (allocating a per-layer table would abort), and each bound's first value past it.
+  CHECK(parseError(R"({"num_hidden_layers": 4611686018427387904, "vocab_size": 10, )" + dims + "}").field ==
+        "num_hidden_layers");
+  CHECK(parseError(R"({"num_hidden_layers": 100001, "vocab_size": 10, )" + dims + "}").field == "num_hidden_layers");
+  CHECK(parse(R"({"num_hidden_layers": 100000, "vocab_size": 10, )" + dims + "}").layers == 100000);
+  CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 100000001, )" + dims + "}").field == "vocab_size");
+  CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 10, "hidden_size": 10000001,
+      "num_attention_heads": 1, "head_dim": 1, "intermediate_size": 1})").field == "hidden_size");
+  CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 10, "num_local_experts": 100001,
+      "num_experts_per_tok": 1, )" + dims + "}").field == "num_local_experts");
+  // Counts in bounds whose product is not: hidden 1e7 × vocab 1e8 twice is 2e15 parameters.
+  const Error e = parseError(R"({"num_hidden_layers": 1, "vocab_size": 100000000, "hidden_size": 10000000,
+      "num_attention_heads": 1, "head_dim": 1, "intermediate_size": 8})");
+  CHECK(e.field == "vocab_size");
+  CHECK(e.position == "/vocab_size");
+  // Experts dominating: the error names the experts key this config uses.
+  CHECK(parseError(R"({"num_hidden_layers": 10, "vocab_size": 10, "hidden_size": 10000,
+      "num_attention_heads": 8, "num_experts": 100000, "num_experts_per_tok": 2,
+      "moe_intermediate_size": 100000000})").field == "num_experts");
+  // A text_config nests the pointer.
+  CHECK(parseError(R"({"text_config": {"num_hidden_layers": 1000000, "vocab_size": 10, )" + dims + "}}").position ==
+        "/text_config/num_hidden_layers");
+}

@@ -43,6 +43,32 @@ std::vector<std::string> Args::take(const std::string& name, bool& missingValue)
   return values;
 }
 
+std::optional<std::string> Args::takeOne(const std::string& name, bool& missingValue, bool& repeated) {
+  bool missing = false;
+  auto values = take(name, missing);
+  if (missing) missingValue = true;
+  if (values.size() + (missing ? 1 : 0) > 1) repeated = true;
+  if (values.empty()) return std::nullopt;
+  return values.front();
+}
+
+bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
+                int& rc) {
+  bool missing = false, repeated = false;
+  auto v = a.takeOne(name, missing, repeated);
+  const std::string field = name.rfind("--", 0) == 0 ? name.substr(2) : name;
+  if (repeated) {
+    rc = badArg(err, field, "option " + name + " is given more than once; give it once");
+    return false;
+  }
+  if (missing) {
+    rc = badArg(err, field, "option " + name + " needs a value");
+    return false;
+  }
+  out = std::move(v);
+  return true;
+}
+
 bool Args::takeFlag(const std::string& name) {
   const auto it = std::find(m_args.begin(), m_args.end(), name);
   if (it == m_args.end()) return false;

@@ -35,6 +35,10 @@ class Args {
   /// Consumes every occurrence of option `name` (e.g. "--gpu") and returns their values.
   /// Sets `missingValue` when an occurrence has no value.
   std::vector<std::string> take(const std::string& name, bool& missingValue);
+  /// Consumes option `name`, which may be given at most once, and returns its value.
+  /// Sets `missingValue` when an occurrence has no value and `repeated` when it occurs more
+  /// than once (both are bad input; takeSingle() below reports them).
+  std::optional<std::string> takeOne(const std::string& name, bool& missingValue, bool& repeated);
   /// Consumes a flag without a value.
   bool takeFlag(const std::string& name);
   /// What is left after taking options: positionals, or unknown options.
@@ -43,6 +47,12 @@ class Args {
  private:
   std::vector<std::string> m_args;
 };
+
+/// A single-valued option: takes `name` ("--gpu") from `a` into `out`. On a missing value or a
+/// repeated option prints one line naming the option, sets `rc` to kExitBadInput and returns
+/// false. Every command's single-valued options go through this.
+bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
+                int& rc);
 
 /// Prints "qfront: <error>" on one line and returns kExitBadInput.
 /// How errors name the command line as their source.
@@ -58,7 +68,11 @@ std::optional<std::int64_t> parseInt(const std::string& s);
 /// Splits on commas, keeping empty items.
 std::vector<std::string> splitComma(const std::string& s);
 
-/// Parses a batch list: "1,8,32", "A:B" (powers of two from A to B), "A:B:STEP".
+/// Largest batch size a batch list may hold, and the most points it may expand to.
+inline constexpr double kMaxBatch = 1e7;
+inline constexpr std::size_t kMaxBatchPoints = 100'000;
+/// Parses a batch list: "1,8,32", "A:B" (powers of two from A to B), "A:B:STEP". Every value
+/// (A, B, STEP included) must be an integer in [1, kMaxBatch]; at most kMaxBatchPoints points.
 bool parseBatchList(const std::string& spec, std::vector<double>& out, std::string& why);
 
 }  // namespace qf::cli

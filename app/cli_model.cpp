@@ -20,19 +20,6 @@ namespace qf::cli {
 
 namespace {
 
-/// Last value of a single-valued option; error when given twice with different values.
-bool single(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
-            int& rc) {
-  bool missing = false;
-  auto v = a.take(name, missing);
-  if (missing) {
-    rc = badArg(err, name.substr(2), "option " + name + " needs a value");
-    return false;
-  }
-  if (!v.empty()) out = v.back();
-  return true;
-}
-
 constexpr const char* kModelHelp = R"(usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]
 
 Predicts decode step time against batch size for each scheme with the analytic model
@@ -48,7 +35,8 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --linear S             a mixed candidate: scheme of attention, dense MLP, shared experts, router
   --moe S                ... of the routed experts (default: the --linear scheme)
   --lm-head S            ... of the LM head and embedding (default: the --linear scheme)
-  --batch LIST           1,8,32 | A:B (powers of two from A to B) | A:B:STEP   (default 1:1024)
+  --batch LIST           1,8,32 | A:B (powers of two from A to B) | A:B:STEP   (default 1:1024);
+                         integers from 1 to 10000000, at most 100000 points
   --tp N                 tensor-parallel degree (default 1); adds the all-reduce term
   --max-model-len N      KV tokens reserved per sequence (default 8192)
   --kv-dtype bf16|fp8    KV-cache element type (default bf16)
@@ -137,8 +125,18 @@ void printCsv(const EngineReport& r, std::ostream& out) {
 }  // namespace
 
 bool parseBatchList(const std::string& spec, std::vector<double>& out, std::string& why) {
-  constexpr std::size_t kMaxPoints = 1'000'000;
   out.clear();
+  // One value of the list: an integer batch size in [1, kMaxBatch] ("1e3" reads as 1000).
+  auto batchValue = [&](const std::string& text, const char* what, double& v) {
+    const auto x = parseNumber(text);
+    if (!x || *x < 1 || *x > kMaxBatch || std::floor(*x) != *x) {
+      why = std::string(what) + " '" + text + "' is not an integer batch size from 1 to " +
+            std::to_string(static_cast<long long>(kMaxBatch));
+      return false;
+    }
+    v = *x;
+    return true;
+  };
   if (spec.find(':') != std::string::npos) {
     std::vector<std::string> parts;
     std::string cur;
@@ -155,45 +153,36 @@ bool parseBatchList(const std::string& spec, std::vector<double>& out, std::stri
       why = "expected A:B or A:B:STEP, found '" + spec + "'";
       return false;
     }
-    std::vector<double> v;
-    for (const auto& p : parts) {
-      const auto x = parseNumber(p);
-      if (!x) {
-        why = "'" + p + "' is not a finite number";
-        return false;
-      }
-      v.push_back(*x);
-    }
-    if (v[0] < 1 || v[1] < v[0]) {
-      why = "range must satisfy 1 <= A <= B, found '" + spec + "'";
+    double from = 0, to = 0, step = 0;
+    if (!batchValue(parts[0], "A", from) || !batchValue(parts[1], "B", to)) return false;
+    if (to < from) {
+      why = "range must satisfy A <= B, found '" + spec + "'";
       return false;
     }
     if (parts.size() == 2) {
-      for (double b = v[0]; b <= v[1] * (1 + 1e-12); b *= 2) out.push_back(b);
-    } else {
-      if (!(v[2] > 0)) {
-        why = "STEP must be positive, found '" + parts[2] + "'";
-        return false;
-      }
-      if ((v[1] - v[0]) / v[2] > static_cast<double>(kMaxPoints)) {
-        why = "range has more than " + std::to_string(kMaxPoints) + " points";
-        return false;
-      }
-      for (double b = v[0]; b <= v[1] * (1 + 1e-12); b += v[2]) out.push_back(b);
+      for (double b = from; b <= to; b *= 2) out.push_back(b);  // at most 24 doublings
+      return true;
     }
+    if (!batchValue(parts[2], "STEP", step)) return false;
+    const double count = std::floor((to - from) / step) + 1;
+    if (count > static_cast<double>(kMaxBatchPoints)) {
+      why = "range '" + spec + "' has " + std::to_string(static_cast<long long>(count)) +
+            " points; at most " + std::to_string(kMaxBatchPoints) + " are allowed";
+      return false;
+    }
+    const auto n = static_cast<std::size_t>(count);
+    out.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) out.push_back(from + static_cast<double>(i) * step);
     return true;
   }
   for (const auto& p : splitComma(spec)) {
-    const auto x = parseNumber(p);
-    if (!x || *x < 1) {
-      why = "'" + p + "' is not a batch size >= 1";
+    if (out.size() >= kMaxBatchPoints) {
+      why = "more than " + std::to_string(kMaxBatchPoints) + " batch sizes";
       return false;
     }
-    out.push_back(*x);
-  }
-  if (out.size() > kMaxPoints) {
-    why = "too many batch sizes";
-    return false;
+    double v = 0;
+    if (!batchValue(p, "batch size", v)) return false;
+    out.push_back(v);
   }
   return true;
 }
@@ -217,7 +206,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--mem-util", &memUtil},  {"--reserve-gib", &reserve}, {"--context", &context},
       {"--format", &format}};
   for (const auto& [name, dst] : opts) {
-    if (!single(a, name, *dst, err, rc)) return rc;
+    if (!takeSingle(a, name, *dst, err, rc)) return rc;
   }
   if (!a.rest().empty()) {
     return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "' (see qfront model --help)");
@@ -300,7 +289,7 @@ int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   int rc = kExitOk;
   std::optional<std::string> format;
-  if (!single(a, "--format", format, err, rc)) return rc;
+  if (!takeSingle(a, "--format", format, err, rc)) return rc;
   if (!a.rest().empty()) return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "'");
   const Catalog& cat = Catalog::bundled();
   const std::string f = format.value_or("table");

@@ -165,6 +165,97 @@ TEST_CASE("qfront model: bad input exits 2 with one line naming file and field",
   }
 }
 
+TEST_CASE("qfront model: hostile sizes are refused with exit 2 naming the field", "[cli][bounds]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> mustMention;
+  };
+  const std::string m = "--model", g = "--gpu";
+  const std::vector<Case> cases = {
+      // 2^62 layers: refused before a per-layer table is allocated.
+      {{"model", m, data("model_huge_layers.json"), g, "h100-sxm"},
+       {"model_huge_layers.json", "num_hidden_layers", "100000"}},
+      // Each count in bounds, their product not: the total must stay below 1e15.
+      {{"model", m, data("model_huge_product.json"), g, "h100-sxm"}, {"model_huge_product.json", "vocab_size"}},
+      {{"model", m, data("model_huge_experts.json"), g, "h100-sxm"},
+       {"model_huge_experts.json", "num_local_experts"}},
+      {{"model", m, "llama-3-8b", g, data("gpu_huge_memory.json")}, {"gpu_huge_memory.json", "memory_gib"}},
+      {{"model", m, "llama-3-8b", g, data("gpu_tiny_bandwidth.json")},
+       {"gpu_tiny_bandwidth.json", "hbm_bandwidth_tbs"}},
+      // Batches: integers in [1, 1e7], at most 100000 points (1e17:1e17:1 looped forever).
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--batch", "1e17:1e17:1"}, {"batch", "10000000"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--batch", "1.5"}, {"batch", "integer"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--batch", "1e23"}, {"batch", "1e23"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--batch", "1:10000000:1"}, {"batch", "100000"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--batch", "1:64:0"}, {"batch", "STEP"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--batch", "8:4"}, {"batch"}},
+      // Single-valued options given twice.
+      {{"model", m, "llama-3-8b", g, "h100-sxm", g, "a100-80gb"}, {"'gpu'", "more than once"}},
+      {{"model", m, "llama-3-8b", m, "llama-3-8b", g, "h100-sxm"}, {"'model'", "more than once"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--format=json", "--format", "csv"}, {"'format'", "more than once"}},
+      {{"catalog", "--format", "json", "--format", "table"}, {"'format'", "more than once"}},
+      // A reserve beyond memory·u: no KV budget (was reported as −426 GiB).
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--reserve-gib", "500"}, {"reserve-gib", "500"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--context", "2000000000000"}, {"context"}},
+  };
+  for (const auto& c : cases) {
+    const auto r = qfront(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    INFO(joined << "-> " << r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.out.empty());
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    for (const auto& w : c.mustMention) CHECK(r.err.find(w) != std::string::npos);
+  }
+  // "1e3" is the integer 1000; the largest batch is accepted.
+  const auto ok = qfront({"model", m, "llama-3-8b", g, "h100-sxm", "--scheme", "bf16", "--batch",
+                          "1e3,10000000", "--format", "json"});
+  REQUIRE(ok.rc == 0);
+  const auto j = nlohmann::json::parse(ok.out);
+  CHECK(j["schemes"][0]["points"][0]["batch"] == 1000);
+  CHECK(j["schemes"][0]["points"][1]["batch"] == 10000000);
+}
+
+TEST_CASE("qfront model: a tiny model on a large GPU reports a finite, bounded max_seqs", "[cli][bounds]") {
+  const auto r = qfront({"model", "--model", data("model_tiny.json"), "--gpu", "h200-sxm", "--scheme",
+                         "bf16", "--batch", "1", "--max-model-len", "1", "--kv-dtype", "fp8",
+                         "--format", "json"});
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& cap = j["schemes"][0]["capacity"];
+  // KV per sequence: 2·1·1·1 bytes; budget 139.8·0.92 − 6 GiB; weights 3 + 4 + 2 = 9 params.
+  const double budgetBytes = (139.8 * 0.92 - 6) * 1073741824.0 - 9 * 2;
+  REQUIRE(cap["max_seqs"].is_number_integer());
+  CHECK(cap["max_seqs"].get<double>() == Approx(std::floor(budgetBytes / 2)).epsilon(1e-9));
+  CHECK(cap["tokens_per_s_at_capacity"].is_number());
+  CHECK(std::isfinite(cap["tokens_per_s_at_capacity"].get<double>()));
+}
+
+TEST_CASE("Args::takeOne: one value, a missing value, a repeat", "[cli]") {
+  {
+    qf::cli::Args a({"--gpu", "x", "--tp", "2"});
+    bool missing = false, repeated = false;
+    CHECK(a.takeOne("--gpu", missing, repeated) == std::optional<std::string>("x"));
+    CHECK_FALSE(missing);
+    CHECK_FALSE(repeated);
+    CHECK(a.rest() == std::vector<std::string>{"--tp", "2"});
+  }
+  {
+    qf::cli::Args a({"--gpu=x", "--gpu", "x"});
+    bool missing = false, repeated = false;
+    a.takeOne("--gpu", missing, repeated);
+    CHECK(repeated);  // even with the same value
+  }
+  {
+    qf::cli::Args a({"--gpu"});
+    bool missing = false, repeated = false;
+    CHECK_FALSE(a.takeOne("--gpu", missing, repeated));
+    CHECK(missing);
+    CHECK_FALSE(repeated);
+  }
+}
+
 TEST_CASE("qfront help and catalog", "[cli]") {
   const auto top = qfront({"--help"});
   CHECK(top.rc == 0);

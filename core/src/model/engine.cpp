@@ -40,6 +40,16 @@ std::optional<Error> validateScenario(const Scenario& s) {
   if (!(s.memUtil > 0 && s.memUtil <= 1)) return bad("mem-util", "must be in (0, 1]");
   if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib)) return bad("reserve-gib", "must be a finite number >= 0");
   if (s.contextTokens < 0) return bad("context", "must not be negative");
+  if (s.maxModelLen > kMaxScenarioTokens) return bad("max-model-len", "must be at most 2^40 tokens");
+  if (s.contextTokens > kMaxScenarioTokens) return bad("context", "must be at most 2^40 tokens");
+  // The KV budget: memory·u − reserve must leave something.
+  const double budget = s.gpu.memoryGib * s.memUtil - s.reserveGib;
+  if (!(budget > 0)) {
+    std::ostringstream msg;
+    msg << "reserve of " << s.reserveGib << " GiB leaves no KV budget: memory_gib " << s.gpu.memoryGib
+        << " x mem-util " << s.memUtil << " = " << s.gpu.memoryGib * s.memUtil << " GiB";
+    return bad("reserve-gib", msg.str());
+  }
   return std::nullopt;
 }
 
@@ -187,7 +197,7 @@ double StepCurve::stepSecondsAt(double batch, double et) const {
 
 Affine StepCurve::activeAt(double batch) const {
   const double et = routing.distinct(batch);
-  Affine a = allReduceS;
+  Affine a = m_additive;
   for (const auto& k : kinds) {
     if (!k.present) continue;
     a += k.memS.at(batch, et) >= k.compS.at(batch, et) ? k.memS : k.compS;
@@ -208,6 +218,8 @@ std::vector<double> StepCurve::knots() const {
 }
 
 void StepCurve::finalize() {
+  m_additive = allReduceS;
+  m_additive += attentionS;
   m_packedCount = 0;
   for (const auto& k : kinds) {
     if (k.present) m_packed[static_cast<std::size_t>(m_packedCount++)] = {k.memS, k.compS};
@@ -215,7 +227,7 @@ void StepCurve::finalize() {
 }
 
 double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const {
-  double t = allReduceS.at(batch, et);
+  double t = m_additive.at(batch, et);
   bool compute = false;
   for (int i = 0; i < m_packedCount; ++i) {
     const Packed& p = m_packed[static_cast<std::size_t>(i)];
@@ -271,13 +283,18 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     k.mmaSPerSeq = 2.0 * active / peak / tp;
     k.compS = Affine{w0 * k.effectiveC / issue / tp, k.mmaSPerSeq, wE * k.effectiveC / issue / tp};
     k.dequantS = (w0 + wE * curve.routing.experts) * k.effectiveC / issue / tp;
-    if (kind == LayerKind::Linear && s.contextTokens > 0) {
-      const double n = static_cast<double>(s.contextTokens);
-      k.memS.c1 += n * m.kvBytesPerToken(s.kvBytesPerElement) / tp / beta;
-      const double attnFlopPerSeq = 4.0 * n * static_cast<double>(m.heads) *
-                                    static_cast<double>(m.headDim) * static_cast<double>(m.layers);
-      k.compS.c1 += attnFlopPerSeq / tp / peak;
-    }
+  }
+  if (s.contextTokens > 0) {
+    // Attention is its own kernel after the projections: its time adds to the step and
+    // never hides inside a GEMM kind's max(). It reads the KV cache in the KV dtype and
+    // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
+    const double n = static_cast<double>(s.contextTokens);
+    curve.attentionKvReadSPerSeq = n * m.kvBytesPerToken(s.kvBytesPerElement) / tp / beta;
+    const double attnFlopPerSeq = 4.0 * n * static_cast<double>(m.heads) *
+                                  static_cast<double>(m.headDim) * static_cast<double>(m.layers);
+    curve.attentionMathSPerSeq = attnFlopPerSeq / tp / s.gpu.peakFlopsPerS(fallbackPath);
+    // Both sides are linear in B through the origin, so their max is the larger slope.
+    curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
   }
   if (s.tp > 1) {
     if (!s.gpu.nvlinkGBps) {
@@ -351,13 +368,45 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   c.kvGibPerSeq = c.kvBytesPerToken / tp * static_cast<double>(s.maxModelLen) / gib;
   const double free = c.budgetGib - c.weightsGib;
   c.fits = free > 0;
-  c.maxSeqs = c.fits ? static_cast<std::int64_t>(std::floor(free / c.kvGibPerSeq)) : 0;
+  // Bounded before the conversion: a double beyond int64's range has no integer value.
+  const double seqs = c.fits && c.kvGibPerSeq > 0 ? std::floor(free / c.kvGibPerSeq) : 0.0;
+  c.maxSeqs = std::isfinite(seqs) ? static_cast<std::int64_t>(std::clamp(seqs, 0.0, kMaxSeqsReported)) : 0;
   if (c.maxSeqs > 0) {
     const double b = static_cast<double>(c.maxSeqs);
     c.tokensPerSAtCapacity = b / curve.stepSeconds(b);
   }
   return c;
 }
+
+namespace {
+/// Every number a report carries is finite (bounded inputs guarantee it; this is the last
+/// guard before a result shows inf or null).
+std::optional<Error> checkFinite(const EngineReport& rep) {
+  auto bad = [](const std::string& scheme, const char* what) {
+    return std::optional<Error>(Error{"", "", "gpu",
+                                      std::string("the model's ") + what + " for " + scheme +
+                                          " is not a finite number; check the GPU and model figures"});
+  };
+  for (const auto& sr : rep.schemes) {
+    const auto& id = sr.assignment.id;
+    for (double v : {sr.memoryFloorMs, sr.mmaUsPerSeq, sr.dequantMs, sr.bitsPerWeight,
+                     sr.allReduceUsPerSeq, sr.ridgeBatch.value_or(0), sr.moeRidgeBatch.value_or(0)}) {
+      if (!std::isfinite(v)) return bad(id, "per-scheme terms");
+    }
+    const auto& c = sr.capacity;
+    for (double v : {c.budgetGib, c.weightsGib, c.kvGibPerSeq, c.kvBytesPerToken, c.tokensPerSAtCapacity}) {
+      if (!std::isfinite(v)) return bad(id, "capacity");
+    }
+    for (const auto& p : sr.points) {
+      if (!std::isfinite(p.stepMs) || !std::isfinite(p.tokensPerS)) return bad(id, "step time");
+    }
+  }
+  for (const auto& c : rep.crossovers) {
+    if (!std::isfinite(c.batch)) return bad(c.schemes[0], "crossover");
+  }
+  return std::nullopt;
+}
+}  // namespace
 
 Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssignment>& cands,
                                const std::vector<double>& batches) {
@@ -419,7 +468,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
       // Hot loop (all schemes × thousands of batches): coefficients in locals, no calls.
       const auto& pk = sr.curve.packed();
       const int nk = sr.curve.packedCount();
-      const Affine ar = sr.curve.allReduceS;
+      const Affine ar = sr.curve.additiveS();
       sr.points.resize(batches.size());
       PointReport* out = sr.points.data();
       // The kind count is a template parameter so the inner loop unrolls.
@@ -463,6 +512,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
   }
   std::sort(rep.crossovers.begin(), rep.crossovers.end(),
             [](const CrossoverReport& x, const CrossoverReport& y) { return x.batch < y.batch; });
+  if (auto e = checkFinite(rep)) return *e;
   return rep;
 }
 
@@ -511,6 +561,10 @@ Json reportToJson(const EngineReport& r) {
     o["ridge_batch"] = sr.ridgeBatch ? Json(*sr.ridgeBatch) : Json(nullptr);
     o["moe_ridge_batch"] = sr.moeRidgeBatch ? Json(*sr.moeRidgeBatch) : Json(nullptr);
     o["allreduce_us_per_seq"] = sr.allReduceUsPerSeq;
+    o["attention_us_per_seq"] = sr.curve.attentionS.c1 * 1e6;
+    o["attention_bound"] = sr.curve.attentionS.c1 <= 0 ? Json(nullptr)
+                           : Json(sr.curve.attentionMathSPerSeq > sr.curve.attentionKvReadSPerSeq
+                                      ? "compute" : "memory");
     Json kinds = Json::array();
     for (const auto& k : sr.curve.kinds) {
       if (!k.present) continue;

@@ -2,6 +2,7 @@
 #include <quantfront/core/model/hardware.hpp>
 
 #include <filesystem>
+#include <sstream>
 
 namespace qf {
 
@@ -31,10 +32,29 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   if (!name) return name.error();
   g.name = *name;
   if (j.contains("id") && j["id"].is_string()) g.id = j["id"].get<std::string>();
+  const std::string base = pointer == "/" ? std::string() : pointer;
+  // Physically sane ranges: a figure outside them is a typo or hostile input, and would
+  // carry infinities or overflowed integers into every result.
+  auto inRange = [&](double v, const std::string& ptr, const std::string& field,
+                     const GpuFieldRange& r) -> std::optional<Error> {
+    if (v >= r.min && v <= r.max) return std::nullopt;
+    std::ostringstream msg;
+    msg << "must be between " << r.min << " and " << r.max << " " << r.unit << ", found " << v;
+    return rd.error(ptr, field, msg.str());
+  };
   if (auto err = rd.readNumber(g.memoryGib, j, pointer, "memory_gib", true)) return *err;
+  if (auto err = inRange(g.memoryGib, base + "/memory_gib", "memory_gib", kGpuMemoryGibRange)) return *err;
   if (auto err = rd.readNumber(g.hbmBandwidthTBps, j, pointer, "hbm_bandwidth_tbs", true)) return *err;
+  if (auto err = inRange(g.hbmBandwidthTBps, base + "/hbm_bandwidth_tbs", "hbm_bandwidth_tbs",
+                         kGpuBandwidthTBpsRange)) {
+    return *err;
+  }
   if (auto err = rd.readNumber(g.vectorFp32Tflops, j, pointer, "vector_fp32_tflops", true)) return *err;
-  const std::string tptr = (pointer == "/" ? std::string() : pointer) + "/tensor_tflops";
+  if (auto err = inRange(g.vectorFp32Tflops, base + "/vector_fp32_tflops", "vector_fp32_tflops",
+                         kGpuTflopsRange)) {
+    return *err;
+  }
+  const std::string tptr = base + "/tensor_tflops";
   const auto tt = j.find("tensor_tflops");
   if (tt == j.end() || !tt->is_object()) {
     return rd.error(tptr, "tensor_tflops",
@@ -50,6 +70,9 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
     auto v = rd.optNumber(*tt, tptr, it.key(), true);
     if (!v) return v.error();
     if (v->has_value()) {
+      if (auto err = inRange(**v, tptr + "/" + it.key(), "tensor_tflops." + it.key(), kGpuTflopsRange)) {
+        return *err;
+      }
       g.tensorTflops[static_cast<std::size_t>(*path)] = **v;
       any = true;
     }
@@ -60,11 +83,17 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   }
   auto nv = rd.optNumber(j, pointer, "nvlink_gbs", true);
   if (!nv) return nv.error();
+  if (nv->has_value()) {
+    if (auto err = inRange(**nv, base + "/nvlink_gbs", "nvlink_gbs", kGpuNvlinkGBpsRange)) return *err;
+  }
   g.nvlinkGBps = *nv;
   auto price = rd.optNumber(j, pointer, "price_per_hour");
   if (!price) return price.error();
   if (price->has_value() && **price < 0) {
-    return rd.error(pointer + "/price_per_hour", "price_per_hour", "must not be negative");
+    return rd.error(base + "/price_per_hour", "price_per_hour", "must not be negative");
+  }
+  if (price->has_value()) {
+    if (auto err = inRange(**price, base + "/price_per_hour", "price_per_hour", kGpuPriceRange)) return *err;
   }
   g.pricePerGpuHourUsd = *price;
   g.priceSource = j.value("price_source", std::string());

@@ -129,7 +129,7 @@ TEST_CASE("published parameter totals within 1%", "[engine][params]") {
   };
   const Row rows[] = {{"llama-3-8b", 8.03},      {"llama-3.1-70b", 70.6}, {"llama-3.1-405b", 405.9},
                       {"qwen3-30b-a3b", 30.53},  {"deepseek-v3", 671.0},  {"mixtral-8x7b", 46.7},
-                      {"mistral-7b", 7.25},      {"qwen2.5-7b", 7.61}};
+                      {"mistral-7b", 7.25},      {"qwen2.5-7b", 7.61},    {"gemma-2-9b", 9.24}};
   for (const auto& r : rows) {
     auto m = Catalog::bundled().resolveModel(r.id);
     REQUIRE(m.ok());
@@ -292,6 +292,75 @@ TEST_CASE("context term adds KV reads and attention math", "[engine][context]") 
   CHECK(ctx->stepSeconds(b) == Approx(base->stepSeconds(b) + kvRead).epsilon(1e-12));
 }
 
+namespace {
+Scenario llama2On(const std::string& gpu, std::int64_t context) {
+  Scenario s = scenario("llama-3-8b", gpu);
+  auto m = loadModelConfigFile(std::string(QF_TEST_DATA_DIR) + "/cli/llama-2-7b.json");
+  REQUIRE(m.ok());
+  s.model = *m;
+  s.contextTokens = context;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("attention is its own kernel: Llama-2-7B on an A100 by hand", "[engine][context]") {
+  const Scenario s = llama2On("a100-80gb", 128);
+  const auto p = countParams(s.model);
+  // W = 32·(4·4096² + 3·4096·11008) + 32000·4096.
+  const double w = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) + 32000.0 * 4096;
+  REQUIRE(p.streamed() == Approx(w).epsilon(1e-12));
+  const double beta = 2.039e12, peak = 312e12;
+  // KV bytes per token 2·32·32·128·2 = 524288; at N = 128 each sequence reads 64 MiB.
+  const double kvRead = 128.0 * 524288 / beta;
+  const double attnMath = 4.0 * 128 * 32 * 128 * 32 / peak;
+  auto rep = runEngine(s, {uniform("bf16"), uniform("w4a16-g128")}, {64});
+  REQUIRE(rep.ok());
+  const auto& bf16 = byId(*rep, "bf16");
+  CHECK(bf16.curve.attentionKvReadSPerSeq == Approx(kvRead).epsilon(1e-12));
+  CHECK(bf16.curve.attentionMathSPerSeq == Approx(attnMath).epsilon(1e-12));
+  // bf16 at B = 64 is memory-bound (ridge P/β = 153): t = 2W/β + 64·max(read, math).
+  CHECK(bf16.points[0].stepMs == Approx((2 * w / beta + 64 * kvRead) * 1e3).epsilon(1e-12));
+  // W4A16 is compute-bound there: t = 2W·64/P + W·2/D + attention. The attention read is
+  // added, not hidden under the compute side of the projections.
+  const double d = 19.5e12 / 2;
+  const auto& w4 = byId(*rep, "w4a16-g128");
+  CHECK(w4.points[0].stepMs == Approx((2 * w * 64 / peak + 2 * w / d + 64 * kvRead) * 1e3).epsilon(1e-12));
+}
+
+TEST_CASE("context leaves the crossover of two schemes with one KV dtype where it was",
+          "[engine][context][crossover]") {
+  // Llama-2-7B / A100: W4A16 (compute-bound from B ≈ 7.5) meets bf16's floor where
+  // 2W·B/P + 2W/D = 2W/β, i.e. B = P·(1/β − 1/D) with D = 19.5e12/2.
+  const double expected = 312e12 * (1 / 2.039e12 - 2 / 19.5e12);
+  CHECK(std::round(expected) == 121);
+  for (std::int64_t context : {0, 128, 4096, 32768}) {
+    INFO("context " << context);
+    auto rep = runEngine(llama2On("a100-80gb", context), {uniform("bf16"), uniform("w4a16-g128")}, {1});
+    REQUIRE(rep.ok());
+    const auto x = crossing(*rep, "bf16", "w4a16-g128");
+    REQUIRE(x);
+    CHECK(*x == Approx(expected).epsilon(1e-9));  // not 567 at 128 tokens
+  }
+  // Dense models, one KV dtype: every pair's crossovers are invariant under the context.
+  for (const char* gpu : {"h100-sxm", "a100-80gb", "l40s"}) {
+    std::vector<SchemeAssignment> cands;
+    for (const auto& sc : Catalog::bundled().schemes()) cands.push_back(uniform(sc.id));
+    Scenario s0 = scenario("llama-3-8b", gpu);
+    Scenario s1 = s0;
+    s1.contextTokens = 8192;
+    auto r0 = runEngine(s0, cands, {1});
+    auto r1 = runEngine(s1, cands, {1});
+    REQUIRE(r0.ok());
+    REQUIRE(r1.ok());
+    INFO(gpu);
+    REQUIRE(r0->crossovers.size() == r1->crossovers.size());
+    for (std::size_t i = 0; i < r0->crossovers.size(); ++i) {
+      CHECK(r1->crossovers[i].schemes == r0->crossovers[i].schemes);
+      CHECK(r1->crossovers[i].batch == Approx(r0->crossovers[i].batch).epsilon(1e-9));
+    }
+  }
+}
+
 TEST_CASE("mixed per-layer-kind schemes", "[engine][mixed]") {
   const Scenario s = scenario("qwen3-30b-a3b", "h100-sxm");
   SchemeAssignment mixed = uniform("w8a8-fp8");
@@ -318,4 +387,35 @@ TEST_CASE("checkpoint quantization_config maps to a scheme", "[engine][checkpoin
   REQUIRE(m.ok());
   REQUIRE(m->checkpointQuant);
   CHECK(m->checkpointQuant->schemeId == "w8a8-fp8");
+}
+
+TEST_CASE("capacity and results stay finite and in range on hostile scenarios", "[engine][bounds]") {
+  {
+    // A GPU built in code (a file would be refused) with 1e308 GiB: max_seqs is clamped, not
+    // converted from a double beyond int64's range.
+    Scenario s = scenario("llama-3-8b", "h100-sxm");
+    s.gpu.memoryGib = 1e308;
+    auto curve = buildStepCurve(s, countParams(s.model), uniform("bf16"));
+    REQUIRE(curve.ok());
+    const CapacityReport c = computeCapacity(s, *curve);
+    CHECK(c.maxSeqs == static_cast<std::int64_t>(kMaxSeqsReported));
+  }
+  {
+    // A bandwidth of 1e-308 TB/s makes every memory term infinite: an error, not inf/null.
+    Scenario s = scenario("llama-3-8b", "h100-sxm");
+    s.gpu.hbmBandwidthTBps = 1e-308;
+    auto rep = runEngine(s, {uniform("bf16")}, {1});
+    REQUIRE_FALSE(rep.ok());
+    CHECK(rep.error().field == "gpu");
+  }
+  {
+    // memory·u − reserve < 0 names reserve-gib.
+    Scenario s = scenario("llama-3-8b", "h100-sxm");
+    s.reserveGib = 500;
+    const auto e = validateScenario(s);
+    REQUIRE(e);
+    CHECK(e->field == "reserve-gib");
+    s.reserveGib = 79.65 * 0.92 - 0.5;
+    CHECK_FALSE(validateScenario(s));
+  }
 }

@@ -38,11 +38,17 @@ struct Scenario {
   double kvBytesPerElement = 2.0;             ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
   double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
-  std::int64_t contextTokens = 0;   ///< 0: KV-read and attention terms off
+  std::int64_t contextTokens = 0;   ///< 0: the attention term is off
   double fallbackC = 1.0;           ///< c of a scheme running on the bf16 fallback
 };
 
-/// Checks ranges (tp ≥ 1, 0 < u ≤ 1, reserve ≥ 0, ...). Field names are the CLI's.
+/// Longest max-model-len or context a scenario may state (2^40 tokens, as sessions allow).
+inline constexpr std::int64_t kMaxScenarioTokens = std::int64_t{1} << 40;
+/// max_seqs is reported up to this many sequences (the double → int64 conversion is bounded).
+inline constexpr double kMaxSeqsReported = 1e15;
+
+/// Checks ranges (tp ≥ 1, 0 < u ≤ 1, reserve ≥ 0, memory·u − reserve > 0, ...). Field names
+/// are the CLI's.
 std::optional<Error> validateScenario(const Scenario& s);
 
 /// f(B) = c0 + c1·B + cE·Et(B): every term of the model has this shape, where
@@ -100,13 +106,21 @@ class StepCurve {
  private:
   std::array<Packed, 3> m_packed{};
   int m_packedCount = 0;
+  Affine m_additive;
 
  public:
   [[nodiscard]] const std::array<Packed, 3>& packed() const { return m_packed; }
   [[nodiscard]] int packedCount() const { return m_packedCount; }
   std::array<KindTerm, 3> kinds;
   Affine allReduceS;  ///< TP all-reduce term (0 when TP = 1)
+  /// Attention at --context N, its own kernel after the projections: c1 = max(KV read,
+  /// attention math) per sequence; 0 when the context is 0.
+  Affine attentionS;
+  double attentionKvReadSPerSeq = 0;  ///< B·N·kv_bytes/(TP·β) per sequence
+  double attentionMathSPerSeq = 0;    ///< 4·N·nh·hd·L/(TP·P_bf16) per sequence
   Routing routing;
+  /// The terms that add outside every kind's max(): all-reduce and attention.
+  [[nodiscard]] const Affine& additiveS() const { return m_additive; }
 
   [[nodiscard]] double stepSeconds(double batch) const {
     return stepSecondsAt(batch, routing.distinct(batch));

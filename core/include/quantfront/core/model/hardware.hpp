@@ -43,7 +43,20 @@ struct GpuSpec {
   [[nodiscard]] double issueRatePerS() const { return vectorFp32Tflops * 1e12 / 2.0; }
 };
 
+/// The range parseGpu accepts for one GPU figure.
+struct GpuFieldRange {
+  double min;
+  double max;
+  const char* unit;
+};
+inline constexpr GpuFieldRange kGpuMemoryGibRange{1e-3, 1e5, "GiB"};
+inline constexpr GpuFieldRange kGpuBandwidthTBpsRange{1e-3, 1e3, "TB/s"};
+inline constexpr GpuFieldRange kGpuTflopsRange{1e-3, 1e6, "TFLOP/s"};
+inline constexpr GpuFieldRange kGpuNvlinkGBpsRange{1e-3, 1e6, "GB/s"};
+inline constexpr GpuFieldRange kGpuPriceRange{0, 1e6, "USD per hour"};
+
 /// Parses a GPU object (catalog entry or user file). `pointer` locates it in `file`.
+/// Every figure must lie in its physical range (kGpu*Range); errors name the field.
 Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer);
 Result<GpuSpec> loadGpuFile(const std::string& path);
 /// Serialises a GPU to the same shape parseGpu reads.

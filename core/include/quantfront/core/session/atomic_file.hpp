@@ -1,0 +1,49 @@
+#pragma once
+/// Atomic file replacement (POSIX) shared by session saves, autosaves and exports: the bytes
+/// go to a fresh temporary file in the target's directory, created exclusively under an
+/// unpredictable name, written, flushed and fsync'ed, then renamed over the target. Every
+/// write, the flush, the close and the rename are checked; on any failure the temporary is
+/// removed and an existing target is left untouched. Temporaries left by a writer that was
+/// killed are recognisable by name and removed by the next write into the same folder.
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <quantfront/core/base/error.hpp>
+
+namespace qf {
+
+/// The marker in every temporary file name: ".<target>.qfront-tmp-<host>-<pid>-<random>".
+inline constexpr std::string_view kAtomicTempMarker = ".qfront-tmp-";
+/// A temporary older than this is stale whoever wrote it (a save takes well under a second).
+inline constexpr std::chrono::seconds kStaleTempAge{600};
+
+/// Writes `bytes` to `path` atomically (see the file comment). A symbolic link at `path` is
+/// followed to the file it names, as editors do; the existing file's permissions are kept.
+/// Stale temporaries in the target's folder are removed first (removeStaleTemporaries).
+/// Errors name `path` and say what failed (e.g. "cannot write: No space left on device").
+std::optional<Error> writeFileAtomic(const std::string& path, std::string_view bytes);
+
+/// The parts of a temporary file name writeFileAtomic makes, when `fileName` is one.
+struct AtomicTempName {
+  std::string target;    ///< the file the temporary was to replace (name only)
+  std::string hostTag;   ///< 8 hex digits naming the host that wrote it
+  long long pid = 0;     ///< the writer's process id
+};
+
+/// Parses a temporary's file name (no directory); nullopt when it is not one of ours.
+std::optional<AtomicTempName> parseAtomicTempName(std::string_view fileName);
+
+/// The host tag this machine writes into temporary names (8 hex digits of its host name).
+std::string atomicTempHostTag();
+
+/// Removes this program's stale temporaries in `dir`: regular files owned by this user whose
+/// name parseAtomicTempName accepts and that are older than `maxAge`, or were written on
+/// this host by a process that no longer exists. Returns how many were removed; errors are
+/// ignored (cleaning is best effort and never fails a save).
+std::size_t removeStaleTemporaries(const std::string& dir,
+                                   std::chrono::seconds maxAge = kStaleTempAge);
+
+}  // namespace qf

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
+#include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
@@ -53,7 +54,7 @@ TEST_CASE("scheme set drives the step-time plot, export is not blank", "[ui]") {
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   const QString png = dir.filePath("step.png");
-  REQUIRE(qf::ui::exportPlot(w.stepTimePlot(), png, 800, 500).isEmpty());
+  REQUIRE(qf::ui::exportPlotFile(w.stepTimePlot(), png, 800, 500).isEmpty());
   QImage img(png);
   REQUIRE(!img.isNull());
   CHECK(img.width() == 800);
@@ -65,7 +66,7 @@ TEST_CASE("scheme set drives the step-time plot, export is not blank", "[ui]") {
   }
   CHECK(colours.size() > 50);
   const QString pdf = dir.filePath("step.pdf");
-  REQUIRE(qf::ui::exportPlot(w.stepTimePlot(), pdf, 800, 500).isEmpty());
+  REQUIRE(qf::ui::exportPlotFile(w.stepTimePlot(), pdf, 800, 500).isEmpty());
   QFile f(pdf);
   REQUIRE(f.open(QIODevice::ReadOnly));
   CHECK(f.read(5) == QByteArray("%PDF-"));

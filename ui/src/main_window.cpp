@@ -9,7 +9,6 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -26,6 +25,7 @@
 
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/ui/pareto_view.hpp>
+#include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
@@ -184,11 +184,21 @@ QStringList MainWindow::importFiles(const QStringList& paths) {
       lines << qs(rep.error().str());
       continue;
     }
-    const auto merged = mergeImport(s, *rep);
+    Session next = s;
+    const auto merged = mergeImport(next, *rep);
     if (merged.duplicate) {
       lines << QString("%1: already imported (same SHA-256 as %2)").arg(p, qs(merged.duplicateOf));
       continue;
     }
+    // What the session cannot hold (a number out of range, say) is refused here, naming
+    // the input file, rather than later when the session is saved.
+    if (auto e = validateSession(next, p.toStdString())) {
+      lines << QString("%1: not imported: %2%3")
+                   .arg(p, e->field.empty() ? QString() : "field '" + qs(e->field) + "': ",
+                        qs(e->message));
+      continue;
+    }
+    s = std::move(next);
     changed = true;
     lines << QString("%1: %2, %3 run(s), %4 warning(s)")
                  .arg(p, qs(rep->format))
@@ -413,7 +423,7 @@ void MainWindow::exportPlotInteractive() {
       this, "Export plot", "quantfront-plot.png", "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)",
       &selected);
   if (path.isEmpty()) return;
-  const QString err = qf::ui::exportPlot(plot, path, kExportWidthPx, kExportHeightPx);
+  const QString err = exportPlotFile(plot, path, kExportWidthPx, kExportHeightPx);
   if (!err.isEmpty()) {
     QMessageBox::warning(this, "Export failed", err);
   } else {
@@ -426,26 +436,8 @@ void MainWindow::exportDataInteractive() {
   const QString path = QFileDialog::getSaveFileName(this, "Export data", "quantfront-model.json",
                                                     "JSON (*.json);;CSV (*.csv)");
   if (path.isEmpty()) return;
-  QByteArray bytes;
-  if (path.endsWith(".csv", Qt::CaseInsensitive)) {
-    bytes += "scheme,batch,step_ms,tokens_per_s,bound\n";
-    for (const auto& s : m_report->schemes) {
-      for (const auto& p : s.points) {
-        bytes += QString("%1,%2,%3,%4,%5\n")
-                     .arg(qs(s.assignment.id))
-                     .arg(p.batch, 0, 'g', 10)
-                     .arg(p.stepMs, 0, 'g', 10)
-                     .arg(p.tokensPerS, 0, 'g', 10)
-                     .arg(boundName(p.bound))
-                     .toUtf8();
-      }
-    }
-  } else {
-    bytes = QByteArray::fromStdString(reportToJson(*m_report).dump(2));
-  }
-  QSaveFile f(path);
-  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit()) {
-    QMessageBox::warning(this, "Export failed", path + ": " + f.errorString());
+  if (const QString err = exportDataFile(*m_report, path); !err.isEmpty()) {
+    QMessageBox::warning(this, "Export failed", err);
     return;
   }
   statusBar()->showMessage("Exported " + path, 5000);

@@ -56,6 +56,8 @@ class MainWindow : public QMainWindow {
   /// Imports result files into the session; returns one summary line per file.
   QStringList importFiles(const QStringList& paths);
   [[nodiscard]] ParetoView* paretoView() const { return m_pareto; }
+  /// True when the session has edits (scenario, gates, objectives, imports) not yet saved.
+  [[nodiscard]] bool isModified() const { return m_dirty; }
   /// Where the autosave goes (QStandardPaths::AppDataLocation/autosave.quantfront.json).
   [[nodiscard]] static QString autosavePath();
   /// Writes the autosave now (also done 2 s after every change).

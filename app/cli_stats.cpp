@@ -99,9 +99,11 @@ prompt_hash differs. The task comes from a "task" key, else from the file name.
 
 JSON keys (fractions): file_a, file_b, metric, n, score_a, score_b, wilson_a, wilson_b,
 both_right, both_wrong, flips_right_to_wrong (b), flips_wrong_to_right (c),
-flip_rate = (b + c)/n, mcnemar_p (exact two-sided binomial test on b vs c),
-paired_se = sqrt(flip_rate/n), diff = score_b - score_a, diff_ci = diff +/- 1.96 paired_se,
-min_detectable_diff = 1.96 paired_se, only_in_a, only_in_b, prompt_hash_mismatches, warnings.
+flip_rate = (b + c)/n, flip_rate_ci (exact Clopper-Pearson 95% interval),
+mcnemar_p (exact two-sided binomial test on b vs c),
+paired_se = sqrt(flip_rate/n), diff = score_b - score_a, diff_ci = diff +/- 1.96 paired_se
+(with no discordant pair, b = c = 0: +/- the upper end of flip_rate_ci, since |diff| is at
+most the flip rate; a warning says so), min_detectable_diff = 1.96 paired_se (then that bound), only_in_a, only_in_b, prompt_hash_mismatches, warnings.
 Warnings are also printed on stderr.
 )";
 
@@ -415,6 +417,7 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
            {"flips_right_to_wrong", pc->rightToWrong},
            {"flips_wrong_to_right", pc->wrongToRight},
            {"flip_rate", pc->flipRate},
+           {"flip_rate_ci", jsonInterval(pc->flipRateCi)},
            {"mcnemar_p", pc->mcnemarP},
            {"paired_se", pc->pairedSe},
            {"se", pc->pairedSe},
@@ -434,7 +437,8 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
     row(out, "score B", frac(pc->scoreB), "Wilson " + interval(wb));
     row(out, "right -> wrong (b)", std::to_string(pc->rightToWrong));
     row(out, "wrong -> right (c)", std::to_string(pc->wrongToRight));
-    row(out, "flip rate", frac(pc->flipRate), "(" + pp(pc->flipRate) + ")");
+    row(out, "flip rate", frac(pc->flipRate),
+        "(" + pp(pc->flipRate) + ", exact 95% " + interval(pc->flipRateCi) + ")");
     row(out, "McNemar exact p", [&] {
       std::ostringstream s;
       s << std::setprecision(4) << pc->mcnemarP;
@@ -458,7 +462,10 @@ result file, SGLang bench_serving with details) and reports, per run, the p50/p9
 TPOT, ITL and end-to-end latency in ms, each with a 95% bootstrap percentile interval
 (requests resampled with replacement; the seed is fixed and printed, default 5856494188361940993),
 and goodput (requests meeting every given SLO per second of the run) with its interval.
-Only successful requests count. Exit status: 0 on success, 2 on bad input.
+Only requests that succeeded and produced tokens count: failed and empty (output_len 0)
+requests are left out of the percentiles, their intervals and goodput; the JSON says how many
+(requests_failed, requests_empty). --resamples is 10 to 100000 (default 2000).
+Exit status: 0 on success, 2 on bad input.
 )";
 
 int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
@@ -503,7 +510,14 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
   }
   if (resamples) {
     const auto v = parseInt(*resamples);
-    if (!v || *v < 10 || *v > 1'000'000) return badArg(err, "resamples", "expected 10 to 1000000, found '" + *resamples + "'");
+    if (!v || *v < stats::kMinResamples || *v > stats::kMaxResamples) {
+      return badArg(err, "resamples",
+                    "expected a whole number of resamples from " +
+                        std::to_string(stats::kMinResamples) + " to " +
+                        std::to_string(stats::kMaxResamples) +
+                        " (more does not narrow the interval, only slows the run), found '" +
+                        *resamples + "'");
+    }
     bo.resamples = static_cast<int>(*v);
   }
   auto rep = importFile(files[0]);
@@ -514,15 +528,34 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
   for (const auto& run : rep->runs) {
     if (run.requests.empty()) continue;
     ++withRequests;
-    Json jr{{"label", run.label}, {"format", run.format}, {"requests", run.requests.size()}};
+    std::size_t failedCount = 0, emptyCount = 0;
+    for (const auto& r : run.requests) {
+      if (!r.success) {
+        ++failedCount;
+      } else if (!stats::producedOutput(r)) {
+        ++emptyCount;
+      }
+    }
+    Json jr{{"label", run.label},
+            {"format", run.format},
+            {"requests", run.requests.size()},
+            {"requests_failed", failedCount},
+            {"requests_empty", emptyCount}};
     table << run.label << " (" << run.format << ", " << run.requests.size() << " requests)\n";
+    if (failedCount + emptyCount > 0) {
+      table << "  (" << failedCount << " failed and " << emptyCount
+            << " empty requests left out)\n";
+    }
     Json lat = Json::object();
     for (auto m : {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot, stats::LatencyMetric::Itl,
                    stats::LatencyMetric::E2e}) {
       Json pm = Json::object();
-      for (double q : {50.0, 90.0, 99.0}) {
-        auto bi = stats::bootstrapLatencyPercentile(run.requests, m, q, bo);
-        if (!bi) continue;
+      const std::vector<double> qs = {50.0, 90.0, 99.0};
+      auto all = stats::bootstrapLatencyPercentiles(run.requests, m, qs, bo);
+      if (!all) continue;
+      for (std::size_t k = 0; k < qs.size(); ++k) {
+        const auto* bi = &(*all)[k];
+        const double q = qs[k];
         const std::string key = "p" + std::to_string(static_cast<int>(q));
         pm[key] = {{"ms", bi->estimate * 1e3}, {"ci_ms", {bi->ci.lo * 1e3, bi->ci.hi * 1e3}}};
         table << "  " << std::left << std::setw(5) << stats::latencyMetricName(m) << std::setw(4)

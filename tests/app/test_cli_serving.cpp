@@ -57,3 +57,34 @@ TEST_CASE("qfront stats serving: bad input exits 2", "[cli][stats]") {
     CHECK(std::count(e.begin(), e.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("qfront stats serving leaves failed and empty requests out", "[cli][stats]") {
+  // Two requests with tokens (TTFT 200 and 400 ms) and three empty ones (output_len 0,
+  // TTFT 0.0 as vLLM records it), over a 1 s run.
+  std::ostringstream out, err;
+  const int rc = qf::cli::run({"stats", "serving", fixture("vllm_serve_empty_requests.json"),
+                               "--slo-ttft-ms", "0.001", "--resamples", "200"},
+                              out, err);
+  INFO(err.str());
+  REQUIRE(rc == 0);
+  const auto j = nlohmann::json::parse(out.str());
+  const auto& run = j["runs"][0];
+  CHECK(run["requests"] == 5);
+  CHECK(run["requests_empty"] == 3);
+  CHECK(run["requests_failed"] == 0);
+  // No request can meet a 0.001 ms TTFT: goodput 0, interval [0, 0].
+  CHECK(run["goodput_req_s"]["value"].get<double>() == 0.0);
+  CHECK(run["goodput_req_s"]["ci"][1].get<double>() == 0.0);
+  // p50 of {200, 400} ms, not of {0, 0, 0, 200, 400}.
+  CHECK(run["latency"]["ttft"]["p50"]["ms"].get<double>() == Approx(300));
+  CHECK(run["latency"]["ttft"]["p50"]["ci_ms"][0].get<double>() >= 200);
+}
+
+TEST_CASE("qfront stats serving caps --resamples", "[cli][stats]") {
+  std::ostringstream out, err;
+  CHECK(qf::cli::run({"stats", "serving", fixture("vllm_serve_detailed.json"), "--resamples",
+                      "1000000"},
+                     out, err) == 2);
+  CHECK(err.str().find("100000") != std::string::npos);
+  CHECK(out.str().empty());
+}

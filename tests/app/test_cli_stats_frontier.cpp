@@ -103,6 +103,20 @@ TEST_CASE("qfront stats paired: flips, McNemar and CI from two lm-eval files", "
   CHECK(nlohmann::json::parse(w.out).at("prompt_hash_mismatches") == 3);
 }
 
+TEST_CASE("qfront stats paired: no discordant pairs give an interval of honest width",
+          "[stats][cli]") {
+  // A file paired with itself: 40 strict-match questions, no flips.
+  const auto j = json(run({"stats", "paired", kA, kA, "--filter", "strict-match"}));
+  CHECK(j["n"] == 40);
+  CHECK(j["flip_rate"] == 0.0);
+  const double bound = 1.0 - std::pow(0.025, 1.0 / 40);  // exact 95% upper end of 0 of 40
+  CHECK(j["flip_rate_ci"][1].get<double>() == Approx(bound));
+  CHECK(j["diff_ci"][0].get<double>() == Approx(-bound));
+  CHECK(j["diff_ci"][1].get<double>() == Approx(bound));
+  CHECK(j["diff_ci"][1].get<double>() > j["diff_ci"][0].get<double>());
+  CHECK(j["warnings"].dump().find("no discordant pairs") != std::string::npos);
+}
+
 TEST_CASE("qfront stats: bad input exits 2 with one line", "[stats][cli]") {
   checkBadInput(run({"stats", "binomial", "--p", "80", "--n", "1319"}));
   checkBadInput(run({"stats", "binomial", "--p", "0.8"}));

@@ -89,6 +89,68 @@ Interval wilsonInterval(double p, double n, double z) {
   return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
 }
 
+namespace {
+/// P(X ≤ k) for X ~ Binomial(n, p), summed in log space (no overflow for large n).
+double binomialCdf(std::int64_t k, std::int64_t n, double p) {
+  if (k < 0) return 0.0;
+  if (k >= n) return 1.0;
+  if (p <= 0) return 1.0;
+  if (p >= 1) return 0.0;
+  const double nd = static_cast<double>(n);
+  const double lp = std::log(p), lq = std::log1p(-p);
+  double maxLog = -std::numeric_limits<double>::infinity();
+  std::vector<double> logs;
+  logs.reserve(static_cast<std::size_t>(k) + 1);
+  for (std::int64_t i = 0; i <= k; ++i) {
+    const double id = static_cast<double>(i);
+    const double l = std::lgamma(nd + 1) - std::lgamma(id + 1) - std::lgamma(nd - id + 1) +
+                     id * lp + (nd - id) * lq;
+    logs.push_back(l);
+    maxLog = std::max(maxLog, l);
+  }
+  double sum = 0;
+  for (const double l : logs) sum += std::exp(l - maxLog);
+  return std::min(1.0, std::exp(maxLog) * sum);
+}
+
+/// The p in (0, 1) where the monotone function f crosses `target` (bisection).
+template <class F>
+double solveMonotone(F f, double target, bool increasing) {
+  double lo = 0.0, hi = 1.0;
+  for (int it = 0; it < 200 && hi - lo > 1e-15; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    const bool below = increasing ? f(mid) < target : f(mid) > target;
+    (below ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+}  // namespace
+
+Interval clopperPearsonInterval(std::int64_t k, std::int64_t n, double confidence) {
+  if (n <= 0 || k < 0 || k > n || !(confidence > 0 && confidence < 1)) {
+    return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+  }
+  const double tail = (1.0 - confidence) / 2.0;
+  const double nd = static_cast<double>(n);
+  Interval ci;
+  // Lower end: P(X ≥ k; p) = tail; upper end: P(X ≤ k; p) = tail. Closed forms at the edges.
+  if (k == 0) {
+    ci.lo = 0.0;
+  } else if (k == n) {
+    ci.lo = std::pow(tail, 1.0 / nd);
+  } else {
+    ci.lo = solveMonotone([&](double p) { return 1.0 - binomialCdf(k - 1, n, p); }, tail, true);
+  }
+  if (k == n) {
+    ci.hi = 1.0;
+  } else if (k == 0) {
+    ci.hi = -std::expm1(std::log(tail) / nd);
+  } else {
+    ci.hi = solveMonotone([&](double p) { return binomialCdf(k, n, p); }, tail, false);
+  }
+  return ci;
+}
+
 TwoRunDifference twoRunDifference(double p1, double n1, double p2, double n2) {
   TwoRunDifference d;
   d.diff = p2 - p1;
@@ -286,6 +348,20 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
   pc.diff = static_cast<double>(pc.wrongToRight - pc.rightToWrong) / n;
   pc.diffCi = {pc.diff - kZ95 * pc.pairedSe, pc.diff + kZ95 * pc.pairedSe};
   pc.minDetectableDiff = kZ95 * pc.pairedSe;
+  pc.flipRateCi = clopperPearsonInterval(pc.rightToWrong + pc.wrongToRight, pc.n);
+  if (pc.rightToWrong + pc.wrongToRight == 0) {
+    // No discordant pair: the normal interval collapses to a point. |diff| ≤ flip rate, and
+    // the flip rate is below its exact upper bound (≈ 3.69/n) with 95% confidence.
+    const double bound = pc.flipRateCi.hi;
+    pc.diffCi = {-bound, bound};
+    pc.minDetectableDiff = bound;
+    std::ostringstream msg;
+    msg << "no discordant pairs among " << pc.n
+        << " questions: the flip rate is 0 with exact 95% upper bound " << bound
+        << ", so the difference interval is +/-" << bound
+        << " (the normal interval would have zero width)";
+    pc.warnings.push_back(msg.str());
+  }
   if (pc.promptHashMismatches > 0) {
     pc.warnings.push_back("prompt_hash differs on " + std::to_string(pc.promptHashMismatches) +
                           " of " + std::to_string(pc.n) +
@@ -373,30 +449,38 @@ std::optional<double> requestTpotS(const RequestRecord& r) {
   return std::nullopt;
 }
 
+bool producedOutput(const RequestRecord& r) {
+  return r.success && (r.outputLen > 0 || !r.itlsS.empty());
+}
+
 namespace {
-/// Appends request r's values of metric m to out.
+/// Appends request r's finite values of metric m to out (none for a request without output).
 void appendValues(const RequestRecord& r, LatencyMetric m, std::vector<double>& out) {
-  if (!r.success) return;
+  if (!producedOutput(r)) return;
+  auto push = [&out](double v) {
+    if (std::isfinite(v)) out.push_back(v);
+  };
   switch (m) {
     case LatencyMetric::Ttft:
-      out.push_back(r.ttftS);
+      push(r.ttftS);
       break;
     case LatencyMetric::E2e:
-      out.push_back(requestLatencyS(r));
+      push(requestLatencyS(r));
       break;
     case LatencyMetric::Tpot:
-      if (auto t = requestTpotS(r)) out.push_back(*t);
+      if (auto t = requestTpotS(r)) push(*t);
       break;
     case LatencyMetric::Itl:
-      out.insert(out.end(), r.itlsS.begin(), r.itlsS.end());
+      for (const double g : r.itlsS) push(g);
       break;
   }
 }
 
 std::optional<Error> checkOptions(const BootstrapOptions& o) {
-  if (o.resamples < 10 || o.resamples > 1'000'000) {
+  if (o.resamples < kMinResamples || o.resamples > kMaxResamples) {
     return Error{"", "", "resamples",
-                 "must be between 10 and 1000000, found " + std::to_string(o.resamples)};
+                 "must be between " + std::to_string(kMinResamples) + " and " +
+                     std::to_string(kMaxResamples) + ", found " + std::to_string(o.resamples)};
   }
   if (!(o.confidence > 0 && o.confidence < 1)) {
     return Error{"", "", "confidence", "must lie strictly between 0 and 1"};
@@ -425,7 +509,7 @@ std::vector<double> latencyValues(const std::vector<RequestRecord>& requests, La
 }
 
 bool meetsSlo(const RequestRecord& r, const Slo& slo) {
-  if (!r.success) return false;
+  if (!producedOutput(r)) return false;
   if (slo.ttftS && !(r.ttftS <= *slo.ttftS)) return false;
   if (slo.tpotS) {
     const auto t = requestTpotS(r);
@@ -442,38 +526,171 @@ double goodputReqPerS(const std::vector<RequestRecord>& requests, const Slo& slo
   return static_cast<double>(good) / durationS;
 }
 
+namespace {
+
+/// The values of one metric pooled over the requests that carry it, sorted once, with what a
+/// resample needs to find its order statistics without copying them: the request each value
+/// belongs to and, every `m_block` positions, how many values of each request lie before.
+/// A resample is a weight (draw count) per request; the weighted count of values before a
+/// block boundary is a dot product, so a rank is found by binary search over boundaries and
+/// a walk through one block.
+class PooledValues {
+ public:
+  PooledValues(const std::vector<RequestRecord>& requests, LatencyMetric m) {
+    std::vector<double> vals;
+    std::vector<std::pair<double, std::uint32_t>> all;
+    for (const auto& r : requests) {
+      vals.clear();
+      appendValues(r, m, vals);
+      if (vals.empty()) continue;
+      const auto owner = static_cast<std::uint32_t>(m_counts.size());
+      m_counts.push_back(static_cast<std::int32_t>(vals.size()));
+      for (const double v : vals) all.emplace_back(v, owner);
+    }
+    std::sort(all.begin(), all.end());
+    m_values.reserve(all.size());
+    m_owner.reserve(all.size());
+    for (const auto& [v, o] : all) {
+      m_values.push_back(v);
+      m_owner.push_back(o);
+    }
+    const std::size_t total = m_values.size(), n = m_counts.size();
+    // Plain walks while the values are few per request; else blocks sized so that the prefix
+    // table stays within ~8M entries and the walk within one block stays short.
+    m_block = total;
+    if (n > 0 && total > 16 * n) {
+      const std::size_t maxBlocks = std::max<std::size_t>(1, std::min<std::size_t>(256, 8'000'000 / n));
+      m_block = std::max<std::size_t>(64, (total + maxBlocks - 1) / maxBlocks);
+    }
+    m_blocks = m_block == 0 ? 0 : (total + m_block - 1) / m_block;
+    if (m_blocks > 1) {
+      m_prefix.assign((m_blocks + 1) * n, 0);
+      std::vector<std::int32_t> running(n, 0);
+      for (std::size_t j = 0; j < total; ++j) {
+        if (j % m_block == 0) {
+          std::copy(running.begin(), running.end(),
+                    m_prefix.begin() + static_cast<std::ptrdiff_t>((j / m_block) * n));
+        }
+        ++running[m_owner[j]];
+      }
+      std::copy(running.begin(), running.end(),
+                m_prefix.begin() + static_cast<std::ptrdiff_t>(m_blocks * n));
+    }
+  }
+
+  [[nodiscard]] std::size_t carriers() const { return m_counts.size(); }
+  [[nodiscard]] const std::vector<double>& sorted() const { return m_values; }
+
+  /// Number of pooled values in the resample with per-request weights `w`.
+  [[nodiscard]] std::int64_t total(const std::vector<std::int32_t>& w) const {
+    std::int64_t t = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) t += std::int64_t{w[i]} * m_counts[i];
+    return t;
+  }
+
+  /// The resample's order statistics at ranks r and r + 1 (0-based; r + 1 only when below
+  /// `count`), with weights `w`.
+  void orderAt(const std::vector<std::int32_t>& w, std::int64_t r, std::int64_t count,
+               std::map<std::size_t, double>& out) const {
+    std::size_t b = 0;
+    std::int64_t before = 0;
+    if (m_blocks > 1) {
+      std::size_t lo = 0, hi = m_blocks;  // weighted count before boundary lo is ≤ r
+      while (hi - lo > 1) {
+        const std::size_t mid = (lo + hi) / 2;
+        const std::int64_t c = countBefore(w, mid);
+        if (c <= r) lo = mid; else hi = mid;
+      }
+      b = lo;
+      before = countBefore(w, lo);
+    }
+    std::int64_t cum = before;
+    const auto want = static_cast<std::size_t>(r);
+    bool haveFirst = false;
+    for (std::size_t j = b * m_block; j < m_values.size(); ++j) {
+      const std::int32_t wj = w[m_owner[j]];
+      if (wj == 0) continue;
+      cum += wj;
+      if (!haveFirst) {
+        if (cum > r) {
+          out[want] = m_values[j];
+          haveFirst = true;
+          if (r + 1 >= count) return;
+          if (cum > r + 1) {
+            out[want + 1] = m_values[j];
+            return;
+          }
+        }
+      } else {
+        out[want + 1] = m_values[j];
+        return;
+      }
+    }
+  }
+
+ private:
+  std::int64_t countBefore(const std::vector<std::int32_t>& w, std::size_t boundary) const {
+    const std::int32_t* p = m_prefix.data() + boundary * w.size();
+    std::int64_t c = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) c += std::int64_t{w[i]} * p[i];
+    return c;
+  }
+
+  std::vector<double> m_values;        ///< every value, ascending
+  std::vector<std::uint32_t> m_owner;  ///< the carrier each value belongs to
+  std::vector<std::int32_t> m_counts;  ///< values per carrier
+  std::size_t m_block = 0;             ///< values per block
+  std::size_t m_blocks = 0;
+  std::vector<std::int32_t> m_prefix;  ///< (m_blocks + 1) × carriers: counts before boundary b
+};
+
+}  // namespace
+
+Result<std::vector<BootstrapInterval>> bootstrapLatencyPercentiles(
+    const std::vector<RequestRecord>& requests, LatencyMetric m, const std::vector<double>& qs,
+    const BootstrapOptions& opts) {
+  if (auto e = checkOptions(opts)) return *e;
+  for (const double q : qs) {
+    if (!(q >= 0 && q <= 100)) return Error{"", "", "percentile", "must lie in [0, 100]"};
+  }
+  // Only requests that carry the metric take part, so a resample never comes out empty.
+  const PooledValues pool(requests, m);
+  if (pool.carriers() == 0) {
+    return Error{"", "", latencyMetricName(m),
+                 "no request that produced output carries this metric; nothing to bootstrap"};
+  }
+  std::vector<std::vector<double>> stats(qs.size());
+  for (auto& st : stats) st.reserve(static_cast<std::size_t>(opts.resamples));
+  Rng rng(opts.seed);
+  const auto n = static_cast<std::uint64_t>(pool.carriers());
+  std::vector<std::int32_t> w(pool.carriers());
+  std::map<std::size_t, double> order;
+  for (int rep = 0; rep < opts.resamples; ++rep) {
+    std::fill(w.begin(), w.end(), 0);
+    for (std::uint64_t i = 0; i < n; ++i) ++w[rng.below(n)];
+    const std::int64_t count = pool.total(w);
+    for (std::size_t k = 0; k < qs.size(); ++k) {
+      std::vector<std::size_t> ranks;
+      addPercentileRanks(static_cast<std::size_t>(count), qs[k], ranks);
+      order.clear();
+      pool.orderAt(w, static_cast<std::int64_t>(ranks.front()), count, order);
+      stats[k].push_back(percentileFromOrder(static_cast<std::size_t>(count), qs[k], order));
+    }
+  }
+  std::vector<BootstrapInterval> out;
+  for (std::size_t k = 0; k < qs.size(); ++k) {
+    std::vector<double> all = pool.sorted();
+    out.push_back(finish(percentileLinear(all, qs[k]), stats[k], opts));
+  }
+  return out;
+}
+
 Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRecord>& requests,
                                                      LatencyMetric m, double q,
                                                      const BootstrapOptions& opts) {
-  if (auto e = checkOptions(opts)) return *e;
-  if (!(q >= 0 && q <= 100)) {
-    return Error{"", "", "percentile", "must lie in [0, 100]"};
-  }
-  // Only requests that carry the metric take part, so a resample never comes out empty.
-  std::vector<const RequestRecord*> carriers;
-  for (const auto& r : requests) {
-    std::vector<double> tmp;
-    appendValues(r, m, tmp);
-    if (!tmp.empty()) carriers.push_back(&r);
-  }
-  if (carriers.empty()) {
-    return Error{"", "", latencyMetricName(m),
-                 "no successful request carries this metric; nothing to bootstrap"};
-  }
-  std::vector<double> values = latencyValues(requests, m);
-  const double estimate = percentileLinear(values, q);
-  Rng rng(opts.seed);
-  std::vector<double> stats;
-  stats.reserve(static_cast<std::size_t>(opts.resamples));
-  std::vector<double> buf;
-  buf.reserve(values.size());
-  const auto n = static_cast<std::uint64_t>(carriers.size());
-  for (int rep = 0; rep < opts.resamples; ++rep) {
-    buf.clear();
-    for (std::uint64_t i = 0; i < n; ++i) appendValues(*carriers[rng.below(n)], m, buf);
-    stats.push_back(percentileLinear(buf, q));
-  }
-  return finish(estimate, stats, opts);
+  auto all = bootstrapLatencyPercentiles(requests, m, {q}, opts);
+  if (!all) return all.error();
+  return all->front();
 }
 
 Result<BootstrapInterval> bootstrapGoodput(const std::vector<RequestRecord>& requests,

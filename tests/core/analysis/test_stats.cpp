@@ -404,3 +404,149 @@ TEST_CASE("paired comparison: joins, defaults and errors", "[stats]") {
   REQUIRE(!missing.ok());
   CHECK(missing.error().field == "f1");
 }
+
+namespace {
+/// P(X <= k), X ~ Binomial(n, p), by direct summation of the terms (test-side reference).
+double binomCdfRef(int k, int n, double p) {
+  double sum = 0;
+  for (int i = 0; i <= k; ++i) {
+    sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) +
+                    i * std::log(p) + (n - i) * std::log1p(-p));
+  }
+  return sum;
+}
+}  // namespace
+
+TEST_CASE("Clopper-Pearson exact interval", "[stats]") {
+  // 0 of n: the upper end solves (1 − p)^n = 0.025, about 3.69/n.
+  const auto zero = clopperPearsonInterval(0, 100);
+  CHECK(zero.lo == 0.0);
+  CHECK(zero.hi == Approx(1.0 - std::pow(0.025, 1.0 / 100)).epsilon(1e-12));
+  CHECK(clopperPearsonInterval(0, 10000).hi * 10000 == Approx(-std::log(0.025)).epsilon(1e-3));
+  const auto all = clopperPearsonInterval(100, 100);
+  CHECK(all.hi == 1.0);
+  CHECK(all.lo == Approx(std::pow(0.025, 1.0 / 100)).epsilon(1e-12));
+  // 5 of 20: each end is where the tail it bounds holds 2.5% (R's binom.test gives
+  // [0.0866, 0.4910]).
+  const auto mid = clopperPearsonInterval(5, 20);
+  CHECK(1.0 - binomCdfRef(4, 20, mid.lo) == Approx(0.025).epsilon(1e-9));
+  CHECK(binomCdfRef(5, 20, mid.hi) == Approx(0.025).epsilon(1e-9));
+  CHECK(mid.lo == Approx(0.0866).margin(1e-4));
+  CHECK(mid.hi == Approx(0.4910).margin(1e-4));
+}
+
+TEST_CASE("paired comparison without discordant pairs has an interval of honest width",
+          "[stats]") {
+  std::vector<SampleRecord> a;
+  for (int i = 0; i < 50; ++i) a.push_back(rec("t", "none", i, i % 3 == 0 ? 0 : 1));
+  auto pc = comparePaired(a, "a", a, "b");
+  REQUIRE(pc.ok());
+  CHECK(pc->rightToWrong == 0);
+  CHECK(pc->wrongToRight == 0);
+  CHECK(pc->diff == 0);
+  // |diff| ≤ flip rate ≤ its exact 95% upper bound 1 − 0.025^(1/50) ≈ 0.0712.
+  const double bound = 1.0 - std::pow(0.025, 1.0 / 50);
+  CHECK(pc->flipRateCi.hi == Approx(bound).epsilon(1e-12));
+  CHECK(pc->diffCi.lo == Approx(-bound).epsilon(1e-12));
+  CHECK(pc->diffCi.hi == Approx(bound).epsilon(1e-12));
+  CHECK(pc->minDetectableDiff == Approx(bound).epsilon(1e-12));
+  REQUIRE(pc->warnings.size() == 1);
+  CHECK(pc->warnings[0].find("no discordant pairs") != std::string::npos);
+  // With flips the normal interval stays as it was, and the flip rate gets its exact interval.
+  std::vector<SampleRecord> b = a;
+  b[0].metrics["exact_match"] = 1;  // doc 0 was wrong in a
+  auto one = comparePaired(a, "a", b, "b");
+  REQUIRE(one.ok());
+  CHECK(one->wrongToRight == 1);
+  CHECK(one->diffCi.hi == Approx(0.02 + 1.96 * std::sqrt(0.02 / 50)));
+  CHECK(one->flipRateCi.lo > 0);
+  CHECK(one->flipRateCi.hi > 0.02);
+}
+
+TEST_CASE("failed and empty requests count toward neither goodput nor percentiles", "[stats]") {
+  RequestRecord ok;
+  ok.ttftS = 0.2;
+  ok.latencyS = 0.5;
+  ok.outputLen = 4;
+  RequestRecord empty;  // vLLM: success, output_len 0, ttft left at 0.0
+  empty.outputLen = 0;
+  RequestRecord failed = ok;
+  failed.success = false;
+  RequestRecord noLengths;  // the file gave no output lengths: gaps show tokens came
+  noLengths.ttftS = 0.3;
+  noLengths.itlsS = {0.05, 0.05};
+  CHECK(producedOutput(ok));
+  CHECK_FALSE(producedOutput(empty));
+  CHECK_FALSE(producedOutput(failed));
+  CHECK(producedOutput(noLengths));
+
+  const std::vector<RequestRecord> reqs = {ok, empty, empty, empty, failed};
+  Slo impossible;
+  impossible.ttftS = 0.001e-3;  // 0.001 ms: no real request meets it
+  CHECK(goodputReqPerS(reqs, impossible, 1.0) == 0.0);
+  CHECK(goodputReqPerS(reqs, Slo{}, 1.0) == 1.0);  // only `ok`
+  CHECK(latencyValues(reqs, LatencyMetric::Ttft) == std::vector<double>{0.2});
+  BootstrapOptions o;
+  o.resamples = 50;
+  auto p50 = bootstrapLatencyPercentile(reqs, LatencyMetric::Ttft, 50, o);
+  REQUIRE(p50.ok());
+  CHECK(p50->estimate == 0.2);
+  CHECK(p50->ci.lo == 0.2);  // the empty requests' 0 s never enter a resample
+  auto gp = bootstrapGoodput(reqs, impossible, 1.0, o);
+  REQUIRE(gp.ok());
+  CHECK(gp->ci.hi == 0.0);
+  CHECK_FALSE(bootstrapLatencyPercentile({empty, failed}, LatencyMetric::Ttft, 50, o).ok());
+}
+
+TEST_CASE("bootstrap percentiles equal a resample-by-resample copy", "[stats]") {
+  // Reference: copy each resample's pooled values and take numpy's percentile, as the
+  // definition says; the implementation weighs sorted values instead and must agree exactly.
+  std::vector<RequestRecord> reqs;
+  Rng gen(7);
+  for (int i = 0; i < 300; ++i) {
+    RequestRecord r;
+    r.ttftS = static_cast<double>(gen.below(5000)) / 1e4;
+    const auto gaps = 1 + gen.below(80);  // ~12,000 gaps: the blocked path
+    for (std::uint64_t g = 0; g < gaps; ++g) {
+      r.itlsS.push_back(static_cast<double>(gen.below(100000)) / 1e6);
+    }
+    r.outputLen = static_cast<std::int64_t>(gaps) + 1;
+    r.success = i % 17 != 0;
+    reqs.push_back(r);
+  }
+  BootstrapOptions o;
+  o.resamples = 60;
+  o.seed = 11;
+  const std::vector<double> qs = {0, 37.5, 50, 90, 99, 99.9, 100};
+  for (auto m : {LatencyMetric::Itl, LatencyMetric::Ttft, LatencyMetric::Tpot}) {
+    INFO(latencyMetricName(m));
+    auto got = bootstrapLatencyPercentiles(reqs, m, qs, o);
+    REQUIRE(got.ok());
+    std::vector<const RequestRecord*> carriers;
+    for (const auto& r : reqs) {
+      if (!latencyValues({r}, m).empty()) carriers.push_back(&r);
+    }
+    Rng rng(o.seed);
+    std::vector<std::vector<double>> stats(qs.size());
+    for (int rep = 0; rep < o.resamples; ++rep) {
+      std::vector<double> buf;
+      for (std::size_t i = 0; i < carriers.size(); ++i) {
+        const auto v = latencyValues({*carriers[rng.below(carriers.size())]}, m);
+        buf.insert(buf.end(), v.begin(), v.end());
+      }
+      for (std::size_t k = 0; k < qs.size(); ++k) stats[k].push_back(percentileOf(buf, qs[k]));
+    }
+    for (std::size_t k = 0; k < qs.size(); ++k) {
+      INFO("q " << qs[k]);
+      const double tail = (1.0 - o.confidence) / 2.0 * 100.0;  // as the interval is defined
+      CHECK((*got)[k].ci.lo == percentileOf(stats[k], tail));
+      CHECK((*got)[k].ci.hi == percentileOf(stats[k], 100 - tail));
+      CHECK((*got)[k].estimate == percentileOf(latencyValues(reqs, m), qs[k]));
+    }
+  }
+  BootstrapOptions tooMany = o;
+  tooMany.resamples = kMaxResamples + 1;
+  auto refused = bootstrapLatencyPercentiles(reqs, LatencyMetric::Ttft, qs, tooMany);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "resamples");
+}

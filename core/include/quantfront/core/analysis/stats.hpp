@@ -46,6 +46,11 @@ struct Interval {
 /// (default 1.96 for 95%). Stays inside [0, 1], unlike p ± z·SE. Preconditions: n > 0.
 Interval wilsonInterval(double p, double n, double z = kZ95);
 
+/// Exact (Clopper-Pearson) interval for a proportion: k successes in n trials at the given
+/// two-sided confidence. Never of zero width: 0 of n gives [0, 1 − (α/2)^(1/n)] (≈ 3.69/n at
+/// 95%). Preconditions: 0 ≤ k ≤ n, n > 0, 0 < confidence < 1.
+Interval clopperPearsonInterval(std::int64_t k, std::int64_t n, double confidence = 0.95);
+
 /// Two independent runs (different question sets or seeds) of scores p1 over n1 and p2 over
 /// n2: difference p2 − p1 with its normal 95% interval.
 struct TwoRunDifference {
@@ -83,9 +88,12 @@ struct PairedComparison {
   double flipRate = 0;           ///< (b + c)/n
   double mcnemarP = 1;           ///< exact two-sided p on b vs c
   double pairedSe = 0;           ///< sqrt(f/n), the seed's paired SE
+  Interval flipRateCi;           ///< exact (Clopper-Pearson) 95% interval of the flip rate
   double diff = 0;               ///< scoreB − scoreA = (c − b)/n
-  Interval diffCi;               ///< diff ± 1.96·pairedSe
-  double minDetectableDiff = 0;  ///< 1.96·pairedSe
+  /// diff ± 1.96·pairedSe; with no discordant pair (b = c = 0) that would have zero width,
+  /// so it is ±flipRateCi.hi instead (|diff| ≤ flip rate), and a warning says so.
+  Interval diffCi;
+  double minDetectableDiff = 0;  ///< 1.96·pairedSe (flipRateCi.hi when b = c = 0)
   std::int64_t onlyInA = 0;      ///< (task, filter, doc_id) keys without a partner
   std::int64_t onlyInB = 0;
   std::int64_t promptHashMismatches = 0;
@@ -119,10 +127,15 @@ class Rng {
 /// Default bootstrap seed; every result records the seed it used.
 inline constexpr std::uint64_t kDefaultBootstrapSeed = 0x5146'726F'6E74'0001ull;
 
+/// Bounds on BootstrapOptions::resamples; beyond 100,000 the interval does not move but
+/// the run time does.
+inline constexpr int kMinResamples = 10;
+inline constexpr int kMaxResamples = 100'000;
+
 /// How to bootstrap: the seed is recorded in every result.
 struct BootstrapOptions {
   std::uint64_t seed = kDefaultBootstrapSeed;
-  int resamples = 2000;      ///< number of bootstrap resamples (≥ 10)
+  int resamples = 2000;      ///< number of bootstrap resamples (kMinResamples..kMaxResamples)
   double confidence = 0.95;  ///< two-sided level of the percentile interval
 };
 
@@ -151,7 +164,13 @@ double requestLatencyS(const RequestRecord& r);
 /// output_len > 1, else the mean of its itls; nullopt when neither is available.
 std::optional<double> requestTpotS(const RequestRecord& r);
 
-/// Values of metric `m` over the successful requests (ITL: all gaps flattened).
+/// True when a request succeeded and produced tokens (output_len > 0, or inter-token gaps
+/// when the file gave no output lengths). Only these count toward goodput and latency
+/// percentiles: a failed or empty request has no meaningful latency (vLLM records TTFT 0).
+bool producedOutput(const RequestRecord& r);
+
+/// Values of metric `m` over the requests that produced output (producedOutput; ITL: all gaps
+/// flattened). Non-finite values are left out.
 std::vector<double> latencyValues(const std::vector<RequestRecord>& requests, LatencyMetric m);
 
 /// Service-level objectives a request must meet to count toward goodput (seconds; unset = no
@@ -161,18 +180,28 @@ struct Slo {
   std::optional<double> tpotS;
   std::optional<double> e2eS;
 };
-/// True when a successful request meets every set objective.
+/// True when a request that produced output (producedOutput) meets every set objective.
 bool meetsSlo(const RequestRecord& r, const Slo& slo);
-/// Goodput: requests meeting every objective per second of run duration.
+/// Goodput: requests that produced output and meet every objective, per second of run
+/// duration.
 /// Precondition: durationS > 0.
 double goodputReqPerS(const std::vector<RequestRecord>& requests, const Slo& slo, double durationS);
 
-/// Percentile q (0..100) of a latency metric with a bootstrap interval: requests are
-/// resampled with replacement (for ITL, each resampled request brings all its gaps).
-/// Errors when no successful request carries the metric or the options are out of range.
+/// Percentile q (0..100) of a latency metric with a bootstrap interval: the requests that
+/// produced output are resampled with replacement (for ITL, each resampled request brings
+/// all its gaps). Errors when no such request carries the metric or the options are out of
+/// range.
 Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRecord>& requests,
                                                      LatencyMetric m, double q,
                                                      const BootstrapOptions& opts = {});
+/// Several percentiles of one metric from the same resamples (each result equals what
+/// bootstrapLatencyPercentile gives for that q with the same options). The values are sorted
+/// once; each resample is a weight per request, and its order statistics are found through
+/// per-block prefix counts, so no resample copies or sorts the pooled values: O(total values
+/// · log) once plus O(resamples · (requests · log blocks + block size)) per percentile.
+Result<std::vector<BootstrapInterval>> bootstrapLatencyPercentiles(
+    const std::vector<RequestRecord>& requests, LatencyMetric m, const std::vector<double>& qs,
+    const BootstrapOptions& opts = {});
 /// Goodput with a bootstrap interval (requests resampled, duration held fixed).
 Result<BootstrapInterval> bootstrapGoodput(const std::vector<RequestRecord>& requests,
                                            const Slo& slo, double durationS,

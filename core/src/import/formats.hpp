@@ -92,11 +92,14 @@ std::string setupText(const Json& value);
 /// TTFT = ttft; TPOT = (latency − ttft)/(output_len − 1) for output_len > 1; ITL = every
 /// inter-token gap pooled; E2EL = latency. For each metric M with data, writes M_mean_ms,
 /// M_median_ms, M_std_ms (population, as np.std) and M_p<P>_ms for P in 50, 90, 99 and in
-/// `extraPercentiles` (labels as the file spells them, e.g. "99.9"). A figure that was read
-/// from the file and differs from the recomputed one gets a warning. Returns the names written.
+/// `extraPercentiles` (labels as the file spells them, e.g. "99.9"). A figure the file states
+/// is kept as the tool's own: when the arrays give another value, that value is stored beside
+/// it as `<name>_recomputed` with a warning naming both; when they agree, the name goes to
+/// `checked`. Figures the file does not state are filled in. Returns the names written.
 std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
                                                  const std::set<std::string>& extraPercentiles,
-                                                 bool latencyKnown);
+                                                 bool latencyKnown,
+                                                 std::vector<std::string>* checked = nullptr);
 
 /// What reading the values of one format produced: runs, warnings for values skipped, and
 /// the first error (returned when no run could be read).

@@ -23,7 +23,8 @@ namespace serving {
 /// Records in the run's setup which metrics were read from the file as they stand and which
 /// were recomputed from its raw arrays.
 void recordMetricSources(ImportedRun& run, const std::set<std::string>& readNames,
-                         const std::vector<std::string>& recomputed) {
+                         const std::vector<std::string>& recomputed,
+                         const std::vector<std::string>& checked) {
   std::vector<std::string> readOnly;
   for (const auto& name : readNames) {
     if (std::find(recomputed.begin(), recomputed.end(), name) == recomputed.end()) {
@@ -32,6 +33,7 @@ void recordMetricSources(ImportedRun& run, const std::set<std::string>& readName
   }
   run.setup["metrics_read"] = joinNames(readOnly);
   run.setup["metrics_recomputed"] = joinNames(recomputed);
+  run.setup["metrics_checked"] = joinNames(checked);
 }
 
 /// Relative-or-absolute agreement for figures a file states and we recompute.
@@ -395,6 +397,72 @@ Result<RequestArrays> readRequests(JsonDocument& doc, const Json* parent,
   return out;
 }
 
+/// True for the latency statistics of a serving run (TTFT, TPOT, ITL, E2E in ms).
+bool isLatencyMetric(const std::string& name) {
+  for (const char* prefix : {"ttft_", "tpot_", "itl_", "e2el_", "latency_"}) {
+    if (name.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+/// A run in which no request completed has no latencies (vLLM writes 0.0 for every latency
+/// statistic then): those figures are dropped and the failures named. A file without its
+/// duration, request count or throughput says so.
+void checkCompleteness(ImportedRun& run, const RequestArrays& arrays,
+                       std::set<std::string>& readNames, std::vector<std::string>& recomputed,
+                       std::vector<std::string>& checked) {
+  auto stated = [&](const char* name) -> std::optional<double> {
+    const auto it = run.metrics.find(name);
+    if (it == run.metrics.end()) return std::nullopt;
+    return it->second;
+  };
+  const auto completed = stated("completed");
+  const auto failed = stated("failed");
+  std::size_t successes = 0;
+  for (const auto& r : run.requests) successes += r.success ? 1 : 0;
+  const bool noneFromArrays =
+      arrays.present && arrays.errorsKnown && !run.requests.empty() && successes == 0;
+  const bool noneStated = completed && *completed == 0;
+  if (noneStated || noneFromArrays) {
+    std::vector<std::string> dropped;
+    for (auto it = run.metrics.begin(); it != run.metrics.end();) {
+      if (isLatencyMetric(it->first)) {
+        dropped.push_back(it->first);
+        readNames.erase(it->first);
+        it = run.metrics.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    recomputed.erase(std::remove_if(recomputed.begin(), recomputed.end(), isLatencyMetric),
+                     recomputed.end());
+    checked.erase(std::remove_if(checked.begin(), checked.end(), isLatencyMetric), checked.end());
+    double total = 0;
+    if (failed && *failed > 0) {
+      total = *failed + completed.value_or(0);
+    } else if (noneFromArrays) {
+      total = static_cast<double>(run.requests.size());
+    }
+    std::string msg = total > 0 ? "all " + formatNumber(total) + " requests failed"
+                                : std::string("no request completed ('completed' is 0)");
+    msg += dropped.empty()
+               ? ": the run has no latency figures"
+               : ": the latency figures (" + joinNames(dropped, 6) +
+                     ") describe no request and were not imported";
+    run.warnings.push_back(msg);
+    run.setup["all_requests_failed"] = "true";
+  }
+  for (const auto& [name, key, what] :
+       {std::tuple{"duration_s", "duration", "the run's duration"},
+        std::tuple{"completed", "completed", "the number of completed requests"},
+        std::tuple{"request_throughput_req_s", "request_throughput", "the request throughput"}}) {
+    if (!run.metrics.count(name)) {
+      run.warnings.push_back(std::string("the file has no '") + key + "' (" + what +
+                             "): it is missing from this run");
+    }
+  }
+}
+
 /// The keys of a serving object that are neither setup nor metrics nor per-request arrays.
 struct KeyReport {
   std::vector<std::string> keptAsSetup;
@@ -486,10 +554,10 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
   }
   for (const auto& note : arrays->notes) run.warnings.push_back(note);
 
-  std::vector<std::string> recomputed;
+  std::vector<std::string> recomputed, checked;
   if (arrays->present) {
     for (const char* standard : {"50", "90", "99"}) percentileLabels.erase(standard);
-    recomputed = recomputeServingMetrics(run, percentileLabels, arrays->latencyKnown);
+    recomputed = recomputeServingMetrics(run, percentileLabels, arrays->latencyKnown, &checked);
     run.setup["e2el_source"] = arrays->latencySource;
     const auto successes = static_cast<double>(run.requests.size() - arrays->failed);
     if (arrays->errorsKnown) {
@@ -514,7 +582,8 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
           "x): \"" + byCount.front().second + "\"");
     }
   }
-  recordMetricSources(run, readNames, recomputed);
+  checkCompleteness(run, *arrays, readNames, recomputed, checked);
+  recordMetricSources(run, readNames, recomputed, checked);
 
   // Members read but not used.
   for (const auto& [pointer, s] : d.doc.series) {
@@ -600,7 +669,8 @@ using namespace serving;
 
 std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
                                                  const std::set<std::string>& extraPercentiles,
-                                                 bool latencyKnown) {
+                                                 bool latencyKnown,
+                                                 std::vector<std::string>* checked) {
   std::vector<double> ttft, tpot, itl, e2el;
   std::size_t gaps = 0;
   std::size_t skippedNonFinite = 0;
@@ -636,6 +706,7 @@ std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
   summarize(sink, "tpot", tpot, labels, "_ms", kMsPerS, true);
   summarize(sink, "itl", itl, labels, "_ms", kMsPerS, true);
   summarize(sink, "e2el", e2el, labels, "_ms", kMsPerS, true);
+  if (checked) *checked = sink.checked;
   return sink.names;
 }
 

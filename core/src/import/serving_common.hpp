@@ -28,7 +28,8 @@ std::string percentileLabel(std::string_view stat);
 /// Records in the run's setup which metrics were read from the file as they stand and which
 /// were recomputed from its raw arrays.
 void recordMetricSources(ImportedRun& run, const std::set<std::string>& readNames,
-                         const std::vector<std::string>& recomputed);
+                         const std::vector<std::string>& recomputed,
+                         const std::vector<std::string>& checked = {});
 
 /// "a string", "an array", ... for messages.
 const char* jsonKind(const Json& v);
@@ -41,21 +42,35 @@ Result<std::optional<JsonSeries>> takeSeries(JsonDocument& doc, const Json* pare
                                              const std::string& parentPointer,
                                              const std::string& key, const FieldReader& fr);
 
-/// One value from a (possibly reordered) sample for the recompute step.
+/// Where the recompute step puts its figures. A figure the file states is the tool's own and
+/// is kept: when the per-request arrays agree it is listed in `checked`; when they differ the
+/// recomputed value goes beside it as `<name>_recomputed` with a warning naming both (listed
+/// in `names`). A figure the file does not state is filled from the arrays (listed in `names`).
 struct RecomputeSink {
   ImportedRun& run;
-  std::vector<std::string> names;
+  std::vector<std::string> names;    ///< metrics written from the arrays
+  std::vector<std::string> checked;  ///< figures the file states that the arrays confirm
   void set(const std::string& name, double value) {
     const auto it = run.metrics.find(name);
-    if (it != run.metrics.end() && !agrees(it->second, value)) {
-      std::ostringstream msg;
-      msg << name << ": the file says " << formatNumber(it->second)
-          << ", the per-request arrays give " << formatNumber(value)
-          << " (numpy linear percentile); the recomputed value is used";
-      run.warnings.push_back(msg.str());
+    if (it == run.metrics.end()) {
+      run.metrics[name] = value;
+      names.push_back(name);
+      return;
     }
-    run.metrics[name] = value;
-    names.push_back(name);
+    if (agrees(it->second, value)) {
+      checked.push_back(name);
+      return;
+    }
+    const std::string beside = name + "_recomputed";
+    std::ostringstream msg;
+    msg << name << ": the file says " << formatNumber(it->second)
+        << ", the per-request arrays give " << formatNumber(value)
+        << " (numpy linear percentile); the file's figure is kept and the recomputed one "
+           "stored as "
+        << beside;
+    run.warnings.push_back(msg.str());
+    run.metrics[beside] = value;
+    names.push_back(beside);
   }
 };
 

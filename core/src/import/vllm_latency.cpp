@@ -68,7 +68,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
   }
   auto lat = takeSeries(d.doc, &o, "", "latencies", fr);
   if (!lat) return lat.error();
-  std::vector<std::string> recomputed;
+  std::vector<std::string> recomputed, checked;
   if (lat->has_value()) {
     JsonSeries& s = **lat;
     if (s.kind != JsonSeries::Kind::Numbers && s.kind != JsonSeries::Kind::Empty) {
@@ -88,8 +88,9 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     summarize(sink, "latency", xs, order, "_s", 1.0, false);
     recomputed = sink.names;
     recomputed.push_back("iterations");
+    checked = sink.checked;
   }
-  recordMetricSources(run, readNames, recomputed);
+  recordMetricSources(run, readNames, recomputed, checked);
   run.warnings.push_back(
       "the file does not record batch size, input or output length (they "
       "were command-line options): note them with the run");

@@ -106,11 +106,16 @@ TEST_CASE("vLLM bench serve 2024 file: arrays read, percentiles recomputed", "[i
   CHECK(metric(run, "failed") == 1);
 
   // Which figures were recomputed and which read.
-  CHECK(listed(run.setup.at("metrics_recomputed"), "ttft_p99_ms"));
+  // The file states p99 TTFT (397): kept as read, and confirmed by the arrays. p90 and the
+  // E2E figures are not in the file: filled from the arrays.
+  CHECK(listed(run.setup.at("metrics_read"), "ttft_p99_ms"));
+  CHECK(listed(run.setup.at("metrics_checked"), "ttft_p99_ms"));
+  CHECK_FALSE(listed(run.setup.at("metrics_recomputed"), "ttft_p99_ms"));
+  CHECK(listed(run.setup.at("metrics_recomputed"), "ttft_p90_ms"));
   CHECK(listed(run.setup.at("metrics_recomputed"), "e2el_p90_ms"));
   CHECK(listed(run.setup.at("metrics_recomputed"), "failed"));
   CHECK(listed(run.setup.at("metrics_read"), "duration_s"));
-  CHECK_FALSE(listed(run.setup.at("metrics_read"), "ttft_p99_ms"));
+  CHECK(run.metrics.count("ttft_p99_ms_recomputed") == 0);
   // The file's own figures agree with the arrays: no disagreement warning.
   CHECK_FALSE(hasWarning(run.warnings, "the file says"));
   CHECK(hasWarning(run.warnings, "1 of 5 requests failed"));
@@ -137,10 +142,21 @@ TEST_CASE("vLLM bench serve current file: latencies, p99.9, disagreement reporte
   // p99.9 h = 8.991 → 999.1.
   CHECK(metric(run, "ttft_p50_ms") == Approx(550.0).epsilon(1e-12));
   CHECK(metric(run, "ttft_p90_ms") == Approx(910.0).epsilon(1e-12));
-  CHECK(metric(run, "ttft_p99_ms") == Approx(991.0).epsilon(1e-12));
   CHECK(metric(run, "ttft_p99.9_ms") == Approx(999.1).epsilon(1e-12));
-  // The file states p99 TTFT as 990: the recomputed 991 is used and the difference reported.
-  CHECK(hasWarning(run.warnings, "ttft_p99_ms: the file says 990"));
+  // The file states p99 TTFT as 990: that is the tool's own figure and is kept; the arrays'
+  // 991 goes beside it, and a warning names both.
+  CHECK(metric(run, "ttft_p99_ms") == 990.0);
+  CHECK(metric(run, "ttft_p99_ms_recomputed") == Approx(991.0).epsilon(1e-12));
+  CHECK(hasWarning(run.warnings,
+                   "ttft_p99_ms: the file says 990, the per-request arrays give 991"));
+  CHECK(hasWarning(run.warnings, "stored as ttft_p99_ms_recomputed"));
+  CHECK(listed(run.setup.at("metrics_read"), "ttft_p99_ms"));
+  CHECK(listed(run.setup.at("metrics_recomputed"), "ttft_p99_ms_recomputed"));
+  CHECK_FALSE(listed(run.setup.at("metrics_checked"), "ttft_p99_ms"));
+  CHECK(listed(run.setup.at("metrics_checked"), "ttft_p90_ms"));
+  // Only the one figure that differs gets a recomputed twin.
+  CHECK(run.metrics.count("ttft_p90_ms_recomputed") == 0);
+  CHECK(run.metrics.count("e2el_p99_ms_recomputed") == 0);
   // E2E from the latencies array: ttft + 1 s.
   CHECK(metric(run, "e2el_p99.9_ms") == Approx(1999.1).epsilon(1e-12));
   CHECK(metric(run, "e2el_mean_ms") == Approx(1550.0).epsilon(1e-12));
@@ -205,7 +221,7 @@ TEST_CASE("vLLM bench latency: percentiles read and recomputed from latencies", 
   CHECK(metric(run, "latency_p75_s") == Approx(0.52).epsilon(1e-12));   // h = 3
   CHECK(metric(run, "latency_p90_s") == Approx(0.538).epsilon(1e-12));  // h = 3.6
   CHECK_FALSE(hasWarning(run.warnings, "the file says"));
-  CHECK(listed(run.setup.at("metrics_recomputed"), "latency_p25_s"));
+  CHECK(listed(run.setup.at("metrics_checked"), "latency_p25_s"));
   CHECK(hasWarning(run.warnings, "batch size"));
 }
 
@@ -285,7 +301,8 @@ TEST_CASE("SGLang bench_serving: Infinity, NaN, old lines, details, a bad line",
   CHECK(metric(detailed, "e2el_mean_ms") == Approx(700.0 / 3.0).epsilon(1e-12));
   CHECK(metric(detailed, "tpot_mean_ms") == Approx(50.0).epsilon(1e-12));
   CHECK(metric(detailed, "itl_p95_ms") == Approx(50.0).epsilon(1e-12));
-  CHECK(listed(detailed.setup.at("metrics_recomputed"), "itl_p95_ms"));
+  CHECK(listed(detailed.setup.at("metrics_checked"), "itl_p95_ms"));  // stated, confirmed
+  CHECK(listed(detailed.setup.at("metrics_recomputed"), "itl_p90_ms"));  // not stated: filled
   CHECK_FALSE(hasWarning(detailed.warnings, "the file says"));
 
   // Line 4 is not valid JSON: skipped, with its line and column.
@@ -332,4 +349,54 @@ TEST_CASE("SGLang bench_serving with per-request details at the top level", "[im
   CHECK(metric(run, "itl_p90_ms") == Approx(280.0).epsilon(1e-12));
   CHECK(metric(run, "failed") == 1);
   CHECK(hasWarning(run.warnings, "1 of 3 requests failed; most common error (1x): \"timeout\""));
+}
+
+TEST_CASE("vLLM run whose every request failed: no 0 ms latencies, failures named", "[import]") {
+  // vLLM writes mean/median/std/p99 of every latency as 0.0 when nothing completed.
+  const ImportReport rep = importOk("vllm_serve_all_failed.json");
+  REQUIRE(rep.runs.size() == 1);
+  const ImportedRun& run = rep.runs[0];
+  for (const char* name : {"ttft_mean_ms", "ttft_p99_ms", "tpot_median_ms", "itl_p99_ms",
+                           "e2el_mean_ms", "e2el_std_ms"}) {
+    INFO(name);
+    CHECK(run.metrics.count(name) == 0);
+  }
+  CHECK(metric(run, "completed") == 0);
+  CHECK(metric(run, "failed") == 200);
+  CHECK(metric(run, "duration_s") == 3.5);
+  CHECK(hasWarning(run.warnings, "all 200 requests failed"));
+  CHECK_FALSE(listed(run.setup.at("metrics_read"), "ttft_mean_ms"));
+  CHECK(run.setup.at("all_requests_failed") == "true");
+}
+
+TEST_CASE("vLLM run with arrays whose every request failed", "[import]") {
+  auto r = importBytes(
+      R"({"date": "20250101-000000", "model_id": "m", "num_prompts": 3, "duration": 2.0,
+          "completed": 0, "request_throughput": 0.0, "mean_ttft_ms": 0.0, "p99_ttft_ms": 0.0,
+          "ttfts": [0.0, 0.0, 0.0], "itls": [[], [], []], "input_lens": [10, 10, 10],
+          "output_lens": [0, 0, 0], "errors": ["timeout", "timeout", "refused"]})",
+      "all_failed_arrays.json");
+  REQUIRE(r.ok());
+  const ImportedRun& run = r->runs.at(0);
+  CHECK(run.metrics.count("ttft_mean_ms") == 0);
+  CHECK(run.metrics.count("ttft_p99_ms") == 0);
+  CHECK(metric(run, "failed") == 3);
+  CHECK(hasWarning(run.warnings, "all 3 requests failed"));
+  CHECK(hasWarning(run.warnings, "3 of 3 requests failed; most common error (2x): \"timeout\""));
+}
+
+TEST_CASE("serving file missing throughput, duration or completed says so", "[import]") {
+  auto r = importBytes(
+      R"({"date": "20250101-000000", "model_id": "m", "num_prompts": 10, "mean_ttft_ms": 5.0,
+          "p99_ttft_ms": 9.0, "failed": 0, "burstiness": 1.0})",
+      "partial.json");
+  REQUIRE(r.ok());
+  const ImportedRun& run = r->runs.at(0);
+  CHECK(hasWarning(run.warnings, "no 'duration'"));
+  CHECK(hasWarning(run.warnings, "no 'completed'"));
+  CHECK(hasWarning(run.warnings, "no 'request_throughput'"));
+  CHECK(metric(run, "ttft_p99_ms") == 9.0);
+  // A complete file has none of these warnings.
+  const ImportReport full = importOk("vllm_serve_detailed.json");
+  CHECK_FALSE(hasWarning(full.runs.at(0).warnings, "the file has no"));
 }

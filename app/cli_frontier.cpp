@@ -67,11 +67,15 @@ Classification of the passing candidates over the objectives:
   gated out   failed a gate (or lacks a gated or objective metric: "missing metric X");
               listed with the gate it failed, never dropped.
 
-JSON: {"frontier": [ids], "uncertain": [ids], "dominated": [{"id", "by": [ids]}],
+JSON: {"frontier": [ids], "uncertain": [ids],
+       "dominated": [{"id", "by": [ids], "by_truncated": bool}],
        "gated_out": [{"id", "gate", "reason"}], "objectives": [{"metric", "direction"}],
-       "uncertain_point_dominators": [{"id", "by": [ids]}], "warnings": [...]}
-"by" lists the candidates that clearly dominate the entry, in file order; for uncertain
-candidates, "uncertain_point_dominators" lists who dominates them on point estimates.
+       "uncertain_point_dominators": [{"id", "by": [ids], "by_truncated": bool}],
+       "warnings": [...]}
+"by" lists the candidates that clearly dominate the entry, in file order, at most 10 of
+them ("by_truncated" is true when there are more); for uncertain candidates,
+"uncertain_point_dominators" lists who dominates them on point estimates. The lists keep
+memory bounded on large inputs (10^5 candidates); --no-by skips them.
 
 Exit status: 0 on success, 2 on bad input (one line naming file, line, column and field).
 )";

@@ -54,6 +54,57 @@ qf::OrientedPoints makePoints(std::size_t n, std::size_t dims, const std::string
   return pts;
 }
 
+/// Peak resident set of this process so far (VmHWM), bytes; 0 when unknown.
+double peakRssBytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) * 1024.0;
+  }
+  return 0;
+}
+
+/// computeFrontier on n candidates with 3 objectives and intervals, dominator lists as
+/// `qfront frontier` asks for them (the default cap), then the JSON it prints: the path whose
+/// memory used to grow as n² (every dominator of every candidate).
+qf::Json candidateCase(std::size_t n) {
+  const auto pts = makePoints(n, 3, "uniform", true, 77);
+  std::vector<qf::Candidate> cands(n);
+  const char* names[3] = {"score", "tpot_p99_ms", "throughput_tok_s"};
+  for (std::size_t i = 0; i < n; ++i) {
+    cands[i].id = "cand-" + std::to_string(i);
+    for (std::size_t k = 0; k < 3; ++k) {
+      qf::MetricValue mv;
+      const double sign = k == 1 ? -1.0 : 1.0;  // tpot is minimised: un-orient it
+      mv.value = sign * pts.value[i * 3 + k];
+      mv.lo = std::min(sign * pts.pessimistic[i * 3 + k], sign * pts.optimistic[i * 3 + k]);
+      mv.hi = std::max(sign * pts.pessimistic[i * 3 + k], sign * pts.optimistic[i * 3 + k]);
+      cands[i].metrics[names[k]] = mv;
+    }
+  }
+  qf::FrontierOptions o;
+  o.objectives = {{"score", qf::Direction::Max},
+                  {"tpot_p99_ms", qf::Direction::Min},
+                  {"throughput_tok_s", qf::Direction::Max}};
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = qf::computeFrontier(cands, o);
+  const auto t1 = std::chrono::steady_clock::now();
+  const std::string text = qf::frontierToJson(*r).dump(2);
+  const auto t2 = std::chrono::steady_clock::now();
+  std::size_t truncated = 0;
+  for (const auto& d : r->dominated) truncated += d.byTruncated ? 1 : 0;
+  return {{"n", n},
+          {"dims", 3},
+          {"max_dominators_listed", o.maxDominatorsListed},
+          {"compute_s", std::chrono::duration<double>(t1 - t0).count()},
+          {"json_s", std::chrono::duration<double>(t2 - t1).count()},
+          {"json_bytes", text.size()},
+          {"peak_rss_mib", peakRssBytes() / 1048576.0},
+          {"frontier", r->frontier.size()},
+          {"uncertain", r->uncertain.size()},
+          {"dominated", r->dominated.size()},
+          {"dominated_lists_truncated", truncated}};
+}
+
 std::string machineNote() {
   std::string model = "unknown CPU";
   std::ifstream cpu("/proc/cpuinfo");
@@ -112,6 +163,12 @@ int main(int argc, char** argv) {
   out["date"] = utcDate();
   out["note"] = note;
   out["runs_per_case"] = 3;
+  // First, while the process is small: its peak memory is the candidate path's.
+  const auto candidates =
+      static_cast<std::size_t>(std::max(1.0, std::round(100'000.0 * scale)));
+  out["candidates_with_dominator_lists"] = candidateCase(candidates);
+  std::cerr << "computeFrontier " << candidates << " candidates: "
+            << out["candidates_with_dominator_lists"].dump() << "\n";
   out["results"] = qf::Json::array();
   for (const auto& c : cases) {
     const auto n =

@@ -1,8 +1,12 @@
 // qfront stats and qfront frontier, run in-process: JSON round trips and exit codes.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -35,6 +39,19 @@ nlohmann::json json(const Run& r) {
   INFO(r.out << r.err);
   REQUIRE(r.rc == 0);
   return nlohmann::json::parse(r.out);
+}
+
+/// Writes `bytes` to a fresh file in the temporary directory; returns its path.
+std::string tempFile(const std::string& name, const std::string& bytes) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("qf_cli_frontier_" + std::to_string(::getpid()) + "_" + name);
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path.string();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 /// Exit code 2 with exactly one line on stderr that starts "qfront: ".
@@ -267,4 +284,56 @@ TEST_CASE("qfront frontier reads a session: its objectives, gates and intervals"
   const auto notSession = run({"frontier", kData + "/cli/gpu_custom.json"});
   checkBadInput(notSession);
   CHECK(notSession.err.find("field 'format'") != std::string::npos);
+}
+
+TEST_CASE("qfront frontier: invalid UTF-8 in a CSV exits 2 naming file, line and column",
+          "[frontier][cli]") {
+  // A Latin-1 'é' (0xE9) in the header, then in an id.
+  const std::string header = tempFile("bad_header.csv", "id,sc\xE9re\nbf16,0.8\n");
+  const auto h = run({"frontier", header, "--format", "json"});
+  checkBadInput(h);
+  CHECK(h.err.find(header + ": line 1, column 6: field 'header': invalid UTF-8 (byte 0xE9)") !=
+        std::string::npos);
+  const std::string id = tempFile("bad_id.csv", "id,score\nbf16,0.8\nw4\xC3(,0.7\n");
+  const auto i = run({"frontier", id, "--format", "json"});
+  checkBadInput(i);
+  CHECK(i.err.find(id + ": line 3, column 3:") != std::string::npos);
+  CHECK(i.err.find("invalid UTF-8 (byte 0xC3)") != std::string::npos);
+  // Valid multi-byte UTF-8 is fine.
+  const std::string ok = tempFile("ok_utf8.csv", "id,score\nw4a16-\xC3\xA9,0.8\n");
+  const auto j = json(run({"frontier", ok, "--format", "json"}));
+  CHECK(j.at("frontier") == nlohmann::json({"w4a16-\xC3\xA9"}));
+  for (const auto& f : {header, id, ok}) std::filesystem::remove(f);
+}
+
+TEST_CASE("qfront frontier reads a session as import does: BOM and nesting limit",
+          "[frontier][cli]") {
+  const std::string session = kData + "/frontier/session_small.json";
+  const std::string text = slurp(session);
+  REQUIRE(text.front() == '{');
+  // A UTF-8 byte-order mark before the session: read as without it.
+  const std::string bom = tempFile("bom_session.json", "\xEF\xBB\xBF" + text);
+  const auto plain = json(run({"frontier", session, "--format", "json"}));
+  const auto withBom = json(run({"frontier", bom, "--format", "json"}));
+  CHECK(withBom.at("frontier") == plain.at("frontier"));
+  CHECK(withBom.at("uncertain") == plain.at("uncertain"));
+  // Nesting beyond the session limit (64) under an unknown key: refused before parsing, by
+  // frontier and by import alike.
+  std::string deep = text;
+  const auto brace = deep.find('{');
+  deep.insert(brace + 1, "\"deep\": " + std::string(100, '[') + std::string(100, ']') + ",");
+  const std::string nested = tempFile("nested_session.json", deep);
+  const auto f = run({"frontier", nested, "--format", "json"});
+  checkBadInput(f);
+  CHECK(f.err.find("nested deeper than 64") != std::string::npos);
+  const auto imp = run({"import", kData + "/import/vllm_serve_detailed.json", "-o", nested});
+  CHECK(imp.rc == 2);
+  CHECK(imp.err.find("nested deeper than 64") != std::string::npos);
+  // At the limit's side that a session never reaches, it still opens.
+  std::string shallow = text;
+  shallow.insert(brace + 1, "\"shallow\": " + std::string(10, '[') + std::string(10, ']') + ",");
+  const std::string ok = tempFile("shallow_session.json", shallow);
+  const auto s = run({"frontier", ok, "--format", "json"});
+  CHECK(s.rc == 0);
+  for (const auto& p : {bom, nested, ok}) std::filesystem::remove(p);
 }

@@ -466,17 +466,19 @@ bool clearlyDominates(const OrientedPoints& pts, std::size_t a, std::size_t b) {
                                  pts.dims);
 }
 
-std::vector<std::size_t> clearDominatorsOf(const OrientedPoints& pts, std::size_t i) {
+std::vector<std::size_t> clearDominatorsOf(const OrientedPoints& pts, std::size_t i,
+                                           std::size_t limit) {
   std::vector<std::size_t> out;
-  for (std::size_t a = 0; a < pts.size(); ++a) {
+  for (std::size_t a = 0; a < pts.size() && (limit == 0 || out.size() < limit); ++a) {
     if (clearlyDominates(pts, a, i)) out.push_back(a);
   }
   return out;
 }
 
-std::vector<std::size_t> pointDominatorsOf(const OrientedPoints& pts, std::size_t i) {
+std::vector<std::size_t> pointDominatorsOf(const OrientedPoints& pts, std::size_t i,
+                                           std::size_t limit) {
   std::vector<std::size_t> out;
-  for (std::size_t a = 0; a < pts.size(); ++a) {
+  for (std::size_t a = 0; a < pts.size() && (limit == 0 || out.size() < limit); ++a) {
     if (dominates(pts, a, i)) out.push_back(a);
   }
   return out;
@@ -588,6 +590,8 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
   }
 
   const auto classes = classifyPoints(pts);
+  const std::size_t cap = opts.maxDominatorsListed;
+  const std::size_t listLimit = cap == 0 ? 0 : cap + 1;
   for (std::size_t i = 0; i < passing.size(); ++i) {
     const std::string& id = passing[i]->id;
     switch (classes[i]) {
@@ -597,16 +601,23 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
       case PointClass::Uncertain: {
         r.uncertain.push_back(id);
         if (opts.withDominators) {
-          DominatedCandidate d{id, {}};
-          for (std::size_t a : pointDominatorsOf(pts, i)) d.by.push_back(passing[a]->id);
+          DominatedCandidate d{id, {}, false};
+          // One more than listed tells whether the list is cut.
+          auto by = pointDominatorsOf(pts, i, listLimit);
+          d.byTruncated = cap > 0 && by.size() > cap;
+          if (d.byTruncated) by.resize(cap);
+          for (std::size_t a : by) d.by.push_back(passing[a]->id);
           r.uncertainPointDominators.push_back(std::move(d));
         }
         break;
       }
       case PointClass::Dominated: {
-        DominatedCandidate d{id, {}};
+        DominatedCandidate d{id, {}, false};
         if (opts.withDominators) {
-          for (std::size_t a : clearDominatorsOf(pts, i)) d.by.push_back(passing[a]->id);
+          auto by = clearDominatorsOf(pts, i, listLimit);
+          d.byTruncated = cap > 0 && by.size() > cap;
+          if (d.byTruncated) by.resize(cap);
+          for (std::size_t a : by) d.by.push_back(passing[a]->id);
         }
         r.dominated.push_back(std::move(d));
         break;
@@ -621,7 +632,9 @@ Json frontierToJson(const FrontierResult& r) {
   j["frontier"] = r.frontier;
   j["uncertain"] = r.uncertain;
   j["dominated"] = Json::array();
-  for (const auto& d : r.dominated) j["dominated"].push_back({{"id", d.id}, {"by", d.by}});
+  for (const auto& d : r.dominated) {
+    j["dominated"].push_back({{"id", d.id}, {"by", d.by}, {"by_truncated", d.byTruncated}});
+  }
   j["gated_out"] = Json::array();
   for (const auto& g : r.gatedOut) {
     j["gated_out"].push_back({{"id", g.id}, {"gate", g.gate}, {"reason", g.reason}});
@@ -632,7 +645,8 @@ Json frontierToJson(const FrontierResult& r) {
   }
   j["uncertain_point_dominators"] = Json::array();
   for (const auto& d : r.uncertainPointDominators) {
-    j["uncertain_point_dominators"].push_back({{"id", d.id}, {"by", d.by}});
+    j["uncertain_point_dominators"].push_back(
+        {{"id", d.id}, {"by", d.by}, {"by_truncated", d.byTruncated}});
   }
   return j;
 }
@@ -722,9 +736,67 @@ std::string pos(std::size_t line, std::size_t column) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+/// Length of the well-formed UTF-8 sequence at text[i] (RFC 3629: no overlong forms, no
+/// surrogates, nothing above U+10FFFF); 0 when the bytes there are not one.
+std::size_t utf8SequenceLength(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  }
+  return len;
+}
+
+/// The first byte that is not valid UTF-8, as an error naming its line and column (byte
+/// columns, as the other CSV errors count them); nullopt when the text is valid UTF-8.
+std::optional<Error> checkUtf8(std::string_view text, const std::string& label) {
+  std::size_t line = 1, lineStart = 0;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      ++line;
+      lineStart = ++i;
+      continue;
+    }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t len = utf8SequenceLength(text, i);
+    if (len == 0) {
+      static const char* const kHex = "0123456789ABCDEF";
+      const std::string hex = std::string("0x") + kHex[c >> 4] + kHex[c & 0xF];
+      return Error{label, pos(line, i - lineStart + 1), line == 1 ? "header" : "",
+                   "invalid UTF-8 (byte " + hex +
+                       "); a candidates CSV must be UTF-8 text (re-save it as UTF-8)"};
+    }
+    i += len;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<CandidateTable> parseCandidateCsv(std::string_view text, const std::string& label) {
+  if (auto bad = checkUtf8(text, label)) return *bad;
   auto rowsR = splitCsv(text, label);
   if (!rowsR) return rowsR.error();
   auto& rows = *rowsR;

@@ -408,3 +408,56 @@ TEST_CASE("frontier edge cases: nothing passes, one candidate, one objective", "
   REQUIRE(r->dominated.size() == 1);
   CHECK(r->dominated[0].by == std::vector<std::string>{"b", "c"});
 }
+
+TEST_CASE("dominator lists are capped: bounded memory on large inputs", "[frontier]") {
+  // A chain: candidate i is dominated by every j < i (score higher, latency lower).
+  std::vector<Candidate> cands;
+  const int n = 40;
+  for (int i = 0; i < n; ++i) {
+    Candidate c;
+    c.id = "c" + std::to_string(i);
+    c.metrics["score"].value = 100.0 - i;
+    c.metrics["tpot_ms"].value = 10.0 + i;
+    cands.push_back(c);
+  }
+  FrontierOptions o;
+  o.objectives = {{"score", Direction::Max}, {"tpot_ms", Direction::Min}};
+  auto r = computeFrontier(cands, o);
+  REQUIRE(r.ok());
+  CHECK(o.maxDominatorsListed == 10);
+  CHECK(r->frontier == std::vector<std::string>{"c0"});
+  REQUIRE(r->dominated.size() == static_cast<std::size_t>(n - 1));
+  // c5 has five dominators: listed in full; c39 has 39: the first ten, and marked cut.
+  CHECK(r->dominated[4].id == "c5");
+  CHECK(r->dominated[4].by.size() == 5);
+  CHECK_FALSE(r->dominated[4].byTruncated);
+  CHECK(r->dominated[9].by.size() == 10);  // c10: exactly ten, nothing cut
+  CHECK_FALSE(r->dominated[9].byTruncated);
+  CHECK(r->dominated.back().by.size() == 10);
+  CHECK(r->dominated.back().by.front() == "c0");
+  CHECK(r->dominated.back().by.back() == "c9");
+  CHECK(r->dominated.back().byTruncated);
+  const Json j = frontierToJson(*r);
+  CHECK(j.at("dominated").back().at("by_truncated") == true);
+  // 0: every dominator, on request.
+  o.maxDominatorsListed = 0;
+  auto all = computeFrontier(cands, o);
+  REQUIRE(all.ok());
+  CHECK(all->dominated.back().by.size() == static_cast<std::size_t>(n - 1));
+  CHECK_FALSE(all->dominated.back().byTruncated);
+}
+
+TEST_CASE("candidate CSV must be UTF-8", "[frontier]") {
+  auto bad = parseCandidateCsv("id,score\nok,1\nx\xFF,2\n", "c.csv");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().position == "line 3, column 2");
+  CHECK(bad.error().message.find("invalid UTF-8 (byte 0xFF)") != std::string::npos);
+  // Overlong form, surrogate, cut-off sequence: all refused.
+  for (const std::string s : {"id,score\n\xC0\xAF,1\n", "id,score\n\xED\xA0\x80,1\n",
+                              "id,score\nab\xE2\x82"}) {
+    CHECK_FALSE(parseCandidateCsv(s, "c.csv").ok());
+  }
+  auto good = parseCandidateCsv("\xEF\xBB\xBFid,score\n\xE2\x82\xAC\xF0\x9F\x98\x80,1\n", "c.csv");
+  REQUIRE(good.ok());
+  CHECK(good->candidates.at(0).id == "\xE2\x82\xAC\xF0\x9F\x98\x80");
+}

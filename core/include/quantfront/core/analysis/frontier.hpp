@@ -100,10 +100,13 @@ std::vector<PointClass> classifyPoints(const OrientedPoints& pts);
 bool dominates(const OrientedPoints& pts, std::size_t a, std::size_t b);
 /// A clearly dominates B (A's pessimistic ends against B's optimistic ends).
 bool clearlyDominates(const OrientedPoints& pts, std::size_t a, std::size_t b);
-/// Every point that clearly dominates point i, ascending (O(n·dims), computed on demand).
-std::vector<std::size_t> clearDominatorsOf(const OrientedPoints& pts, std::size_t i);
-/// Every point that dominates point i on point estimates, ascending (O(n·dims)).
-std::vector<std::size_t> pointDominatorsOf(const OrientedPoints& pts, std::size_t i);
+/// The points that clearly dominate point i, ascending, at most `limit` of them (0: all);
+/// O(n·dims) at worst, stopping at the limit.
+std::vector<std::size_t> clearDominatorsOf(const OrientedPoints& pts, std::size_t i,
+                                           std::size_t limit = 0);
+/// The points that dominate point i on point estimates, ascending, at most `limit` (0: all).
+std::vector<std::size_t> pointDominatorsOf(const OrientedPoints& pts, std::size_t i,
+                                           std::size_t limit = 0);
 
 // ---- candidates --------------------------------------------------------------------------
 
@@ -113,12 +116,17 @@ struct FrontierOptions {
   std::vector<Gate> gates;                ///< applied first, in order
   std::optional<std::string> baselineId;  ///< for baseline-relative gates
   bool withDominators = true;             ///< fill the `by` lists (O(n) per listed candidate)
+  /// At most this many ids per `by` list (0: all). Lists of every dominator grow as n² on
+  /// large inputs (10^5 rows: billions of ids); the first few say why a point is dominated.
+  std::size_t maxDominatorsListed = kDefaultDominatorsListed;
+  static constexpr std::size_t kDefaultDominatorsListed = 10;
 };
 
 /// A dominated candidate and the candidates that clearly dominate it.
 struct DominatedCandidate {
   std::string id;
   std::vector<std::string> by;  ///< clear dominators, in input order (empty when not computed)
+  bool byTruncated = false;     ///< more dominators exist than `by` lists
 };
 
 /// A candidate that failed a gate, with the gate (or "missing metric X") and the reason.
@@ -146,9 +154,10 @@ struct FrontierResult {
 Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
                                        const FrontierOptions& opts);
 
-/// {"frontier": [ids], "uncertain": [ids], "dominated": [{"id", "by": [ids]}],
+/// {"frontier": [ids], "uncertain": [ids], "dominated": [{"id", "by": [ids], "by_truncated"}],
 ///  "gated_out": [{"id", "gate", "reason"}], "objectives": [{"metric", "direction"}],
-///  "uncertain_point_dominators": [{"id", "by"}]}.
+///  "uncertain_point_dominators": [{"id", "by", "by_truncated"}]}; "by_truncated" is true
+///  when the list stops at FrontierOptions::maxDominatorsListed.
 Json frontierToJson(const FrontierResult& r);
 
 /// Candidates read from a CSV file, with the metric columns in file order.

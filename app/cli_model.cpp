@@ -73,6 +73,11 @@ void printTable(const EngineReport& r, std::ostream& out) {
         << (q.schemeId.empty() ? std::string("(no built-in scheme)") : q.schemeId) << "  (" << q.note
         << ")\n";
   }
+  const auto& m = r.scenario.model;
+  if (m.slidingLayerCount() > 0) {
+    out << "attention  " << m.slidingLayerCount() << " of " << m.layers << " layers windowed to "
+        << m.slidingWindow << " tokens (their KV holds min(window, max-model-len) tokens)\n";
+  }
   out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
       << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
@@ -262,7 +267,15 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   const bool explicitSchemes = !ids.empty() || linear || moe || lmHead;
   if (!explicitSchemes) {
     for (const auto& sc : cat.schemes()) ids.push_back(sc.id);
-    // A quantized checkpoint's own scheme is always among the defaults (it is built in).
+    // A quantized checkpoint's own scheme is always among the defaults: a uniform one is
+    // built in; a per-kind one (gpt-oss: linear bf16, moe mxfp4, lm_head bf16) is added as
+    // the mixed candidate.
+    if (s.model.checkpointQuant && s.model.checkpointQuant->perKind()) {
+      const auto& q = *s.model.checkpointQuant;
+      linear = q.linearSchemeId;
+      moe = q.moeSchemeId;
+      lmHead = q.lmHeadSchemeId;
+    }
   }
   auto candsR = makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
   if (!candsR) return badInput(err, candsR.error());

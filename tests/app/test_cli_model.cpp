@@ -232,6 +232,35 @@ TEST_CASE("qfront model: a tiny model on a large GPU reports a finite, bounded m
   CHECK(std::isfinite(cap["tokens_per_s_at_capacity"].get<double>()));
 }
 
+TEST_CASE("qfront model: gpt-oss as it ships, windowed layers reported", "[cli][gptoss]") {
+  const auto r = qfront({"model", "--model", "gpt-oss-20b", "--gpu", "h100-sxm", "--batch", "1,64",
+                         "--format", "json"});
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& q = j["model"]["checkpoint_quantization"];
+  CHECK(q["quant_method"] == "mxfp4");
+  CHECK(q["scheme"] == "linear=bf16,moe=mxfp4,lm_head=bf16");
+  CHECK(q["kinds"]["moe"] == "mxfp4");
+  CHECK(q["kinds"]["linear"] == "bf16");
+  CHECK(j["model"]["windowed_layers"] == 12);
+  CHECK(j["model"]["sliding_window"] == 128);
+  // The shipped mixed candidate is among the defaults; its experts fall back on an H100.
+  bool found = false;
+  for (const auto& s : j["schemes"]) {
+    if (s["id"] != "linear=bf16,moe=mxfp4,lm_head=bf16") continue;
+    found = true;
+    for (const auto& k : s["kinds"]) {
+      if (k["kind"] == "moe") CHECK(k["path"] == "fallback");
+      if (k["kind"] == "linear") CHECK(k["path"] == "bf16");
+    }
+  }
+  CHECK(found);
+  const auto t = qfront({"model", "--model", "gpt-oss-20b", "--gpu", "h100-sxm", "--scheme", "bf16",
+                         "--batch", "1"});
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("12 of 24 layers windowed to 128 tokens") != std::string::npos);
+}
+
 TEST_CASE("Args::takeOne: one value, a missing value, a repeat", "[cli]") {
   {
     qf::cli::Args a({"--gpu", "x", "--tp", "2"});

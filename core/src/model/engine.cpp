@@ -288,10 +288,11 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     // Attention is its own kernel after the projections: its time adds to the step and
     // never hides inside a GEMM kind's max(). It reads the KV cache in the KV dtype and
     // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
+    // Windowed layers read and attend over min(window, N) tokens.
     const double n = static_cast<double>(s.contextTokens);
-    curve.attentionKvReadSPerSeq = n * m.kvBytesPerToken(s.kvBytesPerElement) / tp / beta;
-    const double attnFlopPerSeq = 4.0 * n * static_cast<double>(m.heads) *
-                                  static_cast<double>(m.headDim) * static_cast<double>(m.layers);
+    curve.attentionKvReadSPerSeq = m.kvBytesPerSequence(s.kvBytesPerElement, n) / tp / beta;
+    const double attnFlopPerSeq = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) *
+                                  m.keptLayerTokens(n);
     curve.attentionMathSPerSeq = attnFlopPerSeq / tp / s.gpu.peakFlopsPerS(fallbackPath);
     // Both sides are linear in B through the origin, so their max is the larger slope.
     curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
@@ -365,7 +366,8 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   }
   c.weightsGib = weightBytes / tp / gib;
   c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
-  c.kvGibPerSeq = c.kvBytesPerToken / tp * static_cast<double>(s.maxModelLen) / gib;
+  // Windowed layers hold min(window, max_model_len) tokens.
+  c.kvGibPerSeq = s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) / tp / gib;
   const double free = c.budgetGib - c.weightsGib;
   c.fits = free > 0;
   // Bounded before the conversion: a double beyond int64's range has no integer value.
@@ -532,12 +534,18 @@ Json reportToJson(const EngineReport& r) {
   model["moe"] = s.model.isMoe();
   model["mla"] = s.model.mla.has_value();
   model["kv_bytes_per_token"] = s.model.kvBytesPerToken(s.kvBytesPerElement);
+  model["sliding_window"] = s.model.slidingWindow > 0 ? Json(s.model.slidingWindow) : Json(nullptr);
+  model["windowed_layers"] = s.model.slidingLayerCount();
   if (s.model.checkpointQuant) {
     const auto& q = *s.model.checkpointQuant;
     model["checkpoint_quantization"] = {
         {"quant_method", q.quantMethod},
         {"scheme", q.schemeId.empty() ? Json(nullptr) : Json(q.schemeId)},
         {"note", q.note}};
+    if (q.perKind()) {
+      model["checkpoint_quantization"]["kinds"] = {
+          {"linear", q.linearSchemeId}, {"moe", q.moeSchemeId}, {"lm_head", q.lmHeadSchemeId}};
+    }
   } else {
     model["checkpoint_quantization"] = nullptr;
   }

@@ -348,6 +348,47 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
       return rd.error(base + "/intermediate_size", "intermediate_size", "required key is missing from config.json");
     }
   }
+  // Sliding-window attention: which layers keep only the last `sliding_window` tokens of KV.
+  if (auto err = readInt(m.slidingWindow, "sliding_window", false)) return *err;
+  m.slidingLayer.assign(static_cast<std::size_t>(m.layers), false);
+  if (const auto it = c.find("layer_types"); it != c.end() && !it->is_null()) {
+    // transformers' layer_types (gpt-oss, Gemma-2/3 in recent configs, Qwen, ...).
+    const std::string ptr = base + "/layer_types";
+    if (!it->is_array() || static_cast<std::int64_t>(it->size()) != m.layers) {
+      return rd.error(ptr, "layer_types",
+                      "expected an array of num_hidden_layers (" + std::to_string(m.layers) + ") layer types");
+    }
+    for (std::size_t i = 0; i < it->size(); ++i) {
+      const Json& v = (*it)[i];
+      if (!v.is_string()) {
+        return rd.error(ptr + "/" + std::to_string(i), "layer_types",
+                        "expected a layer type string, found " + v.dump());
+      }
+      m.slidingLayer[i] = v.get<std::string>() == "sliding_attention";
+    }
+    if (m.slidingWindow == 0 && std::count(m.slidingLayer.begin(), m.slidingLayer.end(), true) > 0) {
+      return rd.error(base + "/sliding_window", "sliding_window",
+                      "layer_types has sliding_attention layers but sliding_window is not set");
+    }
+  } else if (m.slidingWindow > 0) {
+    const auto use = c.find("use_sliding_window");
+    const bool useGiven = use != c.end() && use->is_boolean();
+    const bool isQwen = m.modelType.rfind("qwen", 0) == 0;
+    std::int64_t pattern = 0, maxWindowLayers = 0;
+    if (auto err = readInt(pattern, "sliding_window_pattern", false)) return *err;
+    if (auto err = readInt(maxWindowLayers, "max_window_layers", false)) return *err;
+    for (std::int64_t i = 0; i < m.layers; ++i) {
+      bool windowed = true;  // Mistral and others: every layer
+      if (useGiven && !use->get<bool>()) windowed = false;
+      else if (isQwen) windowed = useGiven && i >= maxWindowLayers;  // Qwen2: off unless use_sliding_window
+      else if (m.modelType == "gemma2") windowed = i % 2 == 0;       // local, global, local, ...
+      else if (pattern > 0 || m.modelType.rfind("gemma3", 0) == 0) {
+        windowed = (i + 1) % (pattern > 0 ? pattern : 6) != 0;     // Gemma-3: 5 local, 1 global
+      }
+      m.slidingLayer[static_cast<std::size_t>(i)] = windowed;
+    }
+  }
+  if (m.slidingLayerCount() == 0) m.slidingWindow = 0;
   // Multi-head latent attention.
   if (const auto it = c.find("kv_lora_rank"); it != c.end() && !it->is_null()) {
     MlaDims mla;

@@ -129,7 +129,8 @@ TEST_CASE("published parameter totals within 1%", "[engine][params]") {
   };
   const Row rows[] = {{"llama-3-8b", 8.03},      {"llama-3.1-70b", 70.6}, {"llama-3.1-405b", 405.9},
                       {"qwen3-30b-a3b", 30.53},  {"deepseek-v3", 671.0},  {"mixtral-8x7b", 46.7},
-                      {"mistral-7b", 7.25},      {"qwen2.5-7b", 7.61},    {"gemma-2-9b", 9.24}};
+                      {"mistral-7b", 7.25},      {"qwen2.5-7b", 7.61},    {"gemma-2-9b", 9.24},
+                      {"gpt-oss-20b", 20.9},     {"gpt-oss-120b", 116.8}};
   for (const auto& r : rows) {
     auto m = Catalog::bundled().resolveModel(r.id);
     REQUIRE(m.ok());
@@ -418,4 +419,40 @@ TEST_CASE("capacity and results stay finite and in range on hostile scenarios", 
     s.reserveGib = 79.65 * 0.92 - 0.5;
     CHECK_FALSE(validateScenario(s));
   }
+}
+
+TEST_CASE("windowed layers hold their window: capacity and the attention read", "[engine][window]") {
+  Scenario s = scenario("gpt-oss-20b", "h100-sxm");
+  const auto p = countParams(s.model);
+  SchemeAssignment shipped = uniform("bf16");
+  shipped.id = "linear=bf16,moe=mxfp4,lm_head=bf16";
+  shipped.moe = *Catalog::bundled().scheme("mxfp4");
+  s.contextTokens = 4096;
+  auto rep = runEngine(s, {uniform("bf16"), shipped}, {1});
+  REQUIRE(rep.ok());
+  const double gib = 1073741824.0;
+  // 12 full layers of 8192 tokens, 12 windowed layers of 128; 2048 bytes per layer-token.
+  const double kvSeqGib = 2048.0 * (12 * 8192 + 12 * 128) / gib;
+  const double budget = 79.65 * 0.92 - 6;
+  const double bf16Gib = p.total() * 2 / gib;
+  const double shippedGib = ((p.total() - p.routedExperts) * 2 + p.routedExperts * 4.25 / 8) / gib;
+  CHECK(shippedGib == Approx(12.8).epsilon(0.005));  // the model card's 12.8 GiB checkpoint
+  CHECK(byId(*rep, "bf16").capacity.kvGibPerSeq == Approx(kvSeqGib).epsilon(1e-12));
+  CHECK(byId(*rep, "bf16").capacity.maxSeqs == static_cast<std::int64_t>(std::floor((budget - bf16Gib) / kvSeqGib)));
+  CHECK(byId(*rep, shipped.id).capacity.maxSeqs ==
+        static_cast<std::int64_t>(std::floor((budget - shippedGib) / kvSeqGib)));
+  // The MXFP4 experts fall back to bf16 on an H100 (no fp4 path).
+  const auto& moeKind = byId(*rep, shipped.id).curve.kinds[static_cast<std::size_t>(LayerKind::Moe)];
+  CHECK(moeKind.fallback);
+  CHECK(moeKind.bytesPerWeight == Approx(4.25 / 8));
+  // Attention at 4096 tokens reads 12·4096 + 12·128 layer-tokens of KV per sequence.
+  CHECK(byId(*rep, "bf16").curve.attentionKvReadSPerSeq ==
+        Approx(2048.0 * (12 * 4096 + 12 * 128) / 3.35e12).epsilon(1e-12));
+  CHECK(byId(*rep, "bf16").curve.attentionMathSPerSeq ==
+        Approx(4.0 * 64 * 64 * (12 * 4096 + 12 * 128) / 989.4e12).epsilon(1e-12));
+  // On a B200 the experts use the fp4 path.
+  Scenario b = scenario("gpt-oss-20b", "b200");
+  auto rb = runEngine(b, {shipped}, {1});
+  REQUIRE(rb.ok());
+  CHECK_FALSE(rb->schemes[0].curve.kinds[static_cast<std::size_t>(LayerKind::Moe)].fallback);
 }

@@ -183,3 +183,92 @@ TEST_CASE("hostile config sizes are refused naming the key", "[model][bounds]") 
   CHECK(parseError(R"({"text_config": {"num_hidden_layers": 1000000, "vocab_size": 10, )" + dims + "}}").position ==
         "/text_config/num_hidden_layers");
 }
+
+namespace {
+// gpt-oss: d 2880, 64 heads of 64 (q width 4096 ≠ d), 8 kv heads, experts of width 2880.
+constexpr double kOssAttentionPerLayer = 2880.0 * 64 * 64 * 2 + 2880.0 * 8 * 64 * 2;
+constexpr double kOssExpert = 3.0 * 2880 * 2880;
+constexpr double kOssVocab = 201088.0 * 2880;
+}  // namespace
+
+TEST_CASE("gpt-oss: totals, active, MXFP4 experts, alternating windows", "[model][params][gptoss]") {
+  struct Row {
+    const char* id;
+    double layers, experts, publishedTotalB, cardTotalB, cardActiveB;
+  };
+  // Published 20.9 B / 116.8 B; model card 21B / 117B total, 3.6B / 5.1B active.
+  for (const Row& r : {Row{"gpt-oss-20b", 24, 32, 20.9, 21, 3.6}, Row{"gpt-oss-120b", 36, 128, 116.8, 117, 5.1}}) {
+    INFO(r.id);
+    auto m = Catalog::bundled().resolveModel(r.id);
+    REQUIRE(m.ok());
+    const auto p = countParams(*m);
+    const double total = r.layers * (kOssAttentionPerLayer + r.experts * kOssExpert + 2880 * r.experts) + 2 * kOssVocab;
+    CHECK(p.total() == Approx(total).epsilon(1e-12));
+    CHECK(std::abs(p.total() / (r.publishedTotalB * 1e9) - 1) < 0.01);
+    CHECK(std::abs(p.total() / (r.cardTotalB * 1e9) - 1) < 0.01);
+    // Active as OpenAI counts it: attention, router, 4 experts per layer, unembedding (no
+    // input embedding) — the definition active_params uses.
+    const double active = r.layers * (kOssAttentionPerLayer + 4 * kOssExpert + 2880 * r.experts) + kOssVocab;
+    CHECK(p.active == Approx(active).epsilon(1e-12));
+    CHECK(std::abs(p.active / (r.cardActiveB * 1e9) - 1) < 0.01);
+    // Windows: layer_types alternates sliding (128 tokens) and full, starting sliding.
+    CHECK(m->slidingWindow == 128);
+    CHECK(m->slidingLayerCount() == static_cast<std::int64_t>(r.layers / 2));
+    CHECK(m->slidingLayer[0]);
+    CHECK_FALSE(m->slidingLayer[1]);
+    // quantization_config: mxfp4 experts, modules_to_not_convert stay bf16.
+    REQUIRE(m->checkpointQuant);
+    CHECK(m->checkpointQuant->quantMethod == "mxfp4");
+    CHECK(m->checkpointQuant->perKind());
+    CHECK(m->checkpointQuant->linearSchemeId == "bf16");
+    CHECK(m->checkpointQuant->moeSchemeId == "mxfp4");
+    CHECK(m->checkpointQuant->lmHeadSchemeId == "bf16");
+    CHECK(m->checkpointQuant->schemeId == "linear=bf16,moe=mxfp4,lm_head=bf16");
+  }
+  // KV per sequence at 8192 tokens: 2·8·64·2 = 2048 bytes per layer-token, 12 full layers of
+  // 8192 and 12 windowed layers of 128.
+  auto m = Catalog::bundled().resolveModel("gpt-oss-20b");
+  REQUIRE(m.ok());
+  CHECK(m->kvBytesPerSequence(2, 8192) == Approx(2048.0 * (12 * 8192 + 12 * 128)));
+  CHECK(m->kvBytesPerSequence(2, 100) == Approx(2048.0 * 24 * 100));  // shorter than the window
+  CHECK(m->kvBytesPerToken(2) == Approx(2048.0 * 24));
+}
+
+TEST_CASE("sliding-window layers per model type", "[model][window]") {
+  const std::string dims = R"("hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128,
+      "vocab_size": 100, "num_hidden_layers": 12)";
+  // Gemma-2: local, global, local, ... (layer 0 windowed).
+  auto g2 = Catalog::bundled().resolveModel("gemma-2-9b");
+  REQUIRE(g2.ok());
+  CHECK(g2->slidingWindow == 4096);
+  CHECK(g2->slidingLayerCount() == 21);
+  CHECK(g2->slidingLayer[0]);
+  CHECK_FALSE(g2->slidingLayer[41]);
+  // Gemma-3: sliding_window_pattern 6 → layers 5 and 11 global.
+  const ModelArch g3 = parse(R"({"model_type": "gemma3_text", "sliding_window": 1024,
+      "sliding_window_pattern": 6, )" + dims + "}");
+  CHECK(g3.slidingLayerCount() == 10);
+  CHECK_FALSE(g3.slidingLayer[5]);
+  CHECK_FALSE(g3.slidingLayer[11]);
+  CHECK(g3.slidingLayer[6]);
+  // Mistral-7B-v0.1: sliding_window on every layer.
+  CHECK(parse(R"({"model_type": "mistral", "sliding_window": 4096, )" + dims + "}").slidingLayerCount() == 12);
+  // Mistral v0.3 (null) and Qwen2.5 (use_sliding_window false) have none.
+  CHECK(Catalog::bundled().resolveModel("mistral-7b")->slidingLayerCount() == 0);
+  CHECK(Catalog::bundled().resolveModel("qwen2.5-7b")->slidingLayerCount() == 0);
+  CHECK(Catalog::bundled().resolveModel("qwen2.5-7b")->slidingWindow == 0);
+  // Qwen2 with use_sliding_window: layers from max_window_layers on.
+  CHECK(parse(R"({"model_type": "qwen2", "sliding_window": 4096, "use_sliding_window": true,
+      "max_window_layers": 8, )" + dims + "}").slidingLayerCount() == 4);
+  // Window longer than the sequence: the sequence length bounds each layer.
+  const ModelArch all = parse(R"({"model_type": "mistral", "sliding_window": 4096, )" + dims + "}");
+  CHECK(all.keptLayerTokens(8192) == Approx(12 * 4096.0));
+  CHECK(all.keptLayerTokens(1000) == Approx(12 * 1000.0));
+  // layer_types must match num_hidden_layers and needs a window.
+  CHECK(parseError(R"({"layer_types": ["sliding_attention"], "sliding_window": 128, )" + dims + "}").field ==
+        "layer_types");
+  CHECK(parseError(R"({"layer_types": ["sliding_attention","full_attention","full_attention",
+      "full_attention","full_attention","full_attention","full_attention","full_attention",
+      "full_attention","full_attention","full_attention","full_attention"], )" + dims + "}").field ==
+        "sliding_window");
+}

@@ -107,6 +107,7 @@ struct ReadOutcome {
   std::vector<ImportedRun> runs;
   std::vector<std::string>& warnings;
   std::optional<Error> firstError;
+  std::vector<KernelMeasurement> kernelMeasurements;  ///< nvbench: one per timed state
 };
 
 /// One file format: its name, how to recognise one top-level value of it from its keys, and

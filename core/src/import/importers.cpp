@@ -194,7 +194,7 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
 
   // Keep the values of this format; refuse bare NaN/Infinity where the format may not have it.
   std::vector<ImportedDoc*> mine;
-  ReadOutcome outcome{{}, report.warnings, std::nullopt};
+  ReadOutcome outcome{{}, report.warnings, std::nullopt, {}};
   for (auto& d : docs) {
     const FormatReader* r = detectReader(d.doc);
     if (r != &reader) {
@@ -223,6 +223,7 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
   }
   if (!mine.empty()) reader.read(mine, ctx, outcome);
   report.runs = std::move(outcome.runs);
+  report.kernelMeasurements = std::move(outcome.kernelMeasurements);
   if (report.runs.empty()) {
     if (outcome.firstError) return *outcome.firstError;
     return Error{label, "", "format", std::string("no ") + reader.name + " results could be read"};

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "import/formats.hpp"
 #include <nlohmann/json.hpp>
@@ -50,7 +53,106 @@ Result<std::optional<double>> summaryValue(const Json& summary, const std::strin
   return std::optional<double>();
 }
 
-Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
+/// What one state yielded, for its kernel measurement.
+struct StateData {
+  std::string benchmark;
+  std::string state;
+  std::string device;
+  std::map<std::string, std::string> axes;  ///< axis name → value text
+  std::map<std::string, double> tags;       ///< summary tag → value
+};
+
+std::optional<std::int64_t> wholeNumber(const std::string& text) {
+  std::int64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+/// One kernel measurement per state that has a GPU time. Identity: the benchmark name, with
+/// every axis other than M, N, K and scheme appended as `name[axis=value,...]` (axes sorted by
+/// name), so that states differing in block size or element type stay apart; states still
+/// alike get `state=<name>` too. The time is nvbench's median when it wrote one, else its mean
+/// (nvbench's default summary, which is not a median): `sourceFile` ends in `#<tag>` naming
+/// the summary the time is. Bytes: bandwidth × mean time (nv/cold/bw/global/bytes_per_second,
+/// as nvbench computes bandwidth from the mean), else the nv/gmem/ reads and writes.
+std::vector<KernelMeasurement> measurementsOf(const std::vector<StateData>& states,
+                                              const std::string& sourceFile) {
+  std::vector<KernelMeasurement> out;
+  std::vector<const StateData*> from;
+  for (const StateData& sd : states) {
+    auto tag = [&](const char* t) -> std::optional<double> {
+      const auto it = sd.tags.find(t);
+      if (it == sd.tags.end() || !std::isfinite(it->second)) return std::nullopt;
+      return it->second;
+    };
+    const auto median = tag("nv/cold/time/gpu/median");
+    const auto mean = tag("nv/cold/time/gpu/mean");
+    if (!median && !mean) continue;
+    KernelMeasurement km;
+    km.device = sd.device;
+    km.medianS = median ? *median : *mean;
+    km.sourceFile = sourceFile + (median ? "#nv/cold/time/gpu/median" : "#nv/cold/time/gpu/mean");
+    km.minS = tag("nv/cold/time/gpu/min").value_or(km.medianS);
+    km.relNoise = tag("nv/cold/time/gpu/stdev/relative").value_or(0.0);
+    km.samples = static_cast<std::int64_t>(tag("nv/cold/sample_size").value_or(0.0));
+    std::string suffix;
+    for (const auto& [name, text] : sd.axes) {
+      const std::string axis = lower(name);
+      const auto whole = wholeNumber(text);
+      if (axis == "m" && whole) {
+        km.m = *whole;
+      } else if (axis == "n" && whole) {
+        km.n = *whole;
+      } else if (axis == "k" && whole) {
+        km.k = *whole;
+      } else if (axis == "scheme") {
+        km.scheme = text;
+      } else {
+        suffix += (suffix.empty() ? "" : ",") + name + "=" + text;
+      }
+    }
+    km.kernel = sd.benchmark + (suffix.empty() ? std::string() : "[" + suffix + "]");
+    double gmemBytes = 0;
+    bool haveGmem = false;
+    for (const auto& [t, v] : sd.tags) {
+      if (t.rfind("nv/gmem/reads/", 0) == 0 || t.rfind("nv/gmem/writes/", 0) == 0) {
+        gmemBytes += v;
+        haveGmem = true;
+      } else if (t.size() >= 5 && t.compare(t.size() - 5, 5, "flops") == 0) {
+        km.flops = v;
+      }
+    }
+    if (const auto bw = tag("nv/cold/bw/global/bytes_per_second"); bw && mean) {
+      km.bytesMoved = *bw * *mean;
+    } else if (haveGmem) {
+      km.bytesMoved = gmemBytes;
+    }
+    out.push_back(std::move(km));
+    from.push_back(&sd);
+  }
+  // States that the axes do not tell apart (no axis values): their names do.
+  auto identity = [](const KernelMeasurement& k) {
+    return std::make_tuple(k.kernel, k.scheme, k.device, k.m, k.n, k.k);
+  };
+  std::map<decltype(identity(out.front())), int> seen;
+  for (const auto& k : out) ++seen[identity(k)];
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (seen[identity(out[i])] < 2) continue;
+    const std::string tail = "state=" + from[i]->state;
+    std::string& name = out[i].kernel;
+    name = name.back() == ']' ? name.substr(0, name.size() - 1) + "," + tail + "]"
+                              : name + "[" + tail + "]";
+  }
+  return out;
+}
+
+struct NvbenchRead {
+  ImportedRun run;
+  std::vector<KernelMeasurement> measurements;
+};
+
+Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
   ImportedRun run;
   run.format = importformat::kNvbench;
   run.sourceFile = ctx.label;
@@ -109,6 +211,8 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
   const Json& benches = *benchesIt;
   std::string stateList;
   std::size_t states = 0, skippedStates = 0, summaries = 0;
+  bool preOneNoted = false;
+  std::vector<StateData> stateData;
   for (std::size_t b = 0; b < benches.size(); ++b) {
     const Json& bench = benches[b];
     const std::string benchPointer = "/benchmarks/" + std::to_string(b);
@@ -121,14 +225,34 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
     const std::string benchName = nameIt->get<std::string>();
     const auto statesIt = bench.find("states");
     if (statesIt == bench.end() || statesIt->is_null()) continue;
-    if (!statesIt->is_array()) {
-      return fr.error(childPointer(benchPointer, "states"), "states", "expected an array");
+    // nvbench JSON 1.x writes states as an array; pre-1.0 files keyed them by state name.
+    std::vector<std::pair<std::string, const Json*>> stateEntries;
+    if (statesIt->is_array()) {
+      for (std::size_t s = 0; s < statesIt->size(); ++s) {
+        stateEntries.emplace_back(std::to_string(s), &(*statesIt)[s]);
+      }
+    } else if (statesIt->is_object()) {
+      if (!preOneNoted) {
+        run.warnings.push_back(
+            "pre-1.0 nvbench layout (states keyed by name, not a list): read, the state "
+            "names taken from the keys");
+        preOneNoted = true;
+      }
+      for (auto it = statesIt->begin(); it != statesIt->end(); ++it) {
+        stateEntries.emplace_back(it.key(), &it.value());
+      }
+    } else {
+      return fr.error(childPointer(benchPointer, "states"), "states",
+                      std::string("expected a list of states (nvbench JSON 1.x) or an object of "
+                                  "states keyed by name (pre-1.0 nvbench), found ") +
+                          (statesIt->is_string() ? "a string" : "a scalar"));
     }
-    for (std::size_t s = 0; s < statesIt->size(); ++s) {
-      const Json& st = (*statesIt)[s];
-      const std::string statePointer = benchPointer + "/states/" + std::to_string(s);
+    for (std::size_t s = 0; s < stateEntries.size(); ++s) {
+      const Json& st = *stateEntries[s].second;
+      const std::string statePointer = childPointer(benchPointer + "/states", stateEntries[s].first);
       if (!st.is_object()) return fr.error(statePointer, "states", "expected an object");
       std::string stateName = stringField(st, "name");
+      if (stateName.empty() && statesIt->is_object()) stateName = stateEntries[s].first;
       if (stateName.empty()) stateName = stringField(st, "description");
       if (stateName.empty()) stateName = "state" + std::to_string(s);
       const std::string prefix = std::string(benchName).append("/").append(stateName);
@@ -145,17 +269,26 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
       const std::string deviceId = stringField(st, "device");
       const auto dn = deviceNames.find(deviceId);
       run.setup[prefix + "/device"] = dn != deviceNames.end() ? dn->second : deviceId;
+      StateData sd;
+      sd.benchmark = benchName;
+      sd.state = stateName;
+      sd.device = run.setup[prefix + "/device"];
       const auto axes = st.find("axis_values");
       if (axes != st.end() && axes->is_array()) {
         for (const auto& axis : *axes) {
           const std::string axisName = stringField(axis, "name");
-          if (!axisName.empty())
+          if (!axisName.empty()) {
             run.setup[std::string(prefix).append("/axis/").append(axisName)] =
                 stringField(axis, "value");
+            sd.axes[axisName] = stringField(axis, "value");
+          }
         }
       }
       const auto summ = st.find("summaries");
-      if (summ == st.end() || summ->is_null()) continue;
+      if (summ == st.end() || summ->is_null()) {
+        stateData.push_back(std::move(sd));
+        continue;
+      }
       const std::string summPointer = childPointer(statePointer, "summaries");
       if (summ->is_array()) {
         for (std::size_t i = 0; i < summ->size(); ++i) {
@@ -169,6 +302,7 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
           if (!v) return v.error();
           if (v->has_value()) {
             run.metrics[std::string(prefix).append("/").append(tag)] = **v;
+            sd.tags[tag] = **v;
             ++summaries;
           }
         }
@@ -179,12 +313,14 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
           if (!v) return v.error();
           if (v->has_value()) {
             run.metrics[prefix + "/" + it.key()] = **v;
+            sd.tags[it.key()] = **v;
             ++summaries;
           }
         }
       } else {
         return fr.error(summPointer, "summaries", "expected an array of summaries");
       }
+      stateData.push_back(std::move(sd));
     }
   }
   run.setup[kStatesKey] = stateList;
@@ -198,7 +334,30 @@ Result<ImportedRun> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
     return fr.error("/benchmarks", "benchmarks", "no benchmark states in the file");
   }
   if (summaries == 0) run.warnings.push_back("no numeric summaries in any state");
-  return run;
+  NvbenchRead out;
+  out.measurements = measurementsOf(stateData, run.sourceFile);
+  std::size_t withoutTime = stateData.size() - out.measurements.size();
+  if (withoutTime > 0) {
+    run.warnings.push_back(std::to_string(withoutTime) +
+                           " state(s) without a GPU time summary (nv/cold/time/gpu/mean or "
+                           "median): no kernel measurement for them");
+  }
+  out.run = std::move(run);
+  return out;
+}
+
+void readNvbench(std::vector<ImportedDoc*>& docs, const ImportContext& ctx, ReadOutcome& out) {
+  for (ImportedDoc* d : docs) {
+    auto r = importNvbench(*d, ctx);
+    if (!r) {
+      if (!out.firstError) out.firstError = r.error();
+      if (ctx.multiDoc) out.warnings.push_back(warningText(r.error(), "; value skipped"));
+      continue;
+    }
+    out.runs.push_back(std::move(r->run));
+    for (auto& k : r->measurements) out.kernelMeasurements.push_back(std::move(k));
+    d->doc = JsonDocument{};
+  }
 }
 
 bool detect(const JsonDocument& doc) {
@@ -212,79 +371,38 @@ FormatReader nvbenchReader() {
   FormatReader r;
   r.name = importformat::kNvbench;
   r.detect = &detect;
-  r.read = &readEachValue<&importNvbench>;
+  r.read = &readNvbench;
   return r;
 }
 
 std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run) {
-  std::vector<KernelMeasurement> out;
-  if (run.format != importformat::kNvbench) return out;
+  if (run.format != importformat::kNvbench) return {};
   const auto list = run.setup.find(kStatesKey);
-  if (list == run.setup.end()) return out;
+  if (list == run.setup.end()) return {};
+  std::vector<StateData> states;
   std::istringstream lines(list->second);
-  std::string prefix;
-  auto setupAt = [&](const std::string& key) -> std::string {
-    const auto it = run.setup.find(key);
-    return it == run.setup.end() ? std::string() : it->second;
-  };
-  auto metric = [&](const std::string& tag) -> std::optional<double> {
-    const auto it = run.metrics.find(prefix + "/" + tag);
-    if (it == run.metrics.end()) return std::nullopt;
-    return it->second;
-  };
-  while (std::getline(lines, prefix)) {
+  for (std::string prefix; std::getline(lines, prefix);) {
     if (prefix.empty()) continue;
-    const auto center = metric("nv/cold/time/gpu/median") ? metric("nv/cold/time/gpu/median")
-                                                          : metric("nv/cold/time/gpu/mean");
-    if (!center) continue;
-    KernelMeasurement km;
-    km.kernel = setupAt(prefix + "/benchmark");
-    km.device = setupAt(prefix + "/device");
-    km.sourceFile = run.sourceFile;
-    km.medianS = *center;
-    km.minS = metric("nv/cold/time/gpu/min").value_or(*center);
-    km.relNoise = metric("nv/cold/time/gpu/stdev/relative").value_or(0.0);
-    km.samples = static_cast<std::int64_t>(metric("nv/cold/sample_size").value_or(0.0));
+    StateData sd;
+    const auto bench = run.setup.find(prefix + "/benchmark");
+    sd.benchmark = bench == run.setup.end() ? prefix : bench->second;
+    sd.state = prefix.size() > sd.benchmark.size() ? prefix.substr(sd.benchmark.size() + 1) : prefix;
+    const auto dev = run.setup.find(prefix + "/device");
+    if (dev != run.setup.end()) sd.device = dev->second;
     const std::string axisPrefix = prefix + "/axis/";
     for (auto it = run.setup.lower_bound(axisPrefix);
          it != run.setup.end() && it->first.compare(0, axisPrefix.size(), axisPrefix) == 0; ++it) {
-      const std::string axis = lower(it->first.substr(axisPrefix.size()));
-      std::int64_t v = 0;
-      const auto& text = it->second;
-      const bool isInt =
-          std::from_chars(text.data(), text.data() + text.size(), v).ec == std::errc();
-      if (axis == "m" && isInt)
-        km.m = v;
-      else if (axis == "n" && isInt)
-        km.n = v;
-      else if (axis == "k" && isInt)
-        km.k = v;
-      else if (axis == "scheme")
-        km.scheme = text;
+      sd.axes[it->first.substr(axisPrefix.size())] = it->second;
     }
     const std::string statePrefix = prefix + "/";
-    double gmemBytes = 0;
-    bool haveGmem = false;
     for (auto it = run.metrics.lower_bound(statePrefix);
          it != run.metrics.end() && it->first.compare(0, statePrefix.size(), statePrefix) == 0;
          ++it) {
-      const std::string tag = it->first.substr(statePrefix.size());
-      if (tag.rfind("nv/gmem/reads/", 0) == 0 || tag.rfind("nv/gmem/writes/", 0) == 0) {
-        gmemBytes += it->second;
-        haveGmem = true;
-      } else if (tag.size() >= 5 && tag.compare(tag.size() - 5, 5, "flops") == 0) {
-        km.flops = it->second;
-      }
+      sd.tags[it->first.substr(statePrefix.size())] = it->second;
     }
-    if (haveGmem) {
-      km.bytesMoved = gmemBytes;
-    } else if (const auto bw = metric("nv/cold/bw/global/bytes_per_second")) {
-      const auto mean = metric("nv/cold/time/gpu/mean");
-      km.bytesMoved = *bw * mean.value_or(*center);
-    }
-    out.push_back(std::move(km));
+    states.push_back(std::move(sd));
   }
-  return out;
+  return measurementsOf(states, run.sourceFile);
 }
 
 }  // namespace qf

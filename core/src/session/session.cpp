@@ -1029,13 +1029,16 @@ MergeResult mergeImport(Session& s, const ImportReport& report) {
       result.duplicateOf = it->second;
       continue;
     }
-    for (auto k : nvbenchToMeasurements(run)) {
-      if (k.sourceFile.empty()) k.sourceFile = run.sourceFile;
+    s.importedRuns.push_back(std::move(run));
+    ++result.runsAdded;
+  }
+  // The file's kernel measurements come with its runs (a duplicate file adds neither).
+  if (result.runsAdded > 0) {
+    for (auto k : report.kernelMeasurements) {
+      if (k.sourceFile.empty()) k.sourceFile = report.file;
       s.kernelMeasurements.push_back(std::move(k));
       ++result.measurementsAdded;
     }
-    s.importedRuns.push_back(std::move(run));
-    ++result.runsAdded;
   }
   return result;
 }

@@ -26,6 +26,9 @@ struct ImportReport {
   std::string sha256;
   std::vector<ImportedRun> runs;
   std::vector<std::string> warnings;
+  /// Kernel measurements the file holds (nvbench: one per benchmark state with a GPU time;
+  /// empty for every other format), filled by the reader itself.
+  std::vector<KernelMeasurement> kernelMeasurements;
 };
 
 /// Detects the format from the content and imports it.
@@ -38,13 +41,17 @@ Result<ImportReport> importBytes(std::string_view bytes, const std::string& labe
 Result<std::vector<SampleRecord>> readLmEvalSamples(const std::string& path);
 Result<std::vector<SampleRecord>> parseLmEvalSamples(std::string_view bytes, const std::string& label);
 
-/// Kernel measurements from an imported nvbench run (format "nvbench"): one per benchmark
-/// state that was not skipped. kernel = benchmark name; device = the state's device name;
-/// m, n, k from axes named M, N, K (any case); scheme from an axis named "scheme"; medianS
-/// from nv/cold/time/gpu/median when present, else the mean (nvbench reports no median by
-/// default); minS, relNoise (nv/cold/time/gpu/stdev/relative), samples (nv/cold/sample_size);
-/// bytesMoved from nv/gmem/reads|writes summaries, else bandwidth × mean time. Empty for
-/// runs of any other format.
+/// Kernel measurements from an imported nvbench run rebuilt from its metrics and setup (the
+/// same records the reader puts in ImportReport::kernelMeasurements; use those when the report
+/// is at hand). kernel = benchmark name, with every axis other than M, N, K and scheme as
+/// `name[axis=value,...]` (sorted by axis name; `state=<name>` added where states are still
+/// alike); device = the state's device name; m, n, k from axes named M, N, K (any case);
+/// scheme from an axis named "scheme"; medianS from nv/cold/time/gpu/median when present,
+/// else the mean (nvbench reports no median by default), and sourceFile ends in
+/// `#nv/cold/time/gpu/median` or `#nv/cold/time/gpu/mean` to say which; minS, relNoise
+/// (nv/cold/time/gpu/stdev/relative), samples (nv/cold/sample_size); bytesMoved =
+/// nv/cold/bw/global/bytes_per_second × mean time when present, else the nv/gmem/reads|writes
+/// summaries. Empty for runs of any other format.
 std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run);
 
 }  // namespace qf

@@ -106,7 +106,7 @@ struct MergeResult {
 /// Appends the report's runs to the session. Runs are identified by the SHA-256 of their
 /// file: a file already imported (same digest, whatever its name) adds nothing. Runs without
 /// a digest of their own take the report's; runs without a source file take the report's.
-/// Added nvbench runs also yield kernel measurements (nvbenchToMeasurements).
+/// A report whose runs are added also adds its kernel measurements (ImportReport::kernelMeasurements).
 MergeResult mergeImport(Session& s, const ImportReport& report);
 
 /// Names of the modelled metrics refreshModelledMetrics writes, in order.

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -414,10 +417,99 @@ std::optional<Error> readRequest(Reader& r, const Json& j, const std::string& p,
   return std::nullopt;
 }
 
+/// The columnar per-request records (`request_arrays`): every column has `count` entries,
+/// the gaps of all requests lie in one `itls_s` array split by `itl_count`.
+std::optional<Error> readRequestArrays(Reader& r, const Json& j, const std::string& p,
+                                       std::vector<RequestRecord>& out) {
+  static const char* const kColumns[] = {"ttft_s",  "latency_s", "input_len", "output_len",
+                                         "success", "itl_count", "itls_s"};
+  if (auto e = r.object(j, p, "request_arrays",
+                        {"count", "ttft_s", "latency_s", "input_len", "output_len", "success",
+                         "itl_count", "itls_s"})) {
+    return e;
+  }
+  std::int64_t count = 0;
+  if (auto e = r.integer(j, p, "count", count, true, 0, kMaxCount)) return e;
+  const auto n = static_cast<std::size_t>(count);
+  std::vector<const Json*> col(std::size(kColumns), nullptr);
+  for (std::size_t c = 0; c < std::size(kColumns); ++c) {
+    const Json* v = Reader::find(j, kColumns[c]);
+    const std::string cp = child(p, kColumns[c]);
+    if (!v) return r.missing(p, kColumns[c], "array");
+    if (!v->is_array()) return r.error(cp, kColumns[c], "expected an array, found " + describe(*v));
+    if (c != 6 && v->size() != n) {
+      return r.error(cp, kColumns[c],
+                     "has " + std::to_string(v->size()) + " entries but count is " +
+                         std::to_string(n));
+    }
+    col[c] = v;
+  }
+  out.assign(n, RequestRecord{});
+  auto whole = [&](const Json& v, const std::string& ptr, const char* field, std::int64_t hi,
+                   std::int64_t& dst) -> std::optional<Error> {
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)) {
+      dst = static_cast<std::int64_t>(v.get<std::uint64_t>());
+      return std::nullopt;
+    }
+    if (v.is_number_integer() && v.get<std::int64_t>() >= 0 && v.get<std::int64_t>() <= hi) {
+      dst = v.get<std::int64_t>();
+      return std::nullopt;
+    }
+    return r.error(ptr, field,
+                   "expected an integer from 0 to " + std::to_string(hi) + ", found " +
+                       describe(v));
+  };
+  std::size_t gaps = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    RequestRecord& q = out[i];
+    if (auto e = r.looseNumber((*col[0])[i], child(child(p, "ttft_s"), i), "ttft_s", q.ttftS)) {
+      return e;
+    }
+    if (auto e = r.looseNumber((*col[1])[i], child(child(p, "latency_s"), i), "latency_s",
+                               q.latencyS)) {
+      return e;
+    }
+    if (auto e = whole((*col[2])[i], child(child(p, "input_len"), i), "input_len", kMaxCount,
+                       q.inputLen)) {
+      return e;
+    }
+    if (auto e = whole((*col[3])[i], child(child(p, "output_len"), i), "output_len", kMaxCount,
+                       q.outputLen)) {
+      return e;
+    }
+    std::int64_t ok = 0;
+    if (auto e = whole((*col[4])[i], child(child(p, "success"), i), "success", 1, ok)) return e;
+    q.success = ok == 1;
+    std::int64_t k = 0;
+    if (auto e = whole((*col[5])[i], child(child(p, "itl_count"), i), "itl_count", kMaxCount, k)) {
+      return e;
+    }
+    const auto kn = static_cast<std::size_t>(k);
+    if (kn > col[6]->size() - gaps) {
+      return r.error(child(child(p, "itl_count"), i), "itl_count",
+                     "the counts add up to more than the " + std::to_string(col[6]->size()) +
+                         " entries of itls_s");
+    }
+    q.itlsS.resize(kn);
+    for (std::size_t g = 0; g < kn; ++g, ++gaps) {
+      if (auto e = r.looseNumber((*col[6])[gaps], child(child(p, "itls_s"), gaps), "itls_s",
+                                 q.itlsS[g])) {
+        return e;
+      }
+    }
+  }
+  if (gaps != col[6]->size()) {
+    return r.error(child(p, "itls_s"), "itls_s",
+                   "has " + std::to_string(col[6]->size()) + " entries but itl_count adds up to " +
+                       std::to_string(gaps));
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, ImportedRun& run) {
   if (auto e = r.object(j, p, "imported_runs",
                         {"format", "source_file", "sha256", "label", "setup", "metrics",
-                         "requests", "decode_step_by_batch", "warnings"})) {
+                         "requests", "request_arrays", "decode_step_by_batch", "warnings"})) {
     return e;
   }
   if (auto e = r.string(j, p, "format", run.format, true, false)) return e;
@@ -458,6 +550,13 @@ std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, Imp
       if (auto e = readRequest(r, (*reqs)[i], child(rp, i), q)) return e;
       run.requests.push_back(std::move(q));
     }
+  }
+  if (const Json* cols = Reader::find(j, "request_arrays")) {
+    if (!run.requests.empty()) {
+      return r.error(child(p, "request_arrays"), "request_arrays",
+                     "the run also has 'requests'; a run holds its requests in one of the two");
+    }
+    if (auto e = readRequestArrays(r, *cols, child(p, "request_arrays"), run.requests)) return e;
   }
   if (const Json* steps = Reader::find(j, "decode_step_by_batch")) {
     const std::string dp = child(p, "decode_step_by_batch");
@@ -725,6 +824,16 @@ std::optional<Error> migrateV1(Reader& r, Json& doc) {
 // ---------------------------------------------------------------------------------------
 // Writer (templated so that the text form keeps a human-friendly key order).
 
+/// A per-request time as a session stores it: kRequestSignificantDigits significant digits
+/// (sub-microsecond for the latencies of a serving run; idempotent, so saving a loaded session
+/// gives the same bytes).
+double roundForSession(double v) {
+  if (!std::isfinite(v) || v == 0) return v;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", kRequestSignificantDigits, v);
+  return std::strtod(buf, nullptr);
+}
+
 template <class J>
 J looseJson(double v) {
   if (std::isnan(v)) return J(std::string(kNaNText));
@@ -816,20 +925,30 @@ J runJson(const ImportedRun& run) {
   J metrics = J::object();
   for (const auto& [k, v] : run.metrics) metrics[k] = looseJson<J>(v);
   j["metrics"] = metrics;
-  J reqs = J::array();
+  // Per-request records as columns (one flat array each; the gaps of all requests in one
+  // array, split by itl_count), times to kRequestSignificantDigits: compact enough that a
+  // session is not much larger than the benchmark file it came from.
+  J cols = J::object();
+  J ttft = J::array(), latency = J::array(), inputLen = J::array(), outputLen = J::array(),
+    success = J::array(), itlCount = J::array(), itls = J::array();
   for (const auto& q : run.requests) {
-    J o = J::object();
-    o["ttft_s"] = looseJson<J>(q.ttftS);
-    o["latency_s"] = looseJson<J>(q.latencyS);
-    J itls = J::array();
-    for (double t : q.itlsS) itls.push_back(looseJson<J>(t));
-    o["itls_s"] = itls;
-    o["input_len"] = q.inputLen;
-    o["output_len"] = q.outputLen;
-    o["success"] = q.success;
-    reqs.push_back(o);
+    ttft.push_back(looseJson<J>(roundForSession(q.ttftS)));
+    latency.push_back(looseJson<J>(roundForSession(q.latencyS)));
+    inputLen.push_back(q.inputLen);
+    outputLen.push_back(q.outputLen);
+    success.push_back(q.success ? 1 : 0);
+    itlCount.push_back(q.itlsS.size());
+    for (double t : q.itlsS) itls.push_back(looseJson<J>(roundForSession(t)));
   }
-  j["requests"] = reqs;
+  cols["count"] = run.requests.size();
+  cols["ttft_s"] = ttft;
+  cols["latency_s"] = latency;
+  cols["input_len"] = inputLen;
+  cols["output_len"] = outputLen;
+  cols["success"] = success;
+  cols["itl_count"] = itlCount;
+  cols["itls_s"] = itls;
+  j["request_arrays"] = cols;
   J steps = J::array();
   for (const auto& [b, t] : run.decodeStepByBatch) {
     J pair = J::array();
@@ -1000,10 +1119,69 @@ Result<Session> loadSession(const std::string& path, std::uint64_t maxBytes) {
 
 Json sessionToJson(const Session& s) { return sessionJsonT<Json>(s); }
 
+namespace {
+using OJson = nlohmann::ordered_json;
+
+std::string scalarText(const OJson& v) {
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+/// nlohmann's dump(2) layout (two-space indent, "key": value, one element per line), except
+/// that the columns of a run's `request_arrays` are written on one line each: a column of
+/// 10^6 gaps then costs its numbers and commas, not a line and an indent per number.
+void writePretty(std::string& out, const OJson& v, std::size_t indent, bool compactArrays,
+                 bool membersCompact) {
+  if (v.is_object()) {
+    if (v.empty()) {
+      out += "{}";
+      return;
+    }
+    out += "{\n";
+    bool first = true;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (!first) out += ",\n";
+      first = false;
+      out.append(indent + 2, ' ');
+      out += scalarText(OJson(it.key()));
+      out += ": ";
+      writePretty(out, it.value(), indent + 2, membersCompact, it.key() == "request_arrays");
+    }
+    out += "\n";
+    out.append(indent, ' ');
+    out += "}";
+    return;
+  }
+  if (v.is_array()) {
+    if (v.empty()) {
+      out += "[]";
+      return;
+    }
+    if (compactArrays) {
+      out += scalarText(v);
+      return;
+    }
+    out += "[\n";
+    bool first = true;
+    for (const auto& e : v) {
+      if (!first) out += ",\n";
+      first = false;
+      out.append(indent + 2, ' ');
+      writePretty(out, e, indent + 2, false, false);
+    }
+    out += "\n";
+    out.append(indent, ' ');
+    out += "]";
+    return;
+  }
+  out += scalarText(v);
+}
+}  // namespace
+
 std::string sessionToText(const Session& s) {
-  return sessionJsonT<nlohmann::ordered_json>(s).dump(2, ' ', false,
-                                                       Json::error_handler_t::replace) +
-         "\n";
+  std::string out;
+  writePretty(out, sessionJsonT<OJson>(s), 0, false, false);
+  out += "\n";
+  return out;
 }
 
 std::optional<Error> validateSession(const Session& s, const std::string& file) {

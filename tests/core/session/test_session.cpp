@@ -633,3 +633,125 @@ TEST_CASE("session: mangled session text never crashes the reader", "[session]")
   }
   CHECK(rejected > 0);
 }
+
+namespace {
+/// A vLLM `bench serve --save-detailed` result with `requests` requests of `tokens` output
+/// tokens each, times written as Python's repr writes perf_counter differences (17 digits).
+std::string syntheticDetailedServe(int requests, int tokens, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> ttftDist(0.05, 0.8), gapDist(0.008, 0.06);
+  std::string ttfts, itls, lats, ins, outs, errs;
+  char buf[64];
+  auto num = [&](std::string& dst, double v) {
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    dst += buf;
+  };
+  for (int i = 0; i < requests; ++i) {
+    const char* sep = i ? ", " : "";
+    const double ttft = ttftDist(rng);
+    double lat = ttft;
+    ttfts += sep;
+    num(ttfts, ttft);
+    itls += sep;
+    itls += "[";
+    for (int t = 1; t < tokens; ++t) {
+      const double g = gapDist(rng);
+      lat += g;
+      if (t > 1) itls += ", ";
+      num(itls, g);
+    }
+    itls += "]";
+    lats += sep;
+    num(lats, lat);
+    ins += sep + std::to_string(512 + i % 100);
+    outs += sep + std::to_string(tokens);
+    errs += std::string(sep) + "\"\"";
+  }
+  return "{\"date\": \"20250301-120000\", \"backend\": \"vllm\", \"model_id\": \"m\", "
+         "\"tokenizer_id\": \"m\", \"num_prompts\": " +
+         std::to_string(requests) +
+         ", \"request_rate\": \"inf\", \"burstiness\": 1.0, \"max_concurrency\": null, "
+         "\"duration\": 600.0, \"completed\": " +
+         std::to_string(requests) +
+         ", \"failed\": 0, \"request_throughput\": 33.3, \"output_throughput\": 3333.3, "
+         "\"input_lens\": [" +
+         ins + "], \"output_lens\": [" + outs + "], \"ttfts\": [" + ttfts + "], \"itls\": [" +
+         itls + "], \"latencies\": [" + lats + "], \"errors\": [" + errs + "]}\n";
+}
+}  // namespace
+
+TEST_CASE("session: a large detailed import saves compactly and opens again", "[session]") {
+  // 20,000 requests × 100 tokens: 2 million inter-token gaps.
+  const std::string source = syntheticDetailedServe(20000, 100, 42);
+  auto rep = importBytes(source, "detailed.json");
+  REQUIRE(rep.ok());
+  REQUIRE(rep->runs.size() == 1);
+  REQUIRE(rep->runs[0].requests.size() == 20000);
+  Session s;
+  REQUIRE(mergeImport(s, *rep).runsAdded == 1);
+  TempDir dir;
+  const std::string path = dir.file("big.session.json");
+  REQUIRE_FALSE(saveSessionAtomic(s, path).has_value());
+  const auto sessionBytes = fs::file_size(path);
+  INFO("source " << source.size() << " bytes, session " << sessionBytes << " bytes");
+  CHECK(static_cast<double>(sessionBytes) <= 1.2 * static_cast<double>(source.size()));
+  // The import limit fits in what a session may hold.
+  CHECK(static_cast<double>(ImportOptions{}.maxBytes) * 1.2 <=
+        static_cast<double>(kMaxSessionFileBytes));
+
+  auto back = loadSession(path);
+  REQUIRE(back.ok());
+  REQUIRE(back->importedRuns.size() == 1);
+  const auto& a = rep->runs[0].requests;
+  const auto& b = back->importedRuns[0].requests;
+  REQUIRE(b.size() == a.size());
+  for (std::size_t i = 0; i < a.size(); i += 997) {
+    INFO("request " << i);
+    CHECK(b[i].ttftS == Approx(a[i].ttftS).epsilon(1e-6));
+    CHECK(b[i].latencyS == Approx(a[i].latencyS).epsilon(1e-6));
+    CHECK(b[i].inputLen == a[i].inputLen);
+    CHECK(b[i].outputLen == 100);
+    CHECK(b[i].success);
+    REQUIRE(b[i].itlsS.size() == 99);
+    CHECK(b[i].itlsS[37] == Approx(a[i].itlsS[37]).epsilon(1e-6));
+  }
+  // Saving what was loaded gives the same bytes.
+  const std::string again = dir.file("again.json");
+  REQUIRE_FALSE(saveSessionAtomic(*back, again).has_value());
+  CHECK(fs::file_size(again) == sessionBytes);
+}
+
+TEST_CASE("session: request columns are checked when read", "[session]") {
+  Session s;
+  ImportedRun run;
+  run.format = "vllm-serve";
+  run.sourceFile = "x.json";
+  run.sha256 = std::string(64, 'a');
+  RequestRecord q;
+  q.ttftS = 0.1;
+  q.latencyS = 0.3;
+  q.itlsS = {0.1, 0.1};
+  q.outputLen = 3;
+  run.requests = {q, q};
+  run.requests[1].success = false;
+  s.importedRuns.push_back(run);
+  const std::string text = sessionToText(s);
+  // Columns sit on one line each.
+  CHECK(text.find("\"itls_s\": [0.1,0.1,0.1,0.1]") != std::string::npos);
+  CHECK(text.find("\"success\": [1,0]") != std::string::npos);
+  auto ok = parseSessionText(text, "s.json");
+  REQUIRE(ok.ok());
+  CHECK(ok->importedRuns[0].requests.size() == 2);
+  CHECK_FALSE(ok->importedRuns[0].requests[1].success);
+  std::string shortItls = text;
+  shortItls.replace(shortItls.find("[0.1,0.1,0.1,0.1]"), 17, "[0.1,0.1,0.1]");
+  auto bad = parseSessionText(shortItls, "s.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().position.find("/imported_runs/0/request_arrays/itl_count/1") !=
+        std::string::npos);
+  std::string badCount = text;
+  badCount.replace(badCount.find("\"count\": 2"), 10, "\"count\": 3");
+  auto count = parseSessionText(badCount, "s.json");
+  REQUIRE_FALSE(count.ok());
+  CHECK(count.error().message.find("has 2 entries but count is 3") != std::string::npos);
+}

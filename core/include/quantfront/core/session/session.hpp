@@ -26,7 +26,13 @@ inline constexpr const char* kSessionFormat = "quantfront-session";
 /// The session version this build writes; it reads every version from 1 up to this one.
 inline constexpr int kSessionVersion = 2;
 /// Largest session file loadSession reads (bytes); larger files are refused before reading.
-inline constexpr std::uint64_t kMaxSessionFileBytes = 256ull * 1024 * 1024;
+/// A session stores a run's per-request records in at most ~1.2× the bytes of the benchmark
+/// file they came from (columns, times to kRequestSignificantDigits), so one file at the
+/// import limit (ImportOptions::maxBytes, 512 MiB) still yields a session that opens.
+inline constexpr std::uint64_t kMaxSessionFileBytes = 768ull * 1024 * 1024;
+/// Significant digits of the per-request times a session stores (0.1 µs on a 1 s latency;
+/// the statistics need far less).
+inline constexpr int kRequestSignificantDigits = 7;
 /// Deepest JSON nesting a session may have (arrays and objects); deeper input is refused.
 inline constexpr std::size_t kMaxSessionJsonDepth = 64;
 

@@ -3,6 +3,7 @@
 // qfront checks them: a bad value exits with status 2 and one line naming the option.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QTimer>
 #include <iostream>
 #include <optional>
@@ -11,6 +12,8 @@
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/session.hpp>
+#include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
@@ -69,7 +72,23 @@ int main(int argc, char** argv) {
   QCommandLineOption tabOpt("tab", "Tab to show or export: step, throughput, schemes, pareto, candidates.", "TAB", "step");
   QCommandLineOption sizeOpt("size", "Export size in pixels, WxH (default 1600x1000).", "WxH", "1600x1000");
   QCommandLineOption shotOpt("screenshot", "Grab the whole window to FILE (.png) after start-up and exit.", "FILE");
-  parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, exportOpt, tabOpt, sizeOpt, shotOpt});
+  QCommandLineOption recoverOpt(
+      "recover",
+      "What to do with unsaved work a crashed QuantFront left (its autosave): ask (default), "
+      "accept, discard or later.",
+      "WHAT", "ask");
+  QCommandLineOption dumpOpt("dump-session",
+                             "Write the session as it stands after start-up (and recovery) to "
+                             "FILE and exit.",
+                             "FILE");
+  // For tests: autosave soon after the first edit, and take the command line's scenario as
+  // an edit (so there is something to autosave).
+  QCommandLineOption intervalOpt("autosave-interval-ms", "Autosave this long after an edit.", "MS", "2000");
+  intervalOpt.setFlags(QCommandLineOption::HiddenFromHelp);
+  QCommandLineOption asEditOpt("apply-as-edit", "Apply --model, --gpu, --tp, --schemes as an edit.");
+  asEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
+  parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, exportOpt, tabOpt, sizeOpt, shotOpt,
+                     recoverOpt, dumpOpt, intervalOpt, asEditOpt});
   if (!parser.parse(QApplication::arguments())) {
     std::cerr << "quantfront: " << kCommandLine << ": " << parser.errorText().toStdString()
               << " (see quantfront --help)\n";
@@ -109,6 +128,16 @@ int main(int argc, char** argv) {
     exportW = static_cast<int>(*w);
     exportH = static_cast<int>(*h);
   }
+  const QString recover = parser.value(recoverOpt);
+  if (!QStringList({"ask", "accept", "discard", "later"}).contains(recover)) {
+    return badOption("recover", "expected ask, accept, discard or later, found '" +
+                                    recover.toStdString() + "'");
+  }
+  const auto intervalMs = parseInteger(parser.value(intervalOpt));
+  if (!intervalMs || *intervalMs < 1 || *intervalMs > 3600000) {
+    return badOption("autosave-interval-ms", "expected an integer from 1 to 3600000, found '" +
+                                                 parser.value(intervalOpt).toStdString() + "'");
+  }
   std::optional<qf::ui::ExportFormat> exportFormat;
   if (parser.isSet(exportOpt)) {
     exportFormat = qf::ui::exportFormatFor(parser.value(exportOpt));
@@ -143,7 +172,7 @@ int main(int argc, char** argv) {
     if (e.field.empty() || e.field == "scheme") e.field = "schemes";
     return badInput(e);
   }
-  window.setScenario(spec);
+  if (!parser.isSet(asEditOpt)) window.setScenario(spec);
   if (!window.lastError().isEmpty()) {
     std::cerr << "quantfront: " << window.lastError().toStdString() << "\n";
     return kExitBadInput;
@@ -165,8 +194,28 @@ int main(int argc, char** argv) {
     }
     return kExitOk;
   }
+
+  // Interactive: autosave this window's unsaved work, and first offer what a crashed one
+  // left, before anything is written.
+  window.startAutosave(QString(), static_cast<int>(*intervalMs));
+  if (recover != "ask") {
+    const auto choice = recover == "accept"    ? qf::ui::RecoveryChoice::Recover
+                        : recover == "discard" ? qf::ui::RecoveryChoice::Discard
+                                               : qf::ui::RecoveryChoice::Later;
+    window.setRecoveryPrompt([choice](const qf::ui::AutosaveInfo&) { return choice; });
+  }
   window.showTab(tab);
-  window.show();
+  if (!parser.isSet(dumpOpt)) window.show();
+  const bool recovered = window.offerRecovery();
+  if (!recovered && parser.isSet(asEditOpt)) window.editScenario(spec);
+  if (parser.isSet(dumpOpt)) {
+    const QString path = parser.value(dumpOpt);
+    if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(path).toStdString())) {
+      std::cerr << "quantfront: " << e->str() << "\n";
+      return kExitBadInput;
+    }
+    return kExitOk;
+  }
   if (parser.isSet(shotOpt)) {
     const QString path = parser.value(shotOpt);
     QTimer::singleShot(1500, &window, [&window, path] {

@@ -24,6 +24,7 @@
 #include <QStandardPaths>
 
 #include <quantfront/core/base/resources.hpp>
+#include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
@@ -70,8 +71,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_autosave.setSingleShot(true);
   m_autosave.setInterval(2000);
   connect(&m_autosave, &QTimer::timeout, this, [this] { autosaveNow(); });
+  // Real edits mark the session modified; viewing another tab does not.
   connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::markChanged);
-  connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::markChanged);
   splitter->addWidget(scroll);
   splitter->addWidget(m_tabs);
   splitter->setStretchFactor(1, 1);
@@ -97,12 +98,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setSession(example, QString());
 }
 
-QString MainWindow::autosavePath() {
-  const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-  return QDir(dir).filePath("autosave.quantfront.json");
-}
+MainWindow::~MainWindow() = default;
 
 void MainWindow::setSession(const Session& session, const QString& path) {
+  // The session being left was saved or given up by the user: its autosave goes.
+  dropAutosave();
+  m_recovered = false;
   m_session = session;
   m_sessionPath = path;
   m_panel->setSpec(session.scenario);
@@ -134,19 +135,155 @@ Session MainWindow::session() const {
 void MainWindow::markChanged() {
   m_dirty = true;
   updateTitle();
-  m_autosave.start();
+  // At most one interval after the first unsaved edit, however busy the user is.
+  if (!m_autosaveDir.isEmpty() && !m_autosave.isActive()) m_autosave.start();
+}
+
+QString MainWindow::sessionName() const {
+  if (m_sessionPath.isEmpty()) return m_recovered ? "recovered session" : "example session";
+  return QFileInfo(m_sessionPath).fileName() + (m_recovered ? " (recovered)" : "");
 }
 
 void MainWindow::updateTitle() {
-  const QString name = m_sessionPath.isEmpty() ? "example session" : QFileInfo(m_sessionPath).fileName();
-  setWindowTitle(QString("QuantFront — %1%2").arg(name, m_dirty ? " *" : ""));
+  setWindowTitle(QString("QuantFront — %1%2").arg(sessionName(), m_dirty ? " *" : ""));
+}
+
+void MainWindow::startAutosave(const QString& dir, int intervalMs) {
+  m_autosaveDir = dir.isEmpty() ? defaultAutosaveDir() : dir;
+  m_autosave.setInterval(std::max(1, intervalMs));
+  if (m_dirty) m_autosave.start();
+}
+
+QString MainWindow::autosaveFile() const {
+  return m_autosaveSlot ? m_autosaveSlot->file() : QString();
 }
 
 QString MainWindow::autosaveNow() {
-  const QString path = autosavePath();
-  QDir().mkpath(QFileInfo(path).absolutePath());
-  if (auto e = saveSessionAtomic(session(), path.toStdString())) return qs(e->str());
-  return {};
+  if (m_autosaveDir.isEmpty() || !m_dirty) return {};
+  if (!m_autosaveSlot) {
+    auto slot = std::make_unique<AutosaveSlot>(m_autosaveDir, m_sessionPath);
+    if (!slot->ok()) {
+      const QString err = slot->file() + ": cannot lock the autosave file";
+      statusBar()->showMessage("Autosave failed: " + err, 10000);
+      return err;
+    }
+    m_autosaveSlot = std::move(slot);
+  }
+  const QString err = m_autosaveSlot->write(session(), m_sessionPath);
+  if (!err.isEmpty()) statusBar()->showMessage("Autosave failed: " + err, 10000);
+  return err;
+}
+
+void MainWindow::dropAutosave() {
+  m_autosave.stop();
+  if (m_autosaveSlot) {
+    m_autosaveSlot->remove();
+    m_autosaveSlot.reset();
+  }
+}
+
+void MainWindow::setRecoveryPrompt(std::function<RecoveryChoice(const AutosaveInfo&)> prompt) {
+  m_recoveryPrompt = std::move(prompt);
+}
+
+void MainWindow::setUnsavedPrompt(std::function<UnsavedChoice()> prompt) {
+  m_unsavedPrompt = std::move(prompt);
+}
+
+RecoveryChoice MainWindow::askRecovery(const AutosaveInfo& info) {
+  QMessageBox box(this);
+  box.setIcon(QMessageBox::Warning);
+  box.setWindowTitle("Recover unsaved work?");
+  const QString what = info.sessionPath.isEmpty() ? QString("an untitled session")
+                                                   : QString("<b>%1</b>").arg(info.sessionPath.toHtmlEscaped());
+  const QString when = info.savedAt.isValid()
+                           ? info.savedAt.toLocalTime().toString("yyyy-MM-dd HH:mm:ss")
+                           : QString("an unknown time");
+  box.setText(QString("QuantFront did not close normally. Unsaved changes to %1 were autosaved at %2.")
+                  .arg(what, when));
+  QString more = "Recover opens them (save to keep them); Discard deletes the autosave; Later "
+                 "keeps it for the next start or File › Open recent › Recover autosave.";
+  if (!info.newerThanSession) more.prepend("The session file was saved after this autosave. ");
+  box.setInformativeText(more);
+  QPushButton* recover = box.addButton("Recover", QMessageBox::AcceptRole);
+  QPushButton* discard = box.addButton("Discard", QMessageBox::DestructiveRole);
+  QPushButton* later = box.addButton("Later", QMessageBox::RejectRole);
+  box.setDefaultButton(recover);
+  box.setEscapeButton(later);
+  box.exec();
+  if (box.clickedButton() == recover) return RecoveryChoice::Recover;
+  if (box.clickedButton() == discard) return RecoveryChoice::Discard;
+  return RecoveryChoice::Later;
+}
+
+bool MainWindow::offerRecovery() {
+  if (m_autosaveDir.isEmpty()) return false;
+  for (const AutosaveInfo& info : findOrphanedAutosaves(m_autosaveDir)) {
+    if (m_autosaveSlot && info.file == m_autosaveSlot->file()) continue;
+    // Held while the user decides: no other starting window offers the same file.
+    auto slot = AutosaveSlot::claim(info.file);
+    if (!slot) continue;
+    const RecoveryChoice choice = m_recoveryPrompt ? m_recoveryPrompt(info) : askRecovery(info);
+    if (choice == RecoveryChoice::Later) continue;
+    if (choice == RecoveryChoice::Discard) {
+      slot->remove();
+      continue;
+    }
+    auto recovered = readAutosave(info.file);
+    if (!recovered) {
+      const QString err = qs(recovered.error().str());
+      if (m_recoveryPrompt) {
+        qWarning("quantfront: cannot recover: %s", qPrintable(err));
+      } else {
+        QMessageBox::warning(this, "Cannot recover", err + "\nThe autosave file is kept.");
+      }
+      continue;
+    }
+    if (!maybeSaveChanges()) return false;
+    setSession(*recovered, info.sessionPath);
+    m_autosaveSlot = std::move(slot);
+    m_recovered = true;
+    markChanged();
+    statusBar()->showMessage("Recovered unsaved changes from " + info.file, 10000);
+    return true;
+  }
+  return false;
+}
+
+UnsavedChoice MainWindow::askUnsaved() {
+  const auto button = QMessageBox::warning(
+      this, "Unsaved changes",
+      QString("The %1 has changes that are not saved. Save them?").arg(sessionName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (button == QMessageBox::Save) return UnsavedChoice::Save;
+  if (button == QMessageBox::Discard) return UnsavedChoice::Discard;
+  return UnsavedChoice::Cancel;
+}
+
+bool MainWindow::maybeSaveChanges() {
+  if (!m_dirty) return true;
+  switch (m_unsavedPrompt ? m_unsavedPrompt() : askUnsaved()) {
+    case UnsavedChoice::Save: return saveInteractive(false);
+    case UnsavedChoice::Discard: return true;
+    case UnsavedChoice::Cancel: return false;
+  }
+  return false;
+}
+
+bool MainWindow::newSession() {
+  if (!maybeSaveChanges()) return false;
+  Session example;
+  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
+    auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json");
+    if (s) example = std::move(*s);
+  }
+  setSession(example, QString());
+  return true;
+}
+
+void MainWindow::editScenario(const ScenarioSpec& spec) {
+  setScenario(spec);
+  markChanged();
 }
 
 bool MainWindow::openSession(const QString& path) {
@@ -168,8 +305,11 @@ QString MainWindow::saveSessionTo(const QString& path) {
   Session s = session();
   if (auto e = saveSessionAtomic(s, path.toStdString())) return qs(e->str());
   m_session = s;
+  // Saved: nothing is left to recover. A new path gets its own autosave on the next edit.
+  dropAutosave();
   m_sessionPath = path;
   m_dirty = false;
+  m_recovered = false;
   updateTitle();
   return {};
 }
@@ -213,24 +353,29 @@ QStringList MainWindow::importFiles(const QStringList& paths) {
 }
 
 void MainWindow::openInteractive() {
+  if (!maybeSaveChanges()) return;
   const QString path = QFileDialog::getOpenFileName(this, "Open session", QString(),
                                                     "QuantFront session (*.json)");
   if (!path.isEmpty()) openSession(path);
 }
 
-void MainWindow::saveInteractive(bool saveAs) {
+bool MainWindow::saveInteractive(bool saveAs) {
   QString path = m_sessionPath;
   if (saveAs || path.isEmpty()) {
     path = QFileDialog::getSaveFileName(this, "Save session", "session.quantfront.json",
                                         "QuantFront session (*.json)");
-    if (path.isEmpty()) return;
+    if (path.isEmpty()) return false;
   }
   const QString err = saveSessionTo(path);
   if (!err.isEmpty()) {
-    QMessageBox::warning(this, "Save failed", err + "\nYour work is still open and autosaved.");
-  } else {
-    statusBar()->showMessage("Saved " + path, 5000);
+    if (!m_autosaveDir.isEmpty()) autosaveNow();
+    QMessageBox::warning(this, "Save failed",
+                         err + (m_autosaveDir.isEmpty() ? QString("\nYour work is still open.")
+                                                        : QString("\nYour work is still open and autosaved.")));
+    return false;
   }
+  statusBar()->showMessage("Saved " + path, 5000);
+  return true;
 }
 
 void MainWindow::importInteractive() {
@@ -254,7 +399,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   if (paths.size() == 1) {
     auto bytes = readFileBytes(paths.front().toStdString(), 64ull * 1024 * 1024);
     if (bytes && bytes->find("\"quantfront-session\"") != std::string::npos) {
-      openSession(paths.front());
+      if (maybeSaveChanges()) openSession(paths.front());
       return;
     }
   }
@@ -262,7 +407,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  autosaveNow();
+  if (!maybeSaveChanges()) {
+    event->ignore();
+    return;
+  }
+  // A clean close: this window's autosave (and only it) goes.
+  dropAutosave();
   event->accept();
 }
 
@@ -289,22 +439,19 @@ void MainWindow::detectGpu() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
-  file->addAction("New (example session)", this, [this] {
-    Session example;
-    if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
-      auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json");
-      if (s) example = std::move(*s);
-    }
-    setSession(example, QString());
-  })->setShortcut(QKeySequence::New);
+  file->addAction("New (example session)", this, &MainWindow::newSession)->setShortcut(QKeySequence::New);
   file->addAction("Open session…", this, &MainWindow::openInteractive)->setShortcut(QKeySequence::Open);
   QMenu* recent = file->addMenu("Open recent");
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
     for (const QString& p : QSettings().value("recent").toStringList()) {
-      recent->addAction(p, this, [this, p] { openSession(p); });
+      recent->addAction(p, this, [this, p] {
+        if (maybeSaveChanges()) openSession(p);
+      });
     }
-    recent->addAction("Recover autosave", this, [this] { openSession(autosavePath()); });
+    recent->addAction("Recover autosave…", this, [this] {
+      if (!offerRecovery()) statusBar()->showMessage("No autosave recovered", 5000);
+    })->setEnabled(!m_autosaveDir.isEmpty());
   });
   file->addAction("Save", this, [this] { saveInteractive(false); })->setShortcut(QKeySequence::Save);
   file->addAction("Save as…", this, [this] { saveInteractive(true); })->setShortcut(QKeySequence::SaveAs);
@@ -314,7 +461,8 @@ void MainWindow::buildMenus() {
   exportPlot->setShortcut(QKeySequence("Ctrl+E"));
   file->addAction("Export data (CSV/JSON)…", this, &MainWindow::exportDataInteractive);
   file->addSeparator();
-  QAction* quit = file->addAction("Quit", qApp, &QApplication::quit);
+  // Quit closes the window, which asks about unsaved changes first.
+  QAction* quit = file->addAction("Quit", this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
 }
 

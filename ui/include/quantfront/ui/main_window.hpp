@@ -1,6 +1,8 @@
 #pragma once
 /// The main window: scenario on the left, plots and tables in tabs, status line at the bottom.
 #include <QMainWindow>
+#include <functional>
+#include <memory>
 #include <optional>
 
 #include <QTimer>
@@ -21,11 +23,19 @@ class ScenarioPanel;
 class StepTimePlot;
 class ThroughputPlot;
 class ParetoView;
+class AutosaveSlot;
+struct AutosaveInfo;
+
+/// What to do with an orphaned autosave (its program crashed or was killed).
+enum class RecoveryChoice { Recover, Discard, Later };
+/// What to do with unsaved changes before a close, quit, new or open.
+enum class UnsavedChoice { Save, Discard, Cancel };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
 
   /// Replaces the scenario and recomputes.
   void setScenario(const ScenarioSpec& spec);
@@ -58,10 +68,31 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ParetoView* paretoView() const { return m_pareto; }
   /// True when the session has edits (scenario, gates, objectives, imports) not yet saved.
   [[nodiscard]] bool isModified() const { return m_dirty; }
-  /// Where the autosave goes (QStandardPaths::AppDataLocation/autosave.quantfront.json).
-  [[nodiscard]] static QString autosavePath();
-  /// Writes the autosave now (also done 2 s after every change).
+  /// Starts autosaving: `intervalMs` after an edit, the session goes to this window's own
+  /// file in `dir` (empty: defaultAutosaveDir()), and only while there are unsaved changes.
+  /// Without this call the window never autosaves (headless exports, tests).
+  void startAutosave(const QString& dir = QString(), int intervalMs = 2000);
+  /// The folder autosaves go to (empty until startAutosave).
+  [[nodiscard]] QString autosaveDir() const { return m_autosaveDir; }
+  /// This window's autosave file (empty until it first autosaves).
+  [[nodiscard]] QString autosaveFile() const;
+  /// Writes the autosave now when there are unsaved changes. Returns an error, empty otherwise.
   QString autosaveNow();
+  /// Offers each orphaned autosave in the autosave folder, newest first, through the recovery
+  /// prompt (Recover / Discard / Later) before anything overwrites it. True when one was
+  /// recovered into this window (it is then modified, and its autosave is this window's).
+  bool offerRecovery();
+  /// Replaces the recovery dialog (tests, quantfront --recover).
+  void setRecoveryPrompt(std::function<RecoveryChoice(const AutosaveInfo&)> prompt);
+  /// Replaces the Save / Discard / Cancel dialog (tests).
+  void setUnsavedPrompt(std::function<UnsavedChoice()> prompt);
+  /// When there are unsaved changes asks Save / Discard / Cancel (Save saves, asking for a
+  /// file name when the session has none). True when the caller may go on.
+  bool maybeSaveChanges();
+  /// File > New: asks about unsaved changes, then shows the example session. True when done.
+  bool newSession();
+  /// Replaces the scenario as a user's edit does: the session becomes modified.
+  void editScenario(const ScenarioSpec& spec);
 
  signals:
   void reportUpdated();
@@ -74,7 +105,11 @@ class MainWindow : public QMainWindow {
   void detectGpu();
   void markChanged();
   void openInteractive();
-  void saveInteractive(bool saveAs);
+  bool saveInteractive(bool saveAs);
+  void dropAutosave();
+  [[nodiscard]] RecoveryChoice askRecovery(const AutosaveInfo& info);
+  [[nodiscard]] UnsavedChoice askUnsaved();
+  [[nodiscard]] QString sessionName() const;
   void importInteractive();
   void updateTitle();
 
@@ -98,7 +133,12 @@ class MainWindow : public QMainWindow {
   Session m_session;
   QString m_sessionPath;
   bool m_dirty = false;
+  bool m_recovered = false;  ///< the session came from an autosave and is not saved yet
   QTimer m_autosave;
+  QString m_autosaveDir;
+  std::unique_ptr<AutosaveSlot> m_autosaveSlot;
+  std::function<RecoveryChoice(const AutosaveInfo&)> m_recoveryPrompt;
+  std::function<UnsavedChoice()> m_unsavedPrompt;
 };
 
 }  // namespace qf::ui

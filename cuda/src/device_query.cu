@@ -2,6 +2,8 @@
 // build on this facade; callers above cuda/ see only DeviceInfo.
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include <quantfront/cuda/device.hpp>
 
 namespace qf::cuda {
@@ -11,7 +13,10 @@ std::vector<DeviceInfo> queryDevices(std::string& why) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    why = cudaGetErrorString(err);
+    // Without an NVIDIA driver the runtime reports an "insufficient driver": say what it means.
+    why = err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice
+              ? std::string("no NVIDIA driver or GPU visible to this process")
+              : std::string(cudaGetErrorString(err));
     return out;
   }
   if (count == 0) {

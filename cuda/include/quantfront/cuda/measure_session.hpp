@@ -1,0 +1,43 @@
+#pragma once
+/// From a model to a measurement plan, and from measurements to a session: what
+/// qfront-measure and the window's Measure action share. Plain C++ (no CUDA headers).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/model_config.hpp>
+#include <quantfront/core/session/session.hpp>
+#include <quantfront/cuda/measure.hpp>
+
+namespace qf::cuda {
+
+/// Schemes qfront-measure can time (measure.hpp's kernels), in catalog spelling.
+const std::vector<std::string>& measurableSchemes();
+
+/// M ∈ {1, 2, 4, …, 4096} (full) or {1, 4, 16, 64, 256, 1024, 4096} (quick).
+std::vector<std::int64_t> defaultMList(bool quick);
+
+/// A measurement plan for `model`: its decode GEMM shapes (distinct N×K), `schemes`, `mList`.
+MeasureConfig planForModel(const ModelArch& model, const std::vector<std::string>& schemes,
+                           const std::vector<std::int64_t>& mList, bool quick, int device);
+
+/// The valid records of `result` as session records (invalid ones are never stored: a kernel
+/// that failed its check has no time). `sourceLabel` names the run (e.g. "qfront-measure").
+std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,
+                                                    const std::string& sourceLabel);
+
+/// A run of format "qfront-measure" recording where and how the records were measured:
+/// device, SM count, clocks, memory, driver/runtime/cuBLASLt versions, the program version and
+/// git commit, the date (UTC), the model, schemes and M list, and counts of valid/invalid records.
+ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& config,
+                           const std::string& modelName, const std::string& dateUtc);
+
+/// Appends the valid records and the environment run to `session`.
+void addMeasurements(Session& session, const MeasureResult& result, const MeasureConfig& config,
+                     const std::string& modelName, const std::string& dateUtc);
+
+/// The git commit the binary was built from ("unknown" outside a repository).
+const char* buildGitSha();
+
+}  // namespace qf::cuda

@@ -1,0 +1,134 @@
+// Plans from model configs and session records from measurements (host code only).
+#include <quantfront/cuda/measure_session.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/gemm_shapes.hpp>
+
+#ifndef QF_GIT_SHA
+#define QF_GIT_SHA "unknown"
+#endif
+
+namespace qf::cuda {
+
+const std::vector<std::string>& measurableSchemes() {
+  static const std::vector<std::string> ids = {"bf16",       "w8a8-fp8",        "w8a8-int8",
+                                               "w4a16-g128", "w4a16-g128-asym", "w8a16",
+                                               "w8a16-fp8",  "mxfp4"};
+  return ids;
+}
+
+std::vector<std::int64_t> defaultMList(bool quick) {
+  if (quick) return {1, 4, 16, 64, 256, 1024, 4096};
+  std::vector<std::int64_t> m;
+  for (std::int64_t v = 1; v <= 4096; v *= 2) m.push_back(v);
+  return m;
+}
+
+MeasureConfig planForModel(const ModelArch& model, const std::vector<std::string>& schemes,
+                           const std::vector<std::int64_t>& mList, bool quick, int device) {
+  MeasureConfig c;
+  c.device = device;
+  c.schemes = schemes;
+  c.mList = mList;
+  c.quick = quick;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> seen;
+  for (const auto& s : decodeGemmShapes(model)) {
+    const auto key = std::make_pair(s.n, s.k);
+    if (const auto it = seen.find(key); it != seen.end()) {
+      c.shapes[it->second].name += "+" + s.name;
+      continue;
+    }
+    seen.emplace(key, c.shapes.size());
+    c.shapes.push_back({s.name, s.n, s.k, static_cast<int>(std::min<std::int64_t>(s.count, 1 << 20))});
+  }
+  return c;
+}
+
+std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,
+                                                    const std::string& sourceLabel) {
+  std::vector<KernelMeasurement> out;
+  for (const auto& r : result.records) {
+    if (!r.valid) continue;
+    KernelMeasurement k;
+    k.kernel = r.kernel;
+    k.scheme = r.scheme;
+    k.device = r.device.empty() ? result.environment.name : r.device;
+    k.m = r.m;
+    k.n = r.n;
+    k.k = r.k;
+    k.medianS = r.medianS;
+    k.minS = r.minS;
+    k.relNoise = r.relNoise;
+    k.samples = r.samples;
+    k.bytesMoved = r.bytesMoved;
+    k.flops = r.flops;
+    k.sourceFile = sourceLabel + (r.sourceFile.empty() ? "" : " (" + r.sourceFile + ")");
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+const char* buildGitSha() { return QF_GIT_SHA; }
+
+ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& config,
+                           const std::string& modelName, const std::string& dateUtc) {
+  const EnvironmentInfo& e = result.environment;
+  ImportedRun run;
+  run.format = "qfront-measure";
+  run.sourceFile = "qfront-measure";
+  run.label = e.name + " " + dateUtc;
+  run.setup["device"] = e.name;
+  run.setup["device_index"] = std::to_string(e.device);
+  run.setup["compute_capability"] = std::to_string(e.smMajor) + "." + std::to_string(e.smMinor);
+  run.setup["sm_count"] = std::to_string(e.smCount);
+  run.setup["sm_clock_mhz"] = std::to_string(static_cast<long long>(e.smClockMhz));
+  run.setup["memory_clock_mhz"] = std::to_string(static_cast<long long>(e.memoryClockMhz));
+  run.setup["memory_bus_bits"] = std::to_string(e.memoryBusBits);
+  run.setup["l2_bytes"] = std::to_string(static_cast<long long>(e.l2Bytes));
+  run.setup["driver_version"] = std::to_string(e.driverVersion);
+  run.setup["cuda_runtime_version"] = std::to_string(e.runtimeVersion);
+  run.setup["cublaslt_version"] = std::to_string(e.cublasLtVersion);
+  run.setup["qfront_version"] = qfrontVersion();
+  run.setup["git_sha"] = buildGitSha();
+  run.setup["date_utc"] = dateUtc;
+  run.setup["model"] = modelName;
+  std::string schemes, ms;
+  for (const auto& s : config.schemes) schemes += (schemes.empty() ? "" : ",") + s;
+  for (const auto m : config.mList) ms += (ms.empty() ? "" : ",") + std::to_string(m);
+  run.setup["schemes"] = schemes;
+  run.setup["m_list"] = ms;
+  run.setup["sweep"] = config.quick ? "quick" : "full";
+  std::size_t valid = 0, invalid = 0, unsupported = 0;
+  for (const auto& r : result.records) {
+    if (r.valid) {
+      ++valid;
+    } else if (!r.supported) {
+      ++unsupported;
+    } else {
+      ++invalid;
+      run.warnings.push_back(r.kernel + " " + r.scheme + " m=" + std::to_string(r.m) + " n=" +
+                             std::to_string(r.n) + " k=" + std::to_string(r.k) +
+                             ": failed its check (" + r.check + "); not timed");
+    }
+  }
+  run.metrics["valid_records"] = static_cast<double>(valid);
+  run.metrics["invalid_records"] = static_cast<double>(invalid);
+  run.metrics["unsupported_records"] = static_cast<double>(unsupported);
+  run.metrics["memory_gib"] = e.memoryGib;
+  if (result.cancelled) run.warnings.push_back("measurement cancelled before the plan finished");
+  return run;
+}
+
+void addMeasurements(Session& session, const MeasureResult& result, const MeasureConfig& config,
+                     const std::string& modelName, const std::string& dateUtc) {
+  for (auto& k : toKernelMeasurements(result, "qfront-measure " + dateUtc)) {
+    session.kernelMeasurements.push_back(std::move(k));
+  }
+  session.importedRuns.push_back(environmentRun(result, config, modelName, dateUtc));
+}
+
+}  // namespace qf::cuda

@@ -1,0 +1,221 @@
+// qfront-measure: times the dequant and GEMM kernels of a model's decode step on the attached
+// GPU and adds the records to a session (atomically, like `qfront import`), for
+// `qfront calibrate` and the window's measured points.
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/session/session.hpp>
+#include <quantfront/cuda/device.hpp>
+#include <quantfront/cuda/measure.hpp>
+#include <quantfront/cuda/measure_session.hpp>
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitBadInput = 2;
+
+constexpr const char* kHelp = R"(usage: qfront-measure --out SESSION [--model ID|CONFIG.json] [--schemes LIST]
+                      [--m-list M1,M2,...] [--quick] [--device N]
+
+Times, on the attached NVIDIA GPU, what a decode step of the model runs: the HBM copy and
+read probes, the streaming dequantisation of each 4- and 8-bit scheme, and the model's
+weight GEMMs (cuBLASLt bf16 / FP8 e4m3 / INT8, and the fused W4A16 g128 kernel) at each M.
+Every kernel is checked against a host reference before it is timed; a kernel that fails
+its check is reported and not stored. The records (median, min, relative noise, samples,
+declared bytes and FLOPs) and the environment (device, SM count, clocks, driver and CUDA
+versions, program version and git commit, date) are added to SESSION, created when missing,
+written atomically: a failed or cancelled run leaves SESSION as it was.
+
+  --out SESSION      session file to add the measurements to (its folder must exist)
+  --model ID|PATH    catalog model id or a Hugging Face config.json (default llama-3-8b)
+  --schemes LIST     comma-separated scheme ids (default bf16,w8a8-fp8,w4a16-g128); any of
+                     bf16, w8a8-fp8, w8a8-int8, w4a16-g128, w4a16-g128-asym, w8a16,
+                     w8a16-fp8, mxfp4
+  --m-list LIST      GEMM rows (batch sizes), positive integers (default 1,2,4,...,4096;
+                     with --quick 1,4,16,64,256,1024,4096)
+  --quick            shorter sampling caps and fewer M: about a minute on an H100
+  --device N         CUDA device index (default 0)
+
+Then: qfront calibrate SESSION -o my-gpu.json; qfront model --gpu my-gpu.json ...
+Exit status: 0 success, 1 a kernel failed its correctness check or the run failed,
+2 bad input or no CUDA device (one line on stderr).
+)";
+
+std::atomic<bool> gInterrupted{false};
+void onSignal(int) { gInterrupted = true; }
+
+int bad(const std::string& field, const std::string& message) {
+  std::cerr << "qfront-measure: <cli>: field '" << field << "': " << message << "\n";
+  return kExitBadInput;
+}
+
+std::vector<std::string> splitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  while (begin <= s.size()) {
+    const std::size_t end = std::min(s.find(',', begin), s.size());
+    out.push_back(s.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string utcNow() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string out, modelId = "llama-3-8b", schemesArg = "bf16,w8a8-fp8,w4a16-g128", mArg;
+  bool quick = false;
+  int device = 0;
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::cout << kHelp;
+      return kExitOk;
+    }
+    if (a == "--version") {
+      std::cout << "qfront-measure " << qf::qfrontVersion() << "\n";
+      return kExitOk;
+    }
+    if (a == "--quick") {
+      quick = true;
+      continue;
+    }
+    const bool takesValue = a == "--out" || a == "--model" || a == "--schemes" ||
+                            a == "--m-list" || a == "--device";
+    if (!takesValue) return bad(a, "unknown option '" + a + "' (see qfront-measure --help)");
+    if (std::find(seen.begin(), seen.end(), a) != seen.end()) {
+      return bad(a.substr(2), "option " + a + " given twice");
+    }
+    seen.push_back(a);
+    if (i + 1 >= args.size()) return bad(a.substr(2), "option " + a + " needs a value");
+    const std::string& v = args[++i];
+    if (a == "--out") out = v;
+    if (a == "--model") modelId = v;
+    if (a == "--schemes") schemesArg = v;
+    if (a == "--m-list") mArg = v;
+    if (a == "--device") {
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), device);
+      if (ec != std::errc() || p != v.data() + v.size() || device < 0 || device > 1024) {
+        return bad("device", "expected a device index 0..1024, found '" + v + "'");
+      }
+    }
+  }
+  if (out.empty()) return bad("out", "give the session to write with --out SESSION");
+
+  // Everything the user typed is checked before the GPU is touched.
+  const auto& catalog = qf::Catalog::bundled();
+  auto model = catalog.resolveModel(modelId);
+  if (!model) {
+    std::cerr << "qfront-measure: " << model.error().from("<cli>").str() << "\n";
+    return kExitBadInput;
+  }
+  std::vector<std::string> schemes;
+  const auto& known = qf::cuda::measurableSchemes();
+  for (const auto& s : splitComma(schemesArg)) {
+    if (std::find(known.begin(), known.end(), s) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      return bad("schemes", "no kernel measures scheme '" + s + "' (measurable: " + list + ")");
+    }
+    schemes.push_back(s);
+  }
+  std::vector<std::int64_t> mList = qf::cuda::defaultMList(quick);
+  if (!mArg.empty()) {
+    mList.clear();
+    for (const auto& s : splitComma(mArg)) {
+      std::int64_t m = 0;
+      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), m);
+      if (ec != std::errc() || p != s.data() + s.size() || m < 1 || m > 65536) {
+        return bad("m-list", "expected positive integers up to 65536 separated by commas, found '" +
+                                 s + "'");
+      }
+      mList.push_back(m);
+    }
+  }
+  const std::filesystem::path outPath(out);
+  const auto folder = outPath.has_parent_path() ? outPath.parent_path() : std::filesystem::path(".");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(folder, ec)) {
+    return bad("out", "folder '" + folder.string() + "' does not exist");
+  }
+  qf::Session session;
+  if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec))) {
+    auto loaded = qf::loadSession(out);
+    if (!loaded) {
+      std::cerr << "qfront-measure: " << loaded.error().str() << "\n";
+      return kExitBadInput;
+    }
+    session = std::move(*loaded);
+  }
+
+  std::string why;
+  const auto devices = qf::cuda::queryDevices(why);
+  if (devices.empty()) {
+    std::cerr << "qfront-measure: no CUDA device found (" << (why.empty() ? "none visible" : why)
+              << "); analytic model and saved measurements only\n";
+    return kExitBadInput;
+  }
+  if (device >= static_cast<int>(devices.size())) {
+    return bad("device", "device " + std::to_string(device) + " does not exist (" +
+                             std::to_string(devices.size()) + " found)");
+  }
+
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  const auto plan = qf::cuda::planForModel(*model, schemes, mList, quick, device);
+  std::cerr << "qfront-measure: " << devices[static_cast<std::size_t>(device)].name << ", model "
+            << model->name << ", " << plan.shapes.size() << " GEMM shapes, " << mList.size()
+            << " M values\n";
+  const auto started = std::chrono::steady_clock::now();
+  const auto result = qf::cuda::measure(plan, [](const qf::cuda::MeasureRecord& r, double done) {
+    std::cerr << "[" << static_cast<int>(done * 100) << "%] " << r.kernel << " " << r.scheme
+              << " m=" << r.m << " n=" << r.n << " k=" << r.k << "  "
+              << (r.valid ? std::to_string(r.medianS * 1e6) + " us" : "INVALID: " + r.check)
+              << "\n";
+    return !gInterrupted.load();
+  });
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (!result.error.empty()) {
+    std::cerr << "qfront-measure: " << result.error << "; " << out << " left as it was\n";
+    return result.error.find("no CUDA device") != std::string::npos ? kExitBadInput : kExitFailed;
+  }
+  if (result.cancelled) {
+    std::cerr << "qfront-measure: cancelled after " << result.records.size() << " records; " << out
+              << " left as it was\n";
+    return kExitFailed;
+  }
+  qf::cuda::addMeasurements(session, result, plan, model->name, utcNow());
+  if (auto e = qf::saveSessionAtomic(session, out)) {
+    std::cerr << "qfront-measure: " << e->str() << "\n";
+    return kExitBadInput;
+  }
+  std::size_t valid = 0;
+  for (const auto& r : result.records) valid += r.valid ? 1 : 0;
+  std::cout << "measured " << result.records.size() << " kernel configurations on "
+            << result.environment.name << " in " << static_cast<int>(seconds) << " s; " << valid
+            << " valid records added to " << out << "\n";
+  return result.allChecksPassed() ? kExitOk : kExitFailed;
+}

@@ -211,3 +211,37 @@ TEST_CASE("headless --export on a full disk exits 2 with one line and keeps the 
   REQUIRE(ok.exitCode == 0);
   CHECK(QImage(png).width() == 400);
 }
+
+TEST_CASE("headless --export into a read-only folder exits 2 and keeps the old file",
+          "[ui][export]") {
+  QTemporaryDir home;
+  REQUIRE(home.isValid());
+  const QString ro = home.filePath("ro");
+  REQUIRE(QDir().mkpath(ro));
+  const QString png = ro + "/plot.png";
+  writeBytes(png, kGood);
+  // Root ignores folder permissions: run the export as nobody then (setpriv, util-linux).
+  QString program = QF_QUANTFRONT_EXE;
+  QStringList args = {"--export", png};
+  if (::geteuid() == 0) {
+    if (!QFileInfo::exists("/usr/bin/setpriv")) {
+      WARN("running as root without setpriv: skipped");
+      return;
+    }
+    args = QStringList({"--reuid=65534", "--regid=65534", "--clear-groups", program}) + args;
+    program = "/usr/bin/setpriv";
+    QFile::setPermissions(home.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                           QFile::ReadOther | QFile::WriteOther | QFile::ExeOther);
+  }
+  QFile::setPermissions(ro, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadOther | QFile::ExeOther);
+  const auto r = qf::test::runProgram(program, args, qf::test::quantfrontEnv(home.path()));
+  QFile::setPermissions(ro, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  INFO(r.err.toStdString());
+  REQUIRE(r.finished);
+  CHECK(r.exitCode == 2);
+  const QStringList lines = qf::test::errorLines(r.err);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].startsWith("quantfront: " + png + ": cannot create a temporary file"));
+  CHECK(readBytes(png) == kGood);
+  CHECK(entries(ro) == QStringList({"plot.png"}));
+}

@@ -42,8 +42,25 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --kv-dtype bf16|fp8    KV-cache element type (default bf16)
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
-  --context N            add the KV-read and attention terms at N context tokens (default off)
+  --context N            add the attention kernel at N context tokens: its time
+                         max(B·N·kv_bytes/β, 4·B·N·nh·hd·L/P_bf16) adds to the step (default off);
+                         windowed layers (sliding_window) read min(window, N) tokens
+  --overhead-ms X        t0, a fixed per-step overhead in ms (default 0, or the GPU file's
+                         calibration.overhead_ms)
+  --bw-eff X             achieved fraction of HBM bandwidth, (0, 1.5] (default 1 or calibration)
+  --compute-eff K=X,...  achieved fraction of the tensor peak per path (bf16, fp16, fp8, int8,
+                         fp4) or per scheme id (a scheme's value wins over its path's); (0, 1.5]
+  --dequant-s-per-weight S=X,...   measured dequant seconds per weight of scheme S (replaces c/D)
+                         Flags override the GPU file's calibration block; every output says
+                         which values were used (JSON "efficiency", table line, CSV columns).
   --format table|csv|json   output format (default table)
+
+JSON model fields: streamed_params (weights read per step at B = 1: layers + LM head),
+total_params (every stored weight once: + input embedding unless tied), active_params
+(weights each token multiplies: attention, dense MLPs, router, shared experts, k routed
+experts per MoE layer and the LM head; the input embedding is NOT included: it is gathered,
+not multiplied — published "active" figures that count it are active_params + V·d),
+expert_params (routed experts), windowed_layers and sliding_window.
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";
@@ -60,6 +77,29 @@ std::string fmt(double v, int prec) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(prec) << v;
   return o.str();
+}
+
+/// "source: overhead 0 ms, bandwidth x1, compute bf16 x0.74 w4a16-g128 x0.45, dequant c/D".
+std::string efficiencySummary(const Efficiency& e) {
+  std::ostringstream o;
+  o << e.source << ": overhead " << e.overheadMs << " ms, bandwidth x" << e.bandwidthEff << ", compute";
+  if (e.computeEff.empty()) o << " x1";
+  for (const auto& [k, v] : e.computeEff) o << " " << k << " x" << v;
+  o << ", dequant";
+  if (e.dequantSPerWeight.empty()) o << " c/D";
+  for (const auto& [k, v] : e.dequantSPerWeight) o << " " << k << " " << v << " s/weight";
+  return o.str();
+}
+
+/// A CSV field, quoted when it holds a comma, quote or newline.
+std::string csvField(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
 }
 
 void printTable(const EngineReport& r, std::ostream& out) {
@@ -79,7 +119,8 @@ void printTable(const EngineReport& r, std::ostream& out) {
         << m.slidingWindow << " tokens (their KV holds min(window, max-model-len) tokens)\n";
   }
   out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
-      << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n\n";
+      << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n";
+  out << "efficiency  " << efficiencySummary(r.scenario.efficiency) << "\n\n";
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
       << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
       << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(13) << "weights GiB"
@@ -118,11 +159,18 @@ void printTable(const EngineReport& r, std::ostream& out) {
 }
 
 void printCsv(const EngineReport& r, std::ostream& out) {
-  out << "scheme,batch,step_ms,tokens_per_s,bound\n";
+  // The efficiency columns say which values produced each row: the linear kind's η_P, η_β,
+  // t0 and where they came from.
+  out << "scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_source\n";
   out << std::setprecision(10);
+  const Efficiency& e = r.scenario.efficiency;
+  const std::string source = csvField(e.source);
   for (const auto& s : r.schemes) {
+    const double eta = s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].computeEff;
     for (const auto& p : s.points) {
-      out << s.assignment.id << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << "," << boundName(p.bound) << "\n";
+      out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << ","
+          << boundName(p.bound) << "," << eta << "," << e.bandwidthEff << "," << e.overheadMs << ","
+          << source << "\n";
     }
   }
 }
@@ -200,7 +248,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   }
   int rc = kExitOk;
   std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
-      reserve, context, format;
+      reserve, context, format, overheadMs, bwEff, computeEff, dequantCost;
   bool missing = false;
   const auto schemeLists = a.take("--scheme", missing);
   if (missing) return badArg(err, "scheme", "option --scheme needs a value");
@@ -209,7 +257,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--moe", &moe},           {"--lm-head", &lmHead},    {"--batch", &batch},
       {"--tp", &tp},             {"--max-model-len", &maxLen}, {"--kv-dtype", &kvDtype},
       {"--mem-util", &memUtil},  {"--reserve-gib", &reserve}, {"--context", &context},
-      {"--format", &format}};
+      {"--format", &format},     {"--overhead-ms", &overheadMs}, {"--bw-eff", &bwEff},
+      {"--compute-eff", &computeEff}, {"--dequant-s-per-weight", &dequantCost}};
   for (const auto& [name, dst] : opts) {
     if (!takeSingle(a, name, *dst, err, rc)) return rc;
   }
@@ -259,7 +308,69 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   }
   auto scen = resolveScenario(spec, cat);
   if (!scen) return badInput(err, scen.error());
-  const Scenario& s = *scen;
+  Scenario& s = *scen;
+  {
+    // Efficiency flags override the GPU file's calibration block, value by value.
+    Efficiency& e = s.efficiency;
+    std::vector<std::string> used;
+    if (overheadMs) {
+      const auto v = parseNumber(*overheadMs);
+      if (!v || *v < 0 || *v > kMaxOverheadMs) {
+        return badArg(err, "overhead-ms", "expected a number of ms in [0, 1000], found '" + *overheadMs + "'");
+      }
+      e.overheadMs = *v;
+      used.push_back("--overhead-ms");
+    }
+    if (bwEff) {
+      const auto v = parseNumber(*bwEff);
+      if (!v || !(*v > 0) || *v > kMaxEfficiency) {
+        return badArg(err, "bw-eff", "expected a fraction in (0, 1.5], found '" + *bwEff + "'");
+      }
+      e.bandwidthEff = *v;
+      used.push_back("--bw-eff");
+    }
+    // KEY=X,... where KEY is a tensor path or a built-in scheme id.
+    auto keyed = [&](const std::string& text, const char* field, bool schemesOnly, double lo, bool loOpen,
+                     double hi, std::map<std::string, double>& dst) -> std::optional<int> {
+      for (const auto& item : splitComma(text)) {
+        const auto eq = item.find('=');
+        const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
+        const auto v = eq == std::string::npos ? std::nullopt : parseNumber(item.substr(eq + 1));
+        if (!v || (loOpen ? !(*v > lo) : *v < lo) || *v > hi) {
+          std::ostringstream msg;
+          msg << "expected KEY=X with X in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found '" << item << "'";
+          return badArg(err, field, msg.str());
+        }
+        std::string id = key;
+        if (!(!schemesOnly && tensorPathFromName(key))) {
+          auto sc = cat.scheme(key, field);
+          if (!sc) {
+            return badArg(err, field, "'" + key + "' is not " + (schemesOnly ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
+                                          "a scheme id (" + cat.schemeIds() + ")");
+          }
+          id = sc->id;
+        }
+        dst[id] = *v;
+      }
+      return std::nullopt;
+    };
+    if (computeEff) {
+      if (auto rcE = keyed(*computeEff, "compute-eff", false, 0, true, kMaxEfficiency, e.computeEff)) return *rcE;
+      used.push_back("--compute-eff");
+    }
+    if (dequantCost) {
+      if (auto rcD = keyed(*dequantCost, "dequant-s-per-weight", true, 0, false, kMaxDequantSPerWeight,
+                           e.dequantSPerWeight)) {
+        return *rcD;
+      }
+      used.push_back("--dequant-s-per-weight");
+    }
+    if (!used.empty()) {
+      std::string flags;
+      for (const auto& f : used) flags += (flags.empty() ? "" : " ") + f;
+      e.source = (e.source == "datasheet" ? std::string() : e.source + "; ") + "flags " + flags;
+    }
+  }
   std::vector<std::string> ids;
   for (const auto& list : schemeLists) {
     for (const auto& id : splitComma(list)) ids.push_back(id);

@@ -261,6 +261,85 @@ TEST_CASE("qfront model: gpt-oss as it ships, windowed layers reported", "[cli][
   CHECK(t.out.find("12 of 24 layers windowed to 128 tokens") != std::string::npos);
 }
 
+TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported", "[cli][efficiency]") {
+  const std::string m = "--model", g = "--gpu";
+  const auto model = data("llama-2-7b.json");
+  const double w = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) + 32000.0 * 4096;
+  {
+    // Defaults: the datasheet model, said so.
+    const auto r = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["efficiency"]["source"] == "datasheet");
+    CHECK(j["efficiency"]["bandwidth_efficiency"] == 1.0);
+    CHECK(j["efficiency"]["overhead_ms"] == 0.0);
+  }
+  {
+    // The calibration block: η_β 0.9, t0 0.02 ms, η_P(bf16) 0.74.
+    const auto r = qfront({"model", m, model, g, data("gpu_calibrated.json"), "--scheme", "bf16,w4a16-g128",
+                           "--batch", "1", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["efficiency"]["source"].get<std::string>().find("calibration (test fixture") == 0);
+    CHECK(j["efficiency"]["compute_efficiency"]["w4a16-g128"] == 0.45);
+    CHECK(j["schemes"][0]["points"][0]["step_ms"].get<double>() ==
+          Approx((2 * w / (0.9 * 2.039e12) + 0.02e-3) * 1e3).epsilon(1e-9));
+    CHECK(j["schemes"][1]["kinds"][0]["dequant_source"] == "measured");
+    CHECK(j["schemes"][1]["kinds"][0]["compute_efficiency"] == 0.45);
+    CHECK(j["gpu"]["calibration"]["device"] == "NVIDIA A100-SXM4-80GB");
+  }
+  {
+    // Flags override the file value by value, and the source says so.
+    const auto r = qfront({"model", m, model, g, data("gpu_calibrated.json"), "--scheme", "bf16", "--batch", "1",
+                           "--bw-eff", "0.5", "--overhead-ms", "1", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["efficiency"]["source"].get<std::string>().find("; flags --overhead-ms --bw-eff") != std::string::npos);
+    CHECK(j["efficiency"]["compute_efficiency"]["bf16"] == 0.74);  // kept from the file
+    CHECK(j["schemes"][0]["points"][0]["step_ms"].get<double>() ==
+          Approx((2 * w / (0.5 * 2.039e12) + 1e-3) * 1e3).epsilon(1e-9));
+  }
+  {
+    const auto r = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16,w4a16-g128", "--batch", "16",
+                           "--compute-eff", "bf16=0.74,W4A16-G128=0.45", "--format", "csv"});
+    REQUIRE(r.rc == 0);
+    CHECK(r.out.rfind("scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_source\n", 0) == 0);
+    CHECK(r.out.find("\nbf16,16,") != std::string::npos);
+    CHECK(r.out.find(",0.74,1,0,flags --compute-eff\n") != std::string::npos);
+    CHECK(r.out.find(",0.45,1,0,flags --compute-eff\n") != std::string::npos);
+    const auto t = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1",
+                           "--compute-eff", "bf16=0.74"});
+    REQUIRE(t.rc == 0);
+    CHECK(t.out.find("efficiency  flags --compute-eff: overhead 0 ms, bandwidth x1, compute bf16 x0.74, dequant c/D") !=
+          std::string::npos);
+  }
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> mustMention;
+  };
+  const std::vector<Case> bad = {
+      {{"model", m, "llama-3-8b", g, data("gpu_bad_calibration.json")},
+       {"gpu_bad_calibration.json", "calibration.bandwidth_efficiency"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--bw-eff", "0"}, {"bw-eff"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--bw-eff", "2"}, {"bw-eff"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--overhead-ms", "-1"}, {"overhead-ms"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "tf32=0.5"}, {"compute-eff", "tf32"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "bf16"}, {"compute-eff"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "bf16=7"}, {"compute-eff"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--dequant-s-per-weight", "bf16=1"}, {"dequant-s-per-weight"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--dequant-s-per-weight", "fp8=1e-14"}, {"dequant-s-per-weight", "fp8"}},
+  };
+  for (const auto& c : bad) {
+    const auto r = qfront(c.args);
+    std::string joined;
+    for (const auto& a : c.args) joined += a + " ";
+    INFO(joined << "-> " << r.err);
+    CHECK(r.rc == 2);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    for (const auto& w2 : c.mustMention) CHECK(r.err.find(w2) != std::string::npos);
+  }
+}
+
 TEST_CASE("Args::takeOne: one value, a missing value, a repeat", "[cli]") {
   {
     qf::cli::Args a({"--gpu", "x", "--tp", "2"});
@@ -295,7 +374,8 @@ TEST_CASE("qfront help and catalog", "[cli]") {
   CHECK(help.rc == 0);
   for (const char* opt : {"--model", "--gpu", "--scheme", "--linear", "--moe", "--lm-head", "--batch",
                           "--tp", "--max-model-len", "--kv-dtype", "--mem-util", "--reserve-gib",
-                          "--context", "--format"}) {
+                          "--context", "--format", "--overhead-ms", "--bw-eff", "--compute-eff",
+                          "--dequant-s-per-weight", "active_params"}) {
     CHECK(help.out.find(opt) != std::string::npos);
   }
   const auto cat = qfront({"catalog", "--format", "json"});

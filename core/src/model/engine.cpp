@@ -40,6 +40,17 @@ std::optional<Error> validateScenario(const Scenario& s) {
   if (!(s.memUtil > 0 && s.memUtil <= 1)) return bad("mem-util", "must be in (0, 1]");
   if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib)) return bad("reserve-gib", "must be a finite number >= 0");
   if (s.contextTokens < 0) return bad("context", "must not be negative");
+  const Efficiency& e = s.efficiency;
+  if (!(e.overheadMs >= 0 && e.overheadMs <= kMaxOverheadMs)) return bad("overhead-ms", "must be in [0, 1000] ms");
+  if (!(e.bandwidthEff > 0 && e.bandwidthEff <= kMaxEfficiency)) return bad("bw-eff", "must be in (0, 1.5]");
+  for (const auto& [key, v] : e.computeEff) {
+    if (!(v > 0 && v <= kMaxEfficiency)) return bad("compute-eff", "efficiency of " + key + " must be in (0, 1.5]");
+  }
+  for (const auto& [key, v] : e.dequantSPerWeight) {
+    if (!(v >= 0 && v <= kMaxDequantSPerWeight)) {
+      return bad("dequant-s-per-weight", "dequant cost of " + key + " must be in [0, 1e-6] s per weight");
+    }
+  }
   if (s.maxModelLen > kMaxScenarioTokens) return bad("max-model-len", "must be at most 2^40 tokens");
   if (s.contextTokens > kMaxScenarioTokens) return bad("context", "must be at most 2^40 tokens");
   // The KV budget: memory·u − reserve must leave something.
@@ -51,6 +62,29 @@ std::optional<Error> validateScenario(const Scenario& s) {
     return bad("reserve-gib", msg.str());
   }
   return std::nullopt;
+}
+
+double Efficiency::computeFor(const std::string& schemeId, TensorPath path) const {
+  if (const auto it = computeEff.find(schemeId); it != computeEff.end()) return it->second;
+  if (const auto it = computeEff.find(tensorPathName(path)); it != computeEff.end()) return it->second;
+  return 1.0;
+}
+
+std::optional<double> Efficiency::dequantFor(const std::string& schemeId) const {
+  if (const auto it = dequantSPerWeight.find(schemeId); it != dequantSPerWeight.end()) return it->second;
+  return std::nullopt;
+}
+
+Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
+  Efficiency e;
+  if (!gpu.calibration) return e;
+  const GpuCalibration& c = *gpu.calibration;
+  e.overheadMs = c.overheadMs.value_or(0.0);
+  e.bandwidthEff = c.bandwidthEfficiency.value_or(1.0);
+  e.computeEff = c.computeEfficiency;
+  e.dequantSPerWeight = c.dequantSPerWeight;
+  e.source = "calibration" + (c.source.empty() ? std::string() : " (" + c.source + ")");
+  return e;
 }
 
 void Routing::set(double e, double k) {
@@ -220,6 +254,7 @@ std::vector<double> StepCurve::knots() const {
 void StepCurve::finalize() {
   m_additive = allReduceS;
   m_additive += attentionS;
+  m_additive.c0 += overheadS;
   m_packedCount = 0;
   for (const auto& k : kinds) {
     if (k.present) m_packed[static_cast<std::size_t>(m_packedCount++)] = {k.memS, k.compS};
@@ -244,9 +279,11 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
   StepCurve curve;
   const ModelArch& m = s.model;
   const double tp = static_cast<double>(s.tp);
-  const double beta = s.gpu.bandwidthBytesPerS();
+  const Efficiency& eff = s.efficiency;
+  const double beta = s.gpu.bandwidthBytesPerS() * eff.bandwidthEff;
   const double issue = s.gpu.issueRatePerS();
   const double moeLayers = static_cast<double>(m.moeLayerCount());
+  curve.overheadS = eff.overheadMs * 1e-3;
   if (m.isMoe()) {
     curve.routing.set(static_cast<double>(m.experts), static_cast<double>(m.expertsPerToken));
   }
@@ -259,7 +296,13 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     k.effectivePath = k.fallback ? fallbackPath : k.scheme.path;
     k.effectiveC = k.fallback ? std::max(s.fallbackC, 0.0) : k.scheme.c;
     k.bytesPerWeight = k.scheme.bytesPerWeight();
-    const double peak = s.gpu.peakFlopsPerS(k.effectivePath);
+    k.computeEff = eff.computeFor(k.scheme.id, k.effectivePath);
+    k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff;
+    const auto measured = eff.dequantFor(k.scheme.id);
+    k.dequantMeasured = measured.has_value();
+    k.dequantSPerWeight = measured ? *measured : k.effectiveC / issue;
+    const double peak = k.peakFlopsPerS;
+    const double deq = k.dequantSPerWeight;
     const double b = k.bytesPerWeight;
     double w0 = 0, wE = 0, active = 0;
     switch (kind) {
@@ -281,8 +324,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     if (!k.present) continue;
     k.memS = Affine{w0 * b / beta / tp, 0.0, wE * b / beta / tp};
     k.mmaSPerSeq = 2.0 * active / peak / tp;
-    k.compS = Affine{w0 * k.effectiveC / issue / tp, k.mmaSPerSeq, wE * k.effectiveC / issue / tp};
-    k.dequantS = (w0 + wE * curve.routing.experts) * k.effectiveC / issue / tp;
+    k.compS = Affine{w0 * deq / tp, k.mmaSPerSeq, wE * deq / tp};
+    k.dequantS = (w0 + wE * curve.routing.experts) * deq / tp;
   }
   if (s.contextTokens > 0) {
     // Attention is its own kernel after the projections: its time adds to the step and
@@ -293,7 +336,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     curve.attentionKvReadSPerSeq = m.kvBytesPerSequence(s.kvBytesPerElement, n) / tp / beta;
     const double attnFlopPerSeq = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) *
                                   m.keptLayerTokens(n);
-    curve.attentionMathSPerSeq = attnFlopPerSeq / tp / s.gpu.peakFlopsPerS(fallbackPath);
+    curve.attentionMathSPerSeq =
+        attnFlopPerSeq / tp / (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
     // Both sides are linear in B through the origin, so their max is the larger slope.
     curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
   }
@@ -447,10 +491,8 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
     sr.bitsPerWeight = cand.mixed() && stored > 0 ? bits / stored : lin.bytesPerWeight * 8.0;
     sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
     {
-      const double beta = s.gpu.bandwidthBytesPerS();
-      const double issue = s.gpu.issueRatePerS();
-      const double peak = s.gpu.peakFlopsPerS(lin.effectivePath);
-      const double ridge = (lin.bytesPerWeight / beta - lin.effectiveC / issue) * peak / 2.0;
+      const double beta = s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff;
+      const double ridge = (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
       if (ridge > 0) sr.ridgeBatch = ridge;
       const KindTerm& moe = cv.kinds[static_cast<std::size_t>(LayerKind::Moe)];
       if (moe.present) {
@@ -551,6 +593,15 @@ Json reportToJson(const EngineReport& r) {
   }
   j["model"] = model;
   j["gpu"] = gpuToJson(s.gpu);
+  {
+    const Efficiency& e = s.efficiency;
+    j["efficiency"] = {{"source", e.source},
+                       {"overhead_ms", e.overheadMs},
+                       {"bandwidth_efficiency", e.bandwidthEff},
+                       {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
+                       {"dequant_s_per_weight",
+                        e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)}};
+  }
   j["scenario"] = {{"tp", s.tp},
                    {"max_model_len", s.maxModelLen},
                    {"kv_bytes", s.kvBytesPerElement},
@@ -582,6 +633,9 @@ Json reportToJson(const EngineReport& r) {
                        {"path", k.fallback ? "fallback" : tensorPathName(k.effectivePath)},
                        {"tensor_path", tensorPathName(k.effectivePath)},
                        {"c", k.effectiveC},
+                       {"compute_efficiency", k.computeEff},
+                       {"dequant_s_per_weight", k.dequantSPerWeight},
+                       {"dequant_source", k.dequantMeasured ? "measured" : "c/D"},
                        {"weights_stored", k.weightsStored}});
     }
     o["kinds"] = kinds;

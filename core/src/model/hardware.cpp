@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 
@@ -98,7 +99,86 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   g.pricePerGpuHourUsd = *price;
   g.priceSource = j.value("price_source", std::string());
   g.source = j.contains("source") && j["source"].is_string() ? j["source"].get<std::string>() : "";
+  if (const auto cal = j.find("calibration"); cal != j.end() && !cal->is_null()) {
+    auto c = parseGpuCalibration(*cal, rd.file(), base + "/calibration");
+    if (!c) return c.error();
+    g.calibration = std::move(*c);
+  }
   return g;
+}
+
+Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file, const std::string& pointer) {
+  JsonReader rd(j, file);
+  if (!j.is_object()) {
+    return rd.error(pointer, "calibration", std::string("expected an object, found ") + j.type_name());
+  }
+  GpuCalibration c;
+  Json extra = Json::object();
+  auto ranged = [&](const Json& v, const std::string& ptr, const std::string& field, double lo, bool loOpen,
+                    double hi) -> Result<double> {
+    if (!v.is_number()) {
+      return rd.error(ptr, field, std::string("expected a number, found ") + v.type_name());
+    }
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || (loOpen ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
+      std::ostringstream msg;
+      msg << "must be in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found " << v.dump();
+      return rd.error(ptr, field, msg.str());
+    }
+    return x;
+  };
+  auto numberMap = [&](const Json& v, const std::string& ptr, const std::string& field, double lo, bool loOpen,
+                       double hi, std::map<std::string, double>& out) -> std::optional<Error> {
+    if (!v.is_object()) {
+      return rd.error(ptr, field, std::string("expected an object of numbers by key, found ") + v.type_name());
+    }
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (it.key().empty()) return rd.error(ptr, field, "empty key");
+      auto x = ranged(it.value(), ptr + "/" + it.key(), field + "." + it.key(), lo, loOpen, hi);
+      if (!x) return x.error();
+      out[it.key()] = *x;
+    }
+    return std::nullopt;
+  };
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const std::string ptr = pointer + "/" + key;
+    const std::string field = "calibration." + key;
+    const Json& v = it.value();
+    if (key == "source") {
+      if (!v.is_string()) return rd.error(ptr, field, std::string("expected a string, found ") + v.type_name());
+      c.source = v.get<std::string>();
+    } else if (key == "overhead_ms") {
+      auto x = ranged(v, ptr, field, 0, false, kMaxOverheadMs);
+      if (!x) return x.error();
+      c.overheadMs = *x;
+    } else if (key == "bandwidth_efficiency") {
+      auto x = ranged(v, ptr, field, 0, true, kMaxEfficiency);
+      if (!x) return x.error();
+      c.bandwidthEfficiency = *x;
+    } else if (key == "compute_efficiency") {
+      if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.computeEfficiency)) return *e;
+    } else if (key == "dequant_s_per_weight") {
+      if (auto e = numberMap(v, ptr, field, 0, false, kMaxDequantSPerWeight, c.dequantSPerWeight)) return *e;
+    } else if (key == "residuals" && !v.is_object() && !v.is_null()) {
+      return rd.error(ptr, field, std::string("expected an object, found ") + v.type_name());
+    } else {
+      extra[key] = v;
+    }
+  }
+  c.extraJson = extra.dump();
+  return c;
+}
+
+Json gpuCalibrationToJson(const GpuCalibration& c) {
+  Json j = Json::parse(c.extraJson, nullptr, false);
+  if (!j.is_object()) j = Json::object();
+  j["source"] = c.source;
+  if (c.overheadMs) j["overhead_ms"] = *c.overheadMs;
+  if (c.bandwidthEfficiency) j["bandwidth_efficiency"] = *c.bandwidthEfficiency;
+  if (!c.computeEfficiency.empty()) j["compute_efficiency"] = c.computeEfficiency;
+  if (!c.dequantSPerWeight.empty()) j["dequant_s_per_weight"] = c.dequantSPerWeight;
+  return j;
 }
 
 Result<GpuSpec> loadGpuFile(const std::string& path) {
@@ -126,6 +206,7 @@ Json gpuToJson(const GpuSpec& g) {
   j["price_per_hour"] = g.pricePerGpuHourUsd ? Json(*g.pricePerGpuHourUsd) : Json(nullptr);
   j["price_source"] = g.priceSource;
   j["source"] = g.source;
+  if (g.calibration) j["calibration"] = gpuCalibrationToJson(*g.calibration);
   return j;
 }
 

@@ -29,6 +29,7 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   s.reserveGib = spec.reserveGib;
   s.contextTokens = spec.contextTokens;
   s.fallbackC = cat.fallbackC();
+  s.efficiency = efficiencyFromGpu(s.gpu);
   if (auto e = validateScenario(s)) return *e;
   return s;
 }

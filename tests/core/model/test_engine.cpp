@@ -456,3 +456,61 @@ TEST_CASE("windowed layers hold their window: capacity and the attention read", 
   REQUIRE(rb.ok());
   CHECK_FALSE(rb->schemes[0].curve.kinds[static_cast<std::size_t>(LayerKind::Moe)].fallback);
 }
+
+TEST_CASE("efficiencies and overhead scale the terms; crossovers stay exact", "[engine][efficiency]") {
+  // Llama-2-7B on an A100, the Marlin comparison: η_P(bf16) = 0.74, η_P(w4a16-g128) = 0.45.
+  Scenario s = llama2On("a100-80gb", 0);
+  const double w = countParams(s.model).streamed();
+  const double beta = 2.039e12, peak = 312e12, d = 19.5e12 / 2;
+  s.efficiency.computeEff = {{"bf16", 0.74}, {"w4a16-g128", 0.45}};
+  auto rep = runEngine(s, {uniform("bf16"), uniform("w4a16-g128")}, {16, 256});
+  REQUIRE(rep.ok());
+  const auto& bf16 = byId(*rep, "bf16");
+  const auto& w4 = byId(*rep, "w4a16-g128");
+  // B = 16: bf16 on its floor, W4A16 compute-bound at 45% of P plus c/D.
+  CHECK(bf16.points[0].stepMs == Approx(2 * w / beta * 1e3).epsilon(1e-12));
+  CHECK(w4.points[0].stepMs == Approx((2 * w * 16 / (0.45 * peak) + 2 * w / d) * 1e3).epsilon(1e-12));
+  // B = 256: both compute-bound.
+  CHECK(bf16.points[1].stepMs == Approx(2 * w * 256 / (0.74 * peak) * 1e3).epsilon(1e-12));
+  // Ridge (b/β − c/D)·η_P·P/2 and the crossover 0.45·P·(1/β − 1/D), exact.
+  REQUIRE(bf16.ridgeBatch);
+  CHECK(*bf16.ridgeBatch == Approx(2 / beta * 0.74 * peak / 2).epsilon(1e-12));
+  const auto x = crossing(*rep, "bf16", "w4a16-g128");
+  REQUIRE(x);
+  CHECK(*x == Approx(0.45 * peak * (1 / beta - 1 / d)).epsilon(1e-9));
+  // The scheme's entry wins over its path's; the linear kind reports the η it used.
+  CHECK(w4.curve.kinds[0].computeEff == 0.45);
+  CHECK(bf16.curve.kinds[0].computeEff == 0.74);
+
+  // η_β divides the memory side; a measured dequant cost replaces c/D; t0 adds to every step
+  // and leaves the crossover where it was.
+  Scenario s2 = llama2On("a100-80gb", 0);
+  s2.efficiency.bandwidthEff = 0.5;
+  s2.efficiency.overheadMs = 0.25;
+  s2.efficiency.dequantSPerWeight = {{"w4a16-g128", 1e-13}};
+  auto rep2 = runEngine(s2, {uniform("bf16"), uniform("w4a16-g128")}, {1, 64});
+  REQUIRE(rep2.ok());
+  CHECK(byId(*rep2, "bf16").points[0].stepMs == Approx((2 * w / (0.5 * beta) + 0.25e-3) * 1e3).epsilon(1e-12));
+  CHECK(byId(*rep2, "w4a16-g128").dequantMs == Approx(w * 1e-13 * 1e3).epsilon(1e-12));
+  CHECK(byId(*rep2, "w4a16-g128").points[1].stepMs ==
+        Approx((2 * w * 64 / peak + w * 1e-13 + 0.25e-3) * 1e3).epsilon(1e-12));
+  const auto x2 = crossing(*rep2, "bf16", "w4a16-g128");
+  REQUIRE(x2);
+  // 2W/(ηβ·β) = 2W·B/P + W·1e-13  →  B = P·(1/(ηβ·β) − 0.5e-13).
+  CHECK(*x2 == Approx(peak * (1 / (0.5 * beta) - 0.5e-13)).epsilon(1e-9));
+  s2.efficiency.overheadMs = 0;
+  auto rep3 = runEngine(s2, {uniform("bf16"), uniform("w4a16-g128")}, {1});
+  REQUIRE(rep3.ok());
+  CHECK(*crossing(*rep3, "bf16", "w4a16-g128") == Approx(*x2).epsilon(1e-12));
+}
+
+TEST_CASE("a GPU without a calibration block is the datasheet model", "[engine][efficiency]") {
+  const Scenario s = scenario("llama-3-8b", "h100-sxm");
+  const Efficiency e = efficiencyFromGpu(s.gpu);
+  CHECK(e.source == "datasheet");
+  CHECK(e.overheadMs == 0);
+  CHECK(e.bandwidthEff == 1);
+  CHECK(e.computeEff.empty());
+  CHECK(e.dequantSPerWeight.empty());
+  CHECK(e.computeFor("w4a16-g128", TensorPath::Bf16) == 1);
+}

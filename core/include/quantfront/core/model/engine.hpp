@@ -2,6 +2,7 @@
 /// The analytic decode model (spec: shared/spec/model.md, "Decode step time", "KV capacity").
 /// Step time per layer kind is max(memory, compute); kinds add; TP adds an all-reduce term.
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,28 @@ struct SchemeAssignment {
   [[nodiscard]] bool mixed() const;
 };
 
+/// What real kernels reach, as fractions of the datasheet, and what a step pays besides the
+/// GEMMs (spec model.md, "Efficiency and overhead"). The defaults are the datasheet model and
+/// reproduce the seed's figures. Efficiencies scale slopes and intercepts only, so crossovers
+/// stay exact.
+struct Efficiency {
+  double overheadMs = 0;    ///< t0, added to every step
+  double bandwidthEff = 1;  ///< η_β: achieved fraction of HBM bandwidth
+  /// η_P by tensor path name ("bf16") or scheme id ("w4a16-g128"); a scheme's entry wins over
+  /// its path's; absent: 1.
+  std::map<std::string, double> computeEff;
+  /// Measured dequant cost by scheme id, seconds per weight; replaces c/D for that scheme.
+  std::map<std::string, double> dequantSPerWeight;
+  std::string source = "datasheet";  ///< where the values came from (calibration source, flags)
+  /// η_P of `schemeId` issuing on `path`.
+  [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
+  /// Measured dequant seconds per weight of `schemeId`, if any.
+  [[nodiscard]] std::optional<double> dequantFor(const std::string& schemeId) const;
+};
+
+/// The GPU's calibration block as an Efficiency (the datasheet defaults without one).
+Efficiency efficiencyFromGpu(const GpuSpec& gpu);
+
 /// Everything besides the scheme that fixes a prediction.
 struct Scenario {
   ModelArch model;
@@ -40,6 +63,7 @@ struct Scenario {
   double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
   std::int64_t contextTokens = 0;   ///< 0: the attention term is off
   double fallbackC = 1.0;           ///< c of a scheme running on the bf16 fallback
+  Efficiency efficiency;            ///< η_β, η_P, t0, measured dequant (defaults: datasheet)
 };
 
 /// Longest max-model-len or context a scenario may state (2^40 tokens, as sessions allow).
@@ -90,6 +114,10 @@ struct KindTerm {
   double weightsStored = 0;  ///< parameters of this kind held in memory (per model, not per TP rank)
   Affine memS;
   Affine compS;
+  double peakFlopsPerS = 0;      ///< P of the effective path × η_P
+  double computeEff = 1;         ///< η_P applied
+  double dequantSPerWeight = 0;  ///< c/D, or the measured cost when the efficiency has one
+  bool dequantMeasured = false;  ///< dequantSPerWeight is a measurement, not c/D
   double mmaSPerSeq = 0;  ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
   double dequantS = 0;    ///< W·c/D/TP with every expert touched, seconds
   double bytesPerWeight = 0;
@@ -118,8 +146,9 @@ class StepCurve {
   Affine attentionS;
   double attentionKvReadSPerSeq = 0;  ///< B·N·kv_bytes/(TP·β) per sequence
   double attentionMathSPerSeq = 0;    ///< 4·N·nh·hd·L/(TP·P_bf16) per sequence
+  double overheadS = 0;               ///< t0, added to every step
   Routing routing;
-  /// The terms that add outside every kind's max(): all-reduce and attention.
+  /// The terms that add outside every kind's max(): all-reduce, attention and t0.
   [[nodiscard]] const Affine& additiveS() const { return m_additive; }
 
   [[nodiscard]] double stepSeconds(double batch) const {

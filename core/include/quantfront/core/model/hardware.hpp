@@ -1,6 +1,7 @@
 #pragma once
 /// GPUs and quantization schemes: the catalog entries the engine reads.
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,26 @@ inline constexpr std::array<TensorPath, 5> kAllTensorPaths = {
 const char* tensorPathName(TensorPath p);
 std::optional<TensorPath> tensorPathFromName(const std::string& name);
 
+/// A GPU file's optional `calibration` block: what real kernels reach on this GPU (written by
+/// `qfront calibrate` from measurements, or by hand). Absent values keep the datasheet model.
+struct GpuCalibration {
+  std::string source;                        ///< where the figures come from
+  std::optional<double> overheadMs;          ///< t0: fixed per-step overhead, ms
+  std::optional<double> bandwidthEfficiency; ///< η_β: achieved fraction of hbm_bandwidth_tbs
+  /// η_P: achieved fraction of the tensor peak, by tensor path ("bf16") or scheme id
+  /// ("w4a16-g128"); a scheme's entry wins over its path's.
+  std::map<std::string, double> computeEfficiency;
+  std::map<std::string, double> dequantSPerWeight;  ///< measured dequant seconds per weight, by scheme id
+  /// Every other key (device, residuals, fits, ...), kept as read: a serialised JSON object
+  /// (this header sees only nlohmann's forward declarations).
+  std::string extraJson = "{}";
+};
+
+/// Accepted ranges of calibration figures.
+inline constexpr double kMaxEfficiency = 1.5;       ///< η above 1: a datasheet below what is reached
+inline constexpr double kMaxOverheadMs = 1000;
+inline constexpr double kMaxDequantSPerWeight = 1e-6;
+
 /// One GPU: dense peaks and bandwidths from a named datasheet.
 struct GpuSpec {
   std::string id;
@@ -30,6 +51,7 @@ struct GpuSpec {
   std::optional<double> pricePerGpuHourUsd;  ///< USD per GPU-hour
   std::string priceSource;
   std::string source;
+  std::optional<GpuCalibration> calibration;  ///< the file's `calibration` block, when present
 
   [[nodiscard]] bool hasPath(TensorPath p) const {
     return tensorTflops[static_cast<std::size_t>(p)].has_value();
@@ -59,6 +81,11 @@ inline constexpr GpuFieldRange kGpuPriceRange{0, 1e6, "USD per hour"};
 /// Every figure must lie in its physical range (kGpu*Range); errors name the field.
 Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer);
 Result<GpuSpec> loadGpuFile(const std::string& path);
+/// Parses a `calibration` block (`pointer` locates it). Errors name the field, e.g.
+/// "calibration.compute_efficiency.bf16".
+Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file, const std::string& pointer);
+/// The block as parseGpuCalibration reads it.
+Json gpuCalibrationToJson(const GpuCalibration& c);
 /// Serialises a GPU to the same shape parseGpu reads.
 Json gpuToJson(const GpuSpec& gpu);
 

@@ -128,6 +128,8 @@ commands:
   frontier   quality gates and the Pareto frontier of a session or CSV
   import     import benchmark/eval files into a session
   stats      binomial, power and paired statistics for eval scores
+  calibrate  fit bandwidth, tensor rates and dequant cost to a session's kernel measurements
+  merge      combine sessions (e.g. one measured session per GPU node)
 
 Run `qfront <command> --help` for a command's options.
 Exit status: 0 success, 2 bad input, 1 internal error.
@@ -147,6 +149,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (cmd == "frontier") return cmdFrontier(rest, out, err);
   if (cmd == "import") return cmdImport(rest, out, err);
   if (cmd == "stats") return cmdStats(rest, out, err);
+  if (cmd == "calibrate") return cmdCalibrate(rest, out, err);
+  if (cmd == "merge") return cmdMerge(rest, out, err);
   if (cmd == "--version") {
     out << "qfront " << qfrontVersion() << "\n";
     return kExitOk;

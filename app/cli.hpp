@@ -25,6 +25,8 @@ int cmdCatalog(const std::vector<std::string>& args, std::ostream& out, std::ost
 int cmdFrontier(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);  // cli_frontier.cpp
 int cmdImport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);    // cli_import.cpp
 int cmdStats(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);     // cli_stats.cpp
+int cmdCalibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err); // cli_calibrate.cpp
+int cmdMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);     // cli_calibrate.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

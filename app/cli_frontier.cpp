@@ -25,7 +25,7 @@ namespace {
 
 constexpr const char* kFrontierHelp =
     R"(usage: qfront frontier FILE [--objectives NAME:max|min,...] [--gate "NAME>=X" ...]
-                       [--baseline ID] [--format table|json] [--no-by]
+                       [--baseline ID] [--format table|json] [--max-by N] [--no-by]
 
 Applies quality gates, then finds the Pareto frontier of the passing candidates.
 
@@ -56,6 +56,7 @@ published) across candidates.
                       Gates compare point estimates.
   --baseline ID       candidate that baseline-relative gates refer to
   --format table|json output format (default table)
+  --max-by N          list at most N dominators per candidate (default 10; 0 lists all)
   --no-by             skip the per-candidate dominator lists (they cost O(n) each)
 
 Classification of the passing candidates over the objectives:
@@ -73,7 +74,7 @@ JSON: {"frontier": [ids], "uncertain": [ids],
        "uncertain_point_dominators": [{"id", "by": [ids], "by_truncated": bool}],
        "warnings": [...]}
 "by" lists the candidates that clearly dominate the entry, in file order, at most 10 of
-them ("by_truncated" is true when there are more); for uncertain candidates,
+them unless --max-by says otherwise ("by_truncated" is true when there are more); for uncertain candidates,
 "uncertain_point_dominators" lists who dominates them on point estimates. The lists keep
 memory bounded on large inputs (10^5 candidates); --no-by skips them.
 
@@ -153,15 +154,26 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     return kExitOk;
   }
   bool missing = false;
-  const auto objectivesOpt = a.take("--objectives", missing);
-  if (missing) return badArg(err, "objectives", "option --objectives needs a value");
+  int rc = kExitOk;
+  std::optional<std::string> objectivesOpt, baselineOpt, formatOpt, maxByOpt;
+  if (!takeSingle(a, "--objectives", objectivesOpt, err, rc) ||
+      !takeSingle(a, "--baseline", baselineOpt, err, rc) ||
+      !takeSingle(a, "--format", formatOpt, err, rc) ||
+      !takeSingle(a, "--max-by", maxByOpt, err, rc)) {
+    return rc;
+  }
   const auto gateOpts = a.take("--gate", missing);
   if (missing) return badArg(err, "gate", "option --gate needs a value");
-  const auto baselineOpt = a.take("--baseline", missing);
-  if (missing) return badArg(err, "baseline", "option --baseline needs a value");
-  const auto formatOpt = a.take("--format", missing);
-  if (missing) return badArg(err, "format", "option --format needs a value");
   const bool noBy = a.takeFlag("--no-by");
+  std::size_t maxBy = FrontierOptions::kDefaultDominatorsListed;
+  if (maxByOpt) {
+    const auto v = parseInt(*maxByOpt);
+    if (!v || *v < 0 || *v > 1000000) {
+      return badArg(err, "max-by", "expected a count 0..1000000 (0 lists all), found '" +
+                                       *maxByOpt + "'");
+    }
+    maxBy = static_cast<std::size_t>(*v);
+  }
   std::vector<std::string> files;
   for (const auto& r : a.rest()) {
     if (r.size() > 1 && r[0] == '-') {
@@ -173,7 +185,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     return badArg(err, "file",
                   "expected one candidates file (CSV), found " + std::to_string(files.size()));
   }
-  const std::string format = formatOpt.empty() ? "table" : formatOpt.back();
+  const std::string format = formatOpt.value_or("table");
   if (format != "table" && format != "json") {
     return badArg(err, "format", "expected table or json, found '" + format + "'");
   }
@@ -183,9 +195,10 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
 
   FrontierQuery query;
   query.withDominators = !noBy;
+  query.maxDominatorsListed = maxBy;
   query.metricNames = source->metricNames;
-  if (!objectivesOpt.empty()) {
-    auto objs = parseObjectives(objectivesOpt.back());
+  if (objectivesOpt) {
+    auto objs = parseObjectives(*objectivesOpt);
     if (!objs) return badInput(err, objs.error());
     query.objectives = std::move(*objs);
   } else if (source->view) {
@@ -196,7 +209,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
                    : parseGateTexts(gateOpts);
   if (!gates) return badInput(err, gates.error());
   query.gates = std::move(*gates);
-  if (!baselineOpt.empty()) query.baselineId = baselineOpt.back();
+  if (baselineOpt) query.baselineId = *baselineOpt;
 
   auto analysis = analyseFrontier(source->candidates, query, files[0]);
   if (!analysis) return badInput(err, analysis.error());

@@ -212,6 +212,20 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
   return c;
 }
 
+std::string catalogGpuForDevice(const std::string& deviceName) {
+  std::string n = deviceName;
+  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) {
+    return static_cast<char>(std::tolower(ch));
+  });
+  auto has = [&n](const char* s) { return n.find(s) != std::string::npos; };
+  if (has("h200")) return "h200-sxm";
+  if (has("h100")) return has("pcie") ? "h100-pcie" : "h100-sxm";
+  if (has("a100")) return "a100-80gb";
+  if (has("l40s")) return "l40s";
+  if (has("b200")) return "b200";
+  return {};
+}
+
 std::string gemmKernelForScheme(const std::string& schemeId) {
   if (schemeId == "bf16") return "gemm_bf16";
   if (schemeId == "w8a8-fp8") return "gemm_fp8";

@@ -125,6 +125,7 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   a.options.gates = query.gates;
   a.options.baselineId = query.baselineId;
   a.options.withDominators = query.withDominators;
+  a.options.maxDominatorsListed = query.maxDominatorsListed;
   if (!query.objectives.empty()) {
     a.options.objectives = query.objectives;
   } else if (!query.savedObjectives.empty()) {

@@ -67,6 +67,11 @@ inline constexpr std::int64_t kCalibrationMinM = 1024;
 Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
                               const std::string& device, const std::string& source);
 
+/// The bundled GPU id whose datasheet a device name (as the driver reports it, e.g.
+/// "NVIDIA H100 80GB HBM3") stands for: h100-sxm, h100-pcie, h200-sxm, a100-80gb, l40s, b200;
+/// empty when none is recognised (the caller then asks for --gpu).
+std::string catalogGpuForDevice(const std::string& deviceName);
+
 /// The kernel whose measured times stand for `schemeId` in a measured step time
 /// ("bf16" → "gemm_bf16", "w8a8-fp8" → "gemm_fp8", "w8a8-int8" → "gemm_int8",
 /// "w4a16-g128" → "gemm_w4a16-g128"); empty when no GEMM kernel is measured for it.

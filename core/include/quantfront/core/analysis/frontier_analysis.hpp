@@ -59,6 +59,7 @@ struct FrontierQuery {
   std::vector<Gate> gates;
   std::optional<std::string> baselineId;
   bool withDominators = true;
+  std::size_t maxDominatorsListed = FrontierOptions::kDefaultDominatorsListed;  ///< 0: all
 };
 
 /// The answer: what was evaluated, the result, per-candidate verdicts and the warnings a

@@ -1,0 +1,286 @@
+// qfront calibrate: the analytic model's bandwidth, tensor rates and dequant cost fitted to a
+// session's kernel measurements; qfront merge: sessions of many GPU nodes into one.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/session/atomic_file.hpp>
+#include <quantfront/core/session/session.hpp>
+#include <quantfront/core/session/session_merge.hpp>
+
+#include "cli.hpp"
+
+namespace qf::cli {
+
+namespace {
+
+constexpr const char* kCalibrateHelp =
+    R"(usage: qfront calibrate SESSION [--gpu ID|GPU.json] [--device NAME] [--model ID|CONFIG.json]
+                        [--format table|json] [-o GPU.json]
+
+Fits the analytic model to the kernel measurements in SESSION (qfront-measure, or nvbench
+files imported with qfront import), one device at a time:
+  bandwidth  β from the hbm_copy / hbm_read probes (bytes moved over the median time);
+  tensor     P per path from the GEMMs at M >= 1024 (gemm_bf16, gemm_fp8, gemm_int8), and
+             per scheme for our own kernels (gemm_w4a16-g128);
+  dequant    seconds per weight per scheme from the streaming dequant kernels;
+each by robust least squares (Huber-weighted, relative residuals), with the spread of the
+records around the fit. Also the measured step time of the model per scheme: the sum over
+its decode GEMMs of the measured time at M = B, at each measured B.
+
+  --gpu ID|PATH       the datasheet GPU the efficiencies are relative to (default: the
+                      catalog GPU the device name stands for, e.g. NVIDIA H100 80GB HBM3 →
+                      h100-sxm)
+  --device NAME       which device's records to fit when the session holds several (a
+                      merged fleet); records of two devices are never mixed in one fit
+  --model ID|PATH     model for the measured step time (default: the session's scenario model)
+  --format table|json output format (default table)
+  -o GPU.json         write the calibrated GPU file: the datasheet GPU as --gpu reads it plus
+                      a "calibration" block (source, device, bandwidth_efficiency,
+                      compute_efficiency {path or scheme: fraction}, dequant_s_per_weight
+                      {scheme: s}, fits with residuals), for qfront model --gpu GPU.json
+
+Exit status: 0 on success, 2 on bad input (one line naming file, position and field).
+)";
+
+constexpr const char* kMergeHelp = R"(usage: qfront merge SESSION... -o OUT.json
+
+Combines sessions into OUT.json (created, or added to when it exists; written atomically):
+kernel measurements keep their device (qfront calibrate --device picks one), imported runs
+are added once (same file digest, or the same measurement run, is a duplicate), candidates by
+id (an id already in OUT.json keeps OUT.json's figures, with a warning). The scenario and view
+of OUT.json (or of the first session when OUT.json is new) stay. For a fleet: each node runs
+qfront-measure --out node-$HOST.json (scripts/measure-fleet.sbatch), then
+  qfront merge node-*.json -o fleet.json && qfront calibrate fleet.json --device "NVIDIA H100 80GB HBM3"
+
+Exit status: 0 on success, 2 on bad input.
+)";
+
+std::string fmt(double v, int precision) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(precision) << v;
+  return o.str();
+}
+
+Json fitJson(const FittedValue& f, double value) {
+  return Json{{"value", value}, {"rel_spread", f.relSpread}, {"records", f.records}};
+}
+
+}  // namespace
+
+int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kCalibrateHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> gpuOpt, deviceOpt, modelOpt, formatOpt, outOpt;
+  if (!takeSingle(a, "--gpu", gpuOpt, err, rc) || !takeSingle(a, "--device", deviceOpt, err, rc) ||
+      !takeSingle(a, "--model", modelOpt, err, rc) ||
+      !takeSingle(a, "--format", formatOpt, err, rc) || !takeSingle(a, "-o", outOpt, err, rc)) {
+    return rc;
+  }
+  std::vector<std::string> files;
+  for (const auto& r : a.rest()) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront calibrate --help)");
+    }
+    files.push_back(r);
+  }
+  if (files.size() != 1) {
+    return badArg(err, "SESSION", "expected one session, found " + std::to_string(files.size()));
+  }
+  const std::string format = formatOpt.value_or("table");
+  if (format != "table" && format != "json") {
+    return badArg(err, "format", "expected table or json, found '" + format + "'");
+  }
+  if (outOpt) {
+    const std::filesystem::path p(*outOpt);
+    std::error_code ec;
+    const auto folder = p.has_parent_path() ? p.parent_path() : std::filesystem::path(".");
+    if (!std::filesystem::is_directory(folder, ec)) {
+      return badArg(err, "o", "folder '" + folder.string() + "' does not exist");
+    }
+  }
+  auto session = loadSession(files[0]);
+  if (!session) return badInput(err, session.error());
+  auto cal = calibrate(session->kernelMeasurements, deviceOpt.value_or(""), files[0]);
+  if (!cal) return badInput(err, cal.error());
+
+  const auto& catalog = Catalog::bundled();
+  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(cal->device));
+  if (gpuId.empty()) {
+    return badArg(err, "gpu",
+                  "no catalog GPU for device '" + cal->device +
+                      "'; give the datasheet with --gpu ID|GPU.json (" + catalog.gpuIds() + ")");
+  }
+  auto gpu = catalog.resolveGpu(gpuId);
+  if (!gpu) return badInput(err, gpu.error());
+
+  // The measured step time per scheme that has GEMM records, at each measured M.
+  const std::string modelId = modelOpt.value_or(session->scenario.model);
+  std::optional<ModelArch> model;
+  if (!modelId.empty()) {
+    auto m = catalog.resolveModel(modelId);
+    if (!m) return badInput(err, m.error());
+    model = std::move(*m);
+  }
+  std::vector<double> batches;
+  std::vector<std::string> schemes;
+  for (const auto& r : session->kernelMeasurements) {
+    if (r.device != cal->device || r.kernel.rfind("gemm_", 0) != 0 || r.m <= 0) continue;
+    const double m = static_cast<double>(r.m);
+    if (std::find(batches.begin(), batches.end(), m) == batches.end()) batches.push_back(m);
+    for (const char* s : {"bf16", "w8a8-fp8", "w8a8-int8", "w4a16-g128"}) {
+      if (gemmKernelForScheme(s) == r.kernel &&
+          std::find(schemes.begin(), schemes.end(), s) == schemes.end()) {
+        schemes.emplace_back(s);
+      }
+    }
+  }
+  std::sort(batches.begin(), batches.end());
+  std::vector<std::pair<std::string, std::vector<MeasuredStep>>> steps;
+  if (model) {
+    for (const auto& s : schemes) {
+      auto st = measuredStepTimes(session->kernelMeasurements, cal->device, *model, s, batches,
+                                  files[0]);
+      if (!st) return badInput(err, st.error());
+      if (!st->empty()) steps.emplace_back(s, std::move(*st));
+    }
+  }
+
+  const Json gpuJson = calibratedGpuJson(*gpu, *cal, files[0]);
+  if (outOpt) {
+    if (auto e = writeFileAtomic(*outOpt, gpuJson.dump(2) + "\n")) return badInput(err, *e);
+  }
+  for (const auto& w : cal->warnings) err << "qfront: warning: " << files[0] << ": " << w << "\n";
+
+  if (format == "json") {
+    Json j;
+    j["device"] = cal->device;
+    j["gpu"] = gpu->name;
+    if (cal->bandwidthBytesPerS) {
+      j["bandwidth_tbs"] = fitJson(*cal->bandwidthBytesPerS, cal->bandwidthBytesPerS->value / 1e12);
+    }
+    j["tensor_tflops"] = Json::object();
+    for (const auto& [key, f] : cal->peakFlopsPerS) j["tensor_tflops"][key] = fitJson(f, f.value / 1e12);
+    j["dequant_s_per_weight"] = Json::object();
+    for (const auto& [key, f] : cal->dequantSecondsPerWeight) {
+      j["dequant_s_per_weight"][key] = fitJson(f, f.value);
+    }
+    j["calibration"] = gpuJson.at("calibration");
+    j["measured_step"] = Json::array();
+    for (const auto& [scheme, st] : steps) {
+      Json s{{"scheme", scheme}, {"model", model ? model->name : ""}, {"points", Json::array()}};
+      for (const auto& p : st) {
+        s["points"].push_back({{"batch", p.batch}, {"step_ms", p.stepS * 1e3},
+                               {"spread_ms", p.spreadS * 1e3}});
+      }
+      j["measured_step"].push_back(s);
+    }
+    j["warnings"] = cal->warnings;
+    if (outOpt) j["written"] = *outOpt;
+    stampOutput(j);
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "device   " << cal->device << "   (datasheet: " << gpu->name << ")\n";
+  if (cal->bandwidthBytesPerS) {
+    const auto& f = *cal->bandwidthBytesPerS;
+    out << "bandwidth  " << fmt(f.value / 1e12, 3) << " TB/s ± " << fmt(100 * f.relSpread, 1)
+        << "%  (" << f.records << " records; datasheet " << fmt(gpu->hbmBandwidthTBps, 2)
+        << " TB/s: " << fmt(100 * f.value / gpu->bandwidthBytesPerS(), 1) << "%)\n";
+  }
+  for (const auto& [key, f] : cal->peakFlopsPerS) {
+    const auto path = tensorPathFromName(key);
+    const TensorPath p = path ? *path : TensorPath::Bf16;
+    out << "tensor " << std::left << std::setw(11) << key << std::right << fmt(f.value / 1e12, 1)
+        << " TFLOP/s ± " << fmt(100 * f.relSpread, 1) << "%  (" << f.records << " records";
+    if (gpu->hasPath(p)) {
+      out << "; " << fmt(100 * f.value / gpu->peakFlopsPerS(p), 1) << "% of the "
+          << tensorPathName(p) << " peak";
+    }
+    out << ")\n";
+  }
+  for (const auto& [key, f] : cal->dequantSecondsPerWeight) {
+    out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
+        << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
+        << fmt(100 * f.relSpread, 1) << "%  (" << fmt(1.0 / f.value / 1e9, 1)
+        << " G weights/s, " << f.records << " records)\n";
+  }
+  for (const auto& [scheme, st] : steps) {
+    out << "\nmeasured step time, " << (model ? model->name : "") << ", " << scheme
+        << " (sum of its decode GEMMs at M = B)\n";
+    for (const auto& p : st) {
+      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.stepS * 1e3, 3) << " ms ± "
+          << fmt(p.spreadS * 1e3, 3) << "\n";
+    }
+  }
+  if (outOpt) out << "\nwrote " << *outOpt << ": qfront model --gpu " << *outOpt << " ...\n";
+  return kExitOk;
+}
+
+int cmdMerge(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kMergeHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> outOpt;
+  if (!takeSingle(a, "-o", outOpt, err, rc)) return rc;
+  if (!outOpt) return badArg(err, "o", "give the merged session with -o OUT.json");
+  std::vector<std::string> files;
+  for (const auto& r : a.rest()) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront merge --help)");
+    }
+    files.push_back(r);
+  }
+  if (files.empty()) return badArg(err, "SESSION", "give at least one session to merge");
+  // Every input is read before anything is written.
+  std::vector<Session> inputs;
+  for (const auto& f : files) {
+    auto s = loadSession(f);
+    if (!s) return badInput(err, s.error());
+    inputs.push_back(std::move(*s));
+  }
+  Session merged;
+  std::error_code ec;
+  std::size_t first = 0;
+  if (std::filesystem::exists(std::filesystem::symlink_status(*outOpt, ec))) {
+    auto s = loadSession(*outOpt);
+    if (!s) return badInput(err, s.error());
+    merged = std::move(*s);
+  } else {
+    merged = inputs.front();
+    first = 1;
+  }
+  SessionMergeResult total;
+  for (std::size_t i = first; i < inputs.size(); ++i) {
+    const auto r = mergeSession(merged, inputs[i]);
+    total.measurementsAdded += r.measurementsAdded;
+    total.measurementsDuplicate += r.measurementsDuplicate;
+    total.runsAdded += r.runsAdded;
+    total.runsDuplicate += r.runsDuplicate;
+    total.candidatesAdded += r.candidatesAdded;
+    for (const auto& w : r.warnings) err << "qfront: warning: " << files[i] << ": " << w << "\n";
+  }
+  if (auto e = saveSessionAtomic(merged, *outOpt)) return badInput(err, *e);
+  out << "merged " << files.size() << " sessions into " << *outOpt << ": "
+      << merged.kernelMeasurements.size() << " kernel measurements (" << total.measurementsDuplicate
+      << " duplicates left out) from " << measuredDevices(merged.kernelMeasurements).size()
+      << " devices, " << merged.importedRuns.size() << " imported runs, "
+      << merged.candidates.size() << " candidates\n";
+  return kExitOk;
+}
+
+}  // namespace qf::cli

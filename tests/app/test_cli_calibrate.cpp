@@ -1,0 +1,140 @@
+// qfront calibrate and qfront merge as a user runs them: a synthetic measured session gives
+// back the parameters it was made from; the calibrated GPU file is read by qfront model; a
+// fleet's sessions merge without mixing devices.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/session/session.hpp>
+
+#include "cli.hpp"
+#include "support/synthetic_measurements.hpp"
+
+using namespace qf::testing;
+
+namespace {
+struct Run {
+  int rc;
+  std::string out, err;
+};
+Run qfront(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int rc = qf::cli::run(args, out, err);
+  return {rc, out.str(), err.str()};
+}
+
+/// A temporary folder removed at the end of the test.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    path = std::filesystem::temp_directory_path() /
+           ("qf-cli-calibrate-" + std::to_string(::getpid()) + "-" +
+            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::string writeSession(const TempDir& dir, const std::string& name, const std::string& device,
+                         double scale) {
+  qf::Session s;
+  s.scenario.model = "llama-3-8b";
+  s.kernelMeasurements = synthetic(device, scale);
+  const std::string path = dir.file(name);
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, path).has_value());
+  return path;
+}
+}  // namespace
+
+TEST_CASE("qfront calibrate returns the parameters a synthetic session was made from", "[cli]") {
+  TempDir dir;
+  const auto session = writeSession(dir, "h100.json", "NVIDIA H100 80GB HBM3", 1.0);
+  const std::string gpuOut = dir.file("h100-calibrated.json");
+  const auto r = qfront({"calibrate", session, "--format", "json", "-o", gpuOut});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("device") == "NVIDIA H100 80GB HBM3");
+  CHECK(j.at("gpu") == "H100 SXM 80GB");  // the datasheet the device name stands for
+  CHECK(j.at("bandwidth_tbs").at("value").get<double>() == Approx(kBeta / 1e12).epsilon(0.02));
+  CHECK(j.at("tensor_tflops").at("bf16").at("value").get<double>() ==
+        Approx(kBf16Flops / 1e12).epsilon(0.02));
+  CHECK(j.at("tensor_tflops").at("fp8").at("value").get<double>() ==
+        Approx(kFp8Flops / 1e12).epsilon(0.02));
+  CHECK(j.at("dequant_s_per_weight").at("w4a16-g128").at("value").get<double>() ==
+        Approx(kDequantS).epsilon(0.02));
+  // The measured step time exists for the schemes with GEMM records (bf16, w8a8-fp8) at the
+  // measured M: Llama-3-8B's GEMMs at M = 1024 under the synthetic bf16 rate.
+  REQUIRE(j.at("measured_step").size() == 2);
+  CHECK(j.at("measured_step")[0].at("scheme") == "bf16");
+  REQUIRE(j.at("measured_step")[0].at("points").size() == 3);
+  // 2·1024·7.5047e9 FLOP at 720 TFLOP/s ≈ 21.3 ms plus 6 launch overheads of 4 µs per layer
+  // shape: within the ±5% noise.
+  CHECK(j.at("measured_step")[0].at("points")[0].at("step_ms").get<double>() ==
+        Approx(2.0 * 1024 * 7.5047e9 / kBf16Flops * 1e3).epsilon(0.08));
+
+  // The written GPU file is one qfront model reads, with the calibration it carries.
+  REQUIRE(std::filesystem::exists(gpuOut));
+  const auto model = qfront({"model", "--model", "llama-3-8b", "--gpu", gpuOut, "--scheme",
+                             "bf16", "--batch", "1", "--format", "json"});
+  INFO(model.err);
+  REQUIRE(model.rc == 0);
+  const auto mj = nlohmann::json::parse(model.out);
+  // Memory floor at B = 1: 15.01 GB over the calibrated 3.1 TB/s instead of 3.35.
+  CHECK(mj.at("schemes")[0].at("memory_floor_ms").get<double>() ==
+        Approx(7.5047e9 * 2 / kBeta * 1e3).epsilon(0.03));
+}
+
+TEST_CASE("qfront calibrate refuses what it cannot fit", "[cli]") {
+  TempDir dir;
+  qf::Session empty;
+  const std::string path = dir.file("empty.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(empty, path).has_value());
+  auto r = qfront({"calibrate", path});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("no kernel measurements") != std::string::npos);
+  const auto s = writeSession(dir, "x.json", "Some Future GPU", 1.0);
+  r = qfront({"calibrate", s});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("field 'gpu'") != std::string::npos);
+  r = qfront({"calibrate", s, "--gpu", "h100-sxm", "-o", "/nonexistent-folder/g.json"});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("does not exist") != std::string::npos);
+  r = qfront({"calibrate", s, "--gpu", "h100-sxm", "--gpu", "h200-sxm"});
+  CHECK(r.rc == 2);
+}
+
+TEST_CASE("qfront merge combines a fleet's sessions keyed by device", "[cli]") {
+  TempDir dir;
+  const auto a = writeSession(dir, "node-a.json", "NVIDIA H100 80GB HBM3", 1.0);
+  const auto b = writeSession(dir, "node-b.json", "NVIDIA H200", 1.4);
+  const std::string fleet = dir.file("fleet.json");
+  auto r = qfront({"merge", a, b, "-o", fleet});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  auto merged = qf::loadSession(fleet);
+  REQUIRE(merged.ok());
+  const std::size_t perNode = synthetic("x", 1.0).size();
+  CHECK(merged->kernelMeasurements.size() == 2 * perNode);
+  // Merging again adds nothing.
+  r = qfront({"merge", a, b, "-o", fleet});
+  REQUIRE(r.rc == 0);
+  merged = qf::loadSession(fleet);
+  CHECK(merged->kernelMeasurements.size() == 2 * perNode);
+  // Two devices: calibrate asks which, then fits each alone.
+  r = qfront({"calibrate", fleet});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--device") != std::string::npos);
+  r = qfront({"calibrate", fleet, "--device", "NVIDIA H200", "--format", "json"});
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("gpu") == "H200 SXM 141GB");
+  CHECK(j.at("bandwidth_tbs").at("value").get<double>() == Approx(kBeta * 1.4 / 1e12).epsilon(0.02));
+}

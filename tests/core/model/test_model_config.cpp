@@ -272,3 +272,24 @@ TEST_CASE("sliding-window layers per model type", "[model][window]") {
       "full_attention","full_attention","full_attention","full_attention"], )" + dims + "}").field ==
         "sliding_window");
 }
+
+TEST_CASE("active_params: what each token multiplies, without the input embedding", "[model][params][active]") {
+  for (const auto& cm : Catalog::bundled().models()) {
+    auto m = Catalog::bundled().resolveModel(cm.id);
+    REQUIRE(m.ok());
+    INFO(cm.id);
+    const auto p = countParams(*m);
+    const double d = static_cast<double>(m->hidden);
+    const double v = static_cast<double>(m->vocab);
+    const double kExperts = static_cast<double>(m->moeLayerCount()) * static_cast<double>(m->expertsPerToken) *
+                            3.0 * d * static_cast<double>(m->expertWidth);
+    // attention + dense MLP + router + shared experts + k routed experts + LM head.
+    CHECK(p.active == Approx(p.attention + p.denseMlp + p.router + p.sharedExperts + kExperts + v * d).epsilon(1e-12));
+    if (!m->isMoe()) {
+      // Dense: everything streamed is multiplied; the only stored weight left out is the
+      // input embedding (none when tied).
+      CHECK(p.active == Approx(p.streamed()).epsilon(1e-12));
+      CHECK(p.total() - p.active == Approx(m->tiedEmbeddings ? 0.0 : v * d).epsilon(1e-9));
+    }
+  }
+}

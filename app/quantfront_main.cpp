@@ -69,9 +69,13 @@ int main(int argc, char** argv) {
       "Render the plot to FILE (.png, .pdf, .svg) or write the engine's data (.csv, .json) "
       "and exit. A failed write exits with status 2 and leaves an existing FILE intact.",
       "FILE");
-  QCommandLineOption tabOpt("tab", "Tab to show or export: step, throughput, schemes, pareto, candidates.", "TAB", "step");
-  QCommandLineOption sizeOpt("size", "Export size in pixels, WxH (default 1600x1000).", "WxH", "1600x1000");
-  QCommandLineOption shotOpt("screenshot", "Grab the whole window to FILE (.png) after start-up and exit.", "FILE");
+  QCommandLineOption tabOpt("tab",
+                            "Tab to show or export: step, throughput, schemes, pareto, candidates.",
+                            "TAB", "step");
+  QCommandLineOption sizeOpt("size", "Export size in pixels, WxH (default 1600x1000).", "WxH",
+                             "1600x1000");
+  QCommandLineOption shotOpt(
+      "screenshot", "Grab the whole window to FILE (.png) after start-up and exit.", "FILE");
   QCommandLineOption recoverOpt(
       "recover",
       "What to do with unsaved work a crashed QuantFront left (its autosave): ask (default), "
@@ -83,9 +87,11 @@ int main(int argc, char** argv) {
                              "FILE");
   // For tests: autosave soon after the first edit, and take the command line's scenario as
   // an edit (so there is something to autosave).
-  QCommandLineOption intervalOpt("autosave-interval-ms", "Autosave this long after an edit.", "MS", "2000");
+  QCommandLineOption intervalOpt("autosave-interval-ms", "Autosave this long after an edit.", "MS",
+                                 "2000");
   intervalOpt.setFlags(QCommandLineOption::HiddenFromHelp);
-  QCommandLineOption asEditOpt("apply-as-edit", "Apply --model, --gpu, --tp, --schemes as an edit.");
+  QCommandLineOption asEditOpt("apply-as-edit",
+                               "Apply --model, --gpu, --tp, --schemes as an edit.");
   asEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, exportOpt, tabOpt, sizeOpt, shotOpt,
                      recoverOpt, dumpOpt, intervalOpt, asEditOpt});
@@ -130,8 +136,8 @@ int main(int argc, char** argv) {
   }
   const QString recover = parser.value(recoverOpt);
   if (!QStringList({"ask", "accept", "discard", "later"}).contains(recover)) {
-    return badOption("recover", "expected ask, accept, discard or later, found '" +
-                                    recover.toStdString() + "'");
+    return badOption(
+        "recover", "expected ask, accept, discard or later, found '" + recover.toStdString() + "'");
   }
   const auto intervalMs = parseInteger(parser.value(intervalOpt));
   if (!intervalMs || *intervalMs < 1 || *intervalMs > 3600000) {
@@ -142,8 +148,9 @@ int main(int argc, char** argv) {
   if (parser.isSet(exportOpt)) {
     exportFormat = qf::ui::exportFormatFor(parser.value(exportOpt));
     if (!exportFormat) {
-      return badOption("export", "expected a file ending in .png, .pdf, .svg, .csv or .json, found '" +
-                                     parser.value(exportOpt).toStdString() + "'");
+      return badOption("export",
+                       "expected a file ending in .png, .pdf, .svg, .csv or .json, found '" +
+                           parser.value(exportOpt).toStdString() + "'");
     }
     if (qf::ui::isPlotFormat(*exportFormat) && !kPlotTabs.contains(tab)) {
       return badOption("tab", "expected step, throughput or pareto for a plot export, found '" +

@@ -175,7 +175,8 @@ TEST_CASE("a symbolic link planted at a temporary name is not followed", "[ui][e
   const QString png = dir.filePath("plot.png");
   // The names a careless writer would use: the old "<name>.part", QSaveFile-like and
   // pid-counter names.
-  const QStringList planted = {png + ".part", dir.filePath(".plot.png.tmp-" + QString::number(::getpid()) + "-0"),
+  const QStringList planted = {png + ".part",
+                               dir.filePath(".plot.png.tmp-" + QString::number(::getpid()) + "-0"),
                                dir.filePath("plot.png.tmp")};
   for (const QString& p : planted) REQUIRE(QFile::link(victim, p));
   REQUIRE(qf::ui::exportPlotFile(w.stepTimePlot(), png, 320, 200).isEmpty());
@@ -233,7 +234,8 @@ TEST_CASE("headless --export into a read-only folder exits 2 and keeps the old f
     QFile::setPermissions(home.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
                                            QFile::ReadOther | QFile::WriteOther | QFile::ExeOther);
   }
-  QFile::setPermissions(ro, QFile::ReadOwner | QFile::ExeOwner | QFile::ReadOther | QFile::ExeOther);
+  QFile::setPermissions(ro,
+                        QFile::ReadOwner | QFile::ExeOwner | QFile::ReadOther | QFile::ExeOther);
   const auto r = qf::test::runProgram(program, args, qf::test::quantfrontEnv(home.path()));
   QFile::setPermissions(ro, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
   INFO(r.err.toStdString());

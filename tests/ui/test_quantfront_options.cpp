@@ -87,7 +87,8 @@ TEST_CASE("quantfront --export writes engine data as CSV and JSON", "[ui][option
   QTemporaryDir home;
   REQUIRE(home.isValid());
   const QString csv = home.filePath("model.csv");
-  auto r = runQuantfront({"--export", csv, "--schemes", "bf16,w4a16-g128", "--tp", "2"}, home.path());
+  auto r =
+      runQuantfront({"--export", csv, "--schemes", "bf16,w4a16-g128", "--tp", "2"}, home.path());
   INFO(r.err.toStdString());
   REQUIRE(r.exitCode == 0);
   QFile f(csv);
@@ -113,10 +114,11 @@ TEST_CASE("an nvbench file with numbers out of range is refused naming the input
   REQUIRE(dir.isValid());
   qf::ui::MainWindow w;
   const auto before = w.session().importedRuns.size();
-  const QString hugeM = nvbenchWith(dir, "huge_m.json", R"({"name": "M", "type": "int64", "value": "1"})",
-                                    R"({"name": "M", "type": "int64", "value": "1e23"})");
-  const QString negTime =
-      nvbenchWith(dir, "negative_time.json", R"("value": "1.0034e-05")", R"("value": "-1.0034e-05")");
+  const QString hugeM =
+      nvbenchWith(dir, "huge_m.json", R"({"name": "M", "type": "int64", "value": "1"})",
+                  R"({"name": "M", "type": "int64", "value": "1e23"})");
+  const QString negTime = nvbenchWith(dir, "negative_time.json", R"("value": "1.0034e-05")",
+                                      R"("value": "-1.0034e-05")");
   for (const QString& path : {hugeM, negTime}) {
     const QStringList lines = w.importFiles({path});
     INFO(lines.join('\n').toStdString());
@@ -132,7 +134,8 @@ TEST_CASE("an nvbench file with numbers out of range is refused naming the input
   if (!w.isModified()) CHECK(w.session().importedRuns.size() == before);
   // The unmodified fixture imports.
   qf::ui::MainWindow w2;
-  const QStringList ok = w2.importFiles({QString(QF_TEST_DATA_DIR) + "/import/nvbench_dequant.json"});
+  const QStringList ok =
+      w2.importFiles({QString(QF_TEST_DATA_DIR) + "/import/nvbench_dequant.json"});
   REQUIRE(ok.size() == 1);
   CHECK(ok[0].contains("run(s)"));
   CHECK(w2.isModified());

@@ -275,7 +275,8 @@ TEST_CASE("quantfront killed with SIGKILL after an autosave recovers the edit on
 
   // A start that says Later leaves it exactly as it was.
   const QString dumpLater = home.filePath("later.json");
-  auto r = qf::test::runQuantfront({"--recover", "later", "--dump-session", dumpLater}, home.path());
+  auto r =
+      qf::test::runQuantfront({"--recover", "later", "--dump-session", dumpLater}, home.path());
   INFO(r.err.toStdString());
   REQUIRE(r.exitCode == 0);
   CHECK(qf::loadSession(dumpLater.toStdString())->scenario.gpu == "h100-sxm");

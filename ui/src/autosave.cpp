@@ -26,7 +26,9 @@ std::string localPath(const QString& path) {
   return std::string(b.constData(), static_cast<std::size_t>(b.size()));
 }
 
-QString lockPathFor(const QString& file) { return file + ".lock"; }
+QString lockPathFor(const QString& file) {
+  return file + ".lock";
+}
 
 std::unique_ptr<QLockFile> tryLock(const QString& file) {
   auto lock = std::make_unique<QLockFile>(lockPathFor(file));
@@ -42,8 +44,9 @@ QString autosaveName(const QString& sessionPath) {
   QString key = "untitled";
   if (!sessionPath.isEmpty()) {
     const QByteArray abs = QFileInfo(sessionPath).absoluteFilePath().toUtf8();
-    key = "session-" + QString::fromLatin1(
-                           QCryptographicHash::hash(abs, QCryptographicHash::Sha256).toHex().left(12));
+    key = "session-" +
+          QString::fromLatin1(
+              QCryptographicHash::hash(abs, QCryptographicHash::Sha256).toHex().left(12));
   }
   const quint64 tag = QRandomGenerator::system()->generate64();
   return QString("%1-%2%3").arg(key).arg(tag, 16, 16, QChar('0')).arg(kAutosaveSuffix);
@@ -56,7 +59,8 @@ Error autosaveError(const QString& file, const std::string& field, const std::st
 }  // namespace
 
 QString defaultAutosaveDir() {
-  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation)).filePath("autosave");
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath("autosave");
 }
 
 Result<Session> readAutosave(const QString& file, AutosaveInfo* info) {
@@ -130,7 +134,9 @@ std::unique_ptr<AutosaveSlot> AutosaveSlot::claim(const QString& file) {
 
 AutosaveSlot::~AutosaveSlot() = default;
 
-bool AutosaveSlot::ok() const { return m_lock && m_lock->isLocked(); }
+bool AutosaveSlot::ok() const {
+  return m_lock && m_lock->isLocked();
+}
 
 QString AutosaveSlot::write(const Session& session, const QString& sessionPath) {
   if (!ok()) return m_file + ": autosave file is locked by another process";
@@ -147,6 +153,8 @@ QString AutosaveSlot::write(const Session& session, const QString& sessionPath) 
   return {};
 }
 
-void AutosaveSlot::remove() { QFile::remove(m_file); }
+void AutosaveSlot::remove() {
+  QFile::remove(m_file);
+}
 
 }  // namespace qf::ui

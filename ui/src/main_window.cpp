@@ -38,7 +38,9 @@
 namespace qf::ui {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -109,8 +111,10 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   m_panel->setSpec(session.scenario);
   m_pareto->setContents(session.candidates, session.view.objectives, session.view.gates);
   recompute();
-  const std::map<std::string, QString> tabs = {{"step-time", "step"}, {"throughput", "throughput"},
-                                               {"pareto", "pareto"}, {"candidates", "candidates"}};
+  const std::map<std::string, QString> tabs = {{"step-time", "step"},
+                                               {"throughput", "throughput"},
+                                               {"pareto", "pareto"},
+                                               {"candidates", "candidates"}};
   const auto it = tabs.find(session.view.tab);
   showTab(it != tabs.end() ? it->second : "step");
   m_dirty = false;
@@ -194,15 +198,18 @@ RecoveryChoice MainWindow::askRecovery(const AutosaveInfo& info) {
   QMessageBox box(this);
   box.setIcon(QMessageBox::Warning);
   box.setWindowTitle("Recover unsaved work?");
-  const QString what = info.sessionPath.isEmpty() ? QString("an untitled session")
-                                                   : QString("<b>%1</b>").arg(info.sessionPath.toHtmlEscaped());
+  const QString what = info.sessionPath.isEmpty()
+                           ? QString("an untitled session")
+                           : QString("<b>%1</b>").arg(info.sessionPath.toHtmlEscaped());
   const QString when = info.savedAt.isValid()
                            ? info.savedAt.toLocalTime().toString("yyyy-MM-dd HH:mm:ss")
                            : QString("an unknown time");
-  box.setText(QString("QuantFront did not close normally. Unsaved changes to %1 were autosaved at %2.")
-                  .arg(what, when));
-  QString more = "Recover opens them (save to keep them); Discard deletes the autosave; Later "
-                 "keeps it for the next start or File › Open recent › Recover autosave.";
+  box.setText(
+      QString("QuantFront did not close normally. Unsaved changes to %1 were autosaved at %2.")
+          .arg(what, when));
+  QString more =
+      "Recover opens them (save to keep them); Discard deletes the autosave; Later "
+      "keeps it for the next start or File › Open recent › Recover autosave.";
   if (!info.newerThanSession) more.prepend("The session file was saved after this autosave. ");
   box.setInformativeText(more);
   QPushButton* recover = box.addButton("Recover", QMessageBox::AcceptRole);
@@ -263,9 +270,12 @@ UnsavedChoice MainWindow::askUnsaved() {
 bool MainWindow::maybeSaveChanges() {
   if (!m_dirty) return true;
   switch (m_unsavedPrompt ? m_unsavedPrompt() : askUnsaved()) {
-    case UnsavedChoice::Save: return saveInteractive(false);
-    case UnsavedChoice::Discard: return true;
-    case UnsavedChoice::Cancel: return false;
+    case UnsavedChoice::Save:
+      return saveInteractive(false);
+    case UnsavedChoice::Discard:
+      return true;
+    case UnsavedChoice::Cancel:
+      return false;
   }
   return false;
 }
@@ -354,8 +364,8 @@ QStringList MainWindow::importFiles(const QStringList& paths) {
 
 void MainWindow::openInteractive() {
   if (!maybeSaveChanges()) return;
-  const QString path = QFileDialog::getOpenFileName(this, "Open session", QString(),
-                                                    "QuantFront session (*.json)");
+  const QString path =
+      QFileDialog::getOpenFileName(this, "Open session", QString(), "QuantFront session (*.json)");
   if (!path.isEmpty()) openSession(path);
 }
 
@@ -369,9 +379,10 @@ bool MainWindow::saveInteractive(bool saveAs) {
   const QString err = saveSessionTo(path);
   if (!err.isEmpty()) {
     if (!m_autosaveDir.isEmpty()) autosaveNow();
-    QMessageBox::warning(this, "Save failed",
-                         err + (m_autosaveDir.isEmpty() ? QString("\nYour work is still open.")
-                                                        : QString("\nYour work is still open and autosaved.")));
+    QMessageBox::warning(
+        this, "Save failed",
+        err + (m_autosaveDir.isEmpty() ? QString("\nYour work is still open.")
+                                       : QString("\nYour work is still open and autosaved.")));
     return false;
   }
   statusBar()->showMessage("Saved " + path, 5000);
@@ -379,8 +390,9 @@ bool MainWindow::saveInteractive(bool saveAs) {
 }
 
 void MainWindow::importInteractive() {
-  const QStringList paths = QFileDialog::getOpenFileNames(
-      this, "Import benchmark or eval results", QString(), "Results (*.json *.jsonl);;All files (*)");
+  const QStringList paths =
+      QFileDialog::getOpenFileNames(this, "Import benchmark or eval results", QString(),
+                                    "Results (*.json *.jsonl);;All files (*)");
   if (paths.isEmpty()) return;
   QMessageBox::information(this, "Import", importFiles(paths).join("\n"));
 }
@@ -433,14 +445,17 @@ void MainWindow::detectGpu() {
 #endif
   m_gpuStatus->setText(text);
   m_measure->setEnabled(false);
-  m_measure->setToolTip("Kernel measurements need the measurement kernels (cuda/), "
-                        "which this build does not include yet");
+  m_measure->setToolTip(
+      "Kernel measurements need the measurement kernels (cuda/), "
+      "which this build does not include yet");
 }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
-  file->addAction("New (example session)", this, &MainWindow::newSession)->setShortcut(QKeySequence::New);
-  file->addAction("Open session…", this, &MainWindow::openInteractive)->setShortcut(QKeySequence::Open);
+  file->addAction("New (example session)", this, &MainWindow::newSession)
+      ->setShortcut(QKeySequence::New);
+  file->addAction("Open session…", this, &MainWindow::openInteractive)
+      ->setShortcut(QKeySequence::Open);
   QMenu* recent = file->addMenu("Open recent");
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
@@ -449,13 +464,19 @@ void MainWindow::buildMenus() {
         if (maybeSaveChanges()) openSession(p);
       });
     }
-    recent->addAction("Recover autosave…", this, [this] {
-      if (!offerRecovery()) statusBar()->showMessage("No autosave recovered", 5000);
-    })->setEnabled(!m_autosaveDir.isEmpty());
+    recent
+        ->addAction("Recover autosave…", this,
+                    [this] {
+                      if (!offerRecovery()) statusBar()->showMessage("No autosave recovered", 5000);
+                    })
+        ->setEnabled(!m_autosaveDir.isEmpty());
   });
-  file->addAction("Save", this, [this] { saveInteractive(false); })->setShortcut(QKeySequence::Save);
-  file->addAction("Save as…", this, [this] { saveInteractive(true); })->setShortcut(QKeySequence::SaveAs);
-  file->addAction("Import results…", this, &MainWindow::importInteractive)->setShortcut(QKeySequence("Ctrl+I"));
+  file->addAction("Save", this, [this] { saveInteractive(false); })
+      ->setShortcut(QKeySequence::Save);
+  file->addAction("Save as…", this, [this] { saveInteractive(true); })
+      ->setShortcut(QKeySequence::SaveAs);
+  file->addAction("Import results…", this, &MainWindow::importInteractive)
+      ->setShortcut(QKeySequence("Ctrl+I"));
   file->addSeparator();
   QAction* exportPlot = file->addAction("Export plot…", this, &MainWindow::exportPlotInteractive);
   exportPlot->setShortcut(QKeySequence("Ctrl+E"));
@@ -471,7 +492,9 @@ void MainWindow::setScenario(const ScenarioSpec& spec) {
   recompute();
 }
 
-ScenarioSpec MainWindow::scenario() const { return m_panel->spec(); }
+ScenarioSpec MainWindow::scenario() const {
+  return m_panel->spec();
+}
 
 QCustomPlot* MainWindow::currentPlot() const {
   if (m_tabs->currentWidget() == m_pareto) return m_pareto->plot();
@@ -521,7 +544,9 @@ void MainWindow::recompute() {
   }
   if (m_report->scenario.model.checkpointQuant) {
     const auto& q = *m_report->scenario.model.checkpointQuant;
-    facts += QString("\nCheckpoint quantized: %1 → %2").arg(qs(q.quantMethod), q.schemeId.empty() ? "no built-in scheme" : qs(q.schemeId));
+    facts +=
+        QString("\nCheckpoint quantized: %1 → %2")
+            .arg(qs(q.quantMethod), q.schemeId.empty() ? "no built-in scheme" : qs(q.schemeId));
   }
   if (m_report->schemes.empty()) facts += "\nNo scheme selected: tick at least one.";
   m_panel->setFeedback(facts, false);
@@ -532,9 +557,9 @@ void MainWindow::recompute() {
 }
 
 void MainWindow::updateSchemesTable() {
-  const QStringList headers = {"scheme", "bits/weight", "path", "floor ms", "mma µs/seq",
-                               "dequant ms", "ridge B", "weights GiB", "max seqs",
-                               "tok/s at capacity"};
+  const QStringList headers = {"scheme",     "bits/weight",      "path",    "floor ms",
+                               "mma µs/seq", "dequant ms",       "ridge B", "weights GiB",
+                               "max seqs",   "tok/s at capacity"};
   m_schemesTable->setSortingEnabled(false);
   m_schemesTable->clear();
   m_schemesTable->setColumnCount(static_cast<int>(headers.size()));
@@ -553,7 +578,8 @@ void MainWindow::updateSchemesTable() {
     m_schemesTable->setItem(row, 3, num(s.memoryFloorMs, 3));
     m_schemesTable->setItem(row, 4, num(s.mmaUsPerSeq, 3));
     m_schemesTable->setItem(row, 5, num(s.dequantMs, 3));
-    m_schemesTable->setItem(row, 6, s.ridgeBatch ? num(*s.ridgeBatch, 1) : new QTableWidgetItem("none"));
+    m_schemesTable->setItem(row, 6,
+                            s.ridgeBatch ? num(*s.ridgeBatch, 1) : new QTableWidgetItem("none"));
     m_schemesTable->setItem(row, 7, num(s.capacity.weightsGib, 2));
     m_schemesTable->setItem(row, 8, num(static_cast<double>(s.capacity.maxSeqs), 0));
     m_schemesTable->setItem(row, 9, num(s.capacity.tokensPerSAtCapacity, 0));
@@ -567,9 +593,9 @@ void MainWindow::exportPlotInteractive() {
   QCustomPlot* plot = currentPlot();
   if (!plot) plot = m_stepPlot;
   QString selected;
-  const QString path = QFileDialog::getSaveFileName(
-      this, "Export plot", "quantfront-plot.png", "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)",
-      &selected);
+  const QString path =
+      QFileDialog::getSaveFileName(this, "Export plot", "quantfront-plot.png",
+                                   "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)", &selected);
   if (path.isEmpty()) return;
   const QString err = exportPlotFile(plot, path, kExportWidthPx, kExportHeightPx);
   if (!err.isEmpty()) {

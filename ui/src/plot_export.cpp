@@ -1,5 +1,6 @@
 #include <quantfront/ui/plot_export.hpp>
 
+#include <qcustomplot.h>
 #include <QBuffer>
 #include <QFileInfo>
 #include <QImage>
@@ -8,7 +9,6 @@
 #include <QPageSize>
 #include <QPdfWriter>
 #include <QSvgGenerator>
-#include <qcustomplot.h>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
@@ -20,7 +20,9 @@ namespace {
 /// Screen resolution written into PNG files (what QCustomPlot::savePng wrote).
 constexpr double kPngDotsPerInch = 96.0;
 
-QString pathError(const QString& path, const QString& what) { return path + ": " + what; }
+QString pathError(const QString& path, const QString& what) {
+  return path + ": " + what;
+}
 
 QString renderPng(QCustomPlot* plot, int widthPx, int heightPx, double scale, QBuffer& buf) {
   QImage image = plot->toPixmap(widthPx, heightPx, scale).toImage();
@@ -41,8 +43,8 @@ QString renderPdf(QCustomPlot* plot, int widthPt, int heightPt, QBuffer& buf) {
   layout.setMode(QPageLayout::FullPageMode);
   layout.setOrientation(QPageLayout::Portrait);
   layout.setMargins(QMarginsF(0, 0, 0, 0));
-  layout.setPageSize(QPageSize(QSizeF(widthPt, heightPt), QPageSize::Point, QString(),
-                               QPageSize::ExactMatch));
+  layout.setPageSize(
+      QPageSize(QSizeF(widthPt, heightPt), QPageSize::Point, QString(), QPageSize::ExactMatch));
   if (!pdf.setPageLayout(layout)) return "could not set the PDF page size";
   QCPPainter painter;
   if (!painter.begin(&pdf)) return "could not start the PDF";
@@ -92,11 +94,19 @@ QString writePlot(QCustomPlot* plot, ExportFormat format, int widthPx, int heigh
   buf.open(QIODevice::WriteOnly);
   QString err;
   switch (format) {
-    case ExportFormat::Png: err = renderPng(plot, widthPx, heightPx, scale, buf); break;
-    case ExportFormat::Pdf: err = renderPdf(plot, widthPx, heightPx, buf); break;
-    case ExportFormat::Svg: err = renderSvg(plot, widthPx, heightPx, buf); break;
+    case ExportFormat::Png:
+      err = renderPng(plot, widthPx, heightPx, scale, buf);
+      break;
+    case ExportFormat::Pdf:
+      err = renderPdf(plot, widthPx, heightPx, buf);
+      break;
+    case ExportFormat::Svg:
+      err = renderSvg(plot, widthPx, heightPx, buf);
+      break;
     case ExportFormat::Csv:
-    case ExportFormat::Json: err = "not a plot format"; break;
+    case ExportFormat::Json:
+      err = "not a plot format";
+      break;
   }
   buf.close();
   if (!err.isEmpty()) return err;
@@ -132,8 +142,9 @@ QByteArray engineDataBytes(const EngineReport& report, ExportFormat format) {
 
 QString writeFileSafely(const QString& path, const QByteArray& bytes) {
   const QByteArray local = QFile::encodeName(path);
-  if (auto e = writeFileAtomic(std::string(local.constData(), static_cast<std::size_t>(local.size())),
-                               std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())))) {
+  if (auto e = writeFileAtomic(
+          std::string(local.constData(), static_cast<std::size_t>(local.size())),
+          std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())))) {
     return pathError(path, QString::fromStdString(e->message));
   }
   return {};
@@ -143,8 +154,9 @@ QString exportPlotFile(QCustomPlot* plot, const QString& path, int widthPx, int 
                        double scale) {
   const auto format = exportFormatFor(path);
   if (!format || !isPlotFormat(*format)) {
-    return pathError(path, QString("unknown plot format '%1' (use .png, .pdf or .svg)")
-                               .arg(QFileInfo(path).suffix()));
+    return pathError(
+        path,
+        QString("unknown plot format '%1' (use .png, .pdf or .svg)").arg(QFileInfo(path).suffix()));
   }
   QByteArray bytes;
   QBuffer buf(&bytes);
@@ -158,8 +170,9 @@ QString exportPlotFile(QCustomPlot* plot, const QString& path, int widthPx, int 
 QString exportDataFile(const EngineReport& report, const QString& path) {
   const auto format = exportFormatFor(path);
   if (!format || isPlotFormat(*format)) {
-    return pathError(path, QString("unknown data format '%1' (use .csv or .json)")
-                               .arg(QFileInfo(path).suffix()));
+    return pathError(
+        path,
+        QString("unknown data format '%1' (use .csv or .json)").arg(QFileInfo(path).suffix()));
   }
   return writeFileSafely(path, engineDataBytes(report, *format));
 }

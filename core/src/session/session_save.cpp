@@ -24,11 +24,14 @@ namespace qf {
 
 namespace {
 
-std::string errnoText(int err) { return std::strerror(err); }
+std::string errnoText(int err) {
+  return std::strerror(err);
+}
 
 std::string hex(std::uint64_t v, int digits) {
   std::string s(static_cast<std::size_t>(digits), '0');
-  for (int i = digits - 1; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = "0123456789abcdef"[v & 15];
+  for (int i = digits - 1; i >= 0; --i, v >>= 4)
+    s[static_cast<std::size_t>(i)] = "0123456789abcdef"[v & 15];
   return s;
 }
 
@@ -55,7 +58,8 @@ class TempFile {
                                atomicTempHostTag() + "-" + std::to_string(::getpid()) + "-";
     for (int attempt = 0; attempt < 100; ++attempt) {
       const std::string path = (dir / (prefix + hex(randomBits(), 16))).string();
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+      const int fd =
+          ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
       if (fd >= 0) {
         m_fd = fd;
         m_path = path;
@@ -111,7 +115,8 @@ std::string atomicTempHostTag() {
 
 std::optional<AtomicTempName> parseAtomicTempName(std::string_view name) {
   const std::size_t at = name.rfind(kAtomicTempMarker);
-  if (name.size() < 2 || name.front() != '.' || at == std::string_view::npos || at < 2) return std::nullopt;
+  if (name.size() < 2 || name.front() != '.' || at == std::string_view::npos || at < 2)
+    return std::nullopt;
   std::string_view rest = name.substr(at + kAtomicTempMarker.size());
   // <host: 8 hex>-<pid: digits>-<random: 16 hex>
   auto isHex = [](std::string_view s) {
@@ -124,7 +129,8 @@ std::optional<AtomicTempName> parseAtomicTempName(std::string_view name) {
   const std::string_view pid = rest.substr(d1 + 1, d2 - d1 - 1);
   const std::string_view rnd = rest.substr(d2 + 1);
   if (host.size() != 8 || !isHex(host) || rnd.size() != 16 || !isHex(rnd)) return std::nullopt;
-  if (pid.empty() || pid.size() > 12 || pid.find_first_not_of("0123456789") != std::string_view::npos) {
+  if (pid.empty() || pid.size() > 12 ||
+      pid.find_first_not_of("0123456789") != std::string_view::npos) {
     return std::nullopt;
   }
   AtomicTempName out;
@@ -157,7 +163,9 @@ std::size_t removeStaleTemporaries(const std::string& dir, std::chrono::seconds 
 
 std::optional<Error> writeFileAtomic(const std::string& path, std::string_view bytes) {
   namespace fs = std::filesystem;
-  auto fail = [&](const std::string& msg) { return std::optional<Error>(Error{path, "", "", msg}); };
+  auto fail = [&](const std::string& msg) {
+    return std::optional<Error>(Error{path, "", "", msg});
+  };
   if (path.empty()) return fail("no file name to write to");
 
   // Write through a symbolic link to the file it names, as editors do.

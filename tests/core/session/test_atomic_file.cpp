@@ -152,7 +152,8 @@ TEST_CASE("stale temporaries: old or of a dead writer; others are kept", "[sessi
   const auto host = atomicTempHostTag();
   const std::string deadWriter = tempName("a.json", host, deadPid());
   const std::string liveWriter = tempName("b.json", host, ::getppid());
-  const std::string otherHostLive = tempName("c.json", "0badc0de" == host ? "0badc0df" : "0badc0de", deadPid());
+  const std::string otherHostLive =
+      tempName("c.json", "0badc0de" == host ? "0badc0df" : "0badc0de", deadPid());
   const std::string oldLive = tempName("d.json", host, ::getppid());
   const std::string notOurs = ".e.json.tmp-123-0";
   const std::string userFile = "notes.txt";
@@ -174,7 +175,8 @@ TEST_CASE("stale temporaries: old or of a dead writer; others are kept", "[sessi
   CHECK_FALSE(fs::exists(dir.path() / otherHostLive));
 }
 
-TEST_CASE("writeFileAtomic replaces a file in one step and keeps its permissions", "[session][atomic]") {
+TEST_CASE("writeFileAtomic replaces a file in one step and keeps its permissions",
+          "[session][atomic]") {
   TempDir dir;
   const fs::path target = dir.path() / "out.csv";
   touch(target, "old");

@@ -24,10 +24,10 @@ inline constexpr const char* kAutosaveSuffix = ".autosave.json";
 
 /// An autosave file's header, as found on disk.
 struct AutosaveInfo {
-  QString file;              ///< the autosave file
-  QString sessionPath;       ///< the session it belongs to; empty for an untitled session
-  QDateTime savedAt;         ///< when it was written (UTC)
-  qint64 pid = 0;            ///< the process that wrote it
+  QString file;                  ///< the autosave file
+  QString sessionPath;           ///< the session it belongs to; empty for an untitled session
+  QDateTime savedAt;             ///< when it was written (UTC)
+  qint64 pid = 0;                ///< the process that wrote it
   bool newerThanSession = true;  ///< false when the session file was saved after it
 };
 

@@ -119,7 +119,6 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-
   ScenarioPanel* m_panel = nullptr;
   QTabWidget* m_tabs = nullptr;
   StepTimePlot* m_stepPlot = nullptr;

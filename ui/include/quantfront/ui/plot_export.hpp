@@ -28,8 +28,8 @@ bool isPlotFormat(ExportFormat format);
 /// Renders `plot` at `widthPx` × `heightPx` (PDF: points; PNG: pixels times `scale`) into
 /// `out`. Every write to `out` is checked. Returns an error message, empty on success.
 /// Precondition: isPlotFormat(format).
-QString writePlot(QCustomPlot* plot, ExportFormat format, int widthPx, int heightPx,
-                  double scale, QIODevice& out);
+QString writePlot(QCustomPlot* plot, ExportFormat format, int widthPx, int heightPx, double scale,
+                  QIODevice& out);
 
 /// The engine report's points as CSV (scheme,batch,step_ms,tokens_per_s,bound) or as the
 /// report's JSON. Precondition: format is Csv or Json.

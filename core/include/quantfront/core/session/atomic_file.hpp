@@ -28,9 +28,9 @@ std::optional<Error> writeFileAtomic(const std::string& path, std::string_view b
 
 /// The parts of a temporary file name writeFileAtomic makes, when `fileName` is one.
 struct AtomicTempName {
-  std::string target;    ///< the file the temporary was to replace (name only)
-  std::string hostTag;   ///< 8 hex digits naming the host that wrote it
-  long long pid = 0;     ///< the writer's process id
+  std::string target;   ///< the file the temporary was to replace (name only)
+  std::string hostTag;  ///< 8 hex digits naming the host that wrote it
+  long long pid = 0;    ///< the writer's process id
 };
 
 /// Parses a temporary's file name (no directory); nullopt when it is not one of ours.

@@ -172,7 +172,15 @@ int main(int argc, char** argv) {
   }
   // The same checks the engine makes, so a typo exits instead of opening a window that
   // silently drops it.
-  if (auto scen = qf::resolveScenario(spec); !scen) return badInput(scen.error());
+  // (An exception a reader lets escape is a bad file too: one line, status 2, no crash.)
+  try {
+    if (auto scen = qf::resolveScenario(spec); !scen) return badInput(scen.error());
+  } catch (const std::exception& e) {
+    const bool gpuFile = QFile::exists(QString::fromStdString(spec.gpu));
+    const std::string& file = gpuFile ? spec.gpu : spec.model;
+    return badInput(
+        qf::Error{file, "", gpuFile ? "gpu" : "model", std::string("cannot read: ") + e.what()});
+  }
   if (auto c = qf::makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
       !c) {
     qf::Error e = c.error();

@@ -140,3 +140,25 @@ TEST_CASE("an nvbench file with numbers out of range is refused naming the input
   CHECK(ok[0].contains("run(s)"));
   CHECK(w2.isModified());
 }
+
+TEST_CASE("a number beyond double in a GPU file exits 2 with one line, no crash", "[ui][options]") {
+  QTemporaryDir home;
+  REQUIRE(home.isValid());
+  const QString gpu = home.filePath("gpu_2e308.json");
+  QFile f(gpu);
+  REQUIRE(f.open(QIODevice::WriteOnly));
+  f.write(R"({"name": "x", "memory_gib": 2e308, "hbm_bandwidth_tbs": 3.35,
+              "tensor_tflops": {"bf16": 989.4}, "vector_fp32_tflops": 67, "source": "t"})");
+  f.close();
+  for (const QStringList& extra :
+       {QStringList(), QStringList({"--export", home.filePath("x.png")})}) {
+    const auto r = runQuantfront(QStringList({"--gpu", gpu}) + extra, home.path());
+    INFO(r.err.toStdString());
+    REQUIRE(r.finished);
+    CHECK_FALSE(r.crashed);
+    CHECK(r.exitCode == 2);
+    const QStringList lines = errorLines(r.err);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].contains(gpu));
+  }
+}

@@ -63,7 +63,10 @@ QString defaultAutosaveDir() {
       .filePath("autosave");
 }
 
-Result<Session> readAutosave(const QString& file, AutosaveInfo* info) {
+namespace {
+
+/// readAutosave without the guard.
+Result<Session> readAutosaveFile(const QString& file, AutosaveInfo* info) {
   auto bytes = readFileBytes(localPath(file), kMaxSessionFileBytes);
   if (!bytes) return bytes.error();
   auto doc = parseSessionJson(*bytes, localPath(file));
@@ -93,6 +96,17 @@ Result<Session> readAutosave(const QString& file, AutosaveInfo* info) {
   if (info) *info = header;
   if (!j.contains("session")) return autosaveError(file, "session", "missing the session");
   return parseSession(j["session"], localPath(file));
+}
+
+}  // namespace
+
+Result<Session> readAutosave(const QString& file, AutosaveInfo* info) {
+  // A damaged autosave gives a message, never ends the program that offers it.
+  try {
+    return readAutosaveFile(file, info);
+  } catch (const std::exception& e) {
+    return autosaveError(file, "", std::string("cannot read: ") + e.what());
+  }
 }
 
 std::vector<AutosaveInfo> findOrphanedAutosaves(const QString& dir) {

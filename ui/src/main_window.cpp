@@ -8,12 +8,14 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QThread>
 #include <cmath>
 
 #include <QCloseEvent>
@@ -33,6 +35,7 @@
 
 #ifdef QF_HAVE_CUDA
 #include <quantfront/cuda/device.hpp>
+#include <quantfront/ui/measure_worker.hpp>
 #endif
 
 namespace qf::ui {
@@ -40,6 +43,17 @@ namespace qf::ui {
 namespace {
 QString qs(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+/// Runs a core call, turning an exception that escaped it into an Error naming `source`: a bad
+/// file gives a message, never ends the program.
+template <class F>
+auto guarded(const std::string& source, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::exception& e) {
+    return Error{source, "", "", std::string("cannot read: ") + e.what()};
+  }
 }
 }  // namespace
 
@@ -69,6 +83,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->tabBar()->setTabData(2, "schemes");
   m_tabs->tabBar()->setTabData(3, "pareto");
   m_tabs->tabBar()->setTabData(4, "candidates");
+  m_residualPlot = new ResidualPlot(m_tabs);
+  m_tabs->addTab(m_residualPlot, "Measured vs model");
+  m_tabs->tabBar()->setTabData(5, "measured");
   setAcceptDrops(true);
   m_autosave.setSingleShot(true);
   m_autosave.setInterval(2000);
@@ -85,7 +102,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addWidget(m_gpuStatus, 1);
   m_measure = new QPushButton("Measure", this);
   m_measure->setObjectName("measure");
+  m_measureProgress = new QProgressBar(this);
+  m_measureProgress->setRange(0, 1000);
+  m_measureProgress->setMaximumWidth(220);
+  m_measureProgress->setVisible(false);
+  statusBar()->addPermanentWidget(m_measureProgress);
   statusBar()->addPermanentWidget(m_measure);
+  connect(m_measure, &QPushButton::clicked, this, &MainWindow::toggleMeasure);
   detectGpu();
   buildMenus();
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recompute);
@@ -297,7 +320,7 @@ void MainWindow::editScenario(const ScenarioSpec& spec) {
 }
 
 bool MainWindow::openSession(const QString& path) {
-  auto s = loadSession(path.toStdString());
+  auto s = guarded(path.toStdString(), [&] { return loadSession(path.toStdString()); });
   if (!s) {
     QMessageBox::warning(this, "Cannot open session", qs(s.error().str()));
     return false;
@@ -329,7 +352,7 @@ QStringList MainWindow::importFiles(const QStringList& paths) {
   Session s = session();
   bool changed = false;
   for (const QString& p : paths) {
-    auto rep = importFile(p.toStdString());
+    auto rep = guarded(p.toStdString(), [&] { return importFile(p.toStdString()); });
     if (!rep) {
       lines << qs(rep.error().str());
       continue;
@@ -430,24 +453,115 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::detectGpu() {
   QString text = "no CUDA device: analytic and saved measurements only";
+  m_haveDevice = false;
 #ifdef QF_HAVE_CUDA
   std::string why;
   const auto devices = qf::cuda::queryDevices(why);
   if (!devices.empty()) {
     const auto& d = devices.front();
+    m_haveDevice = true;
     text = QString("CUDA device: %1 (sm_%2%3, %4 SMs, %5 GiB)")
                .arg(qs(d.name))
                .arg(d.smMajor)
                .arg(d.smMinor)
                .arg(d.smCount)
                .arg(d.memoryGib, 0, 'f', 1);
+  } else if (!why.empty()) {
+    text += QString(" (%1)").arg(qs(why));
   }
+  m_measure->setToolTip(m_haveDevice
+                            ? "Time the dequant and GEMM kernels of the scenario's model on this "
+                              "GPU (quick sweep, about a minute); the records go into the session"
+                            : "Needs a CUDA device: none was found");
+#else
+  m_measure->setToolTip(
+      "This build has no measurement kernels (cuda/ needs the CUDA toolkit at build time); "
+      "open a session measured with qfront-measure to see measured points");
 #endif
   m_gpuStatus->setText(text);
-  m_measure->setEnabled(false);
-  m_measure->setToolTip(
-      "Kernel measurements need the measurement kernels (cuda/), "
-      "which this build does not include yet");
+  m_measure->setEnabled(m_haveDevice);
+}
+
+void MainWindow::updateMeasurementOverlay(const Scenario& scenario,
+                                          const std::vector<SchemeAssignment>& assignments,
+                                          const std::vector<double>& batches) {
+  std::vector<KernelMeasurement> records = m_session.kernelMeasurements;
+  records.insert(records.end(), m_liveRecords.begin(), m_liveRecords.end());
+  auto overlay =
+      measurementOverlay(records, scenario, assignments, batches,
+                         m_sessionPath.isEmpty() ? "session" : m_sessionPath.toStdString());
+  if (!overlay) {
+    statusBar()->showMessage("Measurements not shown: " + qs(overlay.error().str()), 10000);
+    overlay = MeasurementOverlay{};
+  }
+  m_stepPlot->setOverlay(*overlay);
+  m_residualPlot->setOverlay(*overlay, reportTitle(*m_report));
+  for (const auto& n : overlay->notes) statusBar()->showMessage(qs(n), 8000);
+}
+
+void MainWindow::toggleMeasure() {
+#ifdef QF_HAVE_CUDA
+  if (m_measureWorker) {
+    m_measureWorker->cancel();
+    m_measure->setText("Cancelling…");
+    m_measure->setEnabled(false);
+    return;
+  }
+  if (!m_report) return;
+  std::vector<std::string> schemes;
+  for (const auto& s : m_report->schemes) {
+    if (!s.assignment.mixed()) schemes.push_back(s.assignment.linear.id);
+  }
+  m_liveRecords.clear();
+  m_measureThread = new QThread(this);
+  m_measureWorker = new MeasureWorker(m_report->scenario.model, schemes, 0);
+  m_measureWorker->moveToThread(m_measureThread);
+  connect(m_measureThread, &QThread::started, m_measureWorker, &MeasureWorker::run);
+  connect(m_measureWorker, &MeasureWorker::recordMeasured, this,
+          [this](const KernelMeasurement& r) {
+            m_liveRecords.push_back(r);
+            if (r.kernel.rfind("gemm_", 0) == 0) recompute();  // points appear as they land
+          });
+  connect(m_measureWorker, &MeasureWorker::progressed, this,
+          [this](double done, const QString& what) {
+            m_measureProgress->setValue(static_cast<int>(done * 1000));
+            m_measureProgress->setToolTip(what);
+          });
+  connect(m_measureWorker, &MeasureWorker::finished, this,
+          [this](const Session& added, const QString& error, bool cancelled) {
+            m_measureThread->quit();
+            m_measureThread->wait();
+            m_measureWorker->deleteLater();
+            m_measureThread->deleteLater();
+            m_measureWorker = nullptr;
+            m_measureThread = nullptr;
+            m_liveRecords.clear();
+            m_measureProgress->setVisible(false);
+            m_measure->setText("Measure");
+            m_measure->setEnabled(m_haveDevice);
+            if (!error.isEmpty()) {
+              QMessageBox::warning(this, "Measurement failed", error);
+            } else if (cancelled) {
+              statusBar()->showMessage("Measurement cancelled: the session is as it was", 8000);
+            } else {
+              m_session.kernelMeasurements.insert(m_session.kernelMeasurements.end(),
+                                                  added.kernelMeasurements.begin(),
+                                                  added.kernelMeasurements.end());
+              m_session.importedRuns.insert(m_session.importedRuns.end(),
+                                            added.importedRuns.begin(), added.importedRuns.end());
+              markChanged();
+              statusBar()->showMessage(
+                  QString("Measured %1 kernel configurations; added to the session")
+                      .arg(added.kernelMeasurements.size()),
+                  8000);
+            }
+            recompute();
+          });
+  m_measure->setText("Cancel");
+  m_measureProgress->setValue(0);
+  m_measureProgress->setVisible(true);
+  m_measureThread->start();
+#endif
 }
 
 void MainWindow::buildMenus() {
@@ -510,7 +624,7 @@ void MainWindow::showTab(const QString& key) {
 
 void MainWindow::recompute() {
   const ScenarioSpec spec = m_panel->spec();
-  auto scen = resolveScenario(spec);
+  auto scen = guarded("scenario", [&] { return resolveScenario(spec); });
   if (!scen) {
     m_lastError = qs(scen.error().str());
     m_panel->setFeedback(m_lastError, true);
@@ -523,7 +637,8 @@ void MainWindow::recompute() {
     m_panel->setFeedback(m_lastError, true);
     return;
   }
-  auto rep = runEngine(*scen, *c, logBatches(spec.batchMin, spec.batchMax));
+  auto rep = guarded(
+      "scenario", [&] { return runEngine(*scen, *c, logBatches(spec.batchMin, spec.batchMax)); });
   if (!rep) {
     m_lastError = qs(rep.error().str());
     m_panel->setFeedback(m_lastError, true);
@@ -552,6 +667,7 @@ void MainWindow::recompute() {
   m_panel->setFeedback(facts, false);
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
+  updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax));
   updateSchemesTable();
   emit reportUpdated();
 }

@@ -185,6 +185,128 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+void StepTimePlot::clearOverlay() {
+  for (int i = plottableCount() - 1; i >= 0; --i) {
+    const QString role = plottable(i)->property("qf_role").toString();
+    if (role == "measured" || role == "measured-error" || role == "calibrated") {
+      removePlottable(i);
+    }
+  }
+  m_measuredPoints = 0;
+  m_calibratedCurves = 0;
+}
+
+void StepTimePlot::setOverlay(const MeasurementOverlay& overlay) {
+  clearOverlay();
+  double yMax = yAxis->range().upper;
+  if (overlay.calibrated) {
+    for (const auto& s : overlay.calibrated->schemes) {
+      const QColor color = schemeColor(qs(s.assignment.id));
+      QVector<double> x, y;
+      for (const auto& p : s.points) {
+        x.push_back(p.batch);
+        y.push_back(p.stepMs);
+      }
+      QCPGraph* g = addGraph();
+      g->setData(x, y, true);
+      g->setPen(QPen(color, 1.8, Qt::DashDotLine));
+      g->setName(qs(s.assignment.id) + "  (calibrated to " + qs(overlay.device) + ")");
+      g->setProperty("qf_role", "calibrated");
+      ++m_calibratedCurves;
+    }
+  }
+  for (const auto& curve : overlay.measured) {
+    const QColor color = schemeColor(qs(curve.schemeId));
+    QVector<double> x, y, err;
+    for (const auto& p : curve.points) {
+      x.push_back(p.batch);
+      y.push_back(p.stepS * 1e3);
+      err.push_back(p.spreadS * 1e3);
+      yMax = std::max(yMax, (p.stepS + p.spreadS) * 1e3 * 1.05);
+    }
+    QCPGraph* g = addGraph();
+    g->setData(x, y, true);
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(color, 1.8), Qt::white, 8));
+    g->setName(qs(curve.schemeId) + "  (measured, " + qs(overlay.device) + ")");
+    g->setProperty("qf_role", "measured");
+    auto* bars = new QCPErrorBars(xAxis, yAxis);
+    bars->setDataPlottable(g);
+    bars->setData(err);
+    bars->setPen(QPen(color, 1.2));
+    bars->removeFromLegend();
+    bars->setProperty("qf_role", "measured-error");
+    m_measuredPoints += static_cast<int>(x.size());
+  }
+  if (m_measuredPoints > 0 || m_calibratedCurves > 0) {
+    yAxis->setRangeUpper(std::max(yAxis->range().upper, yMax));
+  }
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+ResidualPlot::ResidualPlot(QWidget* parent) : QCustomPlot(parent) {
+  applyPlotStyle(this);
+  xAxis->setLabel("batch size B");
+  xAxis->setScaleType(QCPAxis::stLogarithmic);
+  xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+  yAxis->setLabel("(measured − model) / model, %");
+  setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& title) {
+  clearGraphs();
+  clearItems();
+  m_empty = nullptr;
+  m_title = ensureTitle(this, m_title);
+  m_title->setText(title + " — where the model departs from the measurements");
+  m_points = 0;
+  double lo = -10, hi = 10, xLo = 1e300, xHi = 0;
+  for (const auto& c : overlay.measured) {
+    const QColor color = schemeColor(qs(c.schemeId));
+    for (int which = 0; which < 2; ++which) {
+      const auto& model = which == 0 ? c.datasheetStepS : c.calibratedStepS;
+      if (model.size() != c.points.size()) continue;
+      QVector<double> x, y;
+      for (std::size_t i = 0; i < model.size(); ++i) {
+        if (!(model[i] > 0)) continue;
+        x.push_back(c.points[i].batch);
+        y.push_back(100.0 * (c.points[i].stepS - model[i]) / model[i]);
+        lo = std::min(lo, y.back());
+        hi = std::max(hi, y.back());
+        xLo = std::min(xLo, x.back());
+        xHi = std::max(xHi, x.back());
+      }
+      QCPGraph* g = addGraph();
+      g->setData(x, y, true);
+      g->setPen(QPen(color, 1.2, which == 0 ? Qt::SolidLine : Qt::DashDotLine));
+      g->setScatterStyle(which == 0
+                             ? QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 7)
+                             : QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5),
+                                               Qt::white, 7));
+      g->setName(qs(c.schemeId) + (which == 0 ? "  vs datasheet model" : "  vs calibrated model"));
+      m_points += static_cast<int>(x.size());
+    }
+  }
+  auto* zero = addGraph();
+  zero->setData(QVector<double>{0.5, 1e7}, QVector<double>{0, 0}, true);
+  zero->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
+  zero->removeFromLegend();
+  if (m_points == 0) {
+    m_empty = new QCPItemText(this);
+    m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_empty->position->setCoords(0.5, 0.5);
+    m_empty->setText("No kernel measurements in this session.\nMeasure (needs a CUDA device) or "
+                     "open a measured session (qfront-measure).");
+    m_empty->setFont(plotFont(11));
+    m_empty->setColor(QColor(100, 100, 100));
+    xAxis->setRange(1, 4096);
+  } else {
+    xAxis->setRange(xLo / 1.3, xHi * 1.3);
+  }
+  yAxis->setRange(lo - 5, hi + 5);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 void StepTimePlot::onMouseMove(QMouseEvent* event) {
   const double b = xAxis->pixelToCoord(event->pos().x());
   if (!(b >= 1)) return;

@@ -345,4 +345,83 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
   return out;
 }
 
+Result<GpuSpec> calibratedGpu(const GpuSpec& datasheet, const Calibration& calibration,
+                              const std::string& source) {
+  return parseGpu(calibratedGpuJson(datasheet, calibration, source), source, "/");
+}
+
+Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasurement>& records,
+                                              const Scenario& scenario,
+                                              const std::vector<SchemeAssignment>& assignments,
+                                              const std::vector<double>& batches,
+                                              const std::string& source) {
+  MeasurementOverlay o;
+  const auto devices = measuredDevices(records);
+  if (devices.empty()) return o;
+  o.device = devices.front();
+  for (const auto& d : devices) {
+    if (catalogGpuForDevice(d) == scenario.gpu.id) {
+      o.device = d;
+      break;
+    }
+  }
+  if (devices.size() > 1) {
+    o.notes.push_back("measurements of " + std::to_string(devices.size()) + " devices; showing " +
+                      o.device);
+  }
+  if (catalogGpuForDevice(o.device) != scenario.gpu.id) {
+    o.notes.push_back("measured on " + o.device + ", modelled on " + scenario.gpu.name);
+  }
+  std::optional<Scenario> calibratedScenario;
+  auto cal = calibrate(records, o.device, source);
+  if (cal && (cal->bandwidthBytesPerS || !cal->peakFlopsPerS.empty())) {
+    auto gpu = calibratedGpu(scenario.gpu, *cal, source);
+    if (gpu) {
+      calibratedScenario = scenario;
+      calibratedScenario->gpu = *gpu;
+      calibratedScenario->efficiency = efficiencyFromGpu(*gpu);
+      auto rep = runEngine(*calibratedScenario, assignments, batches);
+      if (rep) o.calibrated = std::move(*rep);
+    } else {
+      o.notes.push_back("calibration not applied: " + gpu.error().str());
+    }
+  }
+  for (const auto& a : assignments) {
+    if (a.mixed()) continue;
+    const std::string& id = a.linear.id;
+    if (gemmKernelForScheme(id).empty()) continue;
+    std::vector<double> measuredBatches;
+    for (const auto& r : records) {
+      if (r.device == o.device && r.kernel == gemmKernelForScheme(id) && r.m > 0) {
+        const double m = static_cast<double>(r.m);
+        if (std::find(measuredBatches.begin(), measuredBatches.end(), m) == measuredBatches.end()) {
+          measuredBatches.push_back(m);
+        }
+      }
+    }
+    if (measuredBatches.empty()) continue;
+    std::sort(measuredBatches.begin(), measuredBatches.end());
+    auto steps = measuredStepTimes(records, o.device, scenario.model, id, measuredBatches, source);
+    if (!steps) return steps.error();
+    if (steps->empty()) continue;
+    MeasuredCurve curve;
+    curve.schemeId = id;
+    curve.points = std::move(*steps);
+    std::vector<double> at;
+    for (const auto& p : curve.points) at.push_back(p.batch);
+    auto model = runEngine(scenario, {a}, at);
+    if (model && !model->schemes.empty()) {
+      for (const auto& p : model->schemes.front().points) curve.datasheetStepS.push_back(p.stepMs / 1e3);
+    }
+    if (calibratedScenario) {
+      auto c = runEngine(*calibratedScenario, {a}, at);
+      if (c && !c->schemes.empty()) {
+        for (const auto& p : c->schemes.front().points) curve.calibratedStepS.push_back(p.stepMs / 1e3);
+      }
+    }
+    o.measured.push_back(std::move(curve));
+  }
+  return o;
+}
+
 }  // namespace qf

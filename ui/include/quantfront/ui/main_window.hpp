@@ -17,10 +17,16 @@ class QLabel;
 class QPushButton;
 class QCustomPlot;
 
+class QProgressBar;
+class QThread;
+
 namespace qf::ui {
+
+class MeasureWorker;
 
 class ScenarioPanel;
 class StepTimePlot;
+class ResidualPlot;
 class ThroughputPlot;
 class ParetoView;
 class AutosaveSlot;
@@ -103,6 +109,14 @@ class MainWindow : public QMainWindow {
   void exportDataInteractive();
   void updateSchemesTable();
   void detectGpu();
+  /// Measured points, calibrated curves and residuals for the current scenario, from the
+  /// session's kernel records plus those a running measurement has delivered so far.
+  void updateMeasurementOverlay(const Scenario& scenario,
+                                const std::vector<SchemeAssignment>& assignments,
+                                const std::vector<double>& batches);
+  /// Measure / Cancel: runs the quick measurement plan of the scenario's model on a worker
+  /// thread; the records are added to the session when it finishes.
+  void toggleMeasure();
   void markChanged();
   void openInteractive();
   bool saveInteractive(bool saveAs);
@@ -126,6 +140,12 @@ class MainWindow : public QMainWindow {
   QTableWidget* m_schemesTable = nullptr;
   QLabel* m_gpuStatus = nullptr;
   QPushButton* m_measure = nullptr;
+  ResidualPlot* m_residualPlot = nullptr;
+  QProgressBar* m_measureProgress = nullptr;
+  QThread* m_measureThread = nullptr;
+  MeasureWorker* m_measureWorker = nullptr;
+  std::vector<KernelMeasurement> m_liveRecords;  ///< a running measurement's records so far
+  bool m_haveDevice = false;
   ParetoView* m_pareto = nullptr;
   std::optional<EngineReport> m_report;
   QString m_lastError;

@@ -4,6 +4,7 @@
 #include <QString>
 #include <qcustomplot.h>
 
+#include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/model/engine.hpp>
 
 namespace qf::ui {
@@ -19,12 +20,36 @@ class StepTimePlot : public QCustomPlot {
   /// Graphs that are scheme curves (excludes floors and markers).
   [[nodiscard]] int schemeCurveCount() const { return m_schemeCurves; }
   [[nodiscard]] int crossoverMarkerCount() const { return m_crossoverMarkers; }
+  /// Draws, over the report set last, the measured step times (hollow squares in the
+  /// scheme's colour with error bars of their spread) and the calibrated model (the scheme's
+  /// colour, dash-dot, "(calibrated)" in the legend). An empty overlay removes them.
+  void setOverlay(const MeasurementOverlay& overlay);
+  [[nodiscard]] int measuredPointCount() const { return m_measuredPoints; }
+  [[nodiscard]] int calibratedCurveCount() const { return m_calibratedCurves; }
 
  private:
   void onMouseMove(QMouseEvent* event);
+  void clearOverlay();
   int m_schemeCurves = 0;
   int m_crossoverMarkers = 0;
+  int m_measuredPoints = 0;
+  int m_calibratedCurves = 0;
   QCPTextElement* m_title = nullptr;
+};
+
+/// Where the model is wrong: (measured − modelled) / modelled step time, in %, against batch,
+/// for the datasheet model (filled) and the calibrated model (hollow), one colour per scheme.
+class ResidualPlot : public QCustomPlot {
+  Q_OBJECT
+ public:
+  explicit ResidualPlot(QWidget* parent = nullptr);
+  void setOverlay(const MeasurementOverlay& overlay, const QString& title);
+  [[nodiscard]] int pointCount() const { return m_points; }
+
+ private:
+  int m_points = 0;
+  QCPTextElement* m_title = nullptr;
+  QCPItemText* m_empty = nullptr;
 };
 
 /// Tokens/s vs batch (log-log), with each scheme's KV capacity (max concurrent sequences)

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/hardware.hpp>
 #include <quantfront/core/model/model_config.hpp>
 
@@ -103,5 +104,36 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
                                                     const std::string& schemeId,
                                                     const std::vector<double>& batches,
                                                     const std::string& source);
+
+/// `datasheet` with `calibration` applied as `qfront model --gpu calibrated.json` reads it.
+Result<GpuSpec> calibratedGpu(const GpuSpec& datasheet, const Calibration& calibration,
+                              const std::string& source);
+
+/// Measured step times of one scheme, with the model's prediction at the same batches.
+struct MeasuredCurve {
+  std::string schemeId;
+  std::vector<MeasuredStep> points;
+  std::vector<double> datasheetStepS;   ///< the datasheet model at each point's batch
+  std::vector<double> calibratedStepS;  ///< the calibrated model there (empty: no calibration)
+};
+
+/// What the window draws over the modelled curves: measured points per scheme with their
+/// spread, the calibrated model's report over the plotted batches, and the residuals.
+struct MeasurementOverlay {
+  std::string device;                      ///< whose records (empty: none)
+  std::vector<MeasuredCurve> measured;
+  std::optional<EngineReport> calibrated;  ///< the engine on the calibrated GPU
+  std::vector<std::string> notes;          ///< e.g. which device of several was used
+};
+
+/// The overlay for `scenario` and `assignments` from `records` (a session's): the device
+/// whose catalog GPU is the scenario's (else the only one, else the first, with a note);
+/// measured steps for each uniform assignment that has a GEMM kernel; the calibrated report
+/// over `batches` when the records allow a calibration. No records: an empty overlay.
+Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasurement>& records,
+                                              const Scenario& scenario,
+                                              const std::vector<SchemeAssignment>& assignments,
+                                              const std::vector<double>& batches,
+                                              const std::string& source);
 
 }  // namespace qf

@@ -1,0 +1,47 @@
+// The window's Measure action: cuda/'s measure() on a worker thread.
+#include <quantfront/ui/measure_worker.hpp>
+
+#include <QDateTime>
+#include <algorithm>
+
+#include <quantfront/cuda/measure_session.hpp>
+
+namespace qf::ui {
+
+MeasureWorker::MeasureWorker(ModelArch model, std::vector<std::string> schemes, int device)
+    : m_model(std::move(model)), m_schemes(std::move(schemes)), m_device(device) {
+  // Records and the finished session cross from the worker thread to the window's.
+  qRegisterMetaType<qf::KernelMeasurement>();
+  qRegisterMetaType<qf::Session>();
+}
+
+void MeasureWorker::run() {
+  std::vector<std::string> schemes;
+  const auto& known = qf::cuda::measurableSchemes();
+  for (const auto& s : m_schemes) {
+    if (std::find(known.begin(), known.end(), s) != known.end()) schemes.push_back(s);
+  }
+  if (schemes.empty()) schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
+  const auto plan =
+      qf::cuda::planForModel(m_model, schemes, qf::cuda::defaultMList(true), true, m_device);
+  const auto result = qf::cuda::measure(plan, [this](const qf::cuda::MeasureRecord& r, double done) {
+    if (r.valid) {
+      qf::cuda::MeasureResult one;
+      one.records.push_back(r);
+      for (auto& k : qf::cuda::toKernelMeasurements(one, "quantfront Measure")) {
+        emit recordMeasured(k);
+      }
+    }
+    emit progressed(done, QString::fromStdString(r.kernel + " " + r.scheme + " m=" +
+                                                 std::to_string(r.m)));
+    return !m_cancel.load();
+  });
+  Session added;
+  if (result.error.empty() && !result.cancelled) {
+    const QString date = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    qf::cuda::addMeasurements(added, result, plan, m_model.name, date.toStdString());
+  }
+  emit finished(added, QString::fromStdString(result.error), result.cancelled);
+}
+
+}  // namespace qf::ui

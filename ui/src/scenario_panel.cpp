@@ -138,8 +138,14 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 
   setSpec(ScenarioSpec{});
+  // Coalesced: a spin box held down ticks many times a second; the window recomputes once
+  // the values settle (one scenarioChanged per burst, not one per tick).
+  m_coalesce.setSingleShot(true);
+  m_coalesce.setInterval(kCoalesceMs);
+  connect(this, &ScenarioPanel::scenarioChanged, this, [this] { ++m_changes; });
+  connect(&m_coalesce, &QTimer::timeout, this, [this] { emit scenarioChanged(); });
   auto changed = [this] {
-    if (!m_updating) emit scenarioChanged();
+    if (!m_updating) m_coalesce.start();
   };
   for (QComboBox* box : {m_kvDtype, m_mixedLinear, m_mixedMoe, m_mixedLmHead}) {
     connect(box, &QComboBox::currentIndexChanged, this, changed);
@@ -170,6 +176,12 @@ void ScenarioPanel::addFileEntry(QComboBox* box, const QString& title, const QSt
     m_updating = false;
     emit scenarioChanged();
   });
+}
+
+void ScenarioPanel::flushPendingChange() {
+  if (!m_coalesce.isActive()) return;
+  m_coalesce.stop();
+  emit scenarioChanged();
 }
 
 void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
@@ -233,6 +245,7 @@ void ScenarioPanel::setSchemeChecked(const QString& id, bool checked) {
       item->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
     }
   }
+  flushPendingChange();
 }
 
 }  // namespace qf::ui

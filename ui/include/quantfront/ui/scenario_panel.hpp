@@ -1,6 +1,7 @@
 #pragma once
 /// The scenario panel: model, GPU and count, schemes (uniform and one mixed per layer kind),
 /// batch range, KV dtype, max model length, memory utilisation and reserve, context.
+#include <QTimer>
 #include <QWidget>
 
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -24,12 +25,20 @@ class ScenarioPanel : public QWidget {
   void setFeedback(const QString& text, bool isError);
   /// Checks or unchecks one uniform scheme (emits scenarioChanged).
   void setSchemeChecked(const QString& id, bool checked);
+  /// Emits now the scenarioChanged that a burst of edits has pending (no-op when none).
+  void flushPendingChange();
+  /// Edits closer together than this (ms) are one change.
+  static constexpr int kCoalesceMs = 40;
+  /// How many scenarioChanged signals were emitted (for tests and benchmarks).
+  [[nodiscard]] int changeCount() const { return m_changes; }
 
  signals:
   void scenarioChanged();
 
  private:
   void addFileEntry(QComboBox* box, const QString& title, const QString& filter);
+  QTimer m_coalesce;
+  int m_changes = 0;
   QComboBox* m_model = nullptr;
   QComboBox* m_gpu = nullptr;
   QSpinBox* m_tp = nullptr;

@@ -9,17 +9,21 @@
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include "fuzz_support.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  // The path loadSession takes (depth guard, parseJson, parseSession) ...
-  auto session = qf::parseSessionText(bytes, "fuzz.json");
-  // ... and parseSession on whatever JSON the bytes hold, also with Python's NaN/Infinity.
-  if (auto doc = qf::parseJson(bytes, "fuzz.json", /*allowNonFinite=*/true)) {
-    (void)qf::parseSession(*doc, "fuzz.json");
-  }
-  if (session.ok()) {
-    auto again = qf::parseSessionText(qf::sessionToText(*session), "fuzz-roundtrip.json");
-    if (!again.ok() || qf::sessionToJson(*again) != qf::sessionToJson(*session)) std::abort();
-  }
-  return 0;
+  return qf::fuzz::runGuarded([&]() -> int {
+    const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    // The path loadSession takes (depth guard, parseJson, parseSession) ...
+    auto session = qf::parseSessionText(bytes, "fuzz.json");
+    // ... and parseSession on whatever JSON the bytes hold, also with Python's NaN/Infinity.
+    if (auto doc = qf::parseJson(bytes, "fuzz.json", /*allowNonFinite=*/true)) {
+      (void)qf::parseSession(*doc, "fuzz.json");
+    }
+    if (session.ok()) {
+      auto again = qf::parseSessionText(qf::sessionToText(*session), "fuzz-roundtrip.json");
+      if (!again.ok() || qf::sessionToJson(*again) != qf::sessionToJson(*session)) std::abort();
+    }
+    return 0;
+  });
 }

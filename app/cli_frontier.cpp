@@ -12,6 +12,7 @@
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/session/candidate_source.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -47,7 +48,9 @@ published) across candidates.
                       (column) with a known direction (others are skipped with a warning):
                         max: names containing score, recovery, throughput, goodput,
                              queries_per_usd, max_concurrency, cost_reduction, accuracy,
-                             exact_match, or the word acc, or ending in _tok_s/_req_s/_per_s;
+                             exact_match, tokens_per_s, or the word acc, or ending in
+                             _tok_s/_req_s/_per_s, or an lm-eval score <task>_<metric>
+                             (perplexity, bits_per_byte, invalid_rate, brier_score: min);
                         min: names ending in _ms, _s, _us, _gib, _gb, or containing usd_per,
                              flip_rate, energy, fallback, or the word kl.
   --gate G            a gate every candidate must pass first; repeat it or separate gates by
@@ -109,8 +112,11 @@ void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands,
   const FrontierResult& r = a.result;
   out << "objectives: ";
   for (std::size_t k = 0; k < r.objectives.size(); ++k) {
-    out << (k ? ", " : "") << r.objectives[k].metric << " ("
-        << directionName(r.objectives[k].direction) << ")";
+    const std::string& metric = r.objectives[k].metric;
+    const std::string readable = readableMetricName(metric);
+    out << (k ? ", " : "") << readable;
+    if (readable != metric) out << " [" << metric << "]";
+    out << " (" << directionName(r.objectives[k].direction) << ")";
   }
   out << "\ngates: ";
   if (a.options.gates.empty()) out << "none";

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/analysis/metric_dictionary.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -69,6 +70,9 @@ std::string fmtNumber(double v) {
 }  // namespace
 
 std::optional<Direction> knownDirection(const std::string& metricName) {
+  // lm-eval task scores first: `<task>_brier_score` and `<task>_invalid_rate` are lower-is-better
+  // although the rules below would read `score` as a maximum.
+  if (const auto d = lmEvalMetricDirection(metricName)) return d;
   const std::string m = lower(metricName);
   const auto tokens = splitOn(m, '_');
   const auto hasToken = [&](std::string_view t) {
@@ -79,7 +83,7 @@ std::optional<Direction> knownDirection(const std::string& metricName) {
                                 "max_concurrency", "cost_reduction", "accuracy", "exact_match"}) {
     if (contains(m, part)) return Direction::Max;
   }
-  if (hasToken("acc") || m.ends_with("_tok_s") || m.ends_with("_req_s") || m.ends_with("_per_s") ||
+  if (hasToken("acc") || contains(m, "tokens_per_s") || m.ends_with("_tok_s") || m.ends_with("_req_s") || m.ends_with("_per_s") ||
       m.ends_with("_tokens_s")) {
     return Direction::Max;
   }
@@ -641,7 +645,12 @@ Json frontierToJson(const FrontierResult& r) {
   }
   j["objectives"] = Json::array();
   for (const auto& o : r.objectives) {
-    j["objectives"].push_back({{"metric", o.metric}, {"direction", directionName(o.direction)}});
+    const auto info = lookupMetric(o.metric);
+    j["objectives"].push_back({{"metric", o.metric},
+                               {"direction", directionName(o.direction)},
+                               {"readable", readableMetricName(o.metric)},
+                               {"unit", info ? Json(info->unit) : Json(nullptr)},
+                               {"description", info ? Json(info->description) : Json(nullptr)}});
   }
   j["uncertain_point_dominators"] = Json::array();
   for (const auto& d : r.uncertainPointDominators) {

@@ -1,5 +1,6 @@
 // The frontier as front ends ask for it: objectives, gates, warnings, verdicts.
 #include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/analysis/metric_dictionary.hpp>
 
 #include <algorithm>
 #include <set>
@@ -122,6 +123,18 @@ std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& 
 Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
                                          const FrontierQuery& query, const std::string& source) {
   FrontierAnalysis a;
+  // A gate on a metric nobody carries and the dictionary does not know is a typo, not a
+  // reason to gate every candidate out.
+  for (const auto& g : query.gates) {
+    const bool carried = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+      return c.metrics.count(g.metric) > 0;
+    });
+    if (!carried && !lookupMetric(g.metric)) {
+      return Error{source, "", "gate",
+                   "gate '" + g.text + "' names metric '" + g.metric +
+                       "', which no candidate carries and the metric dictionary does not know"};
+    }
+  }
   a.options.gates = query.gates;
   a.options.baselineId = query.baselineId;
   a.options.withDominators = query.withDominators;

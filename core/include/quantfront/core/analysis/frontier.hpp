@@ -37,7 +37,8 @@ struct Objective {
 
 /// Orientation of well-known metric names: `score`, `recovery`, `throughput`, `goodput`,
 /// `queries_per_usd`, `max_concurrency`, `cost_reduction`, `accuracy`, `exact_match`, `acc`,
-/// `*_tok_s`, `*_req_s`, `*_per_s` → max; names ending in `_ms`, `_s`, `_gib`, `_gb`, or
+/// `tokens_per_s`, `*_tok_s`, `*_req_s`, `*_per_s` → max; lm-eval task scores `<task>_<metric>`
+/// by lmEvalMetricDirection (perplexities, bits per byte, invalid rates → min); names ending in `_ms`, `_s`, `_gib`, `_gb`, or
 /// containing `usd_per`, `kl`, `flip_rate`, `energy`, `fallback` → min. nullopt when unknown.
 std::optional<Direction> knownDirection(const std::string& metric);
 

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/session.hpp>
 
 #include <quantfront/core/base/version.hpp>
@@ -17,7 +18,9 @@ namespace qf::cli {
 
 namespace {
 
-constexpr const char* kImportHelp = R"(usage: qfront import FILE... -o SESSION [--format table|json]
+constexpr const char* kImportHelp = R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
+                     [--gpu ID] [--gpu-count N] [--baseline ID] [--no-candidates]
+                     [--format table|json]
 
 Imports benchmark and eval result files into a QuantFront session file. The format of each
 FILE is detected from its content, never from its name:
@@ -35,12 +38,35 @@ with `qfront stats paired`.
   -o, --output SESSION   session file to add to; created when it does not exist. A session
                          of an older version is migrated and written back in the current
                          version; one written by a newer QuantFront is refused.
+  --candidate ID         every run and score in the files becomes a measured metric of
+                         candidate ID (created when missing)
+  --model ID             catalog model for a new candidate when the files name none the
+                         catalog knows (vLLM model_id, lm-eval model_name / pretrained=)
+  --scheme S             scheme when the model name has no unambiguous hint ("FP8",
+                         "w4a16", "GPTQ", ...); a name without any hint is bf16
+  --gpu ID               GPU of a new candidate (default: the session scenario's GPU)
+  --gpu-count N          GPUs of a new candidate (default 1)
+  --baseline ID          candidate recovery is computed against (default: per model, the
+                         candidate whose scheme is bf16)
+  --no-candidates        only record the runs; leave the candidates as they are
   --format table|json    summary format on stdout (default table)
   -h, --help             this text
 
 Each imported file is recorded with its name and SHA-256: importing a file that is already
 in the session (same content, whatever its name) adds nothing. The summary lists, per file,
 the detected format, the runs and metrics read, and warnings saying what was skipped and why.
+
+Candidates: without --candidate, each distinct model the files name gets a candidate of its
+own, with the model name as its id. Metric names are the runs' own (tpot_p99_ms,
+output_throughput_tok_s, request_throughput_req_s; lm-eval <task>_<metric> such as
+gsm8k_exact_match, from the task's primary filter: strict-match, else none, else the first by
+name); bookkeeping counts (completed, duration_s, tokens) are not attached. Each carries
+provenance measured with its file and SHA-256, and an interval where the file gives one
+(lm-eval stderr: value +/- 1.96 x stderr; latency percentiles: a bootstrap interval from the
+per-request arrays). <task>_recovery_pct = 100 x score / baseline score is derived per task
+(interval by the delta method), and the modelled figures (step time, weights, capacity, cost)
+are filled where the candidate's model and GPU resolve. A session without saved objectives
+gets the measured quality scores and tpot_p99_ms as its objectives.
 
 All files are read before anything is written: if any FILE cannot be imported, qfront prints
 one line naming the file, position and field, exits with status 2, and SESSION is left as it
@@ -87,7 +113,8 @@ std::string status(const FileSummary& f) {
 }
 
 void printTable(std::ostream& out, const std::string& sessionPath, bool created,
-                const Session& s, const std::vector<FileSummary>& files) {
+                const Session& s, const std::vector<FileSummary>& files,
+                const std::optional<AttachReport>& attach) {
   out << "session " << sessionPath << (created ? "  (new)" : "") << "\n";
   for (const auto& n : s.loadNotes) out << "note: " << n << "\n";
   std::size_t fileW = 4, formatW = 6;
@@ -104,13 +131,21 @@ void printTable(std::ostream& out, const std::string& sessionPath, bool created,
         << "  " << status(f) << "\n";
     for (const auto& w : f.warnings) out << "    warning: " << w << "\n";
   }
+  if (attach) {
+    for (const auto& id : attach->created) out << "candidate " << id << ": created\n";
+    for (const auto& id : attach->updated) out << "candidate " << id << ": updated\n";
+    out << "measured metrics attached: " << attach->metricsAttached
+        << ", recovery figures derived: " << attach->recoveryDerived << "\n";
+    for (const auto& n : attach->notes) out << "    " << n << "\n";
+    for (const auto& w : attach->warnings) out << "    warning: " << w << "\n";
+  }
   out << "saved " << sessionPath << ": " << s.importedRuns.size() << " imported runs, "
       << s.kernelMeasurements.size() << " kernel measurements, " << s.candidates.size()
       << " candidates\n";
 }
 
 void printJson(std::ostream& out, const std::string& sessionPath, bool created, const Session& s,
-               const std::vector<FileSummary>& files) {
+               const std::vector<FileSummary>& files, const std::optional<AttachReport>& attach) {
   Json j;
   j["session"] = sessionPath;
   j["created"] = created;
@@ -128,6 +163,14 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
     o["duplicate_of"] = f.merge.duplicate ? Json(f.merge.duplicateOf) : Json(nullptr);
     o["warnings"] = f.warnings;
     j["files"].push_back(o);
+  }
+  if (attach) {
+    j["candidates_created"] = attach->created;
+    j["candidates_updated"] = attach->updated;
+    j["metrics_attached"] = attach->metricsAttached;
+    j["recovery_derived"] = attach->recoveryDerived;
+    j["attach_notes"] = attach->notes;
+    j["attach_warnings"] = attach->warnings;
   }
   j["imported_runs"] = s.importedRuns.size();
   j["kernel_measurements"] = s.kernelMeasurements.size();
@@ -152,6 +195,47 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   outputs.insert(outputs.end(), longOutputs.begin(), longOutputs.end());
   const auto formats = a.take("--format", missing);
   if (missing) return badArg(err, "format", "option --format needs a value (table or json)");
+  int rc = kExitOk;
+  std::optional<std::string> candidateOpt, modelOpt, schemeOpt, gpuOpt, gpuCountOpt, baselineOpt;
+  if (!takeSingle(a, "--candidate", candidateOpt, err, rc) ||
+      !takeSingle(a, "--model", modelOpt, err, rc) ||
+      !takeSingle(a, "--scheme", schemeOpt, err, rc) || !takeSingle(a, "--gpu", gpuOpt, err, rc) ||
+      !takeSingle(a, "--gpu-count", gpuCountOpt, err, rc) ||
+      !takeSingle(a, "--baseline", baselineOpt, err, rc)) {
+    return rc;
+  }
+  const bool noCandidates = a.takeFlag("--no-candidates");
+  AttachOptions attachOpts;
+  attachOpts.candidateId = candidateOpt;
+  attachOpts.model = modelOpt.value_or("");
+  attachOpts.gpu = gpuOpt.value_or("");
+  attachOpts.baselineId = baselineOpt;
+  if (gpuCountOpt) {
+    const auto n = parseInt(*gpuCountOpt);
+    if (!n || *n < 1 || *n > 1024) {
+      return badArg(err, "gpu-count", "expected a GPU count 1..1024, found '" + *gpuCountOpt + "'");
+    }
+    attachOpts.gpuCount = static_cast<int>(*n);
+  }
+  if (candidateOpt && candidateOpt->empty()) {
+    return badArg(err, "candidate", "the candidate id must not be empty");
+  }
+  // Ids given on the command line are checked against the catalog before anything is read.
+  if (modelOpt) {
+    if (auto m = Catalog::bundled().resolveModel(*modelOpt); !m) {
+      return badArg(err, "model", m.error().message);
+    }
+  }
+  if (schemeOpt) {
+    auto sc = Catalog::bundled().scheme(*schemeOpt, "scheme");
+    if (!sc) return badArg(err, "scheme", sc.error().message);
+    attachOpts.scheme = sc->id;
+  }
+  if (gpuOpt) {
+    if (auto g = Catalog::bundled().resolveGpu(*gpuOpt); !g) {
+      return badArg(err, "gpu", g.error().message);
+    }
+  }
 
   if (outputs.empty()) {
     return badArg(err, "output", "-o SESSION is required (the session file to add to)");
@@ -201,13 +285,28 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     summaries.push_back(std::move(f));
   }
   for (auto& f : summaries) f.merge = mergeImport(session, f.report);
+  std::optional<AttachReport> attach;
+  if (!noCandidates) {
+    attachOpts.runDigests.clear();
+    for (const auto& f : summaries) {
+      if (!f.report.sha256.empty()) attachOpts.runDigests.push_back(f.report.sha256);
+      for (const auto& run : f.report.runs) {
+        if (!run.sha256.empty()) attachOpts.runDigests.push_back(run.sha256);
+      }
+    }
+    if (!attachOpts.runDigests.empty()) {
+      auto r = attachRunsToCandidates(session, attachOpts);
+      if (!r) return badInput(err, r.error().from(sessionPath));
+      attach = std::move(*r);
+    }
+  }
 
   if (auto e = saveSessionAtomic(session, sessionPath)) return badInput(err, *e);
 
   if (format == "json") {
-    printJson(out, sessionPath, created, session, summaries);
+    printJson(out, sessionPath, created, session, summaries, attach);
   } else {
-    printTable(out, sessionPath, created, session, summaries);
+    printTable(out, sessionPath, created, session, summaries, attach);
   }
   return kExitOk;
 }

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -179,7 +180,10 @@ TEST_CASE("qfront import: a version-1 session is migrated and noted", "[session]
   REQUIRE(s.ok());
   CHECK(s->loadedVersion == 2);
   CHECK(s->importedRuns.size() == 2);
-  CHECK(s->candidates.size() == 3);
+  // The session's three candidates, plus one for the model the imported file names.
+  REQUIRE(s->candidates.size() == 4);
+  CHECK(s->candidates.back().id == "meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(s->candidates.back().metrics.count("tpot_p99_ms") == 1);
 }
 
 TEST_CASE("qfront import: a newer session is refused, untouched", "[session][cli]") {
@@ -219,4 +223,70 @@ TEST_CASE("qfront import: arguments", "[session][cli]") {
   const Run dangling = qfront({"import", kBf16, "-o"});
   CHECK(dangling.rc == cli::kExitBadInput);
   CHECK(dir.count() == 0);  // none of the refused commands wrote anything
+}
+
+TEST_CASE("qfront import then frontier: measured quality and latency of three checkpoints",
+          "[session][cli][frontier]") {
+  TempDir dir;
+  const std::string out = dir.file("e2e.json");
+  const std::string e2e = std::string(QF_TEST_DATA_DIR) + "/import/e2e";
+  std::vector<std::string> args = {"import"};
+  for (const char* tag : {"bf16", "fp8", "w4a16"}) {
+    args.push_back(e2e + "/vllm_serve_" + tag + ".json");
+    args.push_back(e2e + "/lm_eval_results_" + tag + ".json");
+  }
+  args.insert(args.end(), {"-o", out, "--gpu", "h100-sxm", "--format", "json"});
+  const Run r = qfront(args);
+  INFO(r.err);
+  REQUIRE(r.rc == cli::kExitOk);
+  const auto summary = nlohmann::json::parse(r.out);
+  CHECK(summary.at("candidates_created").size() == 3);
+  CHECK(summary.at("recovery_derived") == 3);
+
+  const std::string bf16 = "meta-llama/Llama-3.1-8B-Instruct";
+  const std::string fp8 = "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8";
+  const std::string w4 = "neuralmagic/Meta-Llama-3.1-8B-Instruct-quantized.w4a16";
+  auto s = loadSession(out);
+  REQUIRE(s.ok());
+  REQUIRE(s->candidates.size() == 3);
+  std::map<std::string, const Candidate*> c;
+  for (const auto& x : s->candidates) c[x.id] = &x;
+  REQUIRE(c.count(bf16) + c.count(fp8) + c.count(w4) == 3);
+  // The fixtures' premises: FP8 scores above BF16 by less than the two intervals' half-widths
+  // together, and is faster; W4A16 scores lowest and is fastest.
+  const auto& em = [&](const std::string& id) { return c.at(id)->metrics.at("gsm8k_exact_match"); };
+  const auto& tp = [&](const std::string& id) { return c.at(id)->metrics.at("tpot_p99_ms"); };
+  REQUIRE(em(fp8).value > em(bf16).value);
+  REQUIRE(*em(fp8).lo < *em(bf16).hi);
+  REQUIRE(*tp(fp8).hi < *tp(bf16).lo);
+  REQUIRE(em(w4).value < em(fp8).value);
+  REQUIRE(*tp(w4).hi < *tp(fp8).lo);
+
+  const Run f = qfront({"frontier", out, "--format", "json"});
+  INFO(f.err);
+  REQUIRE(f.rc == cli::kExitOk);
+  const auto j = nlohmann::json::parse(f.out);
+  REQUIRE(j.at("objectives").size() == 2);
+  CHECK(j.at("objectives")[0].at("metric") == "gsm8k_exact_match");
+  CHECK(j.at("objectives")[0].at("readable") == "gsm8k: exact match");
+  CHECK(j.at("objectives")[1].at("metric") == "tpot_p99_ms");
+  CHECK(j.at("objectives")[1].at("readable") == "TPOT p99 (ms)");
+  // FP8 beats BF16 on both point estimates, but the quality intervals overlap: BF16 is in the
+  // uncertain band, not dominated. W4A16 trades quality for latency: on the frontier.
+  CHECK(j.at("frontier") == nlohmann::json({fp8, w4}));
+  CHECK(j.at("uncertain") == nlohmann::json({bf16}));
+  CHECK(j.at("gated_out").empty());
+
+  // The table names the objectives readably.
+  const Run t = qfront({"frontier", out});
+  REQUIRE(t.rc == cli::kExitOk);
+  CHECK(t.out.find("objectives: gsm8k: exact match [gsm8k_exact_match] (max), TPOT p99 (ms) "
+                   "[tpot_p99_ms] (min)") != std::string::npos);
+
+  // A recovery gate works on the derived figures (each model against its own bf16).
+  const Run g = qfront({"frontier", out, "--gate", "gsm8k_recovery_pct>=99", "--format", "json"});
+  REQUIRE(g.rc == cli::kExitOk);
+  const auto gj = nlohmann::json::parse(g.out);
+  REQUIRE(gj.at("gated_out").size() == 1);
+  CHECK(gj.at("gated_out")[0].at("id") == w4);
 }

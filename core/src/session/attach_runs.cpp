@@ -1,0 +1,545 @@
+// Imported runs become measured metrics of candidates; recovery derived per task.
+#include <quantfront/core/session/attach_runs.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <quantfront/core/analysis/metric_dictionary.hpp>
+
+namespace qf {
+
+namespace {
+
+constexpr double kZ95 = 1.959963984540054;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string fmt(double v) {
+  std::ostringstream o;
+  o << std::setprecision(6) << v;
+  return o.str();
+}
+
+std::vector<std::string> wordsOf(std::string_view name) {
+  std::vector<std::string> words;
+  std::string cur;
+  for (char c : lower(name)) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      cur.push_back(c);
+    } else if (!cur.empty()) {
+      words.push_back(cur);
+      cur.clear();
+    }
+  }
+  if (!cur.empty()) words.push_back(cur);
+  return words;
+}
+
+bool isServingFormat(const std::string& f) {
+  return f == "vllm-serve" || f == "sglang-serving" || f == "vllm-latency" ||
+         f == "vllm-throughput";
+}
+
+/// lm-eval filter preference: strict-match, then none, then the first by name.
+int filterRank(const std::string& filter) {
+  if (filter == "strict-match") return 0;
+  if (filter == "none") return 1;
+  return 2;
+}
+
+/// Primary metric of a task for recovery: exact_match, acc_norm, acc, accuracy, then by name.
+int primaryRank(const std::string& metric) {
+  static const char* kOrder[] = {"exact_match", "acc_norm", "acc", "accuracy"};
+  for (int i = 0; i < 4; ++i) {
+    if (metric == kOrder[i]) return i;
+  }
+  return 4;
+}
+
+struct ScoreMetric {
+  std::string task;
+  std::string metric;
+};
+/// "gsm8k_exact_match" → {"gsm8k", "exact_match"} when the dictionary reads it as an lm-eval
+/// task score with a maximum direction.
+std::optional<ScoreMetric> splitScore(const std::string& name) {
+  const auto info = lookupMetric(name);
+  if (!info || info->rule != "<task>_<metric>" || info->direction != Direction::Max) {
+    return std::nullopt;
+  }
+  for (const auto& m : lmEvalMetricNames()) {
+    const std::string suffix = "_" + m;
+    if (name.size() > suffix.size() && name.ends_with(suffix)) {
+      return ScoreMetric{name.substr(0, name.size() - suffix.size()), m};
+    }
+  }
+  return std::nullopt;
+}
+
+MetricValue measured(double v, const ImportedRun& run, std::string note) {
+  MetricValue m;
+  m.value = v;
+  m.provenance.kind = ProvenanceKind::Measured;
+  m.provenance.sourceFile = run.sourceFile;
+  m.provenance.sha256 = run.sha256;
+  m.provenance.note = std::move(note);
+  return m;
+}
+
+/// The metrics one run gives a candidate.
+std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
+                                                const stats::BootstrapOptions& boot,
+                                                std::vector<std::string>& warnings) {
+  std::map<std::string, MetricValue> out;
+  if (run.format == "lm-eval-results") {
+    // task → filter → metric → value; stderr and n by task/filter.
+    struct TaskData {
+      std::map<std::string, std::map<std::string, double>> values;  // filter → metric → v
+      std::map<std::string, std::map<std::string, double>> stderrs;
+    };
+    std::map<std::string, TaskData> tasks;
+    std::map<std::string, double> nSamples;
+    for (const auto& [key, v] : run.metrics) {
+      const auto slash = key.find('/');
+      if (slash == std::string::npos) continue;
+      const std::string task = key.substr(0, slash), rest = key.substr(slash + 1);
+      if (rest == "n_samples") {
+        nSamples[task] = v;
+        continue;
+      }
+      const auto comma = rest.find(',');
+      if (comma == std::string::npos) continue;
+      std::string metric = rest.substr(0, comma);
+      const std::string filter = rest.substr(comma + 1);
+      if (metric.ends_with("_stderr")) {
+        tasks[task].stderrs[filter][metric.substr(0, metric.size() - 7)] = v;
+      } else {
+        tasks[task].values[filter][metric] = v;
+      }
+    }
+    for (const auto& [task, data] : tasks) {
+      if (data.values.empty()) continue;
+      std::vector<std::string> filters;
+      for (const auto& [f, _] : data.values) filters.push_back(f);
+      std::stable_sort(filters.begin(), filters.end(), [](const auto& a, const auto& b) {
+        return filterRank(a) < filterRank(b);
+      });
+      const std::string& filter = filters.front();
+      std::string others;
+      for (std::size_t i = 1; i < filters.size(); ++i) others += (others.empty() ? "" : ", ") + filters[i];
+      for (const auto& [metric, v] : data.values.at(filter)) {
+        if (!std::isfinite(v)) continue;
+        std::string note = "lm-evaluation-harness task " + task + ", metric " + metric +
+                           ", filter " + filter +
+                           (others.empty() ? "" : " (primary; also in the file: " + others + ")");
+        MetricValue m = measured(v, run, "");
+        const auto se = data.stderrs.find(filter);
+        if (se != data.stderrs.end()) {
+          const auto s = se->second.find(metric);
+          if (s != se->second.end() && std::isfinite(s->second) && s->second >= 0) {
+            m.lo = v - kZ95 * s->second;
+            m.hi = v + kZ95 * s->second;
+            note += "; 95% interval value +/- 1.96 x stderr (" + fmt(s->second) + ")";
+          }
+        }
+        if (const auto n = nSamples.find(task); n != nSamples.end()) m.n = n->second;
+        m.provenance.note = note;
+        out[task + "_" + metric] = std::move(m);
+      }
+    }
+    return out;
+  }
+  if (run.format == "gsm8k-eval") {
+    for (const auto& [key, v] : run.metrics) {
+      if (!std::isfinite(v) || key == "gsm8k/n_samples") continue;
+      std::string name = key;
+      std::replace(name.begin(), name.end(), '/', '_');
+      const auto info = lookupMetric(name);
+      if (!info || info->category == MetricCategory::Count) continue;
+      MetricValue m = measured(v, run, "vLLM gsm8k_eval: " + key + " (no per-question predictions)");
+      if (const auto n = run.metrics.find("gsm8k/n_samples"); n != run.metrics.end()) m.n = n->second;
+      out[name] = std::move(m);
+    }
+    return out;
+  }
+  if (!isServingFormat(run.format)) return out;
+  for (const auto& [name, v] : run.metrics) {
+    if (!std::isfinite(v) || name.find('/') != std::string::npos) continue;
+    const auto info = lookupMetric(name);
+    if (!info || info->category == MetricCategory::Count) continue;
+    out[name] = measured(v, run, run.format + " summary as the file reports it");
+  }
+  // Bootstrap intervals for the latency percentiles from the per-request records.
+  if (run.requests.empty()) return out;
+  const std::pair<const char*, stats::LatencyMetric> kLatency[] = {
+      {"ttft", stats::LatencyMetric::Ttft},
+      {"tpot", stats::LatencyMetric::Tpot},
+      {"itl", stats::LatencyMetric::Itl},
+      {"e2el", stats::LatencyMetric::E2e}};
+  for (const auto& [prefix, lm] : kLatency) {
+    std::vector<std::string> names;
+    std::vector<double> qs;
+    const std::string head = std::string(prefix) + "_p";
+    for (const auto& [name, m] : out) {
+      if (!name.starts_with(head) || !name.ends_with("_ms")) continue;
+      const std::string label = name.substr(head.size(), name.size() - head.size() - 3);
+      char* end = nullptr;
+      const double q = std::strtod(label.c_str(), &end);
+      if (end == label.c_str() || *end != '\0' || !(q > 0 && q < 100)) continue;
+      names.push_back(name);
+      qs.push_back(q);
+    }
+    if (names.empty()) continue;
+    auto b = stats::bootstrapLatencyPercentiles(run.requests, lm, qs, boot);
+    if (!b) {
+      warnings.push_back(run.sourceFile + ": no bootstrap interval for " + prefix +
+                         " percentiles: " + b.error().message);
+      continue;
+    }
+    std::size_t requests = 0;
+    for (const auto& r : run.requests) requests += stats::producedOutput(r) ? 1 : 0;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      MetricValue& m = out[names[i]];
+      const auto& bi = (*b)[i];
+      m.lo = std::min(bi.ci.lo * 1e3, m.value);
+      m.hi = std::max(bi.ci.hi * 1e3, m.value);
+      m.n = static_cast<double>(requests);
+      std::ostringstream note;
+      note << run.format << " summary as the file reports it; " << fmt(bi.confidence * 100)
+           << "% bootstrap percentile interval over " << requests << " requests ("
+           << bi.resamples << " resamples, seed 0x" << std::hex << bi.seed << ")";
+      m.provenance.note = note.str();
+    }
+  }
+  return out;
+}
+
+Candidate* findCandidate(Session& s, const std::string& id) {
+  for (auto& c : s.candidates) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+SchemeHint schemeFromName(std::string_view name) {
+  SchemeHint h;
+  std::set<std::string> schemes;
+  const auto words = wordsOf(name);
+  const bool hasFp8 = std::find(words.begin(), words.end(), "fp8") != words.end();
+  for (const auto& w : words) {
+    std::string scheme;
+    if (w == "fp8") {
+      scheme = "w8a8-fp8";
+    } else if (w == "w8a8" || w == "int8") {
+      if (hasFp8) continue;  // "w8a8-fp8": the FP8 word decides
+      scheme = "w8a8-int8";
+    } else if (w == "w4a16" || w == "gptq" || w == "awq" || w == "int4") {
+      scheme = "w4a16-g128";
+    } else if (w == "w8a16") {
+      scheme = "w8a16";
+    } else if (w == "w4a8") {
+      scheme = "w4a8-fp8-g128";
+    } else if (w == "nvfp4" || w == "fp4") {
+      scheme = "nvfp4";
+    } else if (w == "mxfp4") {
+      scheme = "mxfp4";
+    } else if (w == "bf16" || w == "bfloat16") {
+      scheme = "bf16";
+    } else {
+      continue;
+    }
+    h.matched.push_back(w);
+    schemes.insert(scheme);
+  }
+  if (schemes.size() == 1) h.scheme = *schemes.begin();
+  h.ambiguous = schemes.size() > 1;
+  return h;
+}
+
+std::string catalogModelFromName(std::string_view name, const Catalog& cat) {
+  std::string n = lower(name);
+  if (const auto slash = n.rfind('/'); slash != std::string::npos) n = n.substr(slash + 1);
+  if (n.starts_with("meta-")) n = n.substr(5);
+  std::string best;
+  for (const auto& m : cat.models()) {
+    const std::string id = lower(m.id);
+    if (!n.starts_with(id)) continue;
+    if (n.size() > id.size()) {
+      const char next = n[id.size()];
+      if (next != '-' && next != '_' && next != '.') continue;
+    }
+    if (id.size() > best.size()) best = m.id;
+  }
+  return best;
+}
+
+std::string runModelName(const ImportedRun& run) {
+  if (const auto it = run.setup.find("model_id"); it != run.setup.end() && !it->second.empty()) {
+    return it->second;
+  }
+  if (run.format == "vllm-serve" || run.format == "sglang-serving" ||
+      run.format == "lm-eval-results") {
+    return run.label;
+  }
+  return {};
+}
+
+bool isDerivedFigure(const Provenance& p) { return p.note.starts_with(kDerivedNotePrefix); }
+
+std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselineId,
+                           std::vector<std::string>& warnings) {
+  // Baseline per model: the named candidate for its model, else the model's bf16 candidate.
+  std::map<std::string, const Candidate*> baselineOf;
+  if (baselineId) {
+    const Candidate* b = findCandidate(s, *baselineId);
+    if (!b) {
+      warnings.push_back("baseline '" + *baselineId + "' is not a candidate; recovery not derived");
+      return 0;
+    }
+    baselineOf[b->model] = b;
+  }
+  for (const auto& c : s.candidates) {
+    if (lower(c.schemeLinear) != "bf16" || baselineOf.count(c.model)) continue;
+    const bool hasScores = std::any_of(c.metrics.begin(), c.metrics.end(), [](const auto& kv) {
+      return kv.second.provenance.kind == ProvenanceKind::Measured && splitScore(kv.first);
+    });
+    if (hasScores) baselineOf[c.model] = &c;
+  }
+  // Copy the baselines' scores: candidates are written below.
+  std::map<std::string, std::pair<std::string, std::map<std::string, MetricValue>>> base;
+  for (const auto& [model, b] : baselineOf) base[model] = {b->id, b->metrics};
+
+  std::size_t written = 0;
+  for (auto& c : s.candidates) {
+    const auto bi = base.find(c.model);
+    if (bi == base.end()) continue;
+    const auto& [baseId, baseMetrics] = bi->second;
+    // Primary measured score per task.
+    std::map<std::string, std::string> primary;  // task → metric name
+    for (const auto& [name, m] : c.metrics) {
+      if (m.provenance.kind != ProvenanceKind::Measured || isDerivedFigure(m.provenance)) continue;
+      const auto sm = splitScore(name);
+      if (!sm || !baseMetrics.count(name)) continue;
+      auto& cur = primary[sm->task];
+      if (cur.empty() || primaryRank(sm->metric) < primaryRank(splitScore(cur)->metric)) cur = name;
+    }
+    for (const auto& [task, name] : primary) {
+      const std::string out = task + "_recovery_pct";
+      if (const auto old = c.metrics.find(out);
+          old != c.metrics.end() && old->second.provenance.kind != ProvenanceKind::Measured) {
+        continue;  // a published or modelled figure is never replaced
+      }
+      const MetricValue& a = c.metrics.at(name);
+      const MetricValue& b = baseMetrics.at(name);
+      if (!(b.value > 0)) {
+        warnings.push_back("baseline '" + baseId + "' scores " + fmt(b.value) + " on " + name +
+                           ": no recovery for '" + c.id + "'");
+        continue;
+      }
+      MetricValue r;
+      r.value = 100.0 * a.value / b.value;
+      r.provenance = a.provenance;
+      r.n = a.n;
+      std::string note = std::string(kDerivedNotePrefix) + "100 x " + name + " / baseline '" +
+                         baseId + "' " + name + " (" + fmt(a.value) + " / " + fmt(b.value) + ")";
+      if (c.id == baseId) {
+        note += "; the baseline itself: 100 by definition";
+      } else if (a.lo && a.hi && b.lo && b.hi) {
+        // Delta method on the ratio of independent scores: (se_r/r)^2 = (se_a/a)^2 + (se_b/b)^2.
+        const double seA = (*a.hi - *a.lo) / (2 * kZ95), seB = (*b.hi - *b.lo) / (2 * kZ95);
+        const double rel = std::sqrt((a.value > 0 ? std::pow(seA / a.value, 2) : 0.0) +
+                                     std::pow(seB / b.value, 2));
+        r.lo = r.value - kZ95 * r.value * rel;
+        r.hi = r.value + kZ95 * r.value * rel;
+        note += "; 95% interval by the delta method on the ratio of the two scores' standard "
+                "errors (independent runs)";
+      }
+      if (b.provenance.sourceFile != a.provenance.sourceFile) {
+        note += "; baseline score from " + b.provenance.sourceFile;
+      }
+      r.provenance.note = note;
+      c.metrics[out] = std::move(r);
+      ++written;
+    }
+  }
+  return written;
+}
+
+Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opts,
+                                            const Catalog& cat) {
+  AttachReport rep;
+  if (opts.candidateId && opts.candidateId->empty()) {
+    return Error{"", "", "candidate", "the candidate id must not be empty"};
+  }
+  if (opts.gpuCount && (*opts.gpuCount < 1 || *opts.gpuCount > 1024)) {
+    return Error{"", "", "gpu-count", "expected 1..1024, found " + std::to_string(*opts.gpuCount)};
+  }
+  const std::set<std::string> digests(opts.runDigests.begin(), opts.runDigests.end());
+
+  // Runs to attach, grouped by the candidate they feed, in session order.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<const ImportedRun*>> byCandidate;
+  std::map<std::string, std::string> modelNameOf;  // candidate id → model name the files give
+  for (const auto& run : s.importedRuns) {
+    if (!digests.empty() && !digests.count(run.sha256)) continue;
+    if (!isServingFormat(run.format) && run.format != "lm-eval-results" &&
+        run.format != "gsm8k-eval") {
+      continue;  // kernel timings and per-batch step times are not candidate metrics
+    }
+    const std::string named = runModelName(run);
+    std::string id;
+    if (opts.candidateId) {
+      id = *opts.candidateId;
+    } else if (!named.empty()) {
+      id = named;
+    } else if (!opts.model.empty()) {
+      id = opts.model;
+    } else {
+      rep.warnings.push_back(run.sourceFile + ": the file names no model; give --candidate ID "
+                             "(or --model) to attach its " + run.format + " figures");
+      continue;
+    }
+    if (!byCandidate.count(id)) order.push_back(id);
+    byCandidate[id].push_back(&run);
+    if (!named.empty() && !modelNameOf.count(id)) modelNameOf[id] = named;
+  }
+
+  std::vector<std::string> touched;
+  for (const auto& id : order) {
+    Candidate* c = findCandidate(s, id);
+    const bool created = c == nullptr;
+    if (created) {
+      Candidate nc;
+      nc.id = id;
+      const std::string named = modelNameOf.count(id) ? modelNameOf.at(id) : std::string();
+      // Model: the catalog model the files name, else the flag, else the name as given.
+      const std::string fromName = named.empty() ? std::string() : catalogModelFromName(named, cat);
+      if (!fromName.empty()) {
+        nc.model = fromName;
+        rep.notes.push_back(id + ": model " + fromName + " from the files ('" + named + "')");
+      } else if (!opts.model.empty()) {
+        nc.model = opts.model;
+        rep.notes.push_back(id + ": model " + opts.model + " from --model");
+      } else {
+        nc.model = named.empty() ? id : named;
+        rep.notes.push_back(id + ": model '" + nc.model +
+                            "' as the files name it (not a catalog model: no modelled figures)");
+      }
+      // Scheme: an unambiguous hint in the name, else the flag, else bf16 for a name with no hint.
+      const SchemeHint hint = schemeFromName(named.empty() ? id : named);
+      if (!hint.scheme.empty()) {
+        nc.schemeLinear = hint.scheme;
+        rep.notes.push_back(id + ": scheme " + hint.scheme + " from the name");
+      } else if (!opts.scheme.empty()) {
+        nc.schemeLinear = opts.scheme;
+        rep.notes.push_back(id + ": scheme " + opts.scheme + " from --scheme");
+      } else if (hint.ambiguous) {
+        std::string words;
+        for (const auto& w : hint.matched) words += (words.empty() ? "" : ", ") + w;
+        return Error{"", "candidate '" + id + "'", "scheme",
+                     "the model name hints at several schemes (" + words + "); give --scheme"};
+      } else {
+        nc.schemeLinear = "bf16";
+        rep.notes.push_back(id + ": scheme bf16 (the name has no quantization hint; --scheme "
+                            "overrides)");
+      }
+      nc.gpu = opts.gpu.empty() ? s.scenario.gpu : opts.gpu;
+      if (opts.gpu.empty()) {
+        rep.notes.push_back(id + ": GPU " + nc.gpu + " from the session scenario (--gpu overrides)");
+      }
+      nc.gpuCount = opts.gpuCount.value_or(1);
+      for (const ImportedRun* run : byCandidate.at(id)) {
+        if (const auto b = run->setup.find("backend"); b != run->setup.end() && nc.engine.empty()) {
+          nc.engine = b->second;
+        }
+      }
+      s.candidates.push_back(std::move(nc));
+      c = &s.candidates.back();
+      rep.created.push_back(id);
+    } else {
+      rep.updated.push_back(id);
+    }
+    std::map<std::string, std::string> sourceOf;
+    for (const ImportedRun* run : byCandidate.at(id)) {
+      for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
+        if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
+          if (old->second.provenance.kind == ProvenanceKind::Published) {
+            rep.warnings.push_back(id + ": " + name + " is a published figure; " +
+                                   run->sourceFile + "'s measured value not attached");
+            continue;
+          }
+          if (const auto prev = sourceOf.find(name); prev != sourceOf.end()) {
+            rep.warnings.push_back(id + ": " + name + " given by both " + prev->second + " and " +
+                                   run->sourceFile + "; the latter is kept");
+          }
+        }
+        sourceOf[name] = run->sourceFile;
+        c->metrics[name] = std::move(m);
+        ++rep.metricsAttached;
+      }
+    }
+    touched.push_back(id);
+  }
+
+  rep.recoveryDerived = deriveRecovery(s, opts.baselineId, rep.warnings);
+
+  // Modelled figures for the candidates touched, where model and GPU resolve.
+  for (const auto& id : touched) {
+    Candidate* c = findCandidate(s, id);
+    auto m = modelledMetrics(*c, s.scenario, cat);
+    if (!m) {
+      rep.warnings.push_back(id + ": no modelled figures (" + m.error().message + ")");
+      continue;
+    }
+    std::erase_if(c->metrics, [](const auto& kv) {
+      return kv.second.provenance.kind == ProvenanceKind::Modelled;
+    });
+    for (auto& [name, v] : *m) c->metrics[name] = std::move(v);
+  }
+
+  // Objectives for a session without any: measured quality (primary score per task, at most
+  // three tasks) and the serving latency every touched candidate carries.
+  if (opts.setViewObjectives && s.view.objectives.empty() && !touched.empty()) {
+    auto carriedByAll = [&](const std::string& name) {
+      return std::all_of(touched.begin(), touched.end(), [&](const std::string& id) {
+        return findCandidate(s, id)->metrics.count(name) > 0;
+      });
+    };
+    std::map<std::string, std::string> primary;
+    for (const auto& [name, m] : findCandidate(s, touched.front())->metrics) {
+      const auto sm = splitScore(name);
+      if (!sm || m.provenance.kind != ProvenanceKind::Measured || !carriedByAll(name)) continue;
+      auto& cur = primary[sm->task];
+      if (cur.empty() || primaryRank(sm->metric) < primaryRank(splitScore(cur)->metric)) cur = name;
+    }
+    for (const auto& [task, name] : primary) {
+      if (s.view.objectives.size() >= 3) break;
+      s.view.objectives.push_back({name, Direction::Max});
+    }
+    for (const char* latency : {"tpot_p99_ms", "itl_p99_ms", "e2el_p99_ms", "latency_mean_s"}) {
+      if (carriedByAll(latency)) {
+        s.view.objectives.push_back({latency, Direction::Min});
+        break;
+      }
+    }
+    if (!s.view.objectives.empty()) {
+      std::string names;
+      for (const auto& o : s.view.objectives) names += (names.empty() ? "" : ", ") + o.metric;
+      rep.notes.push_back("objectives saved in the session view: " + names);
+    }
+  }
+  return rep;
+}
+
+}  // namespace qf

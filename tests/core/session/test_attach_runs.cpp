@@ -1,0 +1,241 @@
+// Imported runs become measured metrics of candidates; recovery is derived per task.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/session.hpp>
+
+using namespace qf;
+
+namespace {
+
+const std::string kE2e = std::string(QF_TEST_DATA_DIR) + "/import/e2e";
+constexpr double kZ = 1.959963984540054;
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+/// Imports the files into a new session and returns it with the reports' digests.
+Session importAll(const std::vector<std::string>& files, std::vector<std::string>& digests) {
+  Session s;
+  for (const auto& f : files) {
+    auto rep = importFile(f);
+    REQUIRE(rep.ok());
+    digests.push_back(rep->sha256);
+    mergeImport(s, *rep);
+  }
+  return s;
+}
+
+std::vector<std::string> e2eFiles() {
+  std::vector<std::string> files;
+  for (const char* tag : {"bf16", "fp8", "w4a16"}) {
+    files.push_back(kE2e + "/vllm_serve_" + tag + ".json");
+    files.push_back(kE2e + "/lm_eval_results_" + tag + ".json");
+  }
+  return files;
+}
+
+const Candidate& byId(const Session& s, const std::string& id) {
+  for (const auto& c : s.candidates) {
+    if (c.id == id) return c;
+  }
+  FAIL("no candidate " << id);
+  return s.candidates.front();
+}
+
+}  // namespace
+
+TEST_CASE("scheme hints and catalog models from checkpoint names", "[session][attach]") {
+  CHECK(schemeFromName("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8").scheme == "w8a8-fp8");
+  CHECK(schemeFromName("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16").scheme ==
+        "w4a16-g128");
+  CHECK(schemeFromName("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8").scheme ==
+        "w8a8-int8");
+  CHECK(schemeFromName("TheBloke/Llama-2-7B-GPTQ").scheme == "w4a16-g128");
+  CHECK(schemeFromName("x/model-w8a8-FP8").scheme == "w8a8-fp8");
+  const SchemeHint none = schemeFromName("meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(none.scheme.empty());
+  CHECK_FALSE(none.ambiguous);
+  const SchemeHint both = schemeFromName("org/model-FP8-w4a16");
+  CHECK(both.scheme.empty());
+  CHECK(both.ambiguous);
+  CHECK(both.matched.size() == 2);
+  // "fp8" inside a word is not a hint.
+  CHECK(schemeFromName("org/fp8ish-model").scheme.empty());
+
+  CHECK(catalogModelFromName("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8") == "llama-3.1-8b");
+  CHECK(catalogModelFromName("meta-llama/Llama-3.1-70B-Instruct") == "llama-3.1-70b");
+  CHECK(catalogModelFromName("meta-llama/Meta-Llama-3-8B") == "llama-3-8b");
+  CHECK(catalogModelFromName("Qwen/Qwen2.5-7B-Instruct") == "qwen2.5-7b");
+  CHECK(catalogModelFromName("org/llama-3.1-8bx").empty());
+  CHECK(catalogModelFromName("someone/unknown-model").empty());
+}
+
+TEST_CASE("vLLM and lm-eval files for three checkpoints become three candidates",
+          "[session][attach]") {
+  std::vector<std::string> digests;
+  Session s = importAll(e2eFiles(), digests);
+  REQUIRE(s.importedRuns.size() == 6);
+  AttachOptions opts;
+  opts.runDigests = digests;
+  opts.gpu = "h100-sxm";
+  auto rep = attachRunsToCandidates(s, opts);
+  REQUIRE(rep.ok());
+  REQUIRE(rep->created.size() == 3);
+  CHECK(rep->updated.empty());
+  REQUIRE(s.candidates.size() == 3);
+
+  const std::map<std::string, std::string> expectScheme = {
+      {"bf16", "bf16"}, {"fp8", "w8a8-fp8"}, {"w4a16", "w4a16-g128"}};
+  std::map<std::string, std::string> idOf;  // tag → candidate id (the model name in the files)
+  for (const auto& [tag, scheme] : expectScheme) {
+    const auto lm = readJson(kE2e + "/lm_eval_results_" + tag + ".json");
+    const std::string model = lm.at("model_name");
+    idOf[tag] = model;
+    const Candidate& c = byId(s, model);
+    INFO(model);
+    CHECK(c.model == "llama-3.1-8b");
+    CHECK(c.schemeLinear == scheme);
+    CHECK(c.gpu == "h100-sxm");
+    CHECK(c.gpuCount == 1);
+
+    // The lm-eval score: the strict-match filter, with a 95% interval from its stderr.
+    const auto& g = lm.at("results").at("gsm8k");
+    const double score = g.at("exact_match,strict-match");
+    const double se = g.at("exact_match_stderr,strict-match");
+    const MetricValue& em = c.metrics.at("gsm8k_exact_match");
+    CHECK(em.value == score);
+    REQUIRE(em.lo.has_value());
+    CHECK(*em.lo == Approx(score - kZ * se));
+    CHECK(*em.hi == Approx(score + kZ * se));
+    CHECK(em.n == 1319);
+    CHECK(em.provenance.kind == ProvenanceKind::Measured);
+    CHECK(em.provenance.sourceFile == kE2e + "/lm_eval_results_" + tag + ".json");
+    CHECK(em.provenance.sha256.size() == 64);
+    CHECK(em.provenance.note.find("strict-match") != std::string::npos);
+
+    // The serving summary, with bootstrap intervals on the percentiles.
+    const auto serve = readJson(kE2e + "/vllm_serve_" + tag + ".json");
+    const MetricValue& p99 = c.metrics.at("tpot_p99_ms");
+    CHECK(p99.value == Approx(serve.at("p99_tpot_ms").get<double>()));
+    REQUIRE(p99.lo.has_value());
+    CHECK(*p99.lo <= p99.value);
+    CHECK(*p99.hi >= p99.value);
+    CHECK(*p99.lo < *p99.hi);
+    CHECK(p99.n == 24);
+    CHECK(p99.provenance.note.find("bootstrap") != std::string::npos);
+    CHECK(c.metrics.at("output_throughput_tok_s").value ==
+          Approx(serve.at("output_throughput").get<double>()));
+    CHECK(c.metrics.count("completed") == 0);  // bookkeeping is not a candidate metric
+    CHECK(c.metrics.count("duration_s") == 0);
+
+    // Modelled figures filled as for any candidate.
+    REQUIRE(c.metrics.count("step_ms_b1") == 1);
+    CHECK(c.metrics.at("step_ms_b1").provenance.kind == ProvenanceKind::Modelled);
+  }
+
+  // Recovery against the bf16 candidate of the same model, with the delta-method interval.
+  const Candidate& base = byId(s, idOf["bf16"]);
+  const Candidate& fp8 = byId(s, idOf["fp8"]);
+  const MetricValue& b = base.metrics.at("gsm8k_exact_match");
+  const MetricValue& a = fp8.metrics.at("gsm8k_exact_match");
+  const MetricValue& r = fp8.metrics.at("gsm8k_recovery_pct");
+  CHECK(r.value == Approx(100 * a.value / b.value));
+  const double seA = (*a.hi - a.value) / kZ, seB = (*b.hi - b.value) / kZ;
+  const double seR = r.value * std::sqrt(std::pow(seA / a.value, 2) + std::pow(seB / b.value, 2));
+  REQUIRE(r.lo.has_value());
+  CHECK(*r.lo == Approx(r.value - kZ * seR));
+  CHECK(*r.hi == Approx(r.value + kZ * seR));
+  CHECK(isDerivedFigure(r.provenance));
+  CHECK(r.provenance.kind == ProvenanceKind::Measured);
+  CHECK(base.metrics.at("gsm8k_recovery_pct").value == 100);
+  CHECK_FALSE(base.metrics.at("gsm8k_recovery_pct").lo.has_value());
+  CHECK(rep->recoveryDerived == 3);
+
+  // Objectives saved for the session: measured quality and serving latency.
+  REQUIRE(s.view.objectives.size() == 2);
+  CHECK(s.view.objectives[0].metric == "gsm8k_exact_match");
+  CHECK(s.view.objectives[0].direction == Direction::Max);
+  CHECK(s.view.objectives[1].metric == "tpot_p99_ms");
+  CHECK(s.view.objectives[1].direction == Direction::Min);
+
+  // The session saves and loads back.
+  auto back = parseSessionText(sessionToText(s), "attached.json");
+  REQUIRE(back.ok());
+  CHECK(back->candidates.size() == 3);
+
+  // Attaching again is idempotent.
+  Session again = s;
+  auto rep2 = attachRunsToCandidates(again, opts);
+  REQUIRE(rep2.ok());
+  CHECK(rep2->created.empty());
+  CHECK(rep2->updated.size() == 3);
+  CHECK(sessionToJson(again) == sessionToJson(s));
+}
+
+TEST_CASE("--candidate: every run of the files feeds one candidate", "[session][attach]") {
+  std::vector<std::string> digests;
+  Session s = importAll({std::string(QF_TEST_DATA_DIR) + "/import/gsm8k_eval.json"}, digests);
+  // A file that names no model: skipped with a warning without --candidate or --model.
+  AttachOptions plain;
+  plain.runDigests = digests;
+  auto skipped = attachRunsToCandidates(s, plain);
+  REQUIRE(skipped.ok());
+  CHECK(s.candidates.empty());
+  REQUIRE(skipped->warnings.size() == 1);
+  CHECK(skipped->warnings[0].find("names no model") != std::string::npos);
+
+  AttachOptions opts;
+  opts.runDigests = digests;
+  opts.candidateId = "mine";
+  opts.model = "llama-3.1-8b";
+  opts.scheme = "w4a16-g128";
+  opts.gpu = "a100-80gb";
+  opts.gpuCount = 2;
+  auto rep = attachRunsToCandidates(s, opts);
+  REQUIRE(rep.ok());
+  REQUIRE(s.candidates.size() == 1);
+  const Candidate& c = s.candidates.front();
+  CHECK(c.id == "mine");
+  CHECK(c.model == "llama-3.1-8b");
+  CHECK(c.schemeLinear == "w4a16-g128");
+  CHECK(c.gpu == "a100-80gb");
+  CHECK(c.gpuCount == 2);
+  const auto file = readJson(std::string(QF_TEST_DATA_DIR) + "/import/gsm8k_eval.json");
+  REQUIRE(c.metrics.count("gsm8k_accuracy") == 1);
+  CHECK(c.metrics.at("gsm8k_accuracy").value == file.at("accuracy").get<double>());
+  CHECK(c.metrics.count("step_ms_b1") == 1);
+}
+
+TEST_CASE("a model name hinting at two schemes needs --scheme", "[session][attach]") {
+  Session s;
+  ImportedRun run;
+  run.format = "vllm-serve";
+  run.sourceFile = "serve.json";
+  run.sha256 = std::string(64, 'a');
+  run.setup["model_id"] = "org/Llama-3.1-8B-FP8-w4a16";
+  run.metrics["tpot_p99_ms"] = 9;
+  s.importedRuns.push_back(run);
+  auto r = attachRunsToCandidates(s, {});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().field == "scheme");
+  CHECK(r.error().message.find("fp8, w4a16") != std::string::npos);
+  AttachOptions opts;
+  opts.scheme = "w8a8-fp8";
+  auto ok = attachRunsToCandidates(s, opts);
+  REQUIRE(ok.ok());
+  REQUIRE(s.candidates.size() == 1);
+  CHECK(s.candidates[0].schemeLinear == "w8a8-fp8");
+  CHECK(s.candidates[0].metrics.at("tpot_p99_ms").value == 9);
+}

@@ -26,7 +26,8 @@ namespace {
 
 constexpr const char* kFrontierHelp =
     R"(usage: qfront frontier FILE [--objectives NAME:max|min,...] [--gate "NAME>=X" ...]
-                       [--baseline ID] [--format table|json] [--max-by N] [--no-by]
+                       [--baseline ID] [--group-by model|none] [--format table|json]
+                       [--max-by N] [--no-by]
 
 Applies quality gates, then finds the Pareto frontier of the passing candidates.
 
@@ -58,6 +59,13 @@ published) across candidates.
                       baseline: NAME>=baseline-0.5, NAME<=baseline+2, NAME>=baseline.
                       Gates compare point estimates.
   --baseline ID       candidate that baseline-relative gates refer to
+  --group-by model|none
+                      model (default): one frontier per base model, so that relative
+                      figures (recovery, deltas) only compare candidates that share a
+                      baseline; candidates naming no model join the session scenario's
+                      model. none: one frontier over every candidate (absolute scores
+                      across models); a relative objective spanning several models is
+                      then warned about.
   --format table|json output format (default table)
   --max-by N          list at most N dominators per candidate (default 10; 0 lists all)
   --no-by             skip the per-candidate dominator lists (they cost O(n) each)
@@ -75,7 +83,12 @@ JSON: {"frontier": [ids], "uncertain": [ids],
        "dominated": [{"id", "by": [ids], "by_truncated": bool}],
        "gated_out": [{"id", "gate", "reason"}], "objectives": [{"metric", "direction"}],
        "uncertain_point_dominators": [{"id", "by": [ids], "by_truncated": bool}],
+       "group_by": "model"|"none",
+       "groups": [{"model", "candidates", "frontier", "uncertain", "dominated", "gated_out",
+                   "uncertain_point_dominators"}],
        "warnings": [...]}
+The flat lists merge every group's (in file order); "groups" holds each base model's own.
+Objectives carry "readable", "unit" and "description" from the metric dictionary.
 "by" lists the candidates that clearly dominate the entry, in file order, at most 10 of
 them unless --max-by says otherwise ("by_truncated" is true when there are more); for uncertain candidates,
 "uncertain_point_dominators" lists who dominates them on point estimates. The lists keep
@@ -149,6 +162,15 @@ void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands,
   }
   out << "\nfrontier: " << (r.frontier.empty() ? "none" : joinIds(r.frontier)) << "\n";
   if (!r.uncertain.empty()) out << "uncertain band: " << joinIds(r.uncertain) << "\n";
+  if (a.groups.size() > 1) {
+    out << "\ngrouped by model (each compared only with candidates of the same model):\n";
+    for (const auto& g : a.groups) {
+      out << "  " << (g.model.empty() ? "(no model)" : g.model) << ": frontier "
+          << (g.result.frontier.empty() ? "none" : joinIds(g.result.frontier));
+      if (!g.result.uncertain.empty()) out << "; uncertain " << joinIds(g.result.uncertain);
+      out << "\n";
+    }
+  }
 }
 
 }  // namespace
@@ -161,8 +183,9 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
   }
   bool missing = false;
   int rc = kExitOk;
-  std::optional<std::string> objectivesOpt, baselineOpt, formatOpt, maxByOpt;
+  std::optional<std::string> objectivesOpt, baselineOpt, formatOpt, maxByOpt, groupByOpt;
   if (!takeSingle(a, "--objectives", objectivesOpt, err, rc) ||
+      !takeSingle(a, "--group-by", groupByOpt, err, rc) ||
       !takeSingle(a, "--baseline", baselineOpt, err, rc) ||
       !takeSingle(a, "--format", formatOpt, err, rc) ||
       !takeSingle(a, "--max-by", maxByOpt, err, rc)) {
@@ -200,6 +223,12 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
   if (!source) return badInput(err, source.error());
 
   FrontierQuery query;
+  if (groupByOpt) {
+    const auto g = parseGroupBy(*groupByOpt);
+    if (!g) return badArg(err, "group-by", "expected model or none, found '" + *groupByOpt + "'");
+    query.groupBy = *g;
+  }
+  query.defaultModel = source->scenarioModel;
   query.withDominators = !noBy;
   query.maxDominatorsListed = maxBy;
   query.metricNames = source->metricNames;
@@ -225,6 +254,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
   }
   if (format == "json") {
     Json j = frontierToJson(analysis->result);
+    j.update(frontierGroupsToJson(*analysis));
     j["warnings"] = analysis->warnings;
     j["baseline"] = fo.baselineId ? Json(*fo.baselineId) : Json(nullptr);
     j["gates"] = Json::array();

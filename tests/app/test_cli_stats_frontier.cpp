@@ -278,7 +278,28 @@ TEST_CASE("qfront frontier reads a session: its objectives, gates and intervals"
       run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json", "--format",
            "json"});
   CHECK(example.rc == 0);
-  CHECK(!nlohmann::json::parse(example.out).at("frontier").empty());
+  const auto ex = nlohmann::json::parse(example.out);
+  CHECK(!ex.at("frontier").empty());
+  // Grouped by model: each model has a frontier of its own, and the 70B candidates are not
+  // ranked against 8B recoveries measured against another baseline.
+  CHECK(ex.at("group_by") == "model");
+  REQUIRE(ex.at("groups").size() == 2);
+  for (const auto& g : ex.at("groups")) {
+    INFO(g.at("model"));
+    CHECK(!g.at("frontier").empty());
+    for (const auto& id : g.at("frontier")) {
+      CHECK(id.get<std::string>().rfind(g.at("model") == "llama-3.1-8b" ? "8b-" : "70b-", 0) == 0);
+    }
+  }
+  const auto flat = run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json",
+                         "--group-by", "none", "--format", "json"});
+  CHECK(flat.rc == 0);
+  CHECK(flat.err.find("is relative to each model's own baseline") != std::string::npos);
+  for (const auto& id : nlohmann::json::parse(flat.out).at("frontier")) {
+    CHECK(id.get<std::string>().rfind("8b-", 0) == 0);  // what grouping avoids
+  }
+  checkBadInput(run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json",
+                     "--group-by", "gpu"}));
 
   // JSON that is not a session is refused, naming the format field.
   const auto notSession = run({"frontier", kData + "/cli/gpu_custom.json"});

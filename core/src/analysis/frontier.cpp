@@ -508,6 +508,11 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
     for (const auto& c : candidates) {
       if (c.id == *opts.baselineId) baseline = &c;
     }
+    if (!baseline && opts.baselinePool) {
+      for (const auto& c : *opts.baselinePool) {
+        if (c.id == *opts.baselineId) baseline = &c;
+      }
+    }
     if (!baseline) {
       return Error{"", "", "baseline", "no candidate has id '" + *opts.baselineId + "'"};
     }

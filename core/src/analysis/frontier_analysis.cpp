@@ -2,7 +2,10 @@
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/analysis/metric_dictionary.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_set>
 
@@ -156,11 +159,120 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   for (auto& w : provenanceWarnings(candidates, a.options.objectives)) {
     a.warnings.push_back(std::move(w));
   }
-  auto result = computeFrontier(candidates, a.options);
-  if (!result) return result.error().from(source);
-  a.result = std::move(*result);
+  // Groups: by base model (candidates naming none join the default model's group) or one.
+  a.groupBy = query.groupBy;
+  std::vector<std::string> models;
+  std::map<std::string, std::vector<Candidate>> members;
+  std::map<std::string, std::size_t> indexOf;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (!indexOf.emplace(c.id, i).second) {
+      return Error{source, "", "id", "candidate id '" + c.id + "' appears twice"};
+    }
+    const std::string key = query.groupBy == GroupBy::None
+                                ? std::string()
+                                : (c.model.empty() ? query.defaultModel : c.model);
+    if (!members.count(key)) models.push_back(key);
+    members[key].push_back(c);
+  }
+  if (models.empty()) models.push_back(query.groupBy == GroupBy::None ? "" : query.defaultModel);
+
+  // A relative objective compares candidates against their own model's baseline: within one
+  // group it must not span several models.
+  for (const auto& o : a.options.objectives) {
+    if (!isRelativeMetric(o.metric)) continue;
+    for (const auto& key : models) {
+      std::vector<std::string> spanned;
+      for (const auto& c : members[key]) {
+        if (c.metrics.count(o.metric) &&
+            std::find(spanned.begin(), spanned.end(), c.model) == spanned.end()) {
+          spanned.push_back(c.model);
+        }
+      }
+      if (spanned.size() > 1) {
+        a.warnings.push_back("objective '" + o.metric +
+                             "' is relative to each model's own baseline but compares " +
+                             std::to_string(spanned.size()) + " models (" + joinIds(spanned) +
+                             "); group by model to compare only candidates sharing a baseline");
+      }
+    }
+  }
+  const Candidate* baseline = nullptr;
+  if (query.baselineId) {
+    for (const auto& c : candidates) {
+      if (c.id == *query.baselineId) baseline = &c;
+    }
+  }
+  const bool relativeGate = std::any_of(query.gates.begin(), query.gates.end(),
+                                        [](const Gate& g) { return g.relativeToBaseline; });
+
+  FrontierOptions groupOptions = a.options;
+  groupOptions.baselinePool = &candidates;
+  for (const auto& key : models) {
+    FrontierGroup g;
+    g.model = key;
+    for (const auto& c : members[key]) g.ids.push_back(c.id);
+    if (baseline && relativeGate && query.groupBy == GroupBy::Model && baseline->model != key &&
+        !(baseline->model.empty() && key == query.defaultModel)) {
+      a.warnings.push_back("baseline-relative gates compare the " + key + " candidates with '" +
+                           baseline->id + "', a candidate of another model (" + baseline->model +
+                           ")");
+    }
+    auto r = computeFrontier(members[key], groupOptions);
+    if (!r) return r.error().from(source);
+    g.result = std::move(*r);
+    a.groups.push_back(std::move(g));
+  }
+
+  // The merged lists, in input order.
+  auto byInput = [&](auto& list, auto idOf) {
+    std::stable_sort(list.begin(), list.end(), [&](const auto& x, const auto& y) {
+      return indexOf[idOf(x)] < indexOf[idOf(y)];
+    });
+  };
+  FrontierResult& m = a.result;
+  m.objectives = a.options.objectives;
+  for (const auto& g : a.groups) {
+    const FrontierResult& r = g.result;
+    m.frontier.insert(m.frontier.end(), r.frontier.begin(), r.frontier.end());
+    m.uncertain.insert(m.uncertain.end(), r.uncertain.begin(), r.uncertain.end());
+    m.dominated.insert(m.dominated.end(), r.dominated.begin(), r.dominated.end());
+    m.gatedOut.insert(m.gatedOut.end(), r.gatedOut.begin(), r.gatedOut.end());
+    m.uncertainPointDominators.insert(m.uncertainPointDominators.end(),
+                                      r.uncertainPointDominators.begin(),
+                                      r.uncertainPointDominators.end());
+  }
+  const auto self = [](const std::string& id) -> const std::string& { return id; };
+  const auto idField = [](const auto& x) -> const std::string& { return x.id; };
+  byInput(m.frontier, self);
+  byInput(m.uncertain, self);
+  byInput(m.dominated, idField);
+  byInput(m.gatedOut, idField);
+  byInput(m.uncertainPointDominators, idField);
   a.verdicts = candidateVerdicts(a.result);
   return a;
+}
+
+const char* groupByName(GroupBy g) { return g == GroupBy::Model ? "model" : "none"; }
+
+std::optional<GroupBy> parseGroupBy(const std::string& text) {
+  if (text == "model") return GroupBy::Model;
+  if (text == "none") return GroupBy::None;
+  return std::nullopt;
+}
+
+Json frontierGroupsToJson(const FrontierAnalysis& a) {
+  Json j;
+  j["group_by"] = groupByName(a.groupBy);
+  j["groups"] = Json::array();
+  for (const auto& g : a.groups) {
+    Json o = frontierToJson(g.result);
+    o.erase("objectives");
+    o["model"] = g.model;
+    o["candidates"] = g.ids;
+    j["groups"].push_back(std::move(o));
+  }
+  return j;
 }
 
 }  // namespace qf

@@ -29,6 +29,7 @@ Result<CandidateSource> parseCandidateSource(std::string_view bytes, const std::
     if (!session) return session.error();
     out.candidates = std::move(session->candidates);
     out.view = std::move(session->view);
+    out.scenarioModel = session->scenario.model;
     out.metricNames = metricNamesOf(out.candidates);
     return out;
   }

@@ -76,3 +76,76 @@ TEST_CASE("analyseFrontier: verdicts, provenance warnings and the caller's sourc
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().file == "cands.csv");
 }
+
+TEST_CASE("relative objectives compare only candidates of one model", "[analysis][groups]") {
+  // Each model's quantized candidate against its own bf16: the 8B int8 recovers more of *its*
+  // baseline than the 70B candidates do of theirs, and is faster.
+  auto cand = [](const std::string& id, const std::string& model, double recovery, double ms) {
+    Candidate c;
+    c.id = id;
+    c.model = model;
+    c.metrics["open_llm_v2_recovery_pct"].value = recovery;
+    c.metrics["step_ms_b1"].value = ms;
+    return c;
+  };
+  const std::vector<Candidate> cands = {
+      cand("8b-bf16", "llama-3.1-8b", 100, 7.0), cand("8b-int8", "llama-3.1-8b", 101.5, 3.7),
+      cand("70b-bf16", "llama-3.1-70b", 100, 20.7), cand("70b-w4", "llama-3.1-70b", 97.4, 5.4),
+      cand("70b-fp8", "llama-3.1-70b", 100, 10.4)};
+  FrontierQuery q;
+  auto grouped = analyseFrontier(cands, q, "s.json");
+  REQUIRE(grouped.ok());
+  REQUIRE(grouped->groups.size() == 2);
+  CHECK(grouped->groups[0].model == "llama-3.1-8b");
+  CHECK(grouped->groups[0].ids == std::vector<std::string>{"8b-bf16", "8b-int8"});
+  CHECK(grouped->groups[0].result.frontier == std::vector<std::string>{"8b-int8"});
+  CHECK(grouped->groups[1].model == "llama-3.1-70b");
+  CHECK(grouped->groups[1].result.frontier == std::vector<std::string>{"70b-w4", "70b-fp8"});
+  // The flat lists merge the groups in input order.
+  CHECK(grouped->result.frontier == std::vector<std::string>{"8b-int8", "70b-w4", "70b-fp8"});
+  CHECK(grouped->verdicts.at("70b-fp8").verdict == Verdict::Frontier);
+  CHECK(grouped->verdicts.at("70b-bf16").verdict == Verdict::Dominated);
+  CHECK(grouped->verdicts.at("70b-bf16").detail == "by 70b-fp8");
+  for (const auto& w : grouped->warnings) CHECK(w.find("relative") == std::string::npos);
+
+  // Without grouping the 8B candidate dominates every 70B one, and a warning says why that is
+  // not a fair comparison.
+  q.groupBy = GroupBy::None;
+  auto flat = analyseFrontier(cands, q, "s.json");
+  REQUIRE(flat.ok());
+  REQUIRE(flat->groups.size() == 1);
+  CHECK(flat->result.frontier == std::vector<std::string>{"8b-int8"});
+  CHECK(std::any_of(flat->warnings.begin(), flat->warnings.end(), [](const std::string& w) {
+    return w.find("'open_llm_v2_recovery_pct' is relative") != std::string::npos &&
+           w.find("2 models") != std::string::npos;
+  }));
+
+  // Candidates naming no model join the default model's group.
+  std::vector<Candidate> mixed = cands;
+  mixed.push_back(cand("anon", "", 99, 2.0));
+  FrontierQuery d;
+  d.defaultModel = "llama-3.1-70b";
+  auto withDefault = analyseFrontier(mixed, d, "s.json");
+  REQUIRE(withDefault.ok());
+  REQUIRE(withDefault->groups.size() == 2);
+  CHECK(withDefault->groups[1].ids.back() == "anon");
+
+  // A duplicate id across groups is still an error.
+  std::vector<Candidate> dup = cands;
+  dup.push_back(cand("8b-bf16", "llama-3.1-70b", 100, 1));
+  CHECK_FALSE(analyseFrontier(dup, FrontierQuery{}, "s.json").ok());
+
+  // A baseline-relative gate takes the named baseline from any group, with a warning for the
+  // groups of another model.
+  FrontierQuery g;
+  g.gates = *parseGateTexts({"open_llm_v2_recovery_pct>=baseline-1"});
+  g.baselineId = "8b-bf16";
+  auto gated = analyseFrontier(cands, g, "s.json");
+  REQUIRE(gated.ok());
+  CHECK(gated->verdicts.at("70b-w4").verdict == Verdict::GatedOut);
+  CHECK(std::any_of(gated->warnings.begin(), gated->warnings.end(), [](const std::string& w) {
+    return w.find("another model (llama-3.1-8b)") != std::string::npos;
+  }));
+  CHECK(parseGroupBy("model") == GroupBy::Model);
+  CHECK_FALSE(parseGroupBy("models").has_value());
+}

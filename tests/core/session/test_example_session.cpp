@@ -183,6 +183,28 @@ TEST_CASE("example session: published figures are cited and within the paper's s
   CHECK(ids.size() == s.candidates.size());
   CHECK(published > 100);
 
+  // Figures worked out rather than read off a table are marked derived, and their citation
+  // quotes the text the number rests on.
+  std::size_t derived = 0;
+  for (const Candidate& c : s.candidates) {
+    for (const auto& [name, m] : c.metrics) {
+      INFO(c.id << ": " << name);
+      const bool baselineRecovery =
+          c.schemeLinear == "bf16" && name.find("recovery") != std::string::npos;
+      const bool a100Price = c.gpu == "a100-80gb" && name == "usd_per_hour";
+      if (!baselineRecovery && !a100Price) continue;
+      ++derived;
+      CHECK(m.provenance.note.rfind("derived: ", 0) == 0);
+      CHECK(m.provenance.citation.find(": '") != std::string::npos);
+      if (baselineRecovery) CHECK(m.value == 100);
+      if (a100Price) {
+        // 8xA100 at $14.32/h, pro rata per GPU, to the cent.
+        CHECK(m.value == Approx(std::round(14.32 / 8 * c.gpuCount * 100) / 100));
+      }
+    }
+  }
+  CHECK(derived >= 16 + 9);
+
   // A few figures as the review states them (Tables 2, 3, 5, 6).
   auto value = [&](const std::string& id, const std::string& metric) {
     for (const auto& c : s.candidates) {

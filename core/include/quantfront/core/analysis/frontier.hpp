@@ -116,6 +116,9 @@ struct FrontierOptions {
   std::vector<Objective> objectives;      ///< at least one
   std::vector<Gate> gates;                ///< applied first, in order
   std::optional<std::string> baselineId;  ///< for baseline-relative gates
+  /// Where baselineId is looked up when it is not among the evaluated candidates (a frontier
+  /// computed per group takes its baseline from all candidates); null: nowhere else.
+  const std::vector<Candidate>* baselinePool = nullptr;
   bool withDominators = true;             ///< fill the `by` lists (O(n) per listed candidate)
   /// At most this many ids per `by` list (0: all). Lists of every dominator grow as n² on
   /// large inputs (10^5 rows: billions of ids); the first few say why a point is dominated.

@@ -51,6 +51,22 @@ struct CandidateVerdict {
 /// Every classified candidate's verdict, by id.
 std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& result);
 
+/// How candidates are grouped before the frontier: relative metrics (recovery, deltas) are
+/// measured against each model's own baseline, so by default only candidates of one base model
+/// are compared with each other.
+enum class GroupBy { Model, None };
+/// "model", "none".
+const char* groupByName(GroupBy g);
+/// "model" or "none"; nullopt otherwise.
+std::optional<GroupBy> parseGroupBy(const std::string& text);
+
+/// The frontier of one group of candidates.
+struct FrontierGroup {
+  std::string model;             ///< the group's base model ("" when not grouped)
+  std::vector<std::string> ids;  ///< its candidates, in input order
+  FrontierResult result;
+};
+
 /// The question: objectives (empty: `savedObjectives`, then the defaults), gates, baseline.
 struct FrontierQuery {
   std::vector<Objective> objectives;       ///< chosen explicitly (a flag, the view's pickers)
@@ -60,20 +76,34 @@ struct FrontierQuery {
   std::optional<std::string> baselineId;
   bool withDominators = true;
   std::size_t maxDominatorsListed = FrontierOptions::kDefaultDominatorsListed;  ///< 0: all
+  GroupBy groupBy = GroupBy::Model;  ///< one frontier per base model (default) or one for all
+  /// Group of candidates that name no model (a session's scenario model; "" for a CSV).
+  std::string defaultModel;
 };
 
 /// The answer: what was evaluated, the result, per-candidate verdicts and the warnings a
 /// user must see (metrics without a direction, objectives mixing provenance).
 struct FrontierAnalysis {
   FrontierOptions options;
+  /// Every group's lists merged, each in input order (what a caller that ignores groups sees).
   FrontierResult result;
+  GroupBy groupBy = GroupBy::Model;
+  std::vector<FrontierGroup> groups;  ///< one per base model in first-seen order (one when None)
   std::map<std::string, CandidateVerdict> verdicts;
   std::vector<std::string> warnings;
 };
 
-/// Chooses the objectives, warns, computes the frontier and the verdicts. Errors name
+/// Chooses the objectives, warns, computes the frontier of each group and the verdicts. Warns
+/// when a relative objective (isRelativeMetric: recovery, `_delta`, `_vs_baseline`) spans
+/// several base models within one group (--group-by none), and when a baseline-relative gate's
+/// baseline belongs to another model than a group's. Errors name
 /// `source` (the file or view the candidates came from) when the failure names no file.
 Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
                                          const FrontierQuery& query, const std::string& source);
+
+/// {"group_by": "model"|"none", "groups": [{"model", "candidates": [ids], "frontier",
+///  "uncertain", "dominated", "gated_out", "uncertain_point_dominators"}]}: the per-group
+/// lists as frontierToJson writes them.
+Json frontierGroupsToJson(const FrontierAnalysis& a);
 
 }  // namespace qf

@@ -17,6 +17,7 @@ struct CandidateSource {
   std::vector<Candidate> candidates;
   std::vector<std::string> metricNames;  ///< CSV: column order; session: first-seen order
   std::optional<ViewState> view;         ///< a session's objectives, gates and axes
+  std::string scenarioModel;             ///< a session's scenario model ("" for a CSV)
 };
 
 /// Reads `bytes` (named `label` in errors): a JSON object must be a session ("format":

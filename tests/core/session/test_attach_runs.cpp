@@ -184,7 +184,7 @@ TEST_CASE("vLLM and lm-eval files for three checkpoints become three candidates"
   CHECK(sessionToJson(again) == sessionToJson(s));
 }
 
-TEST_CASE("--candidate: every run of the files feeds one candidate", "[session][attach]") {
+TEST_CASE("a named candidate takes every run of the files", "[session][attach]") {
   std::vector<std::string> digests;
   Session s = importAll({std::string(QF_TEST_DATA_DIR) + "/import/gsm8k_eval.json"}, digests);
   // A file that names no model: skipped with a warning without --candidate or --model.

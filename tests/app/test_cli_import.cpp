@@ -200,8 +200,6 @@ TEST_CASE("qfront import: a newer session is refused, untouched", "[session][cli
 TEST_CASE("qfront import: arguments", "[session][cli]") {
   const Run help = qfront({"import", "--help"});
   CHECK(help.rc == cli::kExitOk);
-  CHECK(help.out.find("usage: qfront import FILE... -o SESSION") != std::string::npos);
-  CHECK(help.out.find("SHA-256") != std::string::npos);
 
   const Run noOut = qfront({"import", kBf16});
   CHECK(noOut.rc == cli::kExitBadInput);

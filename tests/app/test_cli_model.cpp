@@ -364,20 +364,49 @@ TEST_CASE("Args::takeOne: one value, a missing value, a repeat", "[cli]") {
   }
 }
 
-TEST_CASE("qfront help and catalog", "[cli]") {
+TEST_CASE("every command the help lists runs, and knows every option its help lists", "[cli]") {
   const auto top = qfront({"--help"});
-  CHECK(top.rc == 0);
-  for (const char* cmd : {"model", "catalog", "frontier", "import", "stats"}) {
-    CHECK(top.out.find(cmd) != std::string::npos);
+  REQUIRE(top.rc == 0);
+  // Commands: the first word of each line of the "commands:" block.
+  std::vector<std::string> commands;
+  std::istringstream lines(top.out.substr(top.out.find("commands:")));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line) && !line.empty()) {
+    std::istringstream words(line);
+    std::string cmd;
+    words >> cmd;
+    commands.push_back(cmd);
   }
-  const auto help = qfront({"model", "--help"});
-  CHECK(help.rc == 0);
-  for (const char* opt : {"--model", "--gpu", "--scheme", "--linear", "--moe", "--lm-head", "--batch",
-                          "--tp", "--max-model-len", "--kv-dtype", "--mem-util", "--reserve-gib",
-                          "--context", "--format", "--overhead-ms", "--bw-eff", "--compute-eff",
-                          "--dequant-s-per-weight", "active_params"}) {
-    CHECK(help.out.find(opt) != std::string::npos);
+  REQUIRE(commands.size() >= 7);
+  for (const auto& cmd : commands) {
+    INFO(cmd);
+    const auto help = qfront({cmd, "--help"});
+    CHECK(help.rc == 0);
+    // Every --option the command's help names is parsed by the command: given a junk value
+    // it is refused for its value (or for what follows), never as an unknown option.
+    std::size_t at = 0;
+    int options = 0;
+    while ((at = help.out.find("--", at)) != std::string::npos) {
+      std::size_t end = at + 2;
+      while (end < help.out.size() &&
+             (std::isalnum(static_cast<unsigned char>(help.out[end])) || help.out[end] == '-')) {
+        ++end;
+      }
+      const std::string opt = help.out.substr(at, end - at);
+      at = end;
+      if (opt.size() < 4 || opt == "--help" || opt.back() == '-') continue;
+      ++options;
+      const auto r = qfront({cmd, opt, "@@junk@@"});
+      INFO(opt << ": " << r.err);
+      CHECK(r.err.find("unknown option '" + opt + "'") == std::string::npos);
+    }
+    if (cmd == "model") CHECK(options >= 15);
   }
+  // An option no help lists is refused by name.
+  const auto bogus = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--frobnicate"});
+  CHECK(bogus.rc == 2);
+  CHECK(bogus.err.find("--frobnicate") != std::string::npos);
   const auto cat = qfront({"catalog", "--format", "json"});
   REQUIRE(cat.rc == 0);
   const auto j = nlohmann::json::parse(cat.out);

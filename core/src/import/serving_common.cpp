@@ -700,7 +700,7 @@ std::vector<std::string> recomputeServingMetrics(ImportedRun& run,
                            " requests with a non-finite ttft or latency left out of the "
                            "recomputed statistics");
   }
-  RecomputeSink sink{run, {}};
+  RecomputeSink sink{run, {}, {}};
   const auto labels = percentileList(extraPercentiles);
   summarize(sink, "ttft", ttft, labels, "_ms", kMsPerS, true);
   summarize(sink, "tpot", tpot, labels, "_ms", kMsPerS, true);

@@ -80,7 +80,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     for (const double x : s.values) {
       if (std::isfinite(x)) xs.push_back(x);
     }
-    RecomputeSink sink{run, {}};
+    RecomputeSink sink{run, {}, {}};
     std::vector<std::string> order = {"50", "90", "99"};
     for (const auto& l : labels) {
       if (std::find(order.begin(), order.end(), l) == order.end()) order.push_back(l);

@@ -1,12 +1,18 @@
-// quantfront: the GUI. With --export it renders a plot (or the engine's data) headless and
-// exits (no window shown), for scripts and design-review pipelines. Options are checked as
+// quantfront: the GUI. With --export it renders a view, the review report (or the engine's
+// data) headless and exits (no window shown, no display needed), for scripts and
+// design-review pipelines. Options are checked as
 // qfront checks them: a bad value exits with status 2 and one line naming the option.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
+#include <QElapsedTimer>
 #include <QTimer>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/error.hpp>
@@ -43,12 +49,67 @@ std::optional<long long> parseInteger(const QString& text) {
   return v;
 }
 
-const QStringList kTabs = {"step", "throughput", "schemes", "pareto", "candidates"};
-const QStringList kPlotTabs = {"step", "throughput", "pareto"};
+const QStringList kTabs = {"step", "throughput", "schemes", "pareto", "candidates", "measured"};
+const QStringList kPlotTabs = {"step", "throughput", "pareto", "measured"};
+
+/// A run that shows no window (an export, a session dump, help or version) needs no display:
+/// without one, and without a platform the user chose, it renders offscreen.
+void chooseHeadlessPlatform(int argc, char** argv) {
+  const auto set = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v != nullptr && *v != '\0';
+  };
+  if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY")) return;
+  for (int i = 1; i < argc; ++i) {
+    for (const char* opt : {"--export", "--dump-session", "--help", "--version", "-h", "-v"}) {
+      const std::size_t n = std::strlen(opt);
+      if (std::strncmp(argv[i], opt, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) {
+        ::setenv("QT_QPA_PLATFORM", "offscreen", 1);
+        return;
+      }
+    }
+  }
+}
+
+/// Qt takes "-session"/"--session" for X11 session management before any parser sees it:
+/// ours is renamed in argv for QApplication and named back for the parser.
+constexpr const char* kSessionStandIn = "--quantfront-session";
+
+void shieldSessionOption(int argc, char** argv, std::vector<std::string>& storage) {
+  storage.reserve(static_cast<std::size_t>(argc));
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a == "--session" || a == "-session" || a.rfind("--session=", 0) == 0) {
+      const auto eq = a.find('=');
+      storage.push_back(std::string(kSessionStandIn) +
+                        (eq == std::string::npos ? "" : a.substr(eq)));
+      argv[i] = storage.back().data();
+    }
+  }
+}
+
+QStringList unshieldedArguments() {
+  QStringList args = QApplication::arguments();
+  for (QString& a : args) {
+    if (a.startsWith(kSessionStandIn)) a.replace(0, static_cast<int>(std::strlen(kSessionStandIn)), "--session");
+  }
+  return args;
+}
+
+/// The window tab of an export view name.
+QString tabOfView(const QString& view) {
+  if (view == "step-time") return "step";
+  if (view == "serving") return "throughput";
+  return view;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  chooseHeadlessPlatform(argc, argv);
+  std::vector<std::string> shielded;
+  shieldSessionOption(argc, argv, shielded);
   QApplication app(argc, argv);
   QApplication::setApplicationName("QuantFront");
   QApplication::setOrganizationName("QuantFront");
@@ -64,16 +125,27 @@ int main(int argc, char** argv) {
   QCommandLineOption gpuOpt("gpu", "Catalog GPU id or GPU JSON path.", "ID|FILE");
   QCommandLineOption schemesOpt("schemes", "Comma-separated scheme ids.", "S,S,...");
   QCommandLineOption tpOpt("tp", "Tensor-parallel degree (1 to 1024).", "N");
+  QCommandLineOption sessionOpt("session",
+                                "Open this session (as the positional SESSION does).", "FILE");
   QCommandLineOption exportOpt(
       "export",
-      "Render the plot to FILE (.png, .pdf, .svg) or write the engine's data (.csv, .json) "
-      "and exit. A failed write exits with status 2 and leaves an existing FILE intact.",
-      "FILE");
-  QCommandLineOption tabOpt("tab",
-                            "Tab to show or export: step, throughput, schemes, pareto, candidates.",
-                            "TAB", "step");
-  QCommandLineOption sizeOpt("size", "Export size in pixels, WxH (default 1600x1000).", "WxH",
-                             "1600x1000");
+      "With --out: export VIEW (step-time, throughput, serving, pareto, measured as .png, .pdf "
+      "or .svg; schemes, candidates as .csv; report: the review report PDF) and exit. "
+      "Without --out: render the --tab plot to FILE (.png, .pdf, .svg) or write the engine's "
+      "data (.csv, .json) and exit. No display needed. A failed write exits with status 2 and "
+      "leaves an existing file intact.",
+      "VIEW|FILE");
+  QCommandLineOption outOpt("out", "The file --export VIEW writes.", "FILE");
+  QCommandLineOption tabOpt(
+      "tab",
+      "Tab to show or export: step, throughput, schemes, pareto, candidates, measured "
+      "(default: step, or the opened session's).",
+      "TAB", "step");
+  QCommandLineOption sizeOpt("size",
+                             "Export size in pixels, WxH (default 2126x1329: 180 mm at 300 dpi; "
+                             "PDF and SVG get the same figure in mm); with --screenshot the "
+                             "window's size (default 1400x900).",
+                             "WxH", "2126x1329");
   QCommandLineOption shotOpt(
       "screenshot", "Grab the whole window to FILE (.png) after start-up and exit.", "FILE");
   QCommandLineOption recoverOpt(
@@ -93,19 +165,32 @@ int main(int argc, char** argv) {
   QCommandLineOption asEditOpt("apply-as-edit",
                                "Apply --model, --gpu, --tp, --schemes as an edit.");
   asEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
-  parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, exportOpt, tabOpt, sizeOpt, shotOpt,
-                     recoverOpt, dumpOpt, intervalOpt, asEditOpt});
-  if (!parser.parse(QApplication::arguments())) {
+  parser.addPositionalArgument("SESSION", "A session file to open.", "[SESSION]");
+  parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, sessionOpt, exportOpt, outOpt, tabOpt,
+                     sizeOpt, shotOpt, recoverOpt, dumpOpt, intervalOpt, asEditOpt});
+  if (!parser.parse(unshieldedArguments())) {
     std::cerr << "quantfront: " << kCommandLine << ": " << parser.errorText().toStdString()
               << " (see quantfront --help)\n";
     return kExitBadInput;
   }
   if (parser.isSet(helpOpt)) parser.showHelp(kExitOk);
   if (parser.isSet(versionOpt)) parser.showVersion();
-  if (!parser.positionalArguments().isEmpty()) {
-    const std::string arg = parser.positionalArguments().front().toStdString();
-    return badOption(arg, "unexpected argument '" + arg + "' (see quantfront --help)");
+  QString sessionPath = parser.value(sessionOpt);
+  {
+    const QStringList rest = parser.positionalArguments();
+    if (rest.size() > 1 || (rest.size() == 1 && parser.isSet(sessionOpt))) {
+      const std::string arg = rest.back().toStdString();
+      return badOption(arg, "unexpected argument '" + arg + "' (one session at most; see "
+                            "quantfront --help)");
+    }
+    if (rest.size() == 1) sessionPath = rest.front();
   }
+  if (!sessionPath.isEmpty() && !QFile::exists(sessionPath)) {
+    const std::string name = sessionPath.toStdString();
+    return badOption(parser.isSet(sessionOpt) ? "session" : name,
+                     "no session file '" + name + "'");
+  }
+  const bool headless = parser.isSet(exportOpt) || parser.isSet(dumpOpt);
 
   // Every option is checked before a window exists.
   const QString tab = parser.value(tabOpt);
@@ -121,9 +206,9 @@ int main(int argc, char** argv) {
                                  parser.value(tpOpt).toStdString() + "'");
     }
   }
-  int exportW = qf::ui::kExportWidthPx;
-  int exportH = qf::ui::kExportHeightPx;
-  {
+  int exportW = parser.isSet(shotOpt) && !parser.isSet(sizeOpt) ? 1400 : qf::ui::kExportWidthPx;
+  int exportH = parser.isSet(shotOpt) && !parser.isSet(sizeOpt) ? 900 : qf::ui::kExportHeightPx;
+  if (parser.isSet(sizeOpt)) {
     const QStringList wh = parser.value(sizeOpt).split('x');
     const auto w = wh.size() == 2 ? parseInteger(wh[0]) : std::nullopt;
     const auto h = wh.size() == 2 ? parseInteger(wh[1]) : std::nullopt;
@@ -145,20 +230,78 @@ int main(int argc, char** argv) {
                                                  parser.value(intervalOpt).toStdString() + "'");
   }
   std::optional<qf::ui::ExportFormat> exportFormat;
-  if (parser.isSet(exportOpt)) {
+  QString exportViewName;  // the new form: --export VIEW --out FILE
+  if (parser.isSet(outOpt) && !parser.isSet(exportOpt)) {
+    return badOption("out", "--out names the file --export VIEW writes; give --export too");
+  }
+  if (parser.isSet(exportOpt) && parser.isSet(outOpt)) {
+    exportViewName = parser.value(exportOpt);
+    const QStringList views = qf::ui::MainWindow::exportViews();
+    if (!views.contains(exportViewName)) {
+      return badOption("export", "expected a view: " + views.join(", ").toStdString() +
+                                     ", found '" + exportViewName.toStdString() + "'");
+    }
+    const QString out = parser.value(outOpt);
+    const auto f = qf::ui::exportFormatFor(out);
+    const bool table = exportViewName == "schemes" || exportViewName == "candidates";
+    const bool ok = exportViewName == "report" ? f == qf::ui::ExportFormat::Pdf
+                    : table                    ? f == qf::ui::ExportFormat::Csv
+                                               : f && qf::ui::isPlotFormat(*f);
+    if (!ok) {
+      const char* want = exportViewName == "report" ? ".pdf"
+                         : table                    ? ".csv"
+                                                    : ".png, .pdf or .svg";
+      return badOption("out", "expected a file ending in " + std::string(want) + " for " +
+                                  exportViewName.toStdString() + ", found '" +
+                                  out.toStdString() + "'");
+    }
+  } else if (parser.isSet(exportOpt)) {
+    if (qf::ui::MainWindow::exportViews().contains(parser.value(exportOpt))) {
+      return badOption("out", "--export " + parser.value(exportOpt).toStdString() +
+                                  " needs --out FILE");
+    }
     exportFormat = qf::ui::exportFormatFor(parser.value(exportOpt));
     if (!exportFormat) {
       return badOption("export",
-                       "expected a file ending in .png, .pdf, .svg, .csv or .json, found '" +
+                       "expected a view (" +
+                           qf::ui::MainWindow::exportViews().join(", ").toStdString() +
+                           ") with --out, or a file ending in .png, .pdf, .svg, .csv or .json, "
+                           "found '" +
                            parser.value(exportOpt).toStdString() + "'");
     }
     if (qf::ui::isPlotFormat(*exportFormat) && !kPlotTabs.contains(tab)) {
-      return badOption("tab", "expected step, throughput or pareto for a plot export, found '" +
+      return badOption("tab", "expected step, throughput, pareto or measured for a plot export, "
+                              "found '" +
                                   tab.toStdString() + "'");
+    }
+  }
+  // The session is read before any window exists: headless, a bad one is one line.
+  std::optional<qf::Session> session;
+  if (!sessionPath.isEmpty()) {
+    try {
+      auto loaded = qf::loadSession(QFile::encodeName(sessionPath).toStdString());
+      if (loaded) {
+        session = std::move(*loaded);
+      } else if (headless) {
+        return badInput(loaded.error());
+      }
+    } catch (const std::exception& e) {
+      if (headless) {
+        return badInput(qf::Error{sessionPath.toStdString(), "", "session",
+                                  std::string("cannot read: ") + e.what()});
+      }
     }
   }
 
   qf::ui::MainWindow window;
+  if (session) {
+    window.setSession(*session, sessionPath);
+  } else if (!sessionPath.isEmpty()) {
+    // In the window a bad session is a message; the example session stays.
+    QTimer::singleShot(0, &window, [&window, sessionPath] { window.openSession(sessionPath); });
+  }
+  const bool explicitScenario = parser.isSet(modelOpt) || parser.isSet(gpuOpt) || tp ||
+                                parser.isSet(schemesOpt);
   qf::ScenarioSpec spec = window.scenario();
   if (parser.isSet(modelOpt)) spec.model = parser.value(modelOpt).toStdString();
   if (parser.isSet(gpuOpt)) spec.gpu = parser.value(gpuOpt).toStdString();
@@ -187,10 +330,26 @@ int main(int argc, char** argv) {
     if (e.field.empty() || e.field == "scheme") e.field = "schemes";
     return badInput(e);
   }
-  if (!parser.isSet(asEditOpt)) window.setScenario(spec);
+  if (!parser.isSet(asEditOpt) && (explicitScenario || !session)) window.setScenario(spec);
   if (!window.lastError().isEmpty()) {
     std::cerr << "quantfront: " << window.lastError().toStdString() << "\n";
     return kExitBadInput;
+  }
+  if (!exportViewName.isEmpty()) {
+    QElapsedTimer timer;
+    timer.start();
+    const QString out = parser.value(outOpt);
+    window.showTab(tabOfView(exportViewName));
+    const QString err = window.exportView(exportViewName, out, exportW, exportH);
+    if (!err.isEmpty()) {
+      std::cerr << "quantfront: " << err.toStdString() << "\n";
+      return kExitBadInput;
+    }
+    if (qEnvironmentVariableIsSet("QF_EXPORT_TIMING")) {
+      std::cerr << "quantfront: exported " << exportViewName.toStdString() << " in "
+                << timer.elapsed() << " ms\n";
+    }
+    return kExitOk;
   }
   if (exportFormat) {
     const QString path = parser.value(exportOpt);
@@ -219,22 +378,25 @@ int main(int argc, char** argv) {
                                                : qf::ui::RecoveryChoice::Later;
     window.setRecoveryPrompt([choice](const qf::ui::AutosaveInfo&) { return choice; });
   }
-  window.showTab(tab);
+  // The window opens on the step-time view unless --tab says otherwise or a session was
+  // opened explicitly (then its saved tab).
+  if (parser.isSet(tabOpt) || !session) window.showTab(tab);
+  if (parser.isSet(shotOpt)) window.resize(exportW, exportH);
   if (!parser.isSet(dumpOpt)) window.show();
   const bool recovered = window.offerRecovery();
   if (!recovered && parser.isSet(asEditOpt)) window.editScenario(spec);
   if (parser.isSet(dumpOpt)) {
-    const QString path = parser.value(dumpOpt);
-    if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(path).toStdString())) {
+    const QString dump = parser.value(dumpOpt);
+    if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(dump).toStdString())) {
       std::cerr << "quantfront: " << e->str() << "\n";
       return kExitBadInput;
     }
     return kExitOk;
   }
   if (parser.isSet(shotOpt)) {
-    const QString path = parser.value(shotOpt);
-    QTimer::singleShot(1500, &window, [&window, path] {
-      window.grab().save(path);
+    const QString shot = parser.value(shotOpt);
+    QTimer::singleShot(1500, &window, [&window, shot] {
+      window.grab().save(shot);
       QApplication::quit();
     });
   }

@@ -16,6 +16,10 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QThread>
+#include <QToolBar>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QVBoxLayout>
 #include <cmath>
 
 #include <QCloseEvent>
@@ -26,11 +30,13 @@
 #include <QStandardPaths>
 
 #include <quantfront/core/base/resources.hpp>
+#include <quantfront/core/model/model_config.hpp>
 #include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
+#include <quantfront/ui/review_report.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
 #ifdef QF_HAVE_CUDA
@@ -55,6 +61,64 @@ auto guarded(const std::string& source, F&& f) -> decltype(f()) {
     return Error{source, "", "", std::string("cannot read: ") + e.what()};
   }
 }
+
+bool sameSpec(const ScenarioSpec& a, const ScenarioSpec& b) {
+  return a.model == b.model && a.gpu == b.gpu && a.tp == b.tp && a.schemes == b.schemes &&
+         a.mixedLinear == b.mixedLinear && a.mixedMoe == b.mixedMoe &&
+         a.mixedLmHead == b.mixedLmHead && a.batchMin == b.batchMin && a.batchMax == b.batchMax &&
+         a.maxModelLen == b.maxModelLen && a.kvDtype == b.kvDtype && a.memUtil == b.memUtil &&
+         a.reserveGib == b.reserveGib && a.contextTokens == b.contextTokens &&
+         a.useCase == b.useCase;
+}
+
+bool sameState(const MainWindow::EditState& a, const MainWindow::EditState& b) {
+  if (!sameSpec(a.spec, b.spec) || a.gates != b.gates) return false;
+  if (a.objectives.size() != b.objectives.size()) return false;
+  for (std::size_t i = 0; i < a.objectives.size(); ++i) {
+    if (a.objectives[i].metric != b.objectives[i].metric ||
+        a.objectives[i].direction != b.objectives[i].direction) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// One scenario or gate edit: the states before and after it.
+class EditCommand : public QUndoCommand {
+ public:
+  EditCommand(MainWindow* window, MainWindow::EditState before, MainWindow::EditState after,
+              const QString& text)
+      : QUndoCommand(text),
+        m_window(window),
+        m_before(std::move(before)),
+        m_after(std::move(after)) {}
+  void undo() override { m_window->applyEditState(m_before); }
+  void redo() override {
+    // The first redo is the edit itself, already on screen.
+    if (m_done) m_window->applyEditState(m_after);
+    m_done = true;
+  }
+
+ private:
+  MainWindow* m_window;
+  MainWindow::EditState m_before, m_after;
+  bool m_done = false;
+};
+
+/// What changed between two states, for the Edit menu ("Undo change of GPU").
+QString describeEdit(const MainWindow::EditState& a, const MainWindow::EditState& b) {
+  const ScenarioSpec &x = a.spec, &y = b.spec;
+  if (x.model != y.model) return "change of model";
+  if (x.gpu != y.gpu) return "change of GPU";
+  if (x.tp != y.tp) return "change of GPU count";
+  if (x.schemes != y.schemes || x.mixedLinear != y.mixedLinear || x.mixedMoe != y.mixedMoe ||
+      x.mixedLmHead != y.mixedLmHead) {
+    return "change of schemes";
+  }
+  if (a.gates != b.gates) return "change of gates";
+  if (!sameSpec(x, y)) return "change of serving settings";
+  return "change of objectives";
+}
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -68,13 +132,23 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs = new QTabWidget(splitter);
   m_stepPlot = new StepTimePlot(m_tabs);
   m_throughputPlot = new ThroughputPlot(m_tabs);
-  m_schemesTable = new QTableWidget(m_tabs);
+  m_schemesTab = new QWidget(m_tabs);
+  auto* schemesLayout = new QVBoxLayout(m_schemesTab);
+  m_schemesTable = new QTableWidget(m_schemesTab);
   m_schemesTable->setObjectName("schemesTable");
   m_schemesTable->setSortingEnabled(true);
   m_schemesTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_crossoversTable = new QTableWidget(m_schemesTab);
+  m_crossoversTable->setObjectName("crossoversTable");
+  m_crossoversTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  schemesLayout->addWidget(m_schemesTable, 3);
+  schemesLayout->addWidget(new QLabel("Crossovers: where one scheme's step time overtakes "
+                                      "another's",
+                                      m_schemesTab));
+  schemesLayout->addWidget(m_crossoversTable, 1);
   m_tabs->addTab(m_stepPlot, "Step time vs batch");
   m_tabs->addTab(m_throughputPlot, "Throughput && capacity");
-  m_tabs->addTab(m_schemesTable, "Schemes");
+  m_tabs->addTab(m_schemesTab, "Schemes");
   m_pareto = new ParetoView(m_tabs);
   m_tabs->addTab(m_pareto, "Pareto");
   m_tabs->addTab(m_pareto->table(), "Candidates");
@@ -92,8 +166,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(&m_autosave, &QTimer::timeout, this, [this] { autosaveNow(); });
   // Real edits mark the session modified; viewing another tab does not.
   connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::markChanged);
+  // A model that does not fit says so over every tab.
+  auto* centre = new QWidget(splitter);
+  auto* centreLayout = new QVBoxLayout(centre);
+  centreLayout->setContentsMargins(0, 0, 0, 0);
+  centreLayout->setSpacing(2);
+  m_fitBanner = new QLabel(centre);
+  m_fitBanner->setObjectName("fitBanner");
+  m_fitBanner->setWordWrap(true);
+  m_fitBanner->setStyleSheet(
+      "QLabel { background: #b00000; color: white; font-weight: bold; padding: 5px 8px; }");
+  m_fitBanner->setVisible(false);
+  centreLayout->addWidget(m_fitBanner);
+  centreLayout->addWidget(m_tabs, 1);
   splitter->addWidget(scroll);
-  splitter->addWidget(m_tabs);
+  splitter->addWidget(centre);
   splitter->setStretchFactor(1, 1);
   setCentralWidget(splitter);
 
@@ -109,10 +196,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(m_measureProgress);
   statusBar()->addPermanentWidget(m_measure);
   connect(m_measure, &QPushButton::clicked, this, &MainWindow::toggleMeasure);
+  m_undo = new QUndoStack(this);
   detectGpu();
   buildMenus();
+  buildToolBar();
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recompute);
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::markChanged);
+  connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recordEdit);
+  connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::recordEdit);
   resize(1500, 920);
   // Start on the bundled example session (its scenario is the seed's Figure 1).
   Session example;
@@ -121,6 +212,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (s) example = std::move(*s);
   }
   setSession(example, QString());
+  // The window opens on the step-time view, whatever tab the example was saved on.
+  showTab("step");
 }
 
 MainWindow::~MainWindow() = default;
@@ -140,6 +233,8 @@ void MainWindow::setSession(const Session& session, const QString& path) {
                                                {"candidates", "candidates"}};
   const auto it = tabs.find(session.view.tab);
   showTab(it != tabs.end() ? it->second : "step");
+  m_undo->clear();
+  m_editState = editState();
   m_dirty = false;
   updateTitle();
   if (!session.loadNotes.empty()) {
@@ -311,11 +406,36 @@ bool MainWindow::newSession() {
     if (s) example = std::move(*s);
   }
   setSession(example, QString());
+  showTab("step");
   return true;
 }
 
 void MainWindow::editScenario(const ScenarioSpec& spec) {
   setScenario(spec);
+  markChanged();
+  recordEdit();
+}
+
+MainWindow::EditState MainWindow::editState() const {
+  return {m_panel->spec(), m_pareto->objectives(), m_pareto->gates()};
+}
+
+void MainWindow::recordEdit() {
+  if (m_applyingUndo) return;
+  EditState now = editState();
+  if (sameState(now, m_editState)) return;
+  const QString text = describeEdit(m_editState, now);
+  m_undo->push(new EditCommand(this, m_editState, now, text));
+  m_editState = std::move(now);
+}
+
+void MainWindow::applyEditState(const EditState& state) {
+  m_applyingUndo = true;
+  m_panel->setSpec(state.spec);
+  m_pareto->setSelection(state.objectives, state.gates);
+  recompute();
+  m_editState = state;
+  m_applyingUndo = false;
   markChanged();
 }
 
@@ -430,15 +550,48 @@ void MainWindow::dropEvent(QDropEvent* event) {
     if (u.isLocalFile()) paths << u.toLocalFile();
   }
   if (paths.isEmpty()) return;
-  // A session opens; anything else is imported into the current session.
+  // A session opens, a model's config.json becomes the scenario's model; anything else is
+  // imported into the current session.
   if (paths.size() == 1) {
     auto bytes = readFileBytes(paths.front().toStdString(), 64ull * 1024 * 1024);
     if (bytes && bytes->find("\"quantfront-session\"") != std::string::npos) {
       if (maybeSaveChanges()) openSession(paths.front());
       return;
     }
+    if (QFileInfo(paths.front()).fileName() == "config.json") {
+      openModelConfig(paths.front());
+      return;
+    }
   }
   QMessageBox::information(this, "Import", importFiles(paths).join("\n"));
+}
+
+bool MainWindow::openModelConfig(const QString& path, bool quiet) {
+  auto model = guarded(path.toStdString(), [&] { return loadModelConfigFile(path.toStdString()); });
+  if (!model) {
+    const QString err = qs(model.error().str());
+    if (quiet) {
+      m_lastError = err;
+    } else {
+      QMessageBox::warning(this, "Cannot open model config", err + "\nThe model is unchanged.");
+    }
+    return false;
+  }
+  ScenarioSpec spec = m_panel->spec();
+  spec.model = path.toStdString();
+  m_panel->setSpec(spec);
+  recompute();
+  markChanged();
+  recordEdit();
+  statusBar()->showMessage("Model: " + qs(model->name) + " from " + path, 8000);
+  return true;
+}
+
+void MainWindow::openModelInteractive() {
+  const QString path = QFileDialog::getOpenFileName(
+      this, "Open a Hugging Face config.json", QString(), "Model config (*.json)");
+  // Cancelled: the current model stays.
+  if (!path.isEmpty()) openModelConfig(path);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -591,14 +744,64 @@ void MainWindow::buildMenus() {
       ->setShortcut(QKeySequence::SaveAs);
   file->addAction("Import results…", this, &MainWindow::importInteractive)
       ->setShortcut(QKeySequence("Ctrl+I"));
+  file->addAction("Open model config…", this, &MainWindow::openModelInteractive)
+      ->setShortcut(QKeySequence("Ctrl+M"));
   file->addSeparator();
-  QAction* exportPlot = file->addAction("Export plot…", this, &MainWindow::exportPlotInteractive);
+  QAction* exportPlot =
+      file->addAction("Export plot or table…", this, &MainWindow::exportPlotInteractive);
   exportPlot->setShortcut(QKeySequence("Ctrl+E"));
   file->addAction("Export data (CSV/JSON)…", this, &MainWindow::exportDataInteractive);
+  file->addAction("Export review report (PDF)…", this, &MainWindow::exportReportInteractive)
+      ->setShortcut(QKeySequence("Ctrl+R"));
   file->addSeparator();
   // Quit closes the window, which asks about unsaved changes first.
   QAction* quit = file->addAction("Quit", this, &QWidget::close);
   quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* edit = menuBar()->addMenu("&Edit");
+  QAction* undo = m_undo->createUndoAction(this, "Undo");
+  undo->setObjectName("undo");
+  undo->setShortcut(QKeySequence::Undo);
+  QAction* redo = m_undo->createRedoAction(this, "Redo");
+  redo->setObjectName("redo");
+  redo->setShortcuts({QKeySequence("Ctrl+Shift+Z"), QKeySequence::Redo});
+  edit->addAction(undo);
+  edit->addAction(redo);
+}
+
+void MainWindow::buildToolBar() {
+  QToolBar* bar = addToolBar("Main");
+  bar->setObjectName("mainToolBar");
+  bar->setMovable(false);
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  auto add = [&](const QString& text, const QString& tip, auto slot) {
+    QAction* a = bar->addAction(text, this, slot);
+    a->setToolTip(tip);
+    a->setStatusTip(tip);
+    return a;
+  };
+  add("Open", "Open a session file (Ctrl+O)", &MainWindow::openInteractive);
+  add("Save", "Save the session (Ctrl+S); autosaved while unsaved",
+      [this] { saveInteractive(false); });
+  add("Import", "Import vLLM, SGLang, lm-eval or nvbench results into the session (Ctrl+I)",
+      &MainWindow::importInteractive);
+  add("Model config", "Use a Hugging Face config.json as the model (Ctrl+M)",
+      &MainWindow::openModelInteractive);
+  bar->addSeparator();
+  for (QAction* a : menuBar()->findChildren<QAction*>()) {
+    if (a->objectName() == "undo" || a->objectName() == "redo") {
+      a->setToolTip(a->objectName() == "undo"
+                        ? "Undo the last scenario or gate edit (Ctrl+Z)"
+                        : "Redo the edit undone last (Ctrl+Shift+Z)");
+      bar->addAction(a);
+    }
+  }
+  bar->addSeparator();
+  add("Export", "Export the current plot (PNG, PDF, SVG; 180 mm at 300 dpi) or table (CSV) (Ctrl+E)",
+      &MainWindow::exportPlotInteractive);
+  add("Report", "Export the review report: one PDF with every view, the candidates and the "
+      "provenance of every number (Ctrl+R)",
+      &MainWindow::exportReportInteractive);
 }
 
 void MainWindow::setScenario(const ScenarioSpec& spec) {
@@ -608,6 +811,20 @@ void MainWindow::setScenario(const ScenarioSpec& spec) {
 
 ScenarioSpec MainWindow::scenario() const {
   return m_panel->spec();
+}
+
+QString MainWindow::currentTabKey() const {
+  return m_tabs->tabBar()->tabData(m_tabs->currentIndex()).toString();
+}
+
+QTableWidget* MainWindow::currentTable() const {
+  if (m_tabs->currentWidget() == m_schemesTab) return m_schemesTable;
+  if (m_tabs->currentWidget() == m_pareto->table()) return m_pareto->table();
+  return nullptr;
+}
+
+QString MainWindow::fitBanner() const {
+  return m_fitBanner->isVisibleTo(this) ? m_fitBanner->text() : QString();
 }
 
 QCustomPlot* MainWindow::currentPlot() const {
@@ -665,6 +882,10 @@ void MainWindow::recompute() {
   }
   if (m_report->schemes.empty()) facts += "\nNo scheme selected: tick at least one.";
   m_panel->setFeedback(facts, false);
+  m_panel->setGpu(m_report->scenario.gpu);
+  const QString fit = fitWarning(*m_report);
+  m_fitBanner->setText(fit);
+  m_fitBanner->setVisible(!fit.isEmpty());
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax));
@@ -690,7 +911,15 @@ void MainWindow::updateSchemesTable() {
   for (const auto& s : m_report->schemes) {
     m_schemesTable->setItem(row, 0, new QTableWidgetItem(qs(s.assignment.id)));
     m_schemesTable->setItem(row, 1, num(s.bitsPerWeight, 3));
-    m_schemesTable->setItem(row, 2, new QTableWidgetItem(qs(s.pathName)));
+    auto* path = new QTableWidgetItem(qs(s.pathName));
+    if (s.fallback) {
+      path->setForeground(QColor(176, 0, 0));
+      path->setToolTip(QString("%1 has no %2 tensor path: %3 runs on the bf16 fallback")
+                           .arg(qs(m_report->scenario.gpu.name),
+                                tensorPathName(s.assignment.linear.path),
+                                qs(s.assignment.id)));
+    }
+    m_schemesTable->setItem(row, 2, path);
     m_schemesTable->setItem(row, 3, num(s.memoryFloorMs, 3));
     m_schemesTable->setItem(row, 4, num(s.mmaUsPerSeq, 3));
     m_schemesTable->setItem(row, 5, num(s.dequantMs, 3));
@@ -703,15 +932,44 @@ void MainWindow::updateSchemesTable() {
   }
   m_schemesTable->setSortingEnabled(true);
   m_schemesTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+
+  m_crossoversTable->clear();
+  m_crossoversTable->setColumnCount(5);
+  m_crossoversTable->setHorizontalHeaderLabels(
+      {"crossover B", "faster below", "than", "faster above", "in words"});
+  m_crossoversTable->setRowCount(static_cast<int>(m_report->crossovers.size()));
+  row = 0;
+  for (const auto& c : m_report->crossovers) {
+    const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
+    m_crossoversTable->setItem(row, 0, num(c.batch, 1));
+    m_crossoversTable->setItem(row, 1, new QTableWidgetItem(qs(c.fasterBelow)));
+    m_crossoversTable->setItem(row, 2, new QTableWidgetItem(qs(other)));
+    m_crossoversTable->setItem(row, 3, new QTableWidgetItem(qs(other)));
+    m_crossoversTable->setItem(row, 4, new QTableWidgetItem(crossoverText(c)));
+    ++row;
+  }
+  m_crossoversTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
 
 void MainWindow::exportPlotInteractive() {
+  // A table view exports its table, never silently another view's plot.
+  if (QTableWidget* table = currentTable()) {
+    const QString path = QFileDialog::getSaveFileName(
+        this, "Export table", QString("quantfront-%1.csv").arg(currentTabKey()), "CSV (*.csv)");
+    if (path.isEmpty()) return;
+    if (const QString err = exportTableFile(table, path); !err.isEmpty()) {
+      QMessageBox::warning(this, "Export failed", err);
+    } else {
+      statusBar()->showMessage("Exported " + path, 5000);
+    }
+    return;
+  }
   QCustomPlot* plot = currentPlot();
-  if (!plot) plot = m_stepPlot;
-  QString selected;
-  const QString path =
-      QFileDialog::getSaveFileName(this, "Export plot", "quantfront-plot.png",
-                                   "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)", &selected);
+  if (!plot) return;
+  const QString path = QFileDialog::getSaveFileName(
+      this, "Export plot (180 mm wide; PNG at 300 dpi)",
+      QString("quantfront-%1.png").arg(currentTabKey()),
+      "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)");
   if (path.isEmpty()) return;
   const QString err = exportPlotFile(plot, path, kExportWidthPx, kExportHeightPx);
   if (!err.isEmpty()) {
@@ -719,6 +977,58 @@ void MainWindow::exportPlotInteractive() {
   } else {
     statusBar()->showMessage("Exported " + path, 5000);
   }
+}
+
+void MainWindow::exportReportInteractive() {
+  const QString path = QFileDialog::getSaveFileName(this, "Export review report",
+                                                    "quantfront-review.pdf", "PDF (*.pdf)");
+  if (path.isEmpty()) return;
+  int pages = 0;
+  if (const QString err = exportReviewReport(path, &pages); !err.isEmpty()) {
+    QMessageBox::warning(this, "Export failed", err);
+    return;
+  }
+  statusBar()->showMessage(QString("Exported %1 (%2 pages)").arg(path).arg(pages), 8000);
+}
+
+QStringList MainWindow::exportViews() {
+  return {"step-time", "throughput", "serving",    "pareto",
+          "measured",  "schemes",    "candidates", "report"};
+}
+
+QString MainWindow::exportView(const QString& view, const QString& path, int widthPx,
+                               int heightPx) {
+  if (view == "report") return exportReviewReport(path);
+  if (view == "schemes" || view == "candidates") {
+    return exportTableFile(view == "schemes" ? m_schemesTable : m_pareto->table(), path);
+  }
+  QCustomPlot* plot = view == "step-time"                          ? m_stepPlot
+                      : view == "throughput" || view == "serving" ? m_throughputPlot
+                      : view == "pareto"                           ? m_pareto->plot()
+                      : view == "measured" ? static_cast<QCustomPlot*>(m_residualPlot)
+                                           : nullptr;
+  if (!plot) {
+    return QString("unknown view '%1' (expected one of %2)").arg(view, exportViews().join(", "));
+  }
+  return exportPlotFile(plot, path, widthPx, heightPx);
+}
+
+QString MainWindow::exportReviewReport(const QString& path, int* pages) {
+  if (!m_report) return path + ": no engine report to write (" + m_lastError + ")";
+  const Session s = session();
+  ReviewReportInputs in;
+  in.report = &*m_report;
+  in.session = &s;
+  in.sessionName = m_sessionPath.isEmpty() ? sessionName() : m_sessionPath;
+  in.stepPlot = m_stepPlot;
+  in.throughputPlot = m_throughputPlot;
+  in.paretoPlot = m_pareto->plot();
+  in.residualPlot = m_residualPlot;
+  in.paretoStatus = m_pareto->statusText();
+  in.objectives = m_pareto->objectives();
+  in.gates = m_pareto->gates();
+  in.verdicts = m_pareto->verdicts();
+  return qf::ui::exportReviewReport(in, path, pages);
 }
 
 void MainWindow::exportDataInteractive() {

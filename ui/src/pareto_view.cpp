@@ -25,7 +25,7 @@ std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name)
 }
 }  // namespace
 
-ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent) {
+ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 }
@@ -37,6 +37,7 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
   clearGraphs();
   clearItems();
   clearPlottables();
+  m_labels.clear();
   if (!m_title) {
     plotLayout()->insertRow(0);
     m_title = new QCPTextElement(this, "", plotFont(12));
@@ -60,6 +61,13 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
   };
   double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
   std::vector<std::pair<double, double>> front;
+  struct Pending {
+    int order;
+    double x, y;
+    QString text;
+    Verdict verdict;
+  };
+  std::vector<Pending> labelled;
   for (int k = 0; k < 4; ++k) {
     QCPGraph* g = addGraph();
     g->setLineStyle(QCPGraph::lsNone);
@@ -92,18 +100,8 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
       yMin = std::min(yMin, my->lo.value_or(my->value));
       yMax = std::max(yMax, my->hi.value_or(my->value));
       if (k == static_cast<int>(Verdict::Frontier)) front.emplace_back(mx->value, my->value);
-      auto* t = new QCPItemText(this);
-      t->position->setCoords(mx->value, my->value);
-      t->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
-      t->setPadding(QMargins(6, 0, 0, 4));
-      QFont f = plotFont(8);
       const auto verdict = static_cast<Verdict>(k);
-      f.setStrikeOut(verdict == Verdict::GatedOut);
-      t->setFont(f);
-      t->setColor(verdict == Verdict::Dominated ? QColor(150, 150, 150)
-                 : verdict == Verdict::GatedOut ? QColor(176, 0, 0)
-                                                : QColor(30, 30, 30));
-      t->setText(qs(c.id));
+      labelled.push_back({k, mx->value, my->value, qs(c.id), verdict});
       ++m_counts[static_cast<std::size_t>(k)];
     }
     g->setData(xs, ys);
@@ -112,6 +110,21 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
     xErr->setData(xeMinus, xePlus);
     yErr->setData(yeMinus, yePlus);
     if (xs.isEmpty()) g->removeFromLegend();
+  }
+  // Names without overlaps: the frontier's first, then uncertain, gated out and dominated
+  // (a crowded dominated name is left out; the Candidates table lists every one).
+  const int rank[4] = {0, 1, 3, 2};
+  std::stable_sort(labelled.begin(), labelled.end(), [&](const Pending& a, const Pending& b) {
+    return rank[a.order] < rank[b.order];
+  });
+  for (const Pending& p : labelled) {
+    const QColor color = p.verdict == Verdict::Dominated  ? QColor(140, 140, 140)
+                         : p.verdict == Verdict::GatedOut ? QColor(176, 0, 0)
+                                                          : QColor(30, 30, 30);
+    QCPItemText* t = m_labels.add(p.x, p.y, p.text, color, true, false, true, true);
+    QFont f = plotFont(8);
+    f.setStrikeOut(p.verdict == Verdict::GatedOut);
+    t->setFont(f);
   }
   // Frontier line: the staircase through frontier points, sorted along x.
   if (front.size() > 1) {
@@ -206,6 +219,10 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   connect(m_yDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_y, m_yDir); });
   connect(m_baseline, &QComboBox::currentIndexChanged, this, changed);
   connect(m_gates, &QLineEdit::editingFinished, this, changed);
+}
+
+QString ParetoView::statusText() const {
+  return m_status->text();
 }
 
 void ParetoView::setCandidates(const std::vector<Candidate>& cands) {

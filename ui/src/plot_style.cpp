@@ -6,22 +6,68 @@
 
 namespace qf::ui {
 
-QColor schemeColor(const QString& schemeId) {
-  // Colour-blind-safe palette (Okabe–Ito), fixed per built-in scheme.
-  static const std::map<QString, QColor> kFixed = {
-      {"bf16", QColor(0, 0, 0)},
-      {"w8a8-fp8", QColor(0, 114, 178)},
-      {"w8a8-int8", QColor(86, 180, 233)},
-      {"w8a16", QColor(0, 158, 115)},
-      {"w4a16-g128", QColor(213, 94, 0)},
-      {"w4a16-g128-asym", QColor(230, 159, 0)},
-      {"w4a8-fp8-g128", QColor(204, 121, 167)},
-      {"nvfp4", QColor(120, 94, 240)},
+namespace {
+
+struct SchemeStyle {
+  QColor color;
+  QVector<qreal> dashes;  ///< empty: solid
+};
+
+// Okabe–Ito: black, blue, vermillion, bluish green, orange, sky blue, reddish purple and
+// yellow (darkened so that it reads on white), plus a neutral grey for the ninth scheme.
+const QColor kBlack(0, 0, 0);
+const QColor kBlue(0, 114, 178);
+const QColor kVermillion(213, 94, 0);
+const QColor kGreen(0, 158, 115);
+const QColor kOrange(230, 159, 0);
+const QColor kSky(86, 180, 233);
+const QColor kPurple(204, 121, 167);
+const QColor kYellow(181, 163, 0);
+const QColor kGrey(110, 110, 110);
+
+const std::map<QString, SchemeStyle>& fixedStyles() {
+  static const std::map<QString, SchemeStyle> kFixed = {
+      {"bf16", {kBlack, {}}},
+      {"w8a8-fp8", {kBlue, {6, 2.5}}},
+      {"w4a16-g128", {kVermillion, {2.5, 1.8}}},
+      {"w8a8-int8", {kOrange, {7, 2, 1.5, 2}}},
+      {"w8a16", {kGreen, {1, 1.6}}},
+      {"w4a16-g128-asym", {kSky, {9, 2, 1.5, 2, 1.5, 2}}},
+      {"w4a8-fp8-g128", {kPurple, {4, 2, 4, 5}}},
+      {"nvfp4", {kYellow, {11, 3}}},
+      {"mxfp4", {kGrey, {1.5, 2, 5, 2}}},
   };
-  const auto it = kFixed.find(schemeId);
-  if (it != kFixed.end()) return it->second;
-  const auto h = static_cast<int>(qHash(schemeId) % 360u);
-  return QColor::fromHsv(h, 200, 170);
+  return kFixed;
+}
+
+SchemeStyle styleFor(const QString& id) {
+  const auto& fixed = fixedStyles();
+  if (const auto it = fixed.find(id); it != fixed.end()) return it->second;
+  // Other ids (mixed candidates, user schemes): a palette colour and a pattern by hash.
+  static const QColor kPalette[] = {kBlue, kVermillion, kGreen, kOrange, kSky, kPurple, kYellow};
+  static const QVector<qreal> kPatterns[] = {{3, 2, 3, 6}, {8, 2, 2, 2}, {5, 5}, {1, 3}};
+  const auto h = qHash(id);
+  return {kPalette[h % 7u], kPatterns[(h / 7u) % 4u]};
+}
+
+enum FontKind { kAxisLabel, kTickLabel, kLegend, kTitle, kItemText };
+
+}  // namespace
+
+QColor schemeColor(const QString& schemeId) {
+  return styleFor(schemeId).color;
+}
+
+QVector<qreal> schemeDashPattern(const QString& schemeId) {
+  return styleFor(schemeId).dashes;
+}
+
+QPen schemePen(const QString& schemeId, double width) {
+  const SchemeStyle s = styleFor(schemeId);
+  QPen pen(s.color, width);
+  if (!s.dashes.isEmpty()) pen.setDashPattern(s.dashes);
+  pen.setCapStyle(Qt::FlatCap);
+  return pen;
 }
 
 QFont plotFont(int pointSize) {
@@ -43,6 +89,72 @@ void applyPlotStyle(QCustomPlot* plot) {
   plot->legend->setBrush(QBrush(QColor(255, 255, 255, 230)));
   plot->legend->setBorderPen(QPen(QColor(180, 180, 180)));
   plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+}
+
+PrintTheme::PrintTheme(QCustomPlot* plot) : m_plot(plot), m_background(plot->background()) {
+  auto save = [this](QObject* o, const QFont& f, int kind) { m_fonts.push_back({o, f, kind}); };
+  for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
+    save(axis, axis->labelFont(), kAxisLabel);
+    save(axis, axis->tickLabelFont(), kTickLabel);
+    axis->setLabelFont(plotFont(9));
+    axis->setTickLabelFont(plotFont(8));
+  }
+  save(plot->legend, plot->legend->font(), kLegend);
+  QFont legendFont = plotFont(7);
+  plot->legend->setFont(legendFont);
+  for (int i = 0; i < plot->legend->itemCount(); ++i) {
+    if (QCPAbstractLegendItem* item = plot->legend->item(i)) {
+      save(item, item->font(), kLegend);
+      item->setFont(legendFont);
+    }
+  }
+  for (QCPLayoutElement* el : plot->plotLayout()->elements(true)) {
+    if (auto* t = qobject_cast<QCPTextElement*>(el)) {
+      save(t, t->font(), kTitle);
+      QFont f = plotFont(10);
+      f.setBold(true);
+      t->setFont(f);
+    }
+  }
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* t = qobject_cast<QCPItemText*>(plot->item(i))) {
+      save(t, t->font(), kItemText);
+      QFont f = t->font();
+      f.setPointSizeF(std::min(7.0, f.pointSizeF()));
+      t->setFont(f);
+    }
+  }
+  plot->setBackground(Qt::white);
+}
+
+PrintTheme::~PrintTheme() {
+  // Restored in reverse, so an axis gets its label font and its tick font back in order.
+  for (auto it = m_fonts.rbegin(); it != m_fonts.rend(); ++it) {
+    switch (it->kind) {
+      case kAxisLabel:
+        static_cast<QCPAxis*>(it->object)->setLabelFont(it->font);
+        break;
+      case kTickLabel:
+        static_cast<QCPAxis*>(it->object)->setTickLabelFont(it->font);
+        break;
+      case kLegend:
+        if (auto* l = qobject_cast<QCPLegend*>(it->object)) {
+          l->setFont(it->font);
+        } else {
+          static_cast<QCPAbstractLegendItem*>(it->object)->setFont(it->font);
+        }
+        break;
+      case kTitle:
+        static_cast<QCPTextElement*>(it->object)->setFont(it->font);
+        break;
+      case kItemText:
+        static_cast<QCPItemText*>(it->object)->setFont(it->font);
+        break;
+      default:
+        break;
+    }
+  }
+  m_plot->setBackground(m_background);
 }
 
 }  // namespace qf::ui

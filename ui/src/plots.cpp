@@ -1,8 +1,5 @@
 #include <quantfront/ui/plots.hpp>
 
-#include <QFileInfo>
-#include <QPainter>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -37,17 +34,25 @@ void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
   plot->xAxis->setRange(batchMin / 1.06, batchMax * 1.06);
 }
 
-QCPItemText* label(QCustomPlot* plot, double x, double y, const QString& text, const QColor& color,
-                   Qt::Alignment align) {
-  auto* t = new QCPItemText(plot);
-  t->position->setType(QCPItemPosition::ptPlotCoords);
-  t->position->setCoords(x, y);
-  t->setPositionAlignment(align);
-  t->setText(text);
-  t->setFont(plotFont(8));
-  t->setColor(color);
-  t->setClipToAxisRect(true);
-  return t;
+/// The red line under a title naming the schemes that do not fit; removed when all fit.
+QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QString& text) {
+  if (text.isEmpty()) {
+    if (row) {
+      plot->plotLayout()->remove(row);
+      plot->plotLayout()->simplify();
+    }
+    return nullptr;
+  }
+  if (!row) {
+    plot->plotLayout()->insertRow(1);
+    QFont f = plotFont(10);
+    f.setBold(true);
+    row = new QCPTextElement(plot, "", f);
+    row->setTextColor(QColor(176, 0, 0));
+    plot->plotLayout()->addElement(1, 0, row);
+  }
+  row->setText(text);
+  return row;
 }
 
 QCPTextElement* ensureTitle(QCustomPlot* plot, QCPTextElement* title) {
@@ -64,7 +69,39 @@ QString reportTitle(const EngineReport& r) {
   return QString("%1 on %2 ×%3").arg(qs(r.scenario.model.name), qs(r.scenario.gpu.name)).arg(r.scenario.tp);
 }
 
-StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent) {
+QString crossoverText(const CrossoverReport& c) {
+  const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
+  return QString("%1 faster than %2 below B = %3")
+      .arg(qs(c.fasterBelow), qs(other), formatBatch(c.batch));
+}
+
+QString fitWarning(const EngineReport& r) {
+  QStringList lines;
+  const auto& sc = r.scenario;
+  for (const auto& s : r.schemes) {
+    const auto& cap = s.capacity;
+    if (!cap.fits) {
+      lines << QString("%1 does not fit: weights need %2 GiB per GPU, have %3 GiB "
+                       "(%4 GiB × %5 − %6 GiB reserve)")
+                   .arg(qs(s.assignment.id))
+                   .arg(cap.weightsGib, 0, 'f', 1)
+                   .arg(cap.budgetGib, 0, 'f', 1)
+                   .arg(sc.gpu.memoryGib, 0, 'g', 4)
+                   .arg(sc.memUtil, 0, 'g', 3)
+                   .arg(sc.reserveGib, 0, 'g', 3);
+    } else if (cap.maxSeqs == 0) {
+      lines << QString("%1 serves no sequence: KV for one at max model length needs %2 GiB, "
+                       "%3 GiB left after %4 GiB of weights")
+                   .arg(qs(s.assignment.id))
+                   .arg(cap.kvGibPerSeq, 0, 'f', 1)
+                   .arg(cap.budgetGib - cap.weightsGib, 0, 'f', 1)
+                   .arg(cap.weightsGib, 0, 'f', 1);
+    }
+  }
+  return lines.join("\n");
+}
+
+StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B (concurrent decoding sequences)");
   yAxis->setLabel("decode step time (ms)");
@@ -76,15 +113,25 @@ StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent) {
 void StepTimePlot::setReport(const EngineReport& report, double batchMin, double batchMax) {
   clearGraphs();
   clearItems();
+  m_labels.clear();
   m_title = ensureTitle(this, m_title);
   m_title->setText(reportTitle(report) + " — decode step time (analytic model)");
+  m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_schemeCurves = 0;
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
+  const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
   double yMax = 0;
   double ridgeLo = batchMax, ridgeHi = batchMin;
+  struct Marker {
+    double x, y;
+    QString text;
+    QColor color;
+  };
+  std::vector<Marker> ridgeLabels;
   for (const auto& s : report.schemes) {
-    const QColor color = schemeColor(qs(s.assignment.id));
+    const QString id = qs(s.assignment.id);
+    const QColor color = schemeColor(id);
     QVector<double> x, y;
     x.reserve(static_cast<int>(s.points.size()));
     y.reserve(static_cast<int>(s.points.size()));
@@ -95,25 +142,25 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     }
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
-    g->setPen(QPen(color, 2.2));
-    QString name = QString("%1  (%2 b/w, %3)")
-                       .arg(qs(s.assignment.id))
-                       .arg(s.bitsPerWeight, 0, 'f', 3)
-                       .arg(qs(s.pathName));
-    g->setName(name);
+    g->setPen(schemePen(id));
+    g->setName(QString("%1  (%2 b/w, %3)")
+                   .arg(id)
+                   .arg(s.bitsPerWeight, 0, 'f', 3)
+                   .arg(qs(s.pathName)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
-    // Memory floor: dashed, same colour, not in the legend.
+    // Memory floor: thin and dotted, same colour, not in the legend.
     QCPGraph* floor = addGraph();
-    floor->setData(QVector<double>{xAxis->range().lower, xAxis->range().upper},
-                   QVector<double>{s.memoryFloorMs, s.memoryFloorMs}, true);
-    QPen dashed(color, 1.0, Qt::DashLine);
-    floor->setPen(dashed);
+    floor->setData(QVector<double>{xLo, xHi}, QVector<double>{s.memoryFloorMs, s.memoryFloorMs},
+                   true);
+    QColor floorColor = color;
+    floorColor.setAlpha(170);
+    floor->setPen(QPen(floorColor, 1.0, Qt::DotLine));
     floor->removeFromLegend();
     floor->setProperty("qf_role", "floor");
-    label(this, batchMin * 1.05, s.memoryFloorMs,
-          QString("floor %1 ms").arg(s.memoryFloorMs, 0, 'f', 2), color,
-          Qt::AlignLeft | Qt::AlignBottom);
+    m_labels.add(xLo, s.memoryFloorMs,
+                 QString("%1 floor %2 ms").arg(id).arg(s.memoryFloorMs, 0, 'f', 2), color, true,
+                 false, false, false);
     if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
       const double rb = *s.ridgeBatch;
       const double rt = s.curve.stepSeconds(rb) * 1e3;
@@ -123,8 +170,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       ridge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 9));
       ridge->removeFromLegend();
       ridge->setProperty("qf_role", "ridge");
-      label(this, rb, rt, QString("ridge %1").arg(rb, 0, 'f', 0), color,
-            Qt::AlignRight | Qt::AlignBottom);
+      ridgeLabels.push_back({rb, rt, QString("%1 ridge B = %2").arg(id).arg(rb, 0, 'f', 0), color});
       ridgeLo = std::min(ridgeLo, rb);
     }
     if (s.moeRidgeBatch && *s.moeRidgeBatch >= batchMin && *s.moeRidgeBatch <= batchMax) {
@@ -136,15 +182,33 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       mr->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, color, color, 9));
       mr->removeFromLegend();
       mr->setProperty("qf_role", "ridge");
-      label(this, mb, mt, QString("expert ridge %1").arg(mb, 0, 'f', 0), color,
-            Qt::AlignRight | Qt::AlignBottom);
+      ridgeLabels.push_back(
+          {mb, mt, QString("%1 expert ridge B = %2").arg(id).arg(mb, 0, 'f', 0), color});
     }
     // Every kind compute-bound only past the later of the dense and the expert ridge.
     const double allCompute = std::max(s.ridgeBatch.value_or(batchMax * 2),
                                        s.moeRidgeBatch.value_or(0.0));
     ridgeHi = std::max(ridgeHi, allCompute);
   }
-  // Crossovers inside the plotted range.
+  // Regime bands: all curves memory-bound below the lowest ridge; all compute-bound above
+  // the highest.
+  const double top = yMax * 1.12;
+  auto band = [&](double x0, double x1, const QString& text, const QColor& fill, bool atRight) {
+    if (x1 <= x0) return;
+    auto* r = new QCPItemRect(this);
+    r->topLeft->setCoords(x0, top);
+    r->bottomRight->setCoords(x1, 0);
+    r->setPen(Qt::NoPen);
+    r->setBrush(fill);
+    r->setLayer("grid");
+    m_labels.add(atRight ? x1 : x0, top, text, QColor(110, 110, 110), !atRight, true, false,
+                 false);
+  };
+  if (ridgeLo < batchMax) band(xLo, ridgeLo, "memory-bound", QColor(0, 114, 178, 18), true);
+  if (ridgeHi > batchMin && ridgeHi < batchMax) {
+    band(ridgeHi, xHi, "compute-bound", QColor(213, 94, 0, 18), false);
+  }
+  // Crossovers inside the plotted range, each naming both schemes.
   for (const auto& c : report.crossovers) {
     if (c.batch < batchMin || c.batch > batchMax) continue;
     const SchemeReport* a = nullptr;
@@ -161,26 +225,9 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     m->removeFromLegend();
     m->setProperty("qf_role", "crossover");
     ++m_crossoverMarkers;
-    label(this, c.batch, t,
-          QString("B=%1\n%2 faster below").arg(formatBatch(c.batch), qs(c.fasterBelow)),
-          QColor(160, 0, 0), Qt::AlignLeft | Qt::AlignTop);
+    m_labels.add(c.batch, t, crossoverText(c), QColor(160, 0, 0), true, true, true, true);
   }
-  // Regime bands: all curves memory-bound below the lowest ridge; all compute-bound above
-  // the highest.
-  const double top = yMax * 1.12;
-  auto band = [&](double x0, double x1, const QString& text, const QColor& fill) {
-    if (x1 <= x0) return;
-    auto* r = new QCPItemRect(this);
-    r->topLeft->setCoords(x0, top);
-    r->bottomRight->setCoords(x1, 0);
-    r->setPen(Qt::NoPen);
-    r->setBrush(fill);
-    r->setLayer("grid");
-    label(this, std::sqrt(x0 * x1), top, text, QColor(110, 110, 110), Qt::AlignHCenter | Qt::AlignTop);
-  };
-  const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
-  if (ridgeLo < batchMax) band(xLo, ridgeLo, "memory-bound", QColor(0, 114, 178, 18));
-  if (ridgeHi > batchMin && ridgeHi < batchMax) band(ridgeHi, xHi, "compute-bound", QColor(213, 94, 0, 18));
+  for (const auto& r : ridgeLabels) m_labels.add(r.x, r.y, r.text, r.color, false, false, true, true);
   yAxis->setRange(0, top);
   replot(QCustomPlot::rpQueuedReplot);
 }
@@ -321,7 +368,7 @@ void StepTimePlot::onMouseMove(QMouseEvent* event) {
   QToolTip::showText(event->globalPosition().toPoint(), text, this);
 }
 
-ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent) {
+ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B (concurrent decoding sequences)");
   yAxis->setLabel("decode throughput (tokens/s per replica; dashed: beyond KV capacity)");
@@ -333,8 +380,11 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent) {
 void ThroughputPlot::setReport(const EngineReport& report, double batchMin, double batchMax) {
   clearGraphs();
   clearItems();
+  m_labels.clear();
   m_title = ensureTitle(this, m_title);
   m_title->setText(reportTitle(report) + " — throughput and KV capacity");
+  m_warning = setWarningRow(this, m_warning, fitWarning(report));
+  m_labels.clear();
   m_schemeCurves = 0;
   setupLogX(this, batchMin, batchMax);
   double yMin = 1e300, yMax = 0;
@@ -358,13 +408,13 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
     }
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
-    g->setPen(QPen(color, 2.2));
+    g->setPen(schemePen(qs(s.assignment.id)));
     if (!xOver.isEmpty()) {
       QCPGraph* over = addGraph();
       over->setData(xOver, yOver, true);
       QColor faded = color;
       faded.setAlpha(110);
-      over->setPen(QPen(faded, 1.2, Qt::DashLine));
+      over->setPen(QPen(faded, 1.0, Qt::DotLine));
       over->removeFromLegend();
       over->setProperty("qf_role", "beyond-capacity");
     }
@@ -386,47 +436,14 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
       m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, color, color, 8));
       m->removeFromLegend();
       m->setProperty("qf_role", "capacity");
-      label(this, b, cap.tokensPerSAtCapacity,
-            QString("%1 seq%2").arg(cap.maxSeqs).arg(cap.maxSeqs == 1 ? "" : "s"), color,
-            (b < batchMin * 2 ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
-    } else {
-      label(this, batchMin * 1.1, s.points.empty() ? 1 : s.points.front().tokensPerS,
-            QString("%1: weights do not fit").arg(qs(s.assignment.id)), color, Qt::AlignLeft | Qt::AlignTop);
+      m_labels.add(b, cap.tokensPerSAtCapacity,
+                   QString("%1: %2 seq%3").arg(qs(s.assignment.id)).arg(cap.maxSeqs)
+                       .arg(cap.maxSeqs == 1 ? "" : "s"),
+                   color, false, false, true, true);
     }
   }
   if (yMax > 0) yAxis->setRange(std::max(1e-3, yMin * 0.7), yMax * 1.6);
   replot(QCustomPlot::rpQueuedReplot);
-}
-
-QString exportPlot(QCustomPlot* plot, const QString& path, int widthPx, int heightPx, double scale) {
-  const QString ext = QFileInfo(path).suffix().toLower();
-  bool ok = false;
-  const QString tmp = path + ".part";
-  if (ext == "png") {
-    ok = plot->savePng(tmp, widthPx, heightPx, scale, -1, 96, QCP::ruDotsPerInch) ;
-  } else if (ext == "pdf") {
-    ok = plot->savePdf(tmp, widthPx, heightPx, QCP::epNoCosmetic, "QuantFront", plot->windowTitle());
-  } else if (ext == "svg") {
-    QSvgGenerator gen;
-    gen.setFileName(tmp);
-    gen.setSize(QSize(widthPx, heightPx));
-    gen.setViewBox(QRect(0, 0, widthPx, heightPx));
-    gen.setTitle("QuantFront plot");
-    QCPPainter painter;
-    painter.begin(&gen);
-    plot->toPainter(&painter, widthPx, heightPx);
-    painter.end();
-    ok = QFileInfo(tmp).size() > 0;
-  } else {
-    return QString("%1: unknown export format '%2' (use .png, .pdf or .svg)").arg(path, ext);
-  }
-  if (!ok) {
-    QFile::remove(tmp);
-    return QString("%1: could not write the file").arg(path);
-  }
-  QFile::remove(path);
-  if (!QFile::rename(tmp, path)) return QString("%1: could not move the finished file into place").arg(path);
-  return {};
 }
 
 }  // namespace qf::ui

@@ -8,6 +8,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QListWidget>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -41,11 +42,16 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_model->setObjectName("model");
   for (const auto& m : cat.models()) m_model->addItem(qs(m.id), qs(m.id));
   addFileEntry(m_model, "Open a Hugging Face config.json", "JSON (*.json)");
+  m_model->setToolTip("The model: a catalog entry, or \"Open file…\" for any Hugging Face "
+                      "config.json (dense, MoE, MLA; a quantization_config is reported). "
+                      "Dropping a config.json on the window does the same.");
   hwForm->addRow("Model", m_model);
   m_gpu = new QComboBox(hw);
   m_gpu->setObjectName("gpu");
   for (const auto& g : cat.gpus()) m_gpu->addItem(qs(g.name), qs(g.id));
   addFileEntry(m_gpu, "Open a GPU JSON file", "JSON (*.json)");
+  m_gpu->setToolTip("The GPU: a catalog datasheet, or \"Open file…\" for a GPU JSON file "
+                    "(peaks, bandwidth, price; a calibration block from qfront calibrate)");
   hwForm->addRow("GPU", m_gpu);
   m_tp = new QSpinBox(hw);
   m_tp->setObjectName("tp");
@@ -70,6 +76,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     item->setToolTip(qs(s.name + "\nc = " + std::to_string(s.c) + ": " + s.cNote));
   }
   m_schemes->setMaximumHeight(170);
+  m_schemes->setToolTip("Uniform schemes to compare: one curve each. A scheme whose tensor "
+                        "path the GPU lacks runs on the bf16 fallback and says so.");
   schLayout->addWidget(m_schemes);
   auto* mixedForm = new QFormLayout();
   auto mkKind = [&](const char* name) {
@@ -83,6 +91,12 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_mixedLinear->setItemText(0, "(no mixed candidate)");
   m_mixedMoe = mkKind("mixedMoe");
   m_mixedLmHead = mkKind("mixedLmHead");
+  m_mixedLinear->setToolTip("A mixed candidate: this scheme on the linear layers (none: no "
+                            "mixed candidate)");
+  m_mixedMoe->setToolTip("The mixed candidate's scheme on the MoE experts (inherit: the "
+                         "linear layers' scheme)");
+  m_mixedLmHead->setToolTip("The mixed candidate's scheme on the LM head (inherit: the linear "
+                            "layers' scheme)");
   mixedForm->addRow("Mixed: linear", m_mixedLinear);
   mixedForm->addRow("Mixed: MoE experts", m_mixedMoe);
   mixedForm->addRow("Mixed: LM head", m_mixedLmHead);
@@ -97,29 +111,39 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_batchMax = new QSpinBox(srv);
   m_batchMax->setObjectName("batchMax");
   m_batchMax->setRange(1, 1 << 20);
+  m_batchMin->setToolTip("Smallest batch plotted: concurrent decoding sequences");
+  m_batchMax->setToolTip("Largest batch plotted (log axis)");
   srvForm->addRow("Batch from", m_batchMin);
   srvForm->addRow("Batch to", m_batchMax);
   m_maxModelLen = new QSpinBox(srv);
   m_maxModelLen->setObjectName("maxModelLen");
   m_maxModelLen->setRange(1, 10'000'000);
   m_maxModelLen->setSingleStep(1024);
+  m_maxModelLen->setToolTip("Tokens of KV cache reserved per sequence (vLLM --max-model-len): "
+                            "sets how many sequences fit");
   srvForm->addRow("Max model length", m_maxModelLen);
   m_kvDtype = new QComboBox(srv);
   m_kvDtype->setObjectName("kvDtype");
   m_kvDtype->addItem("bf16", "bf16");
   m_kvDtype->addItem("fp8", "fp8");
+  m_kvDtype->setToolTip("KV cache element type (vLLM --kv-cache-dtype): fp8 halves the KV "
+                        "bytes per sequence");
   srvForm->addRow("KV cache dtype", m_kvDtype);
   m_memUtil = new QDoubleSpinBox(srv);
   m_memUtil->setObjectName("memUtil");
   m_memUtil->setRange(0.05, 1.0);
   m_memUtil->setSingleStep(0.01);
   m_memUtil->setDecimals(2);
+  m_memUtil->setToolTip("Fraction of GPU memory the engine may use (vLLM "
+                        "--gpu-memory-utilization): budget = memory × u − reserve");
   srvForm->addRow("Memory utilisation", m_memUtil);
   m_reserve = new QDoubleSpinBox(srv);
   m_reserve->setObjectName("reserveGib");
   m_reserve->setRange(0, 1024);
   m_reserve->setSuffix(" GiB");
   m_reserve->setDecimals(1);
+  m_reserve->setToolTip("Memory kept back from the budget for activations, CUDA graphs and "
+                        "non-torch allocations");
   srvForm->addRow("Reserve", m_reserve);
   m_context = new QSpinBox(srv);
   m_context->setObjectName("context");
@@ -134,6 +158,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_feedback->setObjectName("feedback");
   m_feedback->setWordWrap(true);
   m_feedback->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_feedback->setToolTip("What the model is, or why the scenario cannot be evaluated");
   layout->addWidget(m_feedback);
   layout->addStretch(1);
 
@@ -161,6 +186,13 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
 
 void ScenarioPanel::addFileEntry(QComboBox* box, const QString& title, const QString& filter) {
   box->addItem("Open file…", kBrowse);
+  // The entry chosen before "Open file…": a cancelled dialog goes back to it.
+  box->setProperty("qf_previous", 0);
+  connect(box, &QComboBox::currentIndexChanged, this, [box](int index) {
+    if (index >= 0 && box->itemData(index).toString() != kBrowse) {
+      box->setProperty("qf_previous", index);
+    }
+  });
   connect(box, &QComboBox::activated, this, [this, box, title, filter](int index) {
     if (box->itemData(index).toString() != kBrowse) {
       if (!m_updating) emit scenarioChanged();
@@ -169,13 +201,46 @@ void ScenarioPanel::addFileEntry(QComboBox* box, const QString& title, const QSt
     const QString path = QFileDialog::getOpenFileName(this, title, QString(), filter);
     m_updating = true;
     if (path.isEmpty()) {
-      box->setCurrentIndex(0);
-    } else {
-      selectData(box, path);
+      box->setCurrentIndex(box->property("qf_previous").toInt());
+      m_updating = false;
+      return;  // cancelled: nothing changed
     }
+    selectData(box, path);
     m_updating = false;
     emit scenarioChanged();
   });
+}
+
+void ScenarioPanel::setGpu(const GpuSpec& gpu) {
+  const Catalog& cat = Catalog::bundled();
+  const QSignalBlocker block(m_schemes);
+  for (int i = 0; i < m_schemes->count(); ++i) {
+    QListWidgetItem* item = m_schemes->item(i);
+    const std::string id = item->data(Qt::UserRole).toString().toStdString();
+    for (const auto& s : cat.schemes()) {
+      if (s.id != id) continue;
+      const bool fallback = !gpu.hasPath(s.path);
+      item->setText(QString("%1  (%2 b/w, %3)")
+                        .arg(qs(s.id))
+                        .arg(s.bitsPerWeight(), 0, 'f', 3)
+                        .arg(fallback ? QString("fallback: no %1 path").arg(tensorPathName(s.path))
+                                      : QString("%1 path").arg(tensorPathName(s.path))));
+      item->setForeground(fallback ? QColor(176, 0, 0) : palette().color(QPalette::Text));
+      QString tip = qs(s.name + "\nc = " + std::to_string(s.c) + ": " + s.cNote);
+      if (fallback) {
+        tip += QString("\n%1 has no %2 tensor path: this scheme runs on the bf16 fallback")
+                   .arg(qs(gpu.name), tensorPathName(s.path));
+      }
+      item->setToolTip(tip);
+    }
+  }
+}
+
+QString ScenarioPanel::schemeLabel(const QString& id) const {
+  for (int i = 0; i < m_schemes->count(); ++i) {
+    if (m_schemes->item(i)->data(Qt::UserRole).toString() == id) return m_schemes->item(i)->text();
+  }
+  return {};
 }
 
 void ScenarioPanel::flushPendingChange() {

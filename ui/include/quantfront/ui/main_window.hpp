@@ -19,6 +19,7 @@ class QCustomPlot;
 
 class QProgressBar;
 class QThread;
+class QUndoStack;
 
 namespace qf::ui {
 
@@ -54,8 +55,34 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ThroughputPlot* throughputPlot() const { return m_throughputPlot; }
   /// The plot on the current tab (nullptr when the tab is not a plot).
   [[nodiscard]] QCustomPlot* currentPlot() const;
-  /// Selects the tab by its key: "step", "throughput", "schemes".
+  /// Selects the tab by its key: "step", "throughput", "schemes", "pareto", "candidates",
+  /// "measured".
   void showTab(const QString& key);
+  /// The current tab's key.
+  [[nodiscard]] QString currentTabKey() const;
+  /// The table on the current tab (Schemes, Candidates); nullptr on a plot tab.
+  [[nodiscard]] QTableWidget* currentTable() const;
+  [[nodiscard]] QTableWidget* schemesTable() const { return m_schemesTable; }
+  /// The crossovers under the Schemes table: faster below, than, at B, faster above.
+  [[nodiscard]] QTableWidget* crossoversTable() const { return m_crossoversTable; }
+  [[nodiscard]] ResidualPlot* residualPlot() const { return m_residualPlot; }
+  /// The red banner over every tab naming the schemes that do not fit (empty when hidden).
+  [[nodiscard]] QString fitBanner() const;
+
+  /// Views `exportView` knows: step-time, throughput, serving (the throughput view), pareto,
+  /// measured, schemes, candidates, report.
+  static QStringList exportViews();
+  /// Exports one view headless: a plot view as PNG, PDF or SVG (by `path`'s extension, at
+  /// `widthPx` × `heightPx`, see writePlot), a table view as CSV, "report" as the review
+  /// report PDF. Returns an error message naming `path` or the view, empty on success.
+  QString exportView(const QString& view, const QString& path, int widthPx, int heightPx);
+  /// Writes the review report (review_report.hpp) of the session as it stands to `path`.
+  QString exportReviewReport(const QString& path, int* pages = nullptr);
+  /// Loads a Hugging Face config.json as the scenario's model (an undoable edit). On error
+  /// shows it (a message box unless `quiet`) and keeps the current model. True on success.
+  bool openModelConfig(const QString& path, bool quiet = false);
+  /// Scenario and gate edits, undoable (Edit › Undo, Ctrl+Z; Redo, Ctrl+Shift+Z).
+  [[nodiscard]] QUndoStack* undoStack() const { return m_undo; }
   /// The last successful report, if any.
   [[nodiscard]] const std::optional<EngineReport>& report() const { return m_report; }
   /// Last error shown (empty when the scenario evaluated).
@@ -105,7 +132,12 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
+  void buildToolBar();
+  /// Pushes the edit that brought the window from the last recorded state to this one.
+  void recordEdit();
   void exportPlotInteractive();
+  void exportReportInteractive();
+  void openModelInteractive();
   void exportDataInteractive();
   void updateSchemesTable();
   void detectGpu();
@@ -138,6 +170,25 @@ class MainWindow : public QMainWindow {
   StepTimePlot* m_stepPlot = nullptr;
   ThroughputPlot* m_throughputPlot = nullptr;
   QTableWidget* m_schemesTable = nullptr;
+  QTableWidget* m_crossoversTable = nullptr;
+  QWidget* m_schemesTab = nullptr;
+  QLabel* m_fitBanner = nullptr;
+  QUndoStack* m_undo = nullptr;
+  bool m_applyingUndo = false;
+
+ public:
+  /// What one undo step restores: the scenario, the chosen objectives and the gate texts.
+  struct EditState {
+    ScenarioSpec spec;
+    std::vector<Objective> objectives;
+    std::vector<std::string> gates;
+  };
+  /// Puts `state` on screen (undo and redo).
+  void applyEditState(const EditState& state);
+
+ private:
+  [[nodiscard]] EditState editState() const;
+  EditState m_editState;  ///< the state the last recorded edit left
   QLabel* m_gpuStatus = nullptr;
   QPushButton* m_measure = nullptr;
   ResidualPlot* m_residualPlot = nullptr;

@@ -10,6 +10,7 @@
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/ui/label_layout.hpp>
 
 class QComboBox;
 class QLineEdit;
@@ -30,7 +31,11 @@ class ParetoPlot : public QCustomPlot {
   /// Points drawn per class: frontier, uncertain, dominated, gated out.
   [[nodiscard]] std::array<int, 4> classCounts() const { return m_counts; }
 
+  /// The candidates' names, placed without overlaps.
+  [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
+
  private:
+  PlotLabels m_labels;
   std::array<int, 4> m_counts{};
   QCPTextElement* m_title = nullptr;
 };
@@ -52,6 +57,12 @@ class ParetoView : public QWidget {
   [[nodiscard]] ParetoPlot* plot() const { return m_plot; }
   [[nodiscard]] QTableWidget* table() const { return m_table; }
   [[nodiscard]] const std::optional<FrontierResult>& result() const { return m_result; }
+  /// Each candidate's verdict from the last computation (empty when it failed).
+  [[nodiscard]] const std::map<std::string, CandidateVerdict>& verdicts() const {
+    return m_verdicts;
+  }
+  /// The summary line under the controls (counts and warnings, or the error).
+  [[nodiscard]] QString statusText() const;
 
  signals:
   void selectionChanged();

@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QIODevice;
+class QTableWidget;
 
 namespace qf::ui {
 
@@ -25,8 +26,11 @@ std::optional<ExportFormat> exportFormatFor(const QString& path);
 /// True for the formats a plot renders to (PNG, PDF, SVG).
 bool isPlotFormat(ExportFormat format);
 
-/// Renders `plot` at `widthPx` × `heightPx` (PDF: points; PNG: pixels times `scale`) into
-/// `out`. Every write to `out` is checked. Returns an error message, empty on success.
+/// Renders `plot` in the print theme into `out`. PNG: `widthPx` × `heightPx` pixels (times
+/// `scale`); an export wider than kPrintLayoutWidth is laid out as a 180 mm figure and drawn
+/// at the density that fills the pixels (the default 2126 px: 300 dpi, written into the
+/// file). PDF and SVG: the same figure at its physical size (2126 px: 180 mm wide), vector.
+/// Every write to `out` is checked. Returns an error message, empty on success.
 /// Precondition: isPlotFormat(format).
 QString writePlot(QCustomPlot* plot, ExportFormat format, int widthPx, int heightPx, double scale,
                   QIODevice& out);
@@ -46,5 +50,12 @@ QString exportPlotFile(QCustomPlot* plot, const QString& path, int widthPx, int 
 /// Writes the report's data to `path` by its extension (.csv, .json) safely. Returns an error
 /// message naming `path`, empty on success.
 QString exportDataFile(const EngineReport& report, const QString& path);
+
+/// A table as CSV: the header row, then each row as shown (sorted as the view sorts it).
+QByteArray tableCsv(const QTableWidget* table);
+
+/// Writes `table` as CSV to `path` (which must end in .csv) safely. Returns an error message
+/// naming `path`, empty on success.
+QString exportTableFile(const QTableWidget* table, const QString& path);
 
 }  // namespace qf::ui

@@ -1,22 +1,59 @@
 #pragma once
-/// Plot styling in one place: palette per scheme, fonts, export sizes.
+/// Plot styling in one place: palette and line style per scheme, fonts, the print theme and
+/// export sizes.
 #include <QColor>
 #include <QFont>
+#include <QPen>
 #include <QString>
+#include <vector>
 
 class QCustomPlot;
+class QCPTextElement;
+class QCPAbstractItem;
 
 namespace qf::ui {
 
-/// Stable colour for a scheme id (the same scheme is the same colour in every plot).
+/// Stable colour for a scheme id (the same scheme is the same colour in every plot): the
+/// colour-blind-safe Okabe–Ito palette, one colour per built-in scheme.
 QColor schemeColor(const QString& schemeId);
+/// Dash pattern of a scheme's curve (empty: solid), in units of the pen width. Every built-in
+/// scheme has its own, so two schemes differ in line style as well as colour.
+QVector<qreal> schemeDashPattern(const QString& schemeId);
+/// The pen of a scheme's curve: its colour and its dash pattern.
+QPen schemePen(const QString& schemeId, double width = 2.2);
 /// Base font for axes and labels.
 QFont plotFont(int pointSize = 10);
 /// Applies the house style to a plot (background, grid, fonts, legend).
 void applyPlotStyle(QCustomPlot* plot);
 
-/// Default export size in pixels (PNG) and points (PDF).
-inline constexpr int kExportWidthPx = 1600;
-inline constexpr int kExportHeightPx = 1000;
+/// The print theme for the lifetime of the object: white background, fonts sized for a
+/// figure about 180 mm wide (title 10 pt, axis labels 9 pt, ticks 8 pt, legend and labels
+/// 7 pt), legend inside the axis rect. The screen style comes back on destruction.
+class PrintTheme {
+ public:
+  explicit PrintTheme(QCustomPlot* plot);
+  ~PrintTheme();
+  PrintTheme(const PrintTheme&) = delete;
+  PrintTheme& operator=(const PrintTheme&) = delete;
+
+ private:
+  struct SavedFont {
+    QObject* object;
+    QFont font;
+    int kind;
+  };
+  QCustomPlot* m_plot;
+  std::vector<SavedFont> m_fonts;
+  QBrush m_background;
+};
+
+/// Default export size: 180 mm wide at 300 dpi (PNG pixels; PDF and SVG take the same figure
+/// in millimetres: 180 × 112.5 mm).
+inline constexpr int kExportWidthPx = 2126;
+inline constexpr int kExportHeightPx = 1329;
+/// The width (logical pixels at 96 dpi) a figure is laid out at for print: 180 mm.
+inline constexpr int kPrintLayoutWidth = 680;
+/// Logical (96 dpi) pixels per millimetre.
+inline constexpr double kLogicalPxPerMm = 96.0 / 25.4;
 
 }  // namespace qf::ui

@@ -6,6 +6,7 @@
 
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/ui/label_layout.hpp>
 
 namespace qf::ui {
 
@@ -26,10 +27,14 @@ class StepTimePlot : public QCustomPlot {
   void setOverlay(const MeasurementOverlay& overlay);
   [[nodiscard]] int measuredPointCount() const { return m_measuredPoints; }
   [[nodiscard]] int calibratedCurveCount() const { return m_calibratedCurves; }
+  /// The plot's labels (floors, ridges, crossovers, regimes), placed without overlaps.
+  [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
 
  private:
   void onMouseMove(QMouseEvent* event);
   void clearOverlay();
+  PlotLabels m_labels;
+  QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
   int m_crossoverMarkers = 0;
   int m_measuredPoints = 0;
@@ -60,18 +65,23 @@ class ThroughputPlot : public QCustomPlot {
   explicit ThroughputPlot(QWidget* parent = nullptr);
   void setReport(const EngineReport& report, double batchMin, double batchMax);
   [[nodiscard]] int schemeCurveCount() const { return m_schemeCurves; }
+  /// The capacity labels, placed without overlaps.
+  [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
 
  private:
+  PlotLabels m_labels;
+  QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
   QCPTextElement* m_title = nullptr;
 };
 
-/// Writes a plot to PNG, PDF or SVG by the file's extension. Returns an error message
-/// (empty on success). `scale` multiplies the PNG's pixel density.
-QString exportPlot(QCustomPlot* plot, const QString& path, int widthPx, int heightPx,
-                   double scale = 1.0);
-
 /// Human title for a report: "Llama-3-8B on H100 SXM 80GB ×1".
 QString reportTitle(const EngineReport& r);
+/// A crossover in words, naming both schemes: "w4a16-g128 faster than bf16 below B = 121".
+QString crossoverText(const CrossoverReport& c);
+/// One line per scheme that does not fit the GPUs (weights beyond the budget, or no room for
+/// one sequence's KV): "bf16 does not fit: weights need 140.2 GiB per GPU, have 67.6 GiB
+/// (...)". Empty when every scheme fits.
+QString fitWarning(const EngineReport& r);
 
 }  // namespace qf::ui

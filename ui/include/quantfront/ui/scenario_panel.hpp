@@ -4,6 +4,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <quantfront/core/model/hardware.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
 class QComboBox;
@@ -25,6 +26,11 @@ class ScenarioPanel : public QWidget {
   void setFeedback(const QString& text, bool isError);
   /// Checks or unchecks one uniform scheme (emits scenarioChanged).
   void setSchemeChecked(const QString& id, bool checked);
+  /// Labels each scheme for `gpu`: a scheme whose tensor path the GPU lacks says
+  /// "fallback", as the legend does.
+  void setGpu(const GpuSpec& gpu);
+  /// The scheme list's label of `id` (tests).
+  [[nodiscard]] QString schemeLabel(const QString& id) const;
   /// Emits now the scenarioChanged that a burst of edits has pending (no-op when none).
   void flushPendingChange();
   /// Edits closer together than this (ms) are one change.

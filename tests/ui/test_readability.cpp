@@ -1,0 +1,259 @@
+// Readable at a glance: labels never overlap, crossovers name both schemes, every scheme has
+// its own colour and line style, fallbacks and models that do not fit say so, every control
+// explains itself, and the window opens on the step-time view.
+#include <catch2/catch.hpp>
+
+#include <QAbstractSpinBox>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QTableWidget>
+#include <QFile>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QUndoStack>
+#include <set>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/ui/label_layout.hpp>
+#include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/pareto_view.hpp>
+#include <quantfront/ui/plot_style.hpp>
+#include <quantfront/ui/plots.hpp>
+#include <quantfront/ui/scenario_panel.hpp>
+
+#include "support/qt_app.hpp"
+
+namespace {
+
+void checkDisjointInside(const std::vector<QRectF>& boxes, const QRectF& bounds) {
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    INFO("label " << i);
+    CHECK(bounds.contains(boxes[i]));
+    for (std::size_t j = 0; j < i; ++j) CHECK_FALSE(boxes[i].intersects(boxes[j]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("labels placed on one anchor stagger, and flip near the right edge", "[ui][labels]") {
+  const QRectF bounds(0, 0, 400, 300);
+  std::vector<qf::ui::LabelRequest> reqs;
+  for (int i = 0; i < 5; ++i) {
+    qf::ui::LabelRequest q;
+    q.anchor = QPointF(200, 150);
+    q.size = QSizeF(120, 20);
+    reqs.push_back(q);
+  }
+  qf::ui::LabelRequest edge;
+  edge.anchor = QPointF(390, 40);
+  edge.size = QSizeF(150, 20);
+  reqs.push_back(edge);
+  const auto boxes = qf::ui::placeLabels(reqs, bounds);
+  REQUIRE(boxes.size() == reqs.size());
+  checkDisjointInside(boxes, bounds);
+  // The one near the right edge went to the left of its anchor.
+  CHECK(boxes.back().right() <= 390);
+}
+
+TEST_CASE("step-time labels never overlap each other or leave the plot", "[ui][labels]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  // The default three schemes: every label shown.
+  w.stepTimePlot()->setViewport(QRect(0, 0, 1100, 700));
+  w.stepTimePlot()->replot(QCustomPlot::rpImmediateRefresh);
+  CHECK(w.stepTimePlot()->labels().hiddenCount() == 0);
+  checkDisjointInside(w.stepTimePlot()->labels().placedBoxes(),
+                      QRectF(w.stepTimePlot()->axisRect()->rect()).adjusted(1, 1, -1, -1));
+  for (const char* s : {"w8a8-int8", "nvfp4", "w8a16", "w4a8-fp8-g128"}) {
+    w.scenarioPanel()->setSchemeChecked(s, true);
+  }
+  REQUIRE(w.stepTimePlot()->crossoverMarkerCount() >= 3);
+  for (const QSize size : {QSize(1100, 700), QSize(680, 425), QSize(900, 560)}) {
+    INFO(size.width() << "x" << size.height());
+    for (QCustomPlot* plot :
+         {static_cast<QCustomPlot*>(w.stepTimePlot()), static_cast<QCustomPlot*>(w.throughputPlot())}) {
+      // A hidden widget gets no resize events: lay it out at the size as an export does.
+      plot->setViewport(QRect(QPoint(0, 0), size));
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    const QRectF bounds = QRectF(w.stepTimePlot()->axisRect()->rect()).adjusted(1, 1, -1, -1);
+    const auto boxes = w.stepTimePlot()->labels().placedBoxes();
+    CHECK(boxes.size() >= 5);
+    checkDisjointInside(boxes, bounds);
+    checkDisjointInside(w.throughputPlot()->labels().placedBoxes(),
+                        QRectF(w.throughputPlot()->axisRect()->rect()).adjusted(1, 1, -1, -1));
+  }
+}
+
+TEST_CASE("crossovers name both schemes and are listed under the Schemes table", "[ui]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  REQUIRE(w.report());
+  const auto& xs = w.report()->crossovers;
+  REQUIRE(xs.size() == 2);
+  QTableWidget* t = w.crossoversTable();
+  REQUIRE(t->rowCount() == 2);
+  QStringList texts;
+  for (int r = 0; r < t->rowCount(); ++r) texts << t->item(r, 4)->text();
+  // W4A16 overtakes bf16 near B = 118 (the seed's figure).
+  INFO(texts.join('\n').toStdString());
+  CHECK(texts.join('\n').contains(QRegularExpression("w4a16-g128 faster than w8a8-fp8 below B = 11\\d")));
+  for (const auto& c : xs) {
+    const QString text = qf::ui::crossoverText(c);
+    CHECK(text.contains(QString::fromStdString(c.schemes[0])));
+    CHECK(text.contains(QString::fromStdString(c.schemes[1])));
+  }
+}
+
+TEST_CASE("every built-in scheme has its own colour and its own line style", "[ui][style]") {
+  std::set<QRgb> colours;
+  std::set<QVector<qreal>> patterns;
+  int n = 0;
+  for (const auto& s : qf::Catalog::bundled().schemes()) {
+    const QString id = QString::fromStdString(s.id);
+    colours.insert(qf::ui::schemeColor(id).rgb());
+    patterns.insert(qf::ui::schemeDashPattern(id));
+    ++n;
+  }
+  CHECK(static_cast<int>(colours.size()) == n);
+  CHECK(static_cast<int>(patterns.size()) == n);
+  // FP8 and INT8 are no longer two blues on the same line style.
+  const QColor fp8 = qf::ui::schemeColor("w8a8-fp8"), int8 = qf::ui::schemeColor("w8a8-int8");
+  CHECK(std::abs(fp8.hue() - int8.hue()) > 60);
+}
+
+TEST_CASE("a fallback scheme says so in the scheme list as in the legend", "[ui]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  // The H100 has no fp4 tensor path.
+  CHECK(w.scenarioPanel()->schemeLabel("nvfp4").contains("fallback"));
+  CHECK_FALSE(w.scenarioPanel()->schemeLabel("w8a8-fp8").contains("fallback"));
+  w.scenarioPanel()->setSchemeChecked("nvfp4", true);
+  bool legendSays = false;
+  for (int i = 0; i < w.stepTimePlot()->graphCount(); ++i) {
+    const QString name = w.stepTimePlot()->graph(i)->name();
+    if (name.startsWith("nvfp4")) legendSays = name.contains("fallback");
+  }
+  CHECK(legendSays);
+}
+
+TEST_CASE("a model that does not fit says so over every view", "[ui]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  CHECK(w.fitBanner().isEmpty());
+  auto spec = w.scenario();
+  spec.model = "llama-3.1-70b";
+  spec.schemes = {"bf16", "w4a16-g128"};
+  w.setScenario(spec);
+  REQUIRE(w.report());
+  const QString banner = qf::ui::fitWarning(*w.report());
+  CHECK(banner.contains("bf16 does not fit"));
+  CHECK(banner.contains("GiB"));
+  CHECK_FALSE(banner.contains("w4a16-g128 does not fit"));
+  for (const char* tab : {"step", "throughput", "schemes", "pareto", "candidates", "measured"}) {
+    w.showTab(tab);
+    CHECK(w.fitBanner() == banner);
+  }
+  spec.model = "llama-3-8b";
+  w.setScenario(spec);
+  CHECK(w.fitBanner().isEmpty());
+}
+
+TEST_CASE("every control of the scenario panel and the toolbar has a tooltip", "[ui]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  int controls = 0;
+  for (QWidget* c : w.scenarioPanel()->findChildren<QWidget*>()) {
+    if (!qobject_cast<QComboBox*>(c) && !qobject_cast<QAbstractSpinBox*>(c) &&
+        !qobject_cast<QListWidget*>(c)) {
+      continue;
+    }
+    if (c->parent() && qobject_cast<QAbstractSpinBox*>(c->parent())) continue;
+    INFO(c->objectName().toStdString());
+    CHECK_FALSE(c->toolTip().isEmpty());
+    ++controls;
+  }
+  CHECK(controls >= 13);
+  auto bars = w.findChildren<QToolBar*>();
+  REQUIRE(bars.size() == 1);
+  REQUIRE(bars.front()->actions().size() >= 6);
+  for (QAction* a : bars.front()->actions()) {
+    if (a->isSeparator()) continue;
+    INFO(a->text().toStdString());
+    CHECK_FALSE(a->toolTip().isEmpty());
+    CHECK(a->toolTip() != a->text());
+  }
+}
+
+TEST_CASE("the window opens on the step-time view", "[ui]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  // The bundled example was saved on the Pareto tab; a first start still shows step time.
+  CHECK(w.currentTabKey() == "step");
+  w.showTab("pareto");
+  CHECK(w.newSession());
+  CHECK(w.currentTabKey() == "step");
+}
+
+TEST_CASE("scenario and gate edits undo and redo", "[ui][undo]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  QUndoStack* undo = w.undoStack();
+  CHECK(undo->count() == 0);
+  const auto before = w.scenario();
+  w.scenarioPanel()->setSchemeChecked("w8a8-int8", true);
+  auto spec = w.scenario();
+  spec.gpu = "a100-80gb";
+  w.editScenario(spec);
+  REQUIRE(undo->count() == 2);
+  CHECK(undo->undoText() == "change of GPU");
+  auto* gates = w.paretoView()->findChild<QLineEdit*>("paretoGates");
+  REQUIRE(gates);
+  gates->setText("open_llm_v2_recovery_pct>=99");
+  emit gates->editingFinished();
+  REQUIRE(undo->count() == 3);
+  CHECK(undo->undoText() == "change of gates");
+
+  undo->undo();
+  CHECK(w.paretoView()->gates() == std::vector<std::string>{"open_llm_v2_recovery_pct>=97"});
+  undo->undo();
+  CHECK(w.scenario().gpu == "h100-sxm");
+  CHECK(w.report()->scenario.gpu.id == "h100-sxm");
+  undo->undo();
+  CHECK(w.scenario().schemes == before.schemes);
+  CHECK(w.stepTimePlot()->schemeCurveCount() == 3);
+  undo->redo();
+  undo->redo();
+  CHECK(w.scenario().gpu == "a100-80gb");
+  CHECK(w.stepTimePlot()->schemeCurveCount() == 4);
+  // Opening a session starts a new history.
+  w.setUnsavedPrompt([] { return qf::ui::UnsavedChoice::Discard; });
+  CHECK(w.newSession());
+  CHECK(undo->count() == 0);
+}
+
+TEST_CASE("a model config opens as the model; a bad one keeps the current model", "[ui]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString bad = dir.filePath("config.json");
+  QFile f(bad);
+  REQUIRE(f.open(QIODevice::WriteOnly));
+  f.write("{\"model_type\": \"llama\"}");
+  f.close();
+  CHECK_FALSE(w.openModelConfig(bad, true));
+  CHECK(w.scenario().model == "llama-3-8b");
+  CHECK(w.undoStack()->count() == 0);
+
+  const QString good = QString(QF_TEST_DATA_DIR) + "/cli/gemma-2-2b.json";
+  REQUIRE(w.openModelConfig(good, true));
+  CHECK(w.report()->scenario.model.name.find("emma") != std::string::npos);
+  CHECK(w.scenario().model == good.toStdString());
+  CHECK(w.undoStack()->count() == 1);
+  w.undoStack()->undo();
+  CHECK(w.scenario().model == "llama-3-8b");
+}

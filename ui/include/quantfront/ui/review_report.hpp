@@ -1,0 +1,45 @@
+#pragma once
+/// The review report: one PDF a design review can read without the program. Pages: (1) the
+/// scenario, date and version with the per-scheme summary, crossovers and fit warnings;
+/// (2) step time vs batch; (3) throughput and KV capacity; (4) the Pareto frontier;
+/// (5) the candidates with gates and verdicts, and the provenance of every number; (6) cost
+/// per deployment use case; (7) measured vs model, when the session has kernel measurements.
+/// The plots are the window's own, drawn in the print theme; every number comes from core.
+#include <QByteArray>
+#include <QString>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/session/session.hpp>
+
+class QCustomPlot;
+class QIODevice;
+
+namespace qf::ui {
+
+/// What the report shows (pointers owned by the caller, valid while writing).
+struct ReviewReportInputs {
+  const EngineReport* report = nullptr;  ///< required
+  const Session* session = nullptr;      ///< required: candidates, measurements, scenario
+  QString sessionName;                   ///< the session's file, or "example session"
+  QCustomPlot* stepPlot = nullptr;
+  QCustomPlot* throughputPlot = nullptr;
+  QCustomPlot* paretoPlot = nullptr;     ///< may be null when there are no candidates
+  QCustomPlot* residualPlot = nullptr;   ///< shown only with kernel measurements
+  QString paretoStatus;                  ///< the Pareto view's summary line and warnings
+  std::vector<Objective> objectives;
+  std::vector<std::string> gates;
+  std::map<std::string, CandidateVerdict> verdicts;
+};
+
+/// Writes the report as PDF to `out`; `pages` (when given) receives the page count. Returns
+/// an error message, empty on success.
+QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages = nullptr);
+
+/// Writes the report to `path` (.pdf) atomically. Returns an error naming `path`, or empty.
+QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages = nullptr);
+
+}  // namespace qf::ui

@@ -1,0 +1,433 @@
+#include <quantfront/ui/review_report.hpp>
+
+#include <qcustomplot.h>
+
+#include <QBuffer>
+#include <QDateTime>
+#include <QFileInfo>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <cmath>
+
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/cost.hpp>
+#include <quantfront/ui/plot_export.hpp>
+#include <quantfront/ui/plot_style.hpp>
+#include <quantfront/ui/plots.hpp>
+
+namespace qf::ui {
+
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString num(double v, int prec) {
+  return QString::number(v, 'f', prec);
+}
+
+constexpr double kPageWidth = 210 * kLogicalPxPerMm;   ///< A4, logical pixels at 96 dpi
+constexpr double kPageHeight = 297 * kLogicalPxPerMm;
+constexpr double kMargin = 15 * kLogicalPxPerMm;
+constexpr double kFooter = 22;
+const QColor kRed(176, 0, 0);
+const QColor kInk(30, 30, 30);
+const QColor kMuted(100, 100, 100);
+
+/// Pages, headings, wrapped text, tables that break across pages, and plots.
+class ReportWriter {
+ public:
+  explicit ReportWriter(QPdfWriter& pdf) : m_pdf(pdf) {}
+  bool begin() {
+    if (!m_p.begin(&m_pdf)) return false;
+    m_p.setRenderHint(QPainter::Antialiasing);
+    m_p.setMode(QCPPainter::pmVectorized);
+    startPage();
+    return true;
+  }
+  bool end() {
+    footer();
+    return m_p.end();
+  }
+  [[nodiscard]] int pages() const { return m_page; }
+  [[nodiscard]] double width() const { return kPageWidth - 2 * kMargin; }
+  [[nodiscard]] double left() const { return kMargin; }
+
+  void newPage() {
+    footer();
+    m_pdf.newPage();
+    startPage();
+  }
+  void ensure(double height) {
+    if (m_y + height > bottom()) newPage();
+  }
+  void title(const QString& text) {
+    QFont f = plotFont(16);
+    f.setBold(true);
+    write(text, f, kInk, 6);
+  }
+  void heading(const QString& text) {
+    QFont f = plotFont(12);
+    f.setBold(true);
+    ensure(60);
+    m_y += 4;
+    write(text, f, kInk, 4);
+  }
+  void text(const QString& text, const QColor& color = kInk, int pt = 9) {
+    write(text, plotFont(pt), color, 4);
+  }
+  void plot(QCustomPlot* plot, double height) {
+    if (!plot) return;
+    ensure(height);
+    const int w = static_cast<int>(width());
+    const int h = static_cast<int>(height);
+    const PrintTheme theme(plot);
+    m_p.save();
+    m_p.translate(left(), m_y);
+    m_p.setClipRect(QRectF(0, 0, w, h));
+    m_p.setMode(QCPPainter::pmNonCosmetic);
+    plot->toPainter(&m_p, w, h);
+    m_p.setMode(QCPPainter::pmNonCosmetic, false);
+    m_p.restore();
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    m_y += height + 6;
+  }
+  /// A table with `widths` as fractions of the text width; long tables continue on the next
+  /// page under a repeated header.
+  void table(const QStringList& headers, const std::vector<QStringList>& rows,
+             const std::vector<double>& widths, const std::vector<QColor>& rowColors = {}) {
+    const QFont headFont = [] {
+      QFont f = plotFont(8);
+      f.setBold(true);
+      return f;
+    }();
+    const QFont cellFont = plotFont(8);
+    auto rowHeight = [&](const QStringList& cells, const QFont& font) {
+      const QFontMetricsF fm(font, &m_pdf);
+      double h = fm.height();
+      for (int c = 0; c < cells.size() && c < static_cast<int>(widths.size()); ++c) {
+        const QRectF r = fm.boundingRect(QRectF(0, 0, widths[c] * width() - 6, 10000),
+                                         Qt::TextWordWrap | Qt::AlignLeft, cells[c]);
+        h = std::max(h, r.height());
+      }
+      return h + 5;
+    };
+    auto drawRow = [&](const QStringList& cells, const QFont& font, const QColor& color,
+                       bool header) {
+      const double h = rowHeight(cells, font);
+      if (header) {
+        m_p.fillRect(QRectF(left(), m_y, width(), h), QColor(235, 238, 242));
+      }
+      m_p.setFont(font);
+      m_p.setPen(color);
+      double x = left();
+      for (int c = 0; c < cells.size() && c < static_cast<int>(widths.size()); ++c) {
+        const double w = widths[c] * width();
+        m_p.drawText(QRectF(x + 3, m_y + 2.5, w - 6, h), Qt::TextWordWrap | Qt::AlignLeft,
+                     cells[c]);
+        x += w;
+      }
+      m_p.setPen(QPen(QColor(215, 215, 215), 0.6));
+      m_p.drawLine(QPointF(left(), m_y + h), QPointF(left() + width(), m_y + h));
+      m_y += h;
+    };
+    ensure(rowHeight(headers, headFont) + 20);
+    drawRow(headers, headFont, kInk, true);
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (m_y + rowHeight(rows[i], cellFont) > bottom()) {
+        newPage();
+        drawRow(headers, headFont, kInk, true);
+      }
+      drawRow(rows[i], cellFont, i < rowColors.size() ? rowColors[i] : kInk, false);
+    }
+    m_y += 8;
+  }
+  void setFooter(const QString& text) { m_footer = text; }
+
+ private:
+  [[nodiscard]] double bottom() const { return kPageHeight - kMargin - kFooter; }
+  void startPage() {
+    ++m_page;
+    m_y = kMargin;
+  }
+  void footer() {
+    m_p.setFont(plotFont(7));
+    m_p.setPen(kMuted);
+    m_p.drawText(QRectF(left(), kPageHeight - kMargin - 12, width(), 14),
+                 Qt::AlignLeft | Qt::AlignVCenter, m_footer);
+    m_p.drawText(QRectF(left(), kPageHeight - kMargin - 12, width(), 14),
+                 Qt::AlignRight | Qt::AlignVCenter, QString("page %1").arg(m_page));
+  }
+  void write(const QString& text, const QFont& font, const QColor& color, double after) {
+    if (text.isEmpty()) return;
+    const QFontMetricsF fm(font, &m_pdf);
+    const QRectF r = fm.boundingRect(QRectF(0, 0, width(), 100000),
+                                     Qt::TextWordWrap | Qt::AlignLeft, text);
+    ensure(r.height());
+    m_p.setFont(font);
+    m_p.setPen(color);
+    m_p.drawText(QRectF(left(), m_y, width(), r.height() + 2), Qt::TextWordWrap | Qt::AlignLeft,
+                 text);
+    m_y += r.height() + after;
+  }
+
+  QPdfWriter& m_pdf;
+  QCPPainter m_p;
+  double m_y = kMargin;
+  int m_page = 0;
+  QString m_footer;
+};
+
+QString provenanceSource(const Provenance& p) {
+  QStringList parts;
+  if (!p.citation.empty()) parts << qs(p.citation);
+  if (!p.sourceFile.empty()) parts << QFileInfo(qs(p.sourceFile)).fileName();
+  if (!p.sha256.empty()) parts << "sha256 " + qs(p.sha256).left(12);
+  if (!p.note.empty()) parts << qs(p.note);
+  return parts.join("; ");
+}
+
+QString interval(const MetricValue& v) {
+  if (!v.lo && !v.hi) return "—";
+  return QString("[%1, %2]")
+      .arg(v.lo ? QString::number(*v.lo, 'g', 5) : QString("?"),
+           v.hi ? QString::number(*v.hi, 'g', 5) : QString("?"));
+}
+
+void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
+  const EngineReport& r = *in.report;
+  const ScenarioSpec& spec = in.session->scenario;
+  w.title("QuantFront review report");
+  w.text(QString("%1 — %2").arg(reportTitle(r), in.sessionName), kInk, 11);
+  w.text(QString("Generated %1 by QuantFront %2. Every number below is the analytic model's "
+                 "unless its provenance says otherwise (page 5).")
+             .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm t"),
+                  QString(qfrontVersion())),
+         kMuted);
+  if (!in.session->title.empty()) w.text("Session: " + qs(in.session->title));
+  w.heading("Scenario");
+  const auto& sc = r.scenario;
+  std::vector<QStringList> rows = {
+      {"model", QString("%1 (%2 B parameters stored, %3 B streamed per token)")
+                    .arg(qs(sc.model.name))
+                    .arg(r.params.total() / 1e9, 0, 'f', 2)
+                    .arg(r.params.streamed() / 1e9, 0, 'f', 2)},
+      {"GPU", QString("%1 × %2 (tensor parallel), %3 GiB, %4 TB/s")
+                  .arg(qs(sc.gpu.name))
+                  .arg(sc.tp)
+                  .arg(sc.gpu.memoryGib, 0, 'g', 4)
+                  .arg(sc.gpu.hbmBandwidthTBps, 0, 'g', 4)},
+      {"schemes", QString::fromStdString([&] {
+         std::string s;
+         for (const auto& x : r.schemes) s += (s.empty() ? "" : ", ") + x.assignment.id;
+         return s;
+       }())},
+      {"batch range", QString("%1 to %2").arg(spec.batchMin).arg(spec.batchMax)},
+      {"max model length", QString::number(sc.maxModelLen)},
+      {"KV cache", QString("%1 (%2 bytes per element)").arg(qs(spec.kvDtype)).arg(sc.kvBytesPerElement)},
+      {"memory", QString("utilisation %1, reserve %2 GiB").arg(sc.memUtil).arg(sc.reserveGib)},
+      {"context", sc.contextTokens > 0 ? QString("%1 tokens (KV read and attention on)").arg(sc.contextTokens)
+                                       : QString("off")},
+      {"efficiency", qs(sc.efficiency.source)},
+  };
+  if (!spec.useCase.empty()) rows.push_back({"use case", qs(spec.useCase)});
+  w.table({"setting", "value"}, rows, {0.22, 0.78});
+  w.heading("Schemes");
+  rows.clear();
+  for (const auto& s : r.schemes) {
+    rows.push_back({qs(s.assignment.id), num(s.bitsPerWeight, 3), qs(s.pathName),
+                    num(s.memoryFloorMs, 3), s.ridgeBatch ? num(*s.ridgeBatch, 0) : "none",
+                    num(s.capacity.weightsGib, 1), QString::number(s.capacity.maxSeqs),
+                    num(s.capacity.tokensPerSAtCapacity, 0)});
+  }
+  w.table({"scheme", "bits/weight", "path", "floor ms", "ridge B", "weights GiB/GPU", "max seqs",
+           "tok/s at capacity"},
+          rows, {0.2, 0.1, 0.1, 0.1, 0.1, 0.14, 0.1, 0.16});
+  w.heading("Crossovers");
+  if (r.crossovers.empty()) w.text("No two schemes' step times cross at B ≥ 1.", kMuted);
+  for (const auto& c : r.crossovers) w.text("• " + crossoverText(c));
+  const QString fit = fitWarning(r);
+  if (!fit.isEmpty()) {
+    w.heading("Does not fit");
+    w.text(fit, kRed);
+  }
+}
+
+void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
+  w.heading("Candidates, gates and verdicts");
+  QStringList gates;
+  for (const auto& g : in.gates) gates << qs(g);
+  QStringList objectives;
+  for (const auto& o : in.objectives) {
+    objectives << QString("%1 (%2)").arg(qs(o.metric), directionName(o.direction));
+  }
+  w.text(QString("Objectives: %1. Gates: %2.")
+             .arg(objectives.isEmpty() ? "none" : objectives.join(", "),
+                  gates.isEmpty() ? "none" : gates.join(", ")));
+  std::vector<QStringList> rows;
+  std::vector<QColor> colors;
+  for (const auto& c : in.session->candidates) {
+    const auto it = in.verdicts.find(c.id);
+    QString schemes = qs(c.schemeLinear);
+    if (!c.schemeMoe.empty()) schemes += ", moe=" + qs(c.schemeMoe);
+    if (!c.schemeLmHead.empty()) schemes += ", lm_head=" + qs(c.schemeLmHead);
+    rows.push_back({qs(c.id), it == in.verdicts.end() ? "—" : verdictName(it->second.verdict),
+                    it == in.verdicts.end() ? QString() : qs(it->second.detail),
+                    QString("%1 / %2 / %3 ×%4").arg(qs(c.model), schemes, qs(c.gpu)).arg(c.gpuCount)});
+    colors.push_back(it != in.verdicts.end() && it->second.verdict == Verdict::GatedOut ? kRed
+                                                                                       : kInk);
+  }
+  if (rows.empty()) {
+    w.text("The session has no candidates: import benchmark and eval results to fill it.", kMuted);
+    return;
+  }
+  w.table({"candidate", "verdict", "why", "model / schemes / GPU"}, rows, {0.24, 0.12, 0.3, 0.34},
+          colors);
+  w.heading("Provenance of every number");
+  rows.clear();
+  for (const auto& c : in.session->candidates) {
+    for (const auto& [name, v] : c.metrics) {
+      rows.push_back({qs(c.id), qs(name), QString::number(v.value, 'g', 6), interval(v),
+                      provenanceName(v.provenance.kind), provenanceSource(v.provenance)});
+    }
+  }
+  w.table({"candidate", "metric", "value", "interval", "kind", "source / citation"}, rows,
+          {0.18, 0.27, 0.09, 0.12, 0.09, 0.25});
+}
+
+void costPage(ReportWriter& w, const ReviewReportInputs& in) {
+  const EngineReport& r = *in.report;
+  w.heading("Cost per deployment use case (batch 1, synchronous serving)");
+  const auto cases = bundledUseCases();
+  if (!cases) {
+    w.text("Use cases not available: " + qs(cases.error().str()), kRed);
+    return;
+  }
+  const auto price = deploymentPricePerHour(r.scenario.gpu, r.scenario.tp);
+  w.text(price ? QString("Price: %1 USD per hour for %2 × %3 (%4).")
+                     .arg(*price, 0, 'f', 2)
+                     .arg(r.scenario.tp)
+                     .arg(qs(r.scenario.gpu.name), qs(r.scenario.gpu.priceSource))
+               : QString("The GPU file states no price: latencies only (add price_per_hour to "
+                         "the GPU file for queries per USD)."),
+         price ? kInk : kMuted);
+  std::vector<QStringList> rows;
+  for (const auto& uc : *cases) {
+    for (const auto& s : r.schemes) {
+      auto e = estimateUseCase(r.scenario, s.assignment, uc, 1.0);
+      if (!e) {
+        rows.push_back({qs(uc.name), qs(s.assignment.id), "—", "—", "—", qs(e.error().message)});
+        continue;
+      }
+      rows.push_back({QString("%1 (%2 in / %3 out)")
+                          .arg(qs(uc.name))
+                          .arg(uc.prefillTokens)
+                          .arg(uc.decodeTokens),
+                      qs(s.assignment.id), num(e->latency.prefillS * 1e3, 1),
+                      num(e->latency.decodeS * 1e3, 0), num(e->latency.totalS, 2),
+                      e->queriesPerUsd ? num(*e->queriesPerUsd, 0) : QString("—")});
+    }
+  }
+  w.table({"use case", "scheme", "prefill ms", "decode ms", "total s", "queries per USD"}, rows,
+          {0.34, 0.18, 0.12, 0.12, 0.1, 0.14});
+  w.text("Use-case shapes and the synchronous queries-per-USD formula: arXiv:2411.02355 "
+         "(Tables 5, 6 and 9); latencies are the analytic model's.",
+         kMuted, 8);
+}
+
+}  // namespace
+
+QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages) {
+  if (!in.report || !in.session) return "no engine report to write";
+  QByteArray bytes;
+  QBuffer buf(&bytes);
+  buf.open(QIODevice::WriteOnly);
+  int count = 0;
+  {
+    QPdfWriter pdf(&buf);
+    pdf.setCreator(QString("QuantFront %1").arg(qfrontVersion()));
+    pdf.setTitle("QuantFront review report: " + reportTitle(*in.report));
+    pdf.setResolution(96);
+    QPageLayout layout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0));
+    layout.setMode(QPageLayout::FullPageMode);
+    if (!pdf.setPageLayout(layout)) return "could not set the PDF page size";
+    ReportWriter w(pdf);
+    w.setFooter(QString("QuantFront %1 — %2 — %3")
+                    .arg(qfrontVersion(), reportTitle(*in.report), in.sessionName));
+    if (!w.begin()) return "could not start the PDF";
+    const double plotH = w.width() * 0.625;
+    scenarioPage(w, in);
+
+    w.newPage();
+    w.heading("Step time vs batch");
+    w.plot(in.stepPlot, plotH);
+    w.text("Solid and dashed curves: one colour and one line style per scheme; dotted: each "
+           "scheme's memory floor; diamonds: ridges; circles: crossovers.",
+           kMuted, 8);
+    for (const auto& c : in.report->crossovers) w.text("• " + crossoverText(c));
+
+    w.newPage();
+    w.heading("Throughput and KV capacity");
+    w.plot(in.throughputPlot, plotH);
+    std::vector<QStringList> rows;
+    for (const auto& s : in.report->schemes) {
+      const auto& cap = s.capacity;
+      rows.push_back({qs(s.assignment.id), num(cap.budgetGib, 1), num(cap.weightsGib, 1),
+                      num(cap.kvGibPerSeq, 3), cap.fits ? QString::number(cap.maxSeqs) : "does not fit",
+                      num(cap.tokensPerSAtCapacity, 0)});
+    }
+    w.table({"scheme", "budget GiB/GPU", "weights GiB/GPU", "KV GiB per seq", "max seqs",
+             "tok/s at capacity"},
+            rows, {0.22, 0.15, 0.16, 0.15, 0.14, 0.18});
+
+    w.newPage();
+    w.heading("Pareto frontier");
+    if (in.paretoPlot && !in.session->candidates.empty()) {
+      w.plot(in.paretoPlot, plotH);
+    }
+    w.text(in.paretoStatus);
+
+    w.newPage();
+    candidatesPages(w, in);
+
+    w.newPage();
+    costPage(w, in);
+
+    if (!in.session->kernelMeasurements.empty()) {
+      w.newPage();
+      w.heading("Measured vs model");
+      w.text(QString("%1 kernel measurements in the session.")
+                 .arg(in.session->kernelMeasurements.size()));
+      w.plot(in.residualPlot, plotH);
+    }
+    count = w.pages();
+    if (!w.end()) return "could not finish the PDF";
+  }
+  buf.close();
+  qint64 done = 0;
+  while (done < bytes.size()) {
+    const qint64 n = out.write(bytes.constData() + done, bytes.size() - done);
+    if (n <= 0) return "cannot write: " + out.errorString();
+    done += n;
+  }
+  if (pages) *pages = count;
+  return {};
+}
+
+QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages) {
+  if (QFileInfo(path).suffix().toLower() != "pdf") {
+    return path + ": the review report is a PDF (use .pdf)";
+  }
+  QByteArray bytes;
+  QBuffer buf(&bytes);
+  buf.open(QIODevice::WriteOnly);
+  if (const QString err = writeReviewReport(in, buf, pages); !err.isEmpty()) {
+    return path + ": " + err;
+  }
+  return writeFileSafely(path, bytes);
+}
+
+}  // namespace qf::ui

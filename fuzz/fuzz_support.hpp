@@ -14,12 +14,12 @@ inline bool skipKnownFindings() {
   return skip;
 }
 
-/// Runs `body`. The known findings (2026-11-30), both a nlohmann exception escaping a core
-/// reader instead of becoming an Error; reproducers in fuzz/regressions/:
-/// - qf::parseJson (core/src/base/json_io.cpp) catches only parse_error, so out_of_range 406
-///   ("number overflow parsing '1e400'") escapes: every JSON reader, sessions and GPU files;
-/// - qf::parseModelConfig (core/src/model/model_config.cpp, `c.value("_name_or_path", ...)`)
-///   throws type_error 302 when "_name_or_path" is not a string.
+/// Runs `body`. Findings of 2026-11-30, both fixed (reproducers in fuzz/regressions/, tests in
+/// tests/core/base/test_json_io.cpp and tests/core/model/test_model_config.cpp):
+/// - qf::parseJson caught only parse_error, so out_of_range 406 ("number overflow parsing
+///   '1e400'") escaped every JSON reader; it is now an Error naming the line and column;
+/// - qf::parseModelConfig threw type_error 302 when "_name_or_path" was not a string.
+/// A nlohmann exception reaching here is a new finding (rethrown unless QF_FUZZ_SKIP_KNOWN).
 template <class F>
 int runGuarded(F&& body) {
   try {

@@ -138,6 +138,19 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool
     Json j = Json::parse(src.begin(), src.end());
     if (allowNonFinite) decodeNonFinite(j);
     return j;
+  } catch (const Json::out_of_range& e) {
+    // A number beyond double ("1e400"): nlohmann names the token but not where it is.
+    std::string what = e.what();
+    std::string position;
+    const auto q1 = what.find('\'');
+    const auto q2 = q1 == std::string::npos ? q1 : what.find('\'', q1 + 1);
+    if (q2 != std::string::npos) {
+      const std::string token = what.substr(q1 + 1, q2 - q1 - 1);
+      const auto at = token.empty() ? std::string_view::npos : src.find(token);
+      if (at != std::string_view::npos) position = lineColumn(src, at);
+      what = "number " + token + " is beyond the range of a double";
+    }
+    return Error{fileLabel, position, "", what};
   } catch (const Json::parse_error& e) {
     // e.byte is 1-based and points just past the offending character.
     const std::size_t offset = e.byte > 0 ? e.byte - 1 : 0;
@@ -172,6 +185,8 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool
       }
     }
     return Error{fileLabel, lineColumn(src, offset), "", "not valid JSON: " + what};
+  } catch (const Json::exception& e) {
+    return Error{fileLabel, "", "", std::string("not readable as JSON: ") + e.what()};
   }
 }
 

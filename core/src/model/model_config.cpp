@@ -211,7 +211,8 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   ModelArch m;
   m.id = id;
   m.sourceFile = file;
-  m.name = c.value("_name_or_path", rootIn.value("_name_or_path", id));
+  m.name = stringOr(c, "_name_or_path");
+  if (m.name.empty()) m.name = stringOr(rootIn, "_name_or_path");
   if (m.name.empty()) m.name = id;
   const std::string outerType = stringOr(rootIn, "model_type");
   m.modelType = stringOr(c, "model_type");

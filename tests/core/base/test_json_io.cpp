@@ -71,3 +71,22 @@ TEST_CASE("JsonReader names pointer and field", "[json]") {
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.error().message.find("missing") != std::string::npos);
 }
+
+TEST_CASE("numbers beyond double and mistyped names are errors, not exceptions (fuzz findings)",
+          "[base]") {
+  const std::string dir = std::string(QF_SOURCE_DIR) + "/fuzz/regressions/";
+  // A session, a GPU file: the number overflow names the file and where the number is.
+  for (const char* name : {"session-number-overflow.json", "gpu-number-overflow.json"}) {
+    INFO(name);
+    auto bytes = qf::readFileBytes(dir + name);
+    REQUIRE(bytes.ok());
+    auto j = qf::parseJson(*bytes, name);
+    REQUIRE_FALSE(j.ok());
+    CHECK(j.error().file == name);
+    CHECK(j.error().message.find("beyond the range of a double") != std::string::npos);
+    CHECK(j.error().position.rfind("line ", 0) == 0);
+  }
+  auto inline1 = qf::parseJson(R"({"a": [1, 2, -3e999]})", "x.json");
+  REQUIRE_FALSE(inline1.ok());
+  CHECK(inline1.error().position == "line 1, column 14");  // the "-" of -3e999
+}

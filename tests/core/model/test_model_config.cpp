@@ -293,3 +293,15 @@ TEST_CASE("active_params: what each token multiplies, without the input embeddin
     }
   }
 }
+
+TEST_CASE("a config whose _name_or_path is not a string still reads (fuzz finding)", "[model]") {
+  const std::string path =
+      std::string(QF_SOURCE_DIR) + "/fuzz/regressions/model-name-not-a-string.json";
+  qf::Result<qf::ModelArch> m = qf::Error{};
+  REQUIRE_NOTHROW(m = qf::loadModelConfigFile(path));
+  if (m.ok()) {
+    CHECK_FALSE(m->name.empty());  // falls back to the id, never a number as a name
+  } else {
+    CHECK(m.error().file == path);
+  }
+}

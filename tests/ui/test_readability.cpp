@@ -97,7 +97,7 @@ TEST_CASE("crossovers name both schemes and are listed under the Schemes table",
   QTableWidget* t = w.crossoversTable();
   REQUIRE(t->rowCount() == 2);
   QStringList texts;
-  for (int r = 0; r < t->rowCount(); ++r) texts << t->item(r, 4)->text();
+  for (int r = 0; r < t->rowCount(); ++r) texts << t->item(r, 3)->text();
   // W4A16 overtakes bf16 near B = 118 (the seed's figure).
   INFO(texts.join('\n').toStdString());
   CHECK(texts.join('\n').contains(QRegularExpression("w4a16-g128 faster than w8a8-fp8 below B = 11\\d")));

@@ -934,9 +934,9 @@ void MainWindow::updateSchemesTable() {
   m_schemesTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 
   m_crossoversTable->clear();
-  m_crossoversTable->setColumnCount(5);
+  m_crossoversTable->setColumnCount(4);
   m_crossoversTable->setHorizontalHeaderLabels(
-      {"crossover B", "faster below", "than", "faster above", "in words"});
+      {"crossover B", "faster below", "faster above", "in words"});
   m_crossoversTable->setRowCount(static_cast<int>(m_report->crossovers.size()));
   row = 0;
   for (const auto& c : m_report->crossovers) {
@@ -944,8 +944,7 @@ void MainWindow::updateSchemesTable() {
     m_crossoversTable->setItem(row, 0, num(c.batch, 1));
     m_crossoversTable->setItem(row, 1, new QTableWidgetItem(qs(c.fasterBelow)));
     m_crossoversTable->setItem(row, 2, new QTableWidgetItem(qs(other)));
-    m_crossoversTable->setItem(row, 3, new QTableWidgetItem(qs(other)));
-    m_crossoversTable->setItem(row, 4, new QTableWidgetItem(crossoverText(c)));
+    m_crossoversTable->setItem(row, 3, new QTableWidgetItem(crossoverText(c)));
     ++row;
   }
   m_crossoversTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -371,7 +371,7 @@ void StepTimePlot::onMouseMove(QMouseEvent* event) {
 ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B (concurrent decoding sequences)");
-  yAxis->setLabel("decode throughput (tokens/s per replica; dashed: beyond KV capacity)");
+  yAxis->setLabel("tokens/s per replica (dotted: past KV capacity)");
   yAxis->setScaleType(QCPAxis::stLogarithmic);
   yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);

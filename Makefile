@@ -6,11 +6,14 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CMAKE_ARGS ?=
+# Warnings are errors where the house builds (CI sets QF_WERROR=ON; make test does too).
+QF_WERROR ?= OFF
+CMAKE_ARGS += -DQF_WERROR=$(QF_WERROR)
 ifneq ($(NVCC),)
 CMAKE_ARGS += -DCMAKE_CUDA_COMPILER=$(NVCC)
 endif
 
-.PHONY: all deps configure build run test asan fuzz bench clean
+.PHONY: all deps configure build run test asan fuzz bench clean format format-check
 
 all: build
 
@@ -31,8 +34,17 @@ run: build
 	  xvfb-run -a -s "-screen 0 1600x1000x24" ./$(BUILD_DIR)/app/quantfront; \
 	fi
 
-test: build
+test: QF_WERROR = ON
+test: build format-check
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+
+# The repo's .clang-format over every C++ and CUDA source (Debian's clang-format).
+FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' 2>/dev/null)
+format-check: deps
+	@clang-format --dry-run --Werror $(FORMAT_FILES) && echo "format-check: $(words $(FORMAT_FILES)) files formatted"
+
+format: deps
+	@clang-format -i $(FORMAT_FILES)
 
 # The test suite built once with AddressSanitizer + UndefinedBehaviorSanitizer.
 asan: deps

@@ -43,7 +43,8 @@ std::vector<std::string> Args::take(const std::string& name, bool& missingValue)
   return values;
 }
 
-std::optional<std::string> Args::takeOne(const std::string& name, bool& missingValue, bool& repeated) {
+std::optional<std::string> Args::takeOne(const std::string& name, bool& missingValue,
+                                         bool& repeated) {
   bool missing = false;
   auto values = take(name, missing);
   if (missing) missingValue = true;
@@ -52,8 +53,8 @@ std::optional<std::string> Args::takeOne(const std::string& name, bool& missingV
   return values.front();
 }
 
-bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
-                int& rc) {
+bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
+                std::ostream& err, int& rc) {
   bool missing = false, repeated = false;
   auto v = a.takeOne(name, missing, repeated);
   const std::string field = name.rfind("--", 0) == 0 ? name.substr(2) : name;

@@ -22,11 +22,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 /// Sub-commands, each with its own --help.
 int cmdModel(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int cmdCatalog(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
-int cmdFrontier(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);  // cli_frontier.cpp
-int cmdImport(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);    // cli_import.cpp
-int cmdStats(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);     // cli_stats.cpp
-int cmdCalibrate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err); // cli_calibrate.cpp
-int cmdMerge(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);     // cli_calibrate.cpp
+int cmdFrontier(const std::vector<std::string>& args, std::ostream& out,
+                std::ostream& err);  // cli_frontier.cpp
+int cmdImport(const std::vector<std::string>& args, std::ostream& out,
+              std::ostream& err);  // cli_import.cpp
+int cmdStats(const std::vector<std::string>& args, std::ostream& out,
+             std::ostream& err);  // cli_stats.cpp
+int cmdCalibrate(const std::vector<std::string>& args, std::ostream& out,
+                 std::ostream& err);  // cli_calibrate.cpp
+int cmdMerge(const std::vector<std::string>& args, std::ostream& out,
+             std::ostream& err);  // cli_calibrate.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {
@@ -53,8 +58,8 @@ class Args {
 /// A single-valued option: takes `name` ("--gpu") from `a` into `out`. On a missing value or a
 /// repeated option prints one line naming the option, sets `rc` to kExitBadInput and returns
 /// false. Every command's single-valued options go through this.
-bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out, std::ostream& err,
-                int& rc);
+bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
+                std::ostream& err, int& rc);
 
 /// Prints "qfront: <error>" on one line and returns kExitBadInput.
 /// How errors name the command line as their source.

@@ -150,8 +150,8 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   std::vector<std::pair<std::string, std::vector<MeasuredStep>>> steps;
   if (model) {
     for (const auto& s : schemes) {
-      auto st = measuredStepTimes(session->kernelMeasurements, cal->device, *model, s, batches,
-                                  files[0]);
+      auto st =
+          measuredStepTimes(session->kernelMeasurements, cal->device, *model, s, batches, files[0]);
       if (!st) return badInput(err, st.error());
       if (!st->empty()) steps.emplace_back(s, std::move(*st));
     }
@@ -171,7 +171,8 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
       j["bandwidth_tbs"] = fitJson(*cal->bandwidthBytesPerS, cal->bandwidthBytesPerS->value / 1e12);
     }
     j["tensor_tflops"] = Json::object();
-    for (const auto& [key, f] : cal->peakFlopsPerS) j["tensor_tflops"][key] = fitJson(f, f.value / 1e12);
+    for (const auto& [key, f] : cal->peakFlopsPerS)
+      j["tensor_tflops"][key] = fitJson(f, f.value / 1e12);
     j["dequant_s_per_weight"] = Json::object();
     for (const auto& [key, f] : cal->dequantSecondsPerWeight) {
       j["dequant_s_per_weight"][key] = fitJson(f, f.value);
@@ -181,8 +182,8 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     for (const auto& [scheme, st] : steps) {
       Json s{{"scheme", scheme}, {"model", model ? model->name : ""}, {"points", Json::array()}};
       for (const auto& p : st) {
-        s["points"].push_back({{"batch", p.batch}, {"step_ms", p.stepS * 1e3},
-                               {"spread_ms", p.spreadS * 1e3}});
+        s["points"].push_back(
+            {{"batch", p.batch}, {"step_ms", p.stepS * 1e3}, {"spread_ms", p.spreadS * 1e3}});
       }
       j["measured_step"].push_back(s);
     }
@@ -213,8 +214,8 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   for (const auto& [key, f] : cal->dequantSecondsPerWeight) {
     out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
         << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
-        << fmt(100 * f.relSpread, 1) << "%  (" << fmt(1.0 / f.value / 1e9, 1)
-        << " G weights/s, " << f.records << " records)\n";
+        << fmt(100 * f.relSpread, 1) << "%  (" << fmt(1.0 / f.value / 1e9, 1) << " G weights/s, "
+        << f.records << " records)\n";
   }
   for (const auto& [scheme, st] : steps) {
     out << "\nmeasured step time, " << (model ? model->name : "") << ", " << scheme

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
-#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/session/candidate_source.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -120,8 +120,7 @@ std::string joinIds(const std::vector<std::string>& ids) {
   return s;
 }
 
-void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands,
-                std::ostream& out) {
+void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands, std::ostream& out) {
   const FrontierResult& r = a.result;
   out << "objectives: ";
   for (std::size_t k = 0; k < r.objectives.size(); ++k) {
@@ -198,8 +197,8 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
   if (maxByOpt) {
     const auto v = parseInt(*maxByOpt);
     if (!v || *v < 0 || *v > 1000000) {
-      return badArg(err, "max-by", "expected a count 0..1000000 (0 lists all), found '" +
-                                       *maxByOpt + "'");
+      return badArg(err, "max-by",
+                    "expected a count 0..1000000 (0 lists all), found '" + *maxByOpt + "'");
     }
     maxBy = static_cast<std::size_t>(*v);
   }

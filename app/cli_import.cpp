@@ -18,7 +18,8 @@ namespace qf::cli {
 
 namespace {
 
-constexpr const char* kImportHelp = R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
+constexpr const char* kImportHelp =
+    R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
                      [--gpu ID] [--gpu-count N] [--baseline ID] [--no-candidates]
                      [--format table|json]
 
@@ -112,9 +113,8 @@ std::string status(const FileSummary& f) {
   return s;
 }
 
-void printTable(std::ostream& out, const std::string& sessionPath, bool created,
-                const Session& s, const std::vector<FileSummary>& files,
-                const std::optional<AttachReport>& attach) {
+void printTable(std::ostream& out, const std::string& sessionPath, bool created, const Session& s,
+                const std::vector<FileSummary>& files, const std::optional<AttachReport>& attach) {
   out << "session " << sessionPath << (created ? "  (new)" : "") << "\n";
   for (const auto& n : s.loadNotes) out << "note: " << n << "\n";
   std::size_t fileW = 4, formatW = 6;
@@ -124,7 +124,8 @@ void printTable(std::ostream& out, const std::string& sessionPath, bool created,
   }
   const int fw = static_cast<int>(fileW + 2), mw = static_cast<int>(formatW + 2);
   out << std::left << std::setw(fw) << "file" << std::setw(mw) << "format" << std::right
-      << std::setw(5) << "runs" << std::setw(9) << "metrics" << "  status\n";
+      << std::setw(5) << "runs" << std::setw(9) << "metrics"
+      << "  status\n";
   for (const auto& f : files) {
     out << std::left << std::setw(fw) << f.report.file << std::setw(mw) << f.report.format
         << std::right << std::setw(5) << f.report.runs.size() << std::setw(9) << f.metricsRead
@@ -242,8 +243,8 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   for (const auto& o : outputs) {
     if (o != outputs.front()) {
-      return badArg(err, "output", "-o given twice with different files ('" + outputs.front() +
-                                       "', '" + o + "')");
+      return badArg(err, "output",
+                    "-o given twice with different files ('" + outputs.front() + "', '" + o + "')");
     }
   }
   const std::string sessionPath = outputs.front();

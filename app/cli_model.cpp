@@ -20,7 +20,8 @@ namespace qf::cli {
 
 namespace {
 
-constexpr const char* kModelHelp = R"(usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]
+constexpr const char* kModelHelp =
+    R"(usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]
 
 Predicts decode step time against batch size for each scheme with the analytic model
 (memory floor, mma slope, dequant constant, ridge, crossovers) and KV capacity.
@@ -71,8 +72,6 @@ Lists the bundled models (with parameter counts), GPUs (with dense peaks and pri
 quantization schemes (bits per weight, tensor path, c).
 )";
 
-
-
 std::string fmt(double v, int prec) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(prec) << v;
@@ -82,7 +81,8 @@ std::string fmt(double v, int prec) {
 /// "source: overhead 0 ms, bandwidth x1, compute bf16 x0.74 w4a16-g128 x0.45, dequant c/D".
 std::string efficiencySummary(const Efficiency& e) {
   std::ostringstream o;
-  o << e.source << ": overhead " << e.overheadMs << " ms, bandwidth x" << e.bandwidthEff << ", compute";
+  o << e.source << ": overhead " << e.overheadMs << " ms, bandwidth x" << e.bandwidthEff
+    << ", compute";
   if (e.computeEff.empty()) o << " x1";
   for (const auto& [k, v] : e.computeEff) o << " " << k << " x" << v;
   o << ", dequant";
@@ -110,8 +110,8 @@ void printTable(const EngineReport& r, std::ostream& out) {
   if (r.scenario.model.checkpointQuant) {
     const auto& q = *r.scenario.model.checkpointQuant;
     out << "checkpoint quantization  " << q.quantMethod << " -> "
-        << (q.schemeId.empty() ? std::string("(no built-in scheme)") : q.schemeId) << "  (" << q.note
-        << ")\n";
+        << (q.schemeId.empty() ? std::string("(no built-in scheme)") : q.schemeId) << "  ("
+        << q.note << ")\n";
   }
   const auto& m = r.scenario.model;
   if (m.slidingLayerCount() > 0) {
@@ -124,7 +124,8 @@ void printTable(const EngineReport& r, std::ostream& out) {
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
       << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
       << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(13) << "weights GiB"
-      << std::setw(10) << "max seqs" << std::setw(13) << "tok/s @cap" << "\n";
+      << std::setw(10) << "max seqs" << std::setw(13) << "tok/s @cap"
+      << "\n";
   for (const auto& s : r.schemes) {
     out << std::left << std::setw(34) << s.assignment.id << std::right << std::setw(7)
         << fmt(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
@@ -135,7 +136,9 @@ void printTable(const EngineReport& r, std::ostream& out) {
         << fmt(s.capacity.tokensPerSAtCapacity, 0) << "\n";
   }
   out << "\nstep time (ms) per batch; * marks compute-bound\n" << std::setw(8) << "batch";
-  for (const auto& s : r.schemes) out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2)) << s.assignment.id;
+  for (const auto& s : r.schemes)
+    out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2))
+        << s.assignment.id;
   out << "\n";
   const std::size_t n = r.schemes.empty() ? 0 : r.schemes.front().points.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -153,24 +156,26 @@ void printTable(const EngineReport& r, std::ostream& out) {
     out << "  B = " << fmt(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1] << "  ("
         << c.fasterBelow << " faster below)\n";
   }
-  out << "\ncapacity budget " << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2)
-      << " GiB per GPU; KV " << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
+  out << "\ncapacity budget "
+      << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2) << " GiB per GPU; KV "
+      << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
       << " GiB per sequence at max-model-len " << r.scenario.maxModelLen << "\n";
 }
 
 void printCsv(const EngineReport& r, std::ostream& out) {
   // The efficiency columns say which values produced each row: the linear kind's η_P, η_β,
   // t0 and where they came from.
-  out << "scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_source\n";
+  out << "scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_"
+         "source\n";
   out << std::setprecision(10);
   const Efficiency& e = r.scenario.efficiency;
   const std::string source = csvField(e.source);
   for (const auto& s : r.schemes) {
     const double eta = s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].computeEff;
     for (const auto& p : s.points) {
-      out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS << ","
-          << boundName(p.bound) << "," << eta << "," << e.bandwidthEff << "," << e.overheadMs << ","
-          << source << "\n";
+      out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS
+          << "," << boundName(p.bound) << "," << eta << "," << e.bandwidthEff << "," << e.overheadMs
+          << "," << source << "\n";
     }
   }
 }
@@ -253,19 +258,32 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   const auto schemeLists = a.take("--scheme", missing);
   if (missing) return badArg(err, "scheme", "option --scheme needs a value");
   const std::pair<const char*, std::optional<std::string>*> opts[] = {
-      {"--model", &model},       {"--gpu", &gpu},           {"--linear", &linear},
-      {"--moe", &moe},           {"--lm-head", &lmHead},    {"--batch", &batch},
-      {"--tp", &tp},             {"--max-model-len", &maxLen}, {"--kv-dtype", &kvDtype},
-      {"--mem-util", &memUtil},  {"--reserve-gib", &reserve}, {"--context", &context},
-      {"--format", &format},     {"--overhead-ms", &overheadMs}, {"--bw-eff", &bwEff},
-      {"--compute-eff", &computeEff}, {"--dequant-s-per-weight", &dequantCost}};
+      {"--model", &model},
+      {"--gpu", &gpu},
+      {"--linear", &linear},
+      {"--moe", &moe},
+      {"--lm-head", &lmHead},
+      {"--batch", &batch},
+      {"--tp", &tp},
+      {"--max-model-len", &maxLen},
+      {"--kv-dtype", &kvDtype},
+      {"--mem-util", &memUtil},
+      {"--reserve-gib", &reserve},
+      {"--context", &context},
+      {"--format", &format},
+      {"--overhead-ms", &overheadMs},
+      {"--bw-eff", &bwEff},
+      {"--compute-eff", &computeEff},
+      {"--dequant-s-per-weight", &dequantCost}};
   for (const auto& [name, dst] : opts) {
     if (!takeSingle(a, name, *dst, err, rc)) return rc;
   }
   if (!a.rest().empty()) {
-    return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "' (see qfront model --help)");
+    return badArg(err, a.rest().front(),
+                  "unknown argument '" + a.rest().front() + "' (see qfront model --help)");
   }
-  if (!model) return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
+  if (!model)
+    return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
   if (!gpu) return badArg(err, "gpu", "--gpu is required (a catalog id or a GPU JSON path)");
   const Catalog& cat = Catalog::bundled();
   ScenarioSpec spec;
@@ -273,28 +291,33 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   spec.gpu = *gpu;
   if (tp) {
     const auto v = parseInt(*tp);
-    if (!v || *v < 1 || *v > 1024) return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
+    if (!v || *v < 1 || *v > 1024)
+      return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
     spec.tp = static_cast<int>(*v);
   }
   if (maxLen) {
     const auto v = parseInt(*maxLen);
-    if (!v || *v < 1) return badArg(err, "max-model-len", "expected a positive integer, found '" + *maxLen + "'");
+    if (!v || *v < 1)
+      return badArg(err, "max-model-len", "expected a positive integer, found '" + *maxLen + "'");
     spec.maxModelLen = *v;
   }
   if (kvDtype) spec.kvDtype = *kvDtype;
   if (memUtil) {
     const auto v = parseNumber(*memUtil);
-    if (!v || !(*v > 0 && *v <= 1)) return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
+    if (!v || !(*v > 0 && *v <= 1))
+      return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
     spec.memUtil = *v;
   }
   if (reserve) {
     const auto v = parseNumber(*reserve);
-    if (!v || *v < 0) return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *reserve + "'");
+    if (!v || *v < 0)
+      return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *reserve + "'");
     spec.reserveGib = *v;
   }
   if (context) {
     const auto v = parseInt(*context);
-    if (!v || *v < 0) return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
+    if (!v || *v < 0)
+      return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
     spec.contextTokens = *v;
   }
   const std::string fmtName = format.value_or("table");
@@ -316,7 +339,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (overheadMs) {
       const auto v = parseNumber(*overheadMs);
       if (!v || *v < 0 || *v > kMaxOverheadMs) {
-        return badArg(err, "overhead-ms", "expected a number of ms in [0, 1000], found '" + *overheadMs + "'");
+        return badArg(err, "overhead-ms",
+                      "expected a number of ms in [0, 1000], found '" + *overheadMs + "'");
       }
       e.overheadMs = *v;
       used.push_back("--overhead-ms");
@@ -330,23 +354,28 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       used.push_back("--bw-eff");
     }
     // KEY=X,... where KEY is a tensor path or a built-in scheme id.
-    auto keyed = [&](const std::string& text, const char* field, bool schemesOnly, double lo, bool loOpen,
-                     double hi, std::map<std::string, double>& dst) -> std::optional<int> {
+    auto keyed = [&](const std::string& text, const char* field, bool schemesOnly, double lo,
+                     bool loOpen, double hi,
+                     std::map<std::string, double>& dst) -> std::optional<int> {
       for (const auto& item : splitComma(text)) {
         const auto eq = item.find('=');
         const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
         const auto v = eq == std::string::npos ? std::nullopt : parseNumber(item.substr(eq + 1));
         if (!v || (loOpen ? !(*v > lo) : *v < lo) || *v > hi) {
           std::ostringstream msg;
-          msg << "expected KEY=X with X in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found '" << item << "'";
+          msg << "expected KEY=X with X in " << (loOpen ? "(" : "[") << lo << ", " << hi
+              << "], found '" << item << "'";
           return badArg(err, field, msg.str());
         }
         std::string id = key;
         if (!(!schemesOnly && tensorPathFromName(key))) {
           auto sc = cat.scheme(key, field);
           if (!sc) {
-            return badArg(err, field, "'" + key + "' is not " + (schemesOnly ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
-                                          "a scheme id (" + cat.schemeIds() + ")");
+            return badArg(
+                err, field,
+                "'" + key + "' is not " +
+                    (schemesOnly ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
+                    "a scheme id (" + cat.schemeIds() + ")");
           }
           id = sc->id;
         }
@@ -355,12 +384,14 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       return std::nullopt;
     };
     if (computeEff) {
-      if (auto rcE = keyed(*computeEff, "compute-eff", false, 0, true, kMaxEfficiency, e.computeEff)) return *rcE;
+      if (auto rcE =
+              keyed(*computeEff, "compute-eff", false, 0, true, kMaxEfficiency, e.computeEff))
+        return *rcE;
       used.push_back("--compute-eff");
     }
     if (dequantCost) {
-      if (auto rcD = keyed(*dequantCost, "dequant-s-per-weight", true, 0, false, kMaxDequantSPerWeight,
-                           e.dequantSPerWeight)) {
+      if (auto rcD = keyed(*dequantCost, "dequant-s-per-weight", true, 0, false,
+                           kMaxDequantSPerWeight, e.dequantSPerWeight)) {
         return *rcD;
       }
       used.push_back("--dequant-s-per-weight");
@@ -388,7 +419,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       lmHead = q.lmHeadSchemeId;
     }
   }
-  auto candsR = makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
+  auto candsR =
+      makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
   if (!candsR) return badInput(err, candsR.error());
   const auto& cands = *candsR;
   auto rep = runEngine(s, cands, batches);
@@ -414,10 +446,12 @@ int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ost
   int rc = kExitOk;
   std::optional<std::string> format;
   if (!takeSingle(a, "--format", format, err, rc)) return rc;
-  if (!a.rest().empty()) return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "'");
+  if (!a.rest().empty())
+    return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "'");
   const Catalog& cat = Catalog::bundled();
   const std::string f = format.value_or("table");
-  if (f != "table" && f != "json") return badArg(err, "format", "expected table or json, found '" + f + "'");
+  if (f != "table" && f != "json")
+    return badArg(err, "format", "expected table or json, found '" + f + "'");
   if (f == "json") {
     Json j;
     j["models"] = Json::array();
@@ -462,13 +496,15 @@ int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ost
   out << "\ngpus (dense TFLOP/s)\n";
   for (const auto& g : cat.gpus()) {
     out << "  " << std::left << std::setw(12) << g.id << std::setw(18) << g.name << std::right
-        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6) << fmt(g.hbmBandwidthTBps, 3)
-        << " TB/s  ";
+        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6)
+        << fmt(g.hbmBandwidthTBps, 3) << " TB/s  ";
     for (TensorPath p : kAllTensorPaths) {
-      if (g.hasPath(p)) out << tensorPathName(p) << " " << *g.tensorTflops[static_cast<std::size_t>(p)] << "  ";
+      if (g.hasPath(p))
+        out << tensorPathName(p) << " " << *g.tensorTflops[static_cast<std::size_t>(p)] << "  ";
     }
     out << "fp32 " << g.vectorFp32Tflops;
-    out << "  $/h " << (g.pricePerGpuHourUsd ? fmt(*g.pricePerGpuHourUsd, 2) : std::string("n/a")) << "\n";
+    out << "  $/h " << (g.pricePerGpuHourUsd ? fmt(*g.pricePerGpuHourUsd, 2) : std::string("n/a"))
+        << "\n";
   }
   out << "\nschemes\n";
   for (const auto& s : cat.schemes()) {

@@ -8,9 +8,9 @@
 #include <tuple>
 
 #include <nlohmann/json.hpp>
-#include <quantfront/core/import/importers.hpp>
-#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/analysis/stats.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/import/importers.hpp>
 
 #include <quantfront/core/base/version.hpp>
 
@@ -20,7 +20,8 @@ namespace qf::cli {
 
 namespace {
 
-constexpr const char* kStatsHelp = R"(usage: qfront stats <binomial|power|diff|paired|serving> [options]
+constexpr const char* kStatsHelp =
+    R"(usage: qfront stats <binomial|power|diff|paired|serving> [options]
 
 Sample-size and significance statistics for eval scores. Every proportion, on input and
 output, is a fraction in [0, 1] (0.80, not 80); multiply by 100 for percentage points.
@@ -488,24 +489,27 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
     files.push_back(r);
   }
   if (files.size() != 1) {
-    return badArg(err, "file", "expected one serving result file, found " + std::to_string(files.size()));
+    return badArg(err, "file",
+                  "expected one serving result file, found " + std::to_string(files.size()));
   }
   int rc = kExitOk;
   bool json = true;
   if (!formatOk(format, json, err, rc)) return rc;
   stats::Slo slo;
-  for (auto [opt, dst, name] : {std::tuple{&ttft, &slo.ttftS, "slo-ttft-ms"},
-                                std::tuple{&tpot, &slo.tpotS, "slo-tpot-ms"},
-                                std::tuple{&e2e, &slo.e2eS, "slo-e2e-ms"}}) {
+  for (auto [opt, dst, name] :
+       {std::tuple{&ttft, &slo.ttftS, "slo-ttft-ms"}, std::tuple{&tpot, &slo.tpotS, "slo-tpot-ms"},
+        std::tuple{&e2e, &slo.e2eS, "slo-e2e-ms"}}) {
     if (!*opt) continue;
     const auto v = parseNumber(**opt);
-    if (!v || *v <= 0) return badArg(err, name, "expected a positive number of ms, found '" + **opt + "'");
+    if (!v || *v <= 0)
+      return badArg(err, name, "expected a positive number of ms, found '" + **opt + "'");
     *dst = *v / 1e3;
   }
   stats::BootstrapOptions bo;
   if (seed) {
     const auto v = parseInt(*seed);
-    if (!v || *v < 0) return badArg(err, "seed", "expected a non-negative integer, found '" + *seed + "'");
+    if (!v || *v < 0)
+      return badArg(err, "seed", "expected a non-negative integer, found '" + *seed + "'");
     bo.seed = static_cast<std::uint64_t>(*v);
   }
   if (resamples) {
@@ -547,8 +551,8 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
             << " empty requests left out)\n";
     }
     Json lat = Json::object();
-    for (auto m : {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot, stats::LatencyMetric::Itl,
-                   stats::LatencyMetric::E2e}) {
+    for (auto m : {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot,
+                   stats::LatencyMetric::Itl, stats::LatencyMetric::E2e}) {
       Json pm = Json::object();
       const std::vector<double> qs = {50.0, 90.0, 99.0};
       auto all = stats::bootstrapLatencyPercentiles(run.requests, m, qs, bo);
@@ -590,9 +594,10 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
            {"seed", bo.seed},
            {"resamples", bo.resamples},
            {"confidence", bo.confidence},
-           {"slo_ms", {{"ttft", slo.ttftS ? Json(*slo.ttftS * 1e3) : Json(nullptr)},
-                       {"tpot", slo.tpotS ? Json(*slo.tpotS * 1e3) : Json(nullptr)},
-                       {"e2e", slo.e2eS ? Json(*slo.e2eS * 1e3) : Json(nullptr)}}},
+           {"slo_ms",
+            {{"ttft", slo.ttftS ? Json(*slo.ttftS * 1e3) : Json(nullptr)},
+             {"tpot", slo.tpotS ? Json(*slo.tpotS * 1e3) : Json(nullptr)},
+             {"e2e", slo.e2eS ? Json(*slo.e2eS * 1e3) : Json(nullptr)}}},
            {"runs", runs}};
     stampOutput(j);
     out << j.dump(2) << "\n";
@@ -617,9 +622,10 @@ int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   if (sub == "diff") return cmdDiff(a, out, err);
   if (sub == "paired") return cmdPaired(a, out, err);
   if (sub == "serving") return cmdServing(a, out, err);
-  return badArg(err, "command",
-                "unknown stats sub-command '" + sub +
-                    "' (expected binomial, power, diff, paired or serving; see qfront stats --help)");
+  return badArg(
+      err, "command",
+      "unknown stats sub-command '" + sub +
+          "' (expected binomial, power, diff, paired or serving; see qfront stats --help)");
 }
 
 }  // namespace qf::cli

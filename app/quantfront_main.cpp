@@ -4,8 +4,8 @@
 // qfront checks them: a bad value exits with status 2 and one line naming the option.
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QFile>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QTimer>
 #include <cstdlib>
 #include <cstring>
@@ -92,7 +92,8 @@ void shieldSessionOption(int argc, char** argv, std::vector<std::string>& storag
 QStringList unshieldedArguments() {
   QStringList args = QApplication::arguments();
   for (QString& a : args) {
-    if (a.startsWith(kSessionStandIn)) a.replace(0, static_cast<int>(std::strlen(kSessionStandIn)), "--session");
+    if (a.startsWith(kSessionStandIn))
+      a.replace(0, static_cast<int>(std::strlen(kSessionStandIn)), "--session");
   }
   return args;
 }
@@ -125,8 +126,8 @@ int main(int argc, char** argv) {
   QCommandLineOption gpuOpt("gpu", "Catalog GPU id or GPU JSON path.", "ID|FILE");
   QCommandLineOption schemesOpt("schemes", "Comma-separated scheme ids.", "S,S,...");
   QCommandLineOption tpOpt("tp", "Tensor-parallel degree (1 to 1024).", "N");
-  QCommandLineOption sessionOpt("session",
-                                "Open this session (as the positional SESSION does).", "FILE");
+  QCommandLineOption sessionOpt("session", "Open this session (as the positional SESSION does).",
+                                "FILE");
   QCommandLineOption exportOpt(
       "export",
       "With --out: export VIEW (step-time, throughput, serving, pareto, measured as .png, .pdf "
@@ -180,15 +181,15 @@ int main(int argc, char** argv) {
     const QStringList rest = parser.positionalArguments();
     if (rest.size() > 1 || (rest.size() == 1 && parser.isSet(sessionOpt))) {
       const std::string arg = rest.back().toStdString();
-      return badOption(arg, "unexpected argument '" + arg + "' (one session at most; see "
-                            "quantfront --help)");
+      return badOption(arg, "unexpected argument '" + arg +
+                                "' (one session at most; see "
+                                "quantfront --help)");
     }
     if (rest.size() == 1) sessionPath = rest.front();
   }
   if (!sessionPath.isEmpty() && !QFile::exists(sessionPath)) {
     const std::string name = sessionPath.toStdString();
-    return badOption(parser.isSet(sessionOpt) ? "session" : name,
-                     "no session file '" + name + "'");
+    return badOption(parser.isSet(sessionOpt) ? "session" : name, "no session file '" + name + "'");
   }
   const bool headless = parser.isSet(exportOpt) || parser.isSet(dumpOpt);
 
@@ -252,13 +253,13 @@ int main(int argc, char** argv) {
                          : table                    ? ".csv"
                                                     : ".png, .pdf or .svg";
       return badOption("out", "expected a file ending in " + std::string(want) + " for " +
-                                  exportViewName.toStdString() + ", found '" +
-                                  out.toStdString() + "'");
+                                  exportViewName.toStdString() + ", found '" + out.toStdString() +
+                                  "'");
     }
   } else if (parser.isSet(exportOpt)) {
     if (qf::ui::MainWindow::exportViews().contains(parser.value(exportOpt))) {
-      return badOption("out", "--export " + parser.value(exportOpt).toStdString() +
-                                  " needs --out FILE");
+      return badOption("out",
+                       "--export " + parser.value(exportOpt).toStdString() + " needs --out FILE");
     }
     exportFormat = qf::ui::exportFormatFor(parser.value(exportOpt));
     if (!exportFormat) {
@@ -270,9 +271,10 @@ int main(int argc, char** argv) {
                            parser.value(exportOpt).toStdString() + "'");
     }
     if (qf::ui::isPlotFormat(*exportFormat) && !kPlotTabs.contains(tab)) {
-      return badOption("tab", "expected step, throughput, pareto or measured for a plot export, "
-                              "found '" +
-                                  tab.toStdString() + "'");
+      return badOption("tab",
+                       "expected step, throughput, pareto or measured for a plot export, "
+                       "found '" +
+                           tab.toStdString() + "'");
     }
   }
   // The session is read before any window exists: headless, a bad one is one line.
@@ -300,8 +302,8 @@ int main(int argc, char** argv) {
     // In the window a bad session is a message; the example session stays.
     QTimer::singleShot(0, &window, [&window, sessionPath] { window.openSession(sessionPath); });
   }
-  const bool explicitScenario = parser.isSet(modelOpt) || parser.isSet(gpuOpt) || tp ||
-                                parser.isSet(schemesOpt);
+  const bool explicitScenario =
+      parser.isSet(modelOpt) || parser.isSet(gpuOpt) || tp || parser.isSet(schemesOpt);
   qf::ScenarioSpec spec = window.scenario();
   if (parser.isSet(modelOpt)) spec.model = parser.value(modelOpt).toStdString();
   if (parser.isSet(gpuOpt)) spec.gpu = parser.value(gpuOpt).toStdString();

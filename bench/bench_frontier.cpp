@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
-#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/analysis/stats.hpp>
+#include <quantfront/core/base/json_io.hpp>
 
 namespace {
 
@@ -164,11 +164,10 @@ int main(int argc, char** argv) {
   out["note"] = note;
   out["runs_per_case"] = 3;
   // First, while the process is small: its peak memory is the candidate path's.
-  const auto candidates =
-      static_cast<std::size_t>(std::max(1.0, std::round(100'000.0 * scale)));
+  const auto candidates = static_cast<std::size_t>(std::max(1.0, std::round(100'000.0 * scale)));
   out["candidates_with_dominator_lists"] = candidateCase(candidates);
-  std::cerr << "computeFrontier " << candidates << " candidates: "
-            << out["candidates_with_dominator_lists"].dump() << "\n";
+  std::cerr << "computeFrontier " << candidates
+            << " candidates: " << out["candidates_with_dominator_lists"].dump() << "\n";
   out["results"] = qf::Json::array();
   for (const auto& c : cases) {
     const auto n =

@@ -11,6 +11,7 @@ PACKAGES=(
   catch2                               # tests (Catch2 v2)
   xvfb xauth                           # `make run` without a display, GUI tests' screenshots
   fonts-dejavu-core                    # a font for offscreen rendering and exports
+  clang-format                         # the formatting check (make format-check)
 )
 if [[ "${1:-}" == "--with-tools" ]]; then
   # Optional: fuzzing and sanitizers (clang), screenshot and PDF inspection.

@@ -22,7 +22,8 @@ cudaDataType_t inputType(LtKind kind) {
 void LtGemm::fail(cublasStatus_t s, const char* step) {
   if (m_status != CUBLAS_STATUS_SUCCESS) return;
   m_status = s;
-  m_why = std::string(step) + ": " + cublasLtGetStatusName(s) + " (" + cublasLtGetStatusString(s) + ")";
+  m_why =
+      std::string(step) + ": " + cublasLtGetStatusName(s) + " (" + cublasLtGetStatusString(s) + ")";
 }
 
 LtGemm::LtGemm(cublasLtHandle_t handle, LtKind kind, int64_t m, int64_t n, int64_t k,
@@ -57,9 +58,9 @@ LtGemm::LtGemm(cublasLtHandle_t handle, LtKind kind, int64_t m, int64_t n, int64
                                          sizeof aScale);
     }
     if (s != CUBLAS_STATUS_SUCCESS) {
-    fail(s, "set FP8 scale pointers");
-    return;
-  }
+      fail(s, "set FP8 scale pointers");
+      return;
+    }
   }
   const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
   s = cublasLtMatrixLayoutCreate(&m_w, inType, u(k), u(n), k);  // W: k×n col-major, ld k

@@ -20,7 +20,9 @@ inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e));
 }
 /// Checks the last launch error (a launch itself returns nothing).
-inline void checkLaunch(const char* what) { check(cudaGetLastError(), what); }
+inline void checkLaunch(const char* what) {
+  check(cudaGetLastError(), what);
+}
 
 #define QF_CUDA_CHECK(call) ::qf::cuda::detail::check((call), #call)
 

@@ -32,7 +32,8 @@ using kern::kMagicPlusEightPair;
 using kern::mulBf16x2;
 
 /// Units each thread loads before converting any: several independent loads in flight per
-/// thread so the memory system sees enough concurrent requests (Little's law: bytes in flight = bandwidth × latency).
+/// thread so the memory system sees enough concurrent requests (Little's law: bytes in flight =
+/// bandwidth × latency).
 constexpr int kUnroll = 4;
 
 /// Two fp32 → bf16x2 with one rounding each (cvt.rn.bf16x2.f32).
@@ -45,7 +46,8 @@ __device__ __forceinline__ uint32_t packBf16x2(float lo, float hi) {
 /// low mantissa bits of 2^23 (0x4B000000), where the fp32 ulp is exactly 1; one FADD of
 /// −(2^23 + 128) leaves q exactly. PRMT and FADD both issue at full rate, I2F at a quarter.
 __device__ __forceinline__ float int8ToFloat(uint32_t flippedWord, int byte) {
-  const uint32_t bits = __byte_perm(flippedWord, 0x4B000000u, 0x7650u + static_cast<uint32_t>(byte));
+  const uint32_t bits =
+      __byte_perm(flippedWord, 0x4B000000u, 0x7650u + static_cast<uint32_t>(byte));
   return __uint_as_float(bits) - 8388736.0f;
 }
 
@@ -118,8 +120,8 @@ __global__ void dequantKernel(const void* __restrict__ weights, const void* __re
         }
         int4ToBf16(raw[u].x, magic, scale2, o);
       } else if constexpr (kFormat == DequantFormat::kInt8) {
-        const float s = __bfloat162float(
-            __ushort_as_bfloat16(static_cast<const uint16_t*>(scales)[row]));
+        const float s =
+            __bfloat162float(__ushort_as_bfloat16(static_cast<const uint16_t*>(scales)[row]));
         const uint32_t lo = raw[u].x ^ 0x80808080u;
         const uint32_t hi = raw[u].y ^ 0x80808080u;
         o[0] = packBf16x2(int8ToFloat(lo, 0) * s, int8ToFloat(lo, 1) * s);
@@ -127,10 +129,11 @@ __global__ void dequantKernel(const void* __restrict__ weights, const void* __re
         o[2] = packBf16x2(int8ToFloat(hi, 0) * s, int8ToFloat(hi, 1) * s);
         o[3] = packBf16x2(int8ToFloat(hi, 2) * s, int8ToFloat(hi, 3) * s);
       } else if constexpr (kFormat == DequantFormat::kFp8) {
-        const float s = __bfloat162float(
-            __ushort_as_bfloat16(static_cast<const uint16_t*>(scales)[row]));
+        const float s =
+            __bfloat162float(__ushort_as_bfloat16(static_cast<const uint16_t*>(scales)[row]));
         // scale·2^120 is exact (power-of-two multiply) and finite for |scale| < 256.
-        const uint32_t scale2 = broadcastBf16(__bfloat16_as_ushort(__float2bfloat16_rn(s * 0x1p120f)));
+        const uint32_t scale2 =
+            broadcastBf16(__bfloat16_as_ushort(__float2bfloat16_rn(s * 0x1p120f)));
         // Selectors put bytes (0,1) resp. (2,3) into bits 8..15 and 24..31 (zeros elsewhere).
         o[0] = mulBf16x2(e4m3PairToScaledBf16(raw[u].x, 0x1404u), scale2);
         o[1] = mulBf16x2(e4m3PairToScaledBf16(raw[u].x, 0x3424u), scale2);

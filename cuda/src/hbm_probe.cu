@@ -1,5 +1,6 @@
 // HBM probes and data-preparation kernels: a read-only 16-byte streaming kernel, hash fills
-// (random data on the device: timing on zeros is optimistic: some memory systems compress or short-cut zero pages) and poison scans.
+// (random data on the device: timing on zeros is optimistic: some memory systems compress or
+// short-cut zero pages) and poison scans.
 #include "cuda_util.hpp"
 #include "kernels.hpp"
 
@@ -47,8 +48,8 @@ __device__ __forceinline__ uint32_t hash32(uint64_t x) {
 __global__ void fillWordsKernel(uint32_t* dst, std::size_t words, uint32_t seed, uint32_t mask,
                                 uint32_t orBits) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < words; i += stride) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words;
+       i += stride) {
     dst[i] = (hash32((static_cast<uint64_t>(seed) << 40) ^ i) & mask) | orBits;
   }
 }
@@ -56,8 +57,8 @@ __global__ void fillWordsKernel(uint32_t* dst, std::size_t words, uint32_t seed,
 __global__ void fillBf16Kernel(uint16_t* dst, std::size_t count, uint32_t seed, float lo,
                                float hi) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < count; i += stride) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
     const float u = static_cast<float>(hash32((static_cast<uint64_t>(seed) << 40) ^ i) >> 8) *
                     (1.0f / 16777216.0f);
     dst[i] = __bfloat16_as_ushort(__float2bfloat16_rn(lo + (hi - lo) * u));
@@ -69,8 +70,8 @@ __global__ void countPatternKernel(const T* data, std::size_t count, T pattern,
                                    unsigned long long* result) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   unsigned long long local = 0;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < count; i += stride) {
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += stride) {
     local += data[i] == pattern ? 1u : 0u;
   }
   if (local != 0) atomicAdd(result, local);

@@ -37,11 +37,12 @@ struct DequantArgs {
   DequantFormat format = DequantFormat::kInt4Sym;
   const void* weights = nullptr;  ///< int4: packInt4Interleaved words; int8/fp8: [n][k] bytes;
                                   ///< mxfp4: [n][k/2] bytes (low nibble first)
-  const void* scales = nullptr;   ///< int4: bf16 [n][k/128]; int8/fp8: bf16 [n]; mxfp4: e8m0 [n][k/32]
-  const uint8_t* zeros = nullptr; ///< int4 asym: [n][k/128] zero points 0..15
-  uint16_t* out = nullptr;        ///< bf16 [n][k]
-  int64_t n = 0;                  ///< rows
-  int64_t k = 0;                  ///< columns: int4 % 128 == 0, int8/fp8 % 8, mxfp4 % 32
+  const void* scales =
+      nullptr;  ///< int4: bf16 [n][k/128]; int8/fp8: bf16 [n]; mxfp4: e8m0 [n][k/32]
+  const uint8_t* zeros = nullptr;  ///< int4 asym: [n][k/128] zero points 0..15
+  uint16_t* out = nullptr;         ///< bf16 [n][k]
+  int64_t n = 0;                   ///< rows
+  int64_t k = 0;                   ///< columns: int4 % 128 == 0, int8/fp8 % 8, mxfp4 % 32
 };
 /// Launches the streaming dequant; n·k/8 must be < 2^31.
 void launchDequant(const DequantArgs& args, int smCount, cudaStream_t stream);
@@ -52,14 +53,14 @@ double dequantBytesMoved(DequantFormat format, int64_t n, int64_t k);
 
 /// C[m][n] = A[m][k]·W[n][k]ᵀ with W symmetric INT4 group-128 in the packInt4Mma layout.
 struct W4a16GemmArgs {
-  const uint16_t* a = nullptr;      ///< bf16 [m][k], 16-byte aligned
-  const uint32_t* words = nullptr;  ///< packInt4Mma words
-  const uint16_t* scales = nullptr; ///< bf16 [kPad/128][nPad]
-  uint16_t* c = nullptr;            ///< bf16 [m][n]
-  float* workspace = nullptr;       ///< fp32 [splits][m][n] when splits > 1
-  int64_t m = 0, n = 0, k = 0;      ///< logical shape: m ≥ 1, n ≥ 1, k % 8 == 0
-  int64_t nPad = 0, kPad = 0;       ///< n rounded up to 8, k rounded up to 128
-  int splits = 1;                   ///< K splits (from w4a16Splits)
+  const uint16_t* a = nullptr;       ///< bf16 [m][k], 16-byte aligned
+  const uint32_t* words = nullptr;   ///< packInt4Mma words
+  const uint16_t* scales = nullptr;  ///< bf16 [kPad/128][nPad]
+  uint16_t* c = nullptr;             ///< bf16 [m][n]
+  float* workspace = nullptr;        ///< fp32 [splits][m][n] when splits > 1
+  int64_t m = 0, n = 0, k = 0;       ///< logical shape: m ≥ 1, n ≥ 1, k % 8 == 0
+  int64_t nPad = 0, kPad = 0;        ///< n rounded up to 8, k rounded up to 128
+  int splits = 1;                    ///< K splits (from w4a16Splits)
 };
 /// K splits that give about four CTAs per SM for this shape (1 when the grid is big already).
 int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int smCount);

@@ -31,16 +31,16 @@ namespace {
 using detail::CudaError;
 using detail::DeviceBuffer;
 
-constexpr double kGemmTolerance = 1e-2;       ///< ‖C − C_ref‖/‖C_ref‖ bound for every GEMM
+constexpr double kGemmTolerance = 1e-2;  ///< ‖C − C_ref‖/‖C_ref‖ bound for every GEMM
 constexpr std::size_t kLtWorkspaceBytes = std::size_t{64} << 20;
-constexpr uint8_t kPoisonByte = 0xFF;         ///< bf16 0xFFFF is a NaN
+constexpr uint8_t kPoisonByte = 0xFF;  ///< bf16 0xFFFF is a NaN
 constexpr uint16_t kPoisonBf16 = 0xFFFF;
-constexpr uint8_t kPoisonByteInt = 0x80;      ///< int32 0x80808080: no GEMM here produces it
+constexpr uint8_t kPoisonByteInt = 0x80;  ///< int32 0x80808080: no GEMM here produces it
 constexpr uint32_t kPoisonInt32 = 0x80808080u;
 
-const char* const kAllSchemes[] = {"bf16",       "w8a8-fp8",        "w8a8-int8",
-                                   "w4a16-g128", "w4a16-g128-asym", "w8a16",
-                                   "w8a16-fp8",  "mxfp4"};
+const char* const kAllSchemes[] = {
+    "bf16",  "w8a8-fp8",  "w8a8-int8", "w4a16-g128", "w4a16-g128-asym",
+    "w8a16", "w8a16-fp8", "mxfp4"};
 
 enum class GemmKind { kBf16, kFp8, kInt8, kW4a16 };
 
@@ -87,7 +87,8 @@ void upload(DeviceBuffer& dst, const std::vector<T>& src, cudaStream_t stream) {
 template <class T>
 std::vector<T> download(const void* src, std::size_t count, cudaStream_t stream) {
   std::vector<T> out(count);
-  QF_CUDA_CHECK(cudaMemcpyAsync(out.data(), src, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
+  QF_CUDA_CHECK(
+      cudaMemcpyAsync(out.data(), src, count * sizeof(T), cudaMemcpyDeviceToHost, stream));
   QF_CUDA_CHECK(cudaStreamSynchronize(stream));
   return out;
 }
@@ -135,7 +136,8 @@ class Session {
   void openDevice();
   std::vector<std::string> schemes() const;
   bool wants(const std::string& scheme) const;
-  MeasureRecord record(const std::string& kernel, const std::string& scheme, const char* source) const;
+  MeasureRecord record(const std::string& kernel, const std::string& scheme,
+                       const char* source) const;
   bool emit(const MeasureRecord& r);  // false: cancelled
   uint32_t seed() { return ++m_seed * 2654435761u; }
   detail::TimingOptions timingOptions() const;
@@ -212,7 +214,8 @@ void Session::openDevice() {
   m_l2Bytes = env.l2Bytes;
   QF_CUDA_CHECK(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking));
   const cublasStatus_t s = cublasLtCreate(&m_lt);
-  if (s != CUBLAS_STATUS_SUCCESS) throw CudaError(std::string("cublasLtCreate: ") + cublasLtGetStatusString(s));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw CudaError(std::string("cublasLtCreate: ") + cublasLtGetStatusString(s));
   m_ltWorkspace = DeviceBuffer(kLtWorkspaceBytes);
   m_counter = DeviceBuffer(sizeof(unsigned long long));
   upload(m_fp8Scales, std::vector<float>{kFp8WScale, kFp8AScale}, m_stream);
@@ -241,7 +244,8 @@ MeasureRecord Session::record(const std::string& kernel, const std::string& sche
 bool Session::emit(const MeasureRecord& r) {
   m_result.records.push_back(r);
   ++m_done;
-  const double fraction = std::min(1.0, static_cast<double>(m_done) / static_cast<double>(m_planned));
+  const double fraction =
+      std::min(1.0, static_cast<double>(m_done) / static_cast<double>(m_planned));
   if (m_progress && !m_progress(m_result.records.back(), fraction)) m_cancelled = true;
   return !m_cancelled;
 }
@@ -251,7 +255,8 @@ detail::TimingOptions Session::timingOptions() const {
   o.minSamples = std::max(1, m_cfg.minSamples);
   o.maxSamples = std::max(o.minSamples, m_cfg.maxSamples);
   o.maxRelNoise = m_cfg.maxRelNoise;
-  o.maxSeconds = m_cfg.quick ? std::min(0.25, m_cfg.maxSecondsPerRecord) : m_cfg.maxSecondsPerRecord;
+  o.maxSeconds =
+      m_cfg.quick ? std::min(0.25, m_cfg.maxSecondsPerRecord) : m_cfg.maxSecondsPerRecord;
   return o;
 }
 
@@ -300,7 +305,8 @@ bool Session::hbmProbes() {
     if (r.valid) {
       const auto t = detail::timeRuns(
           [&](int64_t) {
-            QF_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, m_stream));
+            QF_CUDA_CHECK(
+                cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, m_stream));
           },
           opt, m_stream);
       r.medianS = t.medianS;
@@ -324,7 +330,8 @@ bool Session::hbmProbes() {
     for (const std::size_t v : {std::size_t{0}, vectors / 2 + 3, vectors - 1}) {
       QF_CUDA_CHECK(cudaMemsetAsync(dst.get(), 0, bytes, m_stream));
       const uint32_t marker = 0x9E3779B9u;
-      QF_CUDA_CHECK(cudaMemcpyAsync(dst.as<uint8_t>() + v * 16, &marker, 4, cudaMemcpyHostToDevice, m_stream));
+      QF_CUDA_CHECK(cudaMemcpyAsync(dst.as<uint8_t>() + v * 16, &marker, 4, cudaMemcpyHostToDevice,
+                                    m_stream));
       QF_CUDA_CHECK(cudaMemsetAsync(sink.get(), 0, 4, m_stream));
       detail::launchHbmRead(dst.get(), bytes, sink.as<uint32_t>(), m_smCount, m_stream);
       found += download<uint32_t>(sink.get(), 1, m_stream)[0] == marker ? 1 : 0;
@@ -354,7 +361,8 @@ bool Session::hbmProbes() {
 bool Session::dequantProbes() {
   for (const DequantInfo& d : kDequants) {
     if (!wants(d.scheme)) continue;
-    MeasureRecord r = record(std::string("dequant_") + d.scheme, d.scheme, "cuda/src/dequant_kernels.cu");
+    MeasureRecord r =
+        record(std::string("dequant_") + d.scheme, d.scheme, "cuda/src/dequant_kernels.cu");
     const bool isInt4 =
         d.format == detail::DequantFormat::kInt4Sym || d.format == detail::DequantFormat::kInt4Asym;
 
@@ -448,7 +456,8 @@ bool Session::dequantProbes() {
         }
         if (d.format == detail::DequantFormat::kInt4Asym) {
           b.z = DeviceBuffer(weights / 128);
-          detail::launchFillWords(b.z.as<uint32_t>(), weights / 128 / 4, seed(), 0x0F0F0F0Fu, 0u, m_stream);
+          detail::launchFillWords(b.z.as<uint32_t>(), weights / 128 / 4, seed(), 0x0F0F0F0Fu, 0u,
+                                  m_stream);
         }
         b.out = DeviceBuffer(weights * 2);
       }
@@ -589,7 +598,8 @@ std::string Session::checkGemmKernel(const GemmInfo& g, bool& ok) {
       case GemmKind::kW4a16: {
         const auto ab = ref::floatToBf16(a);
         const auto q = ref::quantizeInt4G128(w, n, k, false);
-        want = ref::gemmReference(ref::bf16ToFloat(ab), ref::bf16ToFloat(ref::dequantInt4(q)), m, n, k);
+        want = ref::gemmReference(ref::bf16ToFloat(ab), ref::bf16ToFloat(ref::dequantInt4(q)), m, n,
+                                  k);
         const auto packed = ref::packInt4Mma(q);
         upload(da, ab, m_stream);
         upload(gw.w, packed.words, m_stream);
@@ -602,11 +612,12 @@ std::string Session::checkGemmKernel(const GemmInfo& g, bool& ok) {
       }
     }
     if (!fused) {
-      const detail::LtKind kind = g.kind == GemmKind::kBf16 ? detail::LtKind::kBf16
+      const detail::LtKind kind = g.kind == GemmKind::kBf16  ? detail::LtKind::kBf16
                                   : g.kind == GemmKind::kFp8 ? detail::LtKind::kFp8
                                                              : detail::LtKind::kInt8;
-      lt = std::make_unique<detail::LtGemm>(m_lt, kind, m, n, k, m_ltWorkspace.get(), kLtWorkspaceBytes,
-                                            m_fp8Scales.as<float>(), m_fp8Scales.as<float>() + 1);
+      lt = std::make_unique<detail::LtGemm>(m_lt, kind, m, n, k, m_ltWorkspace.get(),
+                                            kLtWorkspaceBytes, m_fp8Scales.as<float>(),
+                                            m_fp8Scales.as<float>() + 1);
       if (!lt->ok()) {
         detailText += " (m=" + std::to_string(m) + " unsupported: " + lt->why() + ")";
         continue;
@@ -614,7 +625,8 @@ std::string Session::checkGemmKernel(const GemmInfo& g, bool& ok) {
     }
     const bool intOut = g.kind == GemmKind::kInt8;
     dc = DeviceBuffer(mn * (intOut ? 4 : 2));
-    QF_CUDA_CHECK(cudaMemsetAsync(dc.get(), intOut ? kPoisonByteInt : kPoisonByte, dc.bytes(), m_stream));
+    QF_CUDA_CHECK(
+        cudaMemsetAsync(dc.get(), intOut ? kPoisonByteInt : kPoisonByte, dc.bytes(), m_stream));
     launchGemm(g.kind, gw, lt.get(), da.get(), dc.get(), ws, m, n, k, splits);
     std::vector<float> got(mn);
     int64_t poisoned = 0;
@@ -703,8 +715,9 @@ bool Session::gemmProbes() {
     if (!wants(g.scheme)) continue;
     bool kernelOk = true;
     const std::string kernelCheck = checkGemmKernel(g, kernelOk);
-    QF_CUDA_CHECK(cudaMemcpyAsync(m_fp8Scales.get(), std::vector<float>{kFp8WScale, kFp8AScale}.data(),
-                                  8, cudaMemcpyHostToDevice, m_stream));
+    QF_CUDA_CHECK(cudaMemcpyAsync(m_fp8Scales.get(),
+                                  std::vector<float>{kFp8WScale, kFp8AScale}.data(), 8,
+                                  cudaMemcpyHostToDevice, m_stream));
     QF_CUDA_CHECK(cudaStreamSynchronize(m_stream));
     const bool intOut = g.kind == GemmKind::kInt8;
     const std::size_t outElem = intOut ? 4 : 2;
@@ -720,7 +733,8 @@ bool Session::gemmProbes() {
         wsets.resize(static_cast<std::size_t>(nSets));
         for (GemmWeights& gw : wsets) fillWeights(g.kind, gw, n, k);
         if (g.kind == GemmKind::kW4a16) {
-          w4Scales = download<uint16_t>(wsets[0].scales.get(), wsets[0].scales.bytes() / 2, m_stream);
+          w4Scales =
+              download<uint16_t>(wsets[0].scales.get(), wsets[0].scales.bytes() / 2, m_stream);
         }
       }
       for (const int64_t m : m_cfg.mList) {
@@ -739,7 +753,7 @@ bool Session::gemmProbes() {
         }
         std::unique_ptr<detail::LtGemm> lt;
         if (g.kind != GemmKind::kW4a16) {
-          const detail::LtKind kind = g.kind == GemmKind::kBf16 ? detail::LtKind::kBf16
+          const detail::LtKind kind = g.kind == GemmKind::kBf16  ? detail::LtKind::kBf16
                                       : g.kind == GemmKind::kFp8 ? detail::LtKind::kFp8
                                                                  : detail::LtKind::kInt8;
           lt = std::make_unique<detail::LtGemm>(m_lt, kind, m, n, k, m_ltWorkspace.get(),
@@ -754,7 +768,9 @@ bool Session::gemmProbes() {
           }
         }
         // Activation/output sets: as many as the weight sets while memory allows.
-        const double aoBytes = static_cast<double>(m) * static_cast<double>(k * static_cast<int64_t>(actElem) + n * static_cast<int64_t>(outElem));
+        const double aoBytes =
+            static_cast<double>(m) * static_cast<double>(k * static_cast<int64_t>(actElem) +
+                                                         n * static_cast<int64_t>(outElem));
         const int aSets = std::max(1, std::min(nSets, rotationSets(aoBytes, freeBytes() * 0.5)));
         std::vector<DeviceBuffer> acts, outs;
         for (int i = 0; i < aSets; ++i) {
@@ -766,7 +782,8 @@ bool Session::gemmProbes() {
             const std::size_t words = aCount / 4;  // tail bytes stay uninitialised-free below
             QF_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x11, a.bytes(), m_stream));
             detail::launchFillWords(a.as<uint32_t>(), words, seed(),
-                                    g.kind == GemmKind::kFp8 ? 0xBFBFBFBFu : 0xFFFFFFFFu, 0u, m_stream);
+                                    g.kind == GemmKind::kFp8 ? 0xBFBFBFBFu : 0xFFFFFFFFu, 0u,
+                                    m_stream);
           }
           acts.push_back(std::move(a));
           outs.emplace_back(static_cast<std::size_t>(m * n) * outElem);
@@ -781,7 +798,8 @@ bool Session::gemmProbes() {
         // ‖C − C_ref‖/‖C_ref‖ over sampled rows × columns against host dot products.
         {
           void* c = outs[0].get();
-          QF_CUDA_CHECK(cudaMemsetAsync(c, intOut ? kPoisonByteInt : kPoisonByte, outs[0].bytes(), m_stream));
+          QF_CUDA_CHECK(
+              cudaMemsetAsync(c, intOut ? kPoisonByteInt : kPoisonByte, outs[0].bytes(), m_stream));
           launchGemm(g.kind, wsets[0], lt.get(), acts[0].get(), c, ws, m, n, k, splits);
           const std::size_t mn = static_cast<std::size_t>(m * n);
           if (intOut) {
@@ -794,8 +812,10 @@ bool Session::gemmProbes() {
           const auto unwritten = download<unsigned long long>(m_counter.get(), 1, m_stream)[0];
           std::mt19937_64 rng(seed());
           std::set<int64_t> rows{0, m - 1}, cols{0, n - 1};
-          while (static_cast<int64_t>(rows.size()) < std::min<int64_t>(m, 6)) rows.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(m)));
-          while (static_cast<int64_t>(cols.size()) < std::min<int64_t>(n, 8)) cols.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(n)));
+          while (static_cast<int64_t>(rows.size()) < std::min<int64_t>(m, 6))
+            rows.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(m)));
+          while (static_cast<int64_t>(cols.size()) < std::min<int64_t>(n, 8))
+            cols.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(n)));
           std::map<int64_t, std::vector<float>> wRows;
           for (const int64_t j : cols) wRows[j] = hostWeightRow(g.kind, wsets[0], w4Scales, j, k);
           std::vector<float> got, want;
@@ -803,10 +823,12 @@ bool Session::gemmProbes() {
             const std::vector<float> aRow = hostRow(g.kind, acts[0].get(), i, k, kFp8AScale);
             std::vector<float> cRow(static_cast<std::size_t>(n));
             if (intOut) {
-              const auto raw = download<int32_t>(static_cast<const int32_t*>(c) + i * n, static_cast<std::size_t>(n), m_stream);
+              const auto raw = download<int32_t>(static_cast<const int32_t*>(c) + i * n,
+                                                 static_cast<std::size_t>(n), m_stream);
               for (std::size_t j = 0; j < raw.size(); ++j) cRow[j] = static_cast<float>(raw[j]);
             } else {
-              cRow = ref::bf16ToFloat(download<uint16_t>(static_cast<const uint16_t*>(c) + i * n, static_cast<std::size_t>(n), m_stream));
+              cRow = ref::bf16ToFloat(download<uint16_t>(static_cast<const uint16_t*>(c) + i * n,
+                                                         static_cast<std::size_t>(n), m_stream));
             }
             for (const int64_t j : cols) {
               const auto one = ref::gemmReference(aRow, wRows[j], 1, 1, k);
@@ -825,7 +847,8 @@ bool Session::gemmProbes() {
               [&](int64_t run) {
                 const auto wi = static_cast<std::size_t>(run % nSets);
                 const auto ai = static_cast<std::size_t>(run % aSets);
-                launchGemm(g.kind, wsets[wi], lt.get(), acts[ai].get(), outs[ai].get(), ws, m, n, k, splits);
+                launchGemm(g.kind, wsets[wi], lt.get(), acts[ai].get(), outs[ai].get(), ws, m, n, k,
+                           splits);
               },
               opt, m_stream);
           r.medianS = t.medianS;

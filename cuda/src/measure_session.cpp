@@ -15,9 +15,9 @@
 namespace qf::cuda {
 
 const std::vector<std::string>& measurableSchemes() {
-  static const std::vector<std::string> ids = {"bf16",       "w8a8-fp8",        "w8a8-int8",
-                                               "w4a16-g128", "w4a16-g128-asym", "w8a16",
-                                               "w8a16-fp8",  "mxfp4"};
+  static const std::vector<std::string> ids = {
+      "bf16",  "w8a8-fp8",  "w8a8-int8", "w4a16-g128", "w4a16-g128-asym",
+      "w8a16", "w8a16-fp8", "mxfp4"};
   return ids;
 }
 
@@ -43,7 +43,8 @@ MeasureConfig planForModel(const ModelArch& model, const std::vector<std::string
       continue;
     }
     seen.emplace(key, c.shapes.size());
-    c.shapes.push_back({s.name, s.n, s.k, static_cast<int>(std::min<std::int64_t>(s.count, 1 << 20))});
+    c.shapes.push_back(
+        {s.name, s.n, s.k, static_cast<int>(std::min<std::int64_t>(s.count, 1 << 20))});
   }
   return c;
 }
@@ -72,7 +73,9 @@ std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,
   return out;
 }
 
-const char* buildGitSha() { return QF_GIT_SHA; }
+const char* buildGitSha() {
+  return QF_GIT_SHA;
+}
 
 ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& config,
                            const std::string& modelName, const std::string& dateUtc) {
@@ -110,8 +113,8 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
       ++unsupported;
     } else {
       ++invalid;
-      run.warnings.push_back(r.kernel + " " + r.scheme + " m=" + std::to_string(r.m) + " n=" +
-                             std::to_string(r.n) + " k=" + std::to_string(r.k) +
+      run.warnings.push_back(r.kernel + " " + r.scheme + " m=" + std::to_string(r.m) +
+                             " n=" + std::to_string(r.n) + " k=" + std::to_string(r.k) +
                              ": failed its check (" + r.check + "); not timed");
     }
   }

@@ -14,7 +14,8 @@ namespace {
 /// Owns a batch of event pairs.
 class EventPairs {
  public:
-  explicit EventPairs(int count) : m_start(static_cast<size_t>(count)), m_stop(static_cast<size_t>(count)) {
+  explicit EventPairs(int count)
+      : m_start(static_cast<size_t>(count)), m_stop(static_cast<size_t>(count)) {
     for (size_t i = 0; i < m_start.size(); ++i) {
       QF_CUDA_CHECK(cudaEventCreate(&m_start[i]));
       QF_CUDA_CHECK(cudaEventCreate(&m_stop[i]));

@@ -10,10 +10,10 @@ namespace qf::cuda::detail {
 
 /// Stopping rule for one timed configuration.
 struct TimingOptions {
-  int minSamples = 20;          ///< at least this many timed runs
-  int maxSamples = 400;         ///< at most this many
-  double maxRelNoise = 0.02;    ///< stop when stddev/mean ≤ this (after minSamples)
-  double maxSeconds = 1.0;      ///< stop when the timed runs add up to this (after minSamples)
+  int minSamples = 20;        ///< at least this many timed runs
+  int maxSamples = 400;       ///< at most this many
+  double maxRelNoise = 0.02;  ///< stop when stddev/mean ≤ this (after minSamples)
+  double maxSeconds = 1.0;    ///< stop when the timed runs add up to this (after minSamples)
 };
 
 /// Summary of the samples, seconds.

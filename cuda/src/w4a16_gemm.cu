@@ -37,9 +37,9 @@ using kern::broadcastBf16;
 using kern::int4ToBf16;
 using kern::kMagicPlusEightPair;
 
-constexpr int kWarps = 8;                          // 8 column tiles of 8 → 64 columns per CTA
+constexpr int kWarps = 8;  // 8 column tiles of 8 → 64 columns per CTA
 constexpr int kThreads = kWarps * 32;
-constexpr int kGroupsPerChunk = 4;                 // 512 k per shared-memory chunk
+constexpr int kGroupsPerChunk = 4;  // 512 k per shared-memory chunk
 constexpr int kChunkK = kGroupsPerChunk * 128;
 constexpr int kSmemStride = kChunkK + 8;           // bf16 elements per staged A row (+16 B pad)
 constexpr int kSmemStrideWords = kSmemStride / 2;  // 260 words: ≡ 4 (mod 32) banks per row
@@ -70,8 +70,8 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kRows = 16 * kMTiles;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  const int g = lane / 4;  // groupID: B column / A row inside the fragment
-  const int t = lane % 4;  // thread-in-group: k pair inside the fragment
+  const int g = lane / 4;                       // groupID: B column / A row inside the fragment
+  const int t = lane % 4;                       // thread-in-group: k pair inside the fragment
   const int tile = blockIdx.x * kWarps + warp;  // 8-column tile of this warp
   const bool tileValid = tile * 8 < nPad;
   const int mBase = blockIdx.z * kRows;
@@ -116,7 +116,8 @@ __global__ void __launch_bounds__(kThreads)
       const int gm = mBase + row;
       const int gk = kChunk0 + col;
       uint4 val = make_uint4(0, 0, 0, 0);
-      if (gm < m && gk < k) val = *reinterpret_cast<const uint4*>(a + static_cast<size_t>(gm) * k + gk);
+      if (gm < m && gk < k)
+        val = *reinterpret_cast<const uint4*>(a + static_cast<size_t>(gm) * k + gk);
       *reinterpret_cast<uint4*>(smemA + row * kSmemStride + col) = val;
     }
     __syncthreads();
@@ -193,7 +194,9 @@ __global__ void splitKReduceKernel(const float* __restrict__ workspace, uint16_t
   }
 }
 
-int mTilesFor(int64_t m) { return m <= 16 ? 1 : (m <= 32 ? 2 : 4); }
+int mTilesFor(int64_t m) {
+  return m <= 16 ? 1 : (m <= 32 ? 2 : 4);
+}
 
 template <int kMTiles>
 void launchTyped(const W4a16GemmArgs& p, cudaStream_t stream) {
@@ -240,8 +243,8 @@ std::size_t w4a16WorkspaceBytes(int64_t m, int64_t n, int splits) {
 }
 
 void launchW4a16Gemm(const W4a16GemmArgs& p, cudaStream_t stream) {
-  if (p.m < 1 || p.n < 1 || p.k % 8 != 0 || p.nPad % 8 != 0 || p.kPad % 128 != 0 ||
-      p.splits < 1 || p.m * 1 > (int64_t{1} << 30) || p.nPad * p.kPad / 8 >= (int64_t{1} << 31)) {
+  if (p.m < 1 || p.n < 1 || p.k % 8 != 0 || p.nPad % 8 != 0 || p.kPad % 128 != 0 || p.splits < 1 ||
+      p.m * 1 > (int64_t{1} << 30) || p.nPad * p.kPad / 8 >= (int64_t{1} << 31)) {
     throw CudaError("launchW4a16Gemm: unsupported shape");
   }
   switch (mTilesFor(p.m)) {

@@ -27,9 +27,9 @@ using qf::cuda::MeasureResult;
 
 /// Llama-3-8B: d=4096, f=14336, nh=32, nkv=8, hd=128, V=128256. k and v fused (2·8·128 rows).
 std::vector<MeasureConfig::Shape> llama3_8bShapes() {
-  return {{"q_proj", 4096, 4096, 1},       {"kv_proj", 2048, 4096, 1},
-          {"o_proj", 4096, 4096, 1},       {"gate_up_proj", 14336, 4096, 2},
-          {"down_proj", 4096, 14336, 1},   {"lm_head", 128256, 4096, 1}};
+  return {{"q_proj", 4096, 4096, 1},     {"kv_proj", 2048, 4096, 1},
+          {"o_proj", 4096, 4096, 1},     {"gate_up_proj", 14336, 4096, 2},
+          {"down_proj", 4096, 14336, 1}, {"lm_head", 128256, 4096, 1}};
 }
 
 std::string jsonString(const std::string& s) {
@@ -71,20 +71,21 @@ void writeJson(std::ostream& os, const MeasureResult& r) {
        << ", \"source_file\": " << jsonString(m.sourceFile)
        << ", \"valid\": " << (m.valid ? "true" : "false")
        << ", \"supported\": " << (m.supported ? "true" : "false")
-       << ", \"check\": " << jsonString(m.check)
-       << "}";
+       << ", \"check\": " << jsonString(m.check) << "}";
   }
   const EnvironmentInfo& e = r.environment;
-  os << "\n  ],\n  \"environment\": {\"device\": " << e.device << ", \"name\": "
-     << jsonString(e.name) << ", \"sm_count\": " << e.smCount << ", \"sm_major\": " << e.smMajor
-     << ", \"sm_minor\": " << e.smMinor << ", \"sm_clock_mhz\": " << jsonNumber(e.smClockMhz)
+  os << "\n  ],\n  \"environment\": {\"device\": " << e.device
+     << ", \"name\": " << jsonString(e.name) << ", \"sm_count\": " << e.smCount
+     << ", \"sm_major\": " << e.smMajor << ", \"sm_minor\": " << e.smMinor
+     << ", \"sm_clock_mhz\": " << jsonNumber(e.smClockMhz)
      << ", \"memory_clock_mhz\": " << jsonNumber(e.memoryClockMhz)
      << ", \"memory_bus_bits\": " << e.memoryBusBits
-     << ", \"memory_gib\": " << jsonNumber(e.memoryGib) << ", \"l2_bytes\": " << jsonNumber(e.l2Bytes)
-     << ", \"driver_version\": " << e.driverVersion << ", \"runtime_version\": " << e.runtimeVersion
-     << ", \"cublaslt_version\": " << e.cublasLtVersion << "},\n  \"error\": "
-     << jsonString(r.error) << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false")
-     << "\n}\n";
+     << ", \"memory_gib\": " << jsonNumber(e.memoryGib)
+     << ", \"l2_bytes\": " << jsonNumber(e.l2Bytes) << ", \"driver_version\": " << e.driverVersion
+     << ", \"runtime_version\": " << e.runtimeVersion
+     << ", \"cublaslt_version\": " << e.cublasLtVersion
+     << "},\n  \"error\": " << jsonString(r.error)
+     << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false") << "\n}\n";
 }
 
 std::string logLine(const MeasureRecord& r, double fraction) {
@@ -101,10 +102,11 @@ std::string logLine(const MeasureRecord& r, double fraction) {
   return buf;
 }
 
-const MeasureRecord* find(const MeasureResult& r, const std::string& kernel, int64_t m,
-                          int64_t n, int64_t k) {
+const MeasureRecord* find(const MeasureResult& r, const std::string& kernel, int64_t m, int64_t n,
+                          int64_t k) {
   for (const MeasureRecord& x : r.records) {
-    if (x.kernel == kernel && x.m == m && x.n == n && x.k == k && x.valid && x.medianS > 0) return &x;
+    if (x.kernel == kernel && x.m == m && x.n == n && x.k == k && x.valid && x.medianS > 0)
+      return &x;
   }
   return nullptr;
 }
@@ -129,7 +131,8 @@ void printSummary(const MeasureResult& r, const std::vector<MeasureConfig::Shape
               r.environment.smMinor, r.environment.l2Bytes / 1e6);
   double copyGbs = 0;
   for (const MeasureRecord& x : r.records) {
-    if (x.kernel == "hbm_copy" && x.valid && x.medianS > 0) copyGbs = x.bytesMoved / x.medianS / 1e9;
+    if (x.kernel == "hbm_copy" && x.valid && x.medianS > 0)
+      copyGbs = x.bytesMoved / x.medianS / 1e9;
   }
   std::printf("%-28s %10s %10s\n", "streaming kernel", "GB/s", "% of copy");
   for (const MeasureRecord& x : r.records) {
@@ -139,7 +142,8 @@ void printSummary(const MeasureResult& r, const std::vector<MeasureConfig::Shape
       continue;
     }
     const double gbs = x.bytesMoved / x.medianS / 1e9;
-    std::printf("%-28s %10.0f %9.0f%%\n", x.kernel.c_str(), gbs, copyGbs > 0 ? 100 * gbs / copyGbs : 0);
+    std::printf("%-28s %10.0f %9.0f%%\n", x.kernel.c_str(), gbs,
+                copyGbs > 0 ? 100 * gbs / copyGbs : 0);
   }
   std::vector<MeasureConfig::Shape> mlp;
   for (const auto& s : shapes) {

@@ -25,7 +25,8 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitBadInput = 2;
 
-constexpr const char* kHelp = R"(usage: qfront-measure --out SESSION [--model ID|CONFIG.json] [--schemes LIST]
+constexpr const char* kHelp =
+    R"(usage: qfront-measure --out SESSION [--model ID|CONFIG.json] [--schemes LIST]
                       [--m-list M1,M2,...] [--quick] [--device N]
 
 Times, on the attached NVIDIA GPU, what a decode step of the model runs: the HBM copy and
@@ -53,7 +54,9 @@ Exit status: 0 success, 1 a kernel failed its correctness check or the run faile
 )";
 
 std::atomic<bool> gInterrupted{false};
-void onSignal(int) { gInterrupted = true; }
+void onSignal(int) {
+  gInterrupted = true;
+}
 
 int bad(const std::string& field, const std::string& message) {
   std::cerr << "qfront-measure: <cli>: field '" << field << "': " << message << "\n";
@@ -102,8 +105,8 @@ int main(int argc, char** argv) {
       quick = true;
       continue;
     }
-    const bool takesValue = a == "--out" || a == "--model" || a == "--schemes" ||
-                            a == "--m-list" || a == "--device";
+    const bool takesValue =
+        a == "--out" || a == "--model" || a == "--schemes" || a == "--m-list" || a == "--device";
     if (!takesValue) return bad(a, "unknown option '" + a + "' (see qfront-measure --help)");
     if (std::find(seen.begin(), seen.end(), a) != seen.end()) {
       return bad(a.substr(2), "option " + a + " given twice");
@@ -148,14 +151,15 @@ int main(int argc, char** argv) {
       std::int64_t m = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), m);
       if (ec != std::errc() || p != s.data() + s.size() || m < 1 || m > 65536) {
-        return bad("m-list", "expected positive integers up to 65536 separated by commas, found '" +
-                                 s + "'");
+        return bad("m-list",
+                   "expected positive integers up to 65536 separated by commas, found '" + s + "'");
       }
       mList.push_back(m);
     }
   }
   const std::filesystem::path outPath(out);
-  const auto folder = outPath.has_parent_path() ? outPath.parent_path() : std::filesystem::path(".");
+  const auto folder =
+      outPath.has_parent_path() ? outPath.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   if (!std::filesystem::is_directory(folder, ec)) {
     return bad("out", "folder '" + folder.string() + "' does not exist");

@@ -82,8 +82,8 @@ TEST_CASE("qfront calibrate returns the parameters a synthetic session was made 
 
   // The written GPU file is one qfront model reads, with the calibration it carries.
   REQUIRE(std::filesystem::exists(gpuOut));
-  const auto model = qfront({"model", "--model", "llama-3-8b", "--gpu", gpuOut, "--scheme",
-                             "bf16", "--batch", "1", "--format", "json"});
+  const auto model = qfront({"model", "--model", "llama-3-8b", "--gpu", gpuOut, "--scheme", "bf16",
+                             "--batch", "1", "--format", "json"});
   INFO(model.err);
   REQUIRE(model.rc == 0);
   const auto mj = nlohmann::json::parse(model.out);
@@ -136,5 +136,6 @@ TEST_CASE("qfront merge combines a fleet's sessions keyed by device", "[cli]") {
   REQUIRE(r.rc == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("gpu") == "H200 SXM 141GB");
-  CHECK(j.at("bandwidth_tbs").at("value").get<double>() == Approx(kBeta * 1.4 / 1e12).epsilon(0.02));
+  CHECK(j.at("bandwidth_tbs").at("value").get<double>() ==
+        Approx(kBeta * 1.4 / 1e12).epsilon(0.02));
 }

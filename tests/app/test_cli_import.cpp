@@ -120,7 +120,8 @@ TEST_CASE("qfront import: the same file twice adds nothing", "[session][cli]") {
   CHECK(loadSession(out2)->importedRuns.size() == 1);
 }
 
-TEST_CASE("qfront import: JSON summary carries format, runs, metrics and warnings", "[session][cli]") {
+TEST_CASE("qfront import: JSON summary carries format, runs, metrics and warnings",
+          "[session][cli]") {
   TempDir dir;
   const Run r = qfront({"import", kW4, "-o", dir.file("s.json"), "--format=json"});
   INFO(r.err);
@@ -136,7 +137,8 @@ TEST_CASE("qfront import: JSON summary carries format, runs, metrics and warning
   CHECK(f.at("warnings").is_array());
 }
 
-TEST_CASE("qfront import: a bad file fails the whole import and leaves the session", "[session][cli]") {
+TEST_CASE("qfront import: a bad file fails the whole import and leaves the session",
+          "[session][cli]") {
   TempDir dir;
   const std::string out = dir.file("s.json");
   REQUIRE(qfront({"import", kBf16, "-o", out}).rc == cli::kExitOk);
@@ -158,9 +160,7 @@ TEST_CASE("qfront import: a bad file fails the whole import and leaves the sessi
   CHECK(readAll(out) == before);
 
   const std::string notSession = dir.file("gpus.json");
-  {
-    std::ofstream(notSession) << R"({"format": "quantfront-gpus", "version": 1, "gpus": []})";
-  }
+  { std::ofstream(notSession) << R"({"format": "quantfront-gpus", "version": 1, "gpus": []})"; }
   const std::string notBefore = readAll(notSession);
   const Run wrong = qfront({"import", kW4, "-o", notSession});
   CHECK(wrong.rc == cli::kExitBadInput);

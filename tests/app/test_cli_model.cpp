@@ -20,7 +20,9 @@ Run qfront(std::vector<std::string> args) {
   const int rc = qf::cli::run(args, out, err);
   return {rc, out.str(), err.str()};
 }
-std::string data(const std::string& name) { return std::string(QF_TEST_DATA_DIR) + "/cli/" + name; }
+std::string data(const std::string& name) {
+  return std::string(QF_TEST_DATA_DIR) + "/cli/" + name;
+}
 }  // namespace
 
 TEST_CASE("qfront model --format json carries the contract", "[cli]") {
@@ -90,8 +92,9 @@ TEST_CASE("qfront model: batch forms, fallback path, null ridge, mixed candidate
   {
     // A scheme whose conversion outruns its bandwidth saving has no ridge: a GPU file with a
     // very slow vector unit makes W4A16's c/D exceed b/β.
-    const auto r = qfront({"model", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--linear",
-                           "w8a8-fp8", "--moe", "w4a16-g128", "--batch", "1,512", "--format", "json"});
+    const auto r =
+        qfront({"model", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--linear", "w8a8-fp8",
+                "--moe", "w4a16-g128", "--batch", "1,512", "--format", "json"});
     REQUIRE(r.rc == 0);
     const auto j = nlohmann::json::parse(r.out);
     REQUIRE(j["schemes"].size() == 1);
@@ -131,7 +134,8 @@ TEST_CASE("qfront model: bad input exits 2 with one line naming file and field",
   const std::vector<Case> cases = {
       {{"model", "--model", "no-such-model", "--gpu", "h100-sxm"}, {"model", "no-such-model"}},
       {{"model", "--model", "llama-3-8b", "--gpu", "no-such-gpu"}, {"gpu", "no-such-gpu"}},
-      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme", "int3"}, {"scheme", "int3"}},
+      {{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme", "int3"},
+       {"scheme", "int3"}},
       {{"model", "--model", data("model_missing_layers.json"), "--gpu", "h100-sxm"},
        {"model_missing_layers.json", "num_hidden_layers"}},
       {{"model", "--model", data("model_wrong_type.json"), "--gpu", "h100-sxm"},
@@ -176,10 +180,12 @@ TEST_CASE("qfront model: hostile sizes are refused with exit 2 naming the field"
       {{"model", m, data("model_huge_layers.json"), g, "h100-sxm"},
        {"model_huge_layers.json", "num_hidden_layers", "100000"}},
       // Each count in bounds, their product not: the total must stay below 1e15.
-      {{"model", m, data("model_huge_product.json"), g, "h100-sxm"}, {"model_huge_product.json", "vocab_size"}},
+      {{"model", m, data("model_huge_product.json"), g, "h100-sxm"},
+       {"model_huge_product.json", "vocab_size"}},
       {{"model", m, data("model_huge_experts.json"), g, "h100-sxm"},
        {"model_huge_experts.json", "num_local_experts"}},
-      {{"model", m, "llama-3-8b", g, data("gpu_huge_memory.json")}, {"gpu_huge_memory.json", "memory_gib"}},
+      {{"model", m, "llama-3-8b", g, data("gpu_huge_memory.json")},
+       {"gpu_huge_memory.json", "memory_gib"}},
       {{"model", m, "llama-3-8b", g, data("gpu_tiny_bandwidth.json")},
        {"gpu_tiny_bandwidth.json", "hbm_bandwidth_tbs"}},
       // Batches: integers in [1, 1e7], at most 100000 points (1e17:1e17:1 looped forever).
@@ -192,7 +198,8 @@ TEST_CASE("qfront model: hostile sizes are refused with exit 2 naming the field"
       // Single-valued options given twice.
       {{"model", m, "llama-3-8b", g, "h100-sxm", g, "a100-80gb"}, {"'gpu'", "more than once"}},
       {{"model", m, "llama-3-8b", m, "llama-3-8b", g, "h100-sxm"}, {"'model'", "more than once"}},
-      {{"model", m, "llama-3-8b", g, "h100-sxm", "--format=json", "--format", "csv"}, {"'format'", "more than once"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--format=json", "--format", "csv"},
+       {"'format'", "more than once"}},
       {{"catalog", "--format", "json", "--format", "table"}, {"'format'", "more than once"}},
       // A reserve beyond memory·u: no KV budget (was reported as −426 GiB).
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--reserve-gib", "500"}, {"reserve-gib", "500"}},
@@ -217,10 +224,11 @@ TEST_CASE("qfront model: hostile sizes are refused with exit 2 naming the field"
   CHECK(j["schemes"][0]["points"][1]["batch"] == 10000000);
 }
 
-TEST_CASE("qfront model: a tiny model on a large GPU reports a finite, bounded max_seqs", "[cli][bounds]") {
-  const auto r = qfront({"model", "--model", data("model_tiny.json"), "--gpu", "h200-sxm", "--scheme",
-                         "bf16", "--batch", "1", "--max-model-len", "1", "--kv-dtype", "fp8",
-                         "--format", "json"});
+TEST_CASE("qfront model: a tiny model on a large GPU reports a finite, bounded max_seqs",
+          "[cli][bounds]") {
+  const auto r =
+      qfront({"model", "--model", data("model_tiny.json"), "--gpu", "h200-sxm", "--scheme", "bf16",
+              "--batch", "1", "--max-model-len", "1", "--kv-dtype", "fp8", "--format", "json"});
   REQUIRE(r.rc == 0);
   const auto j = nlohmann::json::parse(r.out);
   const auto& cap = j["schemes"][0]["capacity"];
@@ -255,19 +263,21 @@ TEST_CASE("qfront model: gpt-oss as it ships, windowed layers reported", "[cli][
     }
   }
   CHECK(found);
-  const auto t = qfront({"model", "--model", "gpt-oss-20b", "--gpu", "h100-sxm", "--scheme", "bf16",
-                         "--batch", "1"});
+  const auto t = qfront(
+      {"model", "--model", "gpt-oss-20b", "--gpu", "h100-sxm", "--scheme", "bf16", "--batch", "1"});
   REQUIRE(t.rc == 0);
   CHECK(t.out.find("12 of 24 layers windowed to 128 tokens") != std::string::npos);
 }
 
-TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported", "[cli][efficiency]") {
+TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported",
+          "[cli][efficiency]") {
   const std::string m = "--model", g = "--gpu";
   const auto model = data("llama-2-7b.json");
   const double w = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) + 32000.0 * 4096;
   {
     // Defaults: the datasheet model, said so.
-    const auto r = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1", "--format", "json"});
+    const auto r = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1",
+                           "--format", "json"});
     REQUIRE(r.rc == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["efficiency"]["source"] == "datasheet");
@@ -276,8 +286,8 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
   }
   {
     // The calibration block: η_β 0.9, t0 0.02 ms, η_P(bf16) 0.74.
-    const auto r = qfront({"model", m, model, g, data("gpu_calibrated.json"), "--scheme", "bf16,w4a16-g128",
-                           "--batch", "1", "--format", "json"});
+    const auto r = qfront({"model", m, model, g, data("gpu_calibrated.json"), "--scheme",
+                           "bf16,w4a16-g128", "--batch", "1", "--format", "json"});
     REQUIRE(r.rc == 0);
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["efficiency"]["source"].get<std::string>().find("calibration (test fixture") == 0);
@@ -290,28 +300,33 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
   }
   {
     // Flags override the file value by value, and the source says so.
-    const auto r = qfront({"model", m, model, g, data("gpu_calibrated.json"), "--scheme", "bf16", "--batch", "1",
-                           "--bw-eff", "0.5", "--overhead-ms", "1", "--format", "json"});
+    const auto r =
+        qfront({"model", m, model, g, data("gpu_calibrated.json"), "--scheme", "bf16", "--batch",
+                "1", "--bw-eff", "0.5", "--overhead-ms", "1", "--format", "json"});
     REQUIRE(r.rc == 0);
     const auto j = nlohmann::json::parse(r.out);
-    CHECK(j["efficiency"]["source"].get<std::string>().find("; flags --overhead-ms --bw-eff") != std::string::npos);
+    CHECK(j["efficiency"]["source"].get<std::string>().find("; flags --overhead-ms --bw-eff") !=
+          std::string::npos);
     CHECK(j["efficiency"]["compute_efficiency"]["bf16"] == 0.74);  // kept from the file
     CHECK(j["schemes"][0]["points"][0]["step_ms"].get<double>() ==
           Approx((2 * w / (0.5 * 2.039e12) + 1e-3) * 1e3).epsilon(1e-9));
   }
   {
-    const auto r = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16,w4a16-g128", "--batch", "16",
-                           "--compute-eff", "bf16=0.74,W4A16-G128=0.45", "--format", "csv"});
+    const auto r =
+        qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16,w4a16-g128", "--batch", "16",
+                "--compute-eff", "bf16=0.74,W4A16-G128=0.45", "--format", "csv"});
     REQUIRE(r.rc == 0);
-    CHECK(r.out.rfind("scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_source\n", 0) == 0);
+    CHECK(r.out.rfind("scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,"
+                      "efficiency_source\n",
+                      0) == 0);
     CHECK(r.out.find("\nbf16,16,") != std::string::npos);
     CHECK(r.out.find(",0.74,1,0,flags --compute-eff\n") != std::string::npos);
     CHECK(r.out.find(",0.45,1,0,flags --compute-eff\n") != std::string::npos);
     const auto t = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1",
                            "--compute-eff", "bf16=0.74"});
     REQUIRE(t.rc == 0);
-    CHECK(t.out.find("efficiency  flags --compute-eff: overhead 0 ms, bandwidth x1, compute bf16 x0.74, dequant c/D") !=
-          std::string::npos);
+    CHECK(t.out.find("efficiency  flags --compute-eff: overhead 0 ms, bandwidth x1, compute bf16 "
+                     "x0.74, dequant c/D") != std::string::npos);
   }
   struct Case {
     std::vector<std::string> args;
@@ -323,11 +338,14 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--bw-eff", "0"}, {"bw-eff"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--bw-eff", "2"}, {"bw-eff"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--overhead-ms", "-1"}, {"overhead-ms"}},
-      {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "tf32=0.5"}, {"compute-eff", "tf32"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "tf32=0.5"},
+       {"compute-eff", "tf32"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "bf16"}, {"compute-eff"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--compute-eff", "bf16=7"}, {"compute-eff"}},
-      {{"model", m, "llama-3-8b", g, "h100-sxm", "--dequant-s-per-weight", "bf16=1"}, {"dequant-s-per-weight"}},
-      {{"model", m, "llama-3-8b", g, "h100-sxm", "--dequant-s-per-weight", "fp8=1e-14"}, {"dequant-s-per-weight", "fp8"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--dequant-s-per-weight", "bf16=1"},
+       {"dequant-s-per-weight"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--dequant-s-per-weight", "fp8=1e-14"},
+       {"dequant-s-per-weight", "fp8"}},
   };
   for (const auto& c : bad) {
     const auto r = qfront(c.args);
@@ -404,7 +422,8 @@ TEST_CASE("every command the help lists runs, and knows every option its help li
     if (cmd == "model") CHECK(options >= 15);
   }
   // An option no help lists is refused by name.
-  const auto bogus = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--frobnicate"});
+  const auto bogus =
+      qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--frobnicate"});
   CHECK(bogus.rc == 2);
   CHECK(bogus.err.find("--frobnicate") != std::string::npos);
   const auto cat = qfront({"catalog", "--format", "json"});

@@ -82,9 +82,9 @@ TEST_CASE("qfront stats serving leaves failed and empty requests out", "[cli][st
 
 TEST_CASE("qfront stats serving caps --resamples", "[cli][stats]") {
   std::ostringstream out, err;
-  CHECK(qf::cli::run({"stats", "serving", fixture("vllm_serve_detailed.json"), "--resamples",
-                      "1000000"},
-                     out, err) == 2);
+  CHECK(qf::cli::run(
+            {"stats", "serving", fixture("vllm_serve_detailed.json"), "--resamples", "1000000"},
+            out, err) == 2);
   CHECK(err.str().find("100000") != std::string::npos);
   CHECK(out.str().empty());
 }

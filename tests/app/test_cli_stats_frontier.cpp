@@ -287,8 +287,9 @@ TEST_CASE("qfront frontier reads a session: its objectives, gates and intervals"
       CHECK(id.get<std::string>().rfind(g.at("model") == "llama-3.1-8b" ? "8b-" : "70b-", 0) == 0);
     }
   }
-  const auto flat = run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json",
-                         "--group-by", "none", "--format", "json"});
+  const auto flat =
+      run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json",
+           "--group-by", "none", "--format", "json"});
   CHECK(flat.rc == 0);
   CHECK(flat.err.find("is relative to each model's own baseline") != std::string::npos);
   for (const auto& id : nlohmann::json::parse(flat.out).at("frontier")) {

@@ -11,11 +11,11 @@
 
 namespace qf::testing {
 
-inline constexpr double kBeta = 3.1e12;        // bytes/s
-inline constexpr double kBf16Flops = 720e12;   // FLOP/s
+inline constexpr double kBeta = 3.1e12;       // bytes/s
+inline constexpr double kBf16Flops = 720e12;  // FLOP/s
 inline constexpr double kFp8Flops = 1350e12;
-inline constexpr double kDequantS = 2.4e-13;   // s per weight (w4a16-g128)
-inline constexpr double kLaunchS = 4e-6;       // a launch overhead the GEMM fits' intercept absorbs
+inline constexpr double kDequantS = 2.4e-13;  // s per weight (w4a16-g128)
+inline constexpr double kLaunchS = 4e-6;      // a launch overhead the GEMM fits' intercept absorbs
 
 /// Multiplicative noise, uniform in ±5%, from a fixed seed (the test is repeatable).
 struct Noise {
@@ -24,8 +24,9 @@ struct Noise {
   double operator()() { return 1.0 + u(gen); }
 };
 
-inline KernelMeasurement rec(const std::string& kernel, const std::string& scheme, const std::string& dev,
-                      std::int64_t m, std::int64_t n, std::int64_t k, double t) {
+inline KernelMeasurement rec(const std::string& kernel, const std::string& scheme,
+                             const std::string& dev, std::int64_t m, std::int64_t n, std::int64_t k,
+                             double t) {
   KernelMeasurement r;
   r.kernel = kernel;
   r.scheme = scheme;

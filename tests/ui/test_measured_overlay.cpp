@@ -6,8 +6,8 @@
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
-#include <quantfront/ui/main_window.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
+#include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plots.hpp>
 
 #include "support/qt_app.hpp"
@@ -30,8 +30,8 @@ TEST_CASE("measured points, calibrated curves and residuals come from the sessio
       const double bytes = 2.0 * static_cast<double>(shape.n * shape.k);
       const double flops = 2.0 * static_cast<double>(m * shape.n * shape.k);
       const double t = std::max(bytes / qf::testing::kBeta, flops / qf::testing::kBf16Flops);
-      auto r = qf::testing::rec("gemm_bf16", "bf16", "NVIDIA H100 80GB HBM3", m, shape.n,
-                                shape.k, t);
+      auto r =
+          qf::testing::rec("gemm_bf16", "bf16", "NVIDIA H100 80GB HBM3", m, shape.n, shape.k, t);
       r.flops = flops;
       r.bytesMoved = bytes;
       s.kernelMeasurements.push_back(r);

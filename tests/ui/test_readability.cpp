@@ -5,11 +5,11 @@
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QTableWidget>
-#include <QFile>
 #include <QRegularExpression>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QUndoStack>
@@ -73,8 +73,8 @@ TEST_CASE("step-time labels never overlap each other or leave the plot", "[ui][l
   REQUIRE(w.stepTimePlot()->crossoverMarkerCount() >= 3);
   for (const QSize size : {QSize(1100, 700), QSize(680, 425), QSize(900, 560)}) {
     INFO(size.width() << "x" << size.height());
-    for (QCustomPlot* plot :
-         {static_cast<QCustomPlot*>(w.stepTimePlot()), static_cast<QCustomPlot*>(w.throughputPlot())}) {
+    for (QCustomPlot* plot : {static_cast<QCustomPlot*>(w.stepTimePlot()),
+                              static_cast<QCustomPlot*>(w.throughputPlot())}) {
       // A hidden widget gets no resize events: lay it out at the size as an export does.
       plot->setViewport(QRect(QPoint(0, 0), size));
       plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -100,7 +100,8 @@ TEST_CASE("crossovers name both schemes and are listed under the Schemes table",
   for (int r = 0; r < t->rowCount(); ++r) texts << t->item(r, 3)->text();
   // W4A16 overtakes bf16 near B = 118 (the seed's figure).
   INFO(texts.join('\n').toStdString());
-  CHECK(texts.join('\n').contains(QRegularExpression("w4a16-g128 faster than w8a8-fp8 below B = 11\\d")));
+  CHECK(texts.join('\n').contains(
+      QRegularExpression("w4a16-g128 faster than w8a8-fp8 below B = 11\\d")));
   for (const auto& c : xs) {
     const QString text = qf::ui::crossoverText(c);
     CHECK(text.contains(QString::fromStdString(c.schemes[0])));

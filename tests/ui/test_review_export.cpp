@@ -186,9 +186,9 @@ TEST_CASE("headless --export VIEW --out FILE needs no display and checks its inp
     const char* view;
     const char* file;
   };
-  for (const Case c : {Case{"report", "r.pdf"}, Case{"step-time", "s.png"},
-                       Case{"throughput", "t.svg"}, Case{"serving", "v.pdf"},
-                       Case{"pareto", "p.png"}, Case{"candidates", "c.csv"}}) {
+  for (const Case c :
+       {Case{"report", "r.pdf"}, Case{"step-time", "s.png"}, Case{"throughput", "t.svg"},
+        Case{"serving", "v.pdf"}, Case{"pareto", "p.png"}, Case{"candidates", "c.csv"}}) {
     const QString out = home.filePath(c.file);
     const auto r = qf::test::runProgram(
         QF_QUANTFRONT_EXE, {"--session", session, "--export", c.view, "--out", out}, env);
@@ -234,8 +234,7 @@ TEST_CASE("headless --export VIEW --out FILE needs no display and checks its inp
   CHECK_FALSE(QFile::exists(home.filePath("y.png")));
 }
 
-TEST_CASE("a session opened on the command line keeps its scenario and its tab",
-          "[ui][options]") {
+TEST_CASE("a session opened on the command line keeps its scenario and its tab", "[ui][options]") {
   QTemporaryDir home;
   REQUIRE(home.isValid());
   qf::testing::app();

@@ -18,7 +18,7 @@ TEST_CASE("a burst of spin-box ticks is one scenario change", "[ui]") {
   QSpinBox* box = boxes.front();
   const int before = panel.changeCount();
   for (int i = 0; i < 20; ++i) box->stepBy(i % 2 == 0 ? 1 : -1);  // 20 ticks, no event loop
-  CHECK(panel.changeCount() == before);                          // nothing emitted yet
+  CHECK(panel.changeCount() == before);                           // nothing emitted yet
   QElapsedTimer t;
   t.start();
   while (t.elapsed() < 4 * qf::ui::ScenarioPanel::kCoalesceMs) {

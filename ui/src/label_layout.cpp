@@ -119,8 +119,8 @@ void PlotLabels::place() {
     LabelRequest q;
     q.anchor = QPointF(m_plot->xAxis->coordToPixel(l.x), m_plot->yAxis->coordToPixel(l.y));
     const QFontMetricsF fm(l.item->font());
-    const QRectF text = fm.boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop,
-                                        l.item->text());
+    const QRectF text =
+        fm.boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, l.item->text());
     q.size = QSizeF(text.width() + 2 * kPadding + 2, text.height() + 2 * kPadding);
     q.right = l.right;
     q.below = l.below;

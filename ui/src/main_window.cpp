@@ -142,9 +142,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_crossoversTable->setObjectName("crossoversTable");
   m_crossoversTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
   schemesLayout->addWidget(m_schemesTable, 3);
-  schemesLayout->addWidget(new QLabel("Crossovers: where one scheme's step time overtakes "
-                                      "another's",
-                                      m_schemesTab));
+  schemesLayout->addWidget(
+      new QLabel("Crossovers: where one scheme's step time overtakes "
+                 "another's",
+                 m_schemesTab));
   schemesLayout->addWidget(m_crossoversTable, 1);
   m_tabs->addTab(m_stepPlot, "Step time vs batch");
   m_tabs->addTab(m_throughputPlot, "Throughput && capacity");
@@ -588,8 +589,8 @@ bool MainWindow::openModelConfig(const QString& path, bool quiet) {
 }
 
 void MainWindow::openModelInteractive() {
-  const QString path = QFileDialog::getOpenFileName(
-      this, "Open a Hugging Face config.json", QString(), "Model config (*.json)");
+  const QString path = QFileDialog::getOpenFileName(this, "Open a Hugging Face config.json",
+                                                    QString(), "Model config (*.json)");
   // Cancelled: the current model stays.
   if (!path.isEmpty()) openModelConfig(path);
 }
@@ -790,16 +791,17 @@ void MainWindow::buildToolBar() {
   bar->addSeparator();
   for (QAction* a : menuBar()->findChildren<QAction*>()) {
     if (a->objectName() == "undo" || a->objectName() == "redo") {
-      a->setToolTip(a->objectName() == "undo"
-                        ? "Undo the last scenario or gate edit (Ctrl+Z)"
-                        : "Redo the edit undone last (Ctrl+Shift+Z)");
+      a->setToolTip(a->objectName() == "undo" ? "Undo the last scenario or gate edit (Ctrl+Z)"
+                                              : "Redo the edit undone last (Ctrl+Shift+Z)");
       bar->addAction(a);
     }
   }
   bar->addSeparator();
-  add("Export", "Export the current plot (PNG, PDF, SVG; 180 mm at 300 dpi) or table (CSV) (Ctrl+E)",
+  add("Export",
+      "Export the current plot (PNG, PDF, SVG; 180 mm at 300 dpi) or table (CSV) (Ctrl+E)",
       &MainWindow::exportPlotInteractive);
-  add("Report", "Export the review report: one PDF with every view, the candidates and the "
+  add("Report",
+      "Export the review report: one PDF with every view, the candidates and the "
       "provenance of every number (Ctrl+R)",
       &MainWindow::exportReportInteractive);
 }
@@ -916,8 +918,7 @@ void MainWindow::updateSchemesTable() {
       path->setForeground(QColor(176, 0, 0));
       path->setToolTip(QString("%1 has no %2 tensor path: %3 runs on the bf16 fallback")
                            .arg(qs(m_report->scenario.gpu.name),
-                                tensorPathName(s.assignment.linear.path),
-                                qs(s.assignment.id)));
+                                tensorPathName(s.assignment.linear.path), qs(s.assignment.id)));
     }
     m_schemesTable->setItem(row, 2, path);
     m_schemesTable->setItem(row, 3, num(s.memoryFloorMs, 3));
@@ -965,10 +966,10 @@ void MainWindow::exportPlotInteractive() {
   }
   QCustomPlot* plot = currentPlot();
   if (!plot) return;
-  const QString path = QFileDialog::getSaveFileName(
-      this, "Export plot (180 mm wide; PNG at 300 dpi)",
-      QString("quantfront-%1.png").arg(currentTabKey()),
-      "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)");
+  const QString path =
+      QFileDialog::getSaveFileName(this, "Export plot (180 mm wide; PNG at 300 dpi)",
+                                   QString("quantfront-%1.png").arg(currentTabKey()),
+                                   "PNG image (*.png);;PDF (*.pdf);;SVG (*.svg)");
   if (path.isEmpty()) return;
   const QString err = exportPlotFile(plot, path, kExportWidthPx, kExportHeightPx);
   if (!err.isEmpty()) {
@@ -1001,9 +1002,9 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   if (view == "schemes" || view == "candidates") {
     return exportTableFile(view == "schemes" ? m_schemesTable : m_pareto->table(), path);
   }
-  QCustomPlot* plot = view == "step-time"                          ? m_stepPlot
+  QCustomPlot* plot = view == "step-time"                         ? m_stepPlot
                       : view == "throughput" || view == "serving" ? m_throughputPlot
-                      : view == "pareto"                           ? m_pareto->plot()
+                      : view == "pareto"                          ? m_pareto->plot()
                       : view == "measured" ? static_cast<QCustomPlot*>(m_residualPlot)
                                            : nullptr;
   if (!plot) {

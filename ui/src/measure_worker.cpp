@@ -24,18 +24,19 @@ void MeasureWorker::run() {
   if (schemes.empty()) schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
   const auto plan =
       qf::cuda::planForModel(m_model, schemes, qf::cuda::defaultMList(true), true, m_device);
-  const auto result = qf::cuda::measure(plan, [this](const qf::cuda::MeasureRecord& r, double done) {
-    if (r.valid) {
-      qf::cuda::MeasureResult one;
-      one.records.push_back(r);
-      for (auto& k : qf::cuda::toKernelMeasurements(one, "quantfront Measure")) {
-        emit recordMeasured(k);
-      }
-    }
-    emit progressed(done, QString::fromStdString(r.kernel + " " + r.scheme + " m=" +
-                                                 std::to_string(r.m)));
-    return !m_cancel.load();
-  });
+  const auto result =
+      qf::cuda::measure(plan, [this](const qf::cuda::MeasureRecord& r, double done) {
+        if (r.valid) {
+          qf::cuda::MeasureResult one;
+          one.records.push_back(r);
+          for (auto& k : qf::cuda::toKernelMeasurements(one, "quantfront Measure")) {
+            emit recordMeasured(k);
+          }
+        }
+        emit progressed(
+            done, QString::fromStdString(r.kernel + " " + r.scheme + " m=" + std::to_string(r.m)));
+        return !m_cancel.load();
+      });
   Session added;
   if (result.error.empty() && !result.cancelled) {
     const QString date = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);

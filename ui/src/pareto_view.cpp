@@ -16,7 +16,9 @@
 namespace qf::ui {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name) {
   const auto it = c.metrics.find(name);
@@ -43,21 +45,27 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
     m_title = new QCPTextElement(this, "", plotFont(12));
     plotLayout()->addElement(0, 0, m_title);
   }
-  m_title->setText(QString("Pareto frontier: %1 (%2) vs %3 (%4)")
-                       .arg(qs(x.metric), directionName(x.direction), qs(y.metric),
-                            directionName(y.direction)));
-  xAxis->setLabel(qs(x.metric) + (x.direction == Direction::Max ? "  (higher is better →)" : "  (← lower is better)"));
-  yAxis->setLabel(qs(y.metric) + (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
+  m_title->setText(
+      QString("Pareto frontier: %1 (%2) vs %3 (%4)")
+          .arg(qs(x.metric), directionName(x.direction), qs(y.metric), directionName(y.direction)));
+  xAxis->setLabel(qs(x.metric) + (x.direction == Direction::Max ? "  (higher is better →)"
+                                                                : "  (← lower is better)"));
+  yAxis->setLabel(qs(y.metric) +
+                  (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
   m_counts = {};
   struct Style {
     const char* name;
     QCPScatterStyle scatter;
   };
   const Style styles[4] = {
-      {"frontier", QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0, 114, 178), QColor(0, 114, 178), 11)},
-      {"uncertain (within uncertainty)", QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 159, 0), 2), Qt::white, 11)},
-      {"dominated", QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(180, 180, 180), QColor(210, 210, 210), 9)},
-      {"gated out", QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(176, 0, 0), 2), Qt::NoBrush, 10)},
+      {"frontier",
+       QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0, 114, 178), QColor(0, 114, 178), 11)},
+      {"uncertain (within uncertainty)",
+       QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 159, 0), 2), Qt::white, 11)},
+      {"dominated",
+       QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(180, 180, 180), QColor(210, 210, 210), 9)},
+      {"gated out",
+       QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(176, 0, 0), 2), Qt::NoBrush, 10)},
   };
   double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
   std::vector<std::pair<double, double>> front;
@@ -165,7 +173,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   m_baseline->setObjectName("paretoBaseline");
   m_gates = new QLineEdit(this);
   m_gates->setObjectName("paretoGates");
-  m_gates->setPlaceholderText("gates, comma-separated: recovery_pct>=99, tpot_p99_ms<70, score>=baseline-0.5");
+  m_gates->setPlaceholderText(
+      "gates, comma-separated: recovery_pct>=99, tpot_p99_ms<70, score>=baseline-0.5");
   controls->addWidget(new QLabel("x", this));
   controls->addWidget(m_x, 1);
   controls->addWidget(m_xDir);
@@ -196,7 +205,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   auto metricPicked = [this](QComboBox* box, QComboBox* dir) {
     const std::string m = box->currentData().toString().toStdString();
     const auto it = m_directions.find(m);
-    const Direction d = it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
+    const Direction d =
+        it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
     const bool was = m_updating;
     m_updating = true;
     dir->setCurrentIndex(d == Direction::Max ? 0 : 1);
@@ -273,7 +283,8 @@ void ParetoView::loadCandidates(const std::vector<Candidate>& cands) {
   for (auto [box, dir] : {std::pair{m_x, m_xDir}, std::pair{m_y, m_yDir}}) {
     const std::string m = box->currentData().toString().toStdString();
     const auto it = m_directions.find(m);
-    const Direction d = it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
+    const Direction d =
+        it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
     dir->setCurrentIndex(d == Direction::Max ? 0 : 1);
   }
   pick(m_baseline, keepBase, 0);
@@ -349,8 +360,9 @@ void ParetoView::recompute() {
   }
   m_result = std::move(analysis->result);
   m_verdicts = std::move(analysis->verdicts);
-  QString text = QString("%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out "
-                         "(missing metrics count as gated out)")
+  QString text = QString(
+                     "%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out "
+                     "(missing metrics count as gated out)")
                      .arg(m_result->frontier.size())
                      .arg(m_result->uncertain.size())
                      .arg(m_result->dominated.size())
@@ -397,7 +409,8 @@ void ParetoView::fillTable() {
     if (!c.schemeMoe.empty()) schemes += ", moe=" + c.schemeMoe;
     if (!c.schemeLmHead.empty()) schemes += ", lm_head=" + c.schemeLmHead;
     m_table->setItem(row, 3, new QTableWidgetItem(qs(schemes)));
-    m_table->setItem(row, 4, new QTableWidgetItem(QString("%1 ×%2").arg(qs(c.gpu)).arg(c.gpuCount)));
+    m_table->setItem(row, 4,
+                     new QTableWidgetItem(QString("%1 ×%2").arg(qs(c.gpu)).arg(c.gpuCount)));
     m_table->setItem(row, 5, new QTableWidgetItem(qs(c.engine)));
     int col = 6;
     for (const auto& n : names) {
@@ -407,8 +420,11 @@ void ParetoView::fillTable() {
         item->setData(Qt::DisplayRole, m->second.value);
         const auto& p = m->second.provenance;
         QString tip = QString("%1 — %2").arg(provenanceName(p.kind));
-        tip = tip.arg(qs(!p.citation.empty() ? p.citation : !p.sourceFile.empty() ? p.sourceFile : p.note));
-        if (m->second.lo && m->second.hi) tip += QString("\ninterval [%1, %2]").arg(*m->second.lo).arg(*m->second.hi);
+        tip = tip.arg(qs(!p.citation.empty()     ? p.citation
+                         : !p.sourceFile.empty() ? p.sourceFile
+                                                 : p.note));
+        if (m->second.lo && m->second.hi)
+          tip += QString("\ninterval [%1, %2]").arg(*m->second.lo).arg(*m->second.hi);
         item->setToolTip(tip);
         if (p.kind == ProvenanceKind::Published) {
           QFont f = item->font();

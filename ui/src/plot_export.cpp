@@ -14,8 +14,8 @@
 #include <cmath>
 
 #include <nlohmann/json.hpp>
-#include <quantfront/ui/plot_style.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
+#include <quantfront/ui/plot_style.hpp>
 
 namespace qf::ui {
 
@@ -151,10 +151,10 @@ QString writePlot(QCustomPlot* plot, ExportFormat format, int widthPx, int heigh
       case ExportFormat::Svg:
         err = renderSvg(plot, widthPx, heightPx, buf);
         break;
-    case ExportFormat::Csv:
-    case ExportFormat::Json:
-      err = "not a plot format";
-      break;
+      case ExportFormat::Csv:
+      case ExportFormat::Json:
+        err = "not a plot format";
+        break;
     }
   }
   // The labels go back to the screen's layout.
@@ -249,8 +249,9 @@ QByteArray tableCsv(const QTableWidget* table) {
 
 QString exportTableFile(const QTableWidget* table, const QString& path) {
   if (exportFormatFor(path) != ExportFormat::Csv) {
-    return pathError(path, QString("a table exports as CSV, found '.%1' (use .csv)")
-                               .arg(QFileInfo(path).suffix()));
+    return pathError(
+        path,
+        QString("a table exports as CSV, found '.%1' (use .csv)").arg(QFileInfo(path).suffix()));
   }
   return writeFileSafely(path, tableCsv(table));
 }

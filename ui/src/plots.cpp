@@ -10,7 +10,9 @@ namespace qf::ui {
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 QString formatBatch(double b) {
   return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
@@ -26,8 +28,8 @@ void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
   for (double e = lo; e <= hi; e += stride) {
     const double b = std::pow(2.0, e);
     ticker->addTick(b, b >= 1024 * 1024 ? QString("%1M").arg(b / (1024 * 1024))
-                       : b >= 8192 ? QString("%1k").arg(b / 1024)
-                                   : QString::number(b, 'f', 0));
+                       : b >= 8192      ? QString("%1k").arg(b / 1024)
+                                        : QString::number(b, 'f', 0));
   }
   plot->xAxis->setTicker(ticker);
   // A little air on both sides so the end ticks and their labels are not clipped.
@@ -66,7 +68,9 @@ QCPTextElement* ensureTitle(QCustomPlot* plot, QCPTextElement* title) {
 }  // namespace
 
 QString reportTitle(const EngineReport& r) {
-  return QString("%1 on %2 ×%3").arg(qs(r.scenario.model.name), qs(r.scenario.gpu.name)).arg(r.scenario.tp);
+  return QString("%1 on %2 ×%3")
+      .arg(qs(r.scenario.model.name), qs(r.scenario.gpu.name))
+      .arg(r.scenario.tp);
 }
 
 QString crossoverText(const CrossoverReport& c) {
@@ -81,8 +85,9 @@ QString fitWarning(const EngineReport& r) {
   for (const auto& s : r.schemes) {
     const auto& cap = s.capacity;
     if (!cap.fits) {
-      lines << QString("%1 does not fit: weights need %2 GiB per GPU, have %3 GiB "
-                       "(%4 GiB × %5 − %6 GiB reserve)")
+      lines << QString(
+                   "%1 does not fit: weights need %2 GiB per GPU, have %3 GiB "
+                   "(%4 GiB × %5 − %6 GiB reserve)")
                    .arg(qs(s.assignment.id))
                    .arg(cap.weightsGib, 0, 'f', 1)
                    .arg(cap.budgetGib, 0, 'f', 1)
@@ -90,8 +95,9 @@ QString fitWarning(const EngineReport& r) {
                    .arg(sc.memUtil, 0, 'g', 3)
                    .arg(sc.reserveGib, 0, 'g', 3);
     } else if (cap.maxSeqs == 0) {
-      lines << QString("%1 serves no sequence: KV for one at max model length needs %2 GiB, "
-                       "%3 GiB left after %4 GiB of weights")
+      lines << QString(
+                   "%1 serves no sequence: KV for one at max model length needs %2 GiB, "
+                   "%3 GiB left after %4 GiB of weights")
                    .arg(qs(s.assignment.id))
                    .arg(cap.kvGibPerSeq, 0, 'f', 1)
                    .arg(cap.budgetGib - cap.weightsGib, 0, 'f', 1)
@@ -143,10 +149,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(schemePen(id));
-    g->setName(QString("%1  (%2 b/w, %3)")
-                   .arg(id)
-                   .arg(s.bitsPerWeight, 0, 'f', 3)
-                   .arg(qs(s.pathName)));
+    g->setName(
+        QString("%1  (%2 b/w, %3)").arg(id).arg(s.bitsPerWeight, 0, 'f', 3).arg(qs(s.pathName)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
     // Memory floor: thin and dotted, same colour, not in the legend.
@@ -186,8 +190,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
           {mb, mt, QString("%1 expert ridge B = %2").arg(id).arg(mb, 0, 'f', 0), color});
     }
     // Every kind compute-bound only past the later of the dense and the expert ridge.
-    const double allCompute = std::max(s.ridgeBatch.value_or(batchMax * 2),
-                                       s.moeRidgeBatch.value_or(0.0));
+    const double allCompute =
+        std::max(s.ridgeBatch.value_or(batchMax * 2), s.moeRidgeBatch.value_or(0.0));
     ridgeHi = std::max(ridgeHi, allCompute);
   }
   // Regime bands: all curves memory-bound below the lowest ridge; all compute-bound above
@@ -201,8 +205,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     r->setPen(Qt::NoPen);
     r->setBrush(fill);
     r->setLayer("grid");
-    m_labels.add(atRight ? x1 : x0, top, text, QColor(110, 110, 110), !atRight, true, false,
-                 false);
+    m_labels.add(atRight ? x1 : x0, top, text, QColor(110, 110, 110), !atRight, true, false, false);
   };
   if (ridgeLo < batchMax) band(xLo, ridgeLo, "memory-bound", QColor(0, 114, 178, 18), true);
   if (ridgeHi > batchMin && ridgeHi < batchMax) {
@@ -227,7 +230,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     ++m_crossoverMarkers;
     m_labels.add(c.batch, t, crossoverText(c), QColor(160, 0, 0), true, true, true, true);
   }
-  for (const auto& r : ridgeLabels) m_labels.add(r.x, r.y, r.text, r.color, false, false, true, true);
+  for (const auto& r : ridgeLabels)
+    m_labels.add(r.x, r.y, r.text, r.color, false, false, true, true);
   yAxis->setRange(0, top);
   replot(QCustomPlot::rpQueuedReplot);
 }
@@ -326,10 +330,9 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
       QCPGraph* g = addGraph();
       g->setData(x, y, true);
       g->setPen(QPen(color, 1.2, which == 0 ? Qt::SolidLine : Qt::DashDotLine));
-      g->setScatterStyle(which == 0
-                             ? QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 7)
-                             : QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5),
-                                               Qt::white, 7));
+      g->setScatterStyle(
+          which == 0 ? QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 7)
+                     : QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.5), Qt::white, 7));
       g->setName(qs(c.schemeId) + (which == 0 ? "  vs datasheet model" : "  vs calibrated model"));
       m_points += static_cast<int>(x.size());
     }
@@ -342,8 +345,9 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
     m_empty = new QCPItemText(this);
     m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_empty->position->setCoords(0.5, 0.5);
-    m_empty->setText("No kernel measurements in this session.\nMeasure (needs a CUDA device) or "
-                     "open a measured session (qfront-measure).");
+    m_empty->setText(
+        "No kernel measurements in this session.\nMeasure (needs a CUDA device) or "
+        "open a measured session (qfront-measure).");
     m_empty->setFont(plotFont(11));
     m_empty->setColor(QColor(100, 100, 100));
     xAxis->setRange(1, 4096);
@@ -437,7 +441,9 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
       m->removeFromLegend();
       m->setProperty("qf_role", "capacity");
       m_labels.add(b, cap.tokensPerSAtCapacity,
-                   QString("%1: %2 seq%3").arg(qs(s.assignment.id)).arg(cap.maxSeqs)
+                   QString("%1: %2 seq%3")
+                       .arg(qs(s.assignment.id))
+                       .arg(cap.maxSeqs)
                        .arg(cap.maxSeqs == 1 ? "" : "s"),
                    color, false, false, true, true);
     }

@@ -29,7 +29,7 @@ QString num(double v, int prec) {
   return QString::number(v, 'f', prec);
 }
 
-constexpr double kPageWidth = 210 * kLogicalPxPerMm;   ///< A4, logical pixels at 96 dpi
+constexpr double kPageWidth = 210 * kLogicalPxPerMm;  ///< A4, logical pixels at 96 dpi
 constexpr double kPageHeight = 297 * kLogicalPxPerMm;
 constexpr double kMargin = 15 * kLogicalPxPerMm;
 constexpr double kFooter = 22;
@@ -164,8 +164,8 @@ class ReportWriter {
   void write(const QString& text, const QFont& font, const QColor& color, double after) {
     if (text.isEmpty()) return;
     const QFontMetricsF fm(font, &m_pdf);
-    const QRectF r = fm.boundingRect(QRectF(0, 0, width(), 100000),
-                                     Qt::TextWordWrap | Qt::AlignLeft, text);
+    const QRectF r =
+        fm.boundingRect(QRectF(0, 0, width(), 100000), Qt::TextWordWrap | Qt::AlignLeft, text);
     ensure(r.height());
     m_p.setFont(font);
     m_p.setPen(color);
@@ -227,10 +227,12 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
        }())},
       {"batch range", QString("%1 to %2").arg(spec.batchMin).arg(spec.batchMax)},
       {"max model length", QString::number(sc.maxModelLen)},
-      {"KV cache", QString("%1 (%2 bytes per element)").arg(qs(spec.kvDtype)).arg(sc.kvBytesPerElement)},
+      {"KV cache",
+       QString("%1 (%2 bytes per element)").arg(qs(spec.kvDtype)).arg(sc.kvBytesPerElement)},
       {"memory", QString("utilisation %1, reserve %2 GiB").arg(sc.memUtil).arg(sc.reserveGib)},
-      {"context", sc.contextTokens > 0 ? QString("%1 tokens (KV read and attention on)").arg(sc.contextTokens)
-                                       : QString("off")},
+      {"context", sc.contextTokens > 0
+                      ? QString("%1 tokens (KV read and attention on)").arg(sc.contextTokens)
+                      : QString("off")},
       {"efficiency", qs(sc.efficiency.source)},
   };
   if (!spec.useCase.empty()) rows.push_back({"use case", qs(spec.useCase)});
@@ -274,11 +276,12 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
     QString schemes = qs(c.schemeLinear);
     if (!c.schemeMoe.empty()) schemes += ", moe=" + qs(c.schemeMoe);
     if (!c.schemeLmHead.empty()) schemes += ", lm_head=" + qs(c.schemeLmHead);
-    rows.push_back({qs(c.id), it == in.verdicts.end() ? "—" : verdictName(it->second.verdict),
-                    it == in.verdicts.end() ? QString() : qs(it->second.detail),
-                    QString("%1 / %2 / %3 ×%4").arg(qs(c.model), schemes, qs(c.gpu)).arg(c.gpuCount)});
+    rows.push_back(
+        {qs(c.id), it == in.verdicts.end() ? "—" : verdictName(it->second.verdict),
+         it == in.verdicts.end() ? QString() : qs(it->second.detail),
+         QString("%1 / %2 / %3 ×%4").arg(qs(c.model), schemes, qs(c.gpu)).arg(c.gpuCount)});
     colors.push_back(it != in.verdicts.end() && it->second.verdict == Verdict::GatedOut ? kRed
-                                                                                       : kInk);
+                                                                                        : kInk);
   }
   if (rows.empty()) {
     w.text("The session has no candidates: import benchmark and eval results to fill it.", kMuted);
@@ -333,9 +336,10 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
   }
   w.table({"use case", "scheme", "prefill ms", "decode ms", "total s", "queries per USD"}, rows,
           {0.34, 0.18, 0.12, 0.12, 0.1, 0.14});
-  w.text("Use-case shapes and the synchronous queries-per-USD formula: arXiv:2411.02355 "
-         "(Tables 5, 6 and 9); latencies are the analytic model's.",
-         kMuted, 8);
+  w.text(
+      "Use-case shapes and the synchronous queries-per-USD formula: arXiv:2411.02355 "
+      "(Tables 5, 6 and 9); latencies are the analytic model's.",
+      kMuted, 8);
 }
 
 }  // namespace
@@ -364,9 +368,10 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
     w.newPage();
     w.heading("Step time vs batch");
     w.plot(in.stepPlot, plotH);
-    w.text("Solid and dashed curves: one colour and one line style per scheme; dotted: each "
-           "scheme's memory floor; diamonds: ridges; circles: crossovers.",
-           kMuted, 8);
+    w.text(
+        "Solid and dashed curves: one colour and one line style per scheme; dotted: each "
+        "scheme's memory floor; diamonds: ridges; circles: crossovers.",
+        kMuted, 8);
     for (const auto& c : in.report->crossovers) w.text("• " + crossoverText(c));
 
     w.newPage();
@@ -376,7 +381,8 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
     for (const auto& s : in.report->schemes) {
       const auto& cap = s.capacity;
       rows.push_back({qs(s.assignment.id), num(cap.budgetGib, 1), num(cap.weightsGib, 1),
-                      num(cap.kvGibPerSeq, 3), cap.fits ? QString::number(cap.maxSeqs) : "does not fit",
+                      num(cap.kvGibPerSeq, 3),
+                      cap.fits ? QString::number(cap.maxSeqs) : "does not fit",
                       num(cap.tokensPerSAtCapacity, 0)});
     }
     w.table({"scheme", "budget GiB/GPU", "weights GiB/GPU", "KV GiB per seq", "max seqs",

@@ -17,7 +17,9 @@
 namespace qf::ui {
 
 namespace {
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
 constexpr const char* kBrowse = "__browse__";
 
 void selectData(QComboBox* box, const QString& value) {
@@ -42,16 +44,18 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_model->setObjectName("model");
   for (const auto& m : cat.models()) m_model->addItem(qs(m.id), qs(m.id));
   addFileEntry(m_model, "Open a Hugging Face config.json", "JSON (*.json)");
-  m_model->setToolTip("The model: a catalog entry, or \"Open file…\" for any Hugging Face "
-                      "config.json (dense, MoE, MLA; a quantization_config is reported). "
-                      "Dropping a config.json on the window does the same.");
+  m_model->setToolTip(
+      "The model: a catalog entry, or \"Open file…\" for any Hugging Face "
+      "config.json (dense, MoE, MLA; a quantization_config is reported). "
+      "Dropping a config.json on the window does the same.");
   hwForm->addRow("Model", m_model);
   m_gpu = new QComboBox(hw);
   m_gpu->setObjectName("gpu");
   for (const auto& g : cat.gpus()) m_gpu->addItem(qs(g.name), qs(g.id));
   addFileEntry(m_gpu, "Open a GPU JSON file", "JSON (*.json)");
-  m_gpu->setToolTip("The GPU: a catalog datasheet, or \"Open file…\" for a GPU JSON file "
-                    "(peaks, bandwidth, price; a calibration block from qfront calibrate)");
+  m_gpu->setToolTip(
+      "The GPU: a catalog datasheet, or \"Open file…\" for a GPU JSON file "
+      "(peaks, bandwidth, price; a calibration block from qfront calibrate)");
   hwForm->addRow("GPU", m_gpu);
   m_tp = new QSpinBox(hw);
   m_tp->setObjectName("tp");
@@ -76,8 +80,9 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     item->setToolTip(qs(s.name + "\nc = " + std::to_string(s.c) + ": " + s.cNote));
   }
   m_schemes->setMaximumHeight(170);
-  m_schemes->setToolTip("Uniform schemes to compare: one curve each. A scheme whose tensor "
-                        "path the GPU lacks runs on the bf16 fallback and says so.");
+  m_schemes->setToolTip(
+      "Uniform schemes to compare: one curve each. A scheme whose tensor "
+      "path the GPU lacks runs on the bf16 fallback and says so.");
   schLayout->addWidget(m_schemes);
   auto* mixedForm = new QFormLayout();
   auto mkKind = [&](const char* name) {
@@ -91,12 +96,15 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_mixedLinear->setItemText(0, "(no mixed candidate)");
   m_mixedMoe = mkKind("mixedMoe");
   m_mixedLmHead = mkKind("mixedLmHead");
-  m_mixedLinear->setToolTip("A mixed candidate: this scheme on the linear layers (none: no "
-                            "mixed candidate)");
-  m_mixedMoe->setToolTip("The mixed candidate's scheme on the MoE experts (inherit: the "
-                         "linear layers' scheme)");
-  m_mixedLmHead->setToolTip("The mixed candidate's scheme on the LM head (inherit: the linear "
-                            "layers' scheme)");
+  m_mixedLinear->setToolTip(
+      "A mixed candidate: this scheme on the linear layers (none: no "
+      "mixed candidate)");
+  m_mixedMoe->setToolTip(
+      "The mixed candidate's scheme on the MoE experts (inherit: the "
+      "linear layers' scheme)");
+  m_mixedLmHead->setToolTip(
+      "The mixed candidate's scheme on the LM head (inherit: the linear "
+      "layers' scheme)");
   mixedForm->addRow("Mixed: linear", m_mixedLinear);
   mixedForm->addRow("Mixed: MoE experts", m_mixedMoe);
   mixedForm->addRow("Mixed: LM head", m_mixedLmHead);
@@ -119,31 +127,35 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_maxModelLen->setObjectName("maxModelLen");
   m_maxModelLen->setRange(1, 10'000'000);
   m_maxModelLen->setSingleStep(1024);
-  m_maxModelLen->setToolTip("Tokens of KV cache reserved per sequence (vLLM --max-model-len): "
-                            "sets how many sequences fit");
+  m_maxModelLen->setToolTip(
+      "Tokens of KV cache reserved per sequence (vLLM --max-model-len): "
+      "sets how many sequences fit");
   srvForm->addRow("Max model length", m_maxModelLen);
   m_kvDtype = new QComboBox(srv);
   m_kvDtype->setObjectName("kvDtype");
   m_kvDtype->addItem("bf16", "bf16");
   m_kvDtype->addItem("fp8", "fp8");
-  m_kvDtype->setToolTip("KV cache element type (vLLM --kv-cache-dtype): fp8 halves the KV "
-                        "bytes per sequence");
+  m_kvDtype->setToolTip(
+      "KV cache element type (vLLM --kv-cache-dtype): fp8 halves the KV "
+      "bytes per sequence");
   srvForm->addRow("KV cache dtype", m_kvDtype);
   m_memUtil = new QDoubleSpinBox(srv);
   m_memUtil->setObjectName("memUtil");
   m_memUtil->setRange(0.05, 1.0);
   m_memUtil->setSingleStep(0.01);
   m_memUtil->setDecimals(2);
-  m_memUtil->setToolTip("Fraction of GPU memory the engine may use (vLLM "
-                        "--gpu-memory-utilization): budget = memory × u − reserve");
+  m_memUtil->setToolTip(
+      "Fraction of GPU memory the engine may use (vLLM "
+      "--gpu-memory-utilization): budget = memory × u − reserve");
   srvForm->addRow("Memory utilisation", m_memUtil);
   m_reserve = new QDoubleSpinBox(srv);
   m_reserve->setObjectName("reserveGib");
   m_reserve->setRange(0, 1024);
   m_reserve->setSuffix(" GiB");
   m_reserve->setDecimals(1);
-  m_reserve->setToolTip("Memory kept back from the budget for activations, CUDA graphs and "
-                        "non-torch allocations");
+  m_reserve->setToolTip(
+      "Memory kept back from the budget for activations, CUDA graphs and "
+      "non-torch allocations");
   srvForm->addRow("Reserve", m_reserve);
   m_context = new QSpinBox(srv);
   m_context->setObjectName("context");
@@ -287,7 +299,8 @@ ScenarioSpec ScenarioPanel::spec() const {
   }
   s.mixedLinear = m_mixedLinear->currentData().toString().toStdString();
   s.mixedMoe = s.mixedLinear.empty() ? "" : m_mixedMoe->currentData().toString().toStdString();
-  s.mixedLmHead = s.mixedLinear.empty() ? "" : m_mixedLmHead->currentData().toString().toStdString();
+  s.mixedLmHead =
+      s.mixedLinear.empty() ? "" : m_mixedLmHead->currentData().toString().toStdString();
   s.batchMin = m_batchMin->value();
   s.batchMax = std::max(m_batchMin->value(), m_batchMax->value());
   s.maxModelLen = m_maxModelLen->value();

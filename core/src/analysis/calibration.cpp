@@ -46,7 +46,9 @@ double medianAbs(const std::vector<double>& v) {
   return medianOf(a);
 }
 
-bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool startsWith(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 bool usable(const KernelMeasurement& r) {
   return std::isfinite(r.medianS) && r.medianS > 0;
@@ -214,9 +216,8 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
 
 std::string catalogGpuForDevice(const std::string& deviceName) {
   std::string n = deviceName;
-  std::transform(n.begin(), n.end(), n.begin(), [](unsigned char ch) {
-    return static_cast<char>(std::tolower(ch));
-  });
+  std::transform(n.begin(), n.end(), n.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   auto has = [&n](const char* s) { return n.find(s) != std::string::npos; };
   if (has("h200")) return "h200-sxm";
   if (has("h100")) return has("pcie") ? "h100-pcie" : "h100-sxm";
@@ -236,9 +237,8 @@ std::string gemmKernelForScheme(const std::string& schemeId) {
 
 namespace {
 Json fitJson(const FittedValue& f) {
-  return Json{{"rel_spread", f.relSpread},
-              {"records", f.records},
-              {"rel_residuals", f.relResiduals}};
+  return Json{
+      {"rel_spread", f.relSpread}, {"records", f.records}, {"rel_residuals", f.relResiduals}};
 }
 }  // namespace
 
@@ -411,12 +411,14 @@ Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasuremen
     for (const auto& p : curve.points) at.push_back(p.batch);
     auto model = runEngine(scenario, {a}, at);
     if (model && !model->schemes.empty()) {
-      for (const auto& p : model->schemes.front().points) curve.datasheetStepS.push_back(p.stepMs / 1e3);
+      for (const auto& p : model->schemes.front().points)
+        curve.datasheetStepS.push_back(p.stepMs / 1e3);
     }
     if (calibratedScenario) {
       auto c = runEngine(*calibratedScenario, {a}, at);
       if (c && !c->schemes.empty()) {
-        for (const auto& p : c->schemes.front().points) curve.calibratedStepS.push_back(p.stepMs / 1e3);
+        for (const auto& p : c->schemes.front().points)
+          curve.calibratedStepS.push_back(p.stepMs / 1e3);
       }
     }
     o.measured.push_back(std::move(curve));

@@ -83,8 +83,8 @@ std::optional<Direction> knownDirection(const std::string& metricName) {
                                 "max_concurrency", "cost_reduction", "accuracy", "exact_match"}) {
     if (contains(m, part)) return Direction::Max;
   }
-  if (hasToken("acc") || contains(m, "tokens_per_s") || m.ends_with("_tok_s") || m.ends_with("_req_s") || m.ends_with("_per_s") ||
-      m.ends_with("_tokens_s")) {
+  if (hasToken("acc") || contains(m, "tokens_per_s") || m.ends_with("_tok_s") ||
+      m.ends_with("_req_s") || m.ends_with("_per_s") || m.ends_with("_tokens_s")) {
     return Direction::Max;
   }
   // Smaller is better.
@@ -130,8 +130,7 @@ Result<std::vector<Objective>> parseObjectives(const std::string& spec, const st
         return Error{"", "", field,
                      "direction must be max or min, found '" + dir + "' in '" + item + "'"};
       }
-      if (o.metric.empty())
-        return Error{"", "", field, "missing metric name in '" + item + "'"};
+      if (o.metric.empty()) return Error{"", "", field, "missing metric name in '" + item + "'"};
     }
     if (!seen.insert(o.metric).second) {
       return Error{"", "", field, "metric '" + o.metric + "' is listed twice"};
@@ -185,15 +184,13 @@ Result<Gate> parseGate(const std::string& textIn, const std::string& field) {
   }
   const std::string usage = "; expected NAME>=X, NAME<X, NAME==X, or NAME>=baseline-X";
   if (at == std::string::npos) {
-    return Error{"", "", field,
-                 "no comparison (>=, <=, >, <, ==) in '" + textIn + "'" + usage};
+    return Error{"", "", field, "no comparison (>=, <=, >, <, ==) in '" + textIn + "'" + usage};
   }
   g.metric = text.substr(0, at);
   const std::string rhs = text.substr(at + len);
   if (g.metric.empty())
     return Error{"", "", field, "missing metric name in '" + textIn + "'" + usage};
-  if (rhs.empty())
-    return Error{"", "", field, "missing threshold in '" + textIn + "'" + usage};
+  if (rhs.empty()) return Error{"", "", field, "missing threshold in '" + textIn + "'" + usage};
   if (rhs.find_first_of("<>=") != std::string::npos) {
     return Error{"", "", field, "more than one comparison in '" + textIn + "'" + usage};
   }
@@ -219,8 +216,7 @@ Result<Gate> parseGate(const std::string& textIn, const std::string& field) {
   }
   const auto v = toNumber(rhs);
   if (!v)
-    return Error{"", "", field,
-                 "'" + rhs + "' is not a finite number in '" + textIn + "'" + usage};
+    return Error{"", "", field, "'" + rhs + "' is not a finite number in '" + textIn + "'" + usage};
   g.threshold = *v;
   return g;
 }

@@ -81,8 +81,7 @@ std::vector<std::string> provenanceWarnings(const std::vector<Candidate>& candid
 }
 
 Result<std::vector<Gate>> parseGateTexts(const std::vector<std::string>& texts,
-                                         const std::string& source,
-                                         const std::string& position) {
+                                         const std::string& source, const std::string& position) {
   std::vector<Gate> gates;
   for (const auto& text : texts) {
     for (const auto& piece : splitAtCommas(text)) {
@@ -101,10 +100,14 @@ Result<std::vector<Gate>> parseGateTexts(const std::vector<std::string>& texts,
 
 const char* verdictName(Verdict v) {
   switch (v) {
-    case Verdict::Frontier: return "frontier";
-    case Verdict::Uncertain: return "uncertain";
-    case Verdict::Dominated: return "dominated";
-    case Verdict::GatedOut: return "gated out";
+    case Verdict::Frontier:
+      return "frontier";
+    case Verdict::Uncertain:
+      return "uncertain";
+    case Verdict::Dominated:
+      return "dominated";
+    case Verdict::GatedOut:
+      return "gated out";
   }
   return "";
 }
@@ -112,7 +115,8 @@ const char* verdictName(Verdict v) {
 std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& r) {
   std::map<std::string, CandidateVerdict> out;
   for (const auto& id : r.frontier) out[id] = {Verdict::Frontier, ""};
-  for (const auto& id : r.uncertain) out[id] = {Verdict::Uncertain, "within the uncertainty of others"};
+  for (const auto& id : r.uncertain)
+    out[id] = {Verdict::Uncertain, "within the uncertainty of others"};
   for (const auto& d : r.uncertainPointDominators) {
     out[d.id].detail = "point-dominated by " + joinIds(d.by) + ", not clearly";
   }
@@ -147,8 +151,8 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   } else if (!query.savedObjectives.empty()) {
     a.options.objectives = query.savedObjectives;
   } else {
-    ObjectiveChoice choice = defaultObjectives(
-        query.metricNames.empty() ? metricNamesOf(candidates) : query.metricNames);
+    ObjectiveChoice choice = defaultObjectives(query.metricNames.empty() ? metricNamesOf(candidates)
+                                                                         : query.metricNames);
     a.options.objectives = std::move(choice.objectives);
     a.warnings = std::move(choice.warnings);
     if (a.options.objectives.empty()) {
@@ -253,7 +257,9 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   return a;
 }
 
-const char* groupByName(GroupBy g) { return g == GroupBy::Model ? "model" : "none"; }
+const char* groupByName(GroupBy g) {
+  return g == GroupBy::Model ? "model" : "none";
+}
 
 std::optional<GroupBy> parseGroupBy(const std::string& text) {
   if (text == "model") return GroupBy::Model;

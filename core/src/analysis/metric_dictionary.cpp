@@ -201,8 +201,9 @@ std::optional<MetricInfo> patternMatch(std::string_view name) {
     // An importer's recomputation beside a file figure it disagrees with: a check, not a result.
     if (auto base = servingStatistic(name.substr(0, name.size() - 11))) {
       return make(name, base->readable + ", recomputed", base->unit,
-                  base->description + ", recomputed from the per-request arrays where the file's "
-                                      "figure disagrees",
+                  base->description +
+                      ", recomputed from the per-request arrays where the file's "
+                      "figure disagrees",
                   "<statistic>_recomputed", MetricCategory::Count);
     }
   }
@@ -222,9 +223,8 @@ std::optional<MetricInfo> patternMatch(std::string_view name) {
   }
   if (endsWith(name, "_delta") && name.size() > 6) {
     const std::string_view what = name.substr(0, name.size() - 6);
-    return make(name, spaced(what) + " vs baseline", "",
-                spaced(what) + " minus the baseline's", "<metric>_delta",
-                MetricCategory::Relative);
+    return make(name, spaced(what) + " vs baseline", "", spaced(what) + " minus the baseline's",
+                "<metric>_delta", MetricCategory::Relative);
   }
   if (endsWith(name, "_vs_baseline") && name.size() > 12) {
     const std::string_view what = name.substr(0, name.size() - 12);
@@ -250,7 +250,8 @@ std::optional<MetricInfo> patternMatch(std::string_view name) {
     const std::string_view uc = name.substr(19);
     return make(name, "Cost reduction vs BF16, " + spaced(uc), "%",
                 "100 x (1 - cost per query / the same model's BF16 cost per query on the same "
-                "GPUs), " + spaced(uc) + " use case",
+                "GPUs), " +
+                    spaced(uc) + " use case",
                 "cost_reduction_pct_<use case>", MetricCategory::Cost);
   }
   if (startsWith(name, "latency_") && endsWith(name, "_sync_s") && name.size() > 15) {
@@ -282,14 +283,22 @@ std::optional<MetricInfo> patternMatch(std::string_view name) {
 
 const char* metricCategoryName(MetricCategory c) {
   switch (c) {
-    case MetricCategory::Quality: return "quality";
-    case MetricCategory::Relative: return "relative";
-    case MetricCategory::Latency: return "latency";
-    case MetricCategory::Throughput: return "throughput";
-    case MetricCategory::Memory: return "memory";
-    case MetricCategory::Capacity: return "capacity";
-    case MetricCategory::Cost: return "cost";
-    case MetricCategory::Count: return "count";
+    case MetricCategory::Quality:
+      return "quality";
+    case MetricCategory::Relative:
+      return "relative";
+    case MetricCategory::Latency:
+      return "latency";
+    case MetricCategory::Throughput:
+      return "throughput";
+    case MetricCategory::Memory:
+      return "memory";
+    case MetricCategory::Capacity:
+      return "capacity";
+    case MetricCategory::Cost:
+      return "cost";
+    case MetricCategory::Count:
+      return "count";
   }
   return "";
 }
@@ -317,14 +326,16 @@ bool isRelativeMetric(std::string_view name) {
 const std::vector<MetricRule>& metricRules() {
   static const std::vector<MetricRule> rules = [] {
     std::vector<MetricRule> r;
-    for (const auto& e : kExact) r.push_back({e.name, e.readable, e.unit, e.description, e.category});
+    for (const auto& e : kExact)
+      r.push_back({e.name, e.readable, e.unit, e.description, e.category});
     r.push_back({"<ttft|tpot|itl|e2el>_<mean|median|std|pP>_ms", "TTFT/TPOT/ITL/E2EL statistic",
                  "ms", "a statistic of the run's per-request latencies", MetricCategory::Latency});
     r.push_back({"<statistic>_recomputed", "<statistic>, recomputed", "ms",
                  "an importer's recomputation where the file's figure disagrees",
                  MetricCategory::Count});
     r.push_back({"latency_p<P>_s", "Batch latency pP", "s",
-                 "percentile of the batch latencies (vLLM bench latency)", MetricCategory::Latency});
+                 "percentile of the batch latencies (vLLM bench latency)",
+                 MetricCategory::Latency});
     r.push_back({"<task>_recovery_pct", "Recovery, <task>", "%",
                  "score as a percentage of the baseline's score", MetricCategory::Relative});
     r.push_back({"<metric>_delta", "<metric> vs baseline", "", "difference from the baseline",
@@ -341,8 +352,8 @@ const std::vector<MetricRule>& metricRules() {
                  "queries per second at peak throughput", MetricCategory::Throughput});
     r.push_back({"<benchmark>_score_pct", "<benchmark>", "%", "benchmark score in percent",
                  MetricCategory::Quality});
-    r.push_back({"<benchmark>_score", "<benchmark>", "score", "benchmark score",
-                 MetricCategory::Quality});
+    r.push_back(
+        {"<benchmark>_score", "<benchmark>", "score", "benchmark score", MetricCategory::Quality});
     r.push_back({"<task>_<metric>", "<task>: <metric>", "",
                  "lm-evaluation-harness score (metric one of lmEvalMetricNames())",
                  MetricCategory::Quality});

@@ -263,8 +263,8 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
       opts.filter = filters.count("strict-match") ? "strict-match"
                     : filters.count("none")       ? "none"
                                                   : *filters.begin();
-      filterNote = "several filters (" + joinSet(filters) + "); paired on filter '" +
-                   *opts.filter + "' (choose another with --filter)";
+      filterNote = "several filters (" + joinSet(filters) + "); paired on filter '" + *opts.filter +
+                   "' (choose another with --filter)";
     }
   }
   auto ia = indexRecords(a, fileA, opts);
@@ -376,7 +376,6 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
   }
   return pc;
 }
-
 
 namespace {
 std::uint64_t splitmix64(std::uint64_t& x) {
@@ -559,7 +558,8 @@ class PooledValues {
     // table stays within ~8M entries and the walk within one block stays short.
     m_block = total;
     if (n > 0 && total > 16 * n) {
-      const std::size_t maxBlocks = std::max<std::size_t>(1, std::min<std::size_t>(256, 8'000'000 / n));
+      const std::size_t maxBlocks =
+          std::max<std::size_t>(1, std::min<std::size_t>(256, 8'000'000 / n));
       m_block = std::max<std::size_t>(64, (total + maxBlocks - 1) / maxBlocks);
     }
     m_blocks = m_block == 0 ? 0 : (total + m_block - 1) / m_block;
@@ -599,7 +599,10 @@ class PooledValues {
       while (hi - lo > 1) {
         const std::size_t mid = (lo + hi) / 2;
         const std::int64_t c = countBefore(w, mid);
-        if (c <= r) lo = mid; else hi = mid;
+        if (c <= r)
+          lo = mid;
+        else
+          hi = mid;
       }
       b = lo;
       before = countBefore(w, lo);

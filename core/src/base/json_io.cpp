@@ -28,7 +28,8 @@ Result<std::string> readFileBytes(const std::string& path, std::uint64_t maxByte
   if (ec || !std::filesystem::exists(status)) {
     return Error{path, "", "", "file not found"};
   }
-  if (std::filesystem::is_directory(status)) return Error{path, "", "", "is a directory, not a file"};
+  if (std::filesystem::is_directory(status))
+    return Error{path, "", "", "is a directory, not a file"};
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return Error{path, "", "", "cannot read file size: " + ec.message()};
   if (size > maxBytes) {
@@ -115,9 +116,12 @@ void decodeNonFinite(Json& j) {
   if (j.is_string()) {
     const auto& s = j.get_ref<const std::string&>();
     if (s.size() > 1 && s[0] == '\x01') {
-      if (s == kNanSentinel) j = std::numeric_limits<double>::quiet_NaN();
-      else if (s == kPosInfSentinel) j = std::numeric_limits<double>::infinity();
-      else if (s == kNegInfSentinel) j = -std::numeric_limits<double>::infinity();
+      if (s == kNanSentinel)
+        j = std::numeric_limits<double>::quiet_NaN();
+      else if (s == kPosInfSentinel)
+        j = std::numeric_limits<double>::infinity();
+      else if (s == kNegInfSentinel)
+        j = -std::numeric_limits<double>::infinity();
     }
   } else if (j.is_structured()) {
     for (auto& child : j) decodeNonFinite(child);
@@ -212,8 +216,7 @@ std::string childPointer(const std::string& pointer, const std::string& key) {
 }
 
 Result<std::optional<double>> JsonReader::optNumber(const Json& obj, const std::string& pointer,
-                                                    const std::string& key,
-                                                    bool positive) const {
+                                                    const std::string& key, bool positive) const {
   if (!obj.is_object()) return error(pointer, key, "expected an object here");
   const auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return std::optional<double>{};
@@ -274,7 +277,8 @@ Result<std::string> JsonReader::string(const Json& obj, const std::string& point
   const auto it = obj.find(key);
   const std::string ptr = childPointer(pointer, key);
   if (it == obj.end() || it->is_null()) return error(ptr, key, "required string is missing");
-  if (!it->is_string()) return error(ptr, key, std::string("expected a string, found ") + it->type_name());
+  if (!it->is_string())
+    return error(ptr, key, std::string("expected a string, found ") + it->type_name());
   return it->get<std::string>();
 }
 

@@ -9,7 +9,9 @@
 
 namespace qf {
 
-const char* qfrontVersion() { return QF_VERSION_STRING; }
+const char* qfrontVersion() {
+  return QF_VERSION_STRING;
+}
 
 void stampOutput(nlohmann::json& output) {
   output["qfront_version"] = qfrontVersion();

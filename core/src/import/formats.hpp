@@ -71,7 +71,6 @@ class FieldReader {
   std::size_t m_line;
 };
 
-
 /// "POSITION: field 'F': MESSAGE" + tail, for a warning about a value or line skipped.
 std::string warningText(const Error& e, const std::string& tail);
 
@@ -117,8 +116,8 @@ struct FormatReader {
   const char* name = "";
   bool (*detect)(const JsonDocument& doc) = nullptr;
   /// Reads every value of this format in the file (null when `refusal` is set).
-  void (*read)(std::vector<ImportedDoc*>& docs, const ImportContext& ctx, ReadOutcome& out) =
-      nullptr;
+  void (*read)(std::vector<ImportedDoc*>& docs, const ImportContext& ctx,
+               ReadOutcome& out) = nullptr;
   /// Bare NaN/Infinity accepted (Python's json writes them; only SGLang bench_serving does).
   bool allowsNonFinite = false;
   /// Recognised but not imported: why, and what to use instead.

@@ -11,7 +11,9 @@ namespace qf {
 namespace {
 
 /// At most 12 names, then how many more.
-std::string joinNames12(const std::vector<std::string>& names) { return joinNames(names, 12); }
+std::string joinNames12(const std::vector<std::string>& names) {
+  return joinNames(names, 12);
+}
 
 Result<ImportedRun> importGsm8kEval(ImportedDoc& d, const ImportContext& ctx) {
   ImportedRun run;
@@ -68,9 +70,9 @@ Result<ImportedRun> importGsm8kEval(ImportedDoc& d, const ImportContext& ctx) {
 }
 
 bool detect(const JsonDocument& doc) {
-  return hasKey(doc, "accuracy") && (hasKey(doc, "invalid_rate") ||
-                                     hasKey(doc, "questions_per_second") ||
-                                     hasKey(doc, "num_questions"));
+  return hasKey(doc, "accuracy") &&
+         (hasKey(doc, "invalid_rate") || hasKey(doc, "questions_per_second") ||
+          hasKey(doc, "num_questions"));
 }
 
 }  // namespace

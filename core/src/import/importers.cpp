@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include <quantfront/core/base/hash.hpp>
-#include "import/formats.hpp"
 #include <quantfront/core/base/json_io.hpp>
+#include "import/formats.hpp"
 
 namespace qf {
 
@@ -57,9 +57,9 @@ Result<ScannedValues> scanValues(std::string_view text, std::size_t first, JsonS
   while (pos < text.size()) {
     auto doc = scanner.parseValue(pos, text.size());
     if (!doc) return doc.error();
-    countedLine += lineOf(text.substr(countedTo, doc->beginOffset - countedTo),
-                          doc->beginOffset - countedTo) -
-                   1;
+    countedLine +=
+        lineOf(text.substr(countedTo, doc->beginOffset - countedTo), doc->beginOffset - countedTo) -
+        1;
     countedTo = doc->beginOffset;
     const std::size_t nlBefore = text.rfind('\n', doc->beginOffset);
     const std::size_t lineStart = nlBefore == std::string_view::npos ? 0 : nlBefore + 1;
@@ -117,8 +117,9 @@ Result<const FormatReader*> chooseFormat(std::string_view text, const std::strin
   for (const auto& d : docs) {
     if (const FormatReader* r = detectReader(d.doc)) {
       if (r->refusal) {
-        return Error{label, lineColumnFrom(text, docs.front().lineStart, docs.front().line,
-                                           docs.front().doc.beginOffset),
+        return Error{label,
+                     lineColumnFrom(text, docs.front().lineStart, docs.front().line,
+                                    docs.front().doc.beginOffset),
                      "format", r->refusal};
       }
       return r;
@@ -198,14 +199,14 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
   for (auto& d : docs) {
     const FormatReader* r = detectReader(d.doc);
     if (r != &reader) {
-      Error e{label, lineColumnFrom(text, d.lineStart, d.line, d.doc.beginOffset), "format",
-              r == nullptr ? std::string("value of an unknown format (file is ")
-                                 .append(reader.name)
-                                 .append(")")
-                           : std::string("value looks like ")
-                                 .append(r->name)
-                                 .append(", not ")
-                                 .append(reader.name)};
+      Error e{
+          label, lineColumnFrom(text, d.lineStart, d.line, d.doc.beginOffset), "format",
+          r == nullptr
+              ? std::string("value of an unknown format (file is ").append(reader.name).append(")")
+              : std::string("value looks like ")
+                    .append(r->name)
+                    .append(", not ")
+                    .append(reader.name)};
       if (!outcome.firstError) outcome.firstError = e;
       report.warnings.push_back(warningText(e, "; skipped"));
       continue;

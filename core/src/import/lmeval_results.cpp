@@ -11,7 +11,9 @@ namespace qf {
 namespace {
 
 /// At most 12 names, then how many more.
-std::string joinNames12(const std::vector<std::string>& names) { return joinNames(names, 12); }
+std::string joinNames12(const std::vector<std::string>& names) {
+  return joinNames(names, 12);
+}
 /// "pretrained=meta-llama/Llama-3.1-8B,dtype=bfloat16" → "meta-llama/Llama-3.1-8B".
 std::string pretrainedFrom(const Json& modelArgs) {
   if (modelArgs.is_object()) {
@@ -171,7 +173,8 @@ Result<ImportedRun> importLmEvalResults(ImportedDoc& d, const ImportContext& ctx
   if (!naStderr.empty()) {
     run.warnings.push_back("no standard error (\"N/A\") for " + joinNames12(naStderr));
   }
-  if (!skipped.empty()) run.warnings.push_back("skipped non-numeric entries: " + joinNames12(skipped));
+  if (!skipped.empty())
+    run.warnings.push_back("skipped non-numeric entries: " + joinNames12(skipped));
   if (!withoutN.empty()) {
     run.warnings.push_back("no n-samples for " + joinNames12(withoutN) + ": sample count unknown");
   }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/import/importers.hpp>
 
 #include "import/formats.hpp"
 

@@ -8,9 +8,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "import/formats.hpp"
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
+#include "import/formats.hpp"
 
 namespace qf {
 
@@ -249,7 +249,8 @@ Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
     }
     for (std::size_t s = 0; s < stateEntries.size(); ++s) {
       const Json& st = *stateEntries[s].second;
-      const std::string statePointer = childPointer(benchPointer + "/states", stateEntries[s].first);
+      const std::string statePointer =
+          childPointer(benchPointer + "/states", stateEntries[s].first);
       if (!st.is_object()) return fr.error(statePointer, "states", "expected an object");
       std::string stateName = stringField(st, "name");
       if (stateName.empty() && statesIt->is_object()) stateName = stateEntries[s].first;
@@ -386,7 +387,8 @@ std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run) {
     StateData sd;
     const auto bench = run.setup.find(prefix + "/benchmark");
     sd.benchmark = bench == run.setup.end() ? prefix : bench->second;
-    sd.state = prefix.size() > sd.benchmark.size() ? prefix.substr(sd.benchmark.size() + 1) : prefix;
+    sd.state =
+        prefix.size() > sd.benchmark.size() ? prefix.substr(sd.benchmark.size() + 1) : prefix;
     const auto dev = run.setup.find(prefix + "/device");
     if (dev != run.setup.end()) sd.device = dev->second;
     const std::string axisPrefix = prefix + "/axis/";

@@ -19,7 +19,6 @@ namespace qf {
 
 namespace serving {
 
-
 /// Records in the run's setup which metrics were read from the file as they stand and which
 /// were recomputed from its raw arrays.
 void recordMetricSources(ImportedRun& run, const std::set<std::string>& readNames,
@@ -78,8 +77,6 @@ std::optional<StatKey> parseStatKey(std::string_view key) {
   }
   return StatKey{std::string(metric) + "_" + std::string(stat) + "_ms", std::string(stat)};
 }
-
-
 
 // clang-format off
 constexpr MetricName kVllmMetrics[] = {
@@ -445,10 +442,9 @@ void checkCompleteness(ImportedRun& run, const RequestArrays& arrays,
     }
     std::string msg = total > 0 ? "all " + formatNumber(total) + " requests failed"
                                 : std::string("no request completed ('completed' is 0)");
-    msg += dropped.empty()
-               ? ": the run has no latency figures"
-               : ": the latency figures (" + joinNames(dropped, 6) +
-                     ") describe no request and were not imported";
+    msg += dropped.empty() ? ": the run has no latency figures"
+                           : ": the latency figures (" + joinNames(dropped, 6) +
+                                 ") describe no request and were not imported";
     run.warnings.push_back(msg);
     run.setup["all_requests_failed"] = "true";
   }
@@ -489,7 +485,8 @@ int servingFlavour(const JsonDocument& doc) {
   }
   if (isObjectKey(doc, "details")) sglang += 2;
   const auto rate = doc.dom.find("request_rate");
-  if (rate != doc.dom.end() && rate->is_number() && !std::isfinite(rate->get<double>())) sglang += 2;
+  if (rate != doc.dom.end() && rate->is_number() && !std::isfinite(rate->get<double>()))
+    sglang += 2;
   if (serving == 0 && vllm + sglang < 2) return 0;
   if (serving == 0 && !hasKey(doc, "mean_ttft_ms") && vllm + sglang < 3) return 0;
   return sglang > vllm ? 2 : 1;
@@ -619,8 +616,6 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
   return run;
 }
 
-
-
 /// mean, median, std, percentiles of seconds `xs`, written in `unitScale` units.
 void summarize(RecomputeSink& sink, const std::string& metric, std::vector<double>& xs,
                const std::vector<std::string>& labels, const std::string& unitSuffix,
@@ -663,7 +658,6 @@ std::vector<std::string> percentileList(const std::set<std::string>& extra) {
 }
 
 }  // namespace serving
-
 
 using namespace serving;
 

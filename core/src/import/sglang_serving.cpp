@@ -10,7 +10,9 @@ namespace {
 Result<ImportedRun> readValue(ImportedDoc& doc, const ImportContext& ctx) {
   return serving::importServing(doc, ctx, true);
 }
-bool detect(const JsonDocument& doc) { return serving::servingFlavour(doc) == 2; }
+bool detect(const JsonDocument& doc) {
+  return serving::servingFlavour(doc) == 2;
+}
 }  // namespace
 
 FormatReader sglangServingReader() {

@@ -10,7 +10,9 @@ namespace {
 Result<ImportedRun> readValue(ImportedDoc& doc, const ImportContext& ctx) {
   return serving::importServing(doc, ctx, false);
 }
-bool detect(const JsonDocument& doc) { return serving::servingFlavour(doc) == 1; }
+bool detect(const JsonDocument& doc) {
+  return serving::servingFlavour(doc) == 1;
+}
 }  // namespace
 
 FormatReader vllmServeReader() {

@@ -40,7 +40,8 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     auto g = parseGpu(gpus[i], "catalog/gpus.json", "/gpus/" + std::to_string(i));
     if (!g) return g.error();
-    if (g->id.empty()) return Error{"catalog/gpus.json", "/gpus/" + std::to_string(i), "id", "missing id"};
+    if (g->id.empty())
+      return Error{"catalog/gpus.json", "/gpus/" + std::to_string(i), "id", "missing id"};
     cat.m_gpus.push_back(std::move(*g));
   }
   auto sj = parseJson(schemesText, "catalog/schemes.json");
@@ -74,7 +75,8 @@ const Catalog& Catalog::bundled() {
     }
     const auto gpus = bundledFile("catalog/gpus.json");
     const auto schemes = bundledFile("catalog/schemes.json");
-    if (!gpus || !schemes) throw std::logic_error("bundled catalog is missing gpus.json or schemes.json");
+    if (!gpus || !schemes)
+      throw std::logic_error("bundled catalog is missing gpus.json or schemes.json");
     auto c = fromTexts(std::move(models), std::string(*gpus), std::string(*schemes));
     if (!c) throw std::logic_error("bundled catalog is invalid: " + c.error().str());
     return std::move(c).value();
@@ -93,9 +95,9 @@ Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {
   }
   std::error_code ec;
   if (std::filesystem::exists(idOrPath, ec)) return loadModelConfigFile(idOrPath);
-  return Error{"", "", "model",
-               "unknown model '" + idOrPath + "': not a catalog id (" + modelIds() +
-                   ") and no such file"};
+  return Error{
+      "", "", "model",
+      "unknown model '" + idOrPath + "': not a catalog id (" + modelIds() + ") and no such file"};
 }
 
 Result<GpuSpec> Catalog::resolveGpu(const std::string& idOrPath) const {
@@ -105,8 +107,9 @@ Result<GpuSpec> Catalog::resolveGpu(const std::string& idOrPath) const {
   }
   std::error_code ec;
   if (std::filesystem::exists(idOrPath, ec)) return loadGpuFile(idOrPath);
-  return Error{"", "", "gpu",
-               "unknown GPU '" + idOrPath + "': not a catalog id (" + gpuIds() + ") and no such file"};
+  return Error{
+      "", "", "gpu",
+      "unknown GPU '" + idOrPath + "': not a catalog id (" + gpuIds() + ") and no such file"};
 }
 
 Result<Scheme> Catalog::scheme(const std::string& id, const std::string& field) const {

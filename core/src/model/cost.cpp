@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include <quantfront/core/base/json_io.hpp>
-#include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/base/resources.hpp>
+#include <quantfront/core/model/model_config.hpp>
 
 namespace qf {
 

@@ -9,13 +9,18 @@
 
 namespace qf {
 
-const char* boundName(Bound b) { return b == Bound::Compute ? "compute" : "memory"; }
+const char* boundName(Bound b) {
+  return b == Bound::Compute ? "compute" : "memory";
+}
 
 const char* layerKindName(LayerKind k) {
   switch (k) {
-    case LayerKind::Linear: return "linear";
-    case LayerKind::Moe: return "moe";
-    case LayerKind::LmHead: return "lm_head";
+    case LayerKind::Linear:
+      return "linear";
+    case LayerKind::Moe:
+      return "moe";
+    case LayerKind::LmHead:
+      return "lm_head";
   }
   return "?";
 }
@@ -36,29 +41,37 @@ std::optional<Error> validateScenario(const Scenario& s) {
   };
   if (s.tp < 1) return bad("tp", "tensor-parallel degree must be at least 1");
   if (s.maxModelLen < 1) return bad("max-model-len", "must be at least 1 token");
-  if (!(s.kvBytesPerElement > 0) || !std::isfinite(s.kvBytesPerElement)) return bad("kv-dtype", "KV bytes per element must be positive");
+  if (!(s.kvBytesPerElement > 0) || !std::isfinite(s.kvBytesPerElement))
+    return bad("kv-dtype", "KV bytes per element must be positive");
   if (!(s.memUtil > 0 && s.memUtil <= 1)) return bad("mem-util", "must be in (0, 1]");
-  if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib)) return bad("reserve-gib", "must be a finite number >= 0");
+  if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib))
+    return bad("reserve-gib", "must be a finite number >= 0");
   if (s.contextTokens < 0) return bad("context", "must not be negative");
   const Efficiency& e = s.efficiency;
-  if (!(e.overheadMs >= 0 && e.overheadMs <= kMaxOverheadMs)) return bad("overhead-ms", "must be in [0, 1000] ms");
-  if (!(e.bandwidthEff > 0 && e.bandwidthEff <= kMaxEfficiency)) return bad("bw-eff", "must be in (0, 1.5]");
+  if (!(e.overheadMs >= 0 && e.overheadMs <= kMaxOverheadMs))
+    return bad("overhead-ms", "must be in [0, 1000] ms");
+  if (!(e.bandwidthEff > 0 && e.bandwidthEff <= kMaxEfficiency))
+    return bad("bw-eff", "must be in (0, 1.5]");
   for (const auto& [key, v] : e.computeEff) {
-    if (!(v > 0 && v <= kMaxEfficiency)) return bad("compute-eff", "efficiency of " + key + " must be in (0, 1.5]");
+    if (!(v > 0 && v <= kMaxEfficiency))
+      return bad("compute-eff", "efficiency of " + key + " must be in (0, 1.5]");
   }
   for (const auto& [key, v] : e.dequantSPerWeight) {
     if (!(v >= 0 && v <= kMaxDequantSPerWeight)) {
-      return bad("dequant-s-per-weight", "dequant cost of " + key + " must be in [0, 1e-6] s per weight");
+      return bad("dequant-s-per-weight",
+                 "dequant cost of " + key + " must be in [0, 1e-6] s per weight");
     }
   }
-  if (s.maxModelLen > kMaxScenarioTokens) return bad("max-model-len", "must be at most 2^40 tokens");
+  if (s.maxModelLen > kMaxScenarioTokens)
+    return bad("max-model-len", "must be at most 2^40 tokens");
   if (s.contextTokens > kMaxScenarioTokens) return bad("context", "must be at most 2^40 tokens");
   // The KV budget: memory·u − reserve must leave something.
   const double budget = s.gpu.memoryGib * s.memUtil - s.reserveGib;
   if (!(budget > 0)) {
     std::ostringstream msg;
-    msg << "reserve of " << s.reserveGib << " GiB leaves no KV budget: memory_gib " << s.gpu.memoryGib
-        << " x mem-util " << s.memUtil << " = " << s.gpu.memoryGib * s.memUtil << " GiB";
+    msg << "reserve of " << s.reserveGib << " GiB leaves no KV budget: memory_gib "
+        << s.gpu.memoryGib << " x mem-util " << s.memUtil << " = " << s.gpu.memoryGib * s.memUtil
+        << " GiB";
     return bad("reserve-gib", msg.str());
   }
   return std::nullopt;
@@ -66,12 +79,14 @@ std::optional<Error> validateScenario(const Scenario& s) {
 
 double Efficiency::computeFor(const std::string& schemeId, TensorPath path) const {
   if (const auto it = computeEff.find(schemeId); it != computeEff.end()) return it->second;
-  if (const auto it = computeEff.find(tensorPathName(path)); it != computeEff.end()) return it->second;
+  if (const auto it = computeEff.find(tensorPathName(path)); it != computeEff.end())
+    return it->second;
   return 1.0;
 }
 
 std::optional<double> Efficiency::dequantFor(const std::string& schemeId) const {
-  if (const auto it = dequantSPerWeight.find(schemeId); it != dequantSPerWeight.end()) return it->second;
+  if (const auto it = dequantSPerWeight.find(schemeId); it != dequantSPerWeight.end())
+    return it->second;
   return std::nullopt;
 }
 
@@ -134,8 +149,7 @@ std::optional<double> extremum(const Affine& h, const Routing& r, double lo) {
 /// Exact when the piece is linear (h.cE == 0 or dense); bisection otherwise.
 template <class F>
 double solveBracket(F f, const Affine& piece, const Routing& r, double lo, double hi, int sLo) {
-  const bool linear = piece.cE == 0 || r.experts <= 0 ||
-                      (1.0 - r.perToken / r.experts) <= 0;
+  const bool linear = piece.cE == 0 || r.experts <= 0 || (1.0 - r.perToken / r.experts) <= 0;
   if (linear && piece.c1 != 0) {
     const double c0 = piece.c0 + (r.experts > 0 ? piece.cE * r.experts : 0.0);
     const double x = -c0 / piece.c1;
@@ -147,8 +161,10 @@ double solveBracket(F f, const Affine& piece, const Routing& r, double lo, doubl
     const double v = f(mid);
     const int s = v > 0 ? 1 : (v < 0 ? -1 : 0);
     if (s == 0) return mid;
-    if (s == sLo) lo = mid;
-    else hi = mid;
+    if (s == sLo)
+      lo = mid;
+    else
+      hi = mid;
   }
   return 0.5 * (lo + hi);
 }
@@ -163,8 +179,7 @@ struct Sample {
 /// the last piece extends to ∞ with limit sign `infSign`.
 template <class F>
 std::vector<Crossing> walkSigns(F f, const std::vector<Sample>& samples,
-                                const std::vector<Affine>& pieces, const Routing& r,
-                                int infSign) {
+                                const std::vector<Affine>& pieces, const Routing& r, int infSign) {
   std::vector<Crossing> out;
   int lastSign = 0;
   std::ptrdiff_t lastIdx = -1;
@@ -275,7 +290,8 @@ double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const 
   return t;
 }
 
-Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const SchemeAssignment& cand) {
+Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
+                                 const SchemeAssignment& cand) {
   StepCurve curve;
   const ModelArch& m = s.model;
   const double tp = static_cast<double>(s.tp);
@@ -287,7 +303,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
   if (m.isMoe()) {
     curve.routing.set(static_cast<double>(m.experts), static_cast<double>(m.expertsPerToken));
   }
-  const TensorPath fallbackPath = s.gpu.hasPath(TensorPath::Bf16) ? TensorPath::Bf16 : TensorPath::Fp16;
+  const TensorPath fallbackPath =
+      s.gpu.hasPath(TensorPath::Bf16) ? TensorPath::Bf16 : TensorPath::Fp16;
   for (LayerKind kind : kAllLayerKinds) {
     KindTerm& k = curve.kinds[static_cast<std::size_t>(kind)];
     k.kind = kind;
@@ -334,10 +351,11 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p, const 
     // Windowed layers read and attend over min(window, N) tokens.
     const double n = static_cast<double>(s.contextTokens);
     curve.attentionKvReadSPerSeq = m.kvBytesPerSequence(s.kvBytesPerElement, n) / tp / beta;
-    const double attnFlopPerSeq = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) *
-                                  m.keptLayerTokens(n);
+    const double attnFlopPerSeq =
+        4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
     curve.attentionMathSPerSeq =
-        attnFlopPerSeq / tp / (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
+        attnFlopPerSeq / tp /
+        (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
     // Both sides are linear in B through the origin, so their max is the larger slope.
     curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
   }
@@ -387,8 +405,9 @@ std::vector<Crossing> findCrossings(const StepCurve& a, const std::vector<double
     if (last) tail = h;
   }
   const double xl = samples.back().x;
-  const int infSign = tailSign(tail, r, 1e-12 * (std::abs(tail.c0) + std::abs(tail.cE) * r.experts +
-                                                  a.stepSeconds(xl) + b.stepSeconds(xl)));
+  const int infSign = tailSign(tail, r,
+                               1e-12 * (std::abs(tail.c0) + std::abs(tail.cE) * r.experts +
+                                        a.stepSeconds(xl) + b.stepSeconds(xl)));
   auto out = walkSigns(f, samples, pieces, r, infSign);
   std::vector<Crossing> dedup;
   for (const auto& c : out) {
@@ -411,12 +430,15 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   c.weightsGib = weightBytes / tp / gib;
   c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
   // Windowed layers hold min(window, max_model_len) tokens.
-  c.kvGibPerSeq = s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) / tp / gib;
+  c.kvGibPerSeq =
+      s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) / tp /
+      gib;
   const double free = c.budgetGib - c.weightsGib;
   c.fits = free > 0;
   // Bounded before the conversion: a double beyond int64's range has no integer value.
   const double seqs = c.fits && c.kvGibPerSeq > 0 ? std::floor(free / c.kvGibPerSeq) : 0.0;
-  c.maxSeqs = std::isfinite(seqs) ? static_cast<std::int64_t>(std::clamp(seqs, 0.0, kMaxSeqsReported)) : 0;
+  c.maxSeqs =
+      std::isfinite(seqs) ? static_cast<std::int64_t>(std::clamp(seqs, 0.0, kMaxSeqsReported)) : 0;
   if (c.maxSeqs > 0) {
     const double b = static_cast<double>(c.maxSeqs);
     c.tokensPerSAtCapacity = b / curve.stepSeconds(b);
@@ -429,18 +451,21 @@ namespace {
 /// guard before a result shows inf or null).
 std::optional<Error> checkFinite(const EngineReport& rep) {
   auto bad = [](const std::string& scheme, const char* what) {
-    return std::optional<Error>(Error{"", "", "gpu",
-                                      std::string("the model's ") + what + " for " + scheme +
-                                          " is not a finite number; check the GPU and model figures"});
+    return std::optional<Error>(
+        Error{"", "", "gpu",
+              std::string("the model's ") + what + " for " + scheme +
+                  " is not a finite number; check the GPU and model figures"});
   };
   for (const auto& sr : rep.schemes) {
     const auto& id = sr.assignment.id;
-    for (double v : {sr.memoryFloorMs, sr.mmaUsPerSeq, sr.dequantMs, sr.bitsPerWeight,
-                     sr.allReduceUsPerSeq, sr.ridgeBatch.value_or(0), sr.moeRidgeBatch.value_or(0)}) {
+    for (double v :
+         {sr.memoryFloorMs, sr.mmaUsPerSeq, sr.dequantMs, sr.bitsPerWeight, sr.allReduceUsPerSeq,
+          sr.ridgeBatch.value_or(0), sr.moeRidgeBatch.value_or(0)}) {
       if (!std::isfinite(v)) return bad(id, "per-scheme terms");
     }
     const auto& c = sr.capacity;
-    for (double v : {c.budgetGib, c.weightsGib, c.kvGibPerSeq, c.kvBytesPerToken, c.tokensPerSAtCapacity}) {
+    for (double v :
+         {c.budgetGib, c.weightsGib, c.kvGibPerSeq, c.kvBytesPerToken, c.tokensPerSAtCapacity}) {
       if (!std::isfinite(v)) return bad(id, "capacity");
     }
     for (const auto& p : sr.points) {
@@ -492,7 +517,8 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
     sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
     {
       const double beta = s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff;
-      const double ridge = (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
+      const double ridge =
+          (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
       if (ridge > 0) sr.ridgeBatch = ridge;
       const KindTerm& moe = cv.kinds[static_cast<std::size_t>(LayerKind::Moe)];
       if (moe.present) {
@@ -533,9 +559,15 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
         }
       };
       switch (nk) {
-        case 1: fill(std::integral_constant<int, 1>{}); break;
-        case 2: fill(std::integral_constant<int, 2>{}); break;
-        default: fill(std::integral_constant<int, 3>{}); break;
+        case 1:
+          fill(std::integral_constant<int, 1>{});
+          break;
+        case 2:
+          fill(std::integral_constant<int, 2>{});
+          break;
+        default:
+          fill(std::integral_constant<int, 3>{});
+          break;
       }
     }
   }
@@ -544,8 +576,8 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
   for (const auto& sr : rep.schemes) knots.push_back(sr.curve.knots());
   for (std::size_t i = 0; i < rep.schemes.size(); ++i) {
     for (std::size_t j = i + 1; j < rep.schemes.size(); ++j) {
-      for (const auto& c : findCrossings(rep.schemes[i].curve, knots[i], rep.schemes[j].curve,
-                                         knots[j])) {
+      for (const auto& c :
+           findCrossings(rep.schemes[i].curve, knots[i], rep.schemes[j].curve, knots[j])) {
         CrossoverReport cr;
         cr.schemes = {rep.schemes[i].assignment.id, rep.schemes[j].assignment.id};
         cr.batch = c.batch;
@@ -595,12 +627,13 @@ Json reportToJson(const EngineReport& r) {
   j["gpu"] = gpuToJson(s.gpu);
   {
     const Efficiency& e = s.efficiency;
-    j["efficiency"] = {{"source", e.source},
-                       {"overhead_ms", e.overheadMs},
-                       {"bandwidth_efficiency", e.bandwidthEff},
-                       {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
-                       {"dequant_s_per_weight",
-                        e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)}};
+    j["efficiency"] = {
+        {"source", e.source},
+        {"overhead_ms", e.overheadMs},
+        {"bandwidth_efficiency", e.bandwidthEff},
+        {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
+        {"dequant_s_per_weight",
+         e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)}};
   }
   j["scenario"] = {{"tp", s.tp},
                    {"max_model_len", s.maxModelLen},
@@ -621,9 +654,11 @@ Json reportToJson(const EngineReport& r) {
     o["moe_ridge_batch"] = sr.moeRidgeBatch ? Json(*sr.moeRidgeBatch) : Json(nullptr);
     o["allreduce_us_per_seq"] = sr.allReduceUsPerSeq;
     o["attention_us_per_seq"] = sr.curve.attentionS.c1 * 1e6;
-    o["attention_bound"] = sr.curve.attentionS.c1 <= 0 ? Json(nullptr)
-                           : Json(sr.curve.attentionMathSPerSeq > sr.curve.attentionKvReadSPerSeq
-                                      ? "compute" : "memory");
+    o["attention_bound"] =
+        sr.curve.attentionS.c1 <= 0
+            ? Json(nullptr)
+            : Json(sr.curve.attentionMathSPerSeq > sr.curve.attentionKvReadSPerSeq ? "compute"
+                                                                                   : "memory");
     Json kinds = Json::array();
     for (const auto& k : sr.curve.kinds) {
       if (!k.present) continue;

@@ -34,8 +34,8 @@ std::vector<GemmShape> decodeGemmShapes(const ModelArch& m) {
   if (moeLayers > 0) {
     out.push_back({"router", m.experts, d, moeLayers, GemmKind::Linear});
     if (m.sharedExpertWidthTotal > 0) {
-      out.push_back({"shared_gate_up", 2 * m.sharedExpertWidthTotal, d, moeLayers,
-                     GemmKind::Linear});
+      out.push_back(
+          {"shared_gate_up", 2 * m.sharedExpertWidthTotal, d, moeLayers, GemmKind::Linear});
       out.push_back({"shared_down", d, m.sharedExpertWidthTotal, moeLayers, GemmKind::Linear});
     }
     out.push_back({"expert_gate_up", 2 * m.expertWidth, d, moeLayers, GemmKind::Expert});

@@ -9,11 +9,16 @@ namespace qf {
 
 const char* tensorPathName(TensorPath p) {
   switch (p) {
-    case TensorPath::Bf16: return "bf16";
-    case TensorPath::Fp16: return "fp16";
-    case TensorPath::Fp8: return "fp8";
-    case TensorPath::Int8: return "int8";
-    case TensorPath::Fp4: return "fp4";
+    case TensorPath::Bf16:
+      return "bf16";
+    case TensorPath::Fp16:
+      return "fp16";
+    case TensorPath::Fp8:
+      return "fp8";
+    case TensorPath::Int8:
+      return "int8";
+    case TensorPath::Fp4:
+      return "fp4";
   }
   return "?";
 }
@@ -27,7 +32,8 @@ std::optional<TensorPath> tensorPathFromName(const std::string& name) {
 
 Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer) {
   JsonReader rd(j, file);
-  if (!j.is_object()) return rd.error(pointer, "", std::string("expected a GPU object, found ") + j.type_name());
+  if (!j.is_object())
+    return rd.error(pointer, "", std::string("expected a GPU object, found ") + j.type_name());
   GpuSpec g;
   auto name = rd.string(j, pointer, "name");
   if (!name) return name.error();
@@ -44,13 +50,16 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
     return rd.error(ptr, field, msg.str());
   };
   if (auto err = rd.readNumber(g.memoryGib, j, pointer, "memory_gib", true)) return *err;
-  if (auto err = inRange(g.memoryGib, base + "/memory_gib", "memory_gib", kGpuMemoryGibRange)) return *err;
-  if (auto err = rd.readNumber(g.hbmBandwidthTBps, j, pointer, "hbm_bandwidth_tbs", true)) return *err;
+  if (auto err = inRange(g.memoryGib, base + "/memory_gib", "memory_gib", kGpuMemoryGibRange))
+    return *err;
+  if (auto err = rd.readNumber(g.hbmBandwidthTBps, j, pointer, "hbm_bandwidth_tbs", true))
+    return *err;
   if (auto err = inRange(g.hbmBandwidthTBps, base + "/hbm_bandwidth_tbs", "hbm_bandwidth_tbs",
                          kGpuBandwidthTBpsRange)) {
     return *err;
   }
-  if (auto err = rd.readNumber(g.vectorFp32Tflops, j, pointer, "vector_fp32_tflops", true)) return *err;
+  if (auto err = rd.readNumber(g.vectorFp32Tflops, j, pointer, "vector_fp32_tflops", true))
+    return *err;
   if (auto err = inRange(g.vectorFp32Tflops, base + "/vector_fp32_tflops", "vector_fp32_tflops",
                          kGpuTflopsRange)) {
     return *err;
@@ -58,8 +67,9 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   const std::string tptr = base + "/tensor_tflops";
   const auto tt = j.find("tensor_tflops");
   if (tt == j.end() || !tt->is_object()) {
-    return rd.error(tptr, "tensor_tflops",
-                    "required object of dense tensor peaks (bf16, fp16, fp8, int8, fp4) is missing");
+    return rd.error(
+        tptr, "tensor_tflops",
+        "required object of dense tensor peaks (bf16, fp16, fp8, int8, fp4) is missing");
   }
   bool any = false;
   for (auto it = tt->begin(); it != tt->end(); ++it) {
@@ -71,7 +81,8 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
     auto v = rd.optNumber(*tt, tptr, it.key(), true);
     if (!v) return v.error();
     if (v->has_value()) {
-      if (auto err = inRange(**v, tptr + "/" + it.key(), "tensor_tflops." + it.key(), kGpuTflopsRange)) {
+      if (auto err =
+              inRange(**v, tptr + "/" + it.key(), "tensor_tflops." + it.key(), kGpuTflopsRange)) {
         return *err;
       }
       g.tensorTflops[static_cast<std::size_t>(*path)] = **v;
@@ -80,12 +91,14 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   }
   if (!any) return rd.error(tptr, "tensor_tflops", "no tensor path given");
   if (!g.hasPath(TensorPath::Bf16) && !g.hasPath(TensorPath::Fp16)) {
-    return rd.error(tptr, "tensor_tflops", "needs at least a bf16 or fp16 peak (the fallback path)");
+    return rd.error(tptr, "tensor_tflops",
+                    "needs at least a bf16 or fp16 peak (the fallback path)");
   }
   auto nv = rd.optNumber(j, pointer, "nvlink_gbs", true);
   if (!nv) return nv.error();
   if (nv->has_value()) {
-    if (auto err = inRange(**nv, base + "/nvlink_gbs", "nvlink_gbs", kGpuNvlinkGBpsRange)) return *err;
+    if (auto err = inRange(**nv, base + "/nvlink_gbs", "nvlink_gbs", kGpuNvlinkGBpsRange))
+      return *err;
   }
   g.nvlinkGBps = *nv;
   auto price = rd.optNumber(j, pointer, "price_per_hour");
@@ -94,7 +107,8 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
     return rd.error(base + "/price_per_hour", "price_per_hour", "must not be negative");
   }
   if (price->has_value()) {
-    if (auto err = inRange(**price, base + "/price_per_hour", "price_per_hour", kGpuPriceRange)) return *err;
+    if (auto err = inRange(**price, base + "/price_per_hour", "price_per_hour", kGpuPriceRange))
+      return *err;
   }
   g.pricePerGpuHourUsd = *price;
   g.priceSource = j.value("price_source", std::string());
@@ -107,15 +121,17 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   return g;
 }
 
-Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file, const std::string& pointer) {
+Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file,
+                                           const std::string& pointer) {
   JsonReader rd(j, file);
   if (!j.is_object()) {
-    return rd.error(pointer, "calibration", std::string("expected an object, found ") + j.type_name());
+    return rd.error(pointer, "calibration",
+                    std::string("expected an object, found ") + j.type_name());
   }
   GpuCalibration c;
   Json extra = Json::object();
-  auto ranged = [&](const Json& v, const std::string& ptr, const std::string& field, double lo, bool loOpen,
-                    double hi) -> Result<double> {
+  auto ranged = [&](const Json& v, const std::string& ptr, const std::string& field, double lo,
+                    bool loOpen, double hi) -> Result<double> {
     if (!v.is_number()) {
       return rd.error(ptr, field, std::string("expected a number, found ") + v.type_name());
     }
@@ -127,10 +143,12 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
     }
     return x;
   };
-  auto numberMap = [&](const Json& v, const std::string& ptr, const std::string& field, double lo, bool loOpen,
-                       double hi, std::map<std::string, double>& out) -> std::optional<Error> {
+  auto numberMap = [&](const Json& v, const std::string& ptr, const std::string& field, double lo,
+                       bool loOpen, double hi,
+                       std::map<std::string, double>& out) -> std::optional<Error> {
     if (!v.is_object()) {
-      return rd.error(ptr, field, std::string("expected an object of numbers by key, found ") + v.type_name());
+      return rd.error(ptr, field,
+                      std::string("expected an object of numbers by key, found ") + v.type_name());
     }
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (it.key().empty()) return rd.error(ptr, field, "empty key");
@@ -146,7 +164,8 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
     const std::string field = "calibration." + key;
     const Json& v = it.value();
     if (key == "source") {
-      if (!v.is_string()) return rd.error(ptr, field, std::string("expected a string, found ") + v.type_name());
+      if (!v.is_string())
+        return rd.error(ptr, field, std::string("expected a string, found ") + v.type_name());
       c.source = v.get<std::string>();
     } else if (key == "overhead_ms") {
       auto x = ranged(v, ptr, field, 0, false, kMaxOverheadMs);
@@ -157,9 +176,11 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
       if (!x) return x.error();
       c.bandwidthEfficiency = *x;
     } else if (key == "compute_efficiency") {
-      if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.computeEfficiency)) return *e;
+      if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.computeEfficiency))
+        return *e;
     } else if (key == "dequant_s_per_weight") {
-      if (auto e = numberMap(v, ptr, field, 0, false, kMaxDequantSPerWeight, c.dequantSPerWeight)) return *e;
+      if (auto e = numberMap(v, ptr, field, 0, false, kMaxDequantSPerWeight, c.dequantSPerWeight))
+        return *e;
     } else if (key == "residuals" && !v.is_object() && !v.is_null()) {
       return rd.error(ptr, field, std::string("expected an object, found ") + v.type_name());
     } else {
@@ -223,7 +244,8 @@ Result<Scheme> parseScheme(const Json& j, const std::string& file, const std::st
   if (auto err = rd.readOptNumber(s.zeroBits, j, pointer, "zero_bits")) return *err;
   if (auto err = rd.readOptNumber(s.c, j, pointer, "c")) return *err;
   if (!(s.weightBits > 0) || s.scaleBits < 0 || s.groupSize < 0 || s.zeroBits < 0 || s.c < 0) {
-    return rd.error(pointer, "weight_bits", "bits, group size and c must be non-negative (weight_bits positive)");
+    return rd.error(pointer, "weight_bits",
+                    "bits, group size and c must be non-negative (weight_bits positive)");
   }
   auto path = rd.string(j, pointer, "path");
   if (!path) return path.error();

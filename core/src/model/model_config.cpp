@@ -15,8 +15,8 @@ std::int64_t ModelArch::moeLayerCount() const {
 
 double ModelArch::kvBytesPerToken(double kvBytesPerElement) const {
   if (mla) {
-    return static_cast<double>(layers) *
-           static_cast<double>(mla->kvLoraRank + mla->qkRopeHeadDim) * kvBytesPerElement;
+    return static_cast<double>(layers) * static_cast<double>(mla->kvLoraRank + mla->qkRopeHeadDim) *
+           kvBytesPerElement;
   }
   return 2.0 * static_cast<double>(layers) * static_cast<double>(kvHeads) *
          static_cast<double>(headDim) * kvBytesPerElement;
@@ -51,7 +51,8 @@ std::int64_t maxCount(const std::string& key) {
       key == "num_experts_per_tok" || key == "n_shared_experts") {
     return kMaxConfigExperts;
   }
-  if (key == "num_attention_heads" || key == "num_key_value_heads" || key == "head_dim") return 100'000;
+  if (key == "num_attention_heads" || key == "num_key_value_heads" || key == "head_dim")
+    return 100'000;
   if (key == "sliding_window") return 1'000'000'000;
   return 100'000'000;  // MLP widths, LoRA ranks, layer steps
 }
@@ -67,8 +68,9 @@ Result<std::int64_t> positiveInt(const JsonReader& rd, const Json& obj, const st
   }
   if (**v <= 0) return rd.error(ptr + "/" + key, key, "must be a positive integer, found 0");
   if (**v > maxCount(key)) {
-    return rd.error(ptr + "/" + key, key,
-                    "must be at most " + std::to_string(maxCount(key)) + ", found " + std::to_string(**v));
+    return rd.error(
+        ptr + "/" + key, key,
+        "must be at most " + std::to_string(maxCount(key)) + ", found " + std::to_string(**v));
   }
   return **v;
 }
@@ -120,7 +122,8 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
       cq.schemeId = "w8a16";
       cq.note = "GPTQ 8-bit weight-only";
     } else {
-      cq.note = "GPTQ with " + std::to_string(static_cast<int>(bits)) + " bits has no built-in scheme";
+      cq.note =
+          "GPTQ with " + std::to_string(static_cast<int>(bits)) + " bits has no built-in scheme";
     }
   } else if (m == "awq" || m == "awq_marlin") {
     const double group = num(q, "group_size", num(q, "q_group_size", 128));
@@ -129,15 +132,18 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
   } else if (m == "fp8" || m == "fbgemm_fp8") {
     cq.schemeId = "w8a8-fp8";
     cq.note = "FP8 checkpoint (activation_scheme " +
-              (str(q, "activation_scheme").empty() ? std::string("dynamic") : str(q, "activation_scheme")) +
+              (str(q, "activation_scheme").empty() ? std::string("dynamic")
+                                                   : str(q, "activation_scheme")) +
               ")";
   } else if (m == "modelopt" || m == "modelopt_fp4") {
     std::string algo = str(q, "quant_algo");
     if (algo.empty() && q.contains("quantization") && q["quantization"].is_object()) {
       algo = str(q["quantization"], "quant_algo");
     }
-    if (algo == "FP8") cq.schemeId = "w8a8-fp8";
-    else if (algo == "NVFP4") cq.schemeId = "nvfp4";
+    if (algo == "FP8")
+      cq.schemeId = "w8a8-fp8";
+    else if (algo == "NVFP4")
+      cq.schemeId = "nvfp4";
     cq.note = "ModelOpt " + (algo.empty() ? std::string("(unknown algorithm)") : algo);
   } else if (m == "compressed-tensors" || m == "compressed_tensors") {
     const auto groups = q.find("config_groups");
@@ -150,13 +156,20 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
       const bool wsym = w.is_object() ? boolean(w, "symmetric", true) : true;
       const double ab = a.is_object() ? num(a, "num_bits", 0) : 0;
       const std::string at = a.is_object() ? str(a, "type") : "";
-      if (wb == 4 && wt == "float") cq.schemeId = "nvfp4";
-      else if (wb == 4 && ab == 0) cq.schemeId = wsym ? "w4a16-g128" : "w4a16-g128-asym";
-      else if (wb == 4 && ab == 8 && at == "float") cq.schemeId = "w4a8-fp8-g128";
-      else if (wb == 8 && ab == 8 && at == "float") cq.schemeId = "w8a8-fp8";
-      else if (wb == 8 && ab == 8) cq.schemeId = "w8a8-int8";
-      else if (wb == 8 && ab == 0) cq.schemeId = "w8a16";
-      cq.note = "compressed-tensors: weights " + std::to_string(static_cast<int>(wb)) + "-bit " + wt +
+      if (wb == 4 && wt == "float")
+        cq.schemeId = "nvfp4";
+      else if (wb == 4 && ab == 0)
+        cq.schemeId = wsym ? "w4a16-g128" : "w4a16-g128-asym";
+      else if (wb == 4 && ab == 8 && at == "float")
+        cq.schemeId = "w4a8-fp8-g128";
+      else if (wb == 8 && ab == 8 && at == "float")
+        cq.schemeId = "w8a8-fp8";
+      else if (wb == 8 && ab == 8)
+        cq.schemeId = "w8a8-int8";
+      else if (wb == 8 && ab == 0)
+        cq.schemeId = "w8a16";
+      cq.note = "compressed-tensors: weights " + std::to_string(static_cast<int>(wb)) + "-bit " +
+                wt +
                 (ab > 0 ? ", activations " + std::to_string(static_cast<int>(ab)) + "-bit " + at
                         : ", activations unquantized");
     } else {
@@ -180,10 +193,11 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
     cq.linearSchemeId = kept({"self_attn", "attn", "router", "gate"}) ? "bf16" : "mxfp4";
     cq.moeSchemeId = kept({"experts"}) ? "bf16" : "mxfp4";
     cq.lmHeadSchemeId = kept({"lm_head"}) ? "bf16" : "mxfp4";
-    cq.schemeId = "linear=" + cq.linearSchemeId + ",moe=" + cq.moeSchemeId + ",lm_head=" + cq.lmHeadSchemeId;
+    cq.schemeId =
+        "linear=" + cq.linearSchemeId + ",moe=" + cq.moeSchemeId + ",lm_head=" + cq.lmHeadSchemeId;
     cq.note = "MXFP4 routed experts (e2m1, E8M0 scale per 32); modules_to_not_convert (" +
-              std::to_string(keep.size()) + " patterns) stay bf16: modelled as the mixed candidate " +
-              cq.schemeId;
+              std::to_string(keep.size()) +
+              " patterns) stay bf16: modelled as the mixed candidate " + cq.schemeId;
   } else {
     cq.note = "quant_method '" + cq.quantMethod + "' has no built-in scheme";
   }
@@ -195,14 +209,17 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
 
 }  // namespace
 
-Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, const std::string& id) {
+Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file,
+                                   const std::string& id) {
   if (!rootIn.is_object()) {
-    return Error{file, "/", "", std::string("config.json must be a JSON object, found ") + rootIn.type_name()};
+    return Error{file, "/", "",
+                 std::string("config.json must be a JSON object, found ") + rootIn.type_name()};
   }
   // Multimodal configs keep the language model under text_config.
   const Json* cfg = &rootIn;
   std::string base;
-  if (!rootIn.contains("hidden_size") && rootIn.contains("text_config") && rootIn["text_config"].is_object()) {
+  if (!rootIn.contains("hidden_size") && rootIn.contains("text_config") &&
+      rootIn["text_config"].is_object()) {
     cfg = &rootIn["text_config"];
     base = "/text_config";
   }
@@ -219,7 +236,8 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   if (m.modelType.empty()) m.modelType = outerType;
   // Llama-4 (text model llama4_text): MoE every interleave_moe_layer_step-th layer, dense
   // layers of width intermediate_size_mlp, experts and the shared expert of intermediate_size.
-  const bool llama4 = m.modelType == "llama4_text" || m.modelType == "llama4" || outerType == "llama4";
+  const bool llama4 =
+      m.modelType == "llama4_text" || m.modelType == "llama4" || outerType == "llama4";
 
   // Reads a positive integer field into `var` (required or optional); the error, if any.
   auto readInt = [&](std::int64_t& var, const char* key, bool required) -> std::optional<Error> {
@@ -307,7 +325,8 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
     if (auto err = readInt(sparseStep, "decoder_sparse_step", false)) return *err;
     if (auto err = readInt(layerFreq, "moe_layer_freq", false)) return *err;
     // A list of layer indices (mlp_only_layers, Llama-4's moe_layers).
-    auto indexList = [&](const char* key, std::set<std::int64_t>& out, bool& present) -> std::optional<Error> {
+    auto indexList = [&](const char* key, std::set<std::int64_t>& out,
+                         bool& present) -> std::optional<Error> {
       const auto it = c.find(key);
       present = it != c.end() && !it->is_null();
       if (!present) return std::nullopt;
@@ -335,8 +354,10 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
       if (layerFreq > 1) moe = moe && (i % layerFreq == 0);
       // transformers' Llama4TextConfig: moe_layers, else every interleave-th layer
       // (indices step−1, 2·step−1, ...).
-      if (hasMoeLayers) moe = moe && moeLayers.contains(i);
-      else if (interleave > 1) moe = moe && ((i + 1) % interleave == 0);
+      if (hasMoeLayers)
+        moe = moe && moeLayers.contains(i);
+      else if (interleave > 1)
+        moe = moe && ((i + 1) % interleave == 0);
       m.moeLayer[static_cast<std::size_t>(i)] = moe;
     }
     if (m.intermediate == 0 && m.moeLayerCount() < m.layers) {
@@ -346,7 +367,8 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
   } else {
     m.moeLayer.assign(static_cast<std::size_t>(m.layers), false);
     if (m.intermediate == 0) {
-      return rd.error(base + "/intermediate_size", "intermediate_size", "required key is missing from config.json");
+      return rd.error(base + "/intermediate_size", "intermediate_size",
+                      "required key is missing from config.json");
     }
   }
   // Sliding-window attention: which layers keep only the last `sliding_window` tokens of KV.
@@ -356,8 +378,9 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
     // transformers' layer_types (gpt-oss, Gemma-2/3 in recent configs, Qwen, ...).
     const std::string ptr = base + "/layer_types";
     if (!it->is_array() || static_cast<std::int64_t>(it->size()) != m.layers) {
-      return rd.error(ptr, "layer_types",
-                      "expected an array of num_hidden_layers (" + std::to_string(m.layers) + ") layer types");
+      return rd.error(
+          ptr, "layer_types",
+          "expected an array of num_hidden_layers (" + std::to_string(m.layers) + ") layer types");
     }
     for (std::size_t i = 0; i < it->size(); ++i) {
       const Json& v = (*it)[i];
@@ -367,7 +390,8 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
       }
       m.slidingLayer[i] = v.get<std::string>() == "sliding_attention";
     }
-    if (m.slidingWindow == 0 && std::count(m.slidingLayer.begin(), m.slidingLayer.end(), true) > 0) {
+    if (m.slidingWindow == 0 &&
+        std::count(m.slidingLayer.begin(), m.slidingLayer.end(), true) > 0) {
       return rd.error(base + "/sliding_window", "sliding_window",
                       "layer_types has sliding_attention layers but sliding_window is not set");
     }
@@ -380,11 +404,14 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file, 
     if (auto err = readInt(maxWindowLayers, "max_window_layers", false)) return *err;
     for (std::int64_t i = 0; i < m.layers; ++i) {
       bool windowed = true;  // Mistral and others: every layer
-      if (useGiven && !use->get<bool>()) windowed = false;
-      else if (isQwen) windowed = useGiven && i >= maxWindowLayers;  // Qwen2: off unless use_sliding_window
-      else if (m.modelType == "gemma2") windowed = i % 2 == 0;       // local, global, local, ...
+      if (useGiven && !use->get<bool>())
+        windowed = false;
+      else if (isQwen)
+        windowed = useGiven && i >= maxWindowLayers;  // Qwen2: off unless use_sliding_window
+      else if (m.modelType == "gemma2")
+        windowed = i % 2 == 0;  // local, global, local, ...
       else if (pattern > 0 || m.modelType.rfind("gemma3", 0) == 0) {
-        windowed = (i + 1) % (pattern > 0 ? pattern : 6) != 0;     // Gemma-3: 5 local, 1 global
+        windowed = (i + 1) % (pattern > 0 ? pattern : 6) != 0;  // Gemma-3: 5 local, 1 global
       }
       m.slidingLayer[static_cast<std::size_t>(i)] = windowed;
     }
@@ -435,8 +462,8 @@ std::optional<Error> checkParamTotal(const ModelArch& m) {
   const ParamCounts p = countParams(m);
   if (p.total() < kMaxParamTotal && std::isfinite(p.total())) return std::nullopt;
   std::ostringstream msg;
-  msg << "the configuration's parameter total (" << p.total() << ") is not below "
-      << kMaxParamTotal << "; num_hidden_layers " << m.layers << ", hidden_size " << m.hidden;
+  msg << "the configuration's parameter total (" << p.total() << ") is not below " << kMaxParamTotal
+      << "; num_hidden_layers " << m.layers << ", hidden_size " << m.hidden;
   return Error{m.sourceFile, "", largestGroupKey(m, p), msg.str()};
 }
 

@@ -30,17 +30,23 @@ double roundMagnitude(double a, int mantBits, int minExp) {
   int e = 0;
   std::frexp(a, &e);  // a = f·2^e, f in [0.5, 1): the leading bit has weight 2^(e−1)
   const int quantumExp = std::max(e - 1, minExp) - mantBits;
-  const double scaled = std::ldexp(a, -quantumExp);  // exact: power-of-two scaling
+  const double scaled = std::ldexp(a, -quantumExp);       // exact: power-of-two scaling
   return std::ldexp(std::nearbyint(scaled), quantumExp);  // nearbyint: ties to even
 }
 
 }  // namespace
 
-float bf16ToFloat(uint16_t bits) { return bitsFloat(static_cast<uint32_t>(bits) << 16); }
+float bf16ToFloat(uint16_t bits) {
+  return bitsFloat(static_cast<uint32_t>(bits) << 16);
+}
 
-double bf16ToDouble(uint16_t bits) { return static_cast<double>(bf16ToFloat(bits)); }
+double bf16ToDouble(uint16_t bits) {
+  return static_cast<double>(bf16ToFloat(bits));
+}
 
-bool bf16IsNan(uint16_t bits) { return (bits & 0x7F80u) == 0x7F80u && (bits & 0x007Fu) != 0; }
+bool bf16IsNan(uint16_t bits) {
+  return (bits & 0x7F80u) == 0x7F80u && (bits & 0x007Fu) != 0;
+}
 
 uint16_t doubleToBf16(double value) {
   if (std::isnan(value)) return static_cast<uint16_t>(std::signbit(value) ? 0xFFC0u : 0x7FC0u);
@@ -52,7 +58,9 @@ uint16_t doubleToBf16(double value) {
   return static_cast<uint16_t>(sign | (u >> 16));
 }
 
-uint16_t floatToBf16(float value) { return doubleToBf16(static_cast<double>(value)); }
+uint16_t floatToBf16(float value) {
+  return doubleToBf16(static_cast<double>(value));
+}
 
 uint16_t bf16Mul(uint16_t a, uint16_t b) {
   return doubleToBf16(bf16ToDouble(a) * bf16ToDouble(b));

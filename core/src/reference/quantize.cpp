@@ -12,7 +12,9 @@ namespace qf::ref {
 
 namespace {
 
-size_t idx(int64_t i) { return static_cast<size_t>(i); }
+size_t idx(int64_t i) {
+  return static_cast<size_t>(i);
+}
 
 /// A scale rounded to bf16, never zero or non-finite (an all-zero group gets scale 1).
 uint16_t positiveScaleBf16(double s) {
@@ -29,7 +31,8 @@ int clampInt(double v, int lo, int hi) {
 }  // namespace
 
 Int4Weights quantizeInt4G128(const std::vector<float>& w, int64_t n, int64_t k, bool asymmetric) {
-  if (static_cast<int64_t>(w.size()) != n * k) throw std::invalid_argument("quantizeInt4G128: size");
+  if (static_cast<int64_t>(w.size()) != n * k)
+    throw std::invalid_argument("quantizeInt4G128: size");
   Int4Weights q;
   q.n = n;
   q.k = k;
@@ -81,8 +84,7 @@ std::vector<uint16_t> dequantInt4(const Int4Weights& q) {
   return out;
 }
 
-std::vector<uint32_t> packInt4Interleaved(const std::vector<uint8_t>& codes, int64_t n,
-                                          int64_t k) {
+std::vector<uint32_t> packInt4Interleaved(const std::vector<uint8_t>& codes, int64_t n, int64_t k) {
   if (k % 8 != 0) throw std::invalid_argument("packInt4Interleaved: k % 8 != 0");
   std::vector<uint32_t> words(idx(n * k / 8), 0u);
   for (int64_t r = 0; r < n; ++r) {
@@ -105,8 +107,8 @@ std::vector<uint8_t> unpackInt4Interleaved(const std::vector<uint32_t>& words, i
     for (int64_t wi = 0; wi < k / 8; ++wi) {
       const uint32_t word = words[idx(r * (k / 8) + wi)];
       for (int e = 0; e < 8; ++e) {
-        codes[idx(r * k + wi * 8 + e)] = static_cast<uint8_t>(
-            (word >> (4 * kInt4SlotOfElement[static_cast<size_t>(e)])) & 0xFu);
+        codes[idx(r * k + wi * 8 + e)] =
+            static_cast<uint8_t>((word >> (4 * kInt4SlotOfElement[static_cast<size_t>(e)])) & 0xFu);
       }
     }
   }
@@ -279,8 +281,7 @@ std::vector<uint16_t> dequantFp8(const Fp8Weights& q) {
 }
 
 uint16_t emulateE4m3ShiftDequant(uint8_t bits, uint16_t scaleBf16) {
-  const uint16_t shifted =
-      static_cast<uint16_t>(((bits & 0x80u) << 8) | ((bits & 0x7Fu) << 4));
+  const uint16_t shifted = static_cast<uint16_t>(((bits & 0x80u) << 8) | ((bits & 0x7Fu) << 4));
   const uint16_t foldedScale = bf16Mul(scaleBf16, 0x7B80u);  // 0x7B80 = bf16 2^120, exact
   return bf16Mul(shifted, foldedScale);
 }

@@ -130,12 +130,12 @@ std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
       if (data.values.empty()) continue;
       std::vector<std::string> filters;
       for (const auto& [f, _] : data.values) filters.push_back(f);
-      std::stable_sort(filters.begin(), filters.end(), [](const auto& a, const auto& b) {
-        return filterRank(a) < filterRank(b);
-      });
+      std::stable_sort(filters.begin(), filters.end(),
+                       [](const auto& a, const auto& b) { return filterRank(a) < filterRank(b); });
       const std::string& filter = filters.front();
       std::string others;
-      for (std::size_t i = 1; i < filters.size(); ++i) others += (others.empty() ? "" : ", ") + filters[i];
+      for (std::size_t i = 1; i < filters.size(); ++i)
+        others += (others.empty() ? "" : ", ") + filters[i];
       for (const auto& [metric, v] : data.values.at(filter)) {
         if (!std::isfinite(v)) continue;
         std::string note = "lm-evaluation-harness task " + task + ", metric " + metric +
@@ -165,8 +165,10 @@ std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
       std::replace(name.begin(), name.end(), '/', '_');
       const auto info = lookupMetric(name);
       if (!info || info->category == MetricCategory::Count) continue;
-      MetricValue m = measured(v, run, "vLLM gsm8k_eval: " + key + " (no per-question predictions)");
-      if (const auto n = run.metrics.find("gsm8k/n_samples"); n != run.metrics.end()) m.n = n->second;
+      MetricValue m =
+          measured(v, run, "vLLM gsm8k_eval: " + key + " (no per-question predictions)");
+      if (const auto n = run.metrics.find("gsm8k/n_samples"); n != run.metrics.end())
+        m.n = n->second;
       out[name] = std::move(m);
     }
     return out;
@@ -215,8 +217,8 @@ std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
       m.n = static_cast<double>(requests);
       std::ostringstream note;
       note << run.format << " summary as the file reports it; " << fmt(bi.confidence * 100)
-           << "% bootstrap percentile interval over " << requests << " requests ("
-           << bi.resamples << " resamples, seed 0x" << std::hex << bi.seed << ")";
+           << "% bootstrap percentile interval over " << requests << " requests (" << bi.resamples
+           << " resamples, seed 0x" << std::hex << bi.seed << ")";
       m.provenance.note = note.str();
     }
   }
@@ -295,7 +297,9 @@ std::string runModelName(const ImportedRun& run) {
   return {};
 }
 
-bool isDerivedFigure(const Provenance& p) { return p.note.starts_with(kDerivedNotePrefix); }
+bool isDerivedFigure(const Provenance& p) {
+  return p.note.starts_with(kDerivedNotePrefix);
+}
 
 std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselineId,
                            std::vector<std::string>& warnings) {
@@ -362,8 +366,9 @@ std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselin
                                      std::pow(seB / b.value, 2));
         r.lo = r.value - kZ95 * r.value * rel;
         r.hi = r.value + kZ95 * r.value * rel;
-        note += "; 95% interval by the delta method on the ratio of the two scores' standard "
-                "errors (independent runs)";
+        note +=
+            "; 95% interval by the delta method on the ratio of the two scores' standard "
+            "errors (independent runs)";
       }
       if (b.provenance.sourceFile != a.provenance.sourceFile) {
         note += "; baseline score from " + b.provenance.sourceFile;
@@ -406,8 +411,10 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
     } else if (!opts.model.empty()) {
       id = opts.model;
     } else {
-      rep.warnings.push_back(run.sourceFile + ": the file names no model; give --candidate ID "
-                             "(or --model) to attach its " + run.format + " figures");
+      rep.warnings.push_back(run.sourceFile +
+                             ": the file names no model; give --candidate ID "
+                             "(or --model) to attach its " +
+                             run.format + " figures");
       continue;
     }
     if (!byCandidate.count(id)) order.push_back(id);
@@ -451,12 +458,14 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
                      "the model name hints at several schemes (" + words + "); give --scheme"};
       } else {
         nc.schemeLinear = "bf16";
-        rep.notes.push_back(id + ": scheme bf16 (the name has no quantization hint; --scheme "
+        rep.notes.push_back(id +
+                            ": scheme bf16 (the name has no quantization hint; --scheme "
                             "overrides)");
       }
       nc.gpu = opts.gpu.empty() ? s.scenario.gpu : opts.gpu;
       if (opts.gpu.empty()) {
-        rep.notes.push_back(id + ": GPU " + nc.gpu + " from the session scenario (--gpu overrides)");
+        rep.notes.push_back(id + ": GPU " + nc.gpu +
+                            " from the session scenario (--gpu overrides)");
       }
       nc.gpuCount = opts.gpuCount.value_or(1);
       for (const ImportedRun* run : byCandidate.at(id)) {
@@ -475,8 +484,8 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
       for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
         if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
           if (old->second.provenance.kind == ProvenanceKind::Published) {
-            rep.warnings.push_back(id + ": " + name + " is a published figure; " +
-                                   run->sourceFile + "'s measured value not attached");
+            rep.warnings.push_back(id + ": " + name + " is a published figure; " + run->sourceFile +
+                                   "'s measured value not attached");
             continue;
           }
           if (const auto prev = sourceOf.find(name); prev != sourceOf.end()) {

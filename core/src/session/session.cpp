@@ -21,9 +21,12 @@ namespace {
 
 const char* kindName(ProvenanceKind k) {
   switch (k) {
-    case ProvenanceKind::Modelled: return "modelled";
-    case ProvenanceKind::Measured: return "measured";
-    case ProvenanceKind::Published: return "published";
+    case ProvenanceKind::Modelled:
+      return "modelled";
+    case ProvenanceKind::Measured:
+      return "measured";
+    case ProvenanceKind::Published:
+      return "published";
   }
   return "modelled";
 }
@@ -45,23 +48,29 @@ std::string child(const std::string& parent, std::size_t index) {
 
 std::string describe(const Json& j) {
   switch (j.type()) {
-    case Json::value_t::null: return "null";
-    case Json::value_t::boolean: return "a boolean";
-    case Json::value_t::string: return "a string";
-    case Json::value_t::array: return "an array";
-    case Json::value_t::object: return "an object";
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::object:
+      return "an object";
     case Json::value_t::number_integer:
     case Json::value_t::number_unsigned:
-    case Json::value_t::number_float: return "a number";
-    default: return "an unsupported value";
+    case Json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
   }
 }
 
 bool isSha256Hex(const std::string& s) {
   if (s.size() != 64) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 constexpr std::string_view kNaNText = "NaN";
@@ -86,8 +95,8 @@ class Reader {
                               std::initializer_list<const char*> known) {
     if (!j.is_object()) return error(pointer, field, "expected an object, found " + describe(j));
     for (auto it = j.begin(); it != j.end(); ++it) {
-      const bool ok = std::any_of(known.begin(), known.end(),
-                                  [&](const char* k) { return it.key() == k; });
+      const bool ok =
+          std::any_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; });
       if (!ok) m_notes.push_back("ignored unknown key " + child(pointer, it.key()));
     }
     return std::nullopt;
@@ -162,9 +171,10 @@ class Reader {
         out = -std::numeric_limits<double>::infinity();
         return std::nullopt;
       }
-      return error(pointer, field,
-                   "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found the string '" +
-                       s.substr(0, 40) + "'");
+      return error(
+          pointer, field,
+          "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found the string '" +
+              s.substr(0, 40) + "'");
     }
     return error(pointer, field, "expected a number, found " + describe(v));
   }
@@ -201,8 +211,8 @@ class Reader {
       return error(p, key, "expected an integer, found " + describe(*v));
     }
     if (!got || *got < lo || *got > hi) {
-      return error(p, key, "must be an integer from " + std::to_string(lo) + " to " +
-                               std::to_string(hi));
+      return error(p, key,
+                   "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
     }
     out = *got;
     return std::nullopt;
@@ -255,8 +265,7 @@ constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
 // ---------------------------------------------------------------------------------------
 // Version 2 reader.
 
-std::optional<Error> readScenario(Reader& r, const Json& j, const std::string& p,
-                                  ScenarioSpec& s) {
+std::optional<Error> readScenario(Reader& r, const Json& j, const std::string& p, ScenarioSpec& s) {
   if (auto e = r.object(j, p, "scenario",
                         {"model", "gpu", "tp", "schemes", "mixed", "kv_dtype", "max_model_len",
                          "mem_util", "reserve_gib", "context", "use_case", "batch"})) {
@@ -280,9 +289,9 @@ std::optional<Error> readScenario(Reader& r, const Json& j, const std::string& p
   }
   if (auto e = r.string(j, p, "kv_dtype", s.kvDtype, true, false)) return e;
   if (kvBytesForDtype(s.kvDtype) == 0) {
-    return r.error(child(p, "kv_dtype"), "kv_dtype",
-                   "expected bf16, fp16, auto, fp8, fp8_e4m3 or fp8_e5m2, found '" + s.kvDtype +
-                       "'");
+    return r.error(
+        child(p, "kv_dtype"), "kv_dtype",
+        "expected bf16, fp16, auto, fp8, fp8_e4m3 or fp8_e5m2, found '" + s.kvDtype + "'");
   }
   if (auto e = r.integer(j, p, "max_model_len", s.maxModelLen, true, 1, kMaxTokens)) return e;
   if (auto e = r.number(j, p, "mem_util", s.memUtil, true)) return e;
@@ -309,7 +318,8 @@ std::optional<Error> readScenario(Reader& r, const Json& j, const std::string& p
 
 std::optional<Error> readProvenance(Reader& r, const Json& j, const std::string& p,
                                     Provenance& out) {
-  if (auto e = r.object(j, p, "provenance", {"kind", "source_file", "sha256", "citation", "note"})) {
+  if (auto e =
+          r.object(j, p, "provenance", {"kind", "source_file", "sha256", "citation", "note"})) {
     return e;
   }
   std::string kind;
@@ -358,9 +368,9 @@ std::optional<Error> readMetric(Reader& r, const Json& j, const std::string& p,
 }
 
 std::optional<Error> readCandidate(Reader& r, const Json& j, const std::string& p, Candidate& c) {
-  if (auto e = r.object(j, p, "candidates",
-                        {"id", "model", "schemes", "gpu", "gpu_count", "engine", "metrics",
-                         "notes"})) {
+  if (auto e =
+          r.object(j, p, "candidates",
+                   {"id", "model", "schemes", "gpu", "gpu_count", "engine", "metrics", "notes"})) {
     return e;
   }
   if (auto e = r.string(j, p, "id", c.id, true, false)) return e;
@@ -382,7 +392,8 @@ std::optional<Error> readCandidate(Reader& r, const Json& j, const std::string& 
   if (!metrics) return r.missing(p, "metrics", "object");
   const std::string mp = child(p, "metrics");
   if (!metrics->is_object()) {
-    return r.error(mp, "metrics", "expected an object of named metrics, found " + describe(*metrics));
+    return r.error(mp, "metrics",
+                   "expected an object of named metrics, found " + describe(*metrics));
   }
   for (auto it = metrics->begin(); it != metrics->end(); ++it) {
     if (it.key().empty()) return r.error(child(mp, ""), "metrics", "metric name must not be empty");
@@ -393,8 +404,7 @@ std::optional<Error> readCandidate(Reader& r, const Json& j, const std::string& 
   return std::nullopt;
 }
 
-std::optional<Error> readRequest(Reader& r, const Json& j, const std::string& p,
-                                 RequestRecord& q) {
+std::optional<Error> readRequest(Reader& r, const Json& j, const std::string& p, RequestRecord& q) {
   if (auto e = r.object(j, p, "requests",
                         {"ttft_s", "latency_s", "itls_s", "input_len", "output_len", "success"})) {
     return e;
@@ -406,7 +416,8 @@ std::optional<Error> readRequest(Reader& r, const Json& j, const std::string& p,
   if (auto e = r.boolean(j, p, "success", q.success)) return e;
   if (const Json* itls = Reader::find(j, "itls_s")) {
     const std::string ip = child(p, "itls_s");
-    if (!itls->is_array()) return r.error(ip, "itls_s", "expected an array, found " + describe(*itls));
+    if (!itls->is_array())
+      return r.error(ip, "itls_s", "expected an array, found " + describe(*itls));
     q.itlsS.reserve(itls->size());
     for (std::size_t i = 0; i < itls->size(); ++i) {
       double v = 0;
@@ -438,9 +449,9 @@ std::optional<Error> readRequestArrays(Reader& r, const Json& j, const std::stri
     if (!v) return r.missing(p, kColumns[c], "array");
     if (!v->is_array()) return r.error(cp, kColumns[c], "expected an array, found " + describe(*v));
     if (c != 6 && v->size() != n) {
-      return r.error(cp, kColumns[c],
-                     "has " + std::to_string(v->size()) + " entries but count is " +
-                         std::to_string(n));
+      return r.error(
+          cp, kColumns[c],
+          "has " + std::to_string(v->size()) + " entries but count is " + std::to_string(n));
     }
     col[c] = v;
   }
@@ -455,9 +466,9 @@ std::optional<Error> readRequestArrays(Reader& r, const Json& j, const std::stri
       dst = v.get<std::int64_t>();
       return std::nullopt;
     }
-    return r.error(ptr, field,
-                   "expected an integer from 0 to " + std::to_string(hi) + ", found " +
-                       describe(v));
+    return r.error(
+        ptr, field,
+        "expected an integer from 0 to " + std::to_string(hi) + ", found " + describe(v));
   };
   std::size_t gaps = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -465,8 +476,8 @@ std::optional<Error> readRequestArrays(Reader& r, const Json& j, const std::stri
     if (auto e = r.looseNumber((*col[0])[i], child(child(p, "ttft_s"), i), "ttft_s", q.ttftS)) {
       return e;
     }
-    if (auto e = r.looseNumber((*col[1])[i], child(child(p, "latency_s"), i), "latency_s",
-                               q.latencyS)) {
+    if (auto e =
+            r.looseNumber((*col[1])[i], child(child(p, "latency_s"), i), "latency_s", q.latencyS)) {
       return e;
     }
     if (auto e = whole((*col[2])[i], child(child(p, "input_len"), i), "input_len", kMaxCount,
@@ -508,8 +519,8 @@ std::optional<Error> readRequestArrays(Reader& r, const Json& j, const std::stri
 
 std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, ImportedRun& run) {
   if (auto e = r.object(j, p, "imported_runs",
-                        {"format", "source_file", "sha256", "label", "setup", "metrics",
-                         "requests", "request_arrays", "decode_step_by_batch", "warnings"})) {
+                        {"format", "source_file", "sha256", "label", "setup", "metrics", "requests",
+                         "request_arrays", "decode_step_by_batch", "warnings"})) {
     return e;
   }
   if (auto e = r.string(j, p, "format", run.format, true, false)) return e;
@@ -521,7 +532,8 @@ std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, Imp
   if (auto e = r.string(j, p, "label", run.label, false)) return e;
   if (const Json* setup = Reader::find(j, "setup")) {
     const std::string sp = child(p, "setup");
-    if (!setup->is_object()) return r.error(sp, "setup", "expected an object, found " + describe(*setup));
+    if (!setup->is_object())
+      return r.error(sp, "setup", "expected an object, found " + describe(*setup));
     for (auto it = setup->begin(); it != setup->end(); ++it) {
       if (!it->is_string()) {
         return r.error(child(sp, it.key()), it.key(),
@@ -534,7 +546,8 @@ std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, Imp
   if (!metrics) return r.missing(p, "metrics", "object");
   const std::string mp = child(p, "metrics");
   if (!metrics->is_object()) {
-    return r.error(mp, "metrics", "expected an object of named numbers, found " + describe(*metrics));
+    return r.error(mp, "metrics",
+                   "expected an object of named numbers, found " + describe(*metrics));
   }
   for (auto it = metrics->begin(); it != metrics->end(); ++it) {
     double v = 0;
@@ -543,7 +556,8 @@ std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, Imp
   }
   if (const Json* reqs = Reader::find(j, "requests")) {
     const std::string rp = child(p, "requests");
-    if (!reqs->is_array()) return r.error(rp, "requests", "expected an array, found " + describe(*reqs));
+    if (!reqs->is_array())
+      return r.error(rp, "requests", "expected an array, found " + describe(*reqs));
     run.requests.reserve(reqs->size());
     for (std::size_t i = 0; i < reqs->size(); ++i) {
       RequestRecord q;
@@ -606,7 +620,8 @@ std::optional<Error> readView(Reader& r, const Json& j, const std::string& p, Vi
   if (auto e = r.object(j, p, "view", {"objectives", "gates", "axes", "tab"})) return e;
   if (const Json* objs = Reader::find(j, "objectives")) {
     const std::string op = child(p, "objectives");
-    if (!objs->is_array()) return r.error(op, "objectives", "expected an array, found " + describe(*objs));
+    if (!objs->is_array())
+      return r.error(op, "objectives", "expected an array, found " + describe(*objs));
     for (std::size_t i = 0; i < objs->size(); ++i) {
       const std::string ip = child(op, i);
       const Json& o = (*objs)[i];
@@ -676,7 +691,8 @@ std::optional<Error> readV2(Reader& r, const Json& doc, Session& s) {
 
   if (const Json* runs = Reader::find(doc, "imported_runs")) {
     if (!runs->is_array()) {
-      return r.error("/imported_runs", "imported_runs", "expected an array, found " + describe(*runs));
+      return r.error("/imported_runs", "imported_runs",
+                     "expected an array, found " + describe(*runs));
     }
     for (std::size_t i = 0; i < runs->size(); ++i) {
       ImportedRun run;
@@ -729,7 +745,8 @@ std::optional<Error> migrateV1(Reader& r, Json& doc) {
     for (std::size_t i = 0; i < it->size(); ++i) {
       Json& c = (*it)[i];
       const std::string p = child("/candidates", i);
-      if (!c.is_object()) return r.error(p, "candidates", "expected an object, found " + describe(c));
+      if (!c.is_object())
+        return r.error(p, "candidates", "expected an object, found " + describe(c));
       std::string scheme, provenance, source;
       if (auto e = r.string(c, p, "scheme", scheme, true, false)) return e;
       if (auto e = r.string(c, p, "provenance", provenance, true)) return e;
@@ -791,7 +808,8 @@ std::optional<Error> migrateV1(Reader& r, Json& doc) {
         const std::string text = item.get<std::string>();
         const auto colon = text.rfind(':');
         if (colon == std::string::npos || colon == 0) {
-          return r.error(p, "objectives", "expected \"metric:max\" or \"metric:min\", found '" + text + "'");
+          return r.error(p, "objectives",
+                         "expected \"metric:max\" or \"metric:min\", found '" + text + "'");
         }
         item = Json{{"metric", text.substr(0, colon)}, {"orientation", text.substr(colon + 1)}};
       }
@@ -1068,8 +1086,8 @@ Result<Session> parseSession(const Json& doc, const std::string& file) {
                        "\") is missing");
   }
   if (!format->is_string() || format->get_ref<const std::string&>() != kSessionFormat) {
-    const std::string found = format->is_string() ? "'" + format->get<std::string>() + "'"
-                                                  : describe(*format);
+    const std::string found =
+        format->is_string() ? "'" + format->get<std::string>() + "'" : describe(*format);
     return r.error("/format", "format",
                    std::string("not a QuantFront session: expected \"") + kSessionFormat +
                        "\", found " + found);
@@ -1117,7 +1135,9 @@ Result<Session> loadSession(const std::string& path, std::uint64_t maxBytes) {
   return parseSessionText(*bytes, path);
 }
 
-Json sessionToJson(const Session& s) { return sessionJsonT<Json>(s); }
+Json sessionToJson(const Session& s) {
+  return sessionJsonT<Json>(s);
+}
 
 namespace {
 using OJson = nlohmann::ordered_json;
@@ -1230,8 +1250,7 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
                                                            const ScenarioSpec& scenario,
                                                            const Catalog& cat) {
   auto wrap = [&](const Error& e) {
-    return Error{e.file, "candidate '" + c.id + "'", e.field,
-                 e.message};
+    return Error{e.file, "candidate '" + c.id + "'", e.field, e.message};
   };
   ScenarioSpec spec = scenario;
   spec.model = c.model;
@@ -1246,9 +1265,9 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   const SchemeReport& sr = rep->schemes.front();
   std::ostringstream note;
   note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu << " (TP "
-       << c.gpuCount << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
-       << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
-       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens;
+       << c.gpuCount << "), scheme " << sr.assignment.id << " (" << sr.pathName
+       << " path); max_model_len " << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util "
+       << spec.memUtil << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens;
   auto make = [&](double v) {
     MetricValue m;
     m.value = v;

@@ -9,8 +9,8 @@ namespace qf {
 
 namespace {
 auto recordKey(const KernelMeasurement& r) {
-  return std::make_tuple(r.kernel, r.scheme, r.device, r.m, r.n, r.k, r.medianS, r.minS,
-                         r.relNoise, r.samples, r.bytesMoved, r.flops);
+  return std::make_tuple(r.kernel, r.scheme, r.device, r.m, r.n, r.k, r.medianS, r.minS, r.relNoise,
+                         r.samples, r.bytesMoved, r.flops);
 }
 
 bool sameRun(const ImportedRun& a, const ImportedRun& b) {
@@ -48,8 +48,7 @@ SessionMergeResult mergeSession(Session& into, const Session& from) {
     if (it == into.candidates.end()) {
       into.candidates.push_back(c);
       ++r.candidatesAdded;
-    } else if (it->metrics.size() != c.metrics.size() || it->model != c.model ||
-               it->gpu != c.gpu) {
+    } else if (it->metrics.size() != c.metrics.size() || it->model != c.model || it->gpu != c.gpu) {
       r.warnings.push_back("candidate '" + c.id +
                            "' is already in the session with other figures; the session's is "
                            "kept");

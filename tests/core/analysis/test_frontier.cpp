@@ -453,8 +453,8 @@ TEST_CASE("candidate CSV must be UTF-8", "[frontier]") {
   CHECK(bad.error().position == "line 3, column 2");
   CHECK(bad.error().message.find("invalid UTF-8 (byte 0xFF)") != std::string::npos);
   // Overlong form, surrogate, cut-off sequence: all refused.
-  for (const std::string s : {"id,score\n\xC0\xAF,1\n", "id,score\n\xED\xA0\x80,1\n",
-                              "id,score\nab\xE2\x82"}) {
+  for (const std::string s :
+       {"id,score\n\xC0\xAF,1\n", "id,score\n\xED\xA0\x80,1\n", "id,score\nab\xE2\x82"}) {
     CHECK_FALSE(parseCandidateCsv(s, "c.csv").ok());
   }
   auto good = parseCandidateCsv("\xEF\xBB\xBFid,score\n\xE2\x82\xAC\xF0\x9F\x98\x80,1\n", "c.csv");

@@ -52,8 +52,9 @@ TEST_CASE("analyseFrontier: verdicts, provenance warnings and the caller's sourc
   // score (max) and tpot_ms (min) are the defaults; label_x is left out with a warning.
   REQUIRE(a->options.objectives.size() == 2);
   REQUIRE(a->warnings.size() == 2);
-  CHECK(a->warnings[1] == "objective 'score' mixes provenance kinds (measured, published) "
-                         "across candidates");
+  CHECK(a->warnings[1] ==
+        "objective 'score' mixes provenance kinds (measured, published) "
+        "across candidates");
   CHECK(a->verdicts.at("a").verdict == Verdict::Frontier);
   CHECK(a->verdicts.at("c").verdict == Verdict::Frontier);
   CHECK(a->verdicts.at("b").verdict == Verdict::GatedOut);

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/analysis/stats.hpp>
 #include <quantfront/core/base/percentile.hpp>
+#include <quantfront/core/import/importers.hpp>
 
 using namespace qf;
 using namespace qf::stats;
@@ -54,7 +54,9 @@ double mcnemarDirect(std::int64_t b, std::int64_t c) {
 
 namespace {
 /// numpy's linear percentile of a copy (the base function reorders its input).
-double percentileOf(std::vector<double> values, double q) { return qf::percentileLinear(values, q); }
+double percentileOf(std::vector<double> values, double q) {
+  return qf::percentileLinear(values, q);
+}
 }  // namespace
 
 TEST_CASE("seed figures: p = 0.80, n = 1319", "[stats]") {
@@ -435,8 +437,7 @@ TEST_CASE("Clopper-Pearson exact interval", "[stats]") {
   CHECK(mid.hi == Approx(0.4910).margin(1e-4));
 }
 
-TEST_CASE("paired comparison without discordant pairs has an interval of honest width",
-          "[stats]") {
+TEST_CASE("paired comparison without discordant pairs has an interval of honest width", "[stats]") {
   std::vector<SampleRecord> a;
   for (int i = 0; i < 50; ++i) a.push_back(rec("t", "none", i, i % 3 == 0 ? 0 : 1));
   auto pc = comparePaired(a, "a", a, "b");

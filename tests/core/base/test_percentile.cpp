@@ -31,4 +31,3 @@ TEST_CASE("percentileLinear follows numpy's linear interpolation", "[base]") {
   std::vector<double> none;
   CHECK(std::isnan(percentileLinear(none, 50)));
 }
-

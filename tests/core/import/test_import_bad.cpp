@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/hash.hpp>
-#include "import/formats.hpp"
+#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/base/json_scanner.hpp>
 #include <quantfront/core/import/importers.hpp>
-#include <quantfront/core/base/json_io.hpp>
+#include "import/formats.hpp"
 
 using namespace qf;
 

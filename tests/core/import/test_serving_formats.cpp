@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <string>
 
-#include "import/formats.hpp"
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
+#include "import/formats.hpp"
 
 using namespace qf;
 
@@ -147,8 +147,8 @@ TEST_CASE("vLLM bench serve current file: latencies, p99.9, disagreement reporte
   // 991 goes beside it, and a warning names both.
   CHECK(metric(run, "ttft_p99_ms") == 990.0);
   CHECK(metric(run, "ttft_p99_ms_recomputed") == Approx(991.0).epsilon(1e-12));
-  CHECK(hasWarning(run.warnings,
-                   "ttft_p99_ms: the file says 990, the per-request arrays give 991"));
+  CHECK(
+      hasWarning(run.warnings, "ttft_p99_ms: the file says 990, the per-request arrays give 991"));
   CHECK(hasWarning(run.warnings, "stored as ttft_p99_ms_recomputed"));
   CHECK(listed(run.setup.at("metrics_read"), "ttft_p99_ms"));
   CHECK(listed(run.setup.at("metrics_recomputed"), "ttft_p99_ms_recomputed"));
@@ -301,7 +301,7 @@ TEST_CASE("SGLang bench_serving: Infinity, NaN, old lines, details, a bad line",
   CHECK(metric(detailed, "e2el_mean_ms") == Approx(700.0 / 3.0).epsilon(1e-12));
   CHECK(metric(detailed, "tpot_mean_ms") == Approx(50.0).epsilon(1e-12));
   CHECK(metric(detailed, "itl_p95_ms") == Approx(50.0).epsilon(1e-12));
-  CHECK(listed(detailed.setup.at("metrics_checked"), "itl_p95_ms"));  // stated, confirmed
+  CHECK(listed(detailed.setup.at("metrics_checked"), "itl_p95_ms"));     // stated, confirmed
   CHECK(listed(detailed.setup.at("metrics_recomputed"), "itl_p90_ms"));  // not stated: filled
   CHECK_FALSE(hasWarning(detailed.warnings, "the file says"));
 

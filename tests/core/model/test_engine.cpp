@@ -48,8 +48,8 @@ TEST_CASE("seed figures: Llama-3-8B on H100 SXM", "[engine][seed]") {
   CHECK(asPrinted(p.streamed() * 2 / 1e9, 15.01, 2));
   CHECK(asPrinted(p.total() / 1e9, 8.03, 2));
 
-  auto rep = runEngine(s, {uniform("bf16"), uniform("w8a8-fp8"), uniform("w4a16-g128")},
-                       {480, 500, 1024});
+  auto rep =
+      runEngine(s, {uniform("bf16"), uniform("w8a8-fp8"), uniform("w4a16-g128")}, {480, 500, 1024});
   REQUIRE(rep.ok());
   const auto& bf16 = byId(*rep, "bf16");
   const auto& fp8 = byId(*rep, "w8a8-fp8");
@@ -83,8 +83,10 @@ TEST_CASE("seed figures: Llama-3-8B on H100 SXM", "[engine][seed]") {
   REQUIRE(xfp8w4);
   CHECK(std::round(*xfp8w4) == 118);
   for (const auto& c : rep->crossovers) {
-    if (c.schemes[0] == "bf16" && c.schemes[1] == "w4a16-g128") CHECK(c.fasterBelow == "w4a16-g128");
-    if (c.schemes[0] == "w8a8-fp8" && c.schemes[1] == "w4a16-g128") CHECK(c.fasterBelow == "w4a16-g128");
+    if (c.schemes[0] == "bf16" && c.schemes[1] == "w4a16-g128")
+      CHECK(c.fasterBelow == "w4a16-g128");
+    if (c.schemes[0] == "w8a8-fp8" && c.schemes[1] == "w4a16-g128")
+      CHECK(c.fasterBelow == "w4a16-g128");
   }
   // bf16 and FP8 never cross (FP8 halves both terms).
   CHECK_FALSE(crossing(*rep, "bf16", "w8a8-fp8"));
@@ -127,10 +129,10 @@ TEST_CASE("published parameter totals within 1%", "[engine][params]") {
     const char* id;
     double totalB;
   };
-  const Row rows[] = {{"llama-3-8b", 8.03},      {"llama-3.1-70b", 70.6}, {"llama-3.1-405b", 405.9},
-                      {"qwen3-30b-a3b", 30.53},  {"deepseek-v3", 671.0},  {"mixtral-8x7b", 46.7},
-                      {"mistral-7b", 7.25},      {"qwen2.5-7b", 7.61},    {"gemma-2-9b", 9.24},
-                      {"gpt-oss-20b", 20.9},     {"gpt-oss-120b", 116.8}};
+  const Row rows[] = {{"llama-3-8b", 8.03},     {"llama-3.1-70b", 70.6}, {"llama-3.1-405b", 405.9},
+                      {"qwen3-30b-a3b", 30.53}, {"deepseek-v3", 671.0},  {"mixtral-8x7b", 46.7},
+                      {"mistral-7b", 7.25},     {"qwen2.5-7b", 7.61},    {"gemma-2-9b", 9.24},
+                      {"gpt-oss-20b", 20.9},    {"gpt-oss-120b", 116.8}};
   for (const auto& r : rows) {
     auto m = Catalog::bundled().resolveModel(r.id);
     REQUIRE(m.ok());
@@ -174,10 +176,13 @@ TEST_CASE("MoE distinct-expert term: k experts at B=1, E as B grows", "[engine][
     // Memory side of the expert kind: k experts' weights at B = 1, all E at large B.
     const auto& moe = curve->kinds[static_cast<std::size_t>(LayerKind::Moe)];
     REQUIRE(moe.present);
-    const double perExpertBytes = static_cast<double>(s.model.moeLayerCount()) * p.routedPerExpertLayer * 2.0;
+    const double perExpertBytes =
+        static_cast<double>(s.model.moeLayerCount()) * p.routedPerExpertLayer * 2.0;
     const double beta = s.gpu.bandwidthBytesPerS();
-    CHECK(moe.memS.at(1, curve->routing.distinct(1)) == Approx(k * perExpertBytes / beta).epsilon(1e-12));
-    CHECK(moe.memS.at(1e6, curve->routing.distinct(1e6)) == Approx(E * perExpertBytes / beta).epsilon(1e-9));
+    CHECK(moe.memS.at(1, curve->routing.distinct(1)) ==
+          Approx(k * perExpertBytes / beta).epsilon(1e-12));
+    CHECK(moe.memS.at(1e6, curve->routing.distinct(1e6)) ==
+          Approx(E * perExpertBytes / beta).epsilon(1e-9));
   }
 }
 
@@ -325,7 +330,8 @@ TEST_CASE("attention is its own kernel: Llama-2-7B on an A100 by hand", "[engine
   // added, not hidden under the compute side of the projections.
   const double d = 19.5e12 / 2;
   const auto& w4 = byId(*rep, "w4a16-g128");
-  CHECK(w4.points[0].stepMs == Approx((2 * w * 64 / peak + 2 * w / d + 64 * kvRead) * 1e3).epsilon(1e-12));
+  CHECK(w4.points[0].stepMs ==
+        Approx((2 * w * 64 / peak + 2 * w / d + 64 * kvRead) * 1e3).epsilon(1e-12));
 }
 
 TEST_CASE("context leaves the crossover of two schemes with one KV dtype where it was",
@@ -336,7 +342,8 @@ TEST_CASE("context leaves the crossover of two schemes with one KV dtype where i
   CHECK(std::round(expected) == 121);
   for (std::int64_t context : {0, 128, 4096, 32768}) {
     INFO("context " << context);
-    auto rep = runEngine(llama2On("a100-80gb", context), {uniform("bf16"), uniform("w4a16-g128")}, {1});
+    auto rep =
+        runEngine(llama2On("a100-80gb", context), {uniform("bf16"), uniform("w4a16-g128")}, {1});
     REQUIRE(rep.ok());
     const auto x = crossing(*rep, "bf16", "w4a16-g128");
     REQUIRE(x);
@@ -378,8 +385,8 @@ TEST_CASE("mixed per-layer-kind schemes", "[engine][mixed]") {
   // scheme would: (b/β − c/D)·P/2 · E/k once every expert is touched.
   REQUIRE(m.moeRidgeBatch);
   const double beta = s.gpu.bandwidthBytesPerS();
-  const double denseRidge = (4.125 / 8 / beta - 2 / s.gpu.issueRatePerS()) *
-                            s.gpu.peakFlopsPerS(TensorPath::Fp8) / 2;
+  const double denseRidge =
+      (4.125 / 8 / beta - 2 / s.gpu.issueRatePerS()) * s.gpu.peakFlopsPerS(TensorPath::Fp8) / 2;
   CHECK(*m.moeRidgeBatch == Approx(denseRidge * 128 / 8).epsilon(1e-6));
 }
 
@@ -390,7 +397,8 @@ TEST_CASE("checkpoint quantization_config maps to a scheme", "[engine][checkpoin
   CHECK(m->checkpointQuant->schemeId == "w8a8-fp8");
 }
 
-TEST_CASE("capacity and results stay finite and in range on hostile scenarios", "[engine][bounds]") {
+TEST_CASE("capacity and results stay finite and in range on hostile scenarios",
+          "[engine][bounds]") {
   {
     // A GPU built in code (a file would be refused) with 1e308 GiB: max_seqs is clamped, not
     // converted from a double beyond int64's range.
@@ -421,7 +429,8 @@ TEST_CASE("capacity and results stay finite and in range on hostile scenarios", 
   }
 }
 
-TEST_CASE("windowed layers hold their window: capacity and the attention read", "[engine][window]") {
+TEST_CASE("windowed layers hold their window: capacity and the attention read",
+          "[engine][window]") {
   Scenario s = scenario("gpt-oss-20b", "h100-sxm");
   const auto p = countParams(s.model);
   SchemeAssignment shipped = uniform("bf16");
@@ -438,11 +447,13 @@ TEST_CASE("windowed layers hold their window: capacity and the attention read", 
   const double shippedGib = ((p.total() - p.routedExperts) * 2 + p.routedExperts * 4.25 / 8) / gib;
   CHECK(shippedGib == Approx(12.8).epsilon(0.005));  // the model card's 12.8 GiB checkpoint
   CHECK(byId(*rep, "bf16").capacity.kvGibPerSeq == Approx(kvSeqGib).epsilon(1e-12));
-  CHECK(byId(*rep, "bf16").capacity.maxSeqs == static_cast<std::int64_t>(std::floor((budget - bf16Gib) / kvSeqGib)));
+  CHECK(byId(*rep, "bf16").capacity.maxSeqs ==
+        static_cast<std::int64_t>(std::floor((budget - bf16Gib) / kvSeqGib)));
   CHECK(byId(*rep, shipped.id).capacity.maxSeqs ==
         static_cast<std::int64_t>(std::floor((budget - shippedGib) / kvSeqGib)));
   // The MXFP4 experts fall back to bf16 on an H100 (no fp4 path).
-  const auto& moeKind = byId(*rep, shipped.id).curve.kinds[static_cast<std::size_t>(LayerKind::Moe)];
+  const auto& moeKind =
+      byId(*rep, shipped.id).curve.kinds[static_cast<std::size_t>(LayerKind::Moe)];
   CHECK(moeKind.fallback);
   CHECK(moeKind.bytesPerWeight == Approx(4.25 / 8));
   // Attention at 4096 tokens reads 12·4096 + 12·128 layer-tokens of KV per sequence.
@@ -457,7 +468,8 @@ TEST_CASE("windowed layers hold their window: capacity and the attention read", 
   CHECK_FALSE(rb->schemes[0].curve.kinds[static_cast<std::size_t>(LayerKind::Moe)].fallback);
 }
 
-TEST_CASE("efficiencies and overhead scale the terms; crossovers stay exact", "[engine][efficiency]") {
+TEST_CASE("efficiencies and overhead scale the terms; crossovers stay exact",
+          "[engine][efficiency]") {
   // Llama-2-7B on an A100, the Marlin comparison: η_P(bf16) = 0.74, η_P(w4a16-g128) = 0.45.
   Scenario s = llama2On("a100-80gb", 0);
   const double w = countParams(s.model).streamed();
@@ -469,7 +481,8 @@ TEST_CASE("efficiencies and overhead scale the terms; crossovers stay exact", "[
   const auto& w4 = byId(*rep, "w4a16-g128");
   // B = 16: bf16 on its floor, W4A16 compute-bound at 45% of P plus c/D.
   CHECK(bf16.points[0].stepMs == Approx(2 * w / beta * 1e3).epsilon(1e-12));
-  CHECK(w4.points[0].stepMs == Approx((2 * w * 16 / (0.45 * peak) + 2 * w / d) * 1e3).epsilon(1e-12));
+  CHECK(w4.points[0].stepMs ==
+        Approx((2 * w * 16 / (0.45 * peak) + 2 * w / d) * 1e3).epsilon(1e-12));
   // B = 256: both compute-bound.
   CHECK(bf16.points[1].stepMs == Approx(2 * w * 256 / (0.74 * peak) * 1e3).epsilon(1e-12));
   // Ridge (b/β − c/D)·η_P·P/2 and the crossover 0.45·P·(1/β − 1/D), exact.
@@ -490,7 +503,8 @@ TEST_CASE("efficiencies and overhead scale the terms; crossovers stay exact", "[
   s2.efficiency.dequantSPerWeight = {{"w4a16-g128", 1e-13}};
   auto rep2 = runEngine(s2, {uniform("bf16"), uniform("w4a16-g128")}, {1, 64});
   REQUIRE(rep2.ok());
-  CHECK(byId(*rep2, "bf16").points[0].stepMs == Approx((2 * w / (0.5 * beta) + 0.25e-3) * 1e3).epsilon(1e-12));
+  CHECK(byId(*rep2, "bf16").points[0].stepMs ==
+        Approx((2 * w / (0.5 * beta) + 0.25e-3) * 1e3).epsilon(1e-12));
   CHECK(byId(*rep2, "w4a16-g128").dequantMs == Approx(w * 1e-13 * 1e3).epsilon(1e-12));
   CHECK(byId(*rep2, "w4a16-g128").points[1].stepMs ==
         Approx((2 * w * 64 / peak + w * 1e-13 + 0.25e-3) * 1e3).epsilon(1e-12));

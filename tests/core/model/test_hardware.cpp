@@ -95,16 +95,18 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
     const char* block;
     const char* field;
   };
-  const Bad bad[] = {{R"("fast")", "calibration"},
-                     {R"({"bandwidth_efficiency": 0})", "calibration.bandwidth_efficiency"},
-                     {R"({"bandwidth_efficiency": 3})", "calibration.bandwidth_efficiency"},
-                     {R"({"overhead_ms": -1})", "calibration.overhead_ms"},
-                     {R"({"overhead_ms": "1"})", "calibration.overhead_ms"},
-                     {R"({"compute_efficiency": {"bf16": 2}})", "calibration.compute_efficiency.bf16"},
-                     {R"({"compute_efficiency": [0.7]})", "calibration.compute_efficiency"},
-                     {R"({"dequant_s_per_weight": {"w4a16-g128": 1}})", "calibration.dequant_s_per_weight.w4a16-g128"},
-                     {R"({"residuals": 3})", "calibration.residuals"},
-                     {R"({"source": 3})", "calibration.source"}};
+  const Bad bad[] = {
+      {R"("fast")", "calibration"},
+      {R"({"bandwidth_efficiency": 0})", "calibration.bandwidth_efficiency"},
+      {R"({"bandwidth_efficiency": 3})", "calibration.bandwidth_efficiency"},
+      {R"({"overhead_ms": -1})", "calibration.overhead_ms"},
+      {R"({"overhead_ms": "1"})", "calibration.overhead_ms"},
+      {R"({"compute_efficiency": {"bf16": 2}})", "calibration.compute_efficiency.bf16"},
+      {R"({"compute_efficiency": [0.7]})", "calibration.compute_efficiency"},
+      {R"({"dequant_s_per_weight": {"w4a16-g128": 1}})",
+       "calibration.dequant_s_per_weight.w4a16-g128"},
+      {R"({"residuals": 3})", "calibration.residuals"},
+      {R"({"source": 3})", "calibration.source"}};
   for (const auto& b : bad) {
     auto jb = h100();
     jb["calibration"] = nlohmann::json::parse(b.block);

@@ -13,7 +13,9 @@ using namespace qf;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(QF_TEST_DATA_DIR) + "/cli/" + name; }
+std::string fixture(const std::string& name) {
+  return std::string(QF_TEST_DATA_DIR) + "/cli/" + name;
+}
 
 ModelArch load(const std::string& path) {
   auto m = loadModelConfigFile(path);
@@ -37,14 +39,15 @@ Error parseError(const std::string& text) {
 
 // Llama-4 text model: d 5120, 48 layers, 40 heads, 8 kv heads, head_dim 128, vocab 202048.
 constexpr double kL4Attention = 48.0 * (5120.0 * 40 * 128 * 2 + 5120.0 * 8 * 128 * 2);
-constexpr double kL4Expert = 3.0 * 5120 * 8192;        // one expert (and the shared expert)
-constexpr double kL4DenseMlp = 3.0 * 5120 * 16384;     // intermediate_size_mlp
+constexpr double kL4Expert = 3.0 * 5120 * 8192;     // one expert (and the shared expert)
+constexpr double kL4DenseMlp = 3.0 * 5120 * 16384;  // intermediate_size_mlp
 constexpr double kL4Vocab = 202048.0 * 5120;
 // The vision tower the model cards' totals include (vision_config: 34 layers of width 1408,
 // MLP 5632, patch 14, biases on every projection; pixel-shuffle adapter 1408·4 → 4096 → 4096;
 // projector 4096 → 5120). Not served by the text model, so not in the engine's count.
 constexpr double kL4Vision = 34.0 * (4 * (1408.0 * 1408 + 1408) + 2 * 1408.0 * 5632 + 5632 + 1408) +
-                             3.0 * 14 * 14 * 1408 + 1408.0 * 4 * 4096 + 4096.0 * 4096 + 4096.0 * 5120;
+                             3.0 * 14 * 14 * 1408 + 1408.0 * 4 * 4096 + 4096.0 * 4096 +
+                             4096.0 * 5120;
 
 }  // namespace
 
@@ -89,12 +92,13 @@ TEST_CASE("Llama-4 Maverick: MoE every 2nd layer, dense layers of intermediate_s
   CHECK(p.denseMlp == Approx(24 * kL4DenseMlp).epsilon(1e-12));
   CHECK(p.routedExperts == Approx(24 * 128 * kL4Expert).epsilon(1e-12));
   CHECK(p.sharedExperts == Approx(24 * kL4Expert).epsilon(1e-12));
-  const double total = kL4Attention + 24 * kL4DenseMlp + 24 * 129 * kL4Expert + 24.0 * 5120 * 128 +
-                       2 * kL4Vocab;
+  const double total =
+      kL4Attention + 24 * kL4DenseMlp + 24 * 129 * kL4Expert + 24.0 * 5120 * 128 + 2 * kL4Vocab;
   CHECK(p.total() == Approx(total).epsilon(1e-12));
   // Published 400.7 B (text model; was 778 B when every layer counted 128 experts).
   CHECK(std::abs(p.total() / 400.7e9 - 1) < 0.001);
-  const double active = kL4Attention + 24 * kL4DenseMlp + 24 * 2 * kL4Expert + 24.0 * 5120 * 128 + kL4Vocab;
+  const double active =
+      kL4Attention + 24 * kL4DenseMlp + 24 * 2 * kL4Expert + 24.0 * 5120 * 128 + kL4Vocab;
   CHECK(p.active == Approx(active).epsilon(1e-12));
   CHECK(std::abs((p.active + p.embedding) / 17e9 - 1) < 0.02);
 }
@@ -136,52 +140,73 @@ TEST_CASE("tied embeddings follow the model type's default when the key is absen
   }
   for (const char* type : {"llama", "qwen2", "mistral", "phi3", "mixtral", ""}) {
     INFO(type);
-    CHECK_FALSE(parse(std::string("{\"model_type\": \"") + type + "\", " + dims + "}").tiedEmbeddings);
+    CHECK_FALSE(
+        parse(std::string("{\"model_type\": \"") + type + "\", " + dims + "}").tiedEmbeddings);
   }
   // An explicit key wins over the default, in either direction.
-  CHECK_FALSE(parse(std::string(R"({"model_type": "gemma2", "tie_word_embeddings": false, )") + dims + "}").tiedEmbeddings);
-  CHECK(parse(std::string(R"({"model_type": "llama", "tie_word_embeddings": true, )") + dims + "}").tiedEmbeddings);
+  CHECK_FALSE(
+      parse(std::string(R"({"model_type": "gemma2", "tie_word_embeddings": false, )") + dims + "}")
+          .tiedEmbeddings);
+  CHECK(parse(std::string(R"({"model_type": "llama", "tie_word_embeddings": true, )") + dims + "}")
+            .tiedEmbeddings);
   // Multimodal: the text model's type decides (gemma3 outer, gemma3_text inner), and an outer
   // tie_word_embeddings applies to the nested text model.
-  CHECK(parse(std::string(R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", )") + dims + "}}").tiedEmbeddings);
-  CHECK_FALSE(parse(std::string(R"({"model_type": "gemma3", "tie_word_embeddings": false, "text_config": {)") + dims + "}}").tiedEmbeddings);
-  CHECK(parseError(std::string(R"({"tie_word_embeddings": "yes", )") + dims + "}").field == "tie_word_embeddings");
+  CHECK(parse(std::string(
+                  R"({"model_type": "gemma3", "text_config": {"model_type": "gemma3_text", )") +
+              dims + "}}")
+            .tiedEmbeddings);
+  CHECK_FALSE(
+      parse(std::string(
+                R"({"model_type": "gemma3", "tie_word_embeddings": false, "text_config": {)") +
+            dims + "}}")
+          .tiedEmbeddings);
+  CHECK(parseError(std::string(R"({"tie_word_embeddings": "yes", )") + dims + "}").field ==
+        "tie_word_embeddings");
 }
 
 TEST_CASE("Gemma-2-9B: 9.24 B by hand", "[model][params]") {
   auto m = Catalog::bundled().resolveModel("gemma-2-9b");
   REQUIRE(m.ok());
   CHECK(m->tiedEmbeddings);
-  const double total = 42.0 * (3584.0 * 16 * 256 * 2 + 3584.0 * 8 * 256 * 2) + 42.0 * 3 * 3584 * 14336 +
-                       256000.0 * 3584;
+  const double total = 42.0 * (3584.0 * 16 * 256 * 2 + 3584.0 * 8 * 256 * 2) +
+                       42.0 * 3 * 3584 * 14336 + 256000.0 * 3584;
   CHECK(countParams(*m).total() == Approx(total).epsilon(1e-12));
   CHECK(total / 1e9 == Approx(9.241).epsilon(1e-3));
 }
 
 TEST_CASE("hostile config sizes are refused naming the key", "[model][bounds]") {
-  const std::string dims = R"("hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128)";
+  const std::string dims =
+      R"("hidden_size": 64, "num_attention_heads": 4, "intermediate_size": 128)";
   // 2^62 layers (allocating a per-layer table would abort), and each bound's first value past it.
-  CHECK(parseError(R"({"num_hidden_layers": 4611686018427387904, "vocab_size": 10, )" + dims + "}").field ==
+  CHECK(parseError(R"({"num_hidden_layers": 4611686018427387904, "vocab_size": 10, )" + dims + "}")
+            .field == "num_hidden_layers");
+  CHECK(parseError(R"({"num_hidden_layers": 100001, "vocab_size": 10, )" + dims + "}").field ==
         "num_hidden_layers");
-  CHECK(parseError(R"({"num_hidden_layers": 100001, "vocab_size": 10, )" + dims + "}").field == "num_hidden_layers");
   CHECK(parse(R"({"num_hidden_layers": 100000, "vocab_size": 10, )" + dims + "}").layers == 100000);
-  CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 100000001, )" + dims + "}").field == "vocab_size");
+  CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 100000001, )" + dims + "}").field ==
+        "vocab_size");
   CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 10, "hidden_size": 10000001,
-      "num_attention_heads": 1, "head_dim": 1, "intermediate_size": 1})").field == "hidden_size");
+      "num_attention_heads": 1, "head_dim": 1, "intermediate_size": 1})")
+            .field == "hidden_size");
   CHECK(parseError(R"({"num_hidden_layers": 2, "vocab_size": 10, "num_local_experts": 100001,
-      "num_experts_per_tok": 1, )" + dims + "}").field == "num_local_experts");
+      "num_experts_per_tok": 1, )" +
+                   dims + "}")
+            .field == "num_local_experts");
   // Counts in bounds whose product is not: hidden 1e7 × vocab 1e8 twice is 2e15 parameters.
-  const Error e = parseError(R"({"num_hidden_layers": 1, "vocab_size": 100000000, "hidden_size": 10000000,
+  const Error e =
+      parseError(R"({"num_hidden_layers": 1, "vocab_size": 100000000, "hidden_size": 10000000,
       "num_attention_heads": 1, "head_dim": 1, "intermediate_size": 8})");
   CHECK(e.field == "vocab_size");
   CHECK(e.position == "/vocab_size");
   // Experts dominating: the error names the experts key this config uses.
   CHECK(parseError(R"({"num_hidden_layers": 10, "vocab_size": 10, "hidden_size": 10000,
       "num_attention_heads": 8, "num_experts": 100000, "num_experts_per_tok": 2,
-      "moe_intermediate_size": 100000000})").field == "num_experts");
+      "moe_intermediate_size": 100000000})")
+            .field == "num_experts");
   // A text_config nests the pointer.
-  CHECK(parseError(R"({"text_config": {"num_hidden_layers": 1000000, "vocab_size": 10, )" + dims + "}}").position ==
-        "/text_config/num_hidden_layers");
+  CHECK(parseError(R"({"text_config": {"num_hidden_layers": 1000000, "vocab_size": 10, )" + dims +
+                   "}}")
+            .position == "/text_config/num_hidden_layers");
 }
 
 namespace {
@@ -191,24 +216,29 @@ constexpr double kOssExpert = 3.0 * 2880 * 2880;
 constexpr double kOssVocab = 201088.0 * 2880;
 }  // namespace
 
-TEST_CASE("gpt-oss: totals, active, MXFP4 experts, alternating windows", "[model][params][gptoss]") {
+TEST_CASE("gpt-oss: totals, active, MXFP4 experts, alternating windows",
+          "[model][params][gptoss]") {
   struct Row {
     const char* id;
     double layers, experts, publishedTotalB, cardTotalB, cardActiveB;
   };
   // Published 20.9 B / 116.8 B; model card 21B / 117B total, 3.6B / 5.1B active.
-  for (const Row& r : {Row{"gpt-oss-20b", 24, 32, 20.9, 21, 3.6}, Row{"gpt-oss-120b", 36, 128, 116.8, 117, 5.1}}) {
+  for (const Row& r :
+       {Row{"gpt-oss-20b", 24, 32, 20.9, 21, 3.6}, Row{"gpt-oss-120b", 36, 128, 116.8, 117, 5.1}}) {
     INFO(r.id);
     auto m = Catalog::bundled().resolveModel(r.id);
     REQUIRE(m.ok());
     const auto p = countParams(*m);
-    const double total = r.layers * (kOssAttentionPerLayer + r.experts * kOssExpert + 2880 * r.experts) + 2 * kOssVocab;
+    const double total =
+        r.layers * (kOssAttentionPerLayer + r.experts * kOssExpert + 2880 * r.experts) +
+        2 * kOssVocab;
     CHECK(p.total() == Approx(total).epsilon(1e-12));
     CHECK(std::abs(p.total() / (r.publishedTotalB * 1e9) - 1) < 0.01);
     CHECK(std::abs(p.total() / (r.cardTotalB * 1e9) - 1) < 0.01);
     // Active as OpenAI counts it: attention, router, 4 experts per layer, unembedding (no
     // input embedding) — the definition active_params uses.
-    const double active = r.layers * (kOssAttentionPerLayer + 4 * kOssExpert + 2880 * r.experts) + kOssVocab;
+    const double active =
+        r.layers * (kOssAttentionPerLayer + 4 * kOssExpert + 2880 * r.experts) + kOssVocab;
     CHECK(p.active == Approx(active).epsilon(1e-12));
     CHECK(std::abs(p.active / (r.cardActiveB * 1e9) - 1) < 0.01);
     // Windows: layer_types alternates sliding (128 tokens) and full, starting sliding.
@@ -246,34 +276,40 @@ TEST_CASE("sliding-window layers per model type", "[model][window]") {
   CHECK_FALSE(g2->slidingLayer[41]);
   // Gemma-3: sliding_window_pattern 6 → layers 5 and 11 global.
   const ModelArch g3 = parse(R"({"model_type": "gemma3_text", "sliding_window": 1024,
-      "sliding_window_pattern": 6, )" + dims + "}");
+      "sliding_window_pattern": 6, )" +
+                             dims + "}");
   CHECK(g3.slidingLayerCount() == 10);
   CHECK_FALSE(g3.slidingLayer[5]);
   CHECK_FALSE(g3.slidingLayer[11]);
   CHECK(g3.slidingLayer[6]);
   // Mistral-7B-v0.1: sliding_window on every layer.
-  CHECK(parse(R"({"model_type": "mistral", "sliding_window": 4096, )" + dims + "}").slidingLayerCount() == 12);
+  CHECK(parse(R"({"model_type": "mistral", "sliding_window": 4096, )" + dims + "}")
+            .slidingLayerCount() == 12);
   // Mistral v0.3 (null) and Qwen2.5 (use_sliding_window false) have none.
   CHECK(Catalog::bundled().resolveModel("mistral-7b")->slidingLayerCount() == 0);
   CHECK(Catalog::bundled().resolveModel("qwen2.5-7b")->slidingLayerCount() == 0);
   CHECK(Catalog::bundled().resolveModel("qwen2.5-7b")->slidingWindow == 0);
   // Qwen2 with use_sliding_window: layers from max_window_layers on.
   CHECK(parse(R"({"model_type": "qwen2", "sliding_window": 4096, "use_sliding_window": true,
-      "max_window_layers": 8, )" + dims + "}").slidingLayerCount() == 4);
+      "max_window_layers": 8, )" +
+              dims + "}")
+            .slidingLayerCount() == 4);
   // Window longer than the sequence: the sequence length bounds each layer.
   const ModelArch all = parse(R"({"model_type": "mistral", "sliding_window": 4096, )" + dims + "}");
   CHECK(all.keptLayerTokens(8192) == Approx(12 * 4096.0));
   CHECK(all.keptLayerTokens(1000) == Approx(12 * 1000.0));
   // layer_types must match num_hidden_layers and needs a window.
-  CHECK(parseError(R"({"layer_types": ["sliding_attention"], "sliding_window": 128, )" + dims + "}").field ==
-        "layer_types");
+  CHECK(parseError(R"({"layer_types": ["sliding_attention"], "sliding_window": 128, )" + dims + "}")
+            .field == "layer_types");
   CHECK(parseError(R"({"layer_types": ["sliding_attention","full_attention","full_attention",
       "full_attention","full_attention","full_attention","full_attention","full_attention",
-      "full_attention","full_attention","full_attention","full_attention"], )" + dims + "}").field ==
-        "sliding_window");
+      "full_attention","full_attention","full_attention","full_attention"], )" +
+                   dims + "}")
+            .field == "sliding_window");
 }
 
-TEST_CASE("active_params: what each token multiplies, without the input embedding", "[model][params][active]") {
+TEST_CASE("active_params: what each token multiplies, without the input embedding",
+          "[model][params][active]") {
   for (const auto& cm : Catalog::bundled().models()) {
     auto m = Catalog::bundled().resolveModel(cm.id);
     REQUIRE(m.ok());
@@ -281,10 +317,13 @@ TEST_CASE("active_params: what each token multiplies, without the input embeddin
     const auto p = countParams(*m);
     const double d = static_cast<double>(m->hidden);
     const double v = static_cast<double>(m->vocab);
-    const double kExperts = static_cast<double>(m->moeLayerCount()) * static_cast<double>(m->expertsPerToken) *
-                            3.0 * d * static_cast<double>(m->expertWidth);
+    const double kExperts = static_cast<double>(m->moeLayerCount()) *
+                            static_cast<double>(m->expertsPerToken) * 3.0 * d *
+                            static_cast<double>(m->expertWidth);
     // attention + dense MLP + router + shared experts + k routed experts + LM head.
-    CHECK(p.active == Approx(p.attention + p.denseMlp + p.router + p.sharedExperts + kExperts + v * d).epsilon(1e-12));
+    CHECK(p.active ==
+          Approx(p.attention + p.denseMlp + p.router + p.sharedExperts + kExperts + v * d)
+              .epsilon(1e-12));
     if (!m->isMoe()) {
       // Dense: everything streamed is multiplied; the only stored weight left out is the
       // input embedding (none when tied).

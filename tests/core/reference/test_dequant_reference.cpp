@@ -34,7 +34,8 @@ const uint16_t kScales[] = {
 };
 
 uint8_t codeOfElement(uint32_t word, int element) {
-  return static_cast<uint8_t>((word >> (4 * kInt4SlotOfElement[static_cast<size_t>(element)])) & 0xFu);
+  return static_cast<uint8_t>((word >> (4 * kInt4SlotOfElement[static_cast<size_t>(element)])) &
+                              0xFu);
 }
 
 std::vector<float> randomWeights(int64_t count, uint64_t seed) {
@@ -122,11 +123,11 @@ TEST_CASE("INT4 interleaved row packing round-trips", "[reference][int4]") {
 }
 
 TEST_CASE("INT4 mma packing round-trips on awkward sizes", "[reference][int4]") {
-  for (const auto& [n, k] : {std::pair<int64_t, int64_t>{1, 128}, {7, 200}, {13, 392},
-                             {37, 1064}, {64, 256}}) {
+  for (const auto& [n, k] :
+       {std::pair<int64_t, int64_t>{1, 128}, {7, 200}, {13, 392}, {37, 1064}, {64, 256}}) {
     INFO("n " << n << " k " << k);
-    const auto q = quantizeInt4G128(randomWeights(n * k, static_cast<uint64_t>(n * 1000 + k)), n,
-                                    k, false);
+    const auto q =
+        quantizeInt4G128(randomWeights(n * k, static_cast<uint64_t>(n * 1000 + k)), n, k, false);
     const auto packed = packInt4Mma(q);
     CHECK(packed.nPad % 8 == 0);
     CHECK(packed.kPad % 128 == 0);
@@ -155,7 +156,8 @@ TEST_CASE("a host walk of the mma fragments over the packed layout reproduces AÂ
         const int t = lane % 4;
         const uint16_t scale = packed.scales[static_cast<size_t>(g * packed.nPad + col)];
         for (int w = 0; w < 4; ++w) {
-          const uint32_t word = packed.words[static_cast<size_t>(((tile * groups + g) * 32 + lane) * 4 + w)];
+          const uint32_t word =
+              packed.words[static_cast<size_t>(((tile * groups + g) * 32 + lane) * 4 + w)];
           const auto v = emulateInt4MagicWord(word, scale);  // pairs p = 0..3 â†’ v[2p], v[2p+1]
           for (int p = 0; p < 4; ++p) {
             const int64_t slice = 2 * w + p / 2;  // k-slice of 16 inside the group
@@ -164,7 +166,8 @@ TEST_CASE("a host walk of the mma fragments over the packed layout reproduces AÂ
               if (col >= n || kRow + h >= k) continue;
               for (int64_t i = 0; i < m; ++i) {
                 got[static_cast<size_t>(i * n + col)] +=
-                    a[static_cast<size_t>(i * k + kRow + h)] * bf16ToFloat(v[static_cast<size_t>(2 * p + h)]);
+                    a[static_cast<size_t>(i * k + kRow + h)] *
+                    bf16ToFloat(v[static_cast<size_t>(2 * p + h)]);
               }
             }
           }
@@ -184,7 +187,8 @@ TEST_CASE("INT4 quantisers stay within half a step", "[reference][int4]") {
     for (int64_t r = 0; r < n; ++r) {
       for (int64_t c = 0; c < k; ++c) {
         const double s = bf16ToDouble(q.scales[static_cast<size_t>(r * q.groups() + c / 128)]);
-        const double err = std::fabs(double{d[static_cast<size_t>(r * k + c)]} - w[static_cast<size_t>(r * k + c)]);
+        const double err = std::fabs(double{d[static_cast<size_t>(r * k + c)]} -
+                                     w[static_cast<size_t>(r * k + c)]);
         INFO("asym " << asym << " r " << r << " c " << c);
         CHECK(err <= 0.5 * s * 1.01 + std::fabs(double{w[static_cast<size_t>(r * k + c)]}) / 128.0);
       }

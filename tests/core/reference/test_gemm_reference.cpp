@@ -15,13 +15,13 @@ using namespace qf::ref;
 
 TEST_CASE("gemmReference computes A·Wᵀ on a 2x3 case by hand", "[reference][gemm]") {
   // A is 2×2, W is 3×2 (N×K), C is 2×3.
-  const std::vector<float> a = {1, 2,    //
+  const std::vector<float> a = {1, 2,  //
                                 3, -1};
-  const std::vector<float> w = {1, 0,    //
+  const std::vector<float> w = {1,    0,  //
                                 0.5f, 4,  //
-                                -2, 3};
+                                -2,   3};
   const std::vector<float> c = gemmReference(a, w, 2, 3, 2);
-  const std::vector<float> want = {1, 8.5f, 4,  //
+  const std::vector<float> want = {1, 8.5f,  4,  //
                                    3, -2.5f, -9};
   CHECK(c == want);
 }

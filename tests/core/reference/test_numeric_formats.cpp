@@ -36,12 +36,11 @@ TEST_CASE("e4m3 decodes a hand-written table", "[reference][formats]") {
     float value;
   };
   const Row rows[] = {
-      {0x00, 0.0f},          {0x01, 0.001953125f},  // 2^-9, smallest subnormal
-      {0x07, 0.013671875f},                          // 7·2^-9, largest subnormal
-      {0x08, 0.015625f},                             // 2^-6, smallest normal
-      {0x38, 1.0f},          {0x39, 1.125f},  {0x3C, 1.5f},  {0x40, 2.0f},
-      {0x58, 16.0f},         {0x77, 240.0f},  {0x78, 256.0f}, {0x7E, 448.0f},
-      {0xB8, -1.0f},         {0xFE, -448.0f},
+      {0x00, 0.0f},         {0x01, 0.001953125f},  // 2^-9, smallest subnormal
+      {0x07, 0.013671875f},                        // 7·2^-9, largest subnormal
+      {0x08, 0.015625f},                           // 2^-6, smallest normal
+      {0x38, 1.0f},         {0x39, 1.125f},       {0x3C, 1.5f},   {0x40, 2.0f},  {0x58, 16.0f},
+      {0x77, 240.0f},       {0x78, 256.0f},       {0x7E, 448.0f}, {0xB8, -1.0f}, {0xFE, -448.0f},
   };
   for (const Row& r : rows) {
     INFO("bits " << int(r.bits));
@@ -52,10 +51,10 @@ TEST_CASE("e4m3 decodes a hand-written table", "[reference][formats]") {
   CHECK(std::isnan(decodeE4m3(0x7F)));
   CHECK(std::isnan(decodeE4m3(0xFF)));
   CHECK(encodeE4m3(std::numeric_limits<float>::quiet_NaN()) == 0x7F);
-  CHECK(encodeE4m3(1000.0f) == 0x7E);    // satfinite
+  CHECK(encodeE4m3(1000.0f) == 0x7E);  // satfinite
   CHECK(encodeE4m3(-1e30f) == 0xFE);
-  CHECK(encodeE4m3(464.0f) == 0x7E);     // tie 448/480 → even mantissa, 448
-  CHECK(encodeE4m3(1.0625f) == 0x38);    // tie 1/1.125 → even
+  CHECK(encodeE4m3(464.0f) == 0x7E);         // tie 448/480 → even mantissa, 448
+  CHECK(encodeE4m3(1.0625f) == 0x38);        // tie 1/1.125 → even
   CHECK(encodeE4m3(0.0009765625f) == 0x00);  // 2^-10: tie 0/2^-9 → even 0
   CHECK(encodeE4m3(1e-6f) == 0x00);
 }
@@ -72,11 +71,11 @@ TEST_CASE("e4m3 encode/decode round trip over every finite code", "[reference][f
 TEST_CASE("bf16 rounding, subnormals and overflow", "[reference][formats]") {
   CHECK(floatToBf16(1.0f) == 0x3F80);
   CHECK(floatToBf16(-2.0f) == 0xC000);
-  CHECK(floatToBf16(1.0f + 0.00390625f) == 0x3F80);   // 1 + 2^-8: tie → even
-  CHECK(floatToBf16(1.0f + 0.01171875f) == 0x3F82);   // 1 + 3·2^-8: tie → even (up)
+  CHECK(floatToBf16(1.0f + 0.00390625f) == 0x3F80);  // 1 + 2^-8: tie → even
+  CHECK(floatToBf16(1.0f + 0.01171875f) == 0x3F82);  // 1 + 3·2^-8: tie → even (up)
   CHECK(floatToBf16(128.0f) == 0x4300);
-  CHECK(floatToBf16(std::ldexp(1.0f, -133)) == 0x0001);  // smallest bf16 subnormal
-  CHECK(floatToBf16(std::ldexp(1.0f, -134)) == 0x0000);  // tie with zero → even
+  CHECK(floatToBf16(std::ldexp(1.0f, -133)) == 0x0001);             // smallest bf16 subnormal
+  CHECK(floatToBf16(std::ldexp(1.0f, -134)) == 0x0000);             // tie with zero → even
   CHECK(floatToBf16(std::numeric_limits<float>::max()) == 0x7F80);  // rounds past bf16 max
   CHECK(bf16IsNan(floatToBf16(std::numeric_limits<float>::quiet_NaN())));
   CHECK(bf16ToFloat(uint16_t{0x7F7F}) == std::ldexp(255.0f, 120));
@@ -91,7 +90,7 @@ TEST_CASE("e8m0 scales", "[reference][formats]") {
   CHECK(decodeE8m0(128) == 2.0f);
   CHECK(decodeE8m0(0) == std::ldexp(1.0f, -127));
   CHECK(std::isnan(decodeE8m0(0xFF)));
-  CHECK(e8m0ScaleForE2m1Block(6.0f) == 127);   // floor(log2 6) = 2 → 2^0
-  CHECK(e8m0ScaleForE2m1Block(1.0f) == 125);   // 2^-2: 1.0 → 4 in e2m1
+  CHECK(e8m0ScaleForE2m1Block(6.0f) == 127);  // floor(log2 6) = 2 → 2^0
+  CHECK(e8m0ScaleForE2m1Block(1.0f) == 125);  // 2^-2: 1.0 → 4 in e2m1
   CHECK(e8m0ScaleForE2m1Block(0.0f) == 127);
 }

@@ -60,8 +60,7 @@ TEST_CASE("scheme hints and catalog models from checkpoint names", "[session][at
   CHECK(schemeFromName("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8").scheme == "w8a8-fp8");
   CHECK(schemeFromName("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16").scheme ==
         "w4a16-g128");
-  CHECK(schemeFromName("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8").scheme ==
-        "w8a8-int8");
+  CHECK(schemeFromName("RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8").scheme == "w8a8-int8");
   CHECK(schemeFromName("TheBloke/Llama-2-7B-GPTQ").scheme == "w4a16-g128");
   CHECK(schemeFromName("x/model-w8a8-FP8").scheme == "w8a8-fp8");
   const SchemeHint none = schemeFromName("meta-llama/Llama-3.1-8B-Instruct");

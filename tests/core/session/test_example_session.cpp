@@ -6,9 +6,9 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
-#include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -55,14 +55,15 @@ void checkSchema(const Json& root, const Json& schema, const Json& inst, const s
     problems.push_back(ptr + ": expected " + c->dump());
   }
   if (const auto e = schema.find("enum"); e != schema.end()) {
-    if (std::find(e->begin(), e->end(), inst) == e->end()) problems.push_back(ptr + ": not in enum");
+    if (std::find(e->begin(), e->end(), inst) == e->end())
+      problems.push_back(ptr + ": not in enum");
   }
   if (const auto t = schema.find("type"); t != schema.end()) {
     const std::string type = t->get<std::string>();
-    const bool ok = (type == "object" && inst.is_object()) || (type == "array" && inst.is_array()) ||
-                    (type == "string" && inst.is_string()) || (type == "boolean" && inst.is_boolean()) ||
-                    (type == "number" && inst.is_number()) ||
-                    (type == "integer" && inst.is_number_integer());
+    const bool ok =
+        (type == "object" && inst.is_object()) || (type == "array" && inst.is_array()) ||
+        (type == "string" && inst.is_string()) || (type == "boolean" && inst.is_boolean()) ||
+        (type == "number" && inst.is_number()) || (type == "integer" && inst.is_number_integer());
     if (!ok) problems.push_back(ptr + ": expected " + type);
   }
   if (inst.is_object()) {

@@ -43,7 +43,8 @@ class TempDir {
   /// Names of the entries in the directory, sorted.
   [[nodiscard]] std::vector<std::string> entries() const {
     std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(m_path)) out.push_back(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(m_path))
+      out.push_back(e.path().filename().string());
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -161,7 +162,8 @@ Session richSession() {
   k.sourceFile = "nvbench.json";
   s.kernelMeasurements.push_back(k);
 
-  s.view.objectives = {{"open_llm_v1_recovery_pct", Direction::Max}, {"tpot_p99_ms", Direction::Min}};
+  s.view.objectives = {{"open_llm_v1_recovery_pct", Direction::Max},
+                       {"tpot_p99_ms", Direction::Min}};
   s.view.gates = {"open_llm_v1_recovery_pct>=99", "tpot_p99_ms<70"};
   s.view.axes = {"tpot_p99_ms", "open_llm_v1_recovery_pct", "weights_gib"};
   s.view.tab = "pareto";
@@ -180,12 +182,14 @@ std::string minimalWith(const std::string& candidatesJson, const std::string& ex
   "scenario": {"model": "llama-3-8b", "gpu": "h100-sxm", "tp": 1, "schemes": ["bf16"],
     "kv_dtype": "bf16", "max_model_len": 8192, "mem_util": 0.92, "reserve_gib": 6.0,
     "context": 0, "batch": {"min": 1, "max": 1024}},
-  "candidates": )" + candidatesJson + extra + "}";
+  "candidates": )" +
+         candidatesJson + extra + "}";
 }
 
 std::string candidateWith(const std::string& metric) {
   return R"([{"id": "a", "model": "llama-3-8b", "schemes": {"linear": "bf16"},
-    "gpu": "h100-sxm", "gpu_count": 1, "metrics": {"m": )" + metric + "}}]";
+    "gpu": "h100-sxm", "gpu_count": 1, "metrics": {"m": )" +
+         metric + "}}]";
 }
 
 }  // namespace
@@ -384,7 +388,8 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(s.error().message.find("larger than") != std::string::npos);
   }
   SECTION("UTF-8 garbage") {
-    const std::string text = minimalWith("[]", R"(, "title": ")" + std::string("\xff\xfe\xc3") + "\"");
+    const std::string text =
+        minimalWith("[]", R"(, "title": ")" + std::string("\xff\xfe\xc3") + "\"");
     const Error e = parseError(text, "garbage.json");
     CHECK(e.file == "garbage.json");
     CHECK(e.position.rfind("line ", 0) == 0);
@@ -393,12 +398,14 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(bin.position == "line 1, column 1");
   }
   SECTION("bare NaN where a number is needed") {
-    const Error e = parseError(minimalWith(candidateWith(R"({"value": NaN, "provenance": {"kind": "modelled"}})")));
+    const Error e = parseError(
+        minimalWith(candidateWith(R"({"value": NaN, "provenance": {"kind": "modelled"}})")));
     CHECK(e.position.rfind("line ", 0) == 0);
     CHECK(e.file == "bad.json");
   }
   SECTION("NaN as a string where a number is needed") {
-    const Error e = parseError(minimalWith(candidateWith(R"({"value": "NaN", "provenance": {"kind": "modelled"}})")));
+    const Error e = parseError(
+        minimalWith(candidateWith(R"({"value": "NaN", "provenance": {"kind": "modelled"}})")));
     CHECK(e.position == "/candidates/0/metrics/m/value");
     CHECK(e.field == "value");
     CHECK(e.message.find("expected a number") != std::string::npos);
@@ -409,16 +416,19 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(e.field == "m");
   }
   SECTION("unknown provenance kind") {
-    const Error e = parseError(minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "guessed"}})")));
+    const Error e = parseError(
+        minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "guessed"}})")));
     CHECK(e.position == "/candidates/0/metrics/m/provenance/kind");
     CHECK(e.field == "kind");
   }
   SECTION("published figure without a citation") {
-    const Error e = parseError(minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "published"}})")));
+    const Error e = parseError(
+        minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "published"}})")));
     CHECK(e.field == "citation");
   }
   SECTION("measured figure without a source file") {
-    const Error e = parseError(minimalWith(candidateWith(R"({"value": 1, "provenance": {"kind": "measured", "sha256": ""}})")));
+    const Error e = parseError(minimalWith(
+        candidateWith(R"({"value": 1, "provenance": {"kind": "measured", "sha256": ""}})")));
     CHECK(e.field == "source_file");
   }
   SECTION("malformed digest") {
@@ -427,8 +437,8 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(e.field == "sha256");
   }
   SECTION("interval upside down") {
-    const Error e = parseError(minimalWith(candidateWith(
-        R"({"value": 1, "lo": 2, "hi": 1, "provenance": {"kind": "modelled"}})")));
+    const Error e = parseError(minimalWith(
+        candidateWith(R"({"value": 1, "lo": 2, "hi": 1, "provenance": {"kind": "modelled"}})")));
     CHECK(e.field == "hi");
   }
   SECTION("wrong type in the scenario") {
@@ -450,7 +460,8 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(parseError(text).field == "kv_dtype");
   }
   SECTION("missing scenario") {
-    const Error e = parseError(R"({"format": "quantfront-session", "version": 2, "candidates": []})");
+    const Error e =
+        parseError(R"({"format": "quantfront-session", "version": 2, "candidates": []})");
     CHECK(e.field == "scenario");
     CHECK(e.position == "/scenario");
   }
@@ -459,7 +470,8 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(e.field == "candidates");
   }
   SECTION("duplicate candidate id") {
-    const std::string one = R"({"id": "a", "model": "m", "schemes": {"linear": "bf16"}, "gpu": "g", "gpu_count": 1, "metrics": {}})";
+    const std::string one =
+        R"({"id": "a", "model": "m", "schemes": {"linear": "bf16"}, "gpu": "g", "gpu_count": 1, "metrics": {}})";
     const Error e = parseError(minimalWith("[" + one + ", " + one + "]"));
     CHECK(e.position == "/candidates/1/id");
     CHECK(e.message.find("duplicate") != std::string::npos);
@@ -470,8 +482,8 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(e.field == "gates");
   }
   SECTION("objective orientation") {
-    const Error e = parseError(minimalWith(
-        "[]", R"(, "view": {"objectives": [{"metric": "x", "orientation": "up"}]})"));
+    const Error e = parseError(
+        minimalWith("[]", R"(, "view": {"objectives": [{"metric": "x", "orientation": "up"}]})"));
     CHECK(e.field == "orientation");
   }
   SECTION("nesting far deeper than a session") {
@@ -481,7 +493,8 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     CHECK(e.message.find("nested deeper") != std::string::npos);
   }
   SECTION("a JSON pointer escapes '/' and '~' in keys") {
-    const Error e = parseError(minimalWith(R"([{"id": "a", "model": "m", "schemes": {"linear": "bf16"},
+    const Error e =
+        parseError(minimalWith(R"([{"id": "a", "model": "m", "schemes": {"linear": "bf16"},
       "gpu": "g", "gpu_count": 1, "metrics": {"a/b~c": 3}}])"));
     CHECK(e.position == "/candidates/0/metrics/a~1b~0c");
   }
@@ -619,9 +632,15 @@ TEST_CASE("session: mangled session text never crashes the reader", "[session]")
     for (int e = 0; e < edits; ++e) {
       const std::size_t at = rng() % text.size();
       switch (rng() % 3) {
-        case 0: text[at] = static_cast<char>(rng() % 256); break;
-        case 1: text.erase(at, 1 + rng() % 8); break;
-        default: text.insert(at, 1, "{}[]\",:0-e"[rng() % 10]); break;
+        case 0:
+          text[at] = static_cast<char>(rng() % 256);
+          break;
+        case 1:
+          text.erase(at, 1 + rng() % 8);
+          break;
+        default:
+          text.insert(at, 1, "{}[]\",:0-e"[rng() % 10]);
+          break;
       }
     }
     auto r = parseSessionText(text, "mangled.json");

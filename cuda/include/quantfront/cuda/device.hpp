@@ -11,8 +11,8 @@ struct DeviceInfo {
   std::string name;
   int smMajor = 0, smMinor = 0;
   int smCount = 0;
-  double memoryGib = 0;        ///< total device memory
-  double memoryBusBits = 0;    ///< memory bus width
+  double memoryGib = 0;      ///< total device memory
+  double memoryBusBits = 0;  ///< memory bus width
   double l2CacheBytes = 0;
 };
 

@@ -20,7 +20,7 @@ struct MeasureConfig {
     int64_t k = 0;     ///< input features
     int count = 1;     ///< instances per layer (not used by the timing)
   };
-  int device = 0;                    ///< CUDA device index
+  int device = 0;  ///< CUDA device index
   /// Scheme ids (model.md): "bf16" → gemm_bf16; "w8a8-fp8" → gemm_fp8; "w8a8-int8" →
   /// gemm_int8; "w4a16-g128" → dequant_ and gemm_w4a16-g128 (fused); "w4a16-g128-asym",
   /// "w8a16", "w8a16-fp8", "mxfp4" → dequant_ only. Empty = all of these. Unknown ids are
@@ -42,39 +42,39 @@ struct MeasureConfig {
 /// One measured (or rejected) kernel configuration. Times in seconds; bytes and FLOPs are the
 /// declared minimum traffic/work of one run, so rates are bytesMoved/medianS, flops/medianS.
 struct MeasureRecord {
-  std::string kernel;      ///< hbm_copy, hbm_read, dequant_<scheme>, gemm_bf16, gemm_fp8,
-                           ///< gemm_int8, gemm_w4a16-g128
-  std::string scheme;      ///< scheme id; empty for the HBM probes
-  std::string device;      ///< device name as the runtime reports it
-  std::string shape;       ///< shape names joined by '+' (GEMMs), else empty
+  std::string kernel;           ///< hbm_copy, hbm_read, dequant_<scheme>, gemm_bf16, gemm_fp8,
+                                ///< gemm_int8, gemm_w4a16-g128
+  std::string scheme;           ///< scheme id; empty for the HBM probes
+  std::string device;           ///< device name as the runtime reports it
+  std::string shape;            ///< shape names joined by '+' (GEMMs), else empty
   int64_t m = 0, n = 0, k = 0;  ///< GEMM C[m][n] = A[m][k]·W[n][k]ᵀ; dequant n×k; HBM: n = bytes
-  double medianS = 0;      ///< median of the timed samples, seconds
-  double minS = 0;         ///< fastest sample, seconds
-  double relNoise = 0;     ///< stddev/mean of the samples
-  int64_t samples = 0;     ///< timed samples
-  double bytesMoved = 0;   ///< bytes read + written by one run
-  double flops = 0;        ///< floating-point (or integer) operations of one run, 2·m·n·k for GEMMs
+  double medianS = 0;           ///< median of the timed samples, seconds
+  double minS = 0;              ///< fastest sample, seconds
+  double relNoise = 0;          ///< stddev/mean of the samples
+  int64_t samples = 0;          ///< timed samples
+  double bytesMoved = 0;        ///< bytes read + written by one run
+  double flops = 0;  ///< floating-point (or integer) operations of one run, 2·m·n·k for GEMMs
   std::string sourceFile;  ///< the .cu/.cpp that holds the kernel or library call
   bool valid = true;       ///< false: check failed or unsupported; then not timed
   bool supported = true;   ///< false: the library has no kernel for this configuration
                            ///< (cuBLASLt status in `check`); valid is false too
-  std::string check;       ///< e.g. "rel_err=3.1e-04" or "bit_exact 0/4736 mismatches" or why invalid
+  std::string check;  ///< e.g. "rel_err=3.1e-04" or "bit_exact 0/4736 mismatches" or why invalid
 };
 
 /// The GPU and software the records were measured on.
 struct EnvironmentInfo {
-  int device = 0;                  ///< CUDA device index
-  std::string name;                ///< e.g. "NVIDIA H200"
-  int smCount = 0;                 ///< multiprocessors
-  int smMajor = 0, smMinor = 0;    ///< compute capability
-  double smClockMhz = 0;           ///< max SM clock (cudaDevAttrClockRate), MHz
-  double memoryClockMhz = 0;       ///< peak memory clock (cudaDevAttrMemoryClockRate), MHz
-  int memoryBusBits = 0;           ///< memory bus width, bits
-  double memoryGib = 0;            ///< total device memory, GiB
-  double l2Bytes = 0;              ///< L2 cache, bytes
-  int driverVersion = 0;           ///< cudaDriverGetVersion, e.g. 13000
-  int runtimeVersion = 0;          ///< cudaRuntimeGetVersion
-  int cublasLtVersion = 0;         ///< cublasLtGetVersion
+  int device = 0;                ///< CUDA device index
+  std::string name;              ///< e.g. "NVIDIA H200"
+  int smCount = 0;               ///< multiprocessors
+  int smMajor = 0, smMinor = 0;  ///< compute capability
+  double smClockMhz = 0;         ///< max SM clock (cudaDevAttrClockRate), MHz
+  double memoryClockMhz = 0;     ///< peak memory clock (cudaDevAttrMemoryClockRate), MHz
+  int memoryBusBits = 0;         ///< memory bus width, bits
+  double memoryGib = 0;          ///< total device memory, GiB
+  double l2Bytes = 0;            ///< L2 cache, bytes
+  int driverVersion = 0;         ///< cudaDriverGetVersion, e.g. 13000
+  int runtimeVersion = 0;        ///< cudaRuntimeGetVersion
+  int cublasLtVersion = 0;       ///< cublasLtGetVersion
 };
 
 /// Everything measure() produced.

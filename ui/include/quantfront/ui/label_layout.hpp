@@ -22,10 +22,10 @@ namespace qf::ui {
 struct LabelRequest {
   QPointF anchor;
   QSizeF size;
-  bool right = true;      ///< box to the right of the anchor (else to the left)
-  bool below = true;      ///< box below the anchor (else above)
-  bool mayFlip = true;    ///< may go to the other side horizontally
-  double gap = 5;         ///< pixels between the anchor and the box
+  bool right = true;    ///< box to the right of the anchor (else to the left)
+  bool below = true;    ///< box below the anchor (else above)
+  bool mayFlip = true;  ///< may go to the other side horizontally
+  double gap = 5;       ///< pixels between the anchor and the box
 };
 
 /// Boxes for `requests` in order, each inside `bounds` and clear of `occupied` and of the

@@ -2,10 +2,10 @@
 /// The Pareto tab (pick two objectives; frontier line, dominated points faded, gated-out
 /// struck, interval bars, uncertain band) and the Candidates tab (sortable table with gate
 /// status and provenance). Both draw a FrontierResult computed by core.
+#include <qcustomplot.h>
 #include <QWidget>
 #include <map>
 #include <optional>
-#include <qcustomplot.h>
 
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
@@ -48,7 +48,8 @@ class ParetoView : public QWidget {
   /// Shows `cands`; keeps the chosen objectives when their metrics still exist.
   void setCandidates(const std::vector<Candidate>& cands);
   /// Selected objectives (x, y) and gates.
-  void setSelection(const std::vector<Objective>& objectives, const std::vector<std::string>& gates);
+  void setSelection(const std::vector<Objective>& objectives,
+                    const std::vector<std::string>& gates);
   /// setCandidates + setSelection with one frontier computation (what opening a session does).
   void setContents(const std::vector<Candidate>& cands, const std::vector<Objective>& objectives,
                    const std::vector<std::string>& gates);
@@ -71,7 +72,8 @@ class ParetoView : public QWidget {
   void recompute();
   void fillTable();
   void loadCandidates(const std::vector<Candidate>& cands);
-  void applySelection(const std::vector<Objective>& objectives, const std::vector<std::string>& gates);
+  void applySelection(const std::vector<Objective>& objectives,
+                      const std::vector<std::string>& gates);
   QComboBox* m_x = nullptr;
   QComboBox* m_y = nullptr;
   QComboBox* m_xDir = nullptr;

@@ -1,8 +1,8 @@
 #pragma once
 /// The engine's plots: step time vs batch, and throughput & capacity. Both draw an
 /// EngineReport; neither computes physics.
-#include <QString>
 #include <qcustomplot.h>
+#include <QString>
 
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/model/engine.hpp>

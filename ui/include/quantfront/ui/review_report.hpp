@@ -27,9 +27,9 @@ struct ReviewReportInputs {
   QString sessionName;                   ///< the session's file, or "example session"
   QCustomPlot* stepPlot = nullptr;
   QCustomPlot* throughputPlot = nullptr;
-  QCustomPlot* paretoPlot = nullptr;     ///< may be null when there are no candidates
-  QCustomPlot* residualPlot = nullptr;   ///< shown only with kernel measurements
-  QString paretoStatus;                  ///< the Pareto view's summary line and warnings
+  QCustomPlot* paretoPlot = nullptr;    ///< may be null when there are no candidates
+  QCustomPlot* residualPlot = nullptr;  ///< shown only with kernel measurements
+  QString paretoStatus;                 ///< the Pareto view's summary line and warnings
   std::vector<Objective> objectives;
   std::vector<std::string> gates;
   std::map<std::string, CandidateVerdict> verdicts;

@@ -26,9 +26,9 @@ namespace qf {
 /// does not move the fit.
 struct RobustLineFit {
   double slope = 0;
-  double intercept = 0;                ///< 0 when fitted through the origin
-  std::vector<double> relResiduals;    ///< (y − ŷ)/ŷ per point, input order
-  double relSpread = 0;                ///< 1.4826 × median |relative residual|
+  double intercept = 0;              ///< 0 when fitted through the origin
+  std::vector<double> relResiduals;  ///< (y − ŷ)/ŷ per point, input order
+  double relSpread = 0;              ///< 1.4826 × median |relative residual|
   std::size_t points = 0;
 };
 /// Fits `ys` against `xs` (same length ≥ 1, x > 0, y > 0). `withIntercept` needs ≥ 2 distinct
@@ -46,8 +46,8 @@ struct FittedValue {
 
 /// What calibrate() fits for one device.
 struct Calibration {
-  std::string device;                               ///< as the driver reports it
-  std::optional<FittedValue> bandwidthBytesPerS;    ///< β from hbm_copy / hbm_read
+  std::string device;                             ///< as the driver reports it
+  std::optional<FittedValue> bandwidthBytesPerS;  ///< β from hbm_copy / hbm_read
   /// Achieved tensor rate in FLOP/s by key: a tensor path ("bf16", "fp8", "int8") for the
   /// library GEMMs, a scheme id ("w4a16-g128") for our own fused kernels.
   std::map<std::string, FittedValue> peakFlopsPerS;
@@ -120,7 +120,7 @@ struct MeasuredCurve {
 /// What the window draws over the modelled curves: measured points per scheme with their
 /// spread, the calibrated model's report over the plotted batches, and the residuals.
 struct MeasurementOverlay {
-  std::string device;                      ///< whose records (empty: none)
+  std::string device;  ///< whose records (empty: none)
   std::vector<MeasuredCurve> measured;
   std::optional<EngineReport> calibrated;  ///< the engine on the calibrated GPU
   std::vector<std::string> notes;          ///< e.g. which device of several was used

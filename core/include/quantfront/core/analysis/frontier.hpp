@@ -38,8 +38,9 @@ struct Objective {
 /// Orientation of well-known metric names: `score`, `recovery`, `throughput`, `goodput`,
 /// `queries_per_usd`, `max_concurrency`, `cost_reduction`, `accuracy`, `exact_match`, `acc`,
 /// `tokens_per_s`, `*_tok_s`, `*_req_s`, `*_per_s` → max; lm-eval task scores `<task>_<metric>`
-/// by lmEvalMetricDirection (perplexities, bits per byte, invalid rates → min); names ending in `_ms`, `_s`, `_gib`, `_gb`, or
-/// containing `usd_per`, `kl`, `flip_rate`, `energy`, `fallback` → min. nullopt when unknown.
+/// by lmEvalMetricDirection (perplexities, bits per byte, invalid rates → min); names ending in
+/// `_ms`, `_s`, `_gib`, `_gb`, or containing `usd_per`, `kl`, `flip_rate`, `energy`, `fallback` →
+/// min. nullopt when unknown.
 std::optional<Direction> knownDirection(const std::string& metric);
 
 /// Parses "name:max,name:min,name" (a bare name takes knownDirection). Errors name `field`.
@@ -119,7 +120,7 @@ struct FrontierOptions {
   /// Where baselineId is looked up when it is not among the evaluated candidates (a frontier
   /// computed per group takes its baseline from all candidates); null: nowhere else.
   const std::vector<Candidate>* baselinePool = nullptr;
-  bool withDominators = true;             ///< fill the `by` lists (O(n) per listed candidate)
+  bool withDominators = true;  ///< fill the `by` lists (O(n) per listed candidate)
   /// At most this many ids per `by` list (0: all). Lists of every dominator grow as n² on
   /// large inputs (10^5 rows: billions of ids); the first few say why a point is dominated.
   std::size_t maxDominatorsListed = kDefaultDominatorsListed;

@@ -71,7 +71,7 @@ struct FrontierGroup {
 struct FrontierQuery {
   std::vector<Objective> objectives;       ///< chosen explicitly (a flag, the view's pickers)
   std::vector<Objective> savedObjectives;  ///< a session's saved objectives
-  std::vector<std::string> metricNames;     ///< order of the default objectives (empty: metricNamesOf)
+  std::vector<std::string> metricNames;  ///< order of the default objectives (empty: metricNamesOf)
   std::vector<Gate> gates;
   std::optional<std::string> baselineId;
   bool withDominators = true;

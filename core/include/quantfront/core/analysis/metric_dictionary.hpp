@@ -54,8 +54,8 @@ bool isRelativeMetric(std::string_view name);
 
 /// One row of the dictionary as documentation lists it.
 struct MetricRule {
-  std::string pattern;      ///< exact name or pattern, e.g. "<task>_<metric>"
-  std::string readable;     ///< readable form of the pattern
+  std::string pattern;   ///< exact name or pattern, e.g. "<task>_<metric>"
+  std::string readable;  ///< readable form of the pattern
   std::string unit;
   std::string description;
   MetricCategory category = MetricCategory::Quality;

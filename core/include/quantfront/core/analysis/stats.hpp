@@ -70,9 +70,10 @@ double mcnemarExactP(std::int64_t b, std::int64_t c);
 /// Which pairs to compare in two lm-eval per-sample files.
 struct PairOptions {
   /// The per-question metric; its values must be 0 or 1.
-  std::string metric;                 ///< empty: "exact_match" when present, else "acc"
-  std::optional<std::string> task;    ///< only this task (default: every task)
-  std::optional<std::string> filter;  ///< only this filter (default when several: strict-match, then none, then the first)
+  std::string metric;               ///< empty: "exact_match" when present, else "acc"
+  std::optional<std::string> task;  ///< only this task (default: every task)
+  std::optional<std::string>
+      filter;  ///< only this filter (default when several: strict-match, then none, then the first)
 };
 
 /// A paired comparison of two models on the same questions (A = reference, B = candidate).
@@ -85,11 +86,11 @@ struct PairedComparison {
   std::int64_t wrongToRight = 0;  ///< c: wrong in A, right in B
   double scoreA = 0;              ///< fraction right in A over the joined questions
   double scoreB = 0;
-  double flipRate = 0;           ///< (b + c)/n
-  double mcnemarP = 1;           ///< exact two-sided p on b vs c
-  double pairedSe = 0;           ///< sqrt(f/n), the seed's paired SE
-  Interval flipRateCi;           ///< exact (Clopper-Pearson) 95% interval of the flip rate
-  double diff = 0;               ///< scoreB − scoreA = (c − b)/n
+  double flipRate = 0;  ///< (b + c)/n
+  double mcnemarP = 1;  ///< exact two-sided p on b vs c
+  double pairedSe = 0;  ///< sqrt(f/n), the seed's paired SE
+  Interval flipRateCi;  ///< exact (Clopper-Pearson) 95% interval of the flip rate
+  double diff = 0;      ///< scoreB − scoreA = (c − b)/n
   /// diff ± 1.96·pairedSe; with no discordant pair (b = c = 0) that would have zero width,
   /// so it is ±flipRateCi.hi instead (|diff| ≤ flip rate), and a warning says so.
   Interval diffCi;
@@ -107,7 +108,6 @@ struct PairedComparison {
 Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const std::string& fileA,
                                        const std::vector<SampleRecord>& b, const std::string& fileB,
                                        const PairOptions& opts = {});
-
 
 /// Small, fully specified PRNG (xoshiro256** seeded through splitmix64) so bootstrap
 /// results are identical on every platform and compiler.

@@ -41,8 +41,8 @@ struct Error {
 template <class T>
 class Result {
  public:
-  Result(T value) : m_v(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Error error) : m_v(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  Result(T value) : m_v(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Result(Error error) : m_v(std::move(error)) {}  // NOLINT(google-explicit-constructor)
   [[nodiscard]] bool ok() const { return m_v.index() == 0; }
   explicit operator bool() const { return ok(); }
   T& value() & { return std::get<0>(m_v); }

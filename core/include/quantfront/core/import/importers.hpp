@@ -39,7 +39,8 @@ Result<ImportReport> importBytes(std::string_view bytes, const std::string& labe
 
 /// lm-evaluation-harness per-sample JSONL (one line per (doc_id, filter)).
 Result<std::vector<SampleRecord>> readLmEvalSamples(const std::string& path);
-Result<std::vector<SampleRecord>> parseLmEvalSamples(std::string_view bytes, const std::string& label);
+Result<std::vector<SampleRecord>> parseLmEvalSamples(std::string_view bytes,
+                                                     const std::string& label);
 
 /// Kernel measurements from an imported nvbench run rebuilt from its metrics and setup (the
 /// same records the reader puts in ImportReport::kernelMeasurements; use those when the report

@@ -32,7 +32,8 @@ class Catalog {
   /// A catalog GPU id (case-insensitive) or a path to a GPU JSON file.
   [[nodiscard]] Result<GpuSpec> resolveGpu(const std::string& idOrPath) const;
   /// A built-in scheme by id (case-insensitive); `field` names the argument in errors.
-  [[nodiscard]] Result<Scheme> scheme(const std::string& id, const std::string& field = "scheme") const;
+  [[nodiscard]] Result<Scheme> scheme(const std::string& id,
+                                      const std::string& field = "scheme") const;
   /// Ids joined with ", " for error messages.
   [[nodiscard]] std::string modelIds() const;
   [[nodiscard]] std::string gpuIds() const;

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/base/error.hpp>
+#include <quantfront/core/model/engine.hpp>
 
 namespace qf {
 

@@ -58,7 +58,7 @@ struct Scenario {
   GpuSpec gpu;
   int tp = 1;                       ///< tensor-parallel degree
   std::int64_t maxModelLen = 8192;  ///< tokens of KV reserved per sequence
-  double kvBytesPerElement = 2.0;             ///< bytes per KV element (bf16 2, fp8 1)
+  double kvBytesPerElement = 2.0;   ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
   double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
   std::int64_t contextTokens = 0;   ///< 0: the attention term is off
@@ -83,11 +83,15 @@ struct Affine {
     return c0 + c1 * batch + cE * distinctExperts;
   }
   Affine& operator+=(const Affine& o) {
-    c0 += o.c0; c1 += o.c1; cE += o.cE;
+    c0 += o.c0;
+    c1 += o.c1;
+    cE += o.cE;
     return *this;
   }
   friend Affine operator-(Affine a, const Affine& b) {
-    a.c0 -= b.c0; a.c1 -= b.c1; a.cE -= b.cE;
+    a.c0 -= b.c0;
+    a.c1 -= b.c1;
+    a.cE -= b.cE;
     return a;
   }
 };
@@ -111,15 +115,16 @@ struct KindTerm {
   bool fallback = false;  ///< the GPU lacks the scheme's tensor path
   TensorPath effectivePath = TensorPath::Bf16;
   double effectiveC = 0;
-  double weightsStored = 0;  ///< parameters of this kind held in memory (per model, not per TP rank)
+  double weightsStored =
+      0;  ///< parameters of this kind held in memory (per model, not per TP rank)
   Affine memS;
   Affine compS;
   double peakFlopsPerS = 0;      ///< P of the effective path × η_P
   double computeEff = 1;         ///< η_P applied
   double dequantSPerWeight = 0;  ///< c/D, or the measured cost when the efficiency has one
   bool dequantMeasured = false;  ///< dequantSPerWeight is a measurement, not c/D
-  double mmaSPerSeq = 0;  ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
-  double dequantS = 0;    ///< W·c/D/TP with every expert touched, seconds
+  double mmaSPerSeq = 0;         ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
+  double dequantS = 0;           ///< W·c/D/TP with every expert touched, seconds
   double bytesPerWeight = 0;
 };
 
@@ -190,7 +195,7 @@ struct CapacityReport {
   double kvGibPerSeq = 0;
   double kvBytesPerToken = 0;  ///< per sequence, whole model (before TP split)
   std::int64_t maxSeqs = 0;
-  bool fits = false;           ///< weights fit in the budget
+  bool fits = false;  ///< weights fit in the budget
   double tokensPerSAtCapacity = 0;
 };
 
@@ -209,12 +214,12 @@ struct PointReport {
 struct SchemeReport {
   SchemeAssignment assignment;
   StepCurve curve;
-  double bitsPerWeight = 0;  ///< storage-weighted over kinds
-  bool fallback = false;     ///< the linear kind runs on the fallback path
-  std::string pathName;      ///< effective path of the linear kind, or "fallback"
-  double memoryFloorMs = 0;  ///< mem(1)
-  double mmaUsPerSeq = 0;    ///< Σ 2A/P per sequence
-  double dequantMs = 0;      ///< Σ W·c/D with every expert touched
+  double bitsPerWeight = 0;             ///< storage-weighted over kinds
+  bool fallback = false;                ///< the linear kind runs on the fallback path
+  std::string pathName;                 ///< effective path of the linear kind, or "fallback"
+  double memoryFloorMs = 0;             ///< mem(1)
+  double mmaUsPerSeq = 0;               ///< Σ 2A/P per sequence
+  double dequantMs = 0;                 ///< Σ W·c/D with every expert touched
   std::optional<double> ridgeBatch;     ///< (b/β − c/D)·P/2 of the linear kind; none when ≤ 0
   std::optional<double> moeRidgeBatch;  ///< where the expert kind turns compute-bound
   double allReduceUsPerSeq = 0;

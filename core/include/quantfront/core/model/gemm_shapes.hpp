@@ -14,11 +14,11 @@ enum class GemmKind { Linear, Expert, LmHead };
 
 /// One weight matrix shape and how many of it one decode step multiplies.
 struct GemmShape {
-  std::string name;          ///< "q_proj", "kv_proj", "o_proj", "gate_up_proj", "down_proj",
-                             ///< "expert_gate_up", "expert_down", "lm_head", ...
-  std::int64_t n = 0;        ///< output features (rows of W)
-  std::int64_t k = 0;        ///< input features
-  std::int64_t count = 0;    ///< instances over all layers (experts: per expert touched)
+  std::string name;        ///< "q_proj", "kv_proj", "o_proj", "gate_up_proj", "down_proj",
+                           ///< "expert_gate_up", "expert_down", "lm_head", ...
+  std::int64_t n = 0;      ///< output features (rows of W)
+  std::int64_t k = 0;      ///< input features
+  std::int64_t count = 0;  ///< instances over all layers (experts: per expert touched)
   GemmKind kind = GemmKind::Linear;
 };
 

@@ -22,20 +22,21 @@ std::optional<TensorPath> tensorPathFromName(const std::string& name);
 /// A GPU file's optional `calibration` block: what real kernels reach on this GPU (written by
 /// `qfront calibrate` from measurements, or by hand). Absent values keep the datasheet model.
 struct GpuCalibration {
-  std::string source;                        ///< where the figures come from
-  std::optional<double> overheadMs;          ///< t0: fixed per-step overhead, ms
-  std::optional<double> bandwidthEfficiency; ///< η_β: achieved fraction of hbm_bandwidth_tbs
+  std::string source;                         ///< where the figures come from
+  std::optional<double> overheadMs;           ///< t0: fixed per-step overhead, ms
+  std::optional<double> bandwidthEfficiency;  ///< η_β: achieved fraction of hbm_bandwidth_tbs
   /// η_P: achieved fraction of the tensor peak, by tensor path ("bf16") or scheme id
   /// ("w4a16-g128"); a scheme's entry wins over its path's.
   std::map<std::string, double> computeEfficiency;
-  std::map<std::string, double> dequantSPerWeight;  ///< measured dequant seconds per weight, by scheme id
+  std::map<std::string, double>
+      dequantSPerWeight;  ///< measured dequant seconds per weight, by scheme id
   /// Every other key (device, residuals, fits, ...), kept as read: a serialised JSON object
   /// (this header sees only nlohmann's forward declarations).
   std::string extraJson = "{}";
 };
 
 /// Accepted ranges of calibration figures.
-inline constexpr double kMaxEfficiency = 1.5;       ///< η above 1: a datasheet below what is reached
+inline constexpr double kMaxEfficiency = 1.5;  ///< η above 1: a datasheet below what is reached
 inline constexpr double kMaxOverheadMs = 1000;
 inline constexpr double kMaxDequantSPerWeight = 1e-6;
 
@@ -44,10 +45,10 @@ struct GpuSpec {
   std::string id;
   std::string name;
   double memoryGib = 0;
-  double hbmBandwidthTBps = 0;  ///< 1e12 bytes/s
+  double hbmBandwidthTBps = 0;                          ///< 1e12 bytes/s
   std::array<std::optional<double>, 5> tensorTflops{};  ///< indexed by TensorPath; absent = no path
   double vectorFp32Tflops = 0;
-  std::optional<double> nvlinkGBps;     ///< 1e9 bytes/s
+  std::optional<double> nvlinkGBps;          ///< 1e9 bytes/s
   std::optional<double> pricePerGpuHourUsd;  ///< USD per GPU-hour
   std::string priceSource;
   std::string source;
@@ -83,7 +84,8 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
 Result<GpuSpec> loadGpuFile(const std::string& path);
 /// Parses a `calibration` block (`pointer` locates it). Errors name the field, e.g.
 /// "calibration.compute_efficiency.bf16".
-Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file, const std::string& pointer);
+Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file,
+                                           const std::string& pointer);
 /// The block as parseGpuCalibration reads it.
 Json gpuCalibrationToJson(const GpuCalibration& c);
 /// Serialises a GPU to the same shape parseGpu reads.

@@ -23,8 +23,9 @@ struct MlaDims {
 /// Quantization already applied to a checkpoint (config.json's quantization_config).
 struct CheckpointQuant {
   std::string quantMethod;  ///< gptq, awq, fp8, compressed-tensors, ...
-  std::string schemeId;     ///< built-in scheme it maps to (a mixed candidate's id), empty when unmapped
-  std::string note;         ///< how the mapping was made, or why it could not be
+  std::string
+      schemeId;      ///< built-in scheme it maps to (a mixed candidate's id), empty when unmapped
+  std::string note;  ///< how the mapping was made, or why it could not be
   /// Per layer kind when the checkpoint quantizes some modules and not others (gpt-oss:
   /// linear bf16, moe mxfp4, lm_head bf16); all empty for a uniform checkpoint.
   std::string linearSchemeId, moeSchemeId, lmHeadSchemeId;
@@ -36,24 +37,24 @@ struct ModelArch {
   std::string id;    ///< catalog id or file stem
   std::string name;  ///< human name (e.g. "meta-llama/Meta-Llama-3-8B")
   std::string sourceFile;
-  std::string modelType;                ///< model_type of the text model (the outer one when nested)
-  std::int64_t layers = 0;              ///< num_hidden_layers L
-  std::int64_t hidden = 0;              ///< hidden_size d
-  std::int64_t intermediate = 0;        ///< f, the dense MLP width (Llama-4: intermediate_size_mlp)
-  std::int64_t heads = 0;               ///< num_attention_heads nh
-  std::int64_t kvHeads = 0;             ///< num_key_value_heads nkv
-  std::int64_t headDim = 0;             ///< head_dim hd
-  std::int64_t vocab = 0;               ///< vocab_size V
-  bool tiedEmbeddings = false;          ///< tie_word_embeddings, or the model type's default
+  std::string modelType;          ///< model_type of the text model (the outer one when nested)
+  std::int64_t layers = 0;        ///< num_hidden_layers L
+  std::int64_t hidden = 0;        ///< hidden_size d
+  std::int64_t intermediate = 0;  ///< f, the dense MLP width (Llama-4: intermediate_size_mlp)
+  std::int64_t heads = 0;         ///< num_attention_heads nh
+  std::int64_t kvHeads = 0;       ///< num_key_value_heads nkv
+  std::int64_t headDim = 0;       ///< head_dim hd
+  std::int64_t vocab = 0;         ///< vocab_size V
+  bool tiedEmbeddings = false;    ///< tie_word_embeddings, or the model type's default
   // Mixture of experts (experts == 0: dense model).
-  std::int64_t experts = 0;             ///< routed experts E
-  std::int64_t expertsPerToken = 0;     ///< k
-  std::int64_t expertWidth = 0;         ///< fe
+  std::int64_t experts = 0;                 ///< routed experts E
+  std::int64_t expertsPerToken = 0;         ///< k
+  std::int64_t expertWidth = 0;             ///< fe
   std::int64_t sharedExpertWidthTotal = 0;  ///< sum of shared-expert widths per MoE layer
-  std::vector<bool> moeLayer;           ///< per layer: true when the layer is MoE
+  std::vector<bool> moeLayer;               ///< per layer: true when the layer is MoE
   /// Sliding-window attention: tokens a windowed layer keeps (0: no windowed layer).
   std::int64_t slidingWindow = 0;
-  std::vector<bool> slidingLayer;       ///< per layer: true when its attention is windowed
+  std::vector<bool> slidingLayer;  ///< per layer: true when its attention is windowed
   std::optional<MlaDims> mla;
   std::optional<CheckpointQuant> checkpointQuant;
 
@@ -73,14 +74,14 @@ struct ModelArch {
 
 /// Parameter counts (norms and biases ignored, < 0.1%).
 struct ParamCounts {
-  double attention = 0;      ///< all layers' attention projections
-  double denseMlp = 0;       ///< dense MLP layers
-  double router = 0;         ///< MoE routers
-  double sharedExperts = 0;  ///< shared experts
-  double routedExperts = 0;  ///< all routed experts (E per MoE layer)
+  double attention = 0;             ///< all layers' attention projections
+  double denseMlp = 0;              ///< dense MLP layers
+  double router = 0;                ///< MoE routers
+  double sharedExperts = 0;         ///< shared experts
+  double routedExperts = 0;         ///< all routed experts (E per MoE layer)
   double routedPerExpertLayer = 0;  ///< one expert of one layer: 3·d·fe
-  double lmHead = 0;         ///< V·d
-  double embedding = 0;      ///< V·d, 0 when tied to the LM head
+  double lmHead = 0;                ///< V·d
+  double embedding = 0;             ///< V·d, 0 when tied to the LM head
   /// Weights of the `linear` layer kind: attention + dense MLP + shared experts + router.
   [[nodiscard]] double linear() const { return attention + denseMlp + router + sharedExperts; }
   /// Streamed per token for a dense model (all layer weights + LM head, not the embedding).

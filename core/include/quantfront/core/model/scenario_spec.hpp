@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/base/error.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
-#include <quantfront/core/base/error.hpp>
 
 namespace qf {
 

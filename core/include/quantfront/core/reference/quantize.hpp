@@ -20,12 +20,12 @@ inline constexpr int64_t kMxBlockSize = 32;
 
 /// INT4 weights quantised in groups of 128 along K, row-major over the N×K weight matrix.
 struct Int4Weights {
-  int64_t n = 0;                  ///< rows (output features)
-  int64_t k = 0;                  ///< columns (input features); the last group may be short
-  bool asymmetric = false;        ///< zero points present (else the implicit zero is 8)
-  std::vector<uint8_t> codes;     ///< [n][k] unsigned codes 0..15
-  std::vector<uint16_t> scales;   ///< [n][groups()] bf16 bits
-  std::vector<uint8_t> zeros;     ///< [n][groups()] zero points 0..15 (asymmetric only)
+  int64_t n = 0;                 ///< rows (output features)
+  int64_t k = 0;                 ///< columns (input features); the last group may be short
+  bool asymmetric = false;       ///< zero points present (else the implicit zero is 8)
+  std::vector<uint8_t> codes;    ///< [n][k] unsigned codes 0..15
+  std::vector<uint16_t> scales;  ///< [n][groups()] bf16 bits
+  std::vector<uint8_t> zeros;    ///< [n][groups()] zero points 0..15 (asymmetric only)
   /// Groups per row: ceil(k / 128).
   int64_t groups() const { return (k + kInt4GroupSize - 1) / kInt4GroupSize; }
   /// Zero point of (row, group): 8 when symmetric.
@@ -59,10 +59,10 @@ std::vector<uint8_t> unpackInt4Interleaved(const std::vector<uint32_t>& words, i
 /// 16·(2w + p/2) + 8·(p%2) + 2t + {0, 1} of the group: exactly the mma.m16n8k16 B-fragment
 /// registers b0/b1 for k-slices 2w and 2w+1. Padding rows/columns hold code 8 (value 0).
 struct Int4MmaPacked {
-  int64_t n = 0, k = 0;           ///< logical shape
-  int64_t nPad = 0, kPad = 0;     ///< n rounded up to 8, k rounded up to 128
-  std::vector<uint32_t> words;    ///< packed codes, layout above
-  std::vector<uint16_t> scales;   ///< [kPad/128][nPad] bf16 bits (padding scale 0)
+  int64_t n = 0, k = 0;          ///< logical shape
+  int64_t nPad = 0, kPad = 0;    ///< n rounded up to 8, k rounded up to 128
+  std::vector<uint32_t> words;   ///< packed codes, layout above
+  std::vector<uint16_t> scales;  ///< [kPad/128][nPad] bf16 bits (padding scale 0)
 };
 /// Pack symmetric weights for the fused kernel. Precondition: !q.asymmetric.
 Int4MmaPacked packInt4Mma(const Int4Weights& q);
@@ -88,9 +88,9 @@ std::array<uint16_t, 8> emulateInt4MagicWord(uint32_t word, uint16_t scaleBf16, 
 
 /// INT8 weights with one bf16 scale per output row.
 struct Int8Weights {
-  int64_t n = 0, k = 0;           ///< shape
-  std::vector<int8_t> q;          ///< [n][k], −127..127
-  std::vector<uint16_t> scales;   ///< [n] bf16 bits
+  int64_t n = 0, k = 0;          ///< shape
+  std::vector<int8_t> q;         ///< [n][k], −127..127
+  std::vector<uint16_t> scales;  ///< [n] bf16 bits
 };
 /// s = absmax/127 (bf16), q = round(w/s) clamped to ±127.
 Int8Weights quantizeInt8PerChannel(const std::vector<float>& w, int64_t n, int64_t k);
@@ -99,9 +99,9 @@ std::vector<uint16_t> dequantInt8(const Int8Weights& q);
 
 /// FP8 e4m3 weights with one bf16 scale per output row.
 struct Fp8Weights {
-  int64_t n = 0, k = 0;           ///< shape
-  std::vector<uint8_t> q;         ///< [n][k] e4m3 bits (never NaN)
-  std::vector<uint16_t> scales;   ///< [n] bf16 bits; |s| < 256 (the device path folds 2^120 into s)
+  int64_t n = 0, k = 0;          ///< shape
+  std::vector<uint8_t> q;        ///< [n][k] e4m3 bits (never NaN)
+  std::vector<uint16_t> scales;  ///< [n] bf16 bits; |s| < 256 (the device path folds 2^120 into s)
 };
 /// s = absmax/448 (bf16), q = e4m3(w/s) saturating.
 Fp8Weights quantizeFp8PerChannel(const std::vector<float>& w, int64_t n, int64_t k);
@@ -123,9 +123,9 @@ std::vector<int8_t> quantizeInt8PerTensor(const std::vector<float>& w, float& sc
 
 /// MXFP4 weights: e2m1 elements, one e8m0 scale per 32 along K.
 struct Mxfp4Weights {
-  int64_t n = 0, k = 0;           ///< shape; k % 32 == 0
-  std::vector<uint8_t> packed;    ///< [n][k/2] bytes, low nibble = even k (OCP MX order)
-  std::vector<uint8_t> scales;    ///< [n][k/32] e8m0 bits
+  int64_t n = 0, k = 0;         ///< shape; k % 32 == 0
+  std::vector<uint8_t> packed;  ///< [n][k/2] bytes, low nibble = even k (OCP MX order)
+  std::vector<uint8_t> scales;  ///< [n][k/32] e8m0 bits
 };
 /// OCP MX quantisation: block scale from e8m0ScaleForE2m1Block, elements e2m1(w/scale).
 Mxfp4Weights quantizeMxfp4(const std::vector<float>& w, int64_t n, int64_t k);

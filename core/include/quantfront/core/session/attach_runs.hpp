@@ -44,7 +44,8 @@ struct AttachReport {
   std::size_t metricsAttached = 0;   ///< measured metrics written (not counting recovery)
   std::size_t recoveryDerived = 0;   ///< `<task>_recovery_pct` figures derived
   std::vector<std::string> notes;    ///< where model, scheme and GPU came from
-  std::vector<std::string> warnings; ///< runs skipped, metrics overwritten, modelled figures missing
+  std::vector<std::string>
+      warnings;  ///< runs skipped, metrics overwritten, modelled figures missing
 };
 
 /// A scheme hint read from a model or checkpoint name ("...-FP8", "quantized.w4a16", "GPTQ").

@@ -11,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include <quantfront/core/model/catalog.hpp>
-#include <quantfront/core/base/error.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
-#include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
 namespace qf {
@@ -48,7 +48,7 @@ struct ViewState {
   std::vector<Objective> objectives;  ///< selected objectives, each oriented (frontier.hpp)
   std::vector<std::string> gates;     ///< gates as parseGate reads them, e.g. "recovery_pct>=99"
   PlotAxes axes;
-  std::string tab = "step-time";      ///< "step-time", "throughput", "pareto", "candidates"
+  std::string tab = "step-time";  ///< "step-time", "throughput", "pareto", "candidates"
 };
 
 /// A whole session. Plain data: I/O is in the functions below.
@@ -81,8 +81,7 @@ Result<Session> parseSessionText(std::string_view text, const std::string& file)
 Result<Json> parseSessionJson(std::string_view text, const std::string& file);
 
 /// Reads and parses a session file (at most `maxBytes`, checked before reading).
-Result<Session> loadSession(const std::string& path,
-                            std::uint64_t maxBytes = kMaxSessionFileBytes);
+Result<Session> loadSession(const std::string& path, std::uint64_t maxBytes = kMaxSessionFileBytes);
 
 /// The session as a version-kSessionVersion document. Non-finite numbers in imported runs
 /// and kernel measurements are written as the strings "NaN", "Infinity", "-Infinity".
@@ -105,14 +104,15 @@ std::optional<Error> saveSessionAtomic(const Session& s, const std::string& path
 struct MergeResult {
   std::size_t runsAdded = 0;
   std::size_t measurementsAdded = 0;  ///< kernel measurements taken from nvbench runs
-  bool duplicate = false;      ///< a run with the same SHA-256 was already in the session
-  std::string duplicateOf;     ///< that run's source file, when duplicate
+  bool duplicate = false;             ///< a run with the same SHA-256 was already in the session
+  std::string duplicateOf;            ///< that run's source file, when duplicate
 };
 
 /// Appends the report's runs to the session. Runs are identified by the SHA-256 of their
 /// file: a file already imported (same digest, whatever its name) adds nothing. Runs without
 /// a digest of their own take the report's; runs without a source file take the report's.
-/// A report whose runs are added also adds its kernel measurements (ImportReport::kernelMeasurements).
+/// A report whose runs are added also adds its kernel measurements
+/// (ImportReport::kernelMeasurements).
 MergeResult mergeImport(Session& s, const ImportReport& report);
 
 /// Names of the modelled metrics refreshModelledMetrics writes, in order.

@@ -15,9 +15,9 @@ struct SessionMergeResult {
   std::size_t measurementsAdded = 0;
   std::size_t measurementsDuplicate = 0;  ///< identical records already present
   std::size_t runsAdded = 0;
-  std::size_t runsDuplicate = 0;          ///< same digest, or the same measurement run again
+  std::size_t runsDuplicate = 0;  ///< same digest, or the same measurement run again
   std::size_t candidatesAdded = 0;
-  std::vector<std::string> warnings;      ///< candidates left out (id taken by another)
+  std::vector<std::string> warnings;  ///< candidates left out (id taken by another)
 };
 
 /// Adds `from`'s kernel measurements, imported runs and candidates to `into`. A record equal

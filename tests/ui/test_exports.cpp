@@ -21,14 +21,12 @@
 
 #include "quantfront_process.hpp"
 
+#include "support/qt_app.hpp"
+
 namespace {
 
 QApplication& app() {
-  static int argc = 1;
-  static char name[] = "qf_ui_tests";
-  static char* argv[] = {name, nullptr};
-  static QApplication a(argc, argv);
-  return a;
+  return qf::testing::app();
 }
 
 const QByteArray kGood = "a good file the user made\n";

@@ -16,13 +16,11 @@
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
+#include "support/qt_app.hpp"
+
 namespace {
 QApplication& app() {
-  static int argc = 1;
-  static char name[] = "qf_ui_tests";
-  static char* argv[] = {name, nullptr};
-  static QApplication a(argc, argv);
-  return a;
+  return qf::testing::app();
 }
 }  // namespace
 

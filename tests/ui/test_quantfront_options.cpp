@@ -14,14 +14,12 @@
 using qf::test::errorLines;
 using qf::test::runQuantfront;
 
+#include "support/qt_app.hpp"
+
 namespace {
 
 QApplication& app() {
-  static int argc = 1;
-  static char name[] = "qf_ui_tests";
-  static char* argv[] = {name, nullptr};
-  static QApplication a(argc, argv);
-  return a;
+  return qf::testing::app();
 }
 
 /// Runs quantfront with `args`, expects exit status 2 and exactly one line naming `field`.

@@ -22,14 +22,12 @@
 using qf::ui::RecoveryChoice;
 using qf::ui::UnsavedChoice;
 
+#include "support/qt_app.hpp"
+
 namespace {
 
 QApplication& app() {
-  static int argc = 1;
-  static char name[] = "qf_ui_tests";
-  static char* argv[] = {name, nullptr};
-  static QApplication a(argc, argv);
-  return a;
+  return qf::testing::app();
 }
 
 QStringList autosaves(const QString& dir) {

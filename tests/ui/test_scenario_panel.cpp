@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QThread>
 
 #include <quantfront/ui/scenario_panel.hpp>
@@ -32,4 +33,12 @@ TEST_CASE("a burst of spin-box ticks is one scenario change", "[ui]") {
   CHECK(panel.changeCount() == before + 2);
   panel.flushPendingChange();
   CHECK(panel.changeCount() == before + 2);
+}
+
+TEST_CASE("GUI tests keep settings and autosaves out of the user's folders", "[ui]") {
+  qf::testing::app();
+  const QString config = QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation);
+  const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+  CHECK(config.contains(".qttest"));
+  CHECK(data.contains(".qttest"));
 }

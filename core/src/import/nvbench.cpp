@@ -62,6 +62,9 @@ struct StateData {
   std::map<std::string, double> tags;       ///< summary tag → value
 };
 
+/// Largest M, N or K an nvbench state may name (2^40: far beyond any GEMM of a model).
+constexpr std::int64_t kMaxGemmDim = std::int64_t{1} << 40;
+
 std::optional<std::int64_t> wholeNumber(const std::string& text) {
   std::int64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -335,6 +338,31 @@ Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
     return fr.error("/benchmarks", "benchmarks", "no benchmark states in the file");
   }
   if (summaries == 0) run.warnings.push_back("no numeric summaries in any state");
+  // Figures no kernel can have are refused (naming the file and the state), never stored.
+  for (const StateData& sd : stateData) {
+    const std::string where = "benchmark '" + sd.benchmark + "', state '" + sd.state + "'";
+    for (const auto& [name, text] : sd.axes) {
+      const std::string axis = lower(name);
+      if (axis != "m" && axis != "n" && axis != "k") continue;
+      const auto whole = wholeNumber(text);
+      if (!whole || *whole < 0 || *whole > kMaxGemmDim) {
+        return fr.error("/benchmarks", "axis " + name,
+                        where + ": expected a whole number of rows or columns 0.." +
+                            std::to_string(kMaxGemmDim) + ", found '" + text + "'");
+      }
+    }
+    for (const auto& [tagName, v] : sd.tags) {
+      const bool mustBeNonNegative = tagName.find("/time/") != std::string::npos ||
+                                     tagName.rfind("nv/cold/bw/", 0) == 0 ||
+                                     tagName.rfind("nv/gmem/", 0) == 0 ||
+                                     tagName.find("sample_size") != std::string::npos;
+      if (mustBeNonNegative && (!std::isfinite(v) || v < 0)) {
+        return fr.error("/benchmarks", tagName,
+                        where + ": a time, size or rate must be a finite number >= 0, found " +
+                            formatNumber(v));
+      }
+    }
+  }
   NvbenchRead out;
   out.measurements = measurementsOf(stateData, run.sourceFile);
   std::size_t withoutTime = stateData.size() - out.measurements.size();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/import/importers.hpp>
 
 using namespace qf;
@@ -225,4 +226,28 @@ TEST_CASE("nvbench: a median summary is used as the median; pre-1.0 state object
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("nvbench JSON 1.x") != std::string::npos);
   CHECK(bad.error().message.find("pre-1.0") != std::string::npos);
+}
+
+TEST_CASE("nvbench: an impossible M or a negative time is refused naming the file and state",
+          "[import]") {
+  auto text = readFileBytes(fixture("nvbench_dequant.json"));
+  REQUIRE(text.ok());
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string t = *text;
+    const auto at = t.find(from);
+    REQUIRE(at != std::string::npos);
+    return t.replace(at, from.size(), to);
+  };
+  const auto hugeM = importBytes(replaced(R"({"name": "M", "type": "int64", "value": "1"})",
+                                          R"({"name": "M", "type": "int64", "value": "1e23"})"),
+                                 "huge_m.json");
+  REQUIRE_FALSE(hugeM.ok());
+  CHECK(hugeM.error().file == "huge_m.json");
+  CHECK(hugeM.error().field == "axis M");
+  CHECK(hugeM.error().message.find("'1e23'") != std::string::npos);
+  const auto negative =
+      importBytes(replaced(R"("value": "1.0034e-05")", R"("value": "-1.0034e-05")"), "neg.json");
+  REQUIRE_FALSE(negative.ok());
+  CHECK(negative.error().file == "neg.json");
+  CHECK(negative.error().message.find("state '") != std::string::npos);
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/engine_export.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
 namespace qf::cli {
@@ -91,17 +92,6 @@ std::string efficiencySummary(const Efficiency& e) {
   return o.str();
 }
 
-/// A CSV field, quoted when it holds a comma, quote or newline.
-std::string csvField(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
-  std::string q = "\"";
-  for (char c : v) {
-    if (c == '"') q += '"';
-    q += c;
-  }
-  return q + "\"";
-}
-
 void printTable(const EngineReport& r, std::ostream& out) {
   const auto& p = r.params;
   out << "model  " << r.scenario.model.name << "  (streamed " << fmt(p.streamed() / 1e9, 3)
@@ -160,24 +150,6 @@ void printTable(const EngineReport& r, std::ostream& out) {
       << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2) << " GiB per GPU; KV "
       << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
       << " GiB per sequence at max-model-len " << r.scenario.maxModelLen << "\n";
-}
-
-void printCsv(const EngineReport& r, std::ostream& out) {
-  // The efficiency columns say which values produced each row: the linear kind's η_P, η_β,
-  // t0 and where they came from.
-  out << "scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_"
-         "source\n";
-  out << std::setprecision(10);
-  const Efficiency& e = r.scenario.efficiency;
-  const std::string source = csvField(e.source);
-  for (const auto& s : r.schemes) {
-    const double eta = s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].computeEff;
-    for (const auto& p : s.points) {
-      out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS
-          << "," << boundName(p.bound) << "," << eta << "," << e.bandwidthEff << "," << e.overheadMs
-          << "," << source << "\n";
-    }
-  }
 }
 
 }  // namespace
@@ -426,11 +398,9 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   auto rep = runEngine(s, cands, batches);
   if (!rep) return badInput(err, rep.error());
   if (fmtName == "json") {
-    Json j = reportToJson(*rep);
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    out << engineJsonText(*rep);
   } else if (fmtName == "csv") {
-    printCsv(*rep, out);
+    out << engineCsvText(*rep);
   } else {
     printTable(*rep, out);
   }

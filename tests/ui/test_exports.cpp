@@ -106,7 +106,10 @@ TEST_CASE("plot and data exports write complete files in every format", "[ui][ex
   REQUIRE(w.report());
   const QString csv = dir.filePath("data.csv");
   REQUIRE(qf::ui::exportDataFile(*w.report(), csv).isEmpty());
-  CHECK(readBytes(csv).startsWith("scheme,batch,step_ms,tokens_per_s,bound\n"));
+  // The same CSV as qfront model --format csv: one implementation in core.
+  CHECK(
+      readBytes(csv).startsWith("scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,"
+                                "overhead_ms,efficiency_source\n"));
   CHECK_FALSE(qf::ui::exportPlotFile(w.stepTimePlot(), dir.filePath("x.bmp"), 640, 400).isEmpty());
   // Nothing but the exports: no temporary left behind.
   CHECK(entries(dir.path()) == QStringList({"data.csv", "step.pdf", "step.png", "step.svg"}));

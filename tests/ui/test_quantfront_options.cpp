@@ -91,7 +91,9 @@ TEST_CASE("quantfront --export writes engine data as CSV and JSON", "[ui][option
   REQUIRE(r.exitCode == 0);
   QFile f(csv);
   REQUIRE(f.open(QIODevice::ReadOnly));
-  CHECK(f.readLine() == "scheme,batch,step_ms,tokens_per_s,bound\n");
+  CHECK(
+      f.readLine() ==
+      "scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_source\n");
   const QByteArray rest = f.readAll();
   CHECK(rest.contains("w4a16-g128,"));
   CHECK_FALSE(rest.contains("w8a8-fp8,"));

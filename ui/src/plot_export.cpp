@@ -1,3 +1,4 @@
+#include <quantfront/core/model/engine_export.hpp>
 #include <quantfront/ui/plot_export.hpp>
 
 #include <qcustomplot.h>
@@ -172,23 +173,8 @@ QString writePlot(QCustomPlot* plot, ExportFormat format, int widthPx, int heigh
 }
 
 QByteArray engineDataBytes(const EngineReport& report, ExportFormat format) {
-  QByteArray bytes;
-  if (format == ExportFormat::Csv) {
-    bytes += "scheme,batch,step_ms,tokens_per_s,bound\n";
-    for (const auto& s : report.schemes) {
-      for (const auto& p : s.points) {
-        bytes += QString("%1,%2,%3,%4,%5\n")
-                     .arg(QString::fromStdString(s.assignment.id))
-                     .arg(p.batch, 0, 'g', 10)
-                     .arg(p.stepMs, 0, 'g', 10)
-                     .arg(p.tokensPerS, 0, 'g', 10)
-                     .arg(boundName(p.bound))
-                     .toUtf8();
-      }
-    }
-    return bytes;
-  }
-  return QByteArray::fromStdString(reportToJson(report).dump(2) + "\n");
+  return QByteArray::fromStdString(format == ExportFormat::Csv ? engineCsvText(report)
+                                                               : engineJsonText(report));
 }
 
 QString writeFileSafely(const QString& path, const QByteArray& bytes) {

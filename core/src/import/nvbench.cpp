@@ -352,10 +352,9 @@ Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
       }
     }
     for (const auto& [tagName, v] : sd.tags) {
-      const bool mustBeNonNegative = tagName.find("/time/") != std::string::npos ||
-                                     tagName.rfind("nv/cold/bw/", 0) == 0 ||
-                                     tagName.rfind("nv/gmem/", 0) == 0 ||
-                                     tagName.find("sample_size") != std::string::npos;
+      const bool mustBeNonNegative =
+          tagName.find("/time/") != std::string::npos || tagName.rfind("nv/cold/bw/", 0) == 0 ||
+          tagName.rfind("nv/gmem/", 0) == 0 || tagName.find("sample_size") != std::string::npos;
       if (mustBeNonNegative && (!std::isfinite(v) || v < 0)) {
         return fr.error("/benchmarks", tagName,
                         where + ": a time, size or rate must be a finite number >= 0, found " +

@@ -292,7 +292,8 @@ TEST_CASE("qfront frontier reads a session: its objectives, gates and intervals"
            "--group-by", "none", "--format", "json"});
   CHECK(flat.rc == 0);
   CHECK(flat.err.find("is relative to each model's own baseline") != std::string::npos);
-  for (const auto& id : nlohmann::json::parse(flat.out).at("frontier")) {
+  const auto flatJson = nlohmann::json::parse(flat.out);  // outlives the loop below
+  for (const auto& id : flatJson.at("frontier")) {
     CHECK(id.get<std::string>().rfind("8b-", 0) == 0);  // what grouping avoids
   }
   checkBadInput(run({"frontier", std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json",

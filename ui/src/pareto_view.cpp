@@ -5,7 +5,9 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMouseEvent>
 #include <QTableWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -30,6 +32,72 @@ std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name)
 ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  setMouseTracking(true);
+  connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    const QString id = candidateAt(event->position());
+    if (id.isEmpty()) {
+      QToolTip::hideText();
+      return;
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), describe(id), this);
+  });
+  connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    const QString id = candidateAt(event->position());
+    if (!id.isEmpty()) emit candidateClicked(id);
+  });
+}
+
+QString ParetoPlot::candidateAt(const QPointF& pos) const {
+  QString best;
+  double bestD2 = 12.0 * 12.0;
+  for (const auto& p : m_drawn) {
+    const double dx = xAxis->coordToPixel(p.x) - pos.x();
+    const double dy = yAxis->coordToPixel(p.y) - pos.y();
+    if (dx * dx + dy * dy <= bestD2) {
+      bestD2 = dx * dx + dy * dy;
+      best = p.id;
+    }
+  }
+  return best;
+}
+
+QString ParetoPlot::describe(const QString& id) const {
+  const auto it = std::find_if(m_cands.begin(), m_cands.end(),
+                               [&](const Candidate& c) { return qs(c.id) == id; });
+  if (it == m_cands.end()) return {};
+  QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
+  for (const auto& [name, m] : it->metrics) {
+    QString line = QString("<br>%1: %2").arg(qs(name).toHtmlEscaped()).arg(m.value, 0, 'g', 6);
+    if (m.lo && m.hi) line += QString(" [%1, %2]").arg(*m.lo, 0, 'g', 5).arg(*m.hi, 0, 'g', 5);
+    const auto& p = m.provenance;
+    const std::string& source = !p.citation.empty()     ? p.citation
+                                : !p.sourceFile.empty() ? p.sourceFile
+                                                        : std::string();
+    line += QString(" <i>%1%2</i>")
+                .arg(provenanceName(p.kind))
+                .arg(source.empty() ? QString() : ", " + qs(source).toHtmlEscaped());
+    text += line;
+  }
+  return text;
+}
+
+void ParetoPlot::highlight(const QString& id) {
+  if (!m_ring) {
+    m_ring = addGraph();
+    m_ring->setLineStyle(QCPGraph::lsNone);
+    m_ring->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0, 0, 0), 2.2), Qt::NoBrush, 20));
+    m_ring->removeFromLegend();
+  }
+  QVector<double> x, y;
+  for (const auto& p : m_drawn) {
+    if (p.id == id) {
+      x.push_back(p.x);
+      y.push_back(p.y);
+    }
+  }
+  m_ring->setData(x, y);
+  replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResult& result,
@@ -40,6 +108,9 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
   clearItems();
   clearPlottables();
   m_labels.clear();
+  m_ring = nullptr;
+  m_drawn.clear();
+  m_cands = cands;
   if (!m_title) {
     plotLayout()->insertRow(0);
     m_title = new QCPTextElement(this, "", plotFont(12));
@@ -110,6 +181,7 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
       if (k == static_cast<int>(Verdict::Frontier)) front.emplace_back(mx->value, my->value);
       const auto verdict = static_cast<Verdict>(k);
       labelled.push_back({k, mx->value, my->value, qs(c.id), verdict});
+      m_drawn.push_back({mx->value, my->value, qs(c.id)});
       ++m_counts[static_cast<std::size_t>(k)];
     }
     g->setData(xs, ys);
@@ -195,7 +267,17 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   m_table = new QTableWidget();
   m_table->setObjectName("candidatesTable");
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setSortingEnabled(true);
+  // A click on a point selects its row; selecting a row rings its point.
+  connect(m_plot, &ParetoPlot::candidateClicked, this, &ParetoView::selectCandidate);
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+    const auto rows = m_table->selectionModel()->selectedRows();
+    if (rows.isEmpty()) return;
+    const QTableWidgetItem* item = m_table->item(rows.front().row(), 0);
+    if (item) m_plot->highlight(item->text());
+  });
   auto changed = [this] {
     if (m_updating) return;
     recompute();
@@ -233,6 +315,18 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
 
 QString ParetoView::statusText() const {
   return m_status->text();
+}
+
+void ParetoView::selectCandidate(const QString& id) {
+  for (int r = 0; r < m_table->rowCount(); ++r) {
+    const QTableWidgetItem* item = m_table->item(r, 0);
+    if (item && item->text() == id) {
+      m_table->selectRow(r);
+      m_table->scrollToItem(item);
+      break;
+    }
+  }
+  m_plot->highlight(id);
 }
 
 void ParetoView::setCandidates(const std::vector<Candidate>& cands) {

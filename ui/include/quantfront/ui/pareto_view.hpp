@@ -33,8 +33,25 @@ class ParetoPlot : public QCustomPlot {
 
   /// The candidates' names, placed without overlaps.
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
+  /// The candidate drawn nearest to pixel `pos`, within 12 px; empty when none.
+  [[nodiscard]] QString candidateAt(const QPointF& pos) const;
+  /// Every metric of candidate `id` with its value, interval and provenance (the hover text).
+  [[nodiscard]] QString describe(const QString& id) const;
+  /// Rings the candidate `id` (empty: no ring).
+  void highlight(const QString& id);
+
+ signals:
+  /// The user clicked the point of candidate `id`.
+  void candidateClicked(const QString& id);
 
  private:
+  struct DrawnPoint {
+    double x = 0, y = 0;
+    QString id;
+  };
+  std::vector<DrawnPoint> m_drawn;
+  std::vector<Candidate> m_cands;
+  QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
   std::array<int, 4> m_counts{};
   QCPTextElement* m_title = nullptr;
@@ -58,6 +75,8 @@ class ParetoView : public QWidget {
   [[nodiscard]] ParetoPlot* plot() const { return m_plot; }
   [[nodiscard]] QTableWidget* table() const { return m_table; }
   [[nodiscard]] const std::optional<FrontierResult>& result() const { return m_result; }
+  /// Selects candidate `id` in the table and rings it on the plot (what a click on either does).
+  void selectCandidate(const QString& id);
   /// Each candidate's verdict from the last computation (empty when it failed).
   [[nodiscard]] const std::map<std::string, CandidateVerdict>& verdicts() const {
     return m_verdicts;

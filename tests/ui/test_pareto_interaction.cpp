@@ -1,0 +1,58 @@
+// Offscreen: the Pareto plot's hover names every metric with its interval and provenance, and
+// a click on a point selects its row in the Candidates table and back.
+#include <catch2/catch.hpp>
+
+#include <QItemSelectionModel>
+#include <QTableWidget>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/resources.hpp>
+#include <quantfront/core/session/session.hpp>
+#include <quantfront/ui/pareto_view.hpp>
+
+#include "support/qt_app.hpp"
+
+TEST_CASE("Pareto hover describes a candidate; click and table selection stay in sync", "[ui]") {
+  qf::testing::app();
+  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
+  REQUIRE(text);
+  auto session = qf::parseSessionText(*text, "example");
+  REQUIRE(session.ok());
+  qf::ui::ParetoView view;
+  view.resize(1200, 800);
+  view.show();
+  view.setContents(session->candidates, session->view.objectives, session->view.gates);
+  view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+  REQUIRE(view.result());
+  const std::string frontId = view.result()->frontier.front();
+  const QString id = QString::fromStdString(frontId);
+
+  // The point of that candidate, found at its own pixel position.
+  const auto& objs = view.result()->objectives;
+  const auto cand = std::find_if(session->candidates.begin(), session->candidates.end(),
+                                 [&](const qf::Candidate& c) { return c.id == frontId; });
+  REQUIRE(cand != session->candidates.end());
+  const double px = view.plot()->xAxis->coordToPixel(cand->metrics.at(objs[0].metric).value);
+  const double py = view.plot()->yAxis->coordToPixel(cand->metrics.at(objs[1].metric).value);
+  CHECK(view.plot()->candidateAt(QPointF(px + 3, py - 2)) == id);
+  CHECK(view.plot()->candidateAt(QPointF(px + 200, py + 200)) != id);
+
+  // Hover text: every metric the candidate has, with its provenance kind.
+  const QString hover = view.plot()->describe(id);
+  CHECK(hover.contains(id));
+  for (const auto& [name, m] : cand->metrics) {
+    CHECK(hover.contains(QString::fromStdString(name)));
+  }
+  CHECK((hover.contains("published") || hover.contains("modelled") || hover.contains("measured")));
+
+  // A click selects the row; selecting another row moves the selection (and the ring).
+  emit view.plot()->candidateClicked(id);
+  auto selectedId = [&] {
+    const auto rows = view.table()->selectionModel()->selectedRows();
+    return rows.isEmpty() ? QString() : view.table()->item(rows.front().row(), 0)->text();
+  };
+  CHECK(selectedId() == id);
+  const QString other = QString::fromStdString(session->candidates.back().id);
+  view.selectCandidate(other);
+  CHECK(selectedId() == other);
+}

@@ -2,6 +2,7 @@
 // a click on a point selects its row in the Candidates table and back.
 #include <catch2/catch.hpp>
 
+#include <QComboBox>
 #include <QItemSelectionModel>
 #include <QTableWidget>
 
@@ -55,4 +56,26 @@ TEST_CASE("Pareto hover describes a candidate; click and table selection stay in
   const QString other = QString::fromStdString(session->candidates.back().id);
   view.selectCandidate(other);
   CHECK(selectedId() == other);
+}
+
+TEST_CASE("a third objective colours the Pareto points, memory by default", "[ui]") {
+  qf::testing::app();
+  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
+  REQUIRE(text);
+  auto session = qf::parseSessionText(*text, "example");
+  REQUIRE(session.ok());
+  qf::ui::ParetoView view;
+  view.setContents(session->candidates, session->view.objectives, session->view.gates);
+  // Every drawn candidate has modelled weights_gib: all of them get a colour.
+  int drawn = 0;
+  for (const int n : view.plot()->classCounts()) drawn += n;
+  REQUIRE(drawn > 0);
+  CHECK(view.plot()->colouredPointCount() == drawn);
+  QStringList legend;
+  for (int i = 0; i < view.plot()->graphCount(); ++i) legend << view.plot()->graph(i)->name();
+  CHECK(legend.filter("weights_gib").size() >= 2);  // quintile ranges in the legend
+  auto* colour = view.findChild<QComboBox*>("paretoColour");
+  REQUIRE(colour);
+  colour->setCurrentIndex(colour->findData(QString()));  // (none)
+  CHECK(view.plot()->colouredPointCount() == 0);
 }

@@ -139,7 +139,9 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
        QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(176, 0, 0), 2), Qt::NoBrush, 10)},
   };
   double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
-  std::vector<std::pair<double, double>> front;
+  // Frontier points per base model: a frontier is drawn within a group (analyseFrontier
+  // groups relative metrics by model), never across two models' candidates.
+  std::map<std::string, std::vector<std::pair<double, double>>> front;
   struct Pending {
     int order;
     double x, y;
@@ -178,7 +180,8 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
       xMax = std::max(xMax, mx->hi.value_or(mx->value));
       yMin = std::min(yMin, my->lo.value_or(my->value));
       yMax = std::max(yMax, my->hi.value_or(my->value));
-      if (k == static_cast<int>(Verdict::Frontier)) front.emplace_back(mx->value, my->value);
+      if (k == static_cast<int>(Verdict::Frontier))
+        front[c.model].emplace_back(mx->value, my->value);
       const auto verdict = static_cast<Verdict>(k);
       labelled.push_back({k, mx->value, my->value, qs(c.id), verdict});
       m_drawn.push_back({mx->value, my->value, qs(c.id)});
@@ -190,6 +193,48 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
     xErr->setData(xeMinus, xePlus);
     yErr->setData(yeMinus, yePlus);
     if (xs.isEmpty()) g->removeFromLegend();
+  }
+  // The third objective as colour: quintiles of its values over the drawn candidates.
+  m_coloured = 0;
+  if (!m_colourMetric.empty()) {
+    std::vector<std::pair<DrawnPoint, double>> pts;
+    for (const auto& d : m_drawn) {
+      const auto c = std::find_if(cands.begin(), cands.end(),
+                                  [&](const Candidate& cand) { return qs(cand.id) == d.id; });
+      if (c == cands.end()) continue;
+      if (const auto v = metricOf(*c, m_colourMetric)) pts.emplace_back(d, v->value);
+    }
+    if (!pts.empty()) {
+      std::vector<double> values;
+      for (const auto& p : pts) values.push_back(p.second);
+      std::sort(values.begin(), values.end());
+      // Viridis at five stops: ordered light to dark, readable in grey too.
+      const QColor viridis[5] = {QColor(253, 231, 37), QColor(94, 201, 98), QColor(33, 145, 140),
+                                 QColor(59, 82, 139), QColor(68, 1, 84)};
+      const std::size_t bins = std::min<std::size_t>(5, values.size());
+      for (std::size_t b = 0; b < bins; ++b) {
+        const double lo = values[b * values.size() / bins];
+        const double hi = values[std::min(values.size() - 1, (b + 1) * values.size() / bins - 1)];
+        QVector<double> bx, by;
+        for (const auto& [d, v] : pts) {
+          const bool last = b + 1 == bins;
+          if (v >= lo && (last ? v <= hi : v < values[(b + 1) * values.size() / bins])) {
+            bx.push_back(d.x);
+            by.push_back(d.y);
+          }
+        }
+        if (bx.isEmpty()) continue;
+        QCPGraph* g = addGraph();
+        g->setLineStyle(QCPGraph::lsNone);
+        // ssCircle fills with the brush (ssDisc would fill with the pen colour).
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(40, 40, 40), 0.6),
+                                           viridis[b * 4 / std::max<std::size_t>(1, bins - 1)], 6));
+        g->setName(
+            QString("%1 %2 – %3").arg(qs(m_colourMetric)).arg(lo, 0, 'g', 4).arg(hi, 0, 'g', 4));
+        g->setData(bx, by);
+        m_coloured += static_cast<int>(bx.size());
+      }
+    }
   }
   // Names without overlaps: the frontier's first, then uncertain, gated out and dominated
   // (a crowded dominated name is left out; the Candidates table lists every one).
@@ -206,18 +251,22 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResu
     f.setStrikeOut(p.verdict == Verdict::GatedOut);
     t->setFont(f);
   }
-  // Frontier line: the staircase through frontier points, sorted along x.
-  if (front.size() > 1) {
-    std::sort(front.begin(), front.end());
+  // Frontier line: through each group's frontier points, sorted along x; one legend entry.
+  bool named = false;
+  for (auto& [model, points] : front) {
+    if (points.size() < 2) continue;
+    std::sort(points.begin(), points.end());
     QCPCurve* line = new QCPCurve(xAxis, yAxis);
     QVector<double> lx, ly;
-    for (const auto& [px, py] : front) {
+    for (const auto& [px, py] : points) {
       lx.push_back(px);
       ly.push_back(py);
     }
     line->setData(lx, ly);
     line->setPen(QPen(QColor(0, 114, 178), 1.5, Qt::DashLine));
-    line->setName("frontier line");
+    line->setName(front.size() > 1 ? "frontier line (per model)" : "frontier line");
+    if (named) line->removeFromLegend();
+    named = true;
   }
   if (xMin <= xMax) {
     const double dx = std::max(1e-9, (xMax - xMin) * 0.12);
@@ -241,6 +290,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     d->addItem("max", static_cast<int>(Direction::Max));
     d->addItem("min", static_cast<int>(Direction::Min));
   }
+  m_colour = new QComboBox(this);
+  m_colour->setObjectName("paretoColour");
+  m_colour->setToolTip("A third objective shown as the colour of each point (quintiles)");
   m_baseline = new QComboBox(this);
   m_baseline->setObjectName("paretoBaseline");
   m_gates = new QLineEdit(this);
@@ -253,6 +305,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(new QLabel("y", this));
   controls->addWidget(m_y, 1);
   controls->addWidget(m_yDir);
+  controls->addWidget(new QLabel("colour", this));
+  controls->addWidget(m_colour, 1);
   controls->addWidget(new QLabel("baseline", this));
   controls->addWidget(m_baseline);
   controls->addWidget(new QLabel("gates", this));
@@ -310,6 +364,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   connect(m_xDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_x, m_xDir); });
   connect(m_yDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_y, m_yDir); });
   connect(m_baseline, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_colour, &QComboBox::currentIndexChanged, this, changed);
   connect(m_gates, &QLineEdit::editingFinished, this, changed);
 }
 
@@ -365,6 +420,10 @@ void ParetoView::loadCandidates(const std::vector<Candidate>& cands) {
       box->addItem(qs(n), qs(n));
     }
   }
+  const QString keepColour = m_colour->currentData().toString();
+  m_colour->clear();
+  m_colour->addItem("(none)", QString());
+  for (const auto& n : names) m_colour->addItem(qs(n), qs(n));
   m_baseline->clear();
   m_baseline->addItem("(none)", QString());
   for (const auto& c : cands) m_baseline->addItem(qs(c.id), qs(c.id));
@@ -374,6 +433,9 @@ void ParetoView::loadCandidates(const std::vector<Candidate>& cands) {
   };
   pick(m_x, keepX, 0);
   pick(m_y, keepY, 1);
+  // Memory by default as the third objective, as a design review reads it.
+  const int memory = m_colour->findData(QString("weights_gib"));
+  pick(m_colour, keepColour.isEmpty() && memory >= 0 ? QString("weights_gib") : keepColour, 0);
   for (auto [box, dir] : {std::pair{m_x, m_xDir}, std::pair{m_y, m_yDir}}) {
     const std::string m = box->currentData().toString().toStdString();
     const auto it = m_directions.find(m);
@@ -465,6 +527,7 @@ void ParetoView::recompute() {
   m_status->setStyleSheet(analysis->warnings.empty() ? "" : "color: #8a5a00;");
   m_status->setText(text);
   const auto& obj = m_result->objectives;
+  m_plot->setColourMetric(m_colour->currentData().toString().toStdString());
   m_plot->setData(m_cands, *m_result, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
   fillTable();
 }

@@ -39,6 +39,12 @@ class ParetoPlot : public QCustomPlot {
   [[nodiscard]] QString describe(const QString& id) const;
   /// Rings the candidate `id` (empty: no ring).
   void highlight(const QString& id);
+  /// A third objective shown as colour: each drawn candidate that has `metric` gets an inner
+  /// dot coloured by the quintile its value falls in (viridis, legend with the ranges).
+  /// Empty: none. Takes effect at the next setData.
+  void setColourMetric(const std::string& metric) { m_colourMetric = metric; }
+  /// Candidates coloured by the third objective in the last setData.
+  [[nodiscard]] int colouredPointCount() const { return m_coloured; }
 
  signals:
   /// The user clicked the point of candidate `id`.
@@ -50,6 +56,8 @@ class ParetoPlot : public QCustomPlot {
     QString id;
   };
   std::vector<DrawnPoint> m_drawn;
+  std::string m_colourMetric;
+  int m_coloured = 0;
   std::vector<Candidate> m_cands;
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
@@ -97,6 +105,7 @@ class ParetoView : public QWidget {
   QComboBox* m_y = nullptr;
   QComboBox* m_xDir = nullptr;
   QComboBox* m_yDir = nullptr;
+  QComboBox* m_colour = nullptr;  ///< third objective as colour, "(none)" allowed
   std::map<std::string, Direction> m_directions;  ///< chosen orientation per metric
   QComboBox* m_baseline = nullptr;
   QLineEdit* m_gates = nullptr;

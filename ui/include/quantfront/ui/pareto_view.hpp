@@ -105,7 +105,7 @@ class ParetoView : public QWidget {
   QComboBox* m_y = nullptr;
   QComboBox* m_xDir = nullptr;
   QComboBox* m_yDir = nullptr;
-  QComboBox* m_colour = nullptr;  ///< third objective as colour, "(none)" allowed
+  QComboBox* m_colour = nullptr;                  ///< third objective as colour, "(none)" allowed
   std::map<std::string, Direction> m_directions;  ///< chosen orientation per metric
   QComboBox* m_baseline = nullptr;
   QLineEdit* m_gates = nullptr;

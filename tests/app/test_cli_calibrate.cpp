@@ -12,6 +12,7 @@
 
 #include "cli.hpp"
 #include "support/synthetic_measurements.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace qf::testing;
 
@@ -26,21 +27,7 @@ Run qfront(std::vector<std::string> args) {
   return {rc, out.str(), err.str()};
 }
 
-/// A temporary folder removed at the end of the test.
-struct TempDir {
-  std::filesystem::path path;
-  TempDir() {
-    path = std::filesystem::temp_directory_path() /
-           ("qf-cli-calibrate-" + std::to_string(::getpid()) + "-" +
-            std::to_string(reinterpret_cast<std::uintptr_t>(this)));
-    std::filesystem::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using qf::testing::TempDir;
 
 std::string writeSession(const TempDir& dir, const std::string& name, const std::string& device,
                          double scale) {

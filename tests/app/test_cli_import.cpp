@@ -12,6 +12,7 @@
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace qf;
 namespace fs = std::filesystem;
@@ -23,29 +24,7 @@ const std::string kBf16 = kDir + "/vllm_serve_bf16.json";
 const std::string kW4 = kDir + "/vllm_serve_w4a16.json";
 const std::string kBroken = kDir + "/broken_serve.json";
 
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    m_path = fs::temp_directory_path() /
-             ("qf_cli_import_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (m_path / name).string(); }
-  [[nodiscard]] std::size_t count() const {
-    return static_cast<std::size_t>(std::distance(fs::directory_iterator(m_path), {}));
-  }
-
- private:
-  fs::path m_path;
-};
+using qf::testing::TempDir;
 
 struct Run {
   int rc = -1;

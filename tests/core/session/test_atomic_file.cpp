@@ -16,32 +16,14 @@
 
 #include <quantfront/core/session/atomic_file.hpp>
 #include <quantfront/core/session/session.hpp>
+#include "support/temp_dir.hpp"
 
 using namespace qf;
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    m_path = fs::temp_directory_path() /
-             ("qf_atomic_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(m_path, ec);
-  }
-  [[nodiscard]] const fs::path& path() const { return m_path; }
-
- private:
-  fs::path m_path;
-};
+using qf::testing::TempDir;
 
 std::set<std::string> names(const fs::path& dir) {
   std::set<std::string> out;

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/session/session.hpp>
+#include "support/temp_dir.hpp"
 
 using namespace qf;
 namespace fs = std::filesystem;
@@ -21,37 +22,7 @@ namespace {
 
 const std::string kDataDir = std::string(QF_TEST_DATA_DIR) + "/session";
 
-/// A fresh directory, removed with everything in it at scope exit.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    m_path = fs::temp_directory_path() /
-             ("qf_session_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::remove_all(m_path);
-    fs::create_directories(m_path);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(m_path, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(m_path, ec);
-  }
-  [[nodiscard]] std::string file(const std::string& name) const { return (m_path / name).string(); }
-  [[nodiscard]] const fs::path& path() const { return m_path; }
-  /// Names of the entries in the directory, sorted.
-  [[nodiscard]] std::vector<std::string> entries() const {
-    std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(m_path))
-      out.push_back(e.path().filename().string());
-    std::sort(out.begin(), out.end());
-    return out;
-  }
-
- private:
-  fs::path m_path;
-};
+using qf::testing::TempDir;
 
 std::string readAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -226,6 +226,14 @@ std::vector<std::string> Session::schemes() const {
   return {std::begin(kAllSchemes), std::end(kAllSchemes)};
 }
 
+/// The timed figures of `t` into record `r`.
+void setTiming(MeasureRecord& r, const detail::TimingResult& t) {
+  r.medianS = t.medianS;
+  r.minS = t.minS;
+  r.relNoise = t.relNoise;
+  r.samples = t.samples;
+}
+
 bool Session::wants(const std::string& scheme) const {
   const auto s = schemes();
   return std::find(s.begin(), s.end(), scheme) != s.end();
@@ -309,10 +317,7 @@ bool Session::hbmProbes() {
                 cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, m_stream));
           },
           opt, m_stream);
-      r.medianS = t.medianS;
-      r.minS = t.minS;
-      r.relNoise = t.relNoise;
-      r.samples = t.samples;
+      setTiming(r, t);
     }
     if (!emit(r)) return false;
   }
@@ -345,10 +350,7 @@ bool Session::hbmProbes() {
             detail::launchHbmRead(src.get(), bytes, sink2.as<uint32_t>(), m_smCount, m_stream);
           },
           opt, m_stream);
-      r.medianS = t.medianS;
-      r.minS = t.minS;
-      r.relNoise = t.relNoise;
-      r.samples = t.samples;
+      setTiming(r, t);
     }
     if (!emit(r)) return false;
   }
@@ -475,10 +477,7 @@ bool Session::dequantProbes() {
             detail::launchDequant(args, m_smCount, m_stream);
           },
           timingOptions(), m_stream);
-      r.medianS = t.medianS;
-      r.minS = t.minS;
-      r.relNoise = t.relNoise;
-      r.samples = t.samples;
+      setTiming(r, t);
     }
     if (!emit(r)) return false;
   }
@@ -851,10 +850,7 @@ bool Session::gemmProbes() {
                            splits);
               },
               opt, m_stream);
-          r.medianS = t.medianS;
-          r.minS = t.minS;
-          r.relNoise = t.relNoise;
-          r.samples = t.samples;
+          setTiming(r, t);
         }
         if (!emit(r)) return false;
       }

@@ -49,26 +49,30 @@ MeasureConfig planForModel(const ModelArch& model, const std::vector<std::string
   return c;
 }
 
+KernelMeasurement toKernelMeasurement(const MeasureRecord& r, const std::string& device,
+                                      const std::string& sourceLabel) {
+  KernelMeasurement k;
+  k.kernel = r.kernel;
+  k.scheme = r.scheme;
+  k.device = r.device.empty() ? device : r.device;
+  k.m = r.m;
+  k.n = r.n;
+  k.k = r.k;
+  k.medianS = r.medianS;
+  k.minS = r.minS;
+  k.relNoise = r.relNoise;
+  k.samples = r.samples;
+  k.bytesMoved = r.bytesMoved;
+  k.flops = r.flops;
+  k.sourceFile = sourceLabel + (r.sourceFile.empty() ? "" : " (" + r.sourceFile + ")");
+  return k;
+}
+
 std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,
                                                     const std::string& sourceLabel) {
   std::vector<KernelMeasurement> out;
   for (const auto& r : result.records) {
-    if (!r.valid) continue;
-    KernelMeasurement k;
-    k.kernel = r.kernel;
-    k.scheme = r.scheme;
-    k.device = r.device.empty() ? result.environment.name : r.device;
-    k.m = r.m;
-    k.n = r.n;
-    k.k = r.k;
-    k.medianS = r.medianS;
-    k.minS = r.minS;
-    k.relNoise = r.relNoise;
-    k.samples = r.samples;
-    k.bytesMoved = r.bytesMoved;
-    k.flops = r.flops;
-    k.sourceFile = sourceLabel + (r.sourceFile.empty() ? "" : " (" + r.sourceFile + ")");
-    out.push_back(std::move(k));
+    if (r.valid) out.push_back(toKernelMeasurement(r, result.environment.name, sourceLabel));
   }
   return out;
 }

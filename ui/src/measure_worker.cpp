@@ -1,9 +1,9 @@
 // The window's Measure action: cuda/'s measure() on a worker thread.
 #include <quantfront/ui/measure_worker.hpp>
 
-#include <QDateTime>
 #include <algorithm>
 
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/cuda/measure_session.hpp>
 
 namespace qf::ui {
@@ -26,21 +26,15 @@ void MeasureWorker::run() {
       qf::cuda::planForModel(m_model, schemes, qf::cuda::defaultMList(true), true, m_device);
   const auto result =
       qf::cuda::measure(plan, [this](const qf::cuda::MeasureRecord& r, double done) {
-        if (r.valid) {
-          qf::cuda::MeasureResult one;
-          one.records.push_back(r);
-          for (auto& k : qf::cuda::toKernelMeasurements(one, "quantfront Measure")) {
-            emit recordMeasured(k);
-          }
-        }
+        if (r.valid)
+          emit recordMeasured(qf::cuda::toKernelMeasurement(r, r.device, "quantfront Measure"));
         emit progressed(
             done, QString::fromStdString(r.kernel + " " + r.scheme + " m=" + std::to_string(r.m)));
         return !m_cancel.load();
       });
   Session added;
   if (result.error.empty() && !result.cancelled) {
-    const QString date = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
-    qf::cuda::addMeasurements(added, result, plan, m_model.name, date.toStdString());
+    qf::cuda::addMeasurements(added, result, plan, m_model.name, utcTimestamp());
   }
   emit finished(added, QString::fromStdString(result.error), result.cancelled);
 }

@@ -22,6 +22,10 @@ std::vector<std::int64_t> defaultMList(bool quick);
 MeasureConfig planForModel(const ModelArch& model, const std::vector<std::string>& schemes,
                            const std::vector<std::int64_t>& mList, bool quick, int device);
 
+/// One valid record as a session record; `device` stands in when the record names none.
+KernelMeasurement toKernelMeasurement(const MeasureRecord& record, const std::string& device,
+                                      const std::string& sourceLabel);
+
 /// The valid records of `result` as session records (invalid ones are never stored: a kernel
 /// that failed its check has no time). `sourceLabel` names the run (e.g. "qfront-measure").
 std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,

@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 
 #include <algorithm>
@@ -103,18 +104,7 @@ std::optional<std::int64_t> parseInt(const std::string& s) {
 }
 
 std::vector<std::string> splitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur.push_back(c);
-    }
-  }
-  out.push_back(cur);
-  return out;
+  return splitAt(s, ',');
 }
 
 namespace {

@@ -16,6 +16,7 @@
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/analysis/stats.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/text.hpp>
 
 namespace {
 
@@ -119,15 +120,6 @@ std::string machineNote() {
          " hardware threads, single-threaded run";
 }
 
-std::string utcDate() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,7 +152,7 @@ int main(int argc, char** argv) {
   qf::Json out;
   out["benchmark"] = "frontier classification (classifyPoints: frontier, uncertain, dominated)";
   out["machine"] = machineNote();
-  out["date"] = utcDate();
+  out["date"] = qf::utcTimestamp();
   out["note"] = note;
   out["runs_per_case"] = 3;
   // First, while the process is small: its peak memory is the candidate path's.

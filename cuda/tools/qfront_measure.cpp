@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/session.hpp>
@@ -61,26 +62,6 @@ void onSignal(int) {
 int bad(const std::string& field, const std::string& message) {
   std::cerr << "qfront-measure: <cli>: field '" << field << "': " << message << "\n";
   return kExitBadInput;
-}
-
-std::vector<std::string> splitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t begin = 0;
-  while (begin <= s.size()) {
-    const std::size_t end = std::min(s.find(',', begin), s.size());
-    out.push_back(s.substr(begin, end - begin));
-    begin = end + 1;
-  }
-  return out;
-}
-
-std::string utcNow() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace
@@ -136,7 +117,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> schemes;
   const auto& known = qf::cuda::measurableSchemes();
-  for (const auto& s : splitComma(schemesArg)) {
+  for (const auto& s : qf::splitAt(schemesArg, ',')) {
     if (std::find(known.begin(), known.end(), s) == known.end()) {
       std::string list;
       for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
@@ -147,7 +128,7 @@ int main(int argc, char** argv) {
   std::vector<std::int64_t> mList = qf::cuda::defaultMList(quick);
   if (!mArg.empty()) {
     mList.clear();
-    for (const auto& s : splitComma(mArg)) {
+    for (const auto& s : qf::splitAt(mArg, ',')) {
       std::int64_t m = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), m);
       if (ec != std::errc() || p != s.data() + s.size() || m < 1 || m > 65536) {
@@ -211,7 +192,7 @@ int main(int argc, char** argv) {
               << " left as it was\n";
     return kExitFailed;
   }
-  qf::cuda::addMeasurements(session, result, plan, model->name, utcNow());
+  qf::cuda::addMeasurements(session, result, plan, model->name, qf::utcTimestamp());
   if (auto e = qf::saveSessionAtomic(session, out)) {
     std::cerr << "qfront-measure: " << e->str() << "\n";
     return kExitBadInput;

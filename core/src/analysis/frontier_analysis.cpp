@@ -1,6 +1,7 @@
 // The frontier as front ends ask for it: objectives, gates, warnings, verdicts.
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/base/text.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -18,20 +19,6 @@ std::string joinIds(const std::vector<std::string>& ids) {
   return s;
 }
 
-/// "a,b" split at commas, pieces trimmed of spaces, empty pieces dropped.
-std::vector<std::string> splitAtCommas(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    const std::size_t end = std::min(text.find(',', begin), text.size());
-    std::string piece = text.substr(begin, end - begin);
-    const auto first = piece.find_first_not_of(" \t");
-    const auto last = piece.find_last_not_of(" \t");
-    if (first != std::string::npos) out.push_back(piece.substr(first, last - first + 1));
-    begin = end + 1;
-  }
-  return out;
-}
 }  // namespace
 
 std::vector<std::string> metricNamesOf(const std::vector<Candidate>& candidates) {
@@ -84,7 +71,9 @@ Result<std::vector<Gate>> parseGateTexts(const std::vector<std::string>& texts,
                                          const std::string& source, const std::string& position) {
   std::vector<Gate> gates;
   for (const auto& text : texts) {
-    for (const auto& piece : splitAtCommas(text)) {
+    for (const auto& raw : splitAt(text, ',')) {
+      const std::string piece = trimmed(raw);
+      if (piece.empty()) continue;
       auto g = parseGate(piece, position.empty() ? "gate" : "gates");
       if (!g) {
         Error e = g.error();

@@ -1,0 +1,18 @@
+#pragma once
+/// Small text helpers every front end and tool uses: list splitting, trimming, UTC timestamps.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qf {
+
+/// `text` split at every `separator`, empty pieces kept ("a,,b" → "a", "", "b"; "" → "").
+std::vector<std::string> splitAt(std::string_view text, char separator);
+
+/// `text` without leading and trailing spaces and tabs.
+std::string trimmed(std::string_view text);
+
+/// The current time in UTC as ISO 8601, "2026-11-30T16:40:00Z".
+std::string utcTimestamp();
+
+}  // namespace qf

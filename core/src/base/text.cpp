@@ -1,0 +1,36 @@
+// Text helpers shared by the command line, the window and the tools.
+#include <quantfront/core/base/text.hpp>
+
+#include <ctime>
+
+namespace qf {
+
+std::vector<std::string> splitAt(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, begin);
+    out.emplace_back(text.substr(begin, end == std::string_view::npos ? text.npos : end - begin));
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return {};
+  const auto last = text.find_last_not_of(" \t");
+  return std::string(text.substr(first, last - first + 1));
+}
+
+std::string utcTimestamp() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace qf

@@ -33,11 +33,14 @@ inline constexpr const char* kNvbench = "nvbench";
 /// The members every importer streams instead of building a DOM for them.
 const JsonSeriesKeys& importSeriesKeys();
 
+struct FormatReader;
+
 /// One top-level JSON value of a file and where it starts.
 struct ImportedDoc {
   JsonDocument doc;
-  std::size_t line = 1;       ///< 1-based line of the value's first character
-  std::size_t lineStart = 0;  ///< byte offset where that line begins
+  std::size_t line = 1;                  ///< 1-based line of the value's first character
+  std::size_t lineStart = 0;             ///< byte offset where that line begins
+  const FormatReader* reader = nullptr;  ///< its format, detected once (null: unknown)
 };
 
 /// What the readers need to know about the file.

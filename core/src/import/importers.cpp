@@ -115,7 +115,7 @@ Result<ScannedValues> recoverLines(std::string_view text, std::size_t start, std
 Result<const FormatReader*> chooseFormat(std::string_view text, const std::string& label,
                                          const std::vector<ImportedDoc>& docs) {
   for (const auto& d : docs) {
-    if (const FormatReader* r = detectReader(d.doc)) {
+    if (const FormatReader* r = d.reader) {
       if (r->refusal) {
         return Error{label,
                      lineColumnFrom(text, docs.front().lineStart, docs.front().line,
@@ -179,13 +179,17 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
     if (wholeError.isCancelled()) return wholeError;
     scanned = recoverLines(text, start, first, label, scanner);
     if (!scanned) return scanned.error();
-    const bool recovered =
-        std::any_of(scanned->docs.begin(), scanned->docs.end(),
-                    [](const ImportedDoc& d) { return detectReader(d.doc) != nullptr; });
+    for (auto& d : scanned->docs) d.reader = detectReader(d.doc);
+    const bool recovered = std::any_of(scanned->docs.begin(), scanned->docs.end(),
+                                       [](const ImportedDoc& d) { return d.reader != nullptr; });
     if (!recovered) return wholeError;
     report.warnings = std::move(scanned->lineWarnings);
   }
   std::vector<ImportedDoc>& docs = scanned->docs;
+  // Each value's format, detected once (recovery has done it already).
+  for (auto& d : docs) {
+    if (!d.reader) d.reader = detectReader(d.doc);
+  }
 
   auto chosen = chooseFormat(text, label, docs);
   if (!chosen) return chosen.error();
@@ -197,7 +201,7 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
   std::vector<ImportedDoc*> mine;
   ReadOutcome outcome{{}, report.warnings, std::nullopt, {}};
   for (auto& d : docs) {
-    const FormatReader* r = detectReader(d.doc);
+    const FormatReader* r = d.reader;
     if (r != &reader) {
       Error e{
           label, lineColumnFrom(text, d.lineStart, d.line, d.doc.beginOffset), "format",

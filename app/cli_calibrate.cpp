@@ -133,20 +133,10 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     if (!m) return badInput(err, m.error());
     model = std::move(*m);
   }
-  std::vector<double> batches;
-  std::vector<std::string> schemes;
-  for (const auto& r : session->kernelMeasurements) {
-    if (r.device != cal->device || r.kernel.rfind("gemm_", 0) != 0 || r.m <= 0) continue;
-    const double m = static_cast<double>(r.m);
-    if (std::find(batches.begin(), batches.end(), m) == batches.end()) batches.push_back(m);
-    for (const char* s : {"bf16", "w8a8-fp8", "w8a8-int8", "w4a16-g128"}) {
-      if (gemmKernelForScheme(s) == r.kernel &&
-          std::find(schemes.begin(), schemes.end(), s) == schemes.end()) {
-        schemes.emplace_back(s);
-      }
-    }
-  }
-  std::sort(batches.begin(), batches.end());
+  const std::vector<double> batches =
+      measuredGemmBatches(session->kernelMeasurements, cal->device, "");
+  const std::vector<std::string> schemes =
+      measuredGemmSchemes(session->kernelMeasurements, cal->device);
   std::vector<std::pair<std::string, std::vector<MeasuredStep>>> steps;
   if (model) {
     for (const auto& s : schemes) {

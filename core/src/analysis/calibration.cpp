@@ -227,12 +227,44 @@ std::string catalogGpuForDevice(const std::string& deviceName) {
   return {};
 }
 
+namespace {
+/// Scheme ids with a GEMM kernel of their own, and that kernel.
+constexpr std::pair<const char*, const char*> kGemmKernels[] = {{"bf16", "gemm_bf16"},
+                                                                {"w8a8-fp8", "gemm_fp8"},
+                                                                {"w8a8-int8", "gemm_int8"},
+                                                                {"w4a16-g128", "gemm_w4a16-g128"}};
+}  // namespace
+
 std::string gemmKernelForScheme(const std::string& schemeId) {
-  if (schemeId == "bf16") return "gemm_bf16";
-  if (schemeId == "w8a8-fp8") return "gemm_fp8";
-  if (schemeId == "w8a8-int8") return "gemm_int8";
-  if (schemeId == "w4a16-g128") return "gemm_w4a16-g128";
+  for (const auto& [scheme, kernel] : kGemmKernels) {
+    if (schemeId == scheme) return kernel;
+  }
   return {};
+}
+
+std::vector<std::string> measuredGemmSchemes(const std::vector<KernelMeasurement>& records,
+                                             const std::string& device) {
+  std::vector<std::string> out;
+  for (const auto& [scheme, kernel] : kGemmKernels) {
+    const bool measured = std::any_of(records.begin(), records.end(), [&](const auto& r) {
+      return r.device == device && r.kernel == kernel && r.m > 0;
+    });
+    if (measured) out.emplace_back(scheme);
+  }
+  return out;
+}
+
+std::vector<double> measuredGemmBatches(const std::vector<KernelMeasurement>& records,
+                                        const std::string& device, const std::string& schemeId) {
+  const std::string kernel = schemeId.empty() ? std::string() : gemmKernelForScheme(schemeId);
+  std::set<double> batches;
+  for (const auto& r : records) {
+    if (r.device != device || r.m <= 0) continue;
+    if (kernel.empty() ? r.kernel.rfind("gemm_", 0) == 0 : r.kernel == kernel) {
+      batches.insert(static_cast<double>(r.m));
+    }
+  }
+  return {batches.begin(), batches.end()};
 }
 
 namespace {
@@ -390,17 +422,8 @@ Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasuremen
     if (a.mixed()) continue;
     const std::string& id = a.linear.id;
     if (gemmKernelForScheme(id).empty()) continue;
-    std::vector<double> measuredBatches;
-    for (const auto& r : records) {
-      if (r.device == o.device && r.kernel == gemmKernelForScheme(id) && r.m > 0) {
-        const double m = static_cast<double>(r.m);
-        if (std::find(measuredBatches.begin(), measuredBatches.end(), m) == measuredBatches.end()) {
-          measuredBatches.push_back(m);
-        }
-      }
-    }
+    const std::vector<double> measuredBatches = measuredGemmBatches(records, o.device, id);
     if (measuredBatches.empty()) continue;
-    std::sort(measuredBatches.begin(), measuredBatches.end());
     auto steps = measuredStepTimes(records, o.device, scenario.model, id, measuredBatches, source);
     if (!steps) return steps.error();
     if (steps->empty()) continue;

@@ -78,6 +78,16 @@ std::string catalogGpuForDevice(const std::string& deviceName);
 /// "w4a16-g128" → "gemm_w4a16-g128"); empty when no GEMM kernel is measured for it.
 std::string gemmKernelForScheme(const std::string& schemeId);
 
+/// The schemes with measured GEMM kernels (gemmKernelForScheme) among `device`'s records, in
+/// the order bf16, w8a8-fp8, w8a8-int8, w4a16-g128.
+std::vector<std::string> measuredGemmSchemes(const std::vector<KernelMeasurement>& records,
+                                             const std::string& device);
+
+/// The distinct GEMM rows M measured on `device`, ascending: of `schemeId`'s kernel, or of
+/// every GEMM kernel when `schemeId` is empty.
+std::vector<double> measuredGemmBatches(const std::vector<KernelMeasurement>& records,
+                                        const std::string& device, const std::string& schemeId);
+
 /// The GPU file `qfront calibrate -o` writes: `datasheet` as parseGpu reads it, plus a
 /// `calibration` block: source, device, bandwidth_efficiency (β / datasheet β),
 /// compute_efficiency {path or scheme: P / datasheet P}, dequant_s_per_weight {scheme: s},

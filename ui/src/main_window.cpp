@@ -639,8 +639,14 @@ void MainWindow::detectGpu() {
 void MainWindow::updateMeasurementOverlay(const Scenario& scenario,
                                           const std::vector<SchemeAssignment>& assignments,
                                           const std::vector<double>& batches) {
-  std::vector<KernelMeasurement> records = m_session.kernelMeasurements;
-  records.insert(records.end(), m_liveRecords.begin(), m_liveRecords.end());
+  // The session's records, plus (only while a measurement runs) those delivered so far:
+  // no copy on an ordinary recompute.
+  std::vector<KernelMeasurement> withLive;
+  if (!m_liveRecords.empty()) {
+    withLive = m_session.kernelMeasurements;
+    withLive.insert(withLive.end(), m_liveRecords.begin(), m_liveRecords.end());
+  }
+  const auto& records = m_liveRecords.empty() ? m_session.kernelMeasurements : withLive;
   auto overlay =
       measurementOverlay(records, scenario, assignments, batches,
                          m_sessionPath.isEmpty() ? "session" : m_sessionPath.toStdString());

@@ -100,10 +100,9 @@ void ParetoPlot::highlight(const QString& id) {
   replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ParetoPlot::setData(const std::vector<Candidate>& cands, const FrontierResult& result,
+void ParetoPlot::setData(const std::vector<Candidate>& cands,
                          const std::map<std::string, CandidateVerdict>& verdicts,
                          const Objective& x, const Objective& y) {
-  (void)result;
   clearGraphs();
   clearItems();
   clearPlottables();
@@ -528,7 +527,7 @@ void ParetoView::recompute() {
   m_status->setText(text);
   const auto& obj = m_result->objectives;
   m_plot->setColourMetric(m_colour->currentData().toString().toStdString());
-  m_plot->setData(m_cands, *m_result, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
+  m_plot->setData(m_cands, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
   fillTable();
 }
 

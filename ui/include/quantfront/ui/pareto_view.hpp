@@ -25,7 +25,7 @@ class ParetoPlot : public QCustomPlot {
  public:
   explicit ParetoPlot(QWidget* parent = nullptr);
   /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y.
-  void setData(const std::vector<Candidate>& cands, const FrontierResult& result,
+  void setData(const std::vector<Candidate>& cands,
                const std::map<std::string, CandidateVerdict>& verdicts, const Objective& x,
                const Objective& y);
   /// Points drawn per class: frontier, uncertain, dominated, gated out.

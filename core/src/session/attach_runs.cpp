@@ -180,8 +180,22 @@ std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
     if (!info || info->category == MetricCategory::Count) continue;
     out[name] = measured(v, run, run.format + " summary as the file reports it");
   }
-  // Bootstrap intervals for the latency percentiles from the per-request records.
-  if (run.requests.empty()) return out;
+  addServingIntervals(run, out, boot, warnings);
+  return out;
+}
+
+Candidate* findCandidate(Session& s, const std::string& id) {
+  for (auto& c : s.candidates) {
+    if (c.id == id) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricValue>& metrics,
+                         const stats::BootstrapOptions& boot, std::vector<std::string>& warnings) {
+  if (run.requests.empty()) return;
   const std::pair<const char*, stats::LatencyMetric> kLatency[] = {
       {"ttft", stats::LatencyMetric::Ttft},
       {"tpot", stats::LatencyMetric::Tpot},
@@ -191,7 +205,7 @@ std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
     std::vector<std::string> names;
     std::vector<double> qs;
     const std::string head = std::string(prefix) + "_p";
-    for (const auto& [name, m] : out) {
+    for (const auto& [name, m] : metrics) {
       if (!name.starts_with(head) || !name.ends_with("_ms")) continue;
       const std::string label = name.substr(head.size(), name.size() - head.size() - 3);
       char* end = nullptr;
@@ -210,29 +224,19 @@ std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
     std::size_t requests = 0;
     for (const auto& r : run.requests) requests += stats::producedOutput(r) ? 1 : 0;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      MetricValue& m = out[names[i]];
+      MetricValue& m = metrics[names[i]];
       const auto& bi = (*b)[i];
       m.lo = std::min(bi.ci.lo * 1e3, m.value);
       m.hi = std::max(bi.ci.hi * 1e3, m.value);
       m.n = static_cast<double>(requests);
       std::ostringstream note;
-      note << run.format << " summary as the file reports it; " << fmt(bi.confidence * 100)
-           << "% bootstrap percentile interval over " << requests << " requests (" << bi.resamples
-           << " resamples, seed 0x" << std::hex << bi.seed << ")";
+      note << m.provenance.note << (m.provenance.note.empty() ? "" : "; ")
+           << fmt(bi.confidence * 100) << "% bootstrap percentile interval over " << requests
+           << " requests (" << bi.resamples << " resamples, seed 0x" << std::hex << bi.seed << ")";
       m.provenance.note = note.str();
     }
   }
-  return out;
 }
-
-Candidate* findCandidate(Session& s, const std::string& id) {
-  for (auto& c : s.candidates) {
-    if (c.id == id) return &c;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 SchemeHint schemeFromName(std::string_view name) {
   SchemeHint h;
@@ -394,9 +398,9 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
 
   // Runs to attach, grouped by the candidate they feed, in session order.
   std::vector<std::string> order;
-  std::map<std::string, std::vector<const ImportedRun*>> byCandidate;
+  std::map<std::string, std::vector<ImportedRun*>> byCandidate;
   std::map<std::string, std::string> modelNameOf;  // candidate id → model name the files give
-  for (const auto& run : s.importedRuns) {
+  for (auto& run : s.importedRuns) {
     if (!digests.empty() && !digests.count(run.sha256)) continue;
     if (!isServingFormat(run.format) && run.format != "lm-eval-results" &&
         run.format != "gsm8k-eval") {
@@ -480,7 +484,8 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
       rep.updated.push_back(id);
     }
     std::map<std::string, std::string> sourceOf;
-    for (const ImportedRun* run : byCandidate.at(id)) {
+    for (ImportedRun* run : byCandidate.at(id)) {
+      run->setup[kCandidateSetupKey] = id;
       for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
         if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
           if (old->second.provenance.kind == ProvenanceKind::Published) {

@@ -5,6 +5,7 @@
 /// figures filled where the candidate's model and GPU resolve. `qfront import --candidate`
 /// and the window's import call attachRunsToCandidates.
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,19 @@ std::string catalogModelFromName(std::string_view name, const Catalog& cat = Cat
 /// `pretrained=`; "" when the file names none.
 std::string runModelName(const ImportedRun& run);
 
+/// The setup key under which attachRunsToCandidates records, on every run it attaches, the id
+/// of the candidate the run's figures went to (saved with the run; see docs/session-format.md).
+inline constexpr const char* kCandidateSetupKey = "quantfront/candidate";
+
+/// Gives every serving latency percentile in `metrics` (`<m>_p<q>_ms`, m one of ttft, tpot, itl,
+/// e2el, 0 < q < 100) a bootstrap percentile interval from the run's per-request records
+/// (stats::bootstrapLatencyPercentiles with `boot`): lo and hi widened to include the value,
+/// n the requests that produced output, and the interval's level, resamples and seed appended
+/// to the provenance note. A run without per-request records leaves `metrics` as they are; a
+/// metric the records cannot give is a warning naming the file.
+void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricValue>& metrics,
+                         const stats::BootstrapOptions& boot, std::vector<std::string>& warnings);
+
 /// Turns the session's runs (or those of opts.runDigests) into measured metrics of candidates.
 /// Metric names are the runs' own (`tpot_p99_ms`, `output_throughput_tok_s`; lm-eval
 /// `<task>_<metric>` from the task's primary filter: strict-match, else none, else the first
@@ -75,7 +89,9 @@ std::string runModelName(const ImportedRun& run);
 /// (value ± 1.96·stderr); serving percentiles get bootstrap intervals from per-request arrays.
 /// Then `<task>_recovery_pct` is derived for every candidate of a model that has a baseline,
 /// and the modelled figures are refreshed for the candidates touched (a model or GPU that
-/// does not resolve is a warning). Errors: a candidate id or scheme that cannot be chosen.
+/// does not resolve is a warning). Every run attached records its candidate's id in its setup
+/// under kCandidateSetupKey (replacing what an earlier attach recorded). Errors: a candidate id
+/// or scheme that cannot be chosen.
 Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opts,
                                             const Catalog& cat = Catalog::bundled());
 

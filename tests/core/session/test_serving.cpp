@@ -1,0 +1,369 @@
+// Serving sweeps: runs grouped by the candidate the attach recorded, ordered by offered load,
+// with percentiles, intervals and generated length checked against hand-computed figures.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/serving.hpp>
+#include <quantfront/core/session/session.hpp>
+
+using namespace qf;
+
+namespace {
+
+const std::string kE2e = std::string(QF_TEST_DATA_DIR) + "/import/e2e";
+
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+RequestRecord request(double ttft, double latency, std::int64_t outputLen, bool success = true) {
+  RequestRecord r;
+  r.ttftS = ttft;
+  r.latencyS = latency;
+  r.inputLen = 100;
+  r.outputLen = outputLen;
+  r.success = success;
+  return r;
+}
+
+/// Seven successful requests and one failure. TTFT 0.1..0.7 s; TPOT (latency − ttft)/(len − 1)
+/// of 10, 20, 15, 30, 25, 12 and 50 ms; output lengths 11, 21, 5, 41, 11, 101, 3.
+ImportedRun handRun() {
+  ImportedRun run;
+  run.format = "vllm-serve";
+  run.sourceFile = "hand.json";
+  run.sha256 = std::string(64, '1');
+  run.setup["model_id"] = "org/hand-model";
+  run.setup["request_rate"] = "2";
+  run.setup["max_concurrency"] = "none";
+  run.metrics["request_throughput_req_s"] = 1.9;
+  run.metrics["output_throughput_tok_s"] = 250;
+  run.metrics["max_concurrent_requests"] = 3;
+  run.requests = {
+      request(0.10, 0.10 + 0.010 * 10, 11), request(0.30, 0.30 + 0.020 * 20, 21),
+      request(0.20, 0.20 + 0.015 * 4, 5),   request(0.50, 0.50 + 0.030 * 40, 41),
+      request(0.40, 0.40 + 0.025 * 10, 11), request(0.70, 0.70 + 0.012 * 100, 101),
+      request(0.60, 0.60 + 0.050 * 2, 3),   request(0.0, 0.0, 0, false),
+  };
+  return run;
+}
+
+/// A summary-only run (no per-request records) at the given load.
+ImportedRun sweepRun(const std::string& file, const std::string& candidate, const std::string& rate,
+                     double outTokS, const std::string& concurrency = "none") {
+  ImportedRun run;
+  run.format = "vllm-serve";
+  run.sourceFile = file;
+  run.sha256 = std::string(64, 'f');
+  if (!candidate.empty()) run.setup[kCandidateSetupKey] = candidate;
+  run.setup["request_rate"] = rate;
+  run.setup["max_concurrency"] = concurrency;
+  run.metrics["output_throughput_tok_s"] = outTokS;
+  run.metrics["request_throughput_req_s"] = outTokS / 100;
+  run.metrics["ttft_p99_ms"] = 50;
+  run.metrics["tpot_p99_ms"] = 10;
+  run.metrics["total_output_tokens"] = 1000;
+  run.metrics["completed"] = 10;
+  return run;
+}
+
+const ServingGroup& groupOf(const ServingSweeps& sw, const std::string& key) {
+  for (const auto& g : sw.groups) {
+    if (g.key == key) return g;
+  }
+  FAIL("no group " << key);
+  return sw.groups.front();
+}
+
+bool mentions(const std::vector<std::string>& lines, const std::string& text) {
+  for (const auto& l : lines) {
+    if (l.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a serving point: numpy-linear percentiles, intervals, generated length",
+          "[session][serving]") {
+  std::vector<std::string> warnings;
+  auto p = servingPoint(handRun(), {}, warnings);
+  REQUIRE(p.ok());
+  CHECK(p->load.kind == LoadKind::RequestRate);
+  CHECK(p->load.value == 2);
+  CHECK_FALSE(p->load.maxConcurrency.has_value());
+  CHECK(offeredLoadText(p->load) == "2 req/s");
+  CHECK(*p->outputThroughputTokS == 250);
+  CHECK(*p->requestThroughputReqS == 1.9);
+  CHECK_FALSE(p->goodputReqS.has_value());
+  // TTFT sorted 100..700 ms, n = 7: p50 at h = 3 → 400; p99 at h = 5.94 → 600 + 0.94·100.
+  REQUIRE(p->ttftP50Ms.has_value());
+  CHECK(p->ttftP50Ms->value == Approx(400));
+  CHECK(p->ttftP99Ms->value == Approx(694));
+  // TPOT sorted 10, 12, 15, 20, 25, 30, 50 ms: p50 = 20; p99 = 30 + 0.94·20 = 48.8.
+  CHECK(p->tpotP50Ms->value == Approx(20));
+  CHECK(p->tpotP99Ms->value == Approx(48.8));
+  // Bootstrap intervals: around the value, inside the data's range, over the 7 good requests.
+  for (const auto* m : {&*p->ttftP50Ms, &*p->ttftP99Ms}) {
+    REQUIRE(m->lo.has_value());
+    CHECK(*m->lo <= m->value);
+    CHECK(*m->hi >= m->value);
+    CHECK(*m->lo >= 100 - 1e-9);
+    CHECK(*m->hi <= 700 + 1e-9);
+    CHECK(m->n == 7);
+    CHECK(m->provenance.note.find("95% bootstrap") != std::string::npos);
+    CHECK(m->provenance.kind == ProvenanceKind::Measured);
+    CHECK(m->provenance.sourceFile == "hand.json");
+  }
+  CHECK(*p->tpotP50Ms->lo >= 10 - 1e-9);
+  CHECK(*p->tpotP50Ms->hi <= 50 + 1e-9);
+  CHECK(*p->ttftP50Ms->lo < *p->ttftP50Ms->hi);
+  // Lengths of the successful requests: 193 / 7 tokens on average, median 11.
+  CHECK(*p->meanOutputTokens == Approx(193.0 / 7));
+  CHECK(*p->medianOutputTokens == 11);
+  CHECK(*p->completed == 7);
+  CHECK(*p->failed == 1);
+  CHECK(p->requestRecords == 8);
+  CHECK(*p->peakConcurrentRequests == 3);
+
+  // The same seed gives the same interval; another seed another one.
+  std::vector<std::string> w2;
+  auto again = servingPoint(handRun(), {}, w2);
+  CHECK(*again->ttftP99Ms->lo == *p->ttftP99Ms->lo);
+  stats::BootstrapOptions other;
+  other.seed = 99;
+  auto reseeded = servingPoint(handRun(), other, w2);
+  CHECK(reseeded->ttftP99Ms->provenance.note.find("seed 0x63") != std::string::npos);
+}
+
+TEST_CASE("a serving point from a summary: the file's figures, no interval", "[session][serving]") {
+  ImportedRun run;
+  run.format = "sglang-serving";
+  run.sourceFile = "sg.jsonl";
+  run.setup["request_rate"] = "inf";
+  run.setup["max_concurrency"] = "64";
+  run.metrics["ttft_median_ms"] = 200;
+  run.metrics["ttft_p99_ms"] = 900;
+  run.metrics["total_output_tokens"] = 25600;
+  run.metrics["completed"] = 200;
+  run.metrics["output_throughput_tok_s"] = 2048;
+  std::vector<std::string> warnings;
+  auto p = servingPoint(run, {}, warnings);
+  REQUIRE(p.ok());
+  CHECK(p->load.kind == LoadKind::Concurrency);
+  CHECK(p->load.value == 64);
+  CHECK(offeredLoadText(p->load) == "concurrency 64");
+  CHECK(p->ttftP50Ms->value == 200);  // the median stands for p50
+  CHECK(p->ttftP50Ms->provenance.note.find("median") != std::string::npos);
+  CHECK(p->ttftP99Ms->value == 900);
+  CHECK_FALSE(p->ttftP99Ms->lo.has_value());
+  CHECK_FALSE(p->tpotP99Ms.has_value());
+  CHECK(*p->meanOutputTokens == 128);  // 25600 / 200
+  CHECK_FALSE(p->medianOutputTokens.has_value());
+  CHECK_FALSE(p->failed.has_value());
+  CHECK(p->requestRecords == 0);
+  CHECK(warnings.empty());
+
+  // A finite rate wins over a concurrency cap, which is kept.
+  run.setup["request_rate"] = "16";
+  auto capped = servingPoint(run, {}, warnings);
+  REQUIRE(capped.ok());
+  CHECK(capped->load.kind == LoadKind::RequestRate);
+  CHECK(capped->load.value == 16);
+  CHECK(*capped->load.maxConcurrency == 64);
+  CHECK(offeredLoadText(capped->load) == "16 req/s (max concurrency 64)");
+  // Neither a cap nor a rate: every request at once.
+  run.setup["max_concurrency"] = "none";
+  run.setup["request_rate"] = "inf";
+  auto burst = servingPoint(run, {}, warnings);
+  CHECK(burst->load.kind == LoadKind::RequestRate);
+  CHECK(std::isinf(burst->load.value));
+  CHECK(offeredLoadText(burst->load) == "inf req/s");
+  // A trace replay and a run with no load at all are refused, naming the field.
+  run.setup["request_rate"] = "trace";
+  auto trace = servingPoint(run, {}, warnings);
+  REQUIRE_FALSE(trace.ok());
+  CHECK(trace.error().field == "request_rate");
+  CHECK(trace.error().message.find("'trace'") != std::string::npos);
+  run.setup.erase("request_rate");
+  auto none = servingPoint(run, {}, warnings);
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message.find("neither a request rate nor a max concurrency") !=
+        std::string::npos);
+  run.format = "vllm-latency";
+  CHECK_FALSE(servingPoint(run, {}, warnings).ok());
+}
+
+TEST_CASE("serving sweeps: grouped by the recorded candidate, ordered by load",
+          "[session][serving]") {
+  Session s;
+  s.scenario.gpu = "h100-sxm";
+  Candidate a;
+  a.id = "cand-a";
+  a.model = "llama-3.1-8b";
+  a.schemeLinear = "bf16";
+  a.gpu = "h100-sxm";
+  s.candidates.push_back(a);
+  s.importedRuns.push_back(sweepRun("a4.json", "cand-a", "4", 400));
+  s.importedRuns.push_back(sweepRun("a1.json", "cand-a", "1", 120));
+  s.importedRuns.push_back(sweepRun("ainf.json", "cand-a", "inf", 650));
+  s.importedRuns.push_back(sweepRun("a8.json", "cand-a", "8", 700));
+  s.importedRuns.push_back(sweepRun("a-c16.json", "cand-a", "inf", 690, "16"));
+  ImportedRun b = sweepRun("b2.json", "", "2", 300);
+  b.setup["model_id"] = "org/model-b";
+  s.importedRuns.push_back(b);
+  s.importedRuns.push_back(sweepRun("anon.json", "", "2", 100));
+  s.importedRuns.push_back(sweepRun("trace.json", "cand-a", "trace", 100));
+  s.importedRuns.push_back(sweepRun("gone.json", "deleted-cand", "3", 100));
+  ImportedRun lat;
+  lat.format = "vllm-latency";
+  lat.sourceFile = "latency.json";
+  s.importedRuns.push_back(lat);
+
+  const ServingSweeps sw = servingSweeps(s);
+  REQUIRE(sw.groups.size() == 4);
+  CHECK(sw.runsUsed == 8);
+  CHECK(mentions(sw.warnings, "trace.json: left out"));
+  CHECK(mentions(sw.warnings, "latency.json"));
+  CHECK(mentions(sw.warnings, "'deleted-cand', which the session no longer has"));
+
+  const ServingGroup& ga = sw.groups[0];  // first run in the session
+  CHECK(ga.key == "cand-a");
+  CHECK(ga.groupedBy == "candidate");
+  CHECK(ga.candidateId == "cand-a");
+  CHECK(ga.scheme == "bf16");
+  CHECK(ga.loadKind == LoadKind::RequestRate);
+  CHECK(ga.mixedLoad);
+  CHECK(mentions(ga.warnings, "two sweeps"));
+  REQUIRE(ga.points.size() == 5);
+  CHECK(ga.points[0].sourceFile == "a1.json");
+  CHECK(ga.points[1].sourceFile == "a4.json");
+  CHECK(ga.points[2].sourceFile == "a8.json");
+  CHECK(ga.points[3].sourceFile == "ainf.json");
+  CHECK(std::isinf(ga.points[3].load.value));
+  CHECK(ga.points[4].sourceFile == "a-c16.json");  // the other sweep, after this one
+  CHECK(ga.points[4].load.kind == LoadKind::Concurrency);
+  CHECK(ga.batch1 == 0);
+  CHECK(ga.saturated == 2);                      // 700 tok/s at 8 req/s beats 690 and 650
+  CHECK(*ga.points[0].meanOutputTokens == 100);  // 1000 tokens / 10 requests
+  // The modelled capacity is the engine's for the candidate.
+  auto m = modelledMetrics(a, s.scenario);
+  REQUIRE(m.ok());
+  REQUIRE(ga.capacity.has_value());
+  CHECK(ga.capacity->tokensPerS == m->at("tokens_per_s_at_capacity").value);
+  CHECK(ga.capacity->maxConcurrency == m->at("max_concurrency").value);
+  CHECK(ga.capacity->tokensPerS > 0);
+
+  const ServingGroup& gb = groupOf(sw, "org/model-b");
+  CHECK(gb.groupedBy == "model");
+  CHECK_FALSE(gb.candidateId.has_value());
+  CHECK_FALSE(gb.capacity.has_value());
+  CHECK(mentions(gb.warnings, "no modelled capacity"));
+  const ServingGroup& gf = groupOf(sw, "anon.json");
+  CHECK(gf.groupedBy == "file");
+  REQUIRE(gf.points.size() == 1);
+  CHECK(gf.batch1 == 0);
+  CHECK(gf.saturated == 0);
+  const ServingGroup& gone = groupOf(sw, "deleted-cand");
+  CHECK_FALSE(gone.candidateId.has_value());
+
+  // Without the engine: no capacity, no warning about it.
+  ServingOptions noEngine;
+  noEngine.modelledCapacity = false;
+  const ServingSweeps plain = servingSweeps(s, noEngine);
+  CHECK_FALSE(plain.groups[0].capacity.has_value());
+  CHECK(plain.groups[0].scheme == "bf16");
+  CHECK_FALSE(mentions(plain.groups[1].warnings, "modelled capacity"));
+}
+
+TEST_CASE("serving sweeps: the batch-1 point and repeated loads are named", "[session][serving]") {
+  Session s;
+  ImportedRun first = handRun();  // max 3 requests in flight at its 2 req/s
+  s.importedRuns.push_back(first);
+  ImportedRun repeat = handRun();
+  repeat.sourceFile = "hand-again.json";
+  repeat.sha256 = std::string(64, '2');
+  s.importedRuns.push_back(repeat);
+  const ServingSweeps sw = servingSweeps(s);
+  REQUIRE(sw.groups.size() == 1);
+  const ServingGroup& g = sw.groups[0];
+  CHECK(g.key == "org/hand-model");
+  CHECK(g.groupedBy == "model");
+  CHECK(mentions(g.warnings, "up to 3 requests were in flight at once: not a batch-1"));
+  CHECK(mentions(g.warnings, "hand.json and hand-again.json were both run at 2 req/s"));
+}
+
+TEST_CASE("attaching records each run's candidate; sweeps follow it", "[session][attach]") {
+  Session s;
+  std::vector<std::string> tags = {"bf16", "fp8", "w4a16"};
+  for (const auto& tag : tags) {
+    auto rep = importFile(kE2e + "/vllm_serve_" + tag + ".json");
+    REQUIRE(rep.ok());
+    mergeImport(s, *rep);
+  }
+  REQUIRE(s.importedRuns.size() == 3);
+  AttachOptions byModel;
+  byModel.gpu = "h100-sxm";
+  REQUIRE(attachRunsToCandidates(s, byModel).ok());
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto file = readJson(kE2e + "/vllm_serve_" + tags[i] + ".json");
+    CHECK(s.importedRuns[i].setup.at(kCandidateSetupKey) == file.at("model_id").get<std::string>());
+  }
+
+  // Attached again under ids of our own: each run now names its new candidate.
+  for (std::size_t i = 0; i < 3; ++i) {
+    AttachOptions opts;
+    opts.candidateId = "llama-" + tags[i];
+    opts.runDigests = {s.importedRuns[i].sha256};
+    opts.gpu = "h100-sxm";
+    REQUIRE(attachRunsToCandidates(s, opts).ok());
+    CHECK(s.importedRuns[i].setup.at(kCandidateSetupKey) == "llama-" + tags[i]);
+  }
+  // Saved and loaded back, the record stays.
+  auto back = parseSessionText(sessionToText(s), "attached.json");
+  REQUIRE(back.ok());
+  CHECK(back->importedRuns[1].setup.at(kCandidateSetupKey) == "llama-fp8");
+
+  const ServingSweeps sw = servingSweeps(*back);
+  REQUIRE(sw.groups.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const ServingGroup& g = sw.groups[i];
+    const auto file = readJson(kE2e + "/vllm_serve_" + tags[i] + ".json");
+    INFO(tags[i]);
+    CHECK(g.key == "llama-" + tags[i]);
+    CHECK(g.groupedBy == "candidate");
+    REQUIRE(g.points.size() == 1);
+    const ServingPoint& p = g.points[0];
+    // request_rate "inf" with max_concurrency 8: a concurrency point.
+    CHECK(p.load.kind == LoadKind::Concurrency);
+    CHECK(p.load.value == 8);
+    CHECK(*p.outputThroughputTokS == file.at("output_throughput").get<double>());
+    CHECK(*p.requestThroughputReqS == file.at("request_throughput").get<double>());
+    CHECK_FALSE(p.goodputReqS.has_value());  // null in the files
+    CHECK(p.ttftP99Ms->value == Approx(file.at("p99_ttft_ms").get<double>()));
+    CHECK(p.tpotP99Ms->value == Approx(file.at("p99_tpot_ms").get<double>()));
+    CHECK(p.ttftP50Ms->value == Approx(file.at("median_ttft_ms").get<double>()));
+    REQUIRE(p.tpotP99Ms->lo.has_value());
+    CHECK(p.tpotP99Ms->n == 24);
+    CHECK(*p.meanOutputTokens == 64);  // every request generated 64 tokens
+    CHECK(*p.medianOutputTokens == 64);
+    CHECK(*p.completed == 24);
+    CHECK(*p.failed == 0);
+    CHECK(g.batch1 == 0);
+    CHECK(g.saturated == 0);
+    REQUIRE(g.capacity.has_value());
+    CHECK(g.capacity->tokensPerS > 0);
+  }
+  // The old, model-named candidates hold no runs any more: no groups for them.
+  CHECK(sw.groups.size() == 3);
+}

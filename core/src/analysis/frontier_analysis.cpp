@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <unordered_set>
@@ -116,20 +117,34 @@ std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& 
   return out;
 }
 
+std::optional<Error> gateProblem(const Gate& gate, const std::vector<Candidate>& candidates,
+                                 const std::optional<std::string>& baselineId) {
+  const bool carried = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
+    return c.metrics.count(gate.metric) > 0;
+  });
+  if (!carried && !lookupMetric(gate.metric)) {
+    return Error{"", "", "gate",
+                 "gate '" + gate.text + "' names metric '" + gate.metric +
+                     "', which no candidate carries and the metric dictionary does not know"};
+  }
+  if (!gate.relativeToBaseline) return std::nullopt;
+  // computeFrontier resolves the threshold against the baseline before it looks at any
+  // candidate: over none, it reports exactly what the gate lacks.
+  FrontierOptions opts;
+  opts.objectives = {{gate.metric, Direction::Max}};
+  opts.gates = {gate};
+  opts.baselineId = baselineId;
+  opts.baselinePool = &candidates;
+  auto r = computeFrontier({}, opts);
+  if (!r) return r.error();
+  return std::nullopt;
+}
+
 Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
                                          const FrontierQuery& query, const std::string& source) {
   FrontierAnalysis a;
-  // A gate on a metric nobody carries and the dictionary does not know is a typo, not a
-  // reason to gate every candidate out.
   for (const auto& g : query.gates) {
-    const bool carried = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate& c) {
-      return c.metrics.count(g.metric) > 0;
-    });
-    if (!carried && !lookupMetric(g.metric)) {
-      return Error{source, "", "gate",
-                   "gate '" + g.text + "' names metric '" + g.metric +
-                       "', which no candidate carries and the metric dictionary does not know"};
-    }
+    if (auto e = gateProblem(g, candidates, query.baselineId)) return e->from(source);
   }
   a.options.gates = query.gates;
   a.options.baselineId = query.baselineId;
@@ -244,6 +259,95 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   byInput(m.uncertainPointDominators, idField);
   a.verdicts = candidateVerdicts(a.result);
   return a;
+}
+
+namespace {
+/// The attainment boundary of `pts` (x, y; larger is better on both): the non-dominated points
+/// sorted by x, joined by steps, each end run out to `x0` (left) and `y0` (bottom).
+std::vector<std::array<double, 2>> staircase(const std::vector<double>& pts, double x0, double y0) {
+  const auto dominated = dominatedFlags(pts, pts, 2);
+  std::vector<std::array<double, 2>> sky;
+  for (std::size_t i = 0; i < dominated.size(); ++i) {
+    if (!dominated[i]) sky.push_back({pts[2 * i], pts[2 * i + 1]});
+  }
+  // Ascending x, descending y; equal points (both kept as non-dominated) once.
+  std::sort(sky.begin(), sky.end(),
+            [](const auto& a, const auto& b) { return a[0] != b[0] ? a[0] < b[0] : a[1] > b[1]; });
+  sky.erase(std::unique(sky.begin(), sky.end()), sky.end());
+  std::vector<std::array<double, 2>> out;
+  const auto vertex = [&](double x, double y) {
+    if (out.empty() || out.back() != std::array<double, 2>{x, y}) out.push_back({x, y});
+  };
+  if (sky.empty()) return out;
+  vertex(x0, sky.front()[1]);
+  for (std::size_t i = 0; i < sky.size(); ++i) {
+    if (i > 0) vertex(sky[i - 1][0], sky[i][1]);
+    vertex(sky[i][0], sky[i][1]);
+  }
+  vertex(sky.back()[0], y0);
+  return out;
+}
+}  // namespace
+
+std::vector<UncertainBand> uncertainBands(const std::vector<Candidate>& candidates,
+                                          const FrontierAnalysis& analysis) {
+  std::vector<UncertainBand> bands;
+  const auto& objectives = analysis.options.objectives;
+  if (objectives.size() != 2) return bands;
+  std::map<std::string, const Candidate*> byId;
+  for (const auto& c : candidates) byId.emplace(c.id, &c);
+  for (const auto& group : analysis.groups) {
+    // The candidates not clearly dominated, oriented so that larger is better. A clearly
+    // dominated one lies wholly under another's pessimistic end: it adds nothing.
+    OrientedPoints pts;
+    pts.dims = 2;
+    std::vector<std::string> open = group.result.frontier;
+    open.insert(open.end(), group.result.uncertain.begin(), group.result.uncertain.end());
+    for (const auto& id : open) {
+      const auto c = byId.find(id);
+      if (c == byId.end()) continue;
+      std::array<double, 2> v{}, lo{}, hi{};
+      bool complete = true;
+      for (std::size_t k = 0; k < 2; ++k) {
+        const auto m = c->second->metrics.find(objectives[k].metric);
+        if (m == c->second->metrics.end() || !std::isfinite(m->second.value)) {
+          complete = false;
+          break;
+        }
+        const double val = m->second.value;
+        const double l = m->second.lo && std::isfinite(*m->second.lo) ? *m->second.lo : val;
+        const double h = m->second.hi && std::isfinite(*m->second.hi) ? *m->second.hi : val;
+        const bool max = objectives[k].direction == Direction::Max;
+        v[k] = max ? val : -val;
+        lo[k] = max ? l : -h;
+        hi[k] = max ? h : -l;
+      }
+      if (complete) pts.add(v, lo, hi);
+    }
+    if (pts.size() == 0 || (pts.pessimistic == pts.value && pts.optimistic == pts.value)) continue;
+    double x0 = pts.pessimistic[0], y0 = pts.pessimistic[1];
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+      x0 = std::min(x0, pts.pessimistic[2 * i]);
+      y0 = std::min(y0, pts.pessimistic[2 * i + 1]);
+    }
+    UncertainBand band;
+    band.model = group.model;
+    band.optimistic = staircase(pts.optimistic, x0, y0);
+    band.pessimistic = staircase(pts.pessimistic, x0, y0);
+    band.polygon = band.optimistic;
+    band.polygon.insert(band.polygon.end(), band.pessimistic.rbegin(), band.pessimistic.rend());
+    band.polygon.push_back(band.polygon.front());
+    // Back to the metrics' own units.
+    for (auto* line : {&band.optimistic, &band.pessimistic, &band.polygon}) {
+      for (auto& p : *line) {
+        for (std::size_t k = 0; k < 2; ++k) {
+          if (objectives[k].direction == Direction::Min) p[k] = -p[k];
+        }
+      }
+    }
+    bands.push_back(std::move(band));
+  }
+  return bands;
 }
 
 const char* groupByName(GroupBy g) {

@@ -150,3 +150,108 @@ TEST_CASE("relative objectives compare only candidates of one model", "[analysis
   CHECK(parseGroupBy("model") == GroupBy::Model);
   CHECK_FALSE(parseGroupBy("models").has_value());
 }
+
+TEST_CASE("gateProblem says why a gate cannot be applied, as analyseFrontier does", "[analysis]") {
+  const std::vector<Candidate> cands = {make("a", 0.9, 10, ProvenanceKind::Measured),
+                                        make("b", 0.8, 20, ProvenanceKind::Measured)};
+  const auto gate = [](const std::string& text) { return *parseGate(text); };
+  CHECK_FALSE(gateProblem(gate("score>=0.85"), cands, std::nullopt));
+  CHECK_FALSE(gateProblem(gate("score>=baseline-0.05"), cands, std::string("a")));
+  // A metric of the dictionary that no candidate carries gates them out; a typo is refused.
+  CHECK_FALSE(gateProblem(gate("tpot_p99_ms<70"), cands, std::nullopt));
+  const auto typo = gateProblem(gate("scroe>=0.85"), cands, std::nullopt);
+  REQUIRE(typo);
+  CHECK(typo->message.find("'scroe', which no candidate carries") != std::string::npos);
+  const auto noBase = gateProblem(gate("score>=baseline-0.05"), cands, std::nullopt);
+  REQUIRE(noBase);
+  CHECK(noBase->message.find("relative to the baseline") != std::string::npos);
+  const auto unknownBase = gateProblem(gate("score>=baseline"), cands, std::string("z"));
+  REQUIRE(unknownBase);
+  CHECK(unknownBase->message == "no candidate has id 'z'");
+  auto lacking = cands;
+  lacking[0].metrics.erase("tpot_ms");
+  const auto noValue = gateProblem(gate("tpot_ms<=baseline+1"), lacking, std::string("a"));
+  REQUIRE(noValue);
+  CHECK(noValue->message.find("the baseline has no value") != std::string::npos);
+
+  // analyseFrontier refuses the same gate with the same message, naming the source.
+  FrontierQuery q;
+  q.gates = {gate("scroe>=0.85")};
+  const auto refused = analyseFrontier(cands, q, "cands.csv");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message == typo->message);
+  CHECK(refused.error().file == "cands.csv");
+}
+
+TEST_CASE("the uncertain band lies between the optimistic and the pessimistic staircase",
+          "[analysis][band]") {
+  auto cand = [](const std::string& id, std::array<double, 3> score, std::array<double, 3> ms) {
+    Candidate c;
+    c.id = id;
+    c.model = "m";
+    for (const auto& [name, v] : {std::pair{"score", score}, std::pair{"tpot_ms", ms}}) {
+      MetricValue& m = c.metrics[name];
+      m.value = v[0];
+      m.lo = v[1];
+      m.hi = v[2];
+    }
+    return c;
+  };
+  // a and b: the frontier; c: dominated by a on estimates but not clearly (uncertain); d:
+  // clearly dominated by a.
+  const std::vector<Candidate> cands = {
+      cand("a", {0.80, 0.78, 0.82}, {50, 48, 52}), cand("b", {0.70, 0.68, 0.72}, {30, 29, 31}),
+      cand("c", {0.79, 0.75, 0.83}, {51, 47, 53}), cand("d", {0.60, 0.59, 0.61}, {60, 59, 61})};
+  FrontierQuery q;
+  q.objectives = {{"score", Direction::Max}, {"tpot_ms", Direction::Min}};
+  const auto a = analyseFrontier(cands, q, "");
+  REQUIRE(a.ok());
+  REQUIRE(a->result.frontier == std::vector<std::string>{"a", "b"});
+  REQUIRE(a->result.uncertain == std::vector<std::string>{"c"});
+  const auto bands = uncertainBands(cands, *a);
+  REQUIRE(bands.size() == 1);
+  CHECK(bands[0].model == "m");
+  using P = std::vector<std::array<double, 2>>;
+  // Optimistic ends: b (0.72, 29) and c (0.83, 47), which beats a's (0.82, 48). The ends run
+  // out to the worst pessimistic score (b's 0.68) and time (c's 53).
+  CHECK(bands[0].optimistic == P{{0.68, 29}, {0.72, 29}, {0.72, 47}, {0.83, 47}, {0.83, 53}});
+  // Pessimistic ends: b (0.68, 31) and a (0.78, 52); c's (0.75, 53) is under a's.
+  CHECK(bands[0].pessimistic == P{{0.68, 31}, {0.68, 52}, {0.78, 52}, {0.78, 53}});
+  const P& poly = bands[0].polygon;
+  REQUIRE(poly.size() == 10);
+  CHECK(poly.front() == poly.back());
+  CHECK(P(poly.begin(), poly.begin() + 5) == bands[0].optimistic);
+  CHECK(P(poly.begin() + 5, poly.end() - 1) ==
+        P(bands[0].pessimistic.rbegin(), bands[0].pessimistic.rend()));
+
+  // Without intervals nothing is uncertain and there is no band; nor with three objectives.
+  auto bare = cands;
+  for (auto& c : bare) {
+    for (auto& [name, m] : c.metrics) m.lo = m.hi = std::nullopt;
+  }
+  const auto plain = analyseFrontier(bare, q, "");
+  REQUIRE(plain.ok());
+  CHECK(uncertainBands(bare, *plain).empty());
+  auto three = q;
+  three.objectives.push_back({"label_x", Direction::Max});
+  auto withLabel = cands;
+  for (auto& c : withLabel) c.metrics["label_x"].value = 1;
+  const auto a3 = analyseFrontier(withLabel, three, "");
+  REQUIRE(a3.ok());
+  CHECK(uncertainBands(withLabel, *a3).empty());
+
+  // One band per model group that has intervals.
+  auto twoModels = cands;
+  for (auto c : bare) {
+    c.id += "-other";
+    c.model = "other";
+    twoModels.push_back(c);
+  }
+  const auto grouped = analyseFrontier(twoModels, q, "");
+  REQUIRE(grouped.ok());
+  REQUIRE(grouped->groups.size() == 2);
+  const auto perGroup = uncertainBands(twoModels, *grouped);
+  REQUIRE(perGroup.size() == 1);
+  CHECK(perGroup[0].model == "m");
+  CHECK(perGroup[0].polygon == poly);
+}

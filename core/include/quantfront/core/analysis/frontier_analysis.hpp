@@ -3,6 +3,7 @@
 /// the defaults of the metric names), gates parsed from their text, provenance-mixing
 /// warnings, the frontier itself and each candidate's verdict. `qfront frontier` and the
 /// window's Pareto view are thin callers of analyseFrontier.
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -100,6 +101,39 @@ struct FrontierAnalysis {
 /// `source` (the file or view the candidates came from) when the failure names no file.
 Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
                                          const FrontierQuery& query, const std::string& source);
+
+/// Why `gate` cannot be applied to `candidates`: its metric is carried by no candidate and
+/// unknown to the metric dictionary (a typo, not a reason to gate every candidate out), or it
+/// is baseline-relative and `baselineId` is not given, names no candidate or names one that
+/// lacks the metric. nullopt when it can be applied. analyseFrontier refuses a query holding
+/// such a gate; the window's gate editor marks the gate's row and applies the others.
+std::optional<Error> gateProblem(const Gate& gate, const std::vector<Candidate>& candidates,
+                                 const std::optional<std::string>& baselineId);
+
+/// The uncertain band of one group's frontier over two objectives, in the metrics' own units
+/// (x: the first objective, y: the second). Two staircases bound it: what the candidates'
+/// optimistic interval ends attain (the frontier computed on the optimistic ends) and what
+/// their pessimistic ends attain (the frontier on the pessimistic ends). If every true value
+/// lies in its interval, the true frontier lies between them. A frontier candidate's estimate
+/// and optimistic end lie in the band: a pessimistic end beyond them would clearly dominate.
+struct UncertainBand {
+  std::string model;  ///< the group's base model (FrontierGroup::model)
+  /// Staircase through the optimistic ends, from the end best on y to the end best on x;
+  /// each end runs out to the group's worst pessimistic value on the other objective.
+  std::vector<std::array<double, 2>> optimistic;
+  /// Staircase through the pessimistic ends, in the same order and with the same ends.
+  std::vector<std::array<double, 2>> pessimistic;
+  /// Closed polygon (last vertex = first): the optimistic staircase, then the pessimistic one
+  /// backwards.
+  std::vector<std::array<double, 2>> polygon;
+};
+/// One band per group of `analysis` (computed by analyseFrontier over `candidates`) in which a
+/// frontier or uncertain candidate has an interval on either objective, in group order (a
+/// clearly dominated candidate lies under the band and adds nothing); none unless the analysis
+/// has exactly two objectives. Interval ends are read as computeFrontier
+/// reads them (a missing or non-finite end is the value; an interval is widened to hold it).
+std::vector<UncertainBand> uncertainBands(const std::vector<Candidate>& candidates,
+                                          const FrontierAnalysis& analysis);
 
 /// {"group_by": "model"|"none", "groups": [{"model", "candidates": [ids], "frontier",
 ///  "uncertain", "dominated", "gated_out", "uncertain_point_dominators"}]}: the per-group

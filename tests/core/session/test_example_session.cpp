@@ -2,12 +2,14 @@
 // figure is cited, and the example and a round-tripped session carry what the schema requires.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/session.hpp>
@@ -127,26 +129,59 @@ TEST_CASE("example session: modelled figures are the engine's", "[session][examp
     REQUIRE(rep.ok());
     const SchemeReport& r = rep->schemes.front();
     const CapacityReport cap = computeCapacity(*scenario, r.curve);
-    const std::map<std::string, double> expected = {
+    std::map<std::string, double> expected = {
         {"memory_floor_ms", r.memoryFloorMs},
         {"step_ms_b1", r.curve.stepSeconds(1.0) * 1e3},
         {"step_ms_b64", r.curve.stepSeconds(64.0) * 1e3},
         {"weights_gib", cap.weightsGib},
         {"max_concurrency", static_cast<double>(cap.maxSeqs)},
         {"tokens_per_s_at_capacity", cap.tokensPerSAtCapacity}};
+    // Per use case: one request alone, queries per USD at the catalog price × count, and the
+    // cost per query saved against the same model's bf16 on the same GPUs.
+    SchemeAssignment bf16;
+    bf16.id = "bf16";
+    bf16.linear = *cat.scheme("bf16");
+    REQUIRE(scenario->gpu.pricePerGpuHourUsd.has_value());  // every GPU here has a price
+    const double usdPerHour = *scenario->gpu.pricePerGpuHourUsd * c.gpuCount;
+    auto useCases = bundledUseCases();
+    REQUIRE(useCases.ok());
+    for (const UseCase& u : *useCases) {
+      std::string stem = u.id;
+      std::replace(stem.begin(), stem.end(), '-', '_');
+      auto own = estimateUseCase(*scenario, cs, u);
+      auto base = estimateUseCase(*scenario, bf16, u);
+      REQUIRE(own.ok());
+      REQUIRE(base.ok());
+      const double queries = 3600.0 / (own->latency.totalS * usdPerHour);
+      const double baseQueries = 3600.0 / (base->latency.totalS * usdPerHour);
+      expected["latency_" + stem + "_sync_s"] = own->latency.totalS;
+      expected["queries_per_usd_" + stem] = queries;
+      expected["cost_reduction_pct_" + stem] = 100.0 * (1.0 - baseQueries / queries);
+    }
+    // A published figure of a modelled name stays published (and its value the paper's).
+    for (const auto& [name, m] : c.metrics) {
+      if (m.provenance.kind == ProvenanceKind::Published) expected.erase(name);
+    }
     std::size_t modelled = 0;
     for (const auto& [name, m] : c.metrics) {
       if (m.provenance.kind != ProvenanceKind::Modelled) continue;
       ++modelled;
       INFO("metric " << name);
       REQUIRE(expected.count(name) == 1);
-      CHECK(relClose(m.value, expected.at(name)));
+      if (name.rfind("cost_reduction_pct_", 0) == 0) {
+        if (c.schemeLinear == "bf16") CHECK(m.value == 0);
+        CHECK(std::abs(m.value - expected.at(name)) <= 1e-6);
+      } else {
+        CHECK(relClose(m.value, expected.at(name)));
+      }
       CHECK(m.provenance.note.find("analytic engine") != std::string::npos);
       ++checked;
     }
     CHECK(modelled == expected.size());
   }
-  CHECK(checked == 24 * 6);
+  // 6 step-time and capacity figures and 3 per use case each, less the two published
+  // code-completion latencies of the 8B on one A6000.
+  CHECK(checked == 24 * (6 + 3 * 7) - 2);
   // The helper the GUI uses to refresh them agrees too.
   Session refreshed = s;
   REQUIRE_FALSE(refreshModelledMetrics(refreshed).has_value());
@@ -218,6 +253,8 @@ TEST_CASE("example session: published figures are cited and within the paper's s
   CHECK(value("8b-w8a8-fp8-h100-sxmx1", "open_llm_v2_recovery_pct") == 101.2);
   CHECK(value("70b-w8a8-int8-a100-80gbx2", "open_llm_v2_recovery_pct") == 97.3);
   CHECK(value("8b-w4a16-g128-a6000x1", "queries_per_usd_code_completion_sync") == 462);
+  CHECK(value("8b-bf16-a6000x1", "latency_code_completion_sync_s") == 24.5);
+  CHECK(value("8b-w4a16-g128-a6000x1", "latency_code_completion_sync_s") == 9.7);
   CHECK(value("8b-w4a16-g128-a6000x1", "cost_reduction_sync") == 2.39);
   CHECK(value("70b-w4a16-g128-h100-sxmx2", "cost_reduction_sync") == 2.11);
   CHECK(value("70b-w8a8-fp8-h100-sxmx4", "throughput_speedup_async") == 1.77);

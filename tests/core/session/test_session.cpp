@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,11 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/cost.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/session.hpp>
 #include "support/temp_dir.hpp"
 
@@ -744,4 +750,182 @@ TEST_CASE("session: request columns are checked when read", "[session]") {
   auto count = parseSessionText(badCount, "s.json");
   REQUIRE_FALSE(count.ok());
   CHECK(count.error().message.find("has 2 entries but count is 3") != std::string::npos);
+}
+
+namespace {
+
+Candidate costCandidate(const std::string& model, const std::string& scheme, const std::string& gpu,
+                        int count) {
+  Candidate c;
+  c.id = model + "-" + scheme + "-" + gpu;
+  c.model = model;
+  c.schemeLinear = scheme;
+  c.gpu = gpu;
+  c.gpuCount = count;
+  return c;
+}
+
+/// One use case estimated on its own: the candidate's model, GPU and count, one scheme.
+UseCaseEstimate estimateAlone(const Candidate& c, const std::string& scheme,
+                              const std::string& useCase) {
+  ScenarioSpec spec;
+  spec.model = c.model;
+  spec.gpu = c.gpu;
+  spec.tp = c.gpuCount;
+  auto s = resolveScenario(spec);
+  REQUIRE(s.ok());
+  auto sc = Catalog::bundled().scheme(scheme);
+  REQUIRE(sc.ok());
+  SchemeAssignment a;
+  a.id = sc->id;
+  a.linear = *sc;
+  auto u = findUseCase(useCase);
+  REQUIRE(u.ok());
+  auto e = estimateUseCase(*s, a, *u);
+  REQUIRE(e.ok());
+  return *e;
+}
+
+}  // namespace
+
+TEST_CASE("modelled metrics: per-use-case latency, queries per USD and cost reduction",
+          "[session][cost]") {
+  const ScenarioSpec scenario;  // serving settings only; model, GPU and count are the candidate's
+  const Candidate w4 = costCandidate("llama-3.1-8b", "w4a16-g128", "h100-sxm", 1);
+  auto m = modelledMetrics(w4, scenario);
+  REQUIRE(m.ok());
+
+  // Code completion (256 prompt, 1024 output tokens, decode-heavy) at the H100's $3.29/h.
+  const double price = *Catalog::bundled().resolveGpu("h100-sxm")->pricePerGpuHourUsd;
+  CHECK(price == 3.29);
+  const auto own = estimateAlone(w4, "w4a16-g128", "code-completion");
+  const auto base = estimateAlone(w4, "bf16", "code-completion");
+  const double q = 3600.0 / (own.latency.totalS * price * 1);
+  const double qBf16 = 3600.0 / (base.latency.totalS * price * 1);
+  REQUIRE(m->count("latency_code_completion_sync_s") == 1);
+  CHECK(m->at("latency_code_completion_sync_s").value == Approx(own.latency.totalS).epsilon(1e-12));
+  CHECK(m->at("queries_per_usd_code_completion").value == Approx(q).epsilon(1e-12));
+  const double reduction = m->at("cost_reduction_pct_code_completion").value;
+  CHECK(reduction == Approx(100.0 * (1.0 - qBf16 / q)).epsilon(1e-12));
+  CHECK(reduction > 0);
+  CHECK(reduction < 100);
+  for (const auto& [name, v] : *m) {
+    INFO(name);
+    CHECK(v.provenance.kind == ProvenanceKind::Modelled);
+    CHECK(v.provenance.note.find("analytic engine") != std::string::npos);
+  }
+  const std::string& note = m->at("cost_reduction_pct_code_completion").provenance.note;
+  CHECK(note.find("256 prompt + 1024 output tokens, batch 1") != std::string::npos);
+  CHECK(note.find("price 3.29 USD/h x 1 GPU = 3.29 USD/h") != std::string::npos);
+  CHECK(note.find("baseline: llama-3.1-8b bf16 on the same GPUs") != std::string::npos);
+  // Every name the helper lists is written for a priced GPU, nothing else.
+  const auto names = modelledMetricNames();
+  CHECK(names.size() == 6 + 3 * 7);
+  CHECK(m->size() == names.size());
+  for (const auto& name : names) CHECK(m->count(name) == 1);
+
+  // Several GPUs: the price is per GPU × count, the baseline on the same count.
+  const Candidate fp8x2 = costCandidate("llama-3.1-70b", "w8a8-fp8", "h100-sxm", 2);
+  auto m2 = modelledMetrics(fp8x2, scenario);
+  REQUIRE(m2.ok());
+  const auto ownRag = estimateAlone(fp8x2, "w8a8-fp8", "rag");
+  const auto baseRag = estimateAlone(fp8x2, "bf16", "rag");
+  const double q2 = 3600.0 / (ownRag.latency.totalS * price * 2);
+  const double q2Bf16 = 3600.0 / (baseRag.latency.totalS * price * 2);
+  CHECK(m2->at("queries_per_usd_rag").value == Approx(q2).epsilon(1e-12));
+  CHECK(m2->at("cost_reduction_pct_rag").value ==
+        Approx(100.0 * (1.0 - q2Bf16 / q2)).epsilon(1e-12));
+  CHECK(m2->at("queries_per_usd_rag").provenance.note.find("x 2 GPUs = 6.58 USD/h") !=
+        std::string::npos);
+}
+
+TEST_CASE("modelled metrics: a bf16 candidate saves nothing; an unpriced GPU has no USD",
+          "[session][cost]") {
+  const ScenarioSpec scenario;
+  auto bf16 = modelledMetrics(costCandidate("llama-3.1-8b", "bf16", "a6000", 1), scenario);
+  REQUIRE(bf16.ok());
+  std::size_t reductions = 0;
+  for (const auto& [name, v] : *bf16) {
+    if (name.rfind("cost_reduction_pct_", 0) != 0) continue;
+    INFO(name);
+    CHECK(v.value == 0.0);
+    ++reductions;
+  }
+  CHECK(reductions == 7);
+  const auto alone =
+      estimateAlone(costCandidate("llama-3.1-8b", "bf16", "a6000", 1), "bf16", "summarization");
+  CHECK(bf16->at("queries_per_usd_summarization").value ==
+        Approx(3600.0 / (alone.latency.totalS * 0.80)).epsilon(1e-12));
+
+  // H200: no price in the catalog, so no queries per USD and no cost reduction (not zeros).
+  const Candidate h200 = costCandidate("llama-3.1-8b", "w4a16-g128", "h200-sxm", 1);
+  REQUIRE_FALSE(Catalog::bundled().resolveGpu("h200-sxm")->pricePerGpuHourUsd.has_value());
+  auto unpriced = modelledMetrics(h200, scenario);
+  REQUIRE(unpriced.ok());
+  std::size_t latencies = 0;
+  for (const auto& [name, v] : *unpriced) {
+    INFO(name);
+    CHECK(name.find("usd") == std::string::npos);
+    CHECK(name.find("cost_reduction") == std::string::npos);
+    if (name.rfind("latency_", 0) == 0) ++latencies;
+  }
+  CHECK(latencies == 7);
+  CHECK(unpriced->size() == 6 + 7);
+  CHECK(unpriced->at("latency_code_fixing_sync_s").value ==
+        Approx(estimateAlone(h200, "w4a16-g128", "code-fixing").latency.totalS).epsilon(1e-12));
+}
+
+TEST_CASE("modelled metrics: a published figure of the same name is kept", "[session][cost]") {
+  Session s;
+  Candidate c = costCandidate("llama-3.1-8b", "w4a16-g128", "a6000", 1);
+  MetricValue paper;
+  paper.value = 9.7;
+  paper.provenance.kind = ProvenanceKind::Published;
+  paper.provenance.citation = "arXiv:2411.02355 Table 5";
+  paper.provenance.note = "end-to-end latency, code completion";
+  c.metrics["latency_code_completion_sync_s"] = paper;
+  s.candidates.push_back(c);
+  auto m = modelledMetrics(c, s.scenario);
+  REQUIRE(m.ok());
+  CHECK(m->count("latency_code_completion_sync_s") == 0);
+  CHECK(m->count("queries_per_usd_code_completion") == 1);  // from the modelled latency
+  REQUIRE_FALSE(refreshModelledMetrics(s).has_value());
+  const MetricValue& kept = s.candidates[0].metrics.at("latency_code_completion_sync_s");
+  CHECK(kept.value == 9.7);
+  CHECK(kept.provenance.kind == ProvenanceKind::Published);
+  CHECK(s.candidates[0].metrics.at("latency_rag_sync_s").provenance.kind ==
+        ProvenanceKind::Modelled);
+}
+
+TEST_CASE("modelled metrics: every name is in the metric dictionary with its direction",
+          "[session][cost]") {
+  const auto names = modelledMetricNames();
+  for (const char* stem : {"code_completion", "docstring_generation", "code_fixing", "rag",
+                           "instruction_following", "multi_turn_chat", "summarization"}) {
+    INFO(stem);
+    const std::string latency = std::string("latency_") + stem + "_sync_s";
+    const std::string queries = std::string("queries_per_usd_") + stem;
+    const std::string reduction = std::string("cost_reduction_pct_") + stem;
+    for (const auto& name : {latency, queries, reduction}) {
+      INFO(name);
+      CHECK(std::find(names.begin(), names.end(), name) != names.end());
+    }
+    const auto l = lookupMetric(latency);
+    const auto q = lookupMetric(queries);
+    const auto r = lookupMetric(reduction);
+    REQUIRE(l.has_value());
+    REQUIRE(q.has_value());
+    REQUIRE(r.has_value());
+    CHECK(l->direction == Direction::Min);
+    CHECK(l->unit == "s");
+    CHECK(q->direction == Direction::Max);
+    CHECK(q->category == MetricCategory::Cost);
+    CHECK(r->direction == Direction::Max);
+    CHECK(r->unit == "%");
+    CHECK(r->relative);
+    // A bare name on the command line takes the same direction.
+    CHECK(knownDirection(latency) == Direction::Min);
+    CHECK(knownDirection(queries) == Direction::Max);
+    CHECK(knownDirection(reduction) == Direction::Max);
+  }
 }

@@ -115,12 +115,21 @@ struct MergeResult {
 /// (ImportReport::kernelMeasurements).
 MergeResult mergeImport(Session& s, const ImportReport& report);
 
-/// Names of the modelled metrics refreshModelledMetrics writes, in order.
+/// Names of the modelled metrics refreshModelledMetrics writes, in order: memory_floor_ms,
+/// step_ms_b1, step_ms_b64, weights_gib, max_concurrency, tokens_per_s_at_capacity, then for
+/// each bundled use case (bundledUseCases(), in order; `<uc>` is its id with '-' as '_')
+/// latency_<uc>_sync_s, queries_per_usd_<uc> and cost_reduction_pct_<uc>. The last two are
+/// written only for a GPU with a price.
 std::vector<std::string> modelledMetricNames();
 
 /// The analytic engine's figures for one candidate: its model, GPU, count (as TP) and
 /// schemes, under the serving settings of `scenario` (max model length, KV dtype, memory
-/// utilisation, reserve, context). Keys are modelledMetricNames(); every value has
+/// utilisation, reserve, context). Keys are modelledMetricNames(): per use case the latency
+/// of one request served alone (batch 1, estimateRequestLatency), its synchronous queries
+/// per USD at the GPU's price × count, and 100 × (1 − cost per query / the cost per query of
+/// the same model in bf16 on the same GPUs, modelled alike) — 0 for a bf16 candidate. The
+/// USD figures are left out when the GPU has no price; any name the candidate already carries
+/// as a published or measured figure is left out too (that figure is kept). Every value has
 /// provenance `modelled` and a note stating the inputs. Errors name the candidate.
 Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
                                                            const ScenarioSpec& scenario,

@@ -7,8 +7,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -355,4 +358,48 @@ TEST_CASE("qfront frontier reads a session as import does: BOM and nesting limit
   const auto s = run({"frontier", ok, "--format", "json"});
   CHECK(s.rc == 0);
   for (const auto& p : {bom, nested, ok}) std::filesystem::remove(p);
+}
+
+TEST_CASE("qfront frontier ranks the example session by a modelled cost per use case",
+          "[frontier][cli]") {
+  const std::string example = std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json";
+  const auto r = run(
+      {"frontier", example, "--objectives", "queries_per_usd_code_completion", "--format", "json"});
+  const auto j = json(r);
+  REQUIRE(j.at("objectives").size() == 1);
+  CHECK(j.at("objectives")[0].at("metric") == "queries_per_usd_code_completion");
+  CHECK(j.at("objectives")[0].at("direction") == "max");  // the bare name's known direction
+  CHECK(j.at("objectives")[0].at("unit") == "queries/USD");
+  CHECK(r.err.find("mixes provenance") == std::string::npos);  // every value is modelled
+
+  // One objective: each model's frontier is its passing candidate with the most queries per
+  // USD, read here from the file itself.
+  std::set<std::string> gated;
+  for (const auto& g : j.at("gated_out")) gated.insert(g.at("id").get<std::string>());
+  const auto session = nlohmann::json::parse(slurp(example));
+  std::map<std::string, std::pair<std::string, double>> best;  // model → (id, value)
+  for (const auto& c : session.at("candidates")) {
+    const std::string id = c.at("id");
+    if (gated.count(id) != 0) continue;
+    const auto& metric = c.at("metrics").at("queries_per_usd_code_completion");
+    CHECK(metric.at("provenance").at("kind") == "modelled");
+    const double v = metric.at("value");
+    auto& b = best[c.at("model").get<std::string>()];
+    if (b.first.empty() || v > b.second) b = {id, v};
+  }
+  REQUIRE(best.size() == 2);
+  REQUIRE(j.at("groups").size() == 2);
+  for (const auto& g : j.at("groups")) {
+    INFO(g.at("model"));
+    CHECK(g.at("frontier") == nlohmann::json({best.at(g.at("model").get<std::string>()).first}));
+  }
+
+  // The code-completion latency is published for two candidates and modelled for the rest:
+  // ranking by it says so.
+  const auto mixed = run({"frontier", example, "--objectives",
+                          "cost_reduction_pct_code_completion,latency_code_completion_sync_s",
+                          "--format", "json"});
+  CHECK(mixed.rc == 0);
+  CHECK(mixed.err.find("'latency_code_completion_sync_s' mixes provenance kinds") !=
+        std::string::npos);
 }

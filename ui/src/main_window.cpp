@@ -20,6 +20,7 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include <QCloseEvent>
@@ -31,7 +32,9 @@
 
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/model_config.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/ui/autosave.hpp>
+#include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
@@ -158,9 +161,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_tabs->tabBar()->setTabData(2, "schemes");
   m_tabs->tabBar()->setTabData(3, "pareto");
   m_tabs->tabBar()->setTabData(4, "candidates");
+  m_evidence = new EvidenceView(m_tabs);
+  m_tabs->addTab(m_evidence, "Evidence");
+  m_tabs->tabBar()->setTabData(5, "evidence");
   m_residualPlot = new ResidualPlot(m_tabs);
   m_tabs->addTab(m_residualPlot, "Measured vs model");
-  m_tabs->tabBar()->setTabData(5, "measured");
+  m_tabs->tabBar()->setTabData(6, "measured");
+  connect(m_evidence, &EvidenceView::attachRequested, this, [this](const AttachRequest& req) {
+    statusBar()->showMessage(attachRuns(req).join("; "), 15000);
+  });
+  // Runs dragged from the Evidence tab onto a candidate row attach to that candidate.
+  m_pareto->table()->setAcceptDrops(true);
+  m_pareto->table()->viewport()->setAcceptDrops(true);
+  m_pareto->table()->viewport()->installEventFilter(this);
+  // The Evidence tab lists the metrics of the candidate selected in the Candidates tab.
+  connect(m_pareto->table(), &QTableWidget::itemSelectionChanged, this, [this] {
+    const auto rows = m_pareto->table()->selectionModel()->selectedRows();
+    if (rows.size() != 1) return;
+    if (const auto* it = m_pareto->table()->item(rows.front().row(), 0)) {
+      m_evidence->showCandidate(it->text());
+    }
+  });
   setAcceptDrops(true);
   m_autosave.setSingleShot(true);
   m_autosave.setInterval(2000);
@@ -227,11 +248,13 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   m_sessionPath = path;
   m_panel->setSpec(session.scenario);
   m_pareto->setContents(session.candidates, session.view.objectives, session.view.gates);
+  m_evidence->setContents(session.importedRuns, session.candidates);
   recompute();
   const std::map<std::string, QString> tabs = {{"step-time", "step"},
                                                {"throughput", "throughput"},
                                                {"pareto", "pareto"},
-                                               {"candidates", "candidates"}};
+                                               {"candidates", "candidates"},
+                                               {"evidence", "evidence"}};
   const auto it = tabs.find(session.view.tab);
   showTab(it != tabs.end() ? it->second : "step");
   m_undo->clear();
@@ -501,9 +524,72 @@ QStringList MainWindow::importFiles(const QStringList& paths) {
   }
   if (changed) {
     m_session = s;
+    m_evidence->setContents(m_session.importedRuns, m_session.candidates);
     markChanged();
   }
   return lines;
+}
+
+QStringList MainWindow::attachRuns(const AttachRequest& req) {
+  Session s = session();
+  AttachOptions opts;
+  if (req.candidateId) opts.candidateId = req.candidateId->toStdString();
+  opts.scheme = req.scheme.toStdString();
+  for (const QString& d : req.digests) opts.runDigests.push_back(d.toStdString());
+  opts.setViewObjectives = s.view.objectives.empty();
+  auto rep = guarded("attach", [&] { return attachRunsToCandidates(s, opts); });
+  if (!rep) {
+    const QString err = qs(rep.error().str());
+    statusBar()->showMessage("Not attached: " + err, 15000);
+    return {"not attached: " + err};
+  }
+  QStringList lines;
+  for (const auto& id : rep->created) lines << "created candidate " + qs(id);
+  for (const auto& id : rep->updated) lines << "updated candidate " + qs(id);
+  lines << QString("%1 measured metric(s) attached, %2 recovery figure(s) derived")
+               .arg(rep->metricsAttached)
+               .arg(rep->recoveryDerived);
+  for (const auto& n : rep->notes) lines << qs(n);
+  for (const auto& w : rep->warnings) lines << "warning: " + qs(w);
+  if (rep->created.empty() && rep->updated.empty()) return lines;
+  m_session = s;
+  // The view keeps its objectives and gates; a session without objectives takes the ones
+  // attaching chose (measured quality and latency).
+  if (opts.setViewObjectives && !s.view.objectives.empty()) {
+    m_pareto->setContents(s.candidates, s.view.objectives, s.view.gates);
+  } else {
+    m_pareto->setCandidates(s.candidates);
+  }
+  m_evidence->setContents(s.importedRuns, s.candidates);
+  if (req.candidateId) m_evidence->showCandidate(*req.candidateId);
+  markChanged();
+  recordEdit();
+  return lines;
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (watched != m_pareto->table()->viewport()) return QMainWindow::eventFilter(watched, event);
+  const auto type = event->type();
+  if (type != QEvent::DragEnter && type != QEvent::DragMove && type != QEvent::Drop) {
+    return QMainWindow::eventFilter(watched, event);
+  }
+  auto* drop = static_cast<QDropEvent*>(event);
+  if (!drop->mimeData()->hasFormat(EvidenceView::kRunsMime)) {
+    return QMainWindow::eventFilter(watched, event);
+  }
+  const QTableWidgetItem* row = m_pareto->table()->itemAt(drop->position().toPoint());
+  const QTableWidgetItem* id = row ? m_pareto->table()->item(row->row(), 0) : nullptr;
+  if (!id) {
+    drop->ignore();
+    return true;
+  }
+  drop->acceptProposedAction();
+  if (type == QEvent::Drop) {
+    const QStringList digests = QString::fromUtf8(drop->mimeData()->data(EvidenceView::kRunsMime))
+                                    .split('\n', Qt::SkipEmptyParts);
+    statusBar()->showMessage(attachRuns(AttachRequest{digests, id->text(), {}}).join("; "), 15000);
+  }
+  return true;
 }
 
 void MainWindow::openInteractive() {
@@ -812,6 +898,11 @@ void MainWindow::buildToolBar() {
       &MainWindow::exportReportInteractive);
 }
 
+void MainWindow::setCurvePoints(int points) {
+  m_curvePoints = std::clamp(points, 16, 65536);
+  recompute();
+}
+
 void MainWindow::setScenario(const ScenarioSpec& spec) {
   m_panel->setSpec(spec);
   recompute();
@@ -862,8 +953,9 @@ void MainWindow::recompute() {
     m_panel->setFeedback(m_lastError, true);
     return;
   }
-  auto rep = guarded(
-      "scenario", [&] { return runEngine(*scen, *c, logBatches(spec.batchMin, spec.batchMax)); });
+  auto rep = guarded("scenario", [&] {
+    return runEngine(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
+  });
   if (!rep) {
     m_lastError = qs(rep.error().str());
     m_panel->setFeedback(m_lastError, true);
@@ -896,7 +988,7 @@ void MainWindow::recompute() {
   m_fitBanner->setVisible(!fit.isEmpty());
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
-  updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax));
+  updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   updateSchemesTable();
   emit reportUpdated();
 }

@@ -24,6 +24,8 @@ class QUndoStack;
 namespace qf::ui {
 
 class MeasureWorker;
+class EvidenceView;
+struct AttachRequest;
 
 class ScenarioPanel;
 class StepTimePlot;
@@ -49,6 +51,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ScenarioSpec scenario() const;
   /// Recomputes the engine report and redraws every view (synchronously).
   void recompute();
+  /// Log-spaced batches per curve (plus every power of two in range); default 400, clamped to
+  /// 16..65536. Recomputes.
+  void setCurvePoints(int points);
+  [[nodiscard]] int curvePoints() const { return m_curvePoints; }
 
   [[nodiscard]] ScenarioPanel* scenarioPanel() const { return m_panel; }
   [[nodiscard]] StepTimePlot* stepTimePlot() const { return m_stepPlot; }
@@ -56,7 +62,7 @@ class MainWindow : public QMainWindow {
   /// The plot on the current tab (nullptr when the tab is not a plot).
   [[nodiscard]] QCustomPlot* currentPlot() const;
   /// Selects the tab by its key: "step", "throughput", "schemes", "pareto", "candidates",
-  /// "measured".
+  /// "evidence", "measured".
   void showTab(const QString& key);
   /// The current tab's key.
   [[nodiscard]] QString currentTabKey() const;
@@ -98,6 +104,11 @@ class MainWindow : public QMainWindow {
   QString saveSessionTo(const QString& path);
   /// Imports result files into the session; returns one summary line per file.
   QStringList importFiles(const QStringList& paths);
+  /// Attaches imported runs to candidates (core attachRunsToCandidates): their figures become
+  /// measured metrics, recovery is derived and modelled figures filled. Returns what was done
+  /// (candidates created / updated, notes, warnings); on an error the session is unchanged.
+  QStringList attachRuns(const AttachRequest& request);
+  [[nodiscard]] EvidenceView* evidenceView() const { return m_evidence; }
   [[nodiscard]] ParetoView* paretoView() const { return m_pareto; }
   /// True when the session has edits (scenario, gates, objectives, imports) not yet saved.
   [[nodiscard]] bool isModified() const { return m_dirty; }
@@ -163,6 +174,7 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   ScenarioPanel* m_panel = nullptr;
@@ -198,6 +210,8 @@ class MainWindow : public QMainWindow {
   std::vector<KernelMeasurement> m_liveRecords;  ///< a running measurement's records so far
   bool m_haveDevice = false;
   ParetoView* m_pareto = nullptr;
+  EvidenceView* m_evidence = nullptr;
+  int m_curvePoints = 400;
   std::optional<EngineReport> m_report;
   QString m_lastError;
   Session m_session;

@@ -1,0 +1,78 @@
+#pragma once
+/// The Evidence tab: the runs imported into the session (vLLM / SGLang serving results,
+/// lm-eval scores, ...) with the candidate each feeds, attachable to a candidate from a menu
+/// or by dragging runs onto a candidate; and one candidate's metrics with the provenance of
+/// every number (measured: file and SHA-256; published: citation; modelled: the inputs).
+/// Thin: attaching is core's attachRunsToCandidates, called by the main window.
+#include <QWidget>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/records.hpp>
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace qf::ui {
+
+/// How the user asked to attach runs: to one candidate, or one candidate per model named.
+struct AttachRequest {
+  QStringList digests;  ///< SHA-256 of the runs
+  /// Candidate to attach to (created when missing); unset: one candidate per model.
+  std::optional<QString> candidateId;
+  QString scheme;  ///< scheme for a new candidate whose name gives none; empty: from the name
+};
+
+class EvidenceView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit EvidenceView(QWidget* parent = nullptr);
+
+  /// Shows the session's runs and candidates; keeps the candidate shown below when it still
+  /// exists.
+  void setContents(const std::vector<ImportedRun>& runs, const std::vector<Candidate>& cands);
+  /// Shows `id`'s metrics in the lower table (nothing when it does not exist).
+  void showCandidate(const QString& id);
+  [[nodiscard]] QString shownCandidate() const;
+
+  [[nodiscard]] QTableWidget* runsTable() const { return m_runs; }
+  [[nodiscard]] QTableWidget* metricsTable() const { return m_metrics; }
+  /// SHA-256 digests of the selected runs, in table order.
+  [[nodiscard]] QStringList selectedDigests() const;
+  /// Selects the runs whose source file name is in `files` (tests, drag sources).
+  void selectRuns(const QStringList& files);
+  /// The candidates a run may be attached to (ids, in session order).
+  [[nodiscard]] QStringList candidateIds() const;
+
+  /// Asks for the target of the selected runs (existing or new candidate, scheme) and emits
+  /// attachRequested. Replaceable for tests: the chooser returns nullopt for Cancel.
+  void attachSelectedInteractive();
+  void setAttachChooser(std::function<std::optional<AttachRequest>(const QStringList& digests)> f);
+
+  /// MIME type of dragged runs: newline-separated SHA-256 digests.
+  static constexpr const char* kRunsMime = "application/x-quantfront-runs";
+
+ signals:
+  void attachRequested(const qf::ui::AttachRequest& request);
+
+ private:
+  [[nodiscard]] std::optional<AttachRequest> chooseTarget(const QStringList& digests);
+  void fillRuns();
+  void fillMetrics();
+
+  QTableWidget* m_runs = nullptr;
+  QTableWidget* m_metrics = nullptr;
+  QComboBox* m_candidate = nullptr;
+  QPushButton* m_attach = nullptr;
+  QPushButton* m_perModel = nullptr;
+  QLabel* m_summary = nullptr;
+  std::vector<ImportedRun> m_runData;
+  std::vector<Candidate> m_cands;
+  std::function<std::optional<AttachRequest>(const QStringList&)> m_chooser;
+};
+
+}  // namespace qf::ui

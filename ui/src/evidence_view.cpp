@@ -1,0 +1,421 @@
+// The Evidence tab: imported runs, attaching them to candidates, provenance of every metric.
+#include <quantfront/ui/evidence_view.hpp>
+
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+#include <set>
+
+#include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
+
+namespace qf::ui {
+
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+QString num(double v) {
+  return QString::number(v, 'g', 5);
+}
+
+/// The per-run key attachRunsToCandidates records the candidate under.
+const char* kCandidateKey = "quantfront/candidate";
+
+bool isServing(const std::string& f) {
+  return f == "vllm-serve" || f == "sglang-serving" || f == "vllm-latency" ||
+         f == "vllm-throughput";
+}
+
+std::optional<double> metricOf(const ImportedRun& r, const char* name) {
+  const auto it = r.metrics.find(name);
+  if (it == r.metrics.end() || !std::isfinite(it->second)) return std::nullopt;
+  return it->second;
+}
+
+std::string setupOf(const ImportedRun& r, const std::string& key) {
+  const auto it = r.setup.find(key);
+  return it == r.setup.end() ? std::string() : it->second;
+}
+
+/// "rate 4 req/s", "concurrency 8", "rate inf, concurrency 8" — what the run's load was.
+QString loadOf(const ImportedRun& r) {
+  QStringList parts;
+  if (const auto rate = setupOf(r, "request_rate"); !rate.empty()) parts << "rate " + qs(rate);
+  if (const auto c = setupOf(r, "max_concurrency"); !c.empty() && c != "null" && c != "None")
+    parts << "concurrency " + qs(c);
+  if (const auto b = setupOf(r, "batch_size"); !b.empty()) parts << "batch " + qs(b);
+  return parts.join(", ");
+}
+
+/// One line saying what the run holds.
+QString summaryOf(const ImportedRun& r) {
+  QStringList parts;
+  if (isServing(r.format)) {
+    if (const auto v = metricOf(r, "completed")) parts << QString("%1 requests").arg(*v);
+    if (const auto v = metricOf(r, "output_throughput_tok_s")) parts << num(*v) + " out tok/s";
+    if (const auto v = metricOf(r, "tpot_p99_ms")) parts << "TPOT p99 " + num(*v) + " ms";
+    if (const auto v = metricOf(r, "ttft_p99_ms")) parts << "TTFT p99 " + num(*v) + " ms";
+    if (const auto v = metricOf(r, "latency_mean_s")) parts << "latency " + num(*v) + " s";
+    if (!r.requests.empty()) {
+      double out = 0;
+      int n = 0;
+      for (const auto& q : r.requests) {
+        if (!q.success) continue;
+        out += static_cast<double>(q.outputLen);
+        ++n;
+      }
+      if (n > 0) parts << "mean output " + num(out / n) + " tok";
+    }
+  } else if (r.format == "lm-eval-results" || r.format == "gsm8k-eval") {
+    std::set<std::string> tasks;
+    for (const auto& [key, _] : r.metrics) {
+      const auto slash = key.find('/');
+      tasks.insert(slash == std::string::npos ? key : key.substr(0, slash));
+    }
+    QStringList t;
+    for (const auto& s : tasks) t << qs(s);
+    parts << "scores: " + t.join(", ");
+  } else {
+    parts << QString("%1 metrics").arg(r.metrics.size());
+  }
+  if (!r.warnings.empty()) parts << QString("%1 warning(s)").arg(r.warnings.size());
+  return parts.join("; ");
+}
+
+/// Where a number comes from, in one cell.
+QString sourceOf(const Provenance& p) {
+  if (!p.citation.empty()) return qs(p.citation);
+  if (!p.sourceFile.empty()) {
+    QString s = QFileInfo(qs(p.sourceFile)).fileName();
+    if (!p.sha256.empty()) s += "  (SHA-256 " + qs(p.sha256.substr(0, 12)) + "…)";
+    return s;
+  }
+  return qs(p.note);
+}
+
+/// The runs table: rows drag as the runs' digests.
+class RunsTable : public QTableWidget {
+ public:
+  using QTableWidget::QTableWidget;
+
+ protected:
+  QStringList mimeTypes() const override { return {EvidenceView::kRunsMime}; }
+  QMimeData* mimeData(const QList<QTableWidgetItem*>& items) const override {
+    std::set<int> rows;
+    for (const auto* it : items) rows.insert(it->row());
+    QStringList digests;
+    for (int r : rows) {
+      if (const auto* it = item(r, 0)) digests << it->data(Qt::UserRole).toString();
+    }
+    auto* mime = new QMimeData;
+    mime->setData(EvidenceView::kRunsMime, digests.join('\n').toUtf8());
+    return mime;
+  }
+};
+
+}  // namespace
+
+EvidenceView::EvidenceView(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  auto* top = new QWidget(split);
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  m_summary = new QLabel(top);
+  m_summary->setWordWrap(true);
+  topLayout->addWidget(m_summary);
+  m_runs = new RunsTable(top);
+  m_runs->setObjectName("runsTable");
+  m_runs->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_runs->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_runs->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_runs->setDragEnabled(true);
+  m_runs->setDragDropMode(QAbstractItemView::DragOnly);
+  m_runs->setContextMenuPolicy(Qt::CustomContextMenu);
+  m_runs->setToolTip(
+      "Runs imported into the session. Select runs and attach them to a candidate (button, "
+      "right-click, or drag them onto a row of the Candidates tab).");
+  topLayout->addWidget(m_runs, 1);
+  auto* buttons = new QHBoxLayout;
+  m_attach = new QPushButton("Attach to candidate…", top);
+  m_attach->setObjectName("attachRuns");
+  m_attach->setToolTip(
+      "Make the selected runs' figures measured metrics of one candidate (created when "
+      "missing); recovery against the model's bf16 candidate is derived");
+  m_perModel = new QPushButton("One candidate per model", top);
+  m_perModel->setObjectName("attachPerModel");
+  m_perModel->setToolTip(
+      "Attach each selected run to a candidate named after the model its file names "
+      "(scheme from the name: FP8, W4A16, ...)");
+  buttons->addWidget(m_attach);
+  buttons->addWidget(m_perModel);
+  buttons->addStretch(1);
+  topLayout->addLayout(buttons);
+
+  auto* bottom = new QWidget(split);
+  auto* bottomLayout = new QVBoxLayout(bottom);
+  bottomLayout->setContentsMargins(0, 0, 0, 0);
+  auto* pick = new QHBoxLayout;
+  auto* pickLabel = new QLabel("Metrics of candidate:", bottom);
+  m_candidate = new QComboBox(bottom);
+  m_candidate->setObjectName("evidenceCandidate");
+  m_candidate->setToolTip(
+      "The candidate whose metrics are listed below (also follows the selection in the "
+      "Candidates tab)");
+  m_candidate->setMinimumContentsLength(28);
+  pick->addWidget(pickLabel);
+  pick->addWidget(m_candidate);
+  pick->addStretch(1);
+  bottomLayout->addLayout(pick);
+  m_metrics = new QTableWidget(bottom);
+  m_metrics->setObjectName("metricsTable");
+  m_metrics->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_metrics->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_metrics->setToolTip(
+      "Every figure of the candidate with its interval and provenance: measured (file and "
+      "SHA-256), published (citation) or modelled (the inputs)");
+  bottomLayout->addWidget(m_metrics, 1);
+  split->addWidget(top);
+  split->addWidget(bottom);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  layout->addWidget(split);
+
+  connect(m_attach, &QPushButton::clicked, this, &EvidenceView::attachSelectedInteractive);
+  connect(m_perModel, &QPushButton::clicked, this, [this] {
+    const QStringList d = selectedDigests();
+    if (!d.isEmpty()) emit attachRequested(AttachRequest{d, std::nullopt, {}});
+  });
+  connect(m_runs, &QTableWidget::itemSelectionChanged, this, [this] {
+    const bool any = !selectedDigests().isEmpty();
+    m_attach->setEnabled(any);
+    m_perModel->setEnabled(any);
+  });
+  connect(m_runs, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
+    const QStringList digests = selectedDigests();
+    if (digests.isEmpty()) return;
+    QMenu menu(this);
+    QMenu* to = menu.addMenu("Attach to");
+    for (const QString& id : candidateIds()) {
+      to->addAction(id, this, [this, digests, id] {
+        emit attachRequested(AttachRequest{digests, id, {}});
+      });
+    }
+    to->setEnabled(!to->isEmpty());
+    menu.addAction("Attach to a new or chosen candidate…", this,
+                   &EvidenceView::attachSelectedInteractive);
+    menu.addAction("One candidate per model", this, [this, digests] {
+      emit attachRequested(AttachRequest{digests, std::nullopt, {}});
+    });
+    menu.exec(m_runs->viewport()->mapToGlobal(pos));
+  });
+  connect(m_candidate, &QComboBox::currentIndexChanged, this, [this] { fillMetrics(); });
+  fillRuns();
+}
+
+void EvidenceView::setContents(const std::vector<ImportedRun>& runs,
+                               const std::vector<Candidate>& cands) {
+  const QString shown = shownCandidate();
+  m_runData = runs;
+  m_cands = cands;
+  fillRuns();
+  {
+    const QSignalBlocker block(m_candidate);
+    m_candidate->clear();
+    for (const auto& c : m_cands) m_candidate->addItem(qs(c.id), qs(c.id));
+    const int keep = m_candidate->findData(shown);
+    m_candidate->setCurrentIndex(keep >= 0 ? keep : (m_cands.empty() ? -1 : 0));
+  }
+  fillMetrics();
+}
+
+void EvidenceView::showCandidate(const QString& id) {
+  const int i = m_candidate->findData(id);
+  if (i >= 0) m_candidate->setCurrentIndex(i);
+}
+
+QString EvidenceView::shownCandidate() const {
+  return m_candidate->currentData().toString();
+}
+
+QStringList EvidenceView::selectedDigests() const {
+  std::set<int> rows;
+  for (const auto& idx : m_runs->selectionModel()->selectedRows()) rows.insert(idx.row());
+  QStringList out;
+  for (int r : rows) {
+    if (const auto* it = m_runs->item(r, 0)) out << it->data(Qt::UserRole).toString();
+  }
+  out.removeDuplicates();
+  return out;
+}
+
+void EvidenceView::selectRuns(const QStringList& files) {
+  m_runs->clearSelection();
+  for (int r = 0; r < m_runs->rowCount(); ++r) {
+    const auto* it = m_runs->item(r, 0);
+    if (it && files.contains(it->text())) m_runs->selectRow(r);
+  }
+  // selectRow replaces the selection in ExtendedSelection mode; add the rest explicitly.
+  for (int r = 0; r < m_runs->rowCount(); ++r) {
+    const auto* it = m_runs->item(r, 0);
+    if (it && files.contains(it->text())) {
+      m_runs->selectionModel()->select(m_runs->model()->index(r, 0),
+                                       QItemSelectionModel::Select | QItemSelectionModel::Rows);
+    }
+  }
+}
+
+QStringList EvidenceView::candidateIds() const {
+  QStringList ids;
+  for (const auto& c : m_cands) ids << qs(c.id);
+  return ids;
+}
+
+void EvidenceView::setAttachChooser(
+    std::function<std::optional<AttachRequest>(const QStringList& digests)> f) {
+  m_chooser = std::move(f);
+}
+
+void EvidenceView::attachSelectedInteractive() {
+  const QStringList digests = selectedDigests();
+  if (digests.isEmpty()) return;
+  const auto req = m_chooser ? m_chooser(digests) : chooseTarget(digests);
+  if (req) emit attachRequested(*req);
+}
+
+std::optional<AttachRequest> EvidenceView::chooseTarget(const QStringList& digests) {
+  QDialog dlg(this);
+  dlg.setWindowTitle("Attach runs to a candidate");
+  auto* form = new QFormLayout(&dlg);
+  auto* cand = new QComboBox(&dlg);
+  cand->setEditable(true);
+  cand->addItems(candidateIds());
+  cand->setToolTip("An existing candidate, or type a new id to create one");
+  if (const QString shown = shownCandidate(); !shown.isEmpty()) cand->setCurrentText(shown);
+  auto* scheme = new QComboBox(&dlg);
+  scheme->addItem("from the model name (bf16 when it names none)", QString());
+  for (const auto& s : Catalog::bundled().schemes()) scheme->addItem(qs(s.id), qs(s.id));
+  scheme->setToolTip(
+      "Scheme of a new candidate whose model name gives no hint (an existing candidate keeps "
+      "its scheme)");
+  form->addRow(QString("%1 run(s) to:").arg(digests.size()), cand);
+  form->addRow("Scheme:", scheme);
+  auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dlg);
+  form->addRow(box);
+  connect(box, &QDialogButtonBox::accepted, &dlg, &QDialog::accept);
+  connect(box, &QDialogButtonBox::rejected, &dlg, &QDialog::reject);
+  if (dlg.exec() != QDialog::Accepted || cand->currentText().trimmed().isEmpty()) {
+    return std::nullopt;
+  }
+  return AttachRequest{digests, cand->currentText().trimmed(), scheme->currentData().toString()};
+}
+
+void EvidenceView::fillRuns() {
+  const QStringList headers = {"file",   "format",    "model (as the file names it)",
+                               "load",   "candidate", "what it holds",
+                               "SHA-256"};
+  m_runs->setSortingEnabled(false);
+  m_runs->clear();
+  m_runs->setColumnCount(static_cast<int>(headers.size()));
+  m_runs->setHorizontalHeaderLabels(headers);
+  m_runs->setRowCount(static_cast<int>(m_runData.size()));
+  int attached = 0;
+  for (int row = 0; row < static_cast<int>(m_runData.size()); ++row) {
+    const ImportedRun& r = m_runData[static_cast<std::size_t>(row)];
+    auto* file = new QTableWidgetItem(QFileInfo(qs(r.sourceFile)).fileName());
+    file->setData(Qt::UserRole, qs(r.sha256));
+    file->setToolTip(qs(r.sourceFile));
+    m_runs->setItem(row, 0, file);
+    m_runs->setItem(row, 1, new QTableWidgetItem(qs(r.format)));
+    m_runs->setItem(row, 2, new QTableWidgetItem(qs(runModelName(r))));
+    m_runs->setItem(row, 3, new QTableWidgetItem(loadOf(r)));
+    const std::string cand = setupOf(r, kCandidateKey);
+    if (!cand.empty()) ++attached;
+    auto* c = new QTableWidgetItem(cand.empty() ? QString("— not attached") : qs(cand));
+    if (cand.empty()) c->setForeground(QColor(120, 120, 120));
+    m_runs->setItem(row, 4, c);
+    auto* what = new QTableWidgetItem(summaryOf(r));
+    QString warnings;
+    for (const auto& w : r.warnings) warnings += "\n" + qs(w);
+    what->setToolTip(summaryOf(r) + warnings);
+    m_runs->setItem(row, 5, what);
+    auto* sha = new QTableWidgetItem(qs(r.sha256.substr(0, 16)));
+    sha->setToolTip(qs(r.sha256));
+    m_runs->setItem(row, 6, sha);
+  }
+  m_runs->setSortingEnabled(true);
+  m_runs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_summary->setText(
+      m_runData.empty()
+          ? QString("No runs imported. File › Import results… (or drop files on the window) reads "
+                    "vLLM / SGLang benchmark results, lm-eval results and nvbench files.")
+          : QString("%1 run(s) imported, %2 attached to a candidate. Attached figures become "
+                    "measured metrics of the candidate and reach the Pareto tab.")
+                .arg(m_runData.size())
+                .arg(attached));
+  const bool any = !selectedDigests().isEmpty();
+  m_attach->setEnabled(any);
+  m_perModel->setEnabled(any);
+}
+
+void EvidenceView::fillMetrics() {
+  const QStringList headers = {"metric",     "value",  "interval", "unit",
+                               "provenance", "source", "name"};
+  m_metrics->setSortingEnabled(false);
+  m_metrics->clear();
+  m_metrics->setColumnCount(static_cast<int>(headers.size()));
+  m_metrics->setHorizontalHeaderLabels(headers);
+  const Candidate* c = nullptr;
+  for (const auto& x : m_cands) {
+    if (qs(x.id) == shownCandidate()) c = &x;
+  }
+  m_metrics->setRowCount(c ? static_cast<int>(c->metrics.size()) : 0);
+  if (!c) return;
+  int row = 0;
+  for (const auto& [name, m] : c->metrics) {
+    const auto info = lookupMetric(name);
+    auto* readable = new QTableWidgetItem(info ? qs(info->readable) : qs(name));
+    if (info) readable->setToolTip(qs(info->description));
+    m_metrics->setItem(row, 0, readable);
+    auto* value = new QTableWidgetItem;
+    value->setData(Qt::DisplayRole, m.value);
+    m_metrics->setItem(row, 1, value);
+    m_metrics->setItem(
+        row, 2,
+        new QTableWidgetItem(m.lo && m.hi ? QString("[%1, %2]").arg(num(*m.lo), num(*m.hi))
+                                          : QString()));
+    m_metrics->setItem(row, 3, new QTableWidgetItem(info ? qs(info->unit) : QString()));
+    QString kind = provenanceName(m.provenance.kind);
+    if (isDerivedFigure(m.provenance)) kind += " (derived)";
+    m_metrics->setItem(row, 4, new QTableWidgetItem(kind));
+    auto* source = new QTableWidgetItem(sourceOf(m.provenance));
+    QString tip = qs(m.provenance.note);
+    if (!m.provenance.sourceFile.empty()) tip = qs(m.provenance.sourceFile) + "\n" + tip;
+    if (!m.provenance.sha256.empty()) tip += "\nSHA-256 " + qs(m.provenance.sha256);
+    if (m.n) tip += QString("\nn = %1").arg(*m.n);
+    source->setToolTip(tip.trimmed());
+    m_metrics->setItem(row, 5, source);
+    m_metrics->setItem(row, 6, new QTableWidgetItem(qs(name)));
+    ++row;
+  }
+  m_metrics->setSortingEnabled(true);
+  m_metrics->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
+
+}  // namespace qf::ui

@@ -124,6 +124,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   m_title->setText(reportTitle(report) + " — decode step time (analytic model)");
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_schemeCurves = 0;
+  m_curves.clear();
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
@@ -146,6 +147,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       y.push_back(p.stepMs);
       yMax = std::max(yMax, p.stepMs);
     }
+    simplifyCurveData(x, y, true, false);
+    m_curves.emplace_back(id, s.curve);
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(schemePen(id));
@@ -236,6 +239,80 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+std::vector<int> simplifiedCurve(const QVector<double>& x, const QVector<double>& y, bool logX,
+                                 bool logY, double tolerance) {
+  const int n = static_cast<int>(std::min(x.size(), y.size()));
+  std::vector<int> kept;
+  if (n <= 2) {
+    for (int i = 0; i < n; ++i) kept.push_back(i);
+    return kept;
+  }
+  std::vector<double> nx(static_cast<std::size_t>(n)), ny(static_cast<std::size_t>(n));
+  double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+  for (int i = 0; i < n; ++i) {
+    const double xv = logX && x[i] > 0 ? std::log(x[i]) : x[i];
+    const double yv = logY && y[i] > 0 ? std::log(y[i]) : y[i];
+    nx[static_cast<std::size_t>(i)] = xv;
+    ny[static_cast<std::size_t>(i)] = yv;
+    x0 = std::min(x0, xv);
+    x1 = std::max(x1, xv);
+    y0 = std::min(y0, yv);
+    y1 = std::max(y1, yv);
+  }
+  const double sx = x1 > x0 ? 1 / (x1 - x0) : 1, sy = y1 > y0 ? 1 / (y1 - y0) : 1;
+  for (int i = 0; i < n; ++i) {
+    nx[static_cast<std::size_t>(i)] = (nx[static_cast<std::size_t>(i)] - x0) * sx;
+    ny[static_cast<std::size_t>(i)] = (ny[static_cast<std::size_t>(i)] - y0) * sy;
+  }
+  std::vector<char> keep(static_cast<std::size_t>(n), 0);
+  keep.front() = keep.back() = 1;
+  std::vector<std::pair<int, int>> stack = {{0, n - 1}};
+  while (!stack.empty()) {
+    const auto [a, b] = stack.back();
+    stack.pop_back();
+    if (b - a < 2) continue;
+    const double ax = nx[static_cast<std::size_t>(a)], ay = ny[static_cast<std::size_t>(a)];
+    const double dx = nx[static_cast<std::size_t>(b)] - ax,
+                 dy = ny[static_cast<std::size_t>(b)] - ay;
+    const double len = std::hypot(dx, dy);
+    double worst = -1;
+    int at = -1;
+    for (int i = a + 1; i < b; ++i) {
+      const double px = nx[static_cast<std::size_t>(i)] - ax,
+                   py = ny[static_cast<std::size_t>(i)] - ay;
+      const double d = len > 0 ? std::abs(px * dy - py * dx) / len : std::hypot(px, py);
+      if (d > worst) {
+        worst = d;
+        at = i;
+      }
+    }
+    if (worst > tolerance) {
+      keep[static_cast<std::size_t>(at)] = 1;
+      stack.push_back({a, at});
+      stack.push_back({at, b});
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    if (keep[static_cast<std::size_t>(i)]) kept.push_back(i);
+  }
+  return kept;
+}
+
+void simplifyCurveData(QVector<double>& x, QVector<double>& y, bool logX, bool logY,
+                       double tolerance) {
+  const std::vector<int> kept = simplifiedCurve(x, y, logX, logY, tolerance);
+  if (static_cast<qsizetype>(kept.size()) == x.size()) return;
+  QVector<double> kx, ky;
+  kx.reserve(static_cast<qsizetype>(kept.size()));
+  ky.reserve(static_cast<qsizetype>(kept.size()));
+  for (int i : kept) {
+    kx.push_back(x[i]);
+    ky.push_back(y[i]);
+  }
+  x = std::move(kx);
+  y = std::move(ky);
+}
+
 void StepTimePlot::clearOverlay() {
   for (int i = plottableCount() - 1; i >= 0; --i) {
     const QString role = plottable(i)->property("qf_role").toString();
@@ -258,6 +335,7 @@ void StepTimePlot::setOverlay(const MeasurementOverlay& overlay) {
         x.push_back(p.batch);
         y.push_back(p.stepMs);
       }
+      simplifyCurveData(x, y, true, false);
       QCPGraph* g = addGraph();
       g->setData(x, y, true);
       g->setPen(QPen(color, 1.8, Qt::DashDotLine));
@@ -358,18 +436,18 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
   replot(QCustomPlot::rpQueuedReplot);
 }
 
+QString StepTimePlot::readoutAt(double b) const {
+  QString text = QString("B = %1").arg(formatBatch(b));
+  for (const auto& [id, curve] : m_curves) {
+    text += QString("\n%1: %2 ms").arg(id).arg(curve.stepSeconds(b) * 1e3, 0, 'f', 3);
+  }
+  return text;
+}
+
 void StepTimePlot::onMouseMove(QMouseEvent* event) {
   const double b = xAxis->pixelToCoord(event->pos().x());
   if (!(b >= 1)) return;
-  QString text = QString("B = %1").arg(formatBatch(b));
-  for (int i = 0; i < graphCount(); ++i) {
-    QCPGraph* g = graph(i);
-    if (g->property("qf_role").toString() != "scheme" || g->data()->isEmpty()) continue;
-    auto it = g->data()->findBegin(b, true);
-    if (it == g->data()->constEnd()) continue;
-    text += QString("\n%1: %2 ms").arg(g->name().section(' ', 0, 0)).arg(it->value, 0, 'f', 3);
-  }
-  QToolTip::showText(event->globalPosition().toPoint(), text, this);
+  QToolTip::showText(event->globalPosition().toPoint(), readoutAt(b), this);
 }
 
 ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
@@ -410,6 +488,8 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
       yMin = std::min(yMin, p.tokensPerS);
       yMax = std::max(yMax, p.tokensPerS);
     }
+    simplifyCurveData(x, y, true, true);
+    simplifyCurveData(xOver, yOver, true, true);
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(schemePen(qs(s.assignment.id)));

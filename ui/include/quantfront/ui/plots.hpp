@@ -29,11 +29,15 @@ class StepTimePlot : public QCustomPlot {
   [[nodiscard]] int calibratedCurveCount() const { return m_calibratedCurves; }
   /// The plot's labels (floors, ridges, crossovers, regimes), placed without overlaps.
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
+  /// The hover read-out at batch `b`: "B = …" and each scheme's modelled step time there
+  /// (from the engine's curve, not from the drawn vertices).
+  [[nodiscard]] QString readoutAt(double b) const;
 
  private:
   void onMouseMove(QMouseEvent* event);
   void clearOverlay();
   PlotLabels m_labels;
+  std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
   QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
   int m_crossoverMarkers = 0;
@@ -74,6 +78,18 @@ class ThroughputPlot : public QCustomPlot {
   int m_schemeCurves = 0;
   QCPTextElement* m_title = nullptr;
 };
+
+/// The points of a curve worth drawing: Douglas–Peucker in normalised coordinates (x, y on a
+/// log scale when `logX`, `logY`; each axis scaled to the curve's span), keeping every point that
+/// lies more than `tolerance` (a fraction of the span: 2e-4 is under half a pixel on a 2,000-pixel
+/// plot) off the simplified line, and always the first and last. Returns the indices kept, in
+/// order. A dense curve (thousands of batches) then draws as fast as a coarse one and looks the
+/// same.
+std::vector<int> simplifiedCurve(const QVector<double>& x, const QVector<double>& y, bool logX,
+                                 bool logY, double tolerance = 2e-4);
+/// x and y reduced to the points simplifiedCurve keeps.
+void simplifyCurveData(QVector<double>& x, QVector<double>& y, bool logX, bool logY,
+                       double tolerance = 2e-4);
 
 /// Human title for a report: "Llama-3-8B on H100 SXM 80GB ×1".
 QString reportTitle(const EngineReport& r);

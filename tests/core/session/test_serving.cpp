@@ -5,7 +5,6 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
@@ -18,13 +17,6 @@ using namespace qf;
 namespace {
 
 const std::string kE2e = std::string(QF_TEST_DATA_DIR) + "/import/e2e";
-
-nlohmann::json readJson(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return nlohmann::json::parse(ss.str());
-}
 
 RequestRecord request(double ttft, double latency, std::int64_t outputLen, bool success = true) {
   RequestRecord r;
@@ -316,7 +308,8 @@ TEST_CASE("attaching records each run's candidate; sweeps follow it", "[session]
   byModel.gpu = "h100-sxm";
   REQUIRE(attachRunsToCandidates(s, byModel).ok());
   for (std::size_t i = 0; i < 3; ++i) {
-    const auto file = readJson(kE2e + "/vllm_serve_" + tags[i] + ".json");
+    const auto file =
+        nlohmann::json::parse(std::ifstream(kE2e + "/vllm_serve_" + tags[i] + ".json"));
     CHECK(s.importedRuns[i].setup.at(kCandidateSetupKey) == file.at("model_id").get<std::string>());
   }
 
@@ -338,7 +331,8 @@ TEST_CASE("attaching records each run's candidate; sweeps follow it", "[session]
   REQUIRE(sw.groups.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) {
     const ServingGroup& g = sw.groups[i];
-    const auto file = readJson(kE2e + "/vllm_serve_" + tags[i] + ".json");
+    const auto file =
+        nlohmann::json::parse(std::ifstream(kE2e + "/vllm_serve_" + tags[i] + ".json"));
     INFO(tags[i]);
     CHECK(g.key == "llama-" + tags[i]);
     CHECK(g.groupedBy == "candidate");

@@ -1,0 +1,96 @@
+#pragma once
+/// The Serving plot: measured serving runs against offered load, one colour and marker per
+/// candidate in every panel. Stacked panels share the load axis: output throughput (tok/s,
+/// left) and goodput (req/s, right) with each candidate's modelled capacity as a dashed
+/// line; TTFT and TPOT p50 and p99 (ms) with their bootstrap intervals as error bars; and the
+/// generated length (mean output tokens per successful request), so a candidate that looks
+/// fast because it stops early shows it in the same picture (and in every export). The
+/// saturated point (highest tok/s) is ringed on the throughput panel, the batch-1 point
+/// (lowest load) on the latency panels. Draws core's ServingSweeps; computes nothing.
+#include <qcustomplot.h>
+#include <QString>
+#include <QStringList>
+#include <map>
+#include <optional>
+
+#include <quantfront/core/session/serving.hpp>
+#include <quantfront/ui/label_layout.hpp>
+
+namespace qf::ui {
+
+class ServingPlot : public QCustomPlot {
+  Q_OBJECT
+ public:
+  /// The stacked panels, top to bottom.
+  enum class Panel { Throughput, Ttft, Tpot, Length };
+  /// The curves one candidate can have.
+  enum class Series { OutputThroughput, Goodput, TtftP50, TtftP99, TpotP50, TpotP99, MeanLength };
+
+  /// What the plot says when the session has no serving runs.
+  static const QString kEmptyText;
+
+  explicit ServingPlot(QWidget* parent = nullptr);
+
+  /// Draws `sweeps` (servingSweeps of a session). The load axis is the kind most runs state
+  /// (request rate, ties included, or max concurrency); runs of the other kind are not drawn
+  /// and notes() says how many. An infinite request rate is drawn right of the highest finite
+  /// one, at a tick labelled "∞".
+  void setData(const ServingSweeps& sweeps);
+
+  /// Candidates (group keys) drawn, in order.
+  [[nodiscard]] QStringList candidates() const { return m_candidates; }
+  [[nodiscard]] int candidateCount() const { return static_cast<int>(m_candidates.size()); }
+  /// Curves drawn with data (every Series of every candidate that has points for it).
+  [[nodiscard]] int seriesCount() const;
+  /// The curve of `candidate` for `s`; nullptr when it has none.
+  [[nodiscard]] QCPGraph* series(const QString& candidate, Series s) const;
+  /// The error bars of a latency curve; nullptr when it has none.
+  [[nodiscard]] QCPErrorBars* errorBars(const QString& candidate, Series s) const;
+  /// The modelled capacity line of `candidate` (tok/s); nullopt when none is drawn.
+  [[nodiscard]] std::optional<double> capacityLine(const QString& candidate) const;
+  /// The axis rect of a panel.
+  [[nodiscard]] QCPAxisRect* panel(Panel p) const;
+  /// The load axis: its kind and where a load is drawn on it.
+  [[nodiscard]] LoadKind loadKind() const { return m_kind; }
+  [[nodiscard]] double xOf(const OfferedLoad& load) const;
+  /// The empty state's text while it is shown, else "".
+  [[nodiscard]] QString emptyText() const;
+  /// What is not drawn and why (also shown in red under the title).
+  [[nodiscard]] QStringList notes() const { return m_notes; }
+  /// The labels of the modelled capacity lines ("bf16: modelled 11606 tok/s at 52 seqs"; one
+  /// above the scale says so), placed without overlaps on the throughput panel.
+  [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
+
+ protected:
+  /// Keeps every panel's axis fonts equal to the main x axis's before each layout, so the
+  /// print theme (which restyles xAxis and yAxis) reaches all panels of an export.
+  void updateLayout() override;
+
+ private:
+  void clearAll();
+  void showEmpty(bool empty);
+  void setNotes(const QStringList& notes);
+  void onMouseMove(QMouseEvent* event);
+
+  struct Drawn {
+    double x = 0, y = 0;
+    Panel panel = Panel::Throughput;
+    QString text;
+  };
+  std::vector<Drawn> m_drawn;
+  PlotLabels m_labels;
+  QCPAxisRect* m_panels[4] = {};
+  QCPTextElement* m_title = nullptr;
+  QCPTextElement* m_noteRow = nullptr;
+  QCPItemText* m_empty = nullptr;
+  QCPMarginGroup* m_margins = nullptr;
+  LoadKind m_kind = LoadKind::RequestRate;
+  double m_infX = 0;
+  QStringList m_candidates;
+  QStringList m_notes;
+  std::map<QString, std::map<Series, QCPGraph*>> m_series;
+  std::map<QString, std::map<Series, QCPErrorBars*>> m_errorBars;
+  std::map<QString, double> m_capacity;
+};
+
+}  // namespace qf::ui

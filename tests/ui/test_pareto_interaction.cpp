@@ -7,6 +7,7 @@
 #include <QTableWidget>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/pareto_view.hpp>
@@ -73,7 +74,8 @@ TEST_CASE("a third objective colours the Pareto points, memory by default", "[ui
   CHECK(view.plot()->colouredPointCount() == drawn);
   QStringList legend;
   for (int i = 0; i < view.plot()->graphCount(); ++i) legend << view.plot()->graph(i)->name();
-  CHECK(legend.filter("weights_gib").size() >= 2);  // quintile ranges in the legend
+  // Quintile ranges in the legend, under the metric's readable name.
+  CHECK(legend.filter(QString::fromStdString(qf::readableMetricName("weights_gib"))).size() >= 2);
   auto* colour = view.findChild<QComboBox*>("paretoColour");
   REQUIRE(colour);
   colour->setCurrentIndex(colour->findData(QString()));  // (none)

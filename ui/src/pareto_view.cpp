@@ -13,6 +13,7 @@
 #include <cmath>
 #include <set>
 
+#include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 namespace qf::ui {
@@ -115,14 +116,32 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
     m_title = new QCPTextElement(this, "", plotFont(12));
     plotLayout()->addElement(0, 0, m_title);
   }
-  m_title->setText(
-      QString("Pareto frontier: %1 (%2) vs %3 (%4)")
-          .arg(qs(x.metric), directionName(x.direction), qs(y.metric), directionName(y.direction)));
-  xAxis->setLabel(qs(x.metric) + (x.direction == Direction::Max ? "  (higher is better →)"
-                                                                : "  (← lower is better)"));
-  yAxis->setLabel(qs(y.metric) +
+  // Readable names, as the objective rows show them.
+  const QString xName = qs(readableMetricName(x.metric));
+  const QString yName = qs(readableMetricName(y.metric));
+  m_title->setText(QString("Pareto frontier: %1 (%2) vs %3 (%4)")
+                       .arg(xName, directionName(x.direction), yName, directionName(y.direction)));
+  xAxis->setLabel(
+      xName + (x.direction == Direction::Max ? "  (higher is better →)" : "  (← lower is better)"));
+  yAxis->setLabel(yName +
                   (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
   m_counts = {};
+  // The uncertain band first: behind the points, lines and labels drawn after it.
+  m_bandCurves.clear();
+  for (const auto& band : m_bands) {
+    auto* area = new QCPCurve(xAxis, yAxis);
+    QVector<double> bx, by;
+    for (const auto& [px, py] : band.polygon) {
+      bx.push_back(px);
+      by.push_back(py);
+    }
+    area->setData(bx, by);
+    area->setPen(QPen(QColor(230, 159, 0, 160), 1));
+    area->setBrush(QColor(230, 159, 0, 50));
+    area->setName("uncertain band (95% intervals)");
+    if (!m_bandCurves.empty()) area->removeFromLegend();
+    m_bandCurves.push_back(area);
+  }
   struct Style {
     const char* name;
     QCPScatterStyle scatter;
@@ -161,20 +180,19 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
       e->removeFromLegend();
       e->setPen(QPen(styles[k].scatter.pen().color(), 1));
     }
-    QVector<double> xs, ys;
-    QVector<double> xeMinus, xePlus, yeMinus, yePlus;
+    struct Point {
+      double x, y, xMinus, xPlus, yMinus, yPlus;
+    };
+    std::vector<Point> points;
     for (const auto& c : cands) {
       const auto it = verdicts.find(c.id);
       if (it == verdicts.end() || static_cast<int>(it->second.verdict) != k) continue;
       const auto mx = metricOf(c, x.metric);
       const auto my = metricOf(c, y.metric);
       if (!mx || !my) continue;
-      xs.push_back(mx->value);
-      ys.push_back(my->value);
-      xeMinus.push_back(mx->lo ? mx->value - *mx->lo : 0);
-      xePlus.push_back(mx->hi ? *mx->hi - mx->value : 0);
-      yeMinus.push_back(my->lo ? my->value - *my->lo : 0);
-      yePlus.push_back(my->hi ? *my->hi - my->value : 0);
+      points.push_back({mx->value, my->value, mx->lo ? mx->value - *mx->lo : 0,
+                        mx->hi ? *mx->hi - mx->value : 0, my->lo ? my->value - *my->lo : 0,
+                        my->hi ? *my->hi - my->value : 0});
       xMin = std::min(xMin, mx->lo.value_or(mx->value));
       xMax = std::max(xMax, mx->hi.value_or(mx->value));
       yMin = std::min(yMin, my->lo.value_or(my->value));
@@ -186,7 +204,21 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
       m_drawn.push_back({mx->value, my->value, qs(c.id)});
       ++m_counts[static_cast<std::size_t>(k)];
     }
-    g->setData(xs, ys);
+    // The graph keeps its points sorted by x and the error bars go by the graph's order: the
+    // points sorted first, or a candidate would be drawn with another one's interval.
+    std::stable_sort(points.begin(), points.end(),
+                     [](const Point& a, const Point& b) { return a.x < b.x; });
+    QVector<double> xs, ys;
+    QVector<double> xeMinus, xePlus, yeMinus, yePlus;
+    for (const Point& p : points) {
+      xs.push_back(p.x);
+      ys.push_back(p.y);
+      xeMinus.push_back(p.xMinus);
+      xePlus.push_back(p.xPlus);
+      yeMinus.push_back(p.yMinus);
+      yePlus.push_back(p.yPlus);
+    }
+    g->setData(xs, ys, true);
     xErr->setDataPlottable(g);
     yErr->setDataPlottable(g);
     xErr->setData(xeMinus, xePlus);
@@ -228,8 +260,10 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
         // ssCircle fills with the brush (ssDisc would fill with the pen colour).
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(40, 40, 40), 0.6),
                                            viridis[b * 4 / std::max<std::size_t>(1, bins - 1)], 6));
-        g->setName(
-            QString("%1 %2 – %3").arg(qs(m_colourMetric)).arg(lo, 0, 'g', 4).arg(hi, 0, 'g', 4));
+        g->setName(QString("%1 %2 – %3")
+                       .arg(qs(readableMetricName(m_colourMetric)))
+                       .arg(lo, 0, 'g', 4)
+                       .arg(hi, 0, 'g', 4));
         g->setData(bx, by);
         m_coloured += static_cast<int>(bx.size());
       }
@@ -527,6 +561,7 @@ void ParetoView::recompute() {
   m_status->setText(text);
   const auto& obj = m_result->objectives;
   m_plot->setColourMetric(m_colour->currentData().toString().toStdString());
+  m_plot->setUncertainBands(uncertainBands(m_cands, *analysis));
   m_plot->setData(m_cands, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
   fillTable();
 }

@@ -45,6 +45,12 @@ class ParetoPlot : public QCustomPlot {
   void setColourMetric(const std::string& metric) { m_colourMetric = metric; }
   /// Candidates coloured by the third objective in the last setData.
   [[nodiscard]] int colouredPointCount() const { return m_coloured; }
+  /// The uncertain bands (uncertainBands' for the plotted objectives) drawn at the next
+  /// setData as translucent areas behind the points; empty: none.
+  void setUncertainBands(std::vector<UncertainBand> bands) { m_bands = std::move(bands); }
+  /// The band areas the last setData drew, one per model group; the first carries the legend
+  /// entry "uncertain band (95% intervals)".
+  [[nodiscard]] const std::vector<QCPCurve*>& bandCurves() const { return m_bandCurves; }
 
  signals:
   /// The user clicked the point of candidate `id`.
@@ -58,6 +64,8 @@ class ParetoPlot : public QCustomPlot {
   std::vector<DrawnPoint> m_drawn;
   std::string m_colourMetric;
   int m_coloured = 0;
+  std::vector<UncertainBand> m_bands;
+  std::vector<QCPCurve*> m_bandCurves;
   std::vector<Candidate> m_cands;
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;

@@ -285,6 +285,8 @@ TEST_CASE("serving plot: a rate sweep of two candidates, infinite rate at the ri
   const QImage img = plot.grab().toImage();
   CHECK(inkShare(img) > 0.02);
   keep(img, "serving_sweep.png");
+  // Laid out at 900 px high, the plot can still be made smaller.
+  CHECK(plot.minimumSizeHint().height() < 500);
 
   // The export wears the print theme on every panel, and gives a picture.
   {

@@ -32,9 +32,9 @@ class ServingPlot : public QCustomPlot {
   explicit ServingPlot(QWidget* parent = nullptr);
 
   /// Draws `sweeps` (servingSweeps of a session). The load axis is the kind most runs state
-  /// (request rate, ties included, or max concurrency); runs of the other kind are not drawn
-  /// and notes() says how many. An infinite request rate is drawn right of the highest finite
-  /// one, at a tick labelled "∞".
+  /// (request rate or max concurrency; a tie goes to request rate); runs of the other kind are
+  /// not drawn and notes() says how many. An infinite request rate is drawn right of the highest
+  /// finite one, at a tick labelled "∞".
   void setData(const ServingSweeps& sweeps);
 
   /// Candidates (group keys) drawn, in order.
@@ -55,6 +55,10 @@ class ServingPlot : public QCustomPlot {
   [[nodiscard]] double xOf(const OfferedLoad& load) const;
   /// The empty state's text while it is shown, else "".
   [[nodiscard]] QString emptyText() const;
+  /// Fixed hints: the panels' heights follow the widget, so the layout's own minimum (which
+  /// QCustomPlot reports) would keep the widget from ever getting smaller.
+  [[nodiscard]] QSize minimumSizeHint() const override { return {480, 420}; }
+  [[nodiscard]] QSize sizeHint() const override { return {900, 700}; }
   /// What is not drawn and why (also shown in red under the title).
   [[nodiscard]] QStringList notes() const { return m_notes; }
   /// The labels of the modelled capacity lines ("bf16: modelled 11606 tok/s at 52 seqs"; one
@@ -63,7 +67,8 @@ class ServingPlot : public QCustomPlot {
 
  protected:
   /// Keeps every panel's axis fonts equal to the main x axis's before each layout, so the
-  /// print theme (which restyles xAxis and yAxis) reaches all panels of an export.
+  /// print theme (which restyles xAxis and yAxis) reaches all panels of an export, and gives
+  /// the panels their shares of the height.
   void updateLayout() override;
 
  private:

@@ -211,10 +211,14 @@ TEST_CASE("scenario and gate edits undo and redo", "[ui][undo]") {
   w.editScenario(spec);
   REQUIRE(undo->count() == 2);
   CHECK(undo->undoText() == "change of GPU");
-  auto* gates = w.paretoView()->findChild<QLineEdit*>("paretoGates");
-  REQUIRE(gates);
-  gates->setText("open_llm_v2_recovery_pct>=99");
-  emit gates->editingFinished();
+  auto* gates = w.paretoView()->gateEditor();
+  REQUIRE(gates->rowCount() == 1);
+  auto* threshold =
+      qobject_cast<QLineEdit*>(gates->cellWidget(0, qf::ui::ParetoView::GateValueColumn));
+  REQUIRE(threshold);
+  threshold->setText("99");
+  emit threshold->editingFinished();
+  CHECK(w.paretoView()->gates() == std::vector<std::string>{"open_llm_v2_recovery_pct>=99"});
   REQUIRE(undo->count() == 3);
   CHECK(undo->undoText() == "change of gates");
 

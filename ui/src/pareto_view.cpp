@@ -1,12 +1,17 @@
 #include <quantfront/ui/pareto_view.hpp>
 
 #include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -14,6 +19,7 @@
 #include <set>
 
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 namespace qf::ui {
@@ -27,6 +33,76 @@ std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name)
   const auto it = c.metrics.find(name);
   if (it == c.metrics.end() || !std::isfinite(it->second.value)) return std::nullopt;
   return it->second;
+}
+
+/// Which way `metric` is better when nobody chose: the dictionary's, else the name's.
+Direction defaultDirection(const std::string& metric) {
+  if (const auto info = lookupMetric(metric); info && info->direction) return *info->direction;
+  return knownDirection(metric).value_or(Direction::Max);
+}
+
+/// The tooltip of a row's control, kept to be shown again under a reason the row is not applied.
+void tip(QWidget* w, const QString& text) {
+  w->setToolTip(text);
+  w->setProperty("baseTip", text);
+}
+
+/// An editable metric picker: readable names listed, a raw name may be typed.
+QComboBox* metricBox(QWidget* parent) {
+  auto* box = new QComboBox(parent);
+  box->setObjectName("metric");
+  box->setEditable(true);
+  box->setInsertPolicy(QComboBox::NoInsert);
+  box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  box->setMinimumContentsLength(12);
+  return box;
+}
+
+QToolButton* removeButton(QWidget* parent, const QString& text) {
+  auto* remove = new QToolButton(parent);
+  remove->setObjectName("remove");
+  remove->setText("Remove");
+  remove->setToolTip(text);
+  remove->setProperty("baseTip", text);
+  return remove;
+}
+
+/// The raw metric a picker names: the item shown (found by its readable or its raw name), else
+/// the text typed.
+std::string boxMetric(const QComboBox* box) {
+  const QString text = box->currentText().trimmed();
+  if (text.isEmpty()) return {};
+  const int current = box->currentIndex();
+  if (current >= 0 && box->itemText(current) == text) {
+    return box->itemData(current).toString().toStdString();
+  }
+  int i = box->findText(text, Qt::MatchFixedString);
+  if (i < 0) i = box->findData(text);
+  return i >= 0 ? box->itemData(i).toString().toStdString() : text.toStdString();
+}
+
+/// Marks row `row` applied (empty `problem`) or not: red fields, "!" after the row's label, and
+/// the reason first in every tooltip of the row.
+void markRow(QTableWidget* rows, int row, const QString& problem, const QString& label) {
+  for (int c = 0; c < rows->columnCount(); ++c) {
+    QWidget* w = rows->cellWidget(row, c);
+    if (!w) continue;
+    const QString base = w->property("baseTip").toString();
+    if (problem.isEmpty() || qobject_cast<QToolButton*>(w)) {
+      w->setToolTip(base);
+      w->setPalette(QPalette());
+      continue;
+    }
+    w->setToolTip("Not applied: " + problem + "\n\n" + base);
+    QPalette p = w->palette();
+    p.setColor(QPalette::Base, QColor(255, 212, 212));
+    p.setColor(QPalette::Button, QColor(255, 212, 212));
+    w->setPalette(p);
+  }
+  auto* header = new QTableWidgetItem(problem.isEmpty() ? label : label + " !");
+  header->setToolTip(problem.isEmpty() ? QString() : "Not applied: " + problem);
+  if (!problem.isEmpty()) header->setForeground(QColor(176, 0, 0));
+  rows->setVerticalHeaderItem(row, header);
 }
 }  // namespace
 
@@ -313,37 +389,62 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
 ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   auto* controls = new QHBoxLayout();
-  m_x = new QComboBox(this);
-  m_x->setObjectName("paretoX");
-  m_y = new QComboBox(this);
-  m_y->setObjectName("paretoY");
-  m_xDir = new QComboBox(this);
-  m_yDir = new QComboBox(this);
-  for (QComboBox* d : {m_xDir, m_yDir}) {
-    d->addItem("max", static_cast<int>(Direction::Max));
-    d->addItem("min", static_cast<int>(Direction::Min));
-  }
+  auto rowTable = [this](const char* name, const QStringList& headers, const QString& tip) {
+    auto* rows = new QTableWidget(0, static_cast<int>(headers.size()), this);
+    rows->setObjectName(name);
+    rows->setHorizontalHeaderLabels(headers);
+    rows->setSelectionMode(QAbstractItemView::NoSelection);
+    rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    rows->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    rows->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    rows->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    rows->verticalHeader()->setDefaultSectionSize(30);
+    // Three rows in view; more scroll.
+    rows->setFixedHeight(rows->horizontalHeader()->sizeHint().height() + 3 * 30 + 4);
+    rows->setToolTip(tip);
+    return rows;
+  };
+  m_objectiveRows = rowTable(
+      "paretoObjectives", {"metric", "direction", ""},
+      "The objectives the frontier is computed over, one per row: the first is the x axis, the "
+      "second the y axis; further objectives take part in dominance without an axis of their own");
+  m_gateRows = rowTable("paretoGates", {"gated metric", "test", "threshold", "value", ""},
+                        "Quality and service gates, applied before the frontier: a candidate "
+                        "failing one stays on the plot, struck through, with the gate it failed");
+  m_addObjective = new QPushButton("Add objective", this);
+  m_addObjective->setObjectName("paretoAddObjective");
+  m_addObjective->setToolTip("Add an objective row (the first metric not chosen yet)");
+  m_addGate = new QPushButton("Add gate", this);
+  m_addGate->setObjectName("paretoAddGate");
+  m_addGate->setToolTip(
+      "Add a gate row on the x-axis metric at the worst value a candidate has (it passes every "
+      "candidate until you tighten it)");
+  auto group = [this](const QString& title, QTableWidget* rows, QPushButton* add) {
+    auto* box = new QGroupBox(title, this);
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(6, 4, 6, 4);
+    v->addWidget(rows);
+    v->addWidget(add, 0, Qt::AlignLeft);
+    return box;
+  };
+  controls->addWidget(group("Objectives", m_objectiveRows, m_addObjective), 4);
+  controls->addWidget(group("Gates", m_gateRows, m_addGate), 5);
   m_colour = new QComboBox(this);
   m_colour->setObjectName("paretoColour");
   m_colour->setToolTip("A third objective shown as the colour of each point (quintiles)");
+  m_colour->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_colour->setMinimumContentsLength(12);
   m_baseline = new QComboBox(this);
   m_baseline->setObjectName("paretoBaseline");
-  m_gates = new QLineEdit(this);
-  m_gates->setObjectName("paretoGates");
-  m_gates->setPlaceholderText(
-      "gates, comma-separated: recovery_pct>=99, tpot_p99_ms<70, score>=baseline-0.5");
-  controls->addWidget(new QLabel("x", this));
-  controls->addWidget(m_x, 1);
-  controls->addWidget(m_xDir);
-  controls->addWidget(new QLabel("y", this));
-  controls->addWidget(m_y, 1);
-  controls->addWidget(m_yDir);
-  controls->addWidget(new QLabel("colour", this));
-  controls->addWidget(m_colour, 1);
-  controls->addWidget(new QLabel("baseline", this));
-  controls->addWidget(m_baseline);
-  controls->addWidget(new QLabel("gates", this));
-  controls->addWidget(m_gates, 2);
+  m_baseline->setToolTip(
+      "The candidate that baseline-relative gates (threshold \"baseline +\") compare against");
+  m_baseline->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_baseline->setMinimumContentsLength(12);
+  auto* viewBox = new QGroupBox("View", this);
+  auto* form = new QFormLayout(viewBox);
+  form->addRow("colour", m_colour);
+  form->addRow("baseline", m_baseline);
+  controls->addWidget(viewBox, 2);
   layout->addLayout(controls);
   m_status = new QLabel(this);
   m_status->setObjectName("paretoStatus");
@@ -370,35 +471,10 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     recompute();
     emit selectionChanged();
   };
-  // A newly chosen metric takes its remembered or well-known orientation.
-  auto metricPicked = [this](QComboBox* box, QComboBox* dir) {
-    const std::string m = box->currentData().toString().toStdString();
-    const auto it = m_directions.find(m);
-    const Direction d =
-        it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
-    const bool was = m_updating;
-    m_updating = true;
-    dir->setCurrentIndex(d == Direction::Max ? 0 : 1);
-    m_updating = was;
-  };
-  connect(m_x, &QComboBox::currentIndexChanged, this, [=, this] {
-    metricPicked(m_x, m_xDir);
-    changed();
-  });
-  connect(m_y, &QComboBox::currentIndexChanged, this, [=, this] {
-    metricPicked(m_y, m_yDir);
-    changed();
-  });
-  auto dirPicked = [this, changed](QComboBox* box, QComboBox* dir) {
-    m_directions[box->currentData().toString().toStdString()] =
-        static_cast<Direction>(dir->currentData().toInt());
-    changed();
-  };
-  connect(m_xDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_x, m_xDir); });
-  connect(m_yDir, &QComboBox::currentIndexChanged, this, [=, this] { dirPicked(m_y, m_yDir); });
   connect(m_baseline, &QComboBox::currentIndexChanged, this, changed);
   connect(m_colour, &QComboBox::currentIndexChanged, this, changed);
-  connect(m_gates, &QLineEdit::editingFinished, this, changed);
+  connect(m_addObjective, &QPushButton::clicked, this, &ParetoView::addObjective);
+  connect(m_addGate, &QPushButton::clicked, this, &ParetoView::addGate);
 }
 
 QString ParetoView::statusText() const {
@@ -419,12 +495,14 @@ void ParetoView::selectCandidate(const QString& id) {
 
 void ParetoView::setCandidates(const std::vector<Candidate>& cands) {
   loadCandidates(cands);
+  ensureObjectives();
   recompute();
 }
 
 void ParetoView::setSelection(const std::vector<Objective>& objectives,
                               const std::vector<std::string>& gates) {
   applySelection(objectives, gates);
+  ensureObjectives();
   recompute();
 }
 
@@ -433,50 +511,254 @@ void ParetoView::setContents(const std::vector<Candidate>& cands,
                              const std::vector<std::string>& gates) {
   loadCandidates(cands);
   applySelection(objectives, gates);
+  ensureObjectives();
   recompute();
+}
+
+void ParetoView::fillMetricBox(QComboBox* box, const std::string& metric) const {
+  const bool blocked = box->blockSignals(true);
+  box->clear();
+  // Readable names, each with its raw name as data; a readable name two metrics share is
+  // told apart by the raw one.
+  std::map<std::string, int> uses;
+  for (const auto& n : m_metrics) ++uses[readableMetricName(n)];
+  for (const auto& n : m_metrics) {
+    const std::string readable = readableMetricName(n);
+    box->addItem(uses[readable] > 1 ? qs(readable + " · " + n) : qs(readable), qs(n));
+    const auto info = lookupMetric(n);
+    box->setItemData(box->count() - 1,
+                     info && !info->description.empty() ? qs(n + ": " + info->description) : qs(n),
+                     Qt::ToolTipRole);
+  }
+  const int i = box->findData(qs(metric));
+  box->setCurrentIndex(i);
+  if (i < 0) box->setEditText(qs(metric));
+  box->lineEdit()->setCursorPosition(0);  // a long name shows its beginning
+  box->blockSignals(blocked);
+}
+
+void ParetoView::appendObjectiveRow(const Objective& objective) {
+  const bool was = m_updating;
+  m_updating = true;
+  const int r = m_objectiveRows->rowCount();
+  m_objectiveRows->insertRow(r);
+  auto* metric = metricBox(this);
+  fillMetricBox(metric, objective.metric);
+  metric->setProperty("appliedMetric", qs(objective.metric));
+  tip(metric,
+      "The metric of this objective, by its readable name (type to search; each item's tooltip "
+      "gives the raw name)");
+  auto* direction = new QComboBox(this);
+  direction->setObjectName("direction");
+  direction->addItem("maximise", static_cast<int>(Direction::Max));
+  direction->addItem("minimise", static_cast<int>(Direction::Min));
+  direction->setCurrentIndex(objective.direction == Direction::Max ? 0 : 1);
+  tip(direction,
+      "Which way this objective is better (the metric dictionary's direction when the metric is "
+      "picked)");
+  auto* remove = removeButton(this, "Remove this objective");
+  m_objectiveRows->setCellWidget(r, ObjectiveMetricColumn, metric);
+  m_objectiveRows->setCellWidget(r, ObjectiveDirectionColumn, direction);
+  m_objectiveRows->setCellWidget(r, ObjectiveRemoveColumn, remove);
+  // A newly picked metric takes its remembered or the dictionary's orientation.
+  auto metricEdited = [this, metric, direction] {
+    if (m_updating) return;
+    const std::string m = boxMetric(metric);
+    if (qs(m) != metric->property("appliedMetric").toString()) {
+      metric->setProperty("appliedMetric", qs(m));
+      const auto it = m_directions.find(m);
+      const Direction d = it != m_directions.end() ? it->second : defaultDirection(m);
+      m_updating = true;
+      direction->setCurrentIndex(d == Direction::Max ? 0 : 1);
+      m_updating = false;
+    }
+    rowEdited();
+  };
+  // A pick from the list (activated: also the item already current, after a typed name),
+  // a change of the current item, or a typed name finished.
+  connect(metric, &QComboBox::activated, this, metricEdited);
+  connect(metric, &QComboBox::currentIndexChanged, this, metricEdited);
+  connect(metric->lineEdit(), &QLineEdit::editingFinished, this, metricEdited);
+  connect(direction, &QComboBox::currentIndexChanged, this, [this, metric, direction] {
+    if (m_updating) return;
+    m_directions[boxMetric(metric)] = static_cast<Direction>(direction->currentData().toInt());
+    rowEdited();
+  });
+  connect(remove, &QToolButton::clicked, this,
+          [this, remove] { removeRowOf(m_objectiveRows, remove); });
+  m_updating = was;
+}
+
+void ParetoView::appendGateRow(const std::string& text) {
+  const bool was = m_updating;
+  m_updating = true;
+  // The row's fields from core's reading of the text; the value keeps its spelling, so the
+  // row gives the same text back.
+  std::string metricName = text, value;
+  GateOp op = GateOp::Ge;
+  bool relative = false;
+  if (const auto g = parseGate(text)) {
+    metricName = g->metric;
+    op = g->op;
+    relative = g->relativeToBaseline;
+    value = g->text.substr(g->metric.size() + std::string(gateOpText(g->op)).size());
+    if (relative) {
+      value = value.substr(std::string("baseline").size());
+      if (value.starts_with('+')) value.erase(0, 1);
+    }
+  }
+  const int r = m_gateRows->rowCount();
+  m_gateRows->insertRow(r);
+  auto* metric = metricBox(this);
+  fillMetricBox(metric, metricName);
+  tip(metric,
+      "The gated metric, by its readable name (type to search, or type a raw metric name; each "
+      "item's tooltip gives the raw name)");
+  auto* test = new QComboBox(this);
+  test->setObjectName("op");
+  for (GateOp o : {GateOp::Ge, GateOp::Le, GateOp::Gt, GateOp::Lt, GateOp::Eq}) {
+    test->addItem(gateOpText(o), static_cast<int>(o));
+  }
+  test->setCurrentIndex(test->findData(static_cast<int>(op)));
+  tip(test,
+      "How a candidate's value compares with the threshold (== allows a 1e-9 relative tolerance)");
+  auto* reference = new QComboBox(this);
+  reference->setObjectName("reference");
+  reference->addItem("absolute");
+  reference->addItem("baseline +");
+  reference->setCurrentIndex(relative ? 1 : 0);
+  tip(reference,
+      "absolute: the value is the threshold; baseline +: the threshold is the baseline "
+      "candidate's value plus the value (e.g. -0.5), the baseline chosen under View");
+  auto* number = new QLineEdit(qs(value), this);
+  number->setObjectName("value");
+  number->setMaximumWidth(64);
+  number->setPlaceholderText(relative ? "0" : "number");
+  tip(number,
+      "The threshold, a number; with \"baseline +\" the offset added to the baseline's value "
+      "(negative below it)");
+  auto* remove = removeButton(this, "Remove this gate");
+  m_gateRows->setCellWidget(r, GateMetricColumn, metric);
+  m_gateRows->setCellWidget(r, GateOpColumn, test);
+  m_gateRows->setCellWidget(r, GateReferenceColumn, reference);
+  m_gateRows->setCellWidget(r, GateValueColumn, number);
+  m_gateRows->setCellWidget(r, GateRemoveColumn, remove);
+  auto edited = [this] {
+    if (!m_updating) rowEdited();
+  };
+  connect(metric, &QComboBox::activated, this, edited);
+  connect(metric, &QComboBox::currentIndexChanged, this, edited);
+  connect(metric->lineEdit(), &QLineEdit::editingFinished, this, edited);
+  connect(test, &QComboBox::currentIndexChanged, this, edited);
+  connect(reference, &QComboBox::currentIndexChanged, this, [this, reference, number] {
+    number->setPlaceholderText(reference->currentIndex() == 1 ? "0" : "number");
+    if (!m_updating) rowEdited();
+  });
+  connect(number, &QLineEdit::editingFinished, this, edited);
+  connect(remove, &QToolButton::clicked, this, [this, remove] { removeRowOf(m_gateRows, remove); });
+  m_updating = was;
+}
+
+void ParetoView::removeRowOf(QTableWidget* rows, QWidget* cell) {
+  for (int r = 0; r < rows->rowCount(); ++r) {
+    for (int c = 0; c < rows->columnCount(); ++c) {
+      if (rows->cellWidget(r, c) != cell) continue;
+      rows->removeRow(r);
+      rowEdited();
+      return;
+    }
+  }
+}
+
+void ParetoView::addObjective() {
+  std::set<std::string> chosen;
+  for (const auto& row : objectiveRows()) chosen.insert(row.objective.metric);
+  const auto next = std::find_if(m_metrics.begin(), m_metrics.end(),
+                                 [&](const std::string& m) { return !chosen.count(m); });
+  const std::string metric = next != m_metrics.end() ? *next
+                             : m_metrics.empty()     ? std::string()
+                                                     : m_metrics.front();
+  const auto it = m_directions.find(metric);
+  appendObjectiveRow({metric, it != m_directions.end() ? it->second : defaultDirection(metric)});
+  m_objectiveRows->scrollToBottom();
+  rowEdited();
+}
+
+void ParetoView::addGate() {
+  // On the x metric, at the worst value any candidate has: it gates nothing out yet.
+  const auto objs = objectives();
+  const Objective o = !objs.empty() ? objs.front()
+                      : !m_metrics.empty()
+                          ? Objective{m_metrics.front(), defaultDirection(m_metrics.front())}
+                          : Objective{};
+  std::optional<double> worst;
+  for (const auto& c : m_cands) {
+    const auto m = metricOf(c, o.metric);
+    if (!m) continue;
+    if (!worst || (o.direction == Direction::Max ? m->value < *worst : m->value > *worst)) {
+      worst = m->value;
+    }
+  }
+  const std::string op = o.direction == Direction::Max ? ">=" : "<=";
+  // The shortest text that reads back as the worst value itself (no rounding past a candidate).
+  std::string value;
+  if (worst) value = QString::number(*worst, 'g', QLocale::FloatingPointShortest).toStdString();
+  appendGateRow(o.metric + op + value);
+  m_gateRows->scrollToBottom();
+  rowEdited();
+}
+
+void ParetoView::ensureObjectives() {
+  if (m_cands.empty() || !objectives().empty()) return;
+  // Nothing the candidates carry is chosen: the defaults of their metric names (directions
+  // known), first two, else the first two names.
+  std::vector<Objective> defaults = defaultObjectives(metricNamesOf(m_cands)).objectives;
+  if (defaults.size() > 2) defaults.resize(2);
+  for (const auto& n : m_metrics) {
+    if (defaults.size() >= 2) break;
+    if (std::none_of(defaults.begin(), defaults.end(),
+                     [&](const Objective& o) { return o.metric == n; })) {
+      defaults.push_back({n, defaultDirection(n)});
+    }
+  }
+  m_objectiveRows->setRowCount(0);
+  for (const auto& o : defaults) {
+    const auto it = m_directions.find(o.metric);
+    appendObjectiveRow({o.metric, it != m_directions.end() ? it->second : o.direction});
+  }
 }
 
 void ParetoView::loadCandidates(const std::vector<Candidate>& cands) {
   m_cands = cands;
   m_updating = true;
-  const QString keepX = m_x->currentData().toString(), keepY = m_y->currentData().toString();
   const QString keepBase = m_baseline->currentData().toString();
   std::set<std::string> names;
   for (const auto& c : cands) {
     for (const auto& [name, v] : c.metrics) names.insert(name);
   }
-  for (QComboBox* box : {m_x, m_y}) {
-    box->clear();
-    for (const auto& n : names) {
-      const auto dir = knownDirection(n);
-      (void)dir;
-      box->addItem(qs(n), qs(n));
+  m_metrics.assign(names.begin(), names.end());
+  // Each row's metric picker (the first column of both) lists the new names, keeping its metric.
+  static_assert(ObjectiveMetricColumn == 0 && GateMetricColumn == 0);
+  for (QTableWidget* rows : {m_objectiveRows, m_gateRows}) {
+    for (int r = 0; r < rows->rowCount(); ++r) {
+      auto* box = qobject_cast<QComboBox*>(rows->cellWidget(r, 0));
+      if (box) fillMetricBox(box, boxMetric(box));
     }
   }
   const QString keepColour = m_colour->currentData().toString();
   m_colour->clear();
   m_colour->addItem("(none)", QString());
-  for (const auto& n : names) m_colour->addItem(qs(n), qs(n));
+  for (const auto& n : names) m_colour->addItem(qs(readableMetricName(n)), qs(n));
   m_baseline->clear();
   m_baseline->addItem("(none)", QString());
   for (const auto& c : cands) m_baseline->addItem(qs(c.id), qs(c.id));
-  auto pick = [](QComboBox* box, const QString& v, int fallback) {
-    const int i = box->findData(v);
-    box->setCurrentIndex(i >= 0 ? i : std::min(fallback, box->count() - 1));
+  auto pick = [](QComboBox* box, const QString& v) {
+    box->setCurrentIndex(std::max(0, box->findData(v)));
   };
-  pick(m_x, keepX, 0);
-  pick(m_y, keepY, 1);
   // Memory by default as the third objective, as a design review reads it.
   const int memory = m_colour->findData(QString("weights_gib"));
-  pick(m_colour, keepColour.isEmpty() && memory >= 0 ? QString("weights_gib") : keepColour, 0);
-  for (auto [box, dir] : {std::pair{m_x, m_xDir}, std::pair{m_y, m_yDir}}) {
-    const std::string m = box->currentData().toString().toStdString();
-    const auto it = m_directions.find(m);
-    const Direction d =
-        it != m_directions.end() ? it->second : knownDirection(m).value_or(Direction::Max);
-    dir->setCurrentIndex(d == Direction::Max ? 0 : 1);
-  }
-  pick(m_baseline, keepBase, 0);
+  pick(m_colour, keepColour.isEmpty() && memory >= 0 ? QString("weights_gib") : keepColour);
+  pick(m_baseline, keepBase);
   m_updating = false;
 }
 
@@ -484,66 +766,184 @@ void ParetoView::applySelection(const std::vector<Objective>& objectives,
                                 const std::vector<std::string>& gates) {
   m_updating = true;
   for (const auto& o : objectives) m_directions[o.metric] = o.direction;
-  if (objectives.size() >= 1) {
-    const int i = m_x->findData(qs(objectives[0].metric));
-    if (i >= 0) m_x->setCurrentIndex(i);
-    m_xDir->setCurrentIndex(objectives[0].direction == Direction::Max ? 0 : 1);
+  if (!objectives.empty()) {
+    m_objectiveRows->setRowCount(0);
+    for (const auto& o : objectives) appendObjectiveRow(o);
   }
-  if (objectives.size() >= 2) {
-    const int i = m_y->findData(qs(objectives[1].metric));
-    if (i >= 0) m_y->setCurrentIndex(i);
-    m_yDir->setCurrentIndex(objectives[1].direction == Direction::Max ? 0 : 1);
+  m_gateRows->setRowCount(0);
+  for (const auto& text : gates) {
+    for (const auto& piece : splitAt(text, ',')) {
+      const std::string g = trimmed(piece);
+      if (!g.empty()) appendGateRow(g);
+    }
   }
-  QStringList g;
-  for (const auto& s : gates) g << qs(s);
-  m_gates->setText(g.join(", "));
   m_updating = false;
+}
+
+std::vector<ParetoView::ObjectiveRow> ParetoView::objectiveRows() const {
+  std::vector<ObjectiveRow> out;
+  std::map<std::string, int> chosenAt;
+  for (int r = 0; r < m_objectiveRows->rowCount(); ++r) {
+    const auto* box =
+        qobject_cast<QComboBox*>(m_objectiveRows->cellWidget(r, ObjectiveMetricColumn));
+    const auto* dir =
+        qobject_cast<QComboBox*>(m_objectiveRows->cellWidget(r, ObjectiveDirectionColumn));
+    if (!box || !dir) continue;
+    ObjectiveRow row{{boxMetric(box), static_cast<Direction>(dir->currentData().toInt())}, {}};
+    const std::string& m = row.objective.metric;
+    if (m.empty()) {
+      row.problem = "no metric chosen";
+    } else if (!m_cands.empty() && !std::binary_search(m_metrics.begin(), m_metrics.end(), m)) {
+      row.problem = qs("no candidate carries metric '" + m + "'");
+    } else if (const auto it = chosenAt.find(m); it != chosenAt.end()) {
+      row.problem = QString("'%1' is already the objective of row %2").arg(qs(m)).arg(it->second);
+    } else {
+      chosenAt[m] = r + 1;
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+std::vector<ParetoView::GateRow> ParetoView::gateRows() const {
+  std::vector<GateRow> out;
+  const std::string base = m_baseline->currentData().toString().toStdString();
+  const std::optional<std::string> baseline =
+      base.empty() ? std::nullopt : std::optional<std::string>(base);
+  for (int r = 0; r < m_gateRows->rowCount(); ++r) {
+    const auto* box = qobject_cast<QComboBox*>(m_gateRows->cellWidget(r, GateMetricColumn));
+    const auto* test = qobject_cast<QComboBox*>(m_gateRows->cellWidget(r, GateOpColumn));
+    const auto* reference =
+        qobject_cast<QComboBox*>(m_gateRows->cellWidget(r, GateReferenceColumn));
+    const auto* number = qobject_cast<QLineEdit*>(m_gateRows->cellWidget(r, GateValueColumn));
+    if (!box || !test || !reference || !number) continue;
+    // The row in core's syntax: metric, comparison, and the threshold or baseline±offset.
+    std::string value = number->text().trimmed().toStdString();
+    if (reference->currentIndex() == 1) {
+      value = value.empty()                                      ? "baseline"
+              : value.starts_with('-') || value.starts_with('+') ? "baseline" + value
+                                                                 : "baseline+" + value;
+    }
+    GateRow row;
+    row.text = boxMetric(box) + test->currentText().toStdString() + value;
+    auto g = parseGate(row.text);
+    if (!g) {
+      row.problem = qs(g.error().message);
+    } else {
+      row.text = g->text;
+      if (const auto e = gateProblem(*g, m_cands, baseline)) row.problem = qs(e->message);
+      row.gate = std::move(*g);
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 std::vector<Objective> ParetoView::objectives() const {
   std::vector<Objective> out;
-  for (auto [box, dir] : {std::pair{m_x, m_xDir}, std::pair{m_y, m_yDir}}) {
-    const std::string m = box->currentData().toString().toStdString();
-    if (m.empty()) continue;
-    out.push_back({m, static_cast<Direction>(dir->currentData().toInt())});
+  for (const auto& row : objectiveRows()) {
+    if (row.problem.isEmpty()) out.push_back(row.objective);
   }
   return out;
 }
 
 std::vector<std::string> ParetoView::gates() const {
   std::vector<std::string> out;
-  for (const QString& g : m_gates->text().split(',', Qt::SkipEmptyParts)) {
-    if (!g.trimmed().isEmpty()) out.push_back(g.trimmed().toStdString());
+  for (const auto& row : gateRows()) {
+    if (row.gate) out.push_back(row.text);
   }
   return out;
+}
+
+std::vector<std::string> ParetoView::appliedGates() const {
+  std::vector<std::string> out;
+  for (const auto& row : gateRows()) {
+    if (row.gate && row.problem.isEmpty()) out.push_back(row.text);
+  }
+  return out;
+}
+
+QString ParetoView::objectiveRowProblem(int row) const {
+  const auto rows = objectiveRows();
+  return row >= 0 && row < static_cast<int>(rows.size()) ? rows[row].problem : QString();
+}
+
+QString ParetoView::gateRowProblem(int row) const {
+  const auto rows = gateRows();
+  return row >= 0 && row < static_cast<int>(rows.size()) ? rows[row].problem : QString();
+}
+
+void ParetoView::rowEdited() {
+  if (m_updating) return;
+  const auto objectivesBefore = m_shownObjectives;
+  const auto gatesBefore = m_shownGates;
+  recompute();
+  const bool sameObjectives =
+      std::equal(objectivesBefore.begin(), objectivesBefore.end(), m_shownObjectives.begin(),
+                 m_shownObjectives.end(), [](const Objective& a, const Objective& b) {
+                   return a.metric == b.metric && a.direction == b.direction;
+                 });
+  if (!sameObjectives || gatesBefore != m_shownGates) emit selectionChanged();
 }
 
 void ParetoView::recompute() {
   m_result.reset();
   m_verdicts.clear();
+  // The rows: each marked when it cannot be applied; the others make the query.
+  const auto objRows = objectiveRows();
+  const auto gRows = gateRows();
   FrontierQuery query;
-  query.objectives = objectives();
-  if (query.objectives.size() == 2 && query.objectives[0].metric == query.objectives[1].metric) {
-    query.objectives.pop_back();
+  m_shownObjectives.clear();
+  m_shownGates.clear();
+  int unusedObjectives = 0, unusedGates = 0;
+  for (int r = 0; r < static_cast<int>(objRows.size()); ++r) {
+    const auto& row = objRows[static_cast<std::size_t>(r)];
+    markRow(m_objectiveRows, r, row.problem, r == 0 ? "x" : r == 1 ? "y" : QString::number(r + 1));
+    if (row.problem.isEmpty()) {
+      query.objectives.push_back(row.objective);
+    } else {
+      ++unusedObjectives;
+    }
+    if (auto* remove = m_objectiveRows->cellWidget(r, ObjectiveRemoveColumn)) {
+      remove->setEnabled(objRows.size() > 1);
+    }
   }
-  auto parsedGates = parseGateTexts(gates());
-  if (!parsedGates) {
-    m_status->setText(qs(parsedGates.error().str()));
-    m_status->setStyleSheet("color: #b00000;");
-    return;
+  m_shownObjectives = query.objectives;
+  for (int r = 0; r < static_cast<int>(gRows.size()); ++r) {
+    const auto& row = gRows[static_cast<std::size_t>(r)];
+    markRow(m_gateRows, r, row.problem, QString::number(r + 1));
+    if (row.gate) m_shownGates.push_back(row.text);
+    if (row.gate && row.problem.isEmpty()) {
+      query.gates.push_back(*row.gate);
+    } else {
+      ++unusedGates;
+    }
   }
-  query.gates = std::move(*parsedGates);
+  QString notes;
+  if (unusedObjectives > 0) {
+    notes += QString("\n%1 objective row%2 not applied (marked red; the tooltip says why)")
+                 .arg(unusedObjectives)
+                 .arg(unusedObjectives > 1 ? "s" : "");
+  }
+  if (unusedGates > 0) {
+    notes += QString("\n%1 gate row%2 not applied (marked red; the tooltip says why)")
+                 .arg(unusedGates)
+                 .arg(unusedGates > 1 ? "s" : "");
+  }
   const std::string base = m_baseline->currentData().toString().toStdString();
   if (!base.empty()) query.baselineId = base;
   if (query.objectives.empty() || m_cands.empty()) {
-    m_status->setText("No candidates with metrics: open a session or import results.");
-    m_status->setStyleSheet("");
+    m_status->setText(
+        (m_cands.empty() ? QString("No candidates with metrics: open a session or import results.")
+                         : QString("No objective: add one, with a metric the candidates carry.")) +
+        notes);
+    m_status->setStyleSheet(notes.isEmpty() ? "" : "color: #8a5a00;");
     fillTable();
     return;
   }
   auto analysis = analyseFrontier(m_cands, query, "");
   if (!analysis) {
-    m_status->setText(qs(analysis.error().str()));
+    m_status->setText(qs(analysis.error().str()) + notes);
     m_status->setStyleSheet("color: #b00000;");
     return;
   }
@@ -556,10 +956,15 @@ void ParetoView::recompute() {
                      .arg(m_result->uncertain.size())
                      .arg(m_result->dominated.size())
                      .arg(m_result->gatedOut.size());
-  for (const auto& w : analysis->warnings) text += "\nwarning: " + qs(w);
-  m_status->setStyleSheet(analysis->warnings.empty() ? "" : "color: #8a5a00;");
-  m_status->setText(text);
   const auto& obj = m_result->objectives;
+  if (obj.size() > 2) {
+    text += QString("; the frontier is over %1 objectives, the plot shows the first two")
+                .arg(obj.size());
+  }
+  for (const auto& w : analysis->warnings) text += "\nwarning: " + qs(w);
+  text += notes;
+  m_status->setStyleSheet(analysis->warnings.empty() && notes.isEmpty() ? "" : "color: #8a5a00;");
+  m_status->setText(text);
   m_plot->setColourMetric(m_colour->currentData().toString().toStdString());
   m_plot->setUncertainBands(uncertainBands(m_cands, *analysis));
   m_plot->setData(m_cands, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);

@@ -1,7 +1,7 @@
 #pragma once
-/// The Pareto tab (pick two objectives; frontier line, dominated points faded, gated-out
-/// struck, interval bars, uncertain band) and the Candidates tab (sortable table with gate
-/// status and provenance). Both draw a FrontierResult computed by core.
+/// The Pareto tab (objectives and gates edited as rows; frontier line, dominated points faded,
+/// gated-out struck, interval bars, uncertain band) and the Candidates tab (sortable table with
+/// gate status and provenance). Both draw a FrontierResult computed by core.
 #include <qcustomplot.h>
 #include <QWidget>
 #include <map>
@@ -13,8 +13,8 @@
 #include <quantfront/ui/label_layout.hpp>
 
 class QComboBox;
-class QLineEdit;
 class QLabel;
+class QPushButton;
 class QTableWidget;
 
 namespace qf::ui {
@@ -73,21 +73,53 @@ class ParetoPlot : public QCustomPlot {
   QCPTextElement* m_title = nullptr;
 };
 
-/// Controls + ParetoPlot + candidates table over one candidate list.
+/// Controls + ParetoPlot + candidates table over one candidate list. Objectives and gates are
+/// edited as rows; each edit recomputes the frontier at once. A row that cannot be applied
+/// (unknown metric, a threshold that is not a number, a baseline-relative gate without a
+/// baseline) is marked red, its tooltip gives the reason, and the other rows still apply.
 class ParetoView : public QWidget {
   Q_OBJECT
  public:
+  /// Columns of the objective rows and of the gate rows (their cell widgets: QComboBox for the
+  /// metric, direction, comparison and reference, QLineEdit for the value, QToolButton remove).
+  enum ObjectiveColumn { ObjectiveMetricColumn, ObjectiveDirectionColumn, ObjectiveRemoveColumn };
+  enum GateColumn {
+    GateMetricColumn,
+    GateOpColumn,
+    GateReferenceColumn,
+    GateValueColumn,
+    GateRemoveColumn
+  };
+
   explicit ParetoView(QWidget* parent = nullptr);
-  /// Shows `cands`; keeps the chosen objectives when their metrics still exist.
+  /// Shows `cands`; keeps the objective and gate rows (metrics no candidate carries are marked).
   void setCandidates(const std::vector<Candidate>& cands);
-  /// Selected objectives (x, y) and gates.
+  /// Objective rows (x, y, then further objectives) and gate rows, one per gate; a text holding
+  /// several gates separated by commas gives one row each. Empty objectives keep the rows.
   void setSelection(const std::vector<Objective>& objectives,
                     const std::vector<std::string>& gates);
   /// setCandidates + setSelection with one frontier computation (what opening a session does).
   void setContents(const std::vector<Candidate>& cands, const std::vector<Objective>& objectives,
                    const std::vector<std::string>& gates);
+  /// The objectives the frontier is computed over: the valid rows in order (x, y, ...).
   [[nodiscard]] std::vector<Objective> objectives() const;
+  /// Every gate row core parses, in its syntax ("recovery_pct>=99", "score>=baseline-0.5"):
+  /// what a session saves, including a row that cannot be applied yet (its metric unknown to
+  /// the candidates and the dictionary, or its baseline not chosen).
   [[nodiscard]] std::vector<std::string> gates() const;
+  /// The gates the frontier applies: the rows gates() lists that can be applied.
+  [[nodiscard]] std::vector<std::string> appliedGates() const;
+  /// The objective rows and the gate rows.
+  [[nodiscard]] QTableWidget* objectiveEditor() const { return m_objectiveRows; }
+  [[nodiscard]] QTableWidget* gateEditor() const { return m_gateRows; }
+  /// Why objective row `row` / gate row `row` is not applied (for a gate: core's error); empty
+  /// when it is.
+  [[nodiscard]] QString objectiveRowProblem(int row) const;
+  [[nodiscard]] QString gateRowProblem(int row) const;
+  /// Adds an objective row (the first metric not chosen yet) or a gate row (on the x metric,
+  /// at the worst value a candidate has, so that it changes nothing until tightened).
+  void addObjective();
+  void addGate();
   [[nodiscard]] ParetoPlot* plot() const { return m_plot; }
   [[nodiscard]] QTableWidget* table() const { return m_table; }
   [[nodiscard]] const std::optional<FrontierResult>& result() const { return m_result; }
@@ -101,28 +133,49 @@ class ParetoView : public QWidget {
   [[nodiscard]] QString statusText() const;
 
  signals:
+  /// The objectives or the gates changed (an edit of a row, a row added or removed), or the
+  /// colour or baseline picked.
   void selectionChanged();
 
  private:
+  struct ObjectiveRow {
+    Objective objective;
+    QString problem;
+  };
+  struct GateRow {
+    std::string text;
+    std::optional<Gate> gate;  ///< when core parses the text
+    QString problem;
+  };
+  [[nodiscard]] std::vector<ObjectiveRow> objectiveRows() const;
+  [[nodiscard]] std::vector<GateRow> gateRows() const;
   void recompute();
+  void rowEdited();
   void fillTable();
   void loadCandidates(const std::vector<Candidate>& cands);
   void applySelection(const std::vector<Objective>& objectives,
                       const std::vector<std::string>& gates);
-  QComboBox* m_x = nullptr;
-  QComboBox* m_y = nullptr;
-  QComboBox* m_xDir = nullptr;
-  QComboBox* m_yDir = nullptr;
+  void appendObjectiveRow(const Objective& objective);
+  void appendGateRow(const std::string& text);
+  void fillMetricBox(QComboBox* box, const std::string& metric) const;
+  void removeRowOf(QTableWidget* rows, QWidget* cell);
+  void ensureObjectives();
+  QTableWidget* m_objectiveRows = nullptr;
+  QTableWidget* m_gateRows = nullptr;
+  QPushButton* m_addObjective = nullptr;
+  QPushButton* m_addGate = nullptr;
   QComboBox* m_colour = nullptr;                  ///< third objective as colour, "(none)" allowed
   std::map<std::string, Direction> m_directions;  ///< chosen orientation per metric
   QComboBox* m_baseline = nullptr;
-  QLineEdit* m_gates = nullptr;
   QLabel* m_status = nullptr;
   ParetoPlot* m_plot = nullptr;
   QTableWidget* m_table = nullptr;
   std::vector<Candidate> m_cands;
+  std::vector<std::string> m_metrics;  ///< metric names the candidates carry, sorted
   std::optional<FrontierResult> m_result;
   std::map<std::string, CandidateVerdict> m_verdicts;
+  std::vector<Objective> m_shownObjectives;  ///< objectives() at the last computation
+  std::vector<std::string> m_shownGates;     ///< gates() at the last computation
   bool m_updating = false;
 };
 

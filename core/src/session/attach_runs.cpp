@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/session/serving.hpp>
 
 namespace qf {
 
@@ -483,8 +484,28 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
     } else {
       rep.updated.push_back(id);
     }
+    // A sweep (serving runs of one candidate at several offered loads): the candidate's
+    // serving metrics are the lowest load's, the batch-1 regime a single user sees; the
+    // Serving tab keeps every load. Runs are attached highest load first so the lowest wins.
+    auto& runs = byCandidate.at(id);
+    std::map<const ImportedRun*, OfferedLoad> loadOf;
+    for (const ImportedRun* run : runs) {
+      if (run->format != "vllm-serve" && run->format != "sglang-serving") continue;
+      if (auto load = offeredLoadOf(*run)) loadOf[run] = *load;
+    }
+    std::stable_sort(runs.begin(), runs.end(), [&](const ImportedRun* a, const ImportedRun* b) {
+      const auto la = loadOf.find(a), lb = loadOf.find(b);
+      if ((la == loadOf.end()) != (lb == loadOf.end())) return la == loadOf.end();
+      if (la == loadOf.end()) return false;
+      if (la->second.kind != lb->second.kind) return la->second.kind < lb->second.kind;
+      return la->second.value > lb->second.value;
+    });
+    const ImportedRun* lowest = nullptr;
+    for (const ImportedRun* run : runs) {
+      if (loadOf.count(run)) lowest = run;
+    }
     std::map<std::string, std::string> sourceOf;
-    for (ImportedRun* run : byCandidate.at(id)) {
+    for (ImportedRun* run : runs) {
       run->setup[kCandidateSetupKey] = id;
       for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
         if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
@@ -494,14 +515,26 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
             continue;
           }
           if (const auto prev = sourceOf.find(name); prev != sourceOf.end()) {
-            rep.warnings.push_back(id + ": " + name + " given by both " + prev->second + " and " +
-                                   run->sourceFile + "; the latter is kept");
+            const bool sweep = loadOf.count(run) > 0 &&
+                               std::any_of(runs.begin(), runs.end(), [&](const ImportedRun* r) {
+                                 return r->sourceFile == prev->second && loadOf.count(r) > 0;
+                               });
+            if (!sweep) {
+              rep.warnings.push_back(id + ": " + name + " given by both " + prev->second + " and " +
+                                     run->sourceFile + "; the latter is kept");
+            }
           }
         }
         sourceOf[name] = run->sourceFile;
         c->metrics[name] = std::move(m);
         ++rep.metricsAttached;
       }
+    }
+    if (loadOf.size() > 1 && lowest) {
+      rep.notes.push_back(id + ": a sweep of " + std::to_string(loadOf.size()) +
+                          " serving runs; its serving metrics are the lowest load's (" +
+                          lowest->sourceFile + ", " + offeredLoadText(loadOf.at(lowest)) +
+                          "), the batch-1 regime; every load is on the Serving tab");
     }
     touched.push_back(id);
   }

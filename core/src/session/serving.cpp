@@ -53,44 +53,6 @@ std::optional<double> metricOf(const ImportedRun& run, const char* name) {
   return it->second;
 }
 
-Result<OfferedLoad> offeredLoadOf(const ImportedRun& run) {
-  const std::string rateText = setupValue(run, "request_rate");
-  const std::string concText = setupValue(run, "max_concurrency");
-  std::optional<double> rate, conc;
-  if (!rateText.empty()) {
-    rate = positiveNumber(rateText);
-    if (!rate) {
-      return Error{run.sourceFile, "", "request_rate",
-                   "'" + rateText + "' is not a request rate (a positive number or inf): " +
-                       "the run has no offered load to place it by"};
-    }
-  }
-  if (!concText.empty()) {
-    conc = positiveNumber(concText);
-    if (!conc || std::isinf(*conc)) {
-      return Error{run.sourceFile, "", "max_concurrency",
-                   "'" + concText + "' is not a number of requests"};
-    }
-  }
-  OfferedLoad load;
-  if (rate && std::isfinite(*rate)) {
-    load.kind = LoadKind::RequestRate;
-    load.value = *rate;
-    load.maxConcurrency = conc;
-  } else if (conc) {
-    load.kind = LoadKind::Concurrency;
-    load.value = *conc;
-  } else if (rate) {
-    load.kind = LoadKind::RequestRate;
-    load.value = *rate;  // inf: every request sent at once
-  } else {
-    return Error{run.sourceFile, "", "request_rate",
-                 "the run states neither a request rate nor a max concurrency: it has no "
-                 "offered load to place it by"};
-  }
-  return load;
-}
-
 /// TTFT or TPOT percentile `q` (50 or 99) of a run: the file's figure (p50: else its median),
 /// else the records' numpy-linear percentile.
 std::optional<MetricValue> latencyFigure(const ImportedRun& run, const char* prefix,
@@ -224,6 +186,44 @@ void finishGroup(const Session& s, ServingGroup& g, const ServingOptions& opts,
 }
 
 }  // namespace
+
+Result<OfferedLoad> offeredLoadOf(const ImportedRun& run) {
+  const std::string rateText = setupValue(run, "request_rate");
+  const std::string concText = setupValue(run, "max_concurrency");
+  std::optional<double> rate, conc;
+  if (!rateText.empty()) {
+    rate = positiveNumber(rateText);
+    if (!rate) {
+      return Error{run.sourceFile, "", "request_rate",
+                   "'" + rateText + "' is not a request rate (a positive number or inf): " +
+                       "the run has no offered load to place it by"};
+    }
+  }
+  if (!concText.empty()) {
+    conc = positiveNumber(concText);
+    if (!conc || std::isinf(*conc)) {
+      return Error{run.sourceFile, "", "max_concurrency",
+                   "'" + concText + "' is not a number of requests"};
+    }
+  }
+  OfferedLoad load;
+  if (rate && std::isfinite(*rate)) {
+    load.kind = LoadKind::RequestRate;
+    load.value = *rate;
+    load.maxConcurrency = conc;
+  } else if (conc) {
+    load.kind = LoadKind::Concurrency;
+    load.value = *conc;
+  } else if (rate) {
+    load.kind = LoadKind::RequestRate;
+    load.value = *rate;  // inf: every request sent at once
+  } else {
+    return Error{run.sourceFile, "", "request_rate",
+                 "the run states neither a request rate nor a max concurrency: it has no "
+                 "offered load to place it by"};
+  }
+  return load;
+}
 
 const char* loadKindName(LoadKind k) {
   return k == LoadKind::RequestRate ? "request rate" : "max concurrency";

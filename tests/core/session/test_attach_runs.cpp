@@ -238,3 +238,37 @@ TEST_CASE("a model name hinting at two schemes needs --scheme", "[session][attac
   CHECK(s.candidates[0].schemeLinear == "w8a8-fp8");
   CHECK(s.candidates[0].metrics.at("tpot_p99_ms").value == 9);
 }
+
+TEST_CASE("a request-rate sweep gives its candidate the lowest load's serving figures",
+          "[session][attach]") {
+  const std::string dir = std::string(QF_TEST_DATA_DIR) + "/import/sweep";
+  std::vector<std::string> files;
+  // Highest load first on purpose: the order of the files does not decide.
+  for (const char* rate : {"inf", "16", "8", "4", "2", "1"}) {
+    files.push_back(dir + "/vllm_serve_fp8_rate" + rate + ".json");
+  }
+  std::vector<std::string> digests;
+  Session s = importAll(files, digests);
+  AttachOptions opts;
+  opts.candidateId = "fp8";
+  opts.gpu = "h100-sxm";
+  auto rep = attachRunsToCandidates(s, opts);
+  REQUIRE(rep.ok());
+  const Candidate& c = byId(s, "fp8");
+  // The rate-1 file's own figures, read independently.
+  const auto doc = readJson(dir + "/vllm_serve_fp8_rate1.json");
+  CHECK(c.metrics.at("tpot_p99_ms").value == Approx(doc["p99_tpot_ms"].get<double>()));
+  CHECK(c.metrics.at("ttft_median_ms").value == Approx(doc["median_ttft_ms"].get<double>()));
+  CHECK(c.metrics.at("output_throughput_tok_s").value ==
+        Approx(doc["output_throughput"].get<double>()));
+  CHECK(c.metrics.at("tpot_p99_ms").provenance.sourceFile == files.back());
+  // One note for the sweep, no per-metric overwrite warnings.
+  const auto note = std::find_if(rep->notes.begin(), rep->notes.end(), [](const std::string& n) {
+    return n.find("a sweep of 6 serving runs") != std::string::npos;
+  });
+  REQUIRE(note != rep->notes.end());
+  CHECK(note->find("vllm_serve_fp8_rate1.json, 1 req/s") != std::string::npos);
+  for (const auto& w : rep->warnings) CHECK(w.find("given by both") == std::string::npos);
+  // Every run records the candidate.
+  for (const auto& r : s.importedRuns) CHECK(r.setup.at(kCandidateSetupKey) == "fp8");
+}

@@ -34,6 +34,10 @@ struct OfferedLoad {
 };
 /// "4 req/s", "inf req/s", "concurrency 8", "4 req/s (max concurrency 16)".
 std::string offeredLoadText(const OfferedLoad& load);
+/// The offered load a serving run states: a finite request rate (with the max concurrency it
+/// also had), else its max concurrency, else an infinite rate. Errors name the file and the
+/// field when neither is stated or one is not a number.
+Result<OfferedLoad> offeredLoadOf(const ImportedRun& run);
 
 /// One serving run at one offered load.
 struct ServingPoint {

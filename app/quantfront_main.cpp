@@ -49,8 +49,9 @@ std::optional<long long> parseInteger(const QString& text) {
   return v;
 }
 
-const QStringList kTabs = {"step", "throughput", "schemes", "pareto", "candidates", "measured"};
-const QStringList kPlotTabs = {"step", "throughput", "pareto", "measured"};
+const QStringList kTabs = {"step",   "throughput", "serving",  "schemes",
+                           "pareto", "candidates", "evidence", "measured"};
+const QStringList kPlotTabs = {"step", "throughput", "serving", "pareto", "measured"};
 
 /// A run that shows no window (an export, a session dump, help or version) needs no display:
 /// without one, and without a platform the user chose, it renders offscreen.
@@ -101,7 +102,6 @@ QStringList unshieldedArguments() {
 /// The window tab of an export view name.
 QString tabOfView(const QString& view) {
   if (view == "step-time") return "step";
-  if (view == "serving") return "throughput";
   return view;
 }
 
@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   QCommandLineOption outOpt("out", "The file --export VIEW writes.", "FILE");
   QCommandLineOption tabOpt(
       "tab",
-      "Tab to show or export: step, throughput, schemes, pareto, candidates, measured "
+      "Tab to show or export: step, throughput, serving, schemes, pareto, candidates, "
+      "evidence, measured "
       "(default: step, or the opened session's).",
       "TAB", "step");
   QCommandLineOption sizeOpt("size",
@@ -272,7 +273,7 @@ int main(int argc, char** argv) {
     }
     if (qf::ui::isPlotFormat(*exportFormat) && !kPlotTabs.contains(tab)) {
       return badOption("tab",
-                       "expected step, throughput, pareto or measured for a plot export, "
+                       "expected step, throughput, serving, pareto or measured for a plot export, "
                        "found '" +
                            tab.toStdString() + "'");
     }

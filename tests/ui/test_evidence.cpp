@@ -149,9 +149,8 @@ TEST_CASE("runs dropped on a Candidates row attach to that candidate", "[ui][evi
   // Then drag the W4A16 serving run onto that row: its figures overwrite nothing published
   // and land on the bf16 candidate (as the user asked, even if odd).
   QTableWidget* cands = w.paretoView()->table();
-  w.show();
   w.showTab("candidates");
-  QApplication::processEvents();
+  cands->resize(900, 400);
   const int row = rowOf(cands, 0, QString::fromStdString(bf16Id));
   REQUIRE(row >= 0);
   const QRect rect = cands->visualItemRect(cands->item(row, 0));

@@ -57,7 +57,7 @@ std::string setupOf(const ImportedRun& r, const std::string& key) {
 QString loadOf(const ImportedRun& r) {
   QStringList parts;
   if (const auto rate = setupOf(r, "request_rate"); !rate.empty()) parts << "rate " + qs(rate);
-  if (const auto c = setupOf(r, "max_concurrency"); !c.empty() && c != "null" && c != "None")
+  if (const auto c = setupOf(r, "max_concurrency"); !c.empty() && c != "null" && c != "none")
     parts << "concurrency " + qs(c);
   if (const auto b = setupOf(r, "batch_size"); !b.empty()) parts << "batch " + qs(b);
   return parts.join(", ");

@@ -33,6 +33,7 @@
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/pareto_view.hpp>
@@ -41,6 +42,7 @@
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/review_report.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
+#include <quantfront/ui/serving_plot.hpp>
 
 #ifdef QF_HAVE_CUDA
 #include <quantfront/cuda/device.hpp>
@@ -150,23 +152,47 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                  "another's",
                  m_schemesTab));
   schemesLayout->addWidget(m_crossoversTable, 1);
-  m_tabs->addTab(m_stepPlot, "Step time vs batch");
-  m_tabs->addTab(m_throughputPlot, "Throughput && capacity");
-  m_tabs->addTab(m_schemesTab, "Schemes");
   m_pareto = new ParetoView(m_tabs);
-  m_tabs->addTab(m_pareto, "Pareto");
-  m_tabs->addTab(m_pareto->table(), "Candidates");
-  m_tabs->tabBar()->setTabData(0, "step");
-  m_tabs->tabBar()->setTabData(1, "throughput");
-  m_tabs->tabBar()->setTabData(2, "schemes");
-  m_tabs->tabBar()->setTabData(3, "pareto");
-  m_tabs->tabBar()->setTabData(4, "candidates");
   m_evidence = new EvidenceView(m_tabs);
-  m_tabs->addTab(m_evidence, "Evidence");
-  m_tabs->tabBar()->setTabData(5, "evidence");
   m_residualPlot = new ResidualPlot(m_tabs);
-  m_tabs->addTab(m_residualPlot, "Measured vs model");
-  m_tabs->tabBar()->setTabData(6, "measured");
+  m_servingTab = new QWidget(m_tabs);
+  auto* servingLayout = new QVBoxLayout(m_servingTab);
+  servingLayout->setContentsMargins(0, 0, 0, 0);
+  m_serving = new ServingPlot(m_servingTab);
+  m_serving->setToolTip(QString());
+  m_servingNotes = new QLabel(m_servingTab);
+  m_servingNotes->setObjectName("servingNotes");
+  m_servingNotes->setWordWrap(true);
+  m_servingNotes->setStyleSheet("QLabel { color: #8a5a00; padding: 2px 6px; }");
+  m_servingNotes->setVisible(false);
+  servingLayout->addWidget(m_serving, 1);
+  servingLayout->addWidget(m_servingNotes);
+  const std::pair<QWidget*, std::pair<const char*, const char*>> tabs[] = {
+      {m_stepPlot, {"Step time vs batch", "step"}},
+      {m_throughputPlot, {"Throughput && capacity", "throughput"}},
+      {m_servingTab, {"Serving", "serving"}},
+      {m_schemesTab, {"Schemes", "schemes"}},
+      {m_pareto, {"Pareto", "pareto"}},
+      {m_pareto->table(), {"Candidates", "candidates"}},
+      {m_evidence, {"Evidence", "evidence"}},
+      {m_residualPlot, {"Measured vs model", "measured"}},
+  };
+  for (const auto& [widget, names] : tabs) {
+    const int i = m_tabs->addTab(widget, names.first);
+    m_tabs->tabBar()->setTabData(i, names.second);
+  }
+  m_tabs->setTabToolTip(
+      2,
+      "Imported vLLM / SGLang serving runs per candidate against offered load: throughput, "
+      "goodput, TTFT and TPOT percentiles with intervals, generated length, modelled capacity");
+  m_tabs->setTabToolTip(6,
+                        "Imported runs, attaching them to candidates, and the provenance of "
+                        "every metric of a candidate");
+  // The serving sweeps (bootstraps over per-request records) are computed when the tab is
+  // shown or exported, not on every scenario tick.
+  connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+    if (m_tabs->currentWidget() == m_servingTab) updateServing();
+  });
   connect(m_evidence, &EvidenceView::attachRequested, this, [this](const AttachRequest& req) {
     statusBar()->showMessage(attachRuns(req).join("; "), 15000);
   });
@@ -250,11 +276,9 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   m_pareto->setContents(session.candidates, session.view.objectives, session.view.gates);
   m_evidence->setContents(session.importedRuns, session.candidates);
   recompute();
-  const std::map<std::string, QString> tabs = {{"step-time", "step"},
-                                               {"throughput", "throughput"},
-                                               {"pareto", "pareto"},
-                                               {"candidates", "candidates"},
-                                               {"evidence", "evidence"}};
+  const std::map<std::string, QString> tabs = {{"step-time", "step"},  {"throughput", "throughput"},
+                                               {"pareto", "pareto"},   {"candidates", "candidates"},
+                                               {"serving", "serving"}, {"evidence", "evidence"}};
   const auto it = tabs.find(session.view.tab);
   showTab(it != tabs.end() ? it->second : "step");
   m_undo->clear();
@@ -928,6 +952,7 @@ QString MainWindow::fitBanner() const {
 
 QCustomPlot* MainWindow::currentPlot() const {
   if (m_tabs->currentWidget() == m_pareto) return m_pareto->plot();
+  if (m_tabs->currentWidget() == m_servingTab) return m_serving;
   return qobject_cast<QCustomPlot*>(m_tabs->currentWidget());
 }
 
@@ -1089,6 +1114,22 @@ void MainWindow::exportReportInteractive() {
   statusBar()->showMessage(QString("Exported %1 (%2 pages)").arg(path).arg(pages), 8000);
 }
 
+void MainWindow::updateServing() {
+  const Session s = session();
+  auto sweeps =
+      guarded("serving runs", [&]() -> Result<ServingSweeps> { return qf::servingSweeps(s); });
+  m_servingSweeps = sweeps ? std::move(*sweeps) : ServingSweeps{};
+  m_serving->setData(m_servingSweeps);
+  QStringList notes;
+  if (!sweeps) notes << qs(sweeps.error().str());
+  for (const auto& w : m_servingSweeps.warnings) notes << qs(w);
+  for (const auto& g : m_servingSweeps.groups) {
+    for (const auto& w : g.warnings) notes << qs(g.key) + ": " + qs(w);
+  }
+  m_servingNotes->setText(notes.join("\n"));
+  m_servingNotes->setVisible(!notes.isEmpty());
+}
+
 QStringList MainWindow::exportViews() {
   return {"step-time", "throughput", "serving",    "pareto",
           "measured",  "schemes",    "candidates", "report"};
@@ -1100,11 +1141,13 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   if (view == "schemes" || view == "candidates") {
     return exportTableFile(view == "schemes" ? m_schemesTable : m_pareto->table(), path);
   }
-  QCustomPlot* plot = view == "step-time"                         ? m_stepPlot
-                      : view == "throughput" || view == "serving" ? m_throughputPlot
-                      : view == "pareto"                          ? m_pareto->plot()
-                      : view == "measured" ? static_cast<QCustomPlot*>(m_residualPlot)
-                                           : nullptr;
+  if (view == "serving") updateServing();
+  QCustomPlot* plot = view == "step-time"    ? static_cast<QCustomPlot*>(m_stepPlot)
+                      : view == "throughput" ? static_cast<QCustomPlot*>(m_throughputPlot)
+                      : view == "serving"    ? static_cast<QCustomPlot*>(m_serving)
+                      : view == "pareto"     ? m_pareto->plot()
+                      : view == "measured"   ? static_cast<QCustomPlot*>(m_residualPlot)
+                                             : nullptr;
   if (!plot) {
     return QString("unknown view '%1' (expected one of %2)").arg(view, exportViews().join(", "));
   }
@@ -1120,6 +1163,9 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages) {
   in.sessionName = m_sessionPath.isEmpty() ? sessionName() : m_sessionPath;
   in.stepPlot = m_stepPlot;
   in.throughputPlot = m_throughputPlot;
+  updateServing();
+  in.servingPlot = m_serving;
+  in.serving = &m_servingSweeps;
   in.paretoPlot = m_pareto->plot();
   in.residualPlot = m_residualPlot;
   in.paretoStatus = m_pareto->statusText();

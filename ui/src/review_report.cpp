@@ -9,6 +9,7 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <algorithm>
 #include <cmath>
 
 #include <quantfront/core/base/version.hpp>
@@ -105,12 +106,34 @@ class ReportWriter {
       return f;
     }();
     const QFont cellFont = plotFont(8);
+    // A word wider than its column ("Summarization", a long checkpoint name) gets zero-width
+    // break opportunities where it reaches the column's edge, so it wraps instead of clipping.
+    auto fitted = [&](const QString& text, const QFontMetricsF& fm, double w) {
+      QStringList words = text.split(' ');
+      for (QString& word : words) {
+        if (fm.horizontalAdvance(word) <= w) continue;
+        QString out;
+        double run = 0;
+        for (const QChar ch : word) {
+          const double cw = fm.horizontalAdvance(ch);
+          if (run + cw > w && run > 0) {
+            out += QChar(0x200B);
+            run = 0;
+          }
+          out += ch;
+          run += cw;
+        }
+        word = out;
+      }
+      return words.join(' ');
+    };
     auto rowHeight = [&](const QStringList& cells, const QFont& font) {
       const QFontMetricsF fm(font, &m_pdf);
       double h = fm.height();
       for (int c = 0; c < cells.size() && c < static_cast<int>(widths.size()); ++c) {
-        const QRectF r = fm.boundingRect(QRectF(0, 0, widths[c] * width() - 6, 10000),
-                                         Qt::TextWordWrap | Qt::AlignLeft, cells[c]);
+        const double w = widths[c] * width() - 6;
+        const QRectF r = fm.boundingRect(QRectF(0, 0, w, 10000), Qt::TextWordWrap | Qt::AlignLeft,
+                                         fitted(cells[c], fm, w));
         h = std::max(h, r.height());
       }
       return h + 5;
@@ -123,11 +146,12 @@ class ReportWriter {
       }
       m_p.setFont(font);
       m_p.setPen(color);
+      const QFontMetricsF fm(font, &m_pdf);
       double x = left();
       for (int c = 0; c < cells.size() && c < static_cast<int>(widths.size()); ++c) {
         const double w = widths[c] * width();
         m_p.drawText(QRectF(x + 3, m_y + 2.5, w - 6, h), Qt::TextWordWrap | Qt::AlignLeft,
-                     cells[c]);
+                     fitted(cells[c], fm, w - 6));
         x += w;
       }
       m_p.setPen(QPen(QColor(215, 215, 215), 0.6));
@@ -181,12 +205,12 @@ class ReportWriter {
   QString m_footer;
 };
 
-QString provenanceSource(const Provenance& p) {
+QString provenanceSource(const Provenance& p, bool withNote = true) {
   QStringList parts;
   if (!p.citation.empty()) parts << qs(p.citation);
   if (!p.sourceFile.empty()) parts << QFileInfo(qs(p.sourceFile)).fileName();
   if (!p.sha256.empty()) parts << "sha256 " + qs(p.sha256).left(12);
-  if (!p.note.empty()) parts << qs(p.note);
+  if (withNote && !p.note.empty()) parts << qs(p.note);
   return parts.join("; ");
 }
 
@@ -291,14 +315,104 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
           colors);
   w.heading("Provenance of every number");
   rows.clear();
+  // Modelled figures share their inputs: one row states them per candidate; the per-use-case
+  // cost figures are listed on the Cost page.
+  auto isCostFigure = [](const std::string& n) {
+    return n.starts_with("latency_") || n.starts_with("queries_per_usd_") ||
+           n.starts_with("cost_reduction_pct_");
+  };
   for (const auto& c : in.session->candidates) {
+    std::string engineInputs;
+    std::string lastNote;  // a note repeated from the row above is not printed again
+    int costFigures = 0;
     for (const auto& [name, v] : c.metrics) {
+      const bool modelled = v.provenance.kind == ProvenanceKind::Modelled;
+      if (modelled && isCostFigure(name)) {
+        ++costFigures;
+        continue;
+      }
+      if (modelled && engineInputs.empty()) engineInputs = v.provenance.note;
+      const bool repeated =
+          !modelled && !v.provenance.note.empty() && v.provenance.note == lastNote;
+      QString source = modelled && v.provenance.note == engineInputs
+                           ? QString("analytic engine (inputs in the row below)")
+                           : provenanceSource(v.provenance, !repeated);
+      if (repeated) source += "; note as above";
+      if (!modelled) lastNote = v.provenance.note;
       rows.push_back({qs(c.id), qs(name), QString::number(v.value, 'g', 6), interval(v),
-                      provenanceName(v.provenance.kind), provenanceSource(v.provenance)});
+                      provenanceName(v.provenance.kind), source});
+    }
+    if (!engineInputs.empty()) {
+      rows.push_back(
+          {qs(c.id), "inputs of the modelled figures", "", "", "modelled", qs(engineInputs)});
+    }
+    if (costFigures > 0) {
+      rows.push_back({qs(c.id), QString("%1 per-use-case cost figures").arg(costFigures), "", "",
+                      "modelled",
+                      "on the Cost page: the same inputs, each use case's prompt and output "
+                      "tokens at batch 1, and the GPUs' price"});
     }
   }
   w.table({"candidate", "metric", "value", "interval", "kind", "source / citation"}, rows,
           {0.18, 0.27, 0.09, 0.12, 0.09, 0.25});
+}
+
+QString optMs(const std::optional<MetricValue>& m) {
+  if (!m) return "—";
+  QString t = num(m->value, 1);
+  if (m->lo && m->hi) t += QString(" [%1, %2]").arg(num(*m->lo, 1), num(*m->hi, 1));
+  return t;
+}
+
+QString optNum(const std::optional<double>& v, int prec) {
+  return v ? num(*v, prec) : QString("—");
+}
+
+/// Seed 002's two regimes from the imported runs: each candidate's lowest-load (batch-1) point
+/// beside its saturated point, generated length beside every latency, modelled capacity.
+void servingPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
+  w.heading("Serving: measured runs against offered load");
+  if (!in.serving || in.serving->groups.empty()) {
+    w.text(
+        "The session has no vLLM or SGLang serving runs. Import `vllm bench serve` results "
+        "(--save-result) or SGLang bench_serving output, one run per offered load, and attach "
+        "them to their candidates to compare the batch-1 and the saturated regime.",
+        kMuted);
+    return;
+  }
+  if (in.servingPlot) w.plot(in.servingPlot, plotH * 1.05);
+  std::vector<QStringList> rows;
+  for (const auto& g : in.serving->groups) {
+    auto add = [&](const char* regime, const std::optional<std::size_t>& at) {
+      if (!at) return;
+      const ServingPoint& p = g.points[*at];
+      rows.push_back({qs(g.key), regime, qs(offeredLoadText(p.load)),
+                      optNum(p.outputThroughputTokS, 0), optMs(p.ttftP50Ms), optMs(p.tpotP50Ms),
+                      optMs(p.tpotP99Ms), optNum(p.meanOutputTokens, 0)});
+    };
+    add("batch 1 (lowest load)", g.batch1);
+    if (g.saturated != g.batch1) add("saturated (most tok/s)", g.saturated);
+    if (g.capacity) {
+      rows.push_back({qs(g.key), "modelled capacity",
+                      QString("%1 seqs").arg(num(g.capacity->maxConcurrency, 0)),
+                      num(g.capacity->tokensPerS, 0), "—", "—", "—", "—"});
+    }
+  }
+  w.table({"candidate", "regime", "offered load", "output tok/s", "TTFT p50 ms", "TPOT p50 ms",
+           "TPOT p99 ms", "mean output tok"},
+          rows, {0.2, 0.13, 0.12, 0.09, 0.12, 0.12, 0.12, 0.1});
+  w.text(
+      "Percentiles with their 95% bootstrap intervals where the run kept per-request records. "
+      "Generated length is shown beside every latency: a candidate that stops early is not "
+      "faster. Modelled capacity: the analytic engine's sequences and tokens per second at the "
+      "KV limit, for comparison with the saturated run.",
+      kMuted, 8);
+  QStringList notes;
+  for (const auto& n : in.serving->warnings) notes << qs(n);
+  for (const auto& g : in.serving->groups) {
+    for (const auto& n : g.warnings) notes << qs(g.key) + ": " + qs(n);
+  }
+  for (const auto& n : notes) w.text("• " + n, kMuted, 8);
 }
 
 void costPage(ReportWriter& w, const ReviewReportInputs& in) {
@@ -340,6 +454,44 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
       "Use-case shapes and the synchronous queries-per-USD formula: arXiv:2411.02355 "
       "(Tables 5, 6 and 9); latencies are the analytic model's.",
       kMuted, 8);
+
+  // Per candidate: the modelled queries per USD and the cost reduction against the same
+  // model's bf16 on the same GPUs, for every use case (the candidates' own metrics).
+  if (in.session->candidates.empty()) return;
+  w.heading("Per candidate: queries per USD (cost reduction vs bf16 on the same GPUs)");
+  QStringList headers = {"candidate"};
+  std::vector<double> widths = {0.14};
+  for (const auto& uc : *cases) {
+    headers << qs(uc.name);
+    widths.push_back(0.86 / static_cast<double>(cases->size()));
+  }
+  rows.clear();
+  bool anyPriced = false;
+  for (const auto& c : in.session->candidates) {
+    QStringList row = {qs(c.id)};
+    for (const auto& uc : *cases) {
+      std::string key = uc.id;
+      std::replace(key.begin(), key.end(), '-', '_');
+      const auto q = c.metrics.find("queries_per_usd_" + key);
+      const auto red = c.metrics.find("cost_reduction_pct_" + key);
+      if (q == c.metrics.end()) {
+        row << "—";
+        continue;
+      }
+      anyPriced = true;
+      QString cell = num(q->second.value, 0);
+      if (red != c.metrics.end()) cell += QString(" (%1%)").arg(num(red->second.value, 0));
+      row << cell;
+    }
+    rows.push_back(row);
+  }
+  w.table(headers, rows, widths);
+  w.text(anyPriced ? QString("Modelled at batch 1 (one query at a time) from each candidate's "
+                             "step-time curve and its GPUs' price; — where the GPU file "
+                             "states no price. Select queries_per_usd_<use case> or "
+                             "cost_reduction_pct_<use case> as a Pareto objective.")
+                   : QString("No candidate runs on a priced GPU: no queries per USD."),
+         kMuted, 8);
 }
 
 }  // namespace
@@ -388,6 +540,9 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
     w.table({"scheme", "budget GiB/GPU", "weights GiB/GPU", "KV GiB per seq", "max seqs",
              "tok/s at capacity"},
             rows, {0.22, 0.15, 0.16, 0.15, 0.14, 0.18});
+
+    w.newPage();
+    servingPage(w, in, plotH);
 
     w.newPage();
     w.heading("Pareto frontier");

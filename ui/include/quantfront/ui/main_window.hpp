@@ -9,6 +9,7 @@
 
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
 class QTabWidget;
@@ -25,6 +26,7 @@ namespace qf::ui {
 
 class MeasureWorker;
 class EvidenceView;
+class ServingPlot;
 struct AttachRequest;
 
 class ScenarioPanel;
@@ -61,8 +63,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ThroughputPlot* throughputPlot() const { return m_throughputPlot; }
   /// The plot on the current tab (nullptr when the tab is not a plot).
   [[nodiscard]] QCustomPlot* currentPlot() const;
-  /// Selects the tab by its key: "step", "throughput", "schemes", "pareto", "candidates",
-  /// "evidence", "measured".
+  /// Selects the tab by its key: "step", "throughput", "serving", "schemes", "pareto",
+  /// "candidates", "evidence", "measured".
   void showTab(const QString& key);
   /// The current tab's key.
   [[nodiscard]] QString currentTabKey() const;
@@ -75,8 +77,8 @@ class MainWindow : public QMainWindow {
   /// The red banner over every tab naming the schemes that do not fit (empty when hidden).
   [[nodiscard]] QString fitBanner() const;
 
-  /// Views `exportView` knows: step-time, throughput, serving (the throughput view), pareto,
-  /// measured, schemes, candidates, report.
+  /// Views `exportView` knows: step-time, throughput, serving, pareto, measured, schemes,
+  /// candidates, report.
   static QStringList exportViews();
   /// Exports one view headless: a plot view as PNG, PDF or SVG (by `path`'s extension, at
   /// `widthPx` × `heightPx`, see writePlot), a table view as CSV, "report" as the review
@@ -109,6 +111,12 @@ class MainWindow : public QMainWindow {
   /// (candidates created / updated, notes, warnings); on an error the session is unchanged.
   QStringList attachRuns(const AttachRequest& request);
   [[nodiscard]] EvidenceView* evidenceView() const { return m_evidence; }
+  /// The Serving tab's plot (up to date after updateServing, showing it, or exporting it).
+  [[nodiscard]] ServingPlot* servingPlot() const { return m_serving; }
+  /// The serving sweeps of the session as it stands (runs by candidate against offered load).
+  [[nodiscard]] const ServingSweeps& servingSweeps() const { return m_servingSweeps; }
+  /// Recomputes the serving sweeps and redraws the Serving tab.
+  void updateServing();
   [[nodiscard]] ParetoView* paretoView() const { return m_pareto; }
   /// True when the session has edits (scenario, gates, objectives, imports) not yet saved.
   [[nodiscard]] bool isModified() const { return m_dirty; }
@@ -211,6 +219,10 @@ class MainWindow : public QMainWindow {
   bool m_haveDevice = false;
   ParetoView* m_pareto = nullptr;
   EvidenceView* m_evidence = nullptr;
+  QWidget* m_servingTab = nullptr;
+  ServingPlot* m_serving = nullptr;
+  QLabel* m_servingNotes = nullptr;
+  ServingSweeps m_servingSweeps;  ///< what the Serving tab shows (updateServing)
   int m_curvePoints = 400;
   std::optional<EngineReport> m_report;
   QString m_lastError;

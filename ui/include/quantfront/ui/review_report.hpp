@@ -1,9 +1,11 @@
 #pragma once
 /// The review report: one PDF a design review can read without the program. Pages: (1) the
 /// scenario, date and version with the per-scheme summary, crossovers and fit warnings;
-/// (2) step time vs batch; (3) throughput and KV capacity; (4) the Pareto frontier;
-/// (5) the candidates with gates and verdicts, and the provenance of every number; (6) cost
-/// per deployment use case; (7) measured vs model, when the session has kernel measurements.
+/// (2) step time vs batch; (3) throughput and KV capacity; (4) serving: imported runs against
+/// offered load, batch-1 beside saturated, with generated length and the modelled capacity;
+/// (5) the Pareto frontier; (6) the candidates with gates and verdicts, and the provenance of
+/// every number; (7) cost per deployment use case, per scheme and per candidate; (8) measured
+/// vs model, when the session has kernel measurements.
 /// The plots are the window's own, drawn in the print theme; every number comes from core.
 #include <QByteArray>
 #include <QString>
@@ -13,6 +15,7 @@
 
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
 class QCustomPlot;
@@ -27,9 +30,11 @@ struct ReviewReportInputs {
   QString sessionName;                   ///< the session's file, or "example session"
   QCustomPlot* stepPlot = nullptr;
   QCustomPlot* throughputPlot = nullptr;
-  QCustomPlot* paretoPlot = nullptr;    ///< may be null when there are no candidates
-  QCustomPlot* residualPlot = nullptr;  ///< shown only with kernel measurements
-  QString paretoStatus;                 ///< the Pareto view's summary line and warnings
+  QCustomPlot* servingPlot = nullptr;      ///< imported serving runs against load (may be null)
+  const ServingSweeps* serving = nullptr;  ///< what servingPlot draws (may be null)
+  QCustomPlot* paretoPlot = nullptr;       ///< may be null when there are no candidates
+  QCustomPlot* residualPlot = nullptr;     ///< shown only with kernel measurements
+  QString paretoStatus;                    ///< the Pareto view's summary line and warnings
   std::vector<Objective> objectives;
   std::vector<std::string> gates;
   std::map<std::string, CandidateVerdict> verdicts;

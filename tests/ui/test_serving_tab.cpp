@@ -1,0 +1,91 @@
+// The Serving tab in the window: a request-rate sweep imported and attached per model shows
+// one curve per candidate with core's figures; it exports as a plot and feeds the review
+// report; an empty session says what to import.
+#include <catch2/catch.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QTemporaryDir>
+#include <set>
+
+#include <quantfront/core/session/serving.hpp>
+#include <quantfront/ui/evidence_view.hpp>
+#include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/serving_plot.hpp>
+
+#include "support/qt_app.hpp"
+
+namespace {
+
+QStringList sweepFiles() {
+  const QDir dir(QString(QF_TEST_DATA_DIR) + "/import/sweep");
+  QStringList out;
+  for (const QString& f : dir.entryList({"vllm_serve_*.json"}, QDir::Files, QDir::Name)) {
+    out << dir.filePath(f);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an imported sweep per candidate on the Serving tab", "[ui][serving]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  qf::Session empty;
+  empty.scenario = w.session().scenario;
+  w.setSession(empty, QString());
+  // Before any import: the empty state.
+  w.showTab("serving");
+  CHECK(w.currentTabKey() == "serving");
+  CHECK(w.servingPlot()->emptyText() == qf::ui::ServingPlot::kEmptyText);
+
+  const QStringList files = sweepFiles();
+  REQUIRE(files.size() == 18);
+  REQUIRE(w.importFiles(files).size() == 18);
+  auto* ev = w.evidenceView();
+  QStringList names;
+  for (const QString& f : files) names << QFileInfo(f).fileName();
+  ev->selectRuns(names);
+  REQUIRE(ev->selectedDigests().size() == 18);
+  w.attachRuns(qf::ui::AttachRequest{ev->selectedDigests(), std::nullopt, {}});
+  REQUIRE(w.session().candidates.size() == 3);
+
+  w.showTab("step");
+  w.showTab("serving");
+  const qf::ServingSweeps core = qf::servingSweeps(w.session());
+  REQUIRE(core.groups.size() == 3);
+  CHECK(w.servingPlot()->emptyText().isEmpty());
+  CHECK(w.servingPlot()->candidateCount() == 3);
+  for (const auto& g : core.groups) {
+    INFO(g.key);
+    CHECK(g.groupedBy == "candidate");
+    REQUIRE(g.points.size() == 6);
+    auto* tok = w.servingPlot()->series(QString::fromStdString(g.key),
+                                        qf::ui::ServingPlot::Series::OutputThroughput);
+    REQUIRE(tok != nullptr);
+    REQUIRE(tok->data()->size() == 6);
+    // Lowest rate first; the plot's first point is the file's own throughput at 1 req/s.
+    CHECK(g.points.front().load.value == 1.0);
+    CHECK(tok->data()->at(0)->value == *g.points.front().outputThroughputTokS);
+  }
+
+  QTemporaryDir dir;
+  const QString png = dir.filePath("serving.png");
+  REQUIRE(w.exportView("serving", png, 1200, 900).isEmpty());
+  QImage img(png);
+  REQUIRE(!img.isNull());
+  std::set<QRgb> colours;
+  for (int y = 0; y < img.height(); y += 4) {
+    for (int x = 0; x < img.width(); x += 4) colours.insert(img.pixel(x, y));
+  }
+  CHECK(colours.size() > 20);
+
+  // The review report draws the same sweeps on its serving page.
+  int pages = 0;
+  const QString pdf = dir.filePath("report.pdf");
+  REQUIRE(w.exportReviewReport(pdf, &pages).isEmpty());
+  CHECK(pages >= 8);
+  CHECK(w.servingSweeps().groups.size() == 3);
+  CHECK(w.servingSweeps().runsUsed == 18);
+}

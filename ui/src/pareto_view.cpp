@@ -29,6 +29,28 @@ QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }
 
+/// Points in one graph beyond which its symbol is drawn from a pre-rendered pixmap rather
+/// than painted as a shape per point (10^5 antialiased ellipses take ~0.5 s a frame).
+constexpr int kPixmapScatterAbove = 300;
+/// Dominated or gated-out points beyond which their interval bars are not drawn.
+constexpr qsizetype kMaxBarsPerClass = 2000;
+
+/// `style` as drawn for `count` points: the shape itself for a few, a pixmap of it (painted
+/// once, antialiased, at twice the size for sharp exports) for many.
+QCPScatterStyle scatterFor(const QCPScatterStyle& style, qsizetype count) {
+  if (count <= kPixmapScatterAbove || style.shape() == QCPScatterStyle::ssPixmap) return style;
+  const int side = static_cast<int>(std::ceil(style.size() + style.pen().widthF() + 2));
+  QPixmap pm(side * 2, side * 2);
+  pm.setDevicePixelRatio(2.0);
+  pm.fill(Qt::transparent);
+  QCPPainter p(&pm);
+  p.setRenderHint(QPainter::Antialiasing);
+  style.applyTo(&p, style.pen());
+  style.drawShape(&p, side / 2.0, side / 2.0);
+  p.end();
+  return QCPScatterStyle(pm);
+}
+
 std::optional<MetricValue> metricOf(const Candidate& c, const std::string& name) {
   const auto it = c.metrics.find(name);
   if (it == c.metrics.end() || !std::isfinite(it->second.value)) return std::nullopt;
@@ -139,9 +161,9 @@ QString ParetoPlot::candidateAt(const QPointF& pos) const {
 }
 
 QString ParetoPlot::describe(const QString& id) const {
-  const auto it = std::find_if(m_cands.begin(), m_cands.end(),
-                               [&](const Candidate& c) { return qs(c.id) == id; });
-  if (it == m_cands.end()) return {};
+  const auto at = m_index.constFind(id);
+  if (at == m_index.constEnd()) return {};
+  const auto it = m_cands.begin() + static_cast<std::ptrdiff_t>(*at);
   QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
   for (const auto& [name, m] : it->metrics) {
     QString line = QString("<br>%1: %2").arg(qs(name).toHtmlEscaped()).arg(m.value, 0, 'g', 6);
@@ -187,6 +209,9 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
   m_ring = nullptr;
   m_drawn.clear();
   m_cands = cands;
+  m_index.clear();
+  m_index.reserve(static_cast<qsizetype>(m_cands.size()));
+  for (std::size_t i = 0; i < m_cands.size(); ++i) m_index.insert(qs(m_cands[i].id), i);
   if (!m_title) {
     plotLayout()->insertRow(0);
     m_title = new QCPTextElement(this, "", plotFont(12));
@@ -295,10 +320,21 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
       yePlus.push_back(p.yPlus);
     }
     g->setData(xs, ys, true);
-    xErr->setDataPlottable(g);
-    yErr->setDataPlottable(g);
-    xErr->setData(xeMinus, xePlus);
-    yErr->setData(yeMinus, yePlus);
+    g->setScatterStyle(scatterFor(styles[k].scatter, xs.size()));
+    // Interval bars: always on the frontier and uncertain points; on a crowd of dominated or
+    // gated-out points (thousands) they would hide the plot and cost a frame each, so those
+    // keep theirs in the hover text and the tables only.
+    const bool bars = k == static_cast<int>(Verdict::Frontier) ||
+                      k == static_cast<int>(Verdict::Uncertain) || xs.size() <= kMaxBarsPerClass;
+    if (bars) {
+      xErr->setDataPlottable(g);
+      yErr->setDataPlottable(g);
+      xErr->setData(xeMinus, xePlus);
+      yErr->setData(yeMinus, yePlus);
+    } else {
+      removePlottable(xErr);
+      removePlottable(yErr);
+    }
     if (xs.isEmpty()) g->removeFromLegend();
   }
   // The third objective as colour: quintiles of its values over the drawn candidates.
@@ -306,10 +342,9 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
   if (!m_colourMetric.empty()) {
     std::vector<std::pair<DrawnPoint, double>> pts;
     for (const auto& d : m_drawn) {
-      const auto c = std::find_if(cands.begin(), cands.end(),
-                                  [&](const Candidate& cand) { return qs(cand.id) == d.id; });
-      if (c == cands.end()) continue;
-      if (const auto v = metricOf(*c, m_colourMetric)) pts.emplace_back(d, v->value);
+      const auto at = m_index.constFind(d.id);
+      if (at == m_index.constEnd()) continue;
+      if (const auto v = metricOf(m_cands[*at], m_colourMetric)) pts.emplace_back(d, v->value);
     }
     if (!pts.empty()) {
       std::vector<double> values;
@@ -341,6 +376,7 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
                        .arg(lo, 0, 'g', 4)
                        .arg(hi, 0, 'g', 4));
         g->setData(bx, by);
+        g->setScatterStyle(scatterFor(g->scatterStyle(), bx.size()));
         m_coloured += static_cast<int>(bx.size());
       }
     }
@@ -351,7 +387,12 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
   std::stable_sort(labelled.begin(), labelled.end(), [&](const Pending& a, const Pending& b) {
     return rank[a.order] < rank[b.order];
   });
+  // At most kMaxLabels names are offered, frontier first (a plot of 10^5 candidates cannot
+  // show them all, and placing them again on every pan would cost seconds); the label layout
+  // shows those that find room, the Candidates table lists every one.
+  std::size_t offered = 0;
   for (const Pending& p : labelled) {
+    if (++offered > kMaxLabels) break;
     const QColor color = p.verdict == Verdict::Dominated  ? QColor(140, 140, 140)
                          : p.verdict == Verdict::GatedOut ? QColor(176, 0, 0)
                                                           : QColor(30, 30, 30);

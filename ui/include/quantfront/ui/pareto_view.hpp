@@ -3,6 +3,7 @@
 /// gated-out struck, interval bars, uncertain band) and the Candidates tab (sortable table with
 /// gate status and provenance). Both draw a FrontierResult computed by core.
 #include <qcustomplot.h>
+#include <QHash>
 #include <QWidget>
 #include <map>
 #include <optional>
@@ -23,6 +24,8 @@ namespace qf::ui {
 class ParetoPlot : public QCustomPlot {
   Q_OBJECT
  public:
+  /// Names offered to the label layout (frontier first, then uncertain, gated out, dominated).
+  static constexpr std::size_t kMaxLabels = 200;
   explicit ParetoPlot(QWidget* parent = nullptr);
   /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y.
   void setData(const std::vector<Candidate>& cands,
@@ -62,6 +65,7 @@ class ParetoPlot : public QCustomPlot {
     QString id;
   };
   std::vector<DrawnPoint> m_drawn;
+  QHash<QString, std::size_t> m_index;  ///< candidate id → index in m_cands
   std::string m_colourMetric;
   int m_coloured = 0;
   std::vector<UncertainBand> m_bands;

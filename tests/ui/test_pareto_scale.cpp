@@ -1,0 +1,105 @@
+// The Pareto view with thousands of candidates: the classes are still core's, every point is
+// drawn (a crowd from a pre-rendered symbol), the names offered to the label layout are
+// capped with the frontier's first, interval bars stay on the frontier and uncertain points,
+// and hover finds any candidate.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/ui/pareto_view.hpp>
+
+#include "support/qt_app.hpp"
+
+namespace {
+
+qf::MetricValue value(double v, double half) {
+  qf::MetricValue m;
+  m.value = v;
+  m.provenance.kind = qf::ProvenanceKind::Measured;
+  m.provenance.sourceFile = "synthetic.json";
+  if (half > 0) {
+    m.lo = v - half;
+    m.hi = v + half;
+  }
+  return m;
+}
+
+std::vector<qf::Candidate> crowd(int n) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<qf::Candidate> out;
+  for (int i = 0; i < n; ++i) {
+    qf::Candidate c;
+    c.id = "c" + std::to_string(i);
+    c.model = "llama-3.1-8b";
+    c.schemeLinear = "bf16";
+    c.gpu = "h100-sxm";
+    const double mem = 4 + 12 * u(rng);
+    c.metrics["score"] = value(0.7 + 0.01 * mem - 0.02 * u(rng), i % 10 == 0 ? 0.004 : 0);
+    c.metrics["tpot_ms"] = value(6 + 0.6 * mem + 2 * u(rng), i % 10 == 0 ? 0.1 : 0);
+    c.metrics["weights_gib"] = value(mem, 0);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("5,000 candidates: core's classes, every point drawn, capped names",
+          "[ui][pareto][scale]") {
+  qf::testing::app();
+  const auto cands = crowd(5000);
+  const std::vector<qf::Objective> objectives = {{"score", qf::Direction::Max},
+                                                 {"tpot_ms", qf::Direction::Min}};
+  qf::ui::ParetoView view;
+  view.resize(1500, 920);
+  view.setContents(cands, objectives, {});
+  qf::FrontierQuery q;
+  q.objectives = objectives;
+  const auto core = qf::analyseFrontier(cands, q, "");
+  REQUIRE(core.ok());
+  const auto counts = view.plot()->classCounts();
+  CHECK(counts[0] == static_cast<int>(core->result.frontier.size()));
+  CHECK(counts[1] == static_cast<int>(core->result.uncertain.size()));
+  CHECK(counts[2] == static_cast<int>(core->result.dominated.size()));
+  CHECK(counts[0] + counts[1] + counts[2] + counts[3] == 5000);
+
+  int pixmapGraphs = 0, shapeGraphs = 0, drawn = 0;
+  for (int i = 0; i < view.plot()->graphCount(); ++i) {
+    const QCPGraph* g = view.plot()->graph(i);
+    if (g->name() == "dominated") {
+      CHECK(g->scatterStyle().shape() == QCPScatterStyle::ssPixmap);
+      drawn += g->data()->size();
+    }
+    if (g->name() == "frontier") {
+      CHECK(g->scatterStyle().shape() != QCPScatterStyle::ssPixmap);
+      drawn += g->data()->size();
+    }
+    if (g->name() == "uncertain (within uncertainty)") drawn += g->data()->size();
+    (g->scatterStyle().shape() == QCPScatterStyle::ssPixmap ? pixmapGraphs : shapeGraphs) += 1;
+  }
+  CHECK(drawn == counts[0] + counts[1] + counts[2]);
+  CHECK(pixmapGraphs >= 1);
+
+  // Names: at most kMaxLabels offered, the frontier's among them.
+  const int offered = view.plot()->labels().count();
+  CHECK(offered == std::min<int>(qf::ui::ParetoPlot::kMaxLabels, 5000));
+  CHECK(offered >= counts[0]);
+
+  // Interval bars: on the frontier and uncertain graphs, not on the 4,000-odd dominated ones.
+  int barsOnDominated = 0, barsOnFront = 0;
+  for (int i = 0; i < view.plot()->plottableCount(); ++i) {
+    const auto* bars = qobject_cast<QCPErrorBars*>(view.plot()->plottable(i));
+    if (!bars || !bars->dataPlottable()) continue;
+    const QString owner = bars->dataPlottable()->name();
+    if (owner == "dominated") ++barsOnDominated;
+    if (owner == "frontier") ++barsOnFront;
+  }
+  CHECK(barsOnDominated == 0);
+  CHECK(barsOnFront == 2);
+
+  // Hover text for the last candidate (found by id, whatever its position).
+  CHECK(view.plot()->describe("c4999").contains("c4999"));
+  CHECK(view.plot()->describe("nope").isEmpty());
+}

@@ -1,0 +1,133 @@
+// GUI benchmark: the Pareto tab with many candidates (offscreen platform, 1500×920).
+// Builds N candidates (default 10^5) with a score, a latency and a memory figure (some with
+// 95% intervals), shows them, then times
+//   - load: setContents (frontier analysis + table + plot) once;
+//   - hover: a mouse move over the plot (nearest point, tooltip text) — median over 200 moves;
+//   - pan: a mouse drag step of 6 px with the plot redrawn at once — median over 120 steps.
+// Prints JSON.
+#include <QApplication>
+#include <QMouseEvent>
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <vector>
+
+#include <quantfront/ui/pareto_view.hpp>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+nlohmann::json summary(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {{"n", v.size()},
+          {"median_ms", v[v.size() / 2]},
+          {"p90_ms", v[v.size() * 9 / 10]},
+          {"max_ms", v.back()}};
+}
+
+qf::MetricValue metric(double v, std::optional<double> half = std::nullopt) {
+  qf::MetricValue m;
+  m.value = v;
+  m.provenance.kind = qf::ProvenanceKind::Measured;
+  m.provenance.sourceFile = "synthetic.json";
+  if (half) {
+    m.lo = v - *half;
+    m.hi = v + *half;
+  }
+  return m;
+}
+
+void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButtons buttons) {
+  QMouseEvent e(type, pos, w->mapToGlobal(pos),
+                type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton, buttons, Qt::NoModifier);
+  QApplication::sendEvent(w, &e);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  const int n = argc > 1 ? std::atoi(argv[1]) : 100000;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<qf::Candidate> cands;
+  cands.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    qf::Candidate c;
+    c.id = "cand-" + std::to_string(i);
+    c.model = "llama-3.1-8b";
+    c.schemeLinear = i % 3 == 0 ? "bf16" : i % 3 == 1 ? "w8a8-fp8" : "w4a16-g128";
+    c.gpu = "h100-sxm";
+    const double mem = 4 + 12 * u(rng);
+    const double lat = 6 + 0.6 * mem + 2 * std::abs(noise(rng));
+    const double score = 0.70 + 0.012 * mem - 0.01 * std::abs(noise(rng));
+    const bool interval = i % 10 == 0;
+    c.metrics["gsm8k_exact_match"] =
+        metric(score, interval ? std::optional<double>(0.01) : std::nullopt);
+    c.metrics["tpot_p99_ms"] = metric(lat, interval ? std::optional<double>(0.2) : std::nullopt);
+    c.metrics["weights_gib"] = metric(mem);
+    cands.push_back(std::move(c));
+  }
+  qf::ui::ParetoView view;
+  view.resize(1500, 920);
+  view.show();
+  QApplication::processEvents();
+  // Two objectives on the axes; memory is the colour (the view's default third metric).
+  const std::vector<qf::Objective> objectives = {{"gsm8k_exact_match", qf::Direction::Max},
+                                                 {"tpot_p99_ms", qf::Direction::Min}};
+  const auto t0 = Clock::now();
+  view.setContents(cands, objectives, {});
+  view.plot()->replot(QCustomPlot::rpImmediateRefresh);
+  const auto t1 = Clock::now();
+  QApplication::processEvents();
+
+  QCustomPlot* plot = view.plot();
+  const QRect area = plot->axisRect()->rect();
+  std::vector<double> hover;
+  int hits = 0;
+  for (int i = 0; i < 200; ++i) {
+    const QPointF pos(area.left() + u(rng) * area.width(), area.top() + u(rng) * area.height());
+    const auto a = Clock::now();
+    mouse(plot, QEvent::MouseMove, pos, Qt::NoButton);
+    const auto b = Clock::now();
+    hover.push_back(ms(a, b));
+    if (!view.plot()->candidateAt(pos).isEmpty()) ++hits;
+  }
+
+  std::vector<double> pan;
+  QPointF pos = area.center();
+  mouse(plot, QEvent::MouseButtonPress, pos, Qt::LeftButton);
+  for (int i = 0; i < 120; ++i) {
+    pos += QPointF(i < 60 ? 6 : -6, i % 2 ? 3 : -3);
+    const auto a = Clock::now();
+    mouse(plot, QEvent::MouseMove, pos, Qt::LeftButton);
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    const auto b = Clock::now();
+    pan.push_back(ms(a, b));
+  }
+  mouse(plot, QEvent::MouseButtonRelease, pos, Qt::NoButton);
+
+  const auto counts = view.plot()->classCounts();
+  nlohmann::json out{{"benchmark", "Pareto tab: load, hover and pan with many candidates"},
+                     {"candidates", n},
+                     {"classes",
+                      {{"frontier", counts[0]},
+                       {"uncertain", counts[1]},
+                       {"dominated", counts[2]},
+                       {"gated_out", counts[3]}}},
+                     {"load_ms", ms(t0, t1)},
+                     {"hover", summary(hover)},
+                     {"hover_hits", hits},
+                     {"pan", summary(pan)}};
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}

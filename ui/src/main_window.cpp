@@ -1170,7 +1170,7 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages) {
   in.residualPlot = m_residualPlot;
   in.paretoStatus = m_pareto->statusText();
   in.objectives = m_pareto->objectives();
-  in.gates = m_pareto->gates();
+  in.gates = m_pareto->appliedGates();
   in.verdicts = m_pareto->verdicts();
   return qf::ui::exportReviewReport(in, path, pages);
 }

@@ -1,3 +1,4 @@
+#include <nlohmann/json.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
 #include <algorithm>
@@ -11,10 +12,28 @@ double kvBytesForDtype(const std::string& dtype) {
   return 0.0;
 }
 
+Result<std::string> canonicalGpuJson(const Json& doc, const std::string& fallbackId,
+                                     const std::string& file, const std::string& pointer) {
+  auto gpu = parseGpu(doc, file, pointer);
+  if (!gpu) return gpu.error();
+  if (gpu->id.empty()) gpu->id = fallbackId;
+  return gpuToJson(*gpu).dump();
+}
+
+Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat) {
+  if (spec.gpuJson.empty()) return cat.resolveGpu(spec.gpu);
+  auto doc = parseJson(spec.gpuJson, "");
+  if (!doc) return Error{"", doc.error().position, "gpu_spec", doc.error().message};
+  auto gpu = parseGpu(*doc, "", "/gpu_spec");
+  if (!gpu) return gpu.error();
+  if (gpu->id.empty()) gpu->id = spec.gpu;
+  return gpu;
+}
+
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   auto model = cat.resolveModel(spec.model);
   if (!model) return model.error();
-  auto gpu = cat.resolveGpu(spec.gpu);
+  auto gpu = scenarioGpu(spec, cat);
   if (!gpu) return gpu.error();
   Scenario s;
   s.model = std::move(*model);

@@ -2,6 +2,7 @@
 #include <quantfront/core/session/session.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -72,6 +73,14 @@ bool isSha256Hex(const std::string& s) {
   if (s.size() != 64) return false;
   return std::all_of(s.begin(), s.end(),
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+/// ASCII case-insensitive equality (catalog ids are matched so).
+bool sameIgnoringCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 constexpr std::string_view kNaNText = "NaN";
@@ -267,13 +276,20 @@ constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max();
 // Version 2 reader.
 
 std::optional<Error> readScenario(Reader& r, const Json& j, const std::string& p, ScenarioSpec& s) {
-  if (auto e = r.object(j, p, "scenario",
-                        {"model", "gpu", "tp", "schemes", "mixed", "kv_dtype", "max_model_len",
-                         "mem_util", "reserve_gib", "context", "use_case", "batch"})) {
+  if (auto e =
+          r.object(j, p, "scenario",
+                   {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype",
+                    "max_model_len", "mem_util", "reserve_gib", "context", "use_case", "batch"})) {
     return e;
   }
   if (auto e = r.string(j, p, "model", s.model, true, false)) return e;
   if (auto e = r.string(j, p, "gpu", s.gpu, true, false)) return e;
+  s.gpuJson.clear();
+  if (const Json* g = Reader::find(j, "gpu_spec")) {
+    auto doc = canonicalGpuJson(*g, s.gpu, r.file(), child(p, "gpu_spec"));
+    if (!doc) return doc.error();
+    s.gpuJson = std::move(*doc);
+  }
   std::int64_t tp = 1;
   if (auto e = r.integer(j, p, "tp", tp, true, 1, kMaxTp)) return e;
   s.tp = static_cast<int>(tp);
@@ -887,6 +903,7 @@ J scenarioJson(const ScenarioSpec& s) {
   J j = J::object();
   j["model"] = s.model;
   j["gpu"] = s.gpu;
+  if (!s.gpuJson.empty()) j["gpu_spec"] = J::parse(s.gpuJson);
   j["tp"] = s.tp;
   J schemes = J::array();
   for (const auto& id : s.schemes) schemes.push_back(id);
@@ -1275,6 +1292,10 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   ScenarioSpec spec = scenario;
   spec.model = c.model;
   spec.gpu = c.gpu;
+  // The scenario's edited GPU is the GPU it was edited from: it applies to the candidates on
+  // that GPU only (ids compared as the catalog does, ignoring case).
+  const bool editedGpu = !spec.gpuJson.empty() && sameIgnoringCase(c.gpu, scenario.gpu);
+  if (!editedGpu) spec.gpuJson.clear();
   spec.tp = c.gpuCount;
   auto s = resolveScenario(spec, cat);
   if (!s) return wrap(s.error());
@@ -1286,10 +1307,11 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   if (!useCases) return wrap(useCases.error());
   const SchemeReport& sr = rep->schemes.front();
   std::ostringstream note;
-  note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu << " (TP "
-       << c.gpuCount << "), scheme " << sr.assignment.id << " (" << sr.pathName
-       << " path); max_model_len " << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util "
-       << spec.memUtil << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens;
+  note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu
+       << (editedGpu ? " (edited: " + s->gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
+       << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
+       << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
+       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens;
   auto make = [&](double v, const std::string& more = {}) {
     MetricValue m;
     m.value = v;

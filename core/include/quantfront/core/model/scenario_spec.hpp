@@ -14,7 +14,12 @@ namespace qf {
 struct ScenarioSpec {
   std::string model = "llama-3-8b";  ///< catalog id or config.json path
   std::string gpu = "h100-sxm";      ///< catalog id or GPU JSON path
-  int tp = 1;                        ///< GPUs per replica (tensor parallel)
+  /// An edited copy of the GPU, used instead of looking `gpu` up (`gpu` keeps the id it was
+  /// edited from, for display): a GPU document in the shape of a GPU file, as
+  /// `canonicalGpuJson` writes it; empty for none. A session's modelled metrics use it for
+  /// the candidates whose GPU is `gpu` (ignoring case) and the catalog for the others.
+  std::string gpuJson;
+  int tp = 1;  ///< GPUs per replica (tensor parallel)
   std::vector<std::string> schemes{"bf16", "w8a8-fp8", "w4a16-g128"};  ///< uniform candidates
   /// Optional mixed candidate (per layer kind); empty mixedLinear means none.
   std::string mixedLinear, mixedMoe, mixedLmHead;
@@ -28,7 +33,18 @@ struct ScenarioSpec {
   std::string useCase;  ///< deployment use-case preset id, empty for none
 };
 
-/// Resolves model, GPU and KV settings. Errors name the field at fault.
+/// Checks a GPU document (the shape of a GPU file) with the GPU file reader, `parseGpu`, and
+/// returns it as `ScenarioSpec::gpuJson` holds it (compact, keys in `gpuToJson`'s form). A
+/// document without an `id` gets `fallbackId`. Errors name the field and the value.
+Result<std::string> canonicalGpuJson(const Json& doc, const std::string& fallbackId,
+                                     const std::string& file = "",
+                                     const std::string& pointer = "/");
+
+/// The GPU a scenario runs on: the edited copy `gpuJson` when set, else `gpu` looked up in
+/// `cat` (catalog id or GPU file). Errors name the field.
+Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
+
+/// Resolves model, GPU (`scenarioGpu`) and KV settings. Errors name the field at fault.
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
 
 /// One uniform candidate per id (duplicates dropped), then the mixed one if set.

@@ -1,0 +1,215 @@
+// The scenario's edited GPU (ScenarioSpec::gpuJson): the engine runs on the edited figures,
+// the GPU file reader's checks apply, and sessions keep it.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/session.hpp>
+
+#include "support/temp_dir.hpp"
+
+using namespace qf;
+
+namespace {
+
+/// The catalog H100 SXM as a GPU document, with `key` set to `value`.
+Json h100With(const std::string& key, const Json& value) {
+  auto gpu = Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  Json doc = gpuToJson(*gpu);
+  doc[key] = value;
+  return doc;
+}
+
+double h100BandwidthTBps() {
+  auto gpu = Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  return gpu->hbmBandwidthTBps;
+}
+
+/// bf16 memory floor (ms) of `spec` through the engine.
+double memoryFloorMs(const ScenarioSpec& spec) {
+  auto s = resolveScenario(spec);
+  if (!s) FAIL(s.error().str());
+  auto cands = makeCandidates({"bf16"}, "", "", "");
+  REQUIRE(cands.ok());
+  auto rep = runEngine(*s, *cands, {1.0});
+  REQUIRE(rep.ok());
+  return rep->schemes.front().memoryFloorMs;
+}
+
+ScenarioSpec editedSpec(double bandwidthTBps) {
+  ScenarioSpec spec;
+  auto doc = canonicalGpuJson(h100With("hbm_bandwidth_tbs", bandwidthTBps), spec.gpu);
+  if (!doc) FAIL(doc.error().str());
+  spec.gpuJson = *doc;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("edited GPU: the engine runs on the edited bandwidth", "[scenario][gpu-edit]") {
+  const double catalogTBps = h100BandwidthTBps();
+  REQUIRE(catalogTBps == Approx(3.35));  // the H100 SXM datasheet figure
+  const ScenarioSpec base;
+  const ScenarioSpec halved = editedSpec(catalogTBps / 2);
+
+  auto s = resolveScenario(halved);
+  REQUIRE(s.ok());
+  CHECK(s->gpu.hbmBandwidthTBps == catalogTBps / 2);
+  CHECK(s->gpu.id == "h100-sxm");  // the id it was edited from
+  CHECK(halved.gpu == "h100-sxm");
+
+  // Memory-bound at batch 1: the floor is bytes / bandwidth, so half the bandwidth doubles it.
+  const double before = memoryFloorMs(base);
+  const double after = memoryFloorMs(halved);
+  CHECK(after / before == Approx(2.0).epsilon(1e-12));
+
+  // Hand computation: Llama 3 8B holds 8,030,261,248 parameters, 2 bytes each in bf16; the
+  // memory floor reads at least every weight but the embedding table (128,256 × 4,096 rows,
+  // of which a step reads one row per token) once.
+  const double weightBytes = (8'030'261'248.0 - 128'256.0 * 4'096.0) * 2.0;
+  const double floorFromHandMs = weightBytes / (catalogTBps / 2 * 1e12) * 1e3;
+  CHECK(after == Approx(floorFromHandMs).epsilon(0.02));
+
+  // The same figures in a GPU file give the same floor.
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "half-h100.json").string();
+  std::ofstream(path) << h100With("hbm_bandwidth_tbs", catalogTBps / 2).dump();
+  ScenarioSpec fromFile;
+  fromFile.gpu = path;
+  CHECK(memoryFloorMs(fromFile) == after);
+}
+
+TEST_CASE("edited GPU: values outside the GPU file ranges are refused, naming the field",
+          "[scenario][gpu-edit]") {
+  struct Bad {
+    std::string key;
+    Json value;
+    std::string shown;  // the value as the message states it
+  };
+  const Bad cases[] = {
+      {"hbm_bandwidth_tbs", -1.0, "found -1"},
+      {"hbm_bandwidth_tbs", std::numeric_limits<double>::quiet_NaN(), "NaN"},
+      {"memory_gib", 1e308, "found 1e+308"},
+      {"vector_fp32_tflops", 0.0, "found 0"},
+  };
+  for (const auto& bad : cases) {
+    INFO(bad.key << " = " << bad.value.dump());
+    auto doc = canonicalGpuJson(h100With(bad.key, bad.value), "h100-sxm");
+    REQUIRE_FALSE(doc.ok());
+    CHECK(doc.error().field == bad.key);
+    CHECK_THAT(doc.error().message, Catch::Contains(bad.shown));
+  }
+  // A tensor path and the required bf16/fp16 fallback are checked too.
+  Json noBf16 = h100With("tensor_tflops", Json{{"fp8", 1979.0}});
+  auto doc = canonicalGpuJson(noBf16, "h100-sxm");
+  REQUIRE_FALSE(doc.ok());
+  CHECK(doc.error().field == "tensor_tflops");
+
+  // resolveScenario checks a document set directly, and names the field and its pointer.
+  ScenarioSpec spec;
+  spec.gpuJson = h100With("hbm_bandwidth_tbs", -2.5).dump();
+  auto s = resolveScenario(spec);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().field == "hbm_bandwidth_tbs");
+  CHECK(s.error().position == "/gpu_spec/hbm_bandwidth_tbs");
+  spec.gpuJson = "{not json";
+  s = resolveScenario(spec);
+  REQUIRE_FALSE(s.ok());
+  CHECK(s.error().field == "gpu_spec");
+}
+
+TEST_CASE("edited GPU: a document without an id takes the scenario's GPU id",
+          "[scenario][gpu-edit]") {
+  Json doc = h100With("name", "H100, memory clock lowered");
+  doc.erase("id");
+  auto text = canonicalGpuJson(doc, "h100-sxm");
+  REQUIRE(text.ok());
+  const Json back = Json::parse(*text);
+  CHECK(back.at("id") == "h100-sxm");
+  CHECK(back.at("name") == "H100, memory clock lowered");
+  // Canonical: the same document twice gives the same text.
+  auto again = canonicalGpuJson(back, "other");
+  REQUIRE(again.ok());
+  CHECK(*again == *text);
+}
+
+TEST_CASE("edited GPU: sessions save and load it under scenario.gpu_spec",
+          "[scenario][gpu-edit][session]") {
+  Session s;
+  s.scenario = editedSpec(1.5);
+  const std::string text = sessionToText(s);
+  const Json written = Json::parse(text);
+  REQUIRE(written.at("scenario").contains("gpu_spec"));
+  CHECK(written.at("scenario").at("gpu_spec").at("hbm_bandwidth_tbs") == 1.5);
+  CHECK(written.at("scenario").at("gpu") == "h100-sxm");
+
+  testing::TempDir dir;
+  const std::string path = (dir.path() / "edited.json").string();
+  REQUIRE_FALSE(saveSessionAtomic(s, path).has_value());
+  auto back = loadSession(path);
+  if (!back) FAIL(back.error().str());
+  CHECK(back->loadNotes.empty());  // gpu_spec is a known key
+  CHECK(back->scenario.gpuJson == s.scenario.gpuJson);
+  CHECK(back->scenario.gpu == "h100-sxm");
+  auto resolved = resolveScenario(back->scenario);
+  REQUIRE(resolved.ok());
+  CHECK(resolved->gpu.hbmBandwidthTBps == 1.5);
+  CHECK(sessionToText(*back) == text);  // saving again gives the same bytes
+}
+
+TEST_CASE("edited GPU: an invalid gpu_spec in a session is refused with its pointer",
+          "[scenario][gpu-edit][session]") {
+  Session s;
+  Json doc = sessionToJson(s);
+  doc["scenario"]["gpu_spec"] = h100With("memory_gib", -80.0);
+  auto back = parseSession(doc, "bad.json");
+  REQUIRE_FALSE(back.ok());
+  CHECK(back.error().file == "bad.json");
+  CHECK(back.error().position == "/scenario/gpu_spec/memory_gib");
+  CHECK(back.error().field == "memory_gib");
+}
+
+TEST_CASE("edited GPU: a session without gpu_spec has none", "[scenario][gpu-edit][session]") {
+  Session s;
+  const std::string text = sessionToText(s);
+  CHECK(text.find("gpu_spec") == std::string::npos);
+  auto back = parseSessionText(text, "plain.json");
+  REQUIRE(back.ok());
+  CHECK(back->scenario.gpuJson.empty());
+  CHECK(sessionToText(*back) == text);
+}
+
+TEST_CASE("edited GPU: modelled metrics use it only for candidates on that GPU",
+          "[scenario][gpu-edit][session]") {
+  const ScenarioSpec base;
+  const ScenarioSpec halved = editedSpec(h100BandwidthTBps() / 2);
+  Candidate onH100;
+  onH100.id = "8b-bf16-h100";
+  onH100.model = "llama-3-8b";
+  onH100.schemeLinear = "bf16";
+  onH100.gpu = "H100-SXM";  // catalog ids match ignoring case
+  onH100.gpuCount = 1;
+  Candidate onA100 = onH100;
+  onA100.id = "8b-bf16-a100";
+  onA100.gpu = "a100-80gb";
+
+  auto floorOf = [](const Candidate& c, const ScenarioSpec& spec) {
+    auto m = modelledMetrics(c, spec);
+    if (!m) FAIL(m.error().str());
+    return m->at("memory_floor_ms");
+  };
+  const MetricValue h100Edited = floorOf(onH100, halved);
+  CHECK(h100Edited.value / floorOf(onH100, base).value == Approx(2.0).epsilon(1e-12));
+  CHECK_THAT(h100Edited.provenance.note, Catch::Contains("(edited: H100 SXM 80GB)"));
+  const MetricValue a100 = floorOf(onA100, halved);
+  CHECK(a100.value == floorOf(onA100, base).value);
+  CHECK_THAT(a100.provenance.note, !Catch::Contains("edited"));
+}

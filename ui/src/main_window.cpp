@@ -68,8 +68,8 @@ auto guarded(const std::string& source, F&& f) -> decltype(f()) {
 }
 
 bool sameSpec(const ScenarioSpec& a, const ScenarioSpec& b) {
-  return a.model == b.model && a.gpu == b.gpu && a.tp == b.tp && a.schemes == b.schemes &&
-         a.mixedLinear == b.mixedLinear && a.mixedMoe == b.mixedMoe &&
+  return a.model == b.model && a.gpu == b.gpu && a.gpuJson == b.gpuJson && a.tp == b.tp &&
+         a.schemes == b.schemes && a.mixedLinear == b.mixedLinear && a.mixedMoe == b.mixedMoe &&
          a.mixedLmHead == b.mixedLmHead && a.batchMin == b.batchMin && a.batchMax == b.batchMax &&
          a.maxModelLen == b.maxModelLen && a.kvDtype == b.kvDtype && a.memUtil == b.memUtil &&
          a.reserveGib == b.reserveGib && a.contextTokens == b.contextTokens &&
@@ -114,7 +114,7 @@ class EditCommand : public QUndoCommand {
 QString describeEdit(const MainWindow::EditState& a, const MainWindow::EditState& b) {
   const ScenarioSpec &x = a.spec, &y = b.spec;
   if (x.model != y.model) return "change of model";
-  if (x.gpu != y.gpu) return "change of GPU";
+  if (x.gpu != y.gpu || x.gpuJson != y.gpuJson) return "change of GPU";
   if (x.tp != y.tp) return "change of GPU count";
   if (x.schemes != y.schemes || x.mixedLinear != y.mixedLinear || x.mixedMoe != y.mixedMoe ||
       x.mixedLmHead != y.mixedLmHead) {

@@ -2,12 +2,18 @@
 #include <quantfront/ui/scenario_panel.hpp>
 
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
+#include <QLocale>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
@@ -31,7 +37,206 @@ void selectData(QComboBox* box, const QString& value) {
   }
   if (idx >= 0) box->setCurrentIndex(idx);
 }
+
+const QString kEditedSuffix = " (edited)";
+
+QString number(double v) {
+  return QString::number(v, 'g', 15);
+}
+QString number(const std::optional<double>& v) {
+  return v ? number(*v) : QString();
+}
+
+/// The dialog's label of a GPU file key ("tensor_tflops.fp8"), for its error line.
+QString gpuFieldLabel(const std::string& key) {
+  if (key == "name") return "Name";
+  if (key == "memory_gib") return "Memory (GiB)";
+  if (key == "hbm_bandwidth_tbs") return "HBM bandwidth (TB/s)";
+  if (key == "vector_fp32_tflops") return "Vector FP32 (TFLOPS)";
+  if (key == "nvlink_gbs") return "NVLink (GB/s)";
+  if (key == "price_per_hour") return "Price (USD per GPU-hour)";
+  const std::string tensor = "tensor_tflops.";
+  if (key.rfind(tensor, 0) == 0) {
+    return QString("Tensor %1 (TFLOPS)").arg(qs(key.substr(tensor.size())).toUpper());
+  }
+  if (key == "tensor_tflops") return "Tensor peaks";
+  return qs(key);
+}
+
+/// The edit dialog: one line per GPU figure, prefilled; OK checks the figures through core
+/// and stays open on an error.
+class GpuEditDialog : public QDialog {
+ public:
+  static constexpr int kReset = 2;  ///< done() code of "Reset to catalog"
+
+  GpuEditDialog(const GpuSpec& gpu, bool edited, QWidget* parent) : QDialog(parent), m_base(gpu) {
+    setWindowTitle("Edit GPU");
+    setObjectName("gpuEditDialog");
+    const GpuFieldTexts t = gpuFieldTexts(gpu);
+    auto* layout = new QVBoxLayout(this);
+    auto* intro = new QLabel(
+        "The figures of this scenario's GPU. The edited copy is saved in the session; the "
+        "catalog and GPU files are left as they are.",
+        this);
+    intro->setWordWrap(true);
+    layout->addWidget(intro);
+    auto* form = new QFormLayout();
+    auto line = [&](const char* key, const QString& text, const QString& tip) {
+      auto* e = new QLineEdit(text, this);
+      e->setObjectName(key);
+      e->setToolTip(tip);
+      form->addRow(gpuFieldLabel(key), e);
+      m_edits.emplace_back(key, e);
+      return e;
+    };
+    m_name = line("name", t.name, "Shown in plots, tables and reports");
+    m_memory = line("memory_gib", t.memoryGib, "Memory per GPU, GiB (2^30 bytes)");
+    m_bandwidth = line("hbm_bandwidth_tbs", t.hbmBandwidthTBps,
+                       "Memory bandwidth, TB/s (10^12 bytes/s): sets the memory floor");
+    for (TensorPath p : kAllTensorPaths) {
+      const std::string key = std::string("tensor_tflops.") + tensorPathName(p);
+      m_tensor[static_cast<std::size_t>(p)] =
+          line(key.c_str(), t.tensorTflops[static_cast<std::size_t>(p)],
+               QString("Dense %1 tensor-core peak, TFLOPS; empty: the GPU has no %1 path "
+                       "(schemes on it run on the bf16 fallback)")
+                   .arg(tensorPathName(p)));
+    }
+    m_vector = line("vector_fp32_tflops", t.vectorFp32Tflops,
+                    "Non-tensor FP32 peak, TFLOPS (an FMA counts two): sets the dequant cost");
+    m_nvlink = line("nvlink_gbs", t.nvlinkGBps,
+                    "GPU-to-GPU bandwidth, GB/s (10^9 bytes/s), for the tensor-parallel "
+                    "all-reduce; empty: none");
+    m_price = line("price_per_hour", t.pricePerGpuHourUsd,
+                   "USD per GPU-hour, for queries per USD and cost reduction; empty: no price");
+    layout->addLayout(form);
+    m_error = new QLabel(this);
+    m_error->setObjectName("gpuEditError");
+    m_error->setWordWrap(true);
+    m_error->setStyleSheet("color: #b00000;");
+    layout->addWidget(m_error);
+    auto* buttons =
+        new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, Qt::Horizontal, this);
+    auto* reset = buttons->addButton("Reset to catalog", QDialogButtonBox::ResetRole);
+    reset->setObjectName("resetGpu");
+    reset->setEnabled(edited);
+    reset->setToolTip("Drop the edited copy: the catalog entry or GPU file is used again");
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &GpuEditDialog::tryAccept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(reset, &QPushButton::clicked, this, [this] { done(kReset); });
+  }
+
+  [[nodiscard]] GpuFieldTexts texts() const {
+    GpuFieldTexts t;
+    t.name = m_name->text();
+    t.memoryGib = m_memory->text();
+    t.hbmBandwidthTBps = m_bandwidth->text();
+    for (std::size_t i = 0; i < m_tensor.size(); ++i) t.tensorTflops[i] = m_tensor[i]->text();
+    t.vectorFp32Tflops = m_vector->text();
+    t.nvlinkGBps = m_nvlink->text();
+    t.pricePerGpuHourUsd = m_price->text();
+    return t;
+  }
+
+ private:
+  void tryAccept() {
+    auto doc = editedGpuJson(m_base, texts());
+    if (doc) {
+      accept();
+      return;
+    }
+    const Error& e = doc.error();
+    m_error->setText(QString("%1: %2").arg(gpuFieldLabel(e.field), qs(e.message)));
+    for (const auto& [key, edit] : m_edits) {
+      if (key == e.field) edit->setFocus();
+    }
+  }
+
+  GpuSpec m_base;
+  std::vector<std::pair<std::string, QLineEdit*>> m_edits;
+  QLineEdit *m_name = nullptr, *m_memory = nullptr, *m_bandwidth = nullptr, *m_vector = nullptr,
+            *m_nvlink = nullptr, *m_price = nullptr;
+  std::array<QLineEdit*, kAllTensorPaths.size()> m_tensor{};
+  QLabel* m_error = nullptr;
+};
+
+GpuEditChoice runGpuDialog(const GpuSpec& gpu, bool edited, QWidget* parent) {
+  GpuEditDialog dialog(gpu, edited, parent);
+  GpuEditChoice choice;
+  const int result = dialog.exec();
+  if (result == QDialog::Accepted) {
+    choice.action = GpuEditChoice::Action::Apply;
+    choice.texts = dialog.texts();
+  } else if (result == GpuEditDialog::kReset) {
+    choice.action = GpuEditChoice::Action::Reset;
+  }
+  return choice;
+}
 }  // namespace
+
+GpuFieldTexts gpuFieldTexts(const GpuSpec& gpu) {
+  GpuFieldTexts t;
+  t.name = qs(gpu.name);
+  t.memoryGib = number(gpu.memoryGib);
+  t.hbmBandwidthTBps = number(gpu.hbmBandwidthTBps);
+  for (std::size_t i = 0; i < t.tensorTflops.size(); ++i) {
+    t.tensorTflops[i] = number(gpu.tensorTflops[i]);
+  }
+  t.vectorFp32Tflops = number(gpu.vectorFp32Tflops);
+  t.nvlinkGBps = number(gpu.nvlinkGBps);
+  t.pricePerGpuHourUsd = number(gpu.pricePerGpuHourUsd);
+  return t;
+}
+
+Result<std::string> editedGpuJson(const GpuSpec& base, const GpuFieldTexts& texts) {
+  // A figure as typed: empty is null (absent), anything else must read as a number; the
+  // ranges are the GPU file reader's (canonicalGpuJson below).
+  auto figure = [](const QString& text, const std::string& key, bool required) -> Result<Json> {
+    const QString v = text.trimmed();
+    if (v.isEmpty()) {
+      if (required) return Error{"", "", key, "required number is missing"};
+      return Json(nullptr);
+    }
+    bool ok = false;
+    double x = QLocale::c().toDouble(v, &ok);
+    if (!ok) x = QLocale().toDouble(v, &ok);
+    if (!ok) return Error{"", "", key, "expected a number, found '" + v.toStdString() + "'"};
+    return Json(x);
+  };
+  Json doc = gpuToJson(base);
+  const QString name = texts.name.trimmed();
+  if (name.isEmpty()) return Error{"", "", "name", "required text is missing"};
+  doc["name"] = name.toStdString();
+  const std::pair<const QString*, const char*> required[] = {
+      {&texts.memoryGib, "memory_gib"},
+      {&texts.hbmBandwidthTBps, "hbm_bandwidth_tbs"},
+      {&texts.vectorFp32Tflops, "vector_fp32_tflops"}};
+  for (const auto& [text, key] : required) {
+    auto v = figure(*text, key, true);
+    if (!v) return v.error();
+    doc[key] = *v;
+  }
+  Json tensor = Json::object();
+  for (TensorPath p : kAllTensorPaths) {
+    const std::string path = tensorPathName(p);
+    auto v =
+        figure(texts.tensorTflops[static_cast<std::size_t>(p)], "tensor_tflops." + path, false);
+    if (!v) return v.error();
+    if (!v->is_null()) tensor[path] = *v;
+  }
+  doc["tensor_tflops"] = tensor;
+  auto nvlink = figure(texts.nvlinkGBps, "nvlink_gbs", false);
+  if (!nvlink) return nvlink.error();
+  doc["nvlink_gbs"] = *nvlink;
+  auto price = figure(texts.pricePerGpuHourUsd, "price_per_hour", false);
+  if (!price) return price.error();
+  const bool samePrice = price->is_null() ? !base.pricePerGpuHourUsd
+                                          : base.pricePerGpuHourUsd &&
+                                                *base.pricePerGpuHourUsd == price->get<double>();
+  doc["price_per_hour"] = *price;
+  if (!samePrice) doc["price_source"] = price->is_null() ? "" : "entered by hand";
+  return canonicalGpuJson(doc, base.id);
+}
 
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   const Catalog& cat = Catalog::bundled();
@@ -55,8 +260,17 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   addFileEntry(m_gpu, "Open a GPU JSON file", "JSON (*.json)");
   m_gpu->setToolTip(
       "The GPU: a catalog datasheet, or \"Open file…\" for a GPU JSON file "
-      "(peaks, bandwidth, price; a calibration block from qfront calibrate)");
-  hwForm->addRow("GPU", m_gpu);
+      "(peaks, bandwidth, price; a calibration block from qfront calibrate). "
+      "\"(edited)\": the scenario uses an edited copy of its figures");
+  m_editGpu = new QPushButton("Edit GPU…", hw);
+  m_editGpu->setObjectName("editGpu");
+  m_editGpu->setToolTip(
+      "Edit this GPU's figures (memory, bandwidth, tensor peaks, NVLink, price) for this "
+      "scenario; the edited copy is saved in the session");
+  auto* gpuRow = new QHBoxLayout();
+  gpuRow->addWidget(m_gpu, 1);
+  gpuRow->addWidget(m_editGpu);
+  hwForm->addRow("GPU", gpuRow);
   m_tp = new QSpinBox(hw);
   m_tp->setObjectName("tp");
   m_tp->setRange(1, 64);
@@ -194,6 +408,88 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
     connect(box, &QDoubleSpinBox::valueChanged, this, changed);
   }
   connect(m_schemes, &QListWidget::itemChanged, this, changed);
+  // Another GPU chosen: the edited copy belonged to the one before.
+  connect(m_gpu, &QComboBox::currentIndexChanged, this, [this](int index) {
+    const QString id = m_gpu->itemData(index).toString();
+    if (m_gpuJson.empty() || id == kBrowse || id.toStdString() == m_gpuJsonFor) return;
+    m_gpuJson.clear();
+    m_gpuJsonFor.clear();
+    updateGpuLabels();
+  });
+  connect(m_editGpu, &QPushButton::clicked, this, &ScenarioPanel::editGpu);
+}
+
+void ScenarioPanel::updateGpuLabels() {
+  for (int i = 0; i < m_gpu->count(); ++i) {
+    QString text = m_gpu->itemText(i);
+    if (text.endsWith(kEditedSuffix)) text.chop(kEditedSuffix.size());
+    if (!m_gpuJson.empty() && m_gpu->itemData(i).toString().toStdString() == m_gpuJsonFor) {
+      text += kEditedSuffix;
+    }
+    m_gpu->setItemText(i, text);
+  }
+}
+
+void ScenarioPanel::emitNow() {
+  m_coalesce.stop();
+  emit scenarioChanged();
+}
+
+void ScenarioPanel::setGpuEditor(GpuEditor editor) {
+  m_gpuEditor = std::move(editor);
+}
+
+void ScenarioPanel::editGpu() {
+  flushPendingChange();
+  const ScenarioSpec current = spec();
+  auto gpu = scenarioGpu(current);
+  if (!gpu) {
+    setFeedback(qs(gpu.error().str()), true);
+    return;
+  }
+  const bool edited = !current.gpuJson.empty();
+  const GpuEditChoice choice =
+      m_gpuEditor ? m_gpuEditor(*gpu, edited) : runGpuDialog(*gpu, edited, this);
+  switch (choice.action) {
+    case GpuEditChoice::Action::Cancel:
+      return;
+    case GpuEditChoice::Action::Reset:
+      resetGpuToCatalog();
+      return;
+    case GpuEditChoice::Action::Apply:
+      if (auto e = applyGpuEdit(choice.texts)) setFeedback(qs(e->str()), true);
+      return;
+  }
+}
+
+std::optional<Error> ScenarioPanel::applyGpuEdit(const GpuFieldTexts& texts) {
+  flushPendingChange();
+  const ScenarioSpec current = spec();
+  auto base = scenarioGpu(current);
+  if (!base) return base.error();
+  auto doc = editedGpuJson(*base, texts);
+  if (!doc) return doc.error();
+  if (*doc == current.gpuJson) return std::nullopt;
+  // Figures equal to the catalog's (or the file's) are no edit.
+  auto plain = Catalog::bundled().resolveGpu(current.gpu);
+  if (plain && gpuToJson(*plain).dump() == *doc) {
+    resetGpuToCatalog();
+    return std::nullopt;
+  }
+  m_gpuJson = std::move(*doc);
+  m_gpuJsonFor = current.gpu;
+  updateGpuLabels();
+  emitNow();
+  return std::nullopt;
+}
+
+void ScenarioPanel::resetGpuToCatalog() {
+  if (m_gpuJson.empty()) return;
+  flushPendingChange();
+  m_gpuJson.clear();
+  m_gpuJsonFor.clear();
+  updateGpuLabels();
+  emitNow();
 }
 
 void ScenarioPanel::addFileEntry(QComboBox* box, const QString& title, const QString& filter) {
@@ -264,7 +560,10 @@ void ScenarioPanel::flushPendingChange() {
 void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
   m_updating = true;
   selectData(m_model, qs(spec.model));
+  m_gpuJson = spec.gpuJson;
+  m_gpuJsonFor = spec.gpuJson.empty() ? std::string() : spec.gpu;
   selectData(m_gpu, qs(spec.gpu));
+  updateGpuLabels();
   m_tp->setValue(spec.tp);
   for (int i = 0; i < m_schemes->count(); ++i) {
     QListWidgetItem* item = m_schemes->item(i);
@@ -289,6 +588,7 @@ ScenarioSpec ScenarioPanel::spec() const {
   ScenarioSpec s;
   s.model = m_model->currentData().toString().toStdString();
   s.gpu = m_gpu->currentData().toString().toStdString();
+  if (s.gpu == m_gpuJsonFor) s.gpuJson = m_gpuJson;
   s.tp = m_tp->value();
   s.schemes.clear();
   for (int i = 0; i < m_schemes->count(); ++i) {

@@ -1,8 +1,14 @@
 #pragma once
 /// The scenario panel: model, GPU and count, schemes (uniform and one mixed per layer kind),
 /// batch range, KV dtype, max model length, memory utilisation and reserve, context.
+#include <QString>
 #include <QTimer>
 #include <QWidget>
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
 
 #include <quantfront/core/model/hardware.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -12,8 +18,38 @@ class QSpinBox;
 class QDoubleSpinBox;
 class QListWidget;
 class QLabel;
+class QPushButton;
 
 namespace qf::ui {
+
+/// The "Edit GPU" dialog's fields as typed: numbers in the units of a GPU file, empty for an
+/// absent optional figure (a tensor path the GPU lacks, no NVLink, no price).
+struct GpuFieldTexts {
+  QString name;
+  QString memoryGib;
+  QString hbmBandwidthTBps;
+  std::array<QString, kAllTensorPaths.size()> tensorTflops;  ///< indexed by TensorPath
+  QString vectorFp32Tflops;
+  QString nvlinkGBps;
+  QString pricePerGpuHourUsd;
+};
+
+/// The fields showing `gpu`.
+GpuFieldTexts gpuFieldTexts(const GpuSpec& gpu);
+
+/// The edited GPU document (ScenarioSpec::gpuJson) from `texts` over `base`, whose id,
+/// sources and calibration are kept; checked by the GPU file reader (canonicalGpuJson).
+/// Errors name the field (its GPU file key) and the text at fault.
+Result<std::string> editedGpuJson(const GpuSpec& base, const GpuFieldTexts& texts);
+
+/// What the GPU editor decided.
+struct GpuEditChoice {
+  enum class Action { Cancel, Apply, Reset };
+  Action action = Action::Cancel;
+  GpuFieldTexts texts;  ///< Apply: the fields as accepted
+};
+/// Shows the scenario's GPU (`edited`: it is an edited copy) and returns the choice.
+using GpuEditor = std::function<GpuEditChoice(const GpuSpec& current, bool edited)>;
 
 class ScenarioPanel : public QWidget {
   Q_OBJECT
@@ -37,12 +73,30 @@ class ScenarioPanel : public QWidget {
   static constexpr int kCoalesceMs = 40;
   /// How many scenarioChanged signals were emitted (for tests and benchmarks).
   [[nodiscard]] int changeCount() const { return m_changes; }
+  /// What "Edit GPU…" does: asks the editor (the dialog, or the one setGpuEditor gave) and
+  /// applies its choice.
+  void editGpu();
+  /// Replaces the dialog "Edit GPU…" opens (tests); an empty function restores it.
+  void setGpuEditor(GpuEditor editor);
+  /// Makes the fields the scenario's edited GPU and emits scenarioChanged. On an invalid field
+  /// returns the error (naming the field) and changes nothing.
+  std::optional<Error> applyGpuEdit(const GpuFieldTexts& texts);
+  /// Drops the edited GPU: the catalog entry or file is used again (emits scenarioChanged
+  /// when there was one).
+  void resetGpuToCatalog();
 
  signals:
   void scenarioChanged();
 
  private:
   void addFileEntry(QComboBox* box, const QString& title, const QString& filter);
+  /// Marks the GPU entry the edited copy belongs to "(edited)", and no other.
+  void updateGpuLabels();
+  void emitNow();
+  GpuEditor m_gpuEditor;
+  std::string m_gpuJson;     ///< the edited GPU document, empty for none
+  std::string m_gpuJsonFor;  ///< the GPU combo's entry it was edited from
+  QPushButton* m_editGpu = nullptr;
   QTimer m_coalesce;
   int m_changes = 0;
   QComboBox* m_model = nullptr;

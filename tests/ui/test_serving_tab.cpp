@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
 #include <QTemporaryDir>
@@ -68,6 +69,36 @@ TEST_CASE("an imported sweep per candidate on the Serving tab", "[ui][serving]")
     // Lowest rate first; the plot's first point is the file's own throughput at 1 req/s.
     CHECK(g.points.front().load.value == 1.0);
     CHECK(tok->data()->at(0)->value == *g.points.front().outputThroughputTokS);
+  }
+
+  // A goodput SLO set on the tab: each run's goodput from its records, as core computes it.
+  auto* ttft = w.findChild<QDoubleSpinBox*>("sloTtft");
+  auto* tpot = w.findChild<QDoubleSpinBox*>("sloTpot");
+  REQUIRE(ttft != nullptr);
+  REQUIRE(tpot != nullptr);
+  ttft->setValue(40);
+  tpot->setValue(8);
+  qf::ServingOptions slo;
+  slo.slo.ttftS = 0.040;
+  slo.slo.tpotS = 0.008;
+  const qf::ServingSweeps withSlo = qf::servingSweeps(w.session(), slo);
+  for (const auto& g : withSlo.groups) {
+    INFO(g.key);
+    auto* good = w.servingPlot()->series(QString::fromStdString(g.key),
+                                         qf::ui::ServingPlot::Series::Goodput);
+    REQUIRE(good != nullptr);
+    REQUIRE(good->data()->size() == 6);
+    REQUIRE(g.points.front().goodputFromSlo);
+    CHECK(good->data()->at(0)->value == *g.points.front().goodputReqS);
+  }
+  // The synthetic FP8 run at 1 req/s meets both objectives with every request (TTFT ≤ 29 ms,
+  // TPOT ≤ 6.3 ms by construction): goodput equals its request throughput. The bf16 run at
+  // the infinite rate queues every request (TTFT around 70 ms): none meets the TTFT limit.
+  for (const auto& g : withSlo.groups) {
+    if (g.key.find("FP8") != std::string::npos) {
+      CHECK(*g.points.front().goodputReqS == Approx(*g.points.front().requestThroughputReqS));
+    }
+    if (g.scheme == "bf16") CHECK(*g.points.back().goodputReqS == 0);
   }
 
   QTemporaryDir dir;

@@ -2,6 +2,7 @@
 #include <quantfront/ui/main_window.hpp>
 
 #include <QApplication>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QFileDialog>
 #include <QHeaderView>
@@ -165,6 +166,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_servingNotes->setWordWrap(true);
   m_servingNotes->setStyleSheet("QLabel { color: #8a5a00; padding: 2px 6px; }");
   m_servingNotes->setVisible(false);
+  auto* sloRow = new QHBoxLayout;
+  sloRow->setContentsMargins(6, 4, 6, 0);
+  sloRow->addWidget(new QLabel("Goodput SLO:", m_servingTab));
+  auto sloBox = [&](const char* name, const QString& prefix, const QString& tip) {
+    auto* box = new QDoubleSpinBox(m_servingTab);
+    box->setObjectName(name);
+    box->setRange(0, 600000);
+    box->setDecimals(0);
+    box->setSingleStep(10);
+    box->setSuffix(" ms");
+    box->setPrefix(prefix);
+    box->setSpecialValueText(prefix + "off");
+    box->setToolTip(tip);
+    sloRow->addWidget(box);
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this] {
+      if (m_tabs->currentWidget() == m_servingTab) updateServing();
+    });
+    return box;
+  };
+  m_sloTtft = sloBox("sloTtft", "TTFT ≤ ",
+                     "Goodput counts the requests whose time to first token is within this "
+                     "(computed from each run's per-request records; off: the file's own "
+                     "goodput, if it has one)");
+  m_sloTpot = sloBox("sloTpot", "TPOT ≤ ",
+                     "Goodput counts the requests whose time per output token is within this "
+                     "(computed from each run's per-request records; off: the file's own "
+                     "goodput, if it has one)");
+  sloRow->addStretch(1);
+  servingLayout->addLayout(sloRow);
   servingLayout->addWidget(m_serving, 1);
   servingLayout->addWidget(m_servingNotes);
   const std::pair<QWidget*, std::pair<const char*, const char*>> tabs[] = {
@@ -1116,12 +1146,22 @@ void MainWindow::exportReportInteractive() {
 
 void MainWindow::updateServing() {
   const Session s = session();
-  auto sweeps =
-      guarded("serving runs", [&]() -> Result<ServingSweeps> { return qf::servingSweeps(s); });
+  ServingOptions opts;
+  if (m_sloTtft->value() > 0) opts.slo.ttftS = m_sloTtft->value() / 1e3;
+  if (m_sloTpot->value() > 0) opts.slo.tpotS = m_sloTpot->value() / 1e3;
+  auto sweeps = guarded("serving runs",
+                        [&]() -> Result<ServingSweeps> { return qf::servingSweeps(s, opts); });
   m_servingSweeps = sweeps ? std::move(*sweeps) : ServingSweeps{};
   m_serving->setData(m_servingSweeps);
   QStringList notes;
   if (!sweeps) notes << qs(sweeps.error().str());
+  if (opts.slo.ttftS || opts.slo.tpotS) {
+    QStringList parts;
+    if (opts.slo.ttftS) parts << QString("TTFT ≤ %1 ms").arg(m_sloTtft->value());
+    if (opts.slo.tpotS) parts << QString("TPOT ≤ %1 ms").arg(m_sloTpot->value());
+    notes << "goodput: requests per second that produced output within " + parts.join(" and ") +
+                 " (from each run's per-request records)";
+  }
   for (const auto& w : m_servingSweeps.warnings) notes << qs(w);
   for (const auto& g : m_servingSweeps.groups) {
     for (const auto& w : g.warnings) notes << qs(g.key) + ": " + qs(w);

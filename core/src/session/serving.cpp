@@ -237,7 +237,7 @@ std::string offeredLoadText(const OfferedLoad& load) {
 }
 
 Result<ServingPoint> servingPoint(const ImportedRun& run, const stats::BootstrapOptions& boot,
-                                  std::vector<std::string>& warnings) {
+                                  std::vector<std::string>& warnings, const stats::Slo& slo) {
   if (run.format != "vllm-serve" && run.format != "sglang-serving") {
     return Error{
         run.sourceFile, "", "format",
@@ -254,6 +254,17 @@ Result<ServingPoint> servingPoint(const ImportedRun& run, const stats::Bootstrap
   p.requestThroughputReqS = metricOf(run, "request_throughput_req_s");
   p.outputThroughputTokS = metricOf(run, "output_throughput_tok_s");
   p.goodputReqS = metricOf(run, "request_goodput_req_s");
+  if (slo.ttftS || slo.tpotS || slo.e2eS) {
+    const auto duration = metricOf(run, "duration_s");
+    if (!run.requests.empty() && duration && *duration > 0) {
+      p.goodputReqS = stats::goodputReqPerS(run.requests, slo, *duration);
+      p.goodputFromSlo = true;
+    } else {
+      warnings.push_back(
+          run.sourceFile + ": no per-request records or duration, so no goodput under the SLO" +
+          (p.goodputReqS ? std::string(" (the file's own goodput is shown)") : std::string()));
+    }
+  }
   p.peakConcurrentRequests = metricOf(run, "max_concurrent_requests");
   if (!p.outputThroughputTokS) {
     warnings.push_back(run.sourceFile + ": no output throughput in the file");
@@ -325,7 +336,7 @@ ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts, const 
     }
     if (run.format != "vllm-serve" && run.format != "sglang-serving") continue;
     std::vector<std::string> warnings;
-    auto point = servingPoint(run, opts.bootstrap, warnings);
+    auto point = servingPoint(run, opts.bootstrap, warnings, opts.slo);
     if (!point) {
       out.warnings.push_back(run.sourceFile + ": left out: " + point.error().message);
       continue;

@@ -2,6 +2,8 @@
 // with percentiles, intervals and generated length checked against hand-computed figures.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -360,4 +362,38 @@ TEST_CASE("attaching records each run's candidate; sweeps follow it", "[session]
   }
   // The old, model-named candidates hold no runs any more: no groups for them.
   CHECK(sw.groups.size() == 3);
+}
+
+TEST_CASE("goodput under an SLO counts the requests that meet it", "[session][serving]") {
+  ImportedRun run = handRun();
+  run.metrics["duration_s"] = 4.0;
+  std::vector<std::string> warnings;
+  // TTFT ≤ 0.45 s: requests with TTFT 0.1, 0.3, 0.2, 0.4 → 4 of the 7 that produced output.
+  stats::Slo ttft;
+  ttft.ttftS = 0.45;
+  auto p = servingPoint(run, {}, warnings, ttft);
+  REQUIRE(p.ok());
+  REQUIRE(p->goodputReqS.has_value());
+  CHECK(p->goodputFromSlo);
+  CHECK(*p->goodputReqS == Approx(4.0 / 4.0));
+  // And TPOT ≤ 20 ms: of those, TPOT 10, 20, 15 ms (the 25 ms one fails) → 3.
+  stats::Slo both = ttft;
+  both.tpotS = 0.020;
+  p = servingPoint(run, {}, warnings, both);
+  REQUIRE(p.ok());
+  CHECK(*p->goodputReqS == Approx(3.0 / 4.0));
+  // Without records the SLO cannot be applied: the file's own figure, and a warning.
+  ImportedRun summary = handRun();
+  summary.requests.clear();
+  summary.metrics["duration_s"] = 4.0;
+  summary.metrics["request_goodput_req_s"] = 1.25;
+  warnings.clear();
+  p = servingPoint(summary, {}, warnings, both);
+  REQUIRE(p.ok());
+  CHECK(*p->goodputReqS == 1.25);
+  CHECK_FALSE(p->goodputFromSlo);
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+          return w.find("no goodput under the SLO (the file's own goodput is shown)") !=
+                 std::string::npos;
+        }) == 1);
 }

@@ -12,6 +12,7 @@
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
+class QDoubleSpinBox;
 class QTabWidget;
 class QTableWidget;
 class QLabel;
@@ -222,6 +223,8 @@ class MainWindow : public QMainWindow {
   QWidget* m_servingTab = nullptr;
   ServingPlot* m_serving = nullptr;
   QLabel* m_servingNotes = nullptr;
+  QDoubleSpinBox* m_sloTtft = nullptr;  ///< goodput objectives on the Serving tab (0: none)
+  QDoubleSpinBox* m_sloTpot = nullptr;
   ServingSweeps m_servingSweeps;  ///< what the Serving tab shows (updateServing)
   int m_curvePoints = 400;
   std::optional<EngineReport> m_report;

@@ -44,7 +44,11 @@ struct ServingPoint {
   OfferedLoad load;
   std::optional<double> requestThroughputReqS;  ///< request_throughput_req_s
   std::optional<double> outputThroughputTokS;   ///< output_throughput_tok_s
-  std::optional<double> goodputReqS;            ///< request_goodput_req_s, when the file has it
+  /// Goodput (req/s): under ServingOptions::slo, the requests that produced output and meet
+  /// every objective per second of the run (from the per-request records); without an SLO,
+  /// request_goodput_req_s when the file has it.
+  std::optional<double> goodputReqS;
+  bool goodputFromSlo = false;  ///< goodputReqS was computed under ServingOptions::slo
   /// TTFT and TPOT percentiles (ms), measured provenance. With per-request records: the
   /// file's figure (the importer recomputes it from the records; a run without it gets the
   /// records' numpy-linear percentile) and a 95% bootstrap interval (addServingIntervals).
@@ -102,6 +106,10 @@ struct ServingSweeps {
 struct ServingOptions {
   stats::BootstrapOptions bootstrap;  ///< for the percentile intervals (95% by default)
   bool modelledCapacity = true;       ///< run the engine for each candidate's capacity
+  /// Objectives a request must meet to count toward goodput. With any set, each run's goodput
+  /// is computed from its per-request records and duration (stats::goodputReqPerS) instead of
+  /// read from the file; a run without records keeps the file's own figure, with a warning.
+  stats::Slo slo;
 };
 
 /// Groups the session's serving runs (vllm-serve, sglang-serving) by the candidate the attach
@@ -118,6 +126,6 @@ ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts = {},
 /// percentiles with intervals, generated length. Errors when the run is not a serving sweep
 /// run (format) or states no offered load; problems with single figures go to `warnings`.
 Result<ServingPoint> servingPoint(const ImportedRun& run, const stats::BootstrapOptions& boot,
-                                  std::vector<std::string>& warnings);
+                                  std::vector<std::string>& warnings, const stats::Slo& slo = {});
 
 }  // namespace qf

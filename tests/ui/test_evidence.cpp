@@ -8,8 +8,11 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QTableWidget>
+#include <QTimer>
+#include <QUrl>
 
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -49,6 +52,7 @@ void importInto(qf::ui::MainWindow& w, const QStringList& paths) {
   qf::Session empty;
   empty.scenario = w.session().scenario;
   w.setSession(empty, QString());
+  if (paths.isEmpty()) return;
   const QStringList lines = w.importFiles(paths);
   REQUIRE(lines.size() == paths.size());
 }
@@ -189,4 +193,37 @@ TEST_CASE("a refused attach leaves the session as it was", "[ui][evidence]") {
   const QStringList none = w.attachRuns(qf::ui::AttachRequest{{"00ff"}, "x", {}});
   CHECK(qf::sessionToText(w.session()) == before);
   CHECK_FALSE(none.isEmpty());
+}
+
+TEST_CASE("files dropped on the window are imported and shown selected on the Evidence tab",
+          "[ui][evidence]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  importInto(w, {});
+  const QStringList paths = e2ePaths({"w4a16"});
+  QMimeData mime;
+  QList<QUrl> urls;
+  for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
+  mime.setUrls(urls);
+  // The summary is a message box: close it as soon as it is up.
+  QString shown;
+  QTimer closer;
+  QObject::connect(&closer, &QTimer::timeout, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      shown = box->text();
+      box->accept();
+    }
+  });
+  closer.start(20);
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &enter);
+  REQUIRE(enter.isAccepted());
+  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(&w, &drop);
+  closer.stop();
+  CHECK(shown.contains("vllm_serve_w4a16.json: vllm-serve, 1 run(s)"));
+  CHECK(shown.contains("Evidence tab"));
+  CHECK(w.currentTabKey() == "evidence");
+  CHECK(w.evidenceView()->selectedDigests().size() == 2);
+  CHECK(w.session().importedRuns.size() == 2);
 }

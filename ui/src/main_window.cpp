@@ -584,6 +584,25 @@ QStringList MainWindow::importFiles(const QStringList& paths) {
   return lines;
 }
 
+void MainWindow::importAndShow(const QStringList& paths) {
+  const std::size_t before = m_session.importedRuns.size();
+  QStringList lines = importFiles(paths);
+  if (m_session.importedRuns.size() > before) {
+    // The next step is attaching: the Evidence tab with the new runs selected.
+    QStringList files;
+    for (std::size_t i = before; i < m_session.importedRuns.size(); ++i) {
+      files << QFileInfo(qs(m_session.importedRuns[i].sourceFile)).fileName();
+    }
+    showTab("evidence");
+    m_evidence->selectRuns(files);
+    lines << ""
+          << "The new runs are selected on the Evidence tab: attach them to a candidate "
+             "(\"Attach to candidate…\") or let each model become one (\"One candidate per "
+             "model\"); their figures then reach the Pareto and Serving tabs.";
+  }
+  QMessageBox::information(this, "Import", lines.join("\n"));
+}
+
 QStringList MainWindow::attachRuns(const AttachRequest& req) {
   Session s = session();
   AttachOptions opts;
@@ -678,7 +697,7 @@ void MainWindow::importInteractive() {
       QFileDialog::getOpenFileNames(this, "Import benchmark or eval results", QString(),
                                     "Results (*.json *.jsonl);;All files (*)");
   if (paths.isEmpty()) return;
-  QMessageBox::information(this, "Import", importFiles(paths).join("\n"));
+  importAndShow(paths);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -704,7 +723,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
       return;
     }
   }
-  QMessageBox::information(this, "Import", importFiles(paths).join("\n"));
+  importAndShow(paths);
 }
 
 bool MainWindow::openModelConfig(const QString& path, bool quiet) {

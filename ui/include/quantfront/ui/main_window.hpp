@@ -177,6 +177,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] UnsavedChoice askUnsaved();
   [[nodiscard]] QString sessionName() const;
   void importInteractive();
+  /// Imports, then shows the Evidence tab with the new runs selected and says what to do next.
+  void importAndShow(const QStringList& paths);
   void updateTitle();
 
  protected:

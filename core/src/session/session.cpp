@@ -21,18 +21,6 @@ namespace {
 // ---------------------------------------------------------------------------------------
 // Small helpers shared by the reader and the writer.
 
-const char* kindName(ProvenanceKind k) {
-  switch (k) {
-    case ProvenanceKind::Modelled:
-      return "modelled";
-    case ProvenanceKind::Measured:
-      return "measured";
-    case ProvenanceKind::Published:
-      return "published";
-  }
-  return "modelled";
-}
-
 std::optional<ProvenanceKind> kindFromName(const std::string& s) {
   if (s == "modelled") return ProvenanceKind::Modelled;
   if (s == "measured") return ProvenanceKind::Measured;
@@ -879,7 +867,7 @@ J looseJson(double v) {
 template <class J>
 J provenanceJson(const Provenance& p) {
   J j = J::object();
-  j["kind"] = kindName(p.kind);
+  j["kind"] = provenanceName(p.kind);
   if (!p.sourceFile.empty()) j["source_file"] = p.sourceFile;
   if (!p.sha256.empty()) j["sha256"] = p.sha256;
   if (!p.citation.empty()) j["citation"] = p.citation;
@@ -1259,14 +1247,11 @@ MergeResult mergeImport(Session& s, const ImportReport& report) {
   return result;
 }
 
-namespace {
-/// The use-case part of a metric name: the preset id with '-' as '_' ("code_completion").
 std::string useCaseMetricStem(const std::string& id) {
   std::string out = id;
   std::replace(out.begin(), out.end(), '-', '_');
   return out;
 }
-}  // namespace
 
 std::vector<std::string> modelledMetricNames() {
   std::vector<std::string> names = {"memory_floor_ms", "step_ms_b1",

@@ -470,8 +470,7 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
   for (const auto& c : in.session->candidates) {
     QStringList row = {qs(c.id)};
     for (const auto& uc : *cases) {
-      std::string key = uc.id;
-      std::replace(key.begin(), key.end(), '-', '_');
+      const std::string key = useCaseMetricStem(uc.id);
       const auto q = c.metrics.find("queries_per_usd_" + key);
       const auto red = c.metrics.find("cost_reduction_pct_" + key);
       if (q == c.metrics.end()) {

@@ -115,6 +115,10 @@ struct MergeResult {
 /// (ImportReport::kernelMeasurements).
 MergeResult mergeImport(Session& s, const ImportReport& report);
 
+/// The use-case part of a per-use-case metric name: the preset id with '-' as '_'
+/// ("code-completion" → "code_completion", as in `queries_per_usd_code_completion`).
+std::string useCaseMetricStem(const std::string& id);
+
 /// Names of the modelled metrics refreshModelledMetrics writes, in order: memory_floor_ms,
 /// step_ms_b1, step_ms_b64, weights_gib, max_concurrency, tokens_per_s_at_capacity, then for
 /// each bundled use case (bundledUseCases(), in order; `<uc>` is its id with '-' as '_')

@@ -21,6 +21,7 @@
 #include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/serving.hpp>
 
 namespace qf::ui {
 
@@ -33,9 +34,6 @@ QString qs(const std::string& s) {
 QString num(double v) {
   return QString::number(v, 'g', 5);
 }
-
-/// The per-run key attachRunsToCandidates records the candidate under.
-const char* kCandidateKey = "quantfront/candidate";
 
 bool isServing(const std::string& f) {
   return f == "vllm-serve" || f == "sglang-serving" || f == "vllm-latency" ||
@@ -53,14 +51,14 @@ std::string setupOf(const ImportedRun& r, const std::string& key) {
   return it == r.setup.end() ? std::string() : it->second;
 }
 
-/// "rate 4 req/s", "concurrency 8", "rate inf, concurrency 8" — what the run's load was.
+/// What the run's load was: a serving run's offered load as core states it ("4 req/s",
+/// "concurrency 8"), a latency or throughput run's batch.
 QString loadOf(const ImportedRun& r) {
-  QStringList parts;
-  if (const auto rate = setupOf(r, "request_rate"); !rate.empty()) parts << "rate " + qs(rate);
-  if (const auto c = setupOf(r, "max_concurrency"); !c.empty() && c != "null" && c != "none")
-    parts << "concurrency " + qs(c);
-  if (const auto b = setupOf(r, "batch_size"); !b.empty()) parts << "batch " + qs(b);
-  return parts.join(", ");
+  if (r.format == "vllm-serve" || r.format == "sglang-serving") {
+    if (const auto load = offeredLoadOf(r)) return qs(offeredLoadText(*load));
+  }
+  if (const auto b = setupOf(r, "batch_size"); !b.empty()) return "batch " + qs(b);
+  return {};
 }
 
 /// One line saying what the run holds.
@@ -269,11 +267,6 @@ void EvidenceView::selectRuns(const QStringList& files) {
   m_runs->clearSelection();
   for (int r = 0; r < m_runs->rowCount(); ++r) {
     const auto* it = m_runs->item(r, 0);
-    if (it && files.contains(it->text())) m_runs->selectRow(r);
-  }
-  // selectRow replaces the selection in ExtendedSelection mode; add the rest explicitly.
-  for (int r = 0; r < m_runs->rowCount(); ++r) {
-    const auto* it = m_runs->item(r, 0);
     if (it && files.contains(it->text())) {
       m_runs->selectionModel()->select(m_runs->model()->index(r, 0),
                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
@@ -345,7 +338,7 @@ void EvidenceView::fillRuns() {
     m_runs->setItem(row, 1, new QTableWidgetItem(qs(r.format)));
     m_runs->setItem(row, 2, new QTableWidgetItem(qs(runModelName(r))));
     m_runs->setItem(row, 3, new QTableWidgetItem(loadOf(r)));
-    const std::string cand = setupOf(r, kCandidateKey);
+    const std::string cand = setupOf(r, kCandidateSetupKey);
     if (!cand.empty()) ++attached;
     auto* c = new QTableWidgetItem(cand.empty() ? QString("— not attached") : qs(cand));
     if (cand.empty()) c->setForeground(QColor(120, 120, 120));

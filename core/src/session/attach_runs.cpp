@@ -501,6 +501,8 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
       return la->second.value > lb->second.value;
     });
     const ImportedRun* lowest = nullptr;
+    std::set<std::string> sweepFiles;
+    for (const auto& [run, load] : loadOf) sweepFiles.insert(run->sourceFile);
     for (const ImportedRun* run : runs) {
       if (loadOf.count(run)) lowest = run;
     }
@@ -515,10 +517,8 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
             continue;
           }
           if (const auto prev = sourceOf.find(name); prev != sourceOf.end()) {
-            const bool sweep = loadOf.count(run) > 0 &&
-                               std::any_of(runs.begin(), runs.end(), [&](const ImportedRun* r) {
-                                 return r->sourceFile == prev->second && loadOf.count(r) > 0;
-                               });
+            // Two loads of one sweep: the lower load is meant to win (one note below).
+            const bool sweep = loadOf.count(run) > 0 && sweepFiles.count(prev->second) > 0;
             if (!sweep) {
               rep.warnings.push_back(id + ": " + name + " given by both " + prev->second + " and " +
                                      run->sourceFile + "; the latter is kept");

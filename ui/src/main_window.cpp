@@ -68,6 +68,14 @@ auto guarded(const std::string& source, F&& f) -> decltype(f()) {
   }
 }
 
+/// The bundled example session (an empty one should the bundle not parse).
+Session bundledExampleSession() {
+  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
+    if (auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json")) return std::move(*s);
+  }
+  return {};
+}
+
 bool sameSpec(const ScenarioSpec& a, const ScenarioSpec& b) {
   return a.model == b.model && a.gpu == b.gpu && a.gpuJson == b.gpuJson && a.tp == b.tp &&
          a.schemes == b.schemes && a.mixedLinear == b.mixedLinear && a.mixedMoe == b.mixedMoe &&
@@ -179,6 +187,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     box->setPrefix(prefix);
     box->setSpecialValueText(prefix + "off");
     box->setToolTip(tip);
+    // Typing "250" is one change, not three recomputations of every run's bootstraps.
+    box->setKeyboardTracking(false);
     sloRow->addWidget(box);
     connect(box, &QDoubleSpinBox::valueChanged, this, [this] {
       if (m_tabs->currentWidget() == m_servingTab) updateServing();
@@ -284,12 +294,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::recordEdit);
   resize(1500, 920);
   // Start on the bundled example session (its scenario is the seed's Figure 1).
-  Session example;
-  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
-    auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json");
-    if (s) example = std::move(*s);
-  }
-  setSession(example, QString());
+  setSession(bundledExampleSession(), QString());
   // The window opens on the step-time view, whatever tab the example was saved on.
   showTab("step");
 }
@@ -478,12 +483,7 @@ bool MainWindow::maybeSaveChanges() {
 
 bool MainWindow::newSession() {
   if (!maybeSaveChanges()) return false;
-  Session example;
-  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
-    auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json");
-    if (s) example = std::move(*s);
-  }
-  setSession(example, QString());
+  setSession(bundledExampleSession(), QString());
   showTab("step");
   return true;
 }

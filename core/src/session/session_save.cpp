@@ -168,10 +168,18 @@ std::optional<Error> writeFileAtomic(const std::string& path, std::string_view b
   };
   if (path.empty()) return fail("no file name to write to");
 
-  // Write through a symbolic link to the file it names, as editors do.
+  // Write through a symbolic link to the file it names, as editors do, but only a link of
+  // our own: the link is resolved here, in user space, so the kernel's protected_symlinks
+  // rule no longer guards it, and a link another user planted (in /tmp, say) would
+  // otherwise redirect this write to any file we may write.
   fs::path target(path);
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(target, ec))) {
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) == 0 && link.st_uid != ::geteuid()) {
+      return fail("is a symbolic link owned by another user (uid " + std::to_string(link.st_uid) +
+                  "); not followed, nothing written");
+    }
     const fs::path resolved = fs::canonical(target, ec);
     if (!ec) target = resolved;
   }

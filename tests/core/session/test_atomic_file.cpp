@@ -175,3 +175,26 @@ TEST_CASE("writeFileAtomic replaces a file in one step and keeps its permissions
   CHECK(names(dir.path()) == std::set<std::string>{"d", "out.csv"});
   CHECK_FALSE(writeFileAtomic((dir.path() / "missing" / "x").string(), "x") == std::nullopt);
 }
+
+TEST_CASE("writeFileAtomic does not follow a symbolic link another user owns",
+          "[session][atomic]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot give a link to another user here");
+    return;
+  }
+  TempDir dir;
+  const fs::path victim = dir.path() / "victim.txt";
+  touch(victim, "keep me");
+  const fs::path link = dir.path() / "planted.png";
+  fs::create_symlink(victim, link);
+  REQUIRE(::lchown(link.c_str(), 65534, 65534) == 0);  // as if "nobody" planted it
+  const auto e = writeFileAtomic(link.string(), "png bytes");
+  REQUIRE(e);
+  CHECK(e->message.find("symbolic link owned by another user") != std::string::npos);
+  CHECK(slurp(victim) == "keep me");
+  CHECK(fs::is_symlink(link));
+  // A link of our own is still written through (as the session save test checks).
+  REQUIRE(::lchown(link.c_str(), ::geteuid(), ::getegid()) == 0);
+  REQUIRE_FALSE(writeFileAtomic(link.string(), "new"));
+  CHECK(slurp(victim) == "new");
+}

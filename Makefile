@@ -6,8 +6,10 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 NVCC := $(firstword $(wildcard /usr/local/cuda/bin/nvcc) $(shell command -v nvcc 2>/dev/null))
 CMAKE_ARGS ?=
-# Warnings are errors where the house builds (CI sets QF_WERROR=ON; make test does too).
-QF_WERROR ?= OFF
+# Warnings are errors in every target, so that `make run`, `make build` and `make test` configure
+# build/ with the same flags and switching between them rebuilds nothing. (A compiler that warns
+# where ours does not: `make run QF_WERROR=OFF BUILD_DIR=build-nowerror`.)
+QF_WERROR ?= ON
 CMAKE_ARGS += -DQF_WERROR=$(QF_WERROR)
 ifneq ($(NVCC),)
 CMAKE_ARGS += -DCMAKE_CUDA_COMPILER=$(NVCC)
@@ -34,7 +36,6 @@ run: build
 	  xvfb-run -a -s "-screen 0 1600x1000x24" ./$(BUILD_DIR)/app/quantfront; \
 	fi
 
-test: QF_WERROR = ON
 test: build format-check
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 

@@ -32,6 +32,10 @@ int cmdCalibrate(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err);  // cli_calibrate.cpp
 int cmdMerge(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err);  // cli_calibrate.cpp
+int cmdServing(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err);  // cli_serving.cpp
+int cmdSearch(const std::vector<std::string>& args, std::ostream& out,
+              std::ostream& err);  // cli_search.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

@@ -189,7 +189,13 @@ SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C) {
   s.stepS = cy.stepS;
   s.requestsPerS = cy.stepS > 0 ? cy.requestsPerStep / cy.stepS : 0.0;
   s.outputTokPerS = s.requestsPerS * w.outputTokens;
-  s.tpotS = w.outputTokens > 1 ? cy.stepS : 0.0;
+  // A request holds its slot for C / r steps of mean length; after its own prefill, the rest
+  // is its O − 1 inter-token gaps (a budget-bound server: every step alike).
+  if (w.outputTokens > 1) {
+    const double lifeS = cy.requestsPerStep > 0 ? C / cy.requestsPerStep * cy.stepS : 0.0;
+    s.tpotS =
+        cy.budgetBound ? cy.stepS : std::max(0.0, lifeS - cy.prefillS) / (w.outputTokens - 1.0);
+  }
   s.ttftS = cy.prefillS;
   if (cy.budgetBound) s.bindingLimit = "token budget";
   return s;

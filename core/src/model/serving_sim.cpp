@@ -186,8 +186,7 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
       r.chunk = c;
       budget -= c;
       kvUsed += static_cast<double>(c);
-      prefillCtx +=
-          static_cast<double>(c) * (static_cast<double>(r.computed) + 0.5 * static_cast<double>(c));
+      prefillCtx += static_cast<double>(c) * static_cast<double>(r.computed);
       prefillTokens += c;
       ++chunks;
       return true;

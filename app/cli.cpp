@@ -121,6 +121,8 @@ commands:
   stats      binomial, power and paired statistics for eval scores
   calibrate  fit bandwidth, tensor rates and dequant cost to a session's kernel measurements
   merge      combine sessions (e.g. one measured session per GPU node)
+  serving    one deployment under load: simulated and modelled TTFT, TPOT, throughput
+  search     every GPU x count x scheme x KV dtype x batch cap: cost against latency
 
 Run `qfront <command> --help` for a command's options.
 Exit status: 0 success, 2 bad input, 1 internal error.
@@ -142,6 +144,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (cmd == "stats") return cmdStats(rest, out, err);
   if (cmd == "calibrate") return cmdCalibrate(rest, out, err);
   if (cmd == "merge") return cmdMerge(rest, out, err);
+  if (cmd == "serving") return cmdServing(rest, out, err);
+  if (cmd == "search") return cmdSearch(rest, out, err);
   if (cmd == "--version") {
     out << "qfront " << qfrontVersion() << "\n";
     return kExitOk;

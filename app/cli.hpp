@@ -38,6 +38,10 @@ bool isMeasuredPointsFile(const std::string& path);
 int calibrateFromPoints(const std::string& file, const std::optional<std::string>& gpuArg,
                         const std::string& format, const std::optional<std::string>& outPath,
                         std::ostream& out, std::ostream& err);
+int cmdServing(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err);  // cli_serving.cpp
+int cmdSearch(const std::vector<std::string>& args, std::ostream& out,
+              std::ostream& err);  // cli_search.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

@@ -45,7 +45,22 @@ TEST_CASE("asynchronous queries per USD (seed 001 Table 6)", "[cost]") {
   REQUIRE(price.has_value());
   CHECK(*price == Approx(3.58));
   CHECK(queriesPerUsdSync(3600.0 / (20 * 3.58), *price) == Approx(20));
-  CHECK(!deploymentPricePerHour(*Catalog::bundled().resolveGpu("h200-sxm"), 1).has_value());
+  GpuSpec unpriced = *Catalog::bundled().resolveGpu("h200-sxm");
+  unpriced.pricePerGpuHourUsd.reset();
+  CHECK(!deploymentPricePerHour(unpriced, 1).has_value());
+}
+
+TEST_CASE("every catalog GPU has a price with its source and date", "[cost]") {
+  for (const auto& g : Catalog::bundled().gpus()) {
+    INFO(g.id);
+    REQUIRE(g.pricePerGpuHourUsd.has_value());
+    CHECK(*g.pricePerGpuHourUsd > 0);
+    CHECK(g.priceSource.find("on-demand") != std::string::npos);
+    CHECK(g.priceSource.find("dated") != std::string::npos);
+  }
+  // The seed's Lambda prices (arXiv:2411.02355 Table 9) stay as printed.
+  CHECK(*Catalog::bundled().resolveGpu("a6000")->pricePerGpuHourUsd == 0.80);
+  CHECK(*Catalog::bundled().resolveGpu("h100-sxm")->pricePerGpuHourUsd == 3.29);
 }
 
 TEST_CASE("bundled use cases: the seven presets of seed 001", "[cost]") {

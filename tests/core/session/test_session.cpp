@@ -857,10 +857,17 @@ TEST_CASE("modelled metrics: a bf16 candidate saves nothing; an unpriced GPU has
   CHECK(bf16->at("queries_per_usd_summarization").value ==
         Approx(3600.0 / (alone.latency.totalS * 0.80)).epsilon(1e-12));
 
-  // H200: no price in the catalog, so no queries per USD and no cost reduction (not zeros).
+  // A GPU without a price (the H200 edited to state none): no queries per USD and no cost
+  // reduction (not zeros).
   const Candidate h200 = costCandidate("llama-3.1-8b", "w4a16-g128", "h200-sxm", 1);
-  REQUIRE_FALSE(Catalog::bundled().resolveGpu("h200-sxm")->pricePerGpuHourUsd.has_value());
-  auto unpriced = modelledMetrics(h200, scenario);
+  Json noPrice = gpuToJson(*Catalog::bundled().resolveGpu("h200-sxm"));
+  noPrice["price_per_hour"] = nullptr;
+  ScenarioSpec unpricedScenario = scenario;
+  unpricedScenario.gpu = "h200-sxm";
+  auto edited = canonicalGpuJson(noPrice, "h200-sxm");
+  REQUIRE(edited);
+  unpricedScenario.gpuJson = *edited;
+  auto unpriced = modelledMetrics(h200, unpricedScenario);
   REQUIRE(unpriced.ok());
   std::size_t latencies = 0;
   for (const auto& [name, v] : *unpriced) {

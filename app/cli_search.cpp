@@ -1,0 +1,260 @@
+// qfront search: the deployment search (docs/model.md, "Deployment search").
+#include <cctype>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/base/text.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+
+#include "cli.hpp"
+#include "cli_workload.hpp"
+
+namespace qf::cli {
+
+namespace {
+
+constexpr const char* kSearchHelp =
+    R"(usage: qfront search --model M (--use-case ID | --input-len I --output-len O) [options]
+
+Every deployment — GPU x GPU count x TP/replica split x scheme per layer kind x KV dtype x
+batch cap — that fits in memory is evaluated at the analytic serving steady state (continuous
+batching, chunked prefill, KV capacity); those meeting the SLOs form a frontier of USD per
+million output tokens against TPOT (or TTFT). Prices are the catalog's on-demand USD per
+GPU-hour (`qfront catalog` shows each with its source and date) unless --price overrides.
+
+options:
+  --model ID|FILE        catalog model id or a config.json
+  --use-case ID          a bundled request shape, or:
+  --input-len I          prompt tokens per request
+  --output-len O         output tokens per request
+  --gpus LIST|all        catalog GPU ids or GPU JSON files, comma-separated (default all)
+  --max-gpus N           GPU counts 1, 2, 4, ... up to N (default 8)
+  --schemes LIST|all     schemes a layer kind may take (default all)
+  --per-kind             every layer kind (linear, moe, lm_head) its own scheme
+  --kv-dtypes LIST       KV-cache element types (default bf16,fp8)
+  --max-batch LIST       batch caps (default 1,2,4,8,16,24,32,48,64,96,128,192,256,384,512,768,1024)
+  --token-budget N       tokens per step per replica, chunked prefill (default 8192)
+  --load sync|max|R      one request at a time, saturated, or R req/s over the deployment
+                         (default max)
+  --slo-ttft-ms X        keep configurations with TTFT <= X
+  --slo-tpot-ms Y        keep configurations with TPOT <= Y
+  --latency tpot|ttft    the frontier's latency axis (default tpot)
+  --price GPU=USD[,...]  USD per GPU-hour, overriding the catalog (repeatable)
+  --skip-unpriced        leave out GPUs without a price instead of refusing them
+  --mem-util U           gpu_memory_utilization (default 0.92)
+  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --format table|csv|json   output format (default table)
+
+JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
+ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas,
+schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
+usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible.
+
+Exit status: 0 on success (also when nothing is feasible: the message says which constraint
+binds), 2 on bad input (one line naming the file and field).
+)";
+
+std::string lowerAscii(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kSearchHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  const bool perKind = a.takeFlag("--per-kind");
+  const bool skipUnpriced = a.takeFlag("--skip-unpriced");
+  bool missing = false;
+  const auto prices = a.take("--price", missing);
+  if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
+  std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
+      maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format;
+  const std::pair<const char*, std::optional<std::string>*> opts[] = {
+      {"--model", &model},          {"--use-case", &useCase},   {"--input-len", &inputLen},
+      {"--output-len", &outputLen}, {"--gpus", &gpus},          {"--max-gpus", &maxGpus},
+      {"--schemes", &schemes},      {"--kv-dtypes", &kvDtypes}, {"--max-batch", &maxBatch},
+      {"--token-budget", &budget},  {"--load", &load},          {"--slo-ttft-ms", &sloTtft},
+      {"--slo-tpot-ms", &sloTpot},  {"--latency", &latency},    {"--mem-util", &memUtil},
+      {"--reserve-gib", &reserve},  {"--format", &format}};
+  for (const auto& [name, dst] : opts) {
+    if (!takeSingle(a, name, *dst, err, rc)) return rc;
+  }
+  if (!a.rest().empty())
+    return badArg(err, a.rest().front(),
+                  "unknown argument '" + a.rest().front() + "' (see qfront search --help)");
+  if (!model) return badArg(err, "model", "--model is required");
+  const std::string fmtName = format.value_or("table");
+  if (fmtName != "table" && fmtName != "csv" && fmtName != "json")
+    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
+  std::string useCaseId;
+  const auto w = workloadOption(useCase, inputLen, outputLen, useCaseId, err, rc);
+  if (!w) return rc;
+
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  auto m = cat.resolveModel(*model);
+  if (!m) return badInput(err, m.error());
+  sp.model = *m;
+  sp.perKind = perKind;
+  sp.fallbackC = cat.fallbackC();
+  // Prices given on the command line, by GPU id.
+  std::map<std::string, double> priceOf;
+  for (const auto& list : prices) {
+    for (const auto& item : splitComma(list)) {
+      const auto eq = item.find('=');
+      const auto v = eq == std::string::npos ? std::nullopt : parseNumber(item.substr(eq + 1));
+      if (!v || !(*v > 0) || eq == 0)
+        return badArg(err, "price",
+                      "expected GPU=USD per GPU-hour (positive), found '" + item + "'");
+      priceOf[lowerAscii(item.substr(0, eq))] = *v;
+    }
+  }
+  std::vector<std::string> gpuIds;
+  if (!gpus || *gpus == "all") {
+    for (const auto& g : cat.gpus()) gpuIds.push_back(g.id);
+  } else {
+    gpuIds = splitComma(*gpus);
+  }
+  for (const auto& id : gpuIds) {
+    auto g = cat.resolveGpu(id);
+    if (!g) return badInput(err, g.error().from(kCommandLine));
+    if (auto p = priceOf.find(lowerAscii(g->id)); p != priceOf.end()) {
+      g->pricePerGpuHourUsd = p->second;
+      g->priceSource = "--price";
+      priceOf.erase(p);
+    }
+    if (!g->pricePerGpuHourUsd || !(*g->pricePerGpuHourUsd > 0)) {
+      if (skipUnpriced) continue;
+      return badArg(err, "price",
+                    "GPU '" + g->id + "' has no price per GPU-hour; give one with --price " +
+                        g->id + "=USD or leave it out with --skip-unpriced");
+    }
+    sp.gpus.push_back(std::move(*g));
+  }
+  if (!priceOf.empty())
+    return badArg(err, "price",
+                  "--price names GPU '" + priceOf.begin()->first + "', which is not searched");
+  if (sp.gpus.empty()) return badArg(err, "gpus", "no priced GPU left to search");
+  if (!schemes || *schemes == "all") {
+    sp.schemes = cat.schemes();
+  } else {
+    for (const auto& id : splitComma(*schemes)) {
+      auto s = cat.scheme(id, "schemes");
+      if (!s) return badInput(err, s.error());
+      sp.schemes.push_back(*s);
+    }
+  }
+  if (kvDtypes) sp.kvDtypes = splitComma(*kvDtypes);
+  if (maxGpus) {
+    const auto v = parseInt(*maxGpus);
+    if (!v || *v < 1 || *v > 4096)
+      return badArg(err, "max-gpus",
+                    "expected an integer from 1 to 4096, found '" + *maxGpus + "'");
+    sp.maxGpus = static_cast<int>(*v);
+  }
+  if (maxBatch) {
+    sp.batchCaps.clear();
+    for (const auto& item : splitComma(*maxBatch)) {
+      const auto v = parseInt(item);
+      if (!v || *v < 1 || *v > 1'000'000)
+        return badArg(err, "max-batch",
+                      "expected integers from 1 to 1000000, found '" + item + "'");
+      sp.batchCaps.push_back(static_cast<int>(*v));
+    }
+  }
+  if (!tokenBudgetOption(budget, sp.tokenBudget, err, rc)) return rc;
+  if (!memoryOptions(memUtil, reserve, sp.memUtil, sp.reserveGib, err, rc)) return rc;
+  DeployOptions o;
+  o.workload = *w;
+  const auto ttftSlo = positiveOption(sloTtft, "slo-ttft-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  const auto tpotSlo = positiveOption(sloTpot, "slo-tpot-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  o.sloTtftMs = ttftSlo.value_or(0);
+  o.sloTpotMs = tpotSlo.value_or(0);
+  if (latency && *latency != "tpot" && *latency != "ttft")
+    return badArg(err, "latency", "expected tpot or ttft, found '" + *latency + "'");
+  o.axis = latency && *latency == "ttft" ? LatencyAxis::Ttft : LatencyAxis::Tpot;
+  std::vector<LoadPoint> loads;
+  if (!parseLoads(load.value_or("max"), loads, err, rc)) return rc;
+  if (loads.size() != 1) return badArg(err, "load", "the search takes one load");
+  o.load.kind = loads[0].kind == LoadPoint::Kind::Sync  ? DeployLoad::Kind::Sync
+                : loads[0].kind == LoadPoint::Kind::Max ? DeployLoad::Kind::Max
+                                                        : DeployLoad::Kind::Rate;
+  o.load.requestsPerS = loads[0].rate;
+
+  auto r = searchDeployments(sp, o);
+  if (!r) return badInput(err, r.error());
+  Json j = deployResultToJson(*r, o);
+  j["model"] = sp.model.id;
+  j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
+  if (fmtName == "json") {
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  const char* cols[] = {"gpu",
+                        "gpu_count",
+                        "tp",
+                        "replicas",
+                        "scheme_id",
+                        "kv_dtype",
+                        "max_batch",
+                        "ttft_ms",
+                        "tpot_ms",
+                        "output_tok_s",
+                        "usd_per_million_output_tokens"};
+  auto cell = [](const Json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    return fixedText(v.get<double>(), 3);
+  };
+  if (fmtName == "csv") {
+    for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
+    out << "\n";
+    for (const auto& c : j["frontier"]) {
+      for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cell(c[cols[i]]);
+      out << "\n";
+    }
+    if (!r->nothingFeasible.empty())
+      err << "qfront: nothing feasible: " << r->nothingFeasible << "\n";
+    return kExitOk;
+  }
+  out << sp.model.id << ", " << w->inputTokens << " -> " << w->outputTokens << " tokens, load "
+      << deployLoadText(o.load) << "; " << r->space << " configurations, " << r->evaluated
+      << " fit in memory and were evaluated, " << r->feasible << " feasible\n";
+  if (!r->nothingFeasible.empty()) {
+    out << "nothing feasible: " << r->nothingFeasible << "\n";
+    return kExitOk;
+  }
+  out << "frontier (USD per million output tokens against "
+      << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
+  const char* heads[] = {"gpu",       "count",   "tp",      "replicas",  "schemes",  "kv",
+                         "max_batch", "TTFT ms", "TPOT ms", "out tok/s", "USD/M tok"};
+  const int widths[] = {10, 6, 4, 9, 34, 6, 10, 10, 9, 11, 10};
+  for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
+  out << "\n";
+  for (const auto& c : j["frontier"]) {
+    for (std::size_t i = 0; i < std::size(cols); ++i)
+      out << std::setw(widths[i]) << cell(c[cols[i]]);
+    out << "\n";
+  }
+  const auto& b = *r->best;
+  out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp << ", " << b.replicas
+      << " replica" << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
+      << ", batch cap " << b.maxBatch << ": " << fixedText(b.usdPerMillionOutputTokens, 3)
+      << " USD per million output tokens\n";
+  return kExitOk;
+}
+
+}  // namespace qf::cli

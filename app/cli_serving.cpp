@@ -1,0 +1,281 @@
+// qfront serving: one deployment under load — the seeded simulation per load beside the
+// analytic steady state (docs/model.md, "Serving under load").
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/serving_model.hpp>
+
+#include "cli.hpp"
+#include "cli_workload.hpp"
+
+namespace qf::cli {
+
+namespace {
+
+constexpr const char* kServingHelp =
+    R"(usage: qfront serving --model M --gpu G --scheme S (--use-case ID | --input-len I --output-len O)
+                      [--load sync|max|R[,R...]] [options]
+
+One deployment under load: a continuous-batching server with chunked prefill (a token budget
+per step), a batch cap and the KV cache the engine leaves after the weights, preempting by
+recompute when the cache runs out. Per load, a seeded discrete-event simulation of Poisson
+arrivals gives TTFT and TPOT percentiles and throughput; the analytic steady state (what
+`qfront search` uses) is printed beside it.
+
+options:
+  --model ID|FILE        catalog model id or a config.json
+  --gpu ID|FILE          catalog GPU id or a GPU JSON file (its calibration block is used)
+  --tp N                 GPUs per replica, tensor parallel (default 1)
+  --scheme S             scheme of every layer kind (or --linear/--moe/--lm-head)
+  --linear S, --moe S, --lm-head S   schemes per layer kind
+  --kv-dtype bf16|fp8    KV-cache element type (default bf16)
+  --use-case ID          a bundled request shape (prompt and output tokens)
+  --input-len I          prompt tokens per request
+  --output-len O         output tokens per request
+  --load LIST            sync (one request at a time), max (all at once) or request rates in
+                         req/s, comma-separated (default sync,max)
+  --max-batch N          running sequences at most (default 256)
+  --token-budget N       tokens per step, chunked prefill (default 8192)
+  --requests N           simulated requests per load (default 2000, at least 20 x the batch
+                         cap: throughput is measured over the middle 80% of completions)
+  --seed N               simulation seed (default 1)
+  --slo-ttft-ms X        goodput counts requests with TTFT <= X ...
+  --slo-tpot-ms Y        ... and TPOT <= Y
+  --mem-util U           gpu_memory_utilization (default 0.92)
+  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --format table|csv|json   output format (default table)
+
+Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
+tpot_p99_ms, goodput_req_s (with an SLO), preemptions, and the analytic steady state
+(analytic_output_tok_s, analytic_ttft_ms, analytic_tpot_ms; null when the load exceeds what
+the deployment sustains).
+
+Exit status: 0 on success, 2 on bad input (one line naming the file and field).
+)";
+
+Json finiteOrNull(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+
+}  // namespace
+
+int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kServingHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> model, gpu, tp, scheme, linear, moe, lmHead, kvDtype, useCase,
+      inputLen, outputLen, load, maxBatch, budget, requests, seed, sloTtft, sloTpot, memUtil,
+      reserve, format;
+  const std::pair<const char*, std::optional<std::string>*> opts[] = {{"--model", &model},
+                                                                      {"--gpu", &gpu},
+                                                                      {"--tp", &tp},
+                                                                      {"--scheme", &scheme},
+                                                                      {"--linear", &linear},
+                                                                      {"--moe", &moe},
+                                                                      {"--lm-head", &lmHead},
+                                                                      {"--kv-dtype", &kvDtype},
+                                                                      {"--use-case", &useCase},
+                                                                      {"--input-len", &inputLen},
+                                                                      {"--output-len", &outputLen},
+                                                                      {"--load", &load},
+                                                                      {"--max-batch", &maxBatch},
+                                                                      {"--token-budget", &budget},
+                                                                      {"--requests", &requests},
+                                                                      {"--seed", &seed},
+                                                                      {"--slo-ttft-ms", &sloTtft},
+                                                                      {"--slo-tpot-ms", &sloTpot},
+                                                                      {"--mem-util", &memUtil},
+                                                                      {"--reserve-gib", &reserve},
+                                                                      {"--format", &format}};
+  for (const auto& [name, dst] : opts) {
+    if (!takeSingle(a, name, *dst, err, rc)) return rc;
+  }
+  if (!a.rest().empty())
+    return badArg(err, a.rest().front(),
+                  "unknown argument '" + a.rest().front() + "' (see qfront serving --help)");
+  if (!model) return badArg(err, "model", "--model is required");
+  if (!gpu) return badArg(err, "gpu", "--gpu is required");
+  if (!scheme && !linear) return badArg(err, "scheme", "--scheme (or --linear) is required");
+  if (scheme && linear) return badArg(err, "scheme", "give --scheme or --linear, not both");
+  const std::string fmtName = format.value_or("table");
+  if (fmtName != "table" && fmtName != "csv" && fmtName != "json")
+    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
+
+  std::string useCaseId;
+  const auto w = workloadOption(useCase, inputLen, outputLen, useCaseId, err, rc);
+  if (!w) return rc;
+  ScenarioSpec spec;
+  spec.model = *model;
+  spec.gpu = *gpu;
+  if (tp) {
+    const auto v = parseInt(*tp);
+    if (!v || *v < 1 || *v > 1024)
+      return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
+    spec.tp = static_cast<int>(*v);
+  }
+  if (kvDtype) spec.kvDtype = *kvDtype;
+  spec.maxModelLen = static_cast<std::int64_t>(w->inputTokens + w->outputTokens);
+  if (!memoryOptions(memUtil, reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
+  auto scenario = resolveScenario(spec);
+  if (!scenario) return badInput(err, scenario.error());
+  auto cands = scheme ? makeCandidates({*scheme}, "", "", "")
+                      : makeCandidates({}, *linear, moe.value_or(""), lmHead.value_or(""));
+  if (!cands) return badInput(err, cands.error());
+  auto eng = engineServing(*scenario, cands->front());
+  if (!eng) return badInput(err, eng.error());
+  if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)
+    return badArg(err, "gpu",
+                  "the weights of " + cands->front().id +
+                      " leave no room for one request's KV "
+                      "cache on " +
+                      std::to_string(spec.tp) + " x " + scenario->gpu.id +
+                      " (raise --tp or choose a smaller scheme)");
+
+  ServingLimits lim;
+  lim.kvCapacityTokens = eng->kvCapacityTokens;
+  if (maxBatch) {
+    const auto v = parseInt(*maxBatch);
+    if (!v || *v < 1 || *v > 1'000'000)
+      return badArg(err, "max-batch",
+                    "expected an integer from 1 to 1000000, found '" + *maxBatch + "'");
+    lim.maxBatch = static_cast<int>(*v);
+  }
+  if (!tokenBudgetOption(budget, lim.tokenBudget, err, rc)) return rc;
+  if (auto e = validateServing(lim, *w)) return badInput(err, *e);
+  SimOptions sim;
+  sim.input.mean = w->inputTokens;
+  sim.output.mean = w->outputTokens;
+  if (requests) {
+    const auto v = parseInt(*requests);
+    if (!v || *v < 1 || *v > 1'000'000)
+      return badArg(err, "requests",
+                    "expected an integer from 1 to 1000000, found '" + *requests + "'");
+    sim.requests = static_cast<int>(*v);
+  } else {
+    // Enough waves of the batch for the middle 80% of completions to be a steady state.
+    sim.requests = std::max(2000, 20 * lim.maxBatch);
+  }
+  if (seed) {
+    const auto v = parseInt(*seed);
+    if (!v || *v < 0)
+      return badArg(err, "seed", "expected a non-negative integer, found '" + *seed + "'");
+    sim.seed = static_cast<std::uint64_t>(*v);
+  }
+  const auto ttftSlo = positiveOption(sloTtft, "slo-ttft-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  const auto tpotSlo = positiveOption(sloTpot, "slo-tpot-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  sim.sloTtftS = ttftSlo.value_or(0) / 1e3;
+  sim.sloTpotS = tpotSlo.value_or(0) / 1e3;
+  std::vector<LoadPoint> loads;
+  if (!parseLoads(load.value_or("sync,max"), loads, err, rc)) return rc;
+
+  Json rows = Json::array();
+  for (const auto& lp : loads) {
+    SimOptions o = sim;
+    SteadyState analytic;
+    if (lp.kind == LoadPoint::Kind::Sync) {
+      o.closedLoopConcurrency = 1;
+      analytic = stateAtConcurrency(eng->steps, lim, *w, 1.0);
+    } else if (lp.kind == LoadPoint::Kind::Max) {
+      o.requestsPerS = std::numeric_limits<double>::infinity();
+      analytic = saturatedState(eng->steps, lim, *w);
+    } else {
+      o.requestsPerS = lp.rate;
+      analytic = stateAtRate(eng->steps, lim, *w, lp.rate);
+    }
+    auto r = simulateServing(eng->steps, lim, o);
+    if (!r) return badInput(err, r.error());
+    Json row;
+    row["load"] = lp.text;
+    row["requests_per_s"] = r->requestsPerS;
+    row["output_tok_s"] = r->outputTokPerS;
+    row["ttft_p50_ms"] = r->ttftP50S * 1e3;
+    row["ttft_p99_ms"] = r->ttftP99S * 1e3;
+    row["tpot_p50_ms"] = r->tpotP50S * 1e3;
+    row["tpot_p99_ms"] = r->tpotP99S * 1e3;
+    row["goodput_req_s"] = (ttftSlo || tpotSlo) ? Json(r->goodputReqPerS) : Json(nullptr);
+    row["preemptions"] = r->preemptions;
+    row["mean_concurrency"] = r->meanConcurrency;
+    const bool ok = analytic.stable || lp.kind == LoadPoint::Kind::Max;
+    row["analytic_output_tok_s"] = ok ? finiteOrNull(analytic.outputTokPerS) : Json(nullptr);
+    row["analytic_ttft_ms"] = ok ? finiteOrNull(analytic.ttftS * 1e3) : Json(nullptr);
+    row["analytic_tpot_ms"] = ok ? finiteOrNull(analytic.tpotS * 1e3) : Json(nullptr);
+    row["binding_limit"] = analytic.bindingLimit;
+    rows.push_back(std::move(row));
+  }
+
+  if (fmtName == "json") {
+    Json j;
+    j["qfront_version"] = qfrontVersion();
+    j["model"] = scenario->model.id;
+    j["gpu"] = scenario->gpu.id;
+    j["tp"] = spec.tp;
+    j["scheme"] = cands->front().id;
+    j["kv_dtype"] = spec.kvDtype;
+    j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
+    j["input_len"] = w->inputTokens;
+    j["output_len"] = w->outputTokens;
+    j["max_batch"] = lim.maxBatch;
+    j["token_budget"] = lim.tokenBudget;
+    j["kv_capacity_tokens"] = lim.kvCapacityTokens;
+    j["requests"] = sim.requests;
+    j["seed"] = sim.seed;
+    j["efficiency_source"] = scenario->efficiency.source;
+    j["loads"] = rows;
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  const char* cols[] = {
+      "load",        "requests_per_s",        "output_tok_s",     "ttft_p50_ms",
+      "ttft_p99_ms", "tpot_p50_ms",           "tpot_p99_ms",      "goodput_req_s",
+      "preemptions", "analytic_output_tok_s", "analytic_ttft_ms", "analytic_tpot_ms"};
+  auto cell = [](const Json& v) {
+    if (v.is_null()) return std::string("-");
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    return fixedText(v.get<double>(), 2);
+  };
+  if (fmtName == "csv") {
+    for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
+    out << "\n";
+    for (const auto& row : rows) {
+      for (std::size_t i = 0; i < std::size(cols); ++i) {
+        const auto& v = row[cols[i]];
+        out << (i ? "," : "") << (v.is_null() ? std::string() : cell(v));
+      }
+      out << "\n";
+    }
+    return kExitOk;
+  }
+  out << scenario->model.id << " on " << spec.tp << " x " << scenario->gpu.id << ", "
+      << cands->front().id << ", KV " << spec.kvDtype << "; " << w->inputTokens << " -> "
+      << w->outputTokens << " tokens; batch cap " << lim.maxBatch << ", token budget "
+      << lim.tokenBudget << ", KV cache " << fixedText(lim.kvCapacityTokens, 0) << " tokens\n"
+      << "simulated: " << sim.requests << " requests per load, seed " << sim.seed
+      << "; analytic: steady state (efficiency: " << scenario->efficiency.source << ")\n";
+  const char* heads[] = {"load",     "req/s",       "out tok/s",  "TTFT p50",
+                         "TTFT p99", "TPOT p50",    "TPOT p99",   "goodput",
+                         "preempt",  "model tok/s", "model TTFT", "model TPOT"};
+  for (const char* h : heads) out << std::setw(12) << h;
+  out << "\n";
+  for (const auto& row : rows) {
+    for (const char* c : cols) out << std::setw(12) << cell(row[c]);
+    out << "\n";
+  }
+  out << "(latencies in ms; model = analytic steady state, TTFT at max = prefill after "
+         "admission)\n";
+  return kExitOk;
+}
+
+}  // namespace qf::cli

@@ -1,0 +1,153 @@
+#pragma once
+/// What `qfront serving` and `qfront search` share: the request shape (--use-case or
+/// --input-len/--output-len), positive numbers, and a load list (sync | max | R[,R...]).
+#include <cmath>
+#include <iomanip>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/model/cost.hpp>
+#include <quantfront/core/model/serving_model.hpp>
+
+#include "cli.hpp"
+
+namespace qf::cli {
+
+/// `v` with `prec` decimals; "inf" when not finite.
+inline std::string fixedText(double v, int prec) {
+  if (!std::isfinite(v)) return "inf";
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(prec) << v;
+  return o.str();
+}
+
+/// A positive finite number for option `field` (without the dashes); prints the error and sets
+/// rc when it is not one.
+inline std::optional<double> positiveOption(const std::optional<std::string>& v,
+                                            const std::string& field, std::ostream& err, int& rc) {
+  if (!v) return std::nullopt;
+  const auto x = parseNumber(*v);
+  if (!x || !(*x > 0)) {
+    rc = badArg(err, field, "expected a positive number, found '" + *v + "'");
+    return std::nullopt;
+  }
+  return x;
+}
+
+/// The request shape from --use-case or --input-len and --output-len (one of the two ways);
+/// `useCaseId` receives the preset's id. Returns nullopt after printing the error.
+inline std::optional<ServingWorkload> workloadOption(const std::optional<std::string>& useCase,
+                                                     const std::optional<std::string>& inputLen,
+                                                     const std::optional<std::string>& outputLen,
+                                                     std::string& useCaseId, std::ostream& err,
+                                                     int& rc) {
+  if (useCase && (inputLen || outputLen)) {
+    rc = badArg(err, "use-case", "give --use-case or --input-len/--output-len, not both");
+    return std::nullopt;
+  }
+  ServingWorkload w;
+  if (useCase) {
+    auto u = findUseCase(*useCase);
+    if (!u) {
+      rc = badInput(err, u.error());
+      return std::nullopt;
+    }
+    useCaseId = u->id;
+    w.inputTokens = static_cast<double>(u->prefillTokens);
+    w.outputTokens = static_cast<double>(u->decodeTokens);
+    return w;
+  }
+  if (!inputLen || !outputLen) {
+    rc = badArg(err, inputLen ? "output-len" : "input-len",
+                "give --input-len and --output-len (tokens per request) or --use-case ID");
+    return std::nullopt;
+  }
+  for (auto [v, field, dst] : {std::tuple{inputLen, "input-len", &w.inputTokens},
+                               std::tuple{outputLen, "output-len", &w.outputTokens}}) {
+    const auto x = parseInt(*v);
+    if (!x || *x < 1 || *x > 10'000'000) {
+      rc = badArg(err, field,
+                  "expected a whole number of tokens from 1 to 10000000, found '" + *v + "'");
+      return std::nullopt;
+    }
+    *dst = static_cast<double>(*x);
+  }
+  return w;
+}
+
+/// --mem-util (in (0, 1]) and --reserve-gib (≥ 0) into `memUtil` and `reserveGib` when given.
+/// Returns false after printing the error.
+inline bool memoryOptions(const std::optional<std::string>& memUtil,
+                          const std::optional<std::string>& reserve, double& memUtilOut,
+                          double& reserveOut, std::ostream& err, int& rc) {
+  if (memUtil) {
+    const auto v = parseNumber(*memUtil);
+    if (!v || !(*v > 0 && *v <= 1)) {
+      rc = badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
+      return false;
+    }
+    memUtilOut = *v;
+  }
+  if (reserve) {
+    const auto v = parseNumber(*reserve);
+    if (!v || *v < 0) {
+      rc = badArg(err, "reserve-gib", "expected a non-negative number, found '" + *reserve + "'");
+      return false;
+    }
+    reserveOut = *v;
+  }
+  return true;
+}
+
+/// --token-budget (a positive integer of tokens per step) into `out` when given.
+inline bool tokenBudgetOption(const std::optional<std::string>& budget, double& out,
+                              std::ostream& err, int& rc) {
+  if (!budget) return true;
+  const auto v = parseInt(*budget);
+  if (!v || *v < 1 || *v > 100'000'000) {
+    rc = badArg(err, "token-budget", "expected a positive integer, found '" + *budget + "'");
+    return false;
+  }
+  out = static_cast<double>(*v);
+  return true;
+}
+
+/// One offered load: "sync", "max" or a request rate in requests per second.
+struct LoadPoint {
+  enum class Kind { Sync, Max, Rate } kind = Kind::Max;
+  double rate = 0;
+  std::string text;
+};
+/// Parses "sync", "max", "R" or a comma list of them. Returns false after printing the error.
+inline bool parseLoads(const std::string& spec, std::vector<LoadPoint>& out, std::ostream& err,
+                       int& rc) {
+  for (const auto& item : splitComma(spec)) {
+    LoadPoint p;
+    p.text = item;
+    if (item == "sync") {
+      p.kind = LoadPoint::Kind::Sync;
+    } else if (item == "max") {
+      p.kind = LoadPoint::Kind::Max;
+    } else {
+      const auto r = parseNumber(item);
+      if (!r || !(*r > 0)) {
+        rc = badArg(err, "load",
+                    "expected sync, max or a positive request rate (req/s), found '" + item + "'");
+        return false;
+      }
+      p.kind = LoadPoint::Kind::Rate;
+      p.rate = *r;
+    }
+    out.push_back(p);
+  }
+  if (out.empty()) {
+    rc = badArg(err, "load", "no load given");
+    return false;
+  }
+  return true;
+}
+
+}  // namespace qf::cli

@@ -1,0 +1,93 @@
+#pragma once
+/// The deployment search (docs/model.md, "Deployment search"): every GPU × GPU count ×
+/// TP/replica split × scheme per layer kind × KV dtype × batch cap that fits in memory is
+/// evaluated at the analytic steady state of serving_model.hpp; those meeting the SLOs (and the
+/// quality gates, when given) form a frontier of USD per million output tokens against TPOT
+/// (or TTFT). Memory is bounded by the frontier, not the space.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/serving_model.hpp>
+
+namespace qf {
+
+/// The offered load every configuration is judged at.
+struct DeployLoad {
+  enum class Kind { Sync, Max, Rate } kind = Kind::Max;
+  double requestsPerS = 0;  ///< Rate: the whole deployment's request rate
+};
+/// "sync", "max" or "R req/s".
+std::string deployLoadText(const DeployLoad& l);
+
+/// The latency the frontier is drawn against.
+enum class LatencyAxis { Tpot, Ttft };
+
+/// What to search.
+struct DeploySpace {
+  ModelArch model;
+  std::vector<GpuSpec> gpus;    ///< each with a price (the caller refuses unpriced ones)
+  int maxGpus = 8;              ///< GPU counts 1, 2, 4, ... up to this
+  std::vector<Scheme> schemes;  ///< the schemes each layer kind may take
+  bool perKind = false;         ///< every kind its own scheme (else one per candidate)
+  std::vector<std::string> kvDtypes{"bf16", "fp8"};
+  std::vector<int> batchCaps{1,  2,   4,   8,   16,  24,  32,  48,  64,
+                             96, 128, 192, 256, 384, 512, 768, 1024};
+  double tokenBudget = 8192;  ///< per step, per replica
+  double memUtil = 0.92;
+  double reserveGib = 6.0;
+  double fallbackC = 1.0;
+};
+
+/// One configuration and its steady state.
+struct DeployConfig {
+  std::string gpu;
+  int gpuCount = 1;
+  int tp = 1;
+  int replicas = 1;
+  std::string linear, moe, lmHead;  ///< scheme ids per kind (moe empty for a dense model)
+  std::string kvDtype;
+  int maxBatch = 1;
+  double ttftMs = 0;
+  double tpotMs = 0;
+  double outputTokS = 0;  ///< the whole deployment
+  double usdPerMillionOutputTokens = 0;
+  double pricePerHourUsd = 0;                  ///< the whole deployment
+  std::string bindingLimit;                    ///< what caps a replica's concurrency
+  [[nodiscard]] std::string schemeId() const;  ///< "w4a16-g128" or "linear=..,moe=..,lm_head=.."
+};
+
+struct DeployOptions {
+  DeployLoad load;
+  ServingWorkload workload;
+  double sloTtftMs = 0;  ///< 0: none
+  double sloTpotMs = 0;
+  LatencyAxis axis = LatencyAxis::Tpot;
+  /// Quality gate per scheme assignment (from a session's candidates); empty: all pass.
+  std::function<bool(const DeployConfig&)> gate;
+};
+
+struct DeployResult {
+  std::int64_t space = 0;              ///< configurations enumerated (fitting or not)
+  std::int64_t evaluated = 0;          ///< distinct configurations computed (those that fit)
+  std::int64_t feasible = 0;           ///< meeting the SLOs, the load and the gates
+  std::vector<DeployConfig> frontier;  ///< by latency ascending, cost descending
+  std::optional<DeployConfig> best;    ///< the cheapest feasible (lowest latency on a tie)
+  /// Why nothing is feasible (which constraint binds); empty when something is.
+  std::string nothingFeasible;
+  std::int64_t rejectedMemory = 0, rejectedLoad = 0, rejectedTtft = 0, rejectedTpot = 0,
+               rejectedGate = 0;
+};
+
+/// Runs the search. Errors: an empty space, a GPU without a price, bad workload or SLOs.
+Result<DeployResult> searchDeployments(const DeploySpace& space, const DeployOptions& opts);
+
+/// The whole result as the CLI's JSON (`evaluated`, `feasible`, `frontier[]`, `best`, ...).
+Json deployResultToJson(const DeployResult& r, const DeployOptions& opts);
+
+}  // namespace qf

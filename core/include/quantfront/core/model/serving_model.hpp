@@ -1,0 +1,141 @@
+#pragma once
+/// Serving under load: a continuous-batching server with chunked prefill (a token budget per
+/// step), a batch cap and a KV-cache capacity, modelled two ways (docs/model.md, "Serving under
+/// load"):
+///   - steadyState: analytic, for the deployment search (saturated throughput, and TTFT/TPOT
+///     at a request rate);
+///   - simulateServing: a seeded discrete-event simulation of one replica (Poisson arrivals,
+///     per-request TTFT/TPOT, preemption by recompute when the KV cache runs out), for curves.
+/// Both read step times only through StepTimeModel: "prefill time for n tokens at context c"
+/// and "decode step time at batch b and context c".
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/model/engine.hpp>
+
+namespace qf {
+
+/// The two step times a serving model needs, in seconds. Contexts are tokens already in the
+/// sequence's KV cache.
+struct StepTimeModel {
+  /// One prefill pass over `tokens` new prompt tokens of a sequence holding `context` tokens.
+  std::function<double(double tokens, double context)> prefillS;
+  /// One decode step of `batch` sequences whose mean context is `context`.
+  std::function<double(double batch, double context)> decodeStepS;
+};
+
+/// One engine step that decodes `decodeSeqs` sequences (mean context `decodeContext`) and
+/// prefills `prefillTokens` prompt tokens in `prefillChunks` chunks (one per sequence, mean
+/// context `prefillContext`). Tokens are tokens to the GEMMs: the step costs a decode-shaped
+/// pass over all its tokens at no context (decodeStepS(d + p, 0)), plus the decodes' attention
+/// (decodeStepS(d, c) − decodeStepS(d, 0)), plus what each chunk's prefill costs beyond a
+/// decode-shaped pass of its tokens (prefillS(n, c) − decodeStepS(n, 0): its attention). With
+/// no prefill it is decodeStepS; with one chunk and no decode it is prefillS.
+double mixedStepS(const StepTimeModel& m, double decodeSeqs, double decodeContext,
+                  double prefillTokens, double prefillContext, double prefillChunks = 1);
+
+/// What a serving model needs of the analytic engine for one candidate on one scenario.
+struct EngineServing {
+  /// Decode: the step-time curve with the attention term at the given context. Prefill of n
+  /// tokens: the curve's weight-side cost at n tokens (every kind max(memory, compute) with its
+  /// dequant, the all-reduce of n tokens, t0) plus the prompt's attention.
+  StepTimeModel steps;
+  CapacityReport capacity;  ///< weights, KV per token (at the scenario's max model length)
+  /// KV-cache tokens one replica holds (budget − weights over the KV bytes of a token of every
+  /// layer; a windowed layer counted in full); 0 when the weights do not fit.
+  double kvCapacityTokens = 0;
+};
+/// Builds the step times and the capacity. Errors: as buildStepCurve.
+Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& cand);
+
+/// What a replica can hold and schedule.
+struct ServingLimits {
+  int maxBatch = 256;              ///< running sequences at most (vLLM max_num_seqs)
+  double tokenBudget = 8192;       ///< tokens per step (max_num_batched_tokens)
+  double kvCapacityTokens = 1e18;  ///< KV-cache tokens the replica holds
+};
+
+/// A request shape: prompt and output tokens (means, for the analytic model).
+struct ServingWorkload {
+  double inputTokens = 1024;
+  double outputTokens = 128;
+};
+
+/// Analytic steady state of one replica.
+struct SteadyState {
+  bool stable = true;        ///< the offered rate is below the saturated throughput
+  double concurrency = 0;    ///< mean running sequences
+  double requestsPerS = 0;   ///< completed requests per second (the rate, or saturated)
+  double outputTokPerS = 0;  ///< requestsPerS · output tokens
+  double ttftS = 0;          ///< mean time to first token (queueing + prefill)
+  double tpotS = 0;          ///< mean time per output token after the first
+  double stepS = 0;          ///< mean step time
+  std::string bindingLimit;  ///< what caps concurrency: "batch cap", "KV cache", "token budget"
+};
+
+/// Saturated steady state: the queue never empties and concurrency is at its cap (the smaller of
+/// the batch cap and the sequences whose prompt and output the KV cache holds). TTFT is the
+/// prefill time from admission (the queueing wait is unbounded at saturation).
+SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
+                           const ServingWorkload& w);
+/// Steady state at `concurrency` running sequences (1 = synchronous serving).
+SteadyState stateAtConcurrency(const StepTimeModel& m, const ServingLimits& lim,
+                               const ServingWorkload& w, double concurrency);
+/// Steady state at a Poisson request rate (requests per second, one replica): the concurrency
+/// whose throughput equals the rate, and TTFT with an M/D/c queueing wait (Allen–Cunneen).
+/// Unstable (stable = false, ttft infinite) at or above the saturated throughput.
+SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const ServingWorkload& w,
+                        double requestsPerS);
+
+/// Request lengths for the simulation: fixed, or drawn per request.
+struct LengthDistribution {
+  enum class Kind { Fixed, Uniform, Empirical } kind = Kind::Fixed;
+  double mean = 0;              ///< Fixed: the length; Uniform: the mean
+  double spread = 0;            ///< Uniform: lengths in [mean·(1−spread), mean·(1+spread)]
+  std::vector<double> samples;  ///< Empirical: drawn uniformly with replacement
+};
+
+/// What to simulate.
+struct SimOptions {
+  double requestsPerS = 1;                   ///< Poisson rate; +inf: every request arrives at t = 0
+  std::optional<int> closedLoopConcurrency;  ///< set: a closed loop (1 = synchronous serving)
+  int requests = 10000;
+  std::uint64_t seed = 1;
+  LengthDistribution input, output;
+  double sloTtftS = 0;  ///< goodput counts requests meeting every SLO set (> 0)
+  double sloTpotS = 0;
+};
+
+struct SimResult {
+  int completed = 0;
+  int preemptions = 0;
+  double durationS = 0;  ///< first arrival to last completion
+  double requestsPerS = 0;
+  double outputTokPerS = 0;
+  double goodputReqPerS = 0;  ///< requests meeting the SLOs per second (all when none is set)
+  double ttftP50S = 0, ttftP99S = 0, tpotP50S = 0, tpotP99S = 0;
+  double ttftMeanS = 0, tpotMeanS = 0;
+  double meanConcurrency = 0;  ///< running sequences, time-weighted
+  std::int64_t steps = 0;
+};
+
+/// Simulates one replica. Scheduling as vLLM's: each step decodes every running sequence,
+/// then spends what is left of the token budget on prompt chunks (first-come first-served),
+/// admitting waiting requests while a slot is free and the KV cache can hold their prompt and
+/// the mean output length (a reservation, as TensorRT-LLM's no-evict policy makes with
+/// max_tokens: the server does not know a request's length, only the workload's mean). A
+/// decode that finds the cache full (a request longer than the mean) preempts the most
+/// recently admitted sequence, which returns to the head of the queue and recomputes its
+/// prompt and the tokens it had generated.
+/// Deterministic for a seed. Errors: bad options (named field).
+Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
+                                  const SimOptions& o);
+
+/// Checks limits and workload (positive lengths, budget ≥ 1, batch cap ≥ 1).
+std::optional<Error> validateServing(const ServingLimits& lim, const ServingWorkload& w);
+
+}  // namespace qf

@@ -1,0 +1,330 @@
+// The deployment search (docs/model.md, "Deployment search").
+#include <quantfront/core/analysis/deploy_search.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+
+namespace qf {
+
+std::string deployLoadText(const DeployLoad& l) {
+  switch (l.kind) {
+    case DeployLoad::Kind::Sync:
+      return "sync";
+    case DeployLoad::Kind::Max:
+      return "max";
+    case DeployLoad::Kind::Rate: {
+      std::ostringstream o;
+      o << l.requestsPerS << " req/s";
+      return o.str();
+    }
+  }
+  return "";
+}
+
+std::string DeployConfig::schemeId() const {
+  const bool uniform = (moe.empty() || moe == linear) && lmHead == linear;
+  if (uniform) return linear;
+  std::string id = "linear=" + linear;
+  if (!moe.empty()) id += ",moe=" + moe;
+  return id + ",lm_head=" + lmHead;
+}
+
+namespace {
+
+/// Non-dominated (latency, cost) points, both minimised; sorted by latency ascending, so
+/// costs strictly descend. Insertion is O(log n + removed).
+class Frontier {
+ public:
+  void offer(const DeployConfig& c, double latency) {
+    const double cost = c.usdPerMillionOutputTokens;
+    // First point with latency > this one's: everything before it is at most as slow.
+    auto it = std::upper_bound(m_lat.begin(), m_lat.end(), latency);
+    const auto idx = static_cast<std::size_t>(it - m_lat.begin());
+    if (idx > 0 && m_cfg[idx - 1].usdPerMillionOutputTokens <= cost) return;  // dominated
+    // Remove the points this one dominates: at least as slow and at least as dear.
+    std::size_t end = idx;
+    while (end < m_cfg.size() && m_cfg[end].usdPerMillionOutputTokens >= cost) ++end;
+    std::size_t begin = idx;
+    // Equal latency and dearer, just before: dominated too.
+    while (begin > 0 && m_lat[begin - 1] == latency) --begin;
+    m_lat.erase(m_lat.begin() + static_cast<std::ptrdiff_t>(begin),
+                m_lat.begin() + static_cast<std::ptrdiff_t>(end));
+    m_cfg.erase(m_cfg.begin() + static_cast<std::ptrdiff_t>(begin),
+                m_cfg.begin() + static_cast<std::ptrdiff_t>(end));
+    m_lat.insert(m_lat.begin() + static_cast<std::ptrdiff_t>(begin), latency);
+    m_cfg.insert(m_cfg.begin() + static_cast<std::ptrdiff_t>(begin), c);
+  }
+  std::vector<DeployConfig> take() { return std::move(m_cfg); }
+
+ private:
+  std::vector<double> m_lat;
+  std::vector<DeployConfig> m_cfg;
+};
+
+struct Assignment {
+  SchemeAssignment a;
+  std::string linear, moe, lmHead;
+};
+
+std::vector<Assignment> assignments(const DeploySpace& sp) {
+  std::vector<Assignment> out;
+  const bool moe = sp.model.isMoe();
+  for (const auto& l : sp.schemes) {
+    if (!sp.perKind) {
+      Assignment x;
+      x.a.id = l.id;
+      x.a.linear = l;
+      x.linear = x.lmHead = l.id;
+      if (moe) x.moe = l.id;
+      out.push_back(std::move(x));
+      continue;
+    }
+    const std::size_t nm = moe ? sp.schemes.size() : 1;
+    for (std::size_t mi = 0; mi < nm; ++mi) {
+      for (const auto& h : sp.schemes) {
+        Assignment x;
+        x.a.linear = l;
+        x.linear = l.id;
+        if (moe) {
+          x.a.moe = sp.schemes[mi];
+          x.moe = sp.schemes[mi].id;
+        }
+        x.a.lmHead = h;
+        x.lmHead = h.id;
+        DeployConfig tmp;
+        tmp.linear = x.linear;
+        tmp.moe = x.moe;
+        tmp.lmHead = x.lmHead;
+        x.a.id = tmp.schemeId();
+        out.push_back(std::move(x));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOptions& o) {
+  if (sp.gpus.empty()) return Error{"", "", "gpus", "no GPU to search"};
+  if (sp.schemes.empty()) return Error{"", "", "schemes", "no scheme to search"};
+  if (sp.kvDtypes.empty()) return Error{"", "", "kv-dtypes", "no KV dtype to search"};
+  if (sp.batchCaps.empty()) return Error{"", "", "max-batch", "no batch cap to search"};
+  if (sp.maxGpus < 1 || sp.maxGpus > 4096)
+    return Error{"", "", "max-gpus", "must be between 1 and 4096"};
+  if (o.sloTtftMs < 0 || !std::isfinite(o.sloTtftMs))
+    return Error{"", "", "slo-ttft-ms", "must be positive"};
+  if (o.sloTpotMs < 0 || !std::isfinite(o.sloTpotMs))
+    return Error{"", "", "slo-tpot-ms", "must be positive"};
+  if (o.load.kind == DeployLoad::Kind::Rate &&
+      (!(o.load.requestsPerS > 0) || !std::isfinite(o.load.requestsPerS)))
+    return Error{"", "", "load", "the request rate must be positive"};
+  for (int cap : sp.batchCaps) {
+    ServingLimits lim;
+    lim.maxBatch = cap;
+    lim.tokenBudget = std::max(sp.tokenBudget, static_cast<double>(cap));
+    if (auto e = validateServing(lim, o.workload)) return *e;
+  }
+  std::vector<double> kvBytes;
+  for (const auto& d : sp.kvDtypes) {
+    const double b = kvBytesForDtype(d);
+    if (b == 0) return Error{"", "", "kv-dtypes", "expected bf16 or fp8, found '" + d + "'"};
+    kvBytes.push_back(b);
+  }
+  for (const auto& g : sp.gpus) {
+    if (!g.pricePerGpuHourUsd || !(*g.pricePerGpuHourUsd > 0))
+      return Error{"", "", "price",
+                   "GPU '" + g.id + "' has no price per GPU-hour; give one with --price " + g.id +
+                       "=USD or leave it out with --skip-unpriced"};
+  }
+
+  const auto assigns = assignments(sp);
+  std::vector<int> counts;
+  for (int c = 1; c <= sp.maxGpus; c *= 2) counts.push_back(c);
+  const auto maxLen =
+      static_cast<std::int64_t>(std::ceil(o.workload.inputTokens + o.workload.outputTokens));
+
+  DeployResult res;
+  Frontier front;
+  double bestTtft = std::numeric_limits<double>::infinity();
+  double bestTpot = std::numeric_limits<double>::infinity();
+  double bestCapacity = 0;
+  const double I = o.workload.inputTokens, O = o.workload.outputTokens;
+
+  for (const auto& gpu : sp.gpus) {
+    const double price = *gpu.pricePerGpuHourUsd;
+    for (int tp : counts) {
+      // Replica options at this TP: every count that is a multiple of it.
+      std::vector<int> replicaOptions;
+      for (int c : counts)
+        if (c >= tp) replicaOptions.push_back(c / tp);
+      const auto perCurve = static_cast<std::int64_t>(replicaOptions.size() * sp.batchCaps.size());
+      const bool tpPossible = (tp == 1 || gpu.nvlinkGBps.has_value()) && sp.model.heads % tp == 0;
+      for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
+        for (const auto& as : assigns) {
+          res.space += perCurve;
+          if (!tpPossible) {
+            res.rejectedMemory += perCurve;
+            continue;
+          }
+          Scenario s;
+          s.model = sp.model;
+          s.gpu = gpu;
+          s.tp = tp;
+          s.maxModelLen = maxLen;
+          s.kvBytesPerElement = kvBytes[ki];
+          s.memUtil = sp.memUtil;
+          s.reserveGib = sp.reserveGib;
+          s.fallbackC = sp.fallbackC;
+          s.efficiency = efficiencyFromGpu(gpu);
+          auto eng = engineServing(s, as.a);
+          if (!eng) return eng.error();
+          if (eng->kvCapacityTokens < I + O) {
+            res.rejectedMemory += perCurve;
+            continue;
+          }
+          for (int cap : sp.batchCaps) {
+            ServingLimits lim;
+            lim.maxBatch = cap;
+            lim.tokenBudget = std::max(sp.tokenBudget, static_cast<double>(cap));
+            lim.kvCapacityTokens = eng->kvCapacityTokens;
+            // One replica's state serves every replica count (sync and max); at a rate each
+            // replica takes its share.
+            std::optional<SteadyState> shared;
+            if (o.load.kind == DeployLoad::Kind::Sync)
+              shared = stateAtConcurrency(eng->steps, lim, o.workload, 1.0);
+            else if (o.load.kind == DeployLoad::Kind::Max)
+              shared = saturatedState(eng->steps, lim, o.workload);
+            for (int rep : replicaOptions) {
+              ++res.evaluated;
+              const SteadyState st =
+                  shared ? *shared
+                         : stateAtRate(eng->steps, lim, o.workload,
+                                       o.load.requestsPerS / static_cast<double>(rep));
+              if (!st.stable || !(st.outputTokPerS > 0)) {
+                ++res.rejectedLoad;
+                bestCapacity = std::max(bestCapacity,
+                                        saturatedState(eng->steps, lim, o.workload).requestsPerS *
+                                            static_cast<double>(rep));
+                continue;
+              }
+              const double ttftMs = st.ttftS * 1e3, tpotMs = st.tpotS * 1e3;
+              bestTtft = std::min(bestTtft, ttftMs);
+              bestTpot = std::min(bestTpot, tpotMs);
+              if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
+                ++res.rejectedTtft;
+                continue;
+              }
+              if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
+                ++res.rejectedTpot;
+                continue;
+              }
+              DeployConfig c;
+              c.gpu = gpu.id;
+              c.tp = tp;
+              c.replicas = rep;
+              c.gpuCount = tp * rep;
+              c.linear = as.linear;
+              c.moe = as.moe;
+              c.lmHead = as.lmHead;
+              c.kvDtype = sp.kvDtypes[ki];
+              c.maxBatch = cap;
+              c.ttftMs = ttftMs;
+              c.tpotMs = tpotMs;
+              c.outputTokS = st.outputTokPerS * static_cast<double>(rep);
+              c.pricePerHourUsd = price * static_cast<double>(c.gpuCount);
+              c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
+              c.bindingLimit = st.bindingLimit;
+              if (o.gate && !o.gate(c)) {
+                ++res.rejectedGate;
+                continue;
+              }
+              ++res.feasible;
+              front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
+            }
+          }
+        }
+      }
+    }
+  }
+  res.frontier = front.take();
+  if (!res.frontier.empty()) {
+    res.best = res.frontier.back();
+  } else {
+    std::ostringstream why;
+    why.precision(4);
+    if (res.evaluated == 0) {
+      why << "no configuration fits in memory (the weights and one request's KV cache exceed "
+             "every GPU count searched; raise --max-gpus or choose smaller schemes)";
+    } else if (res.rejectedLoad == res.evaluated) {
+      why << "the load binds: no configuration sustains " << deployLoadText(o.load)
+          << " (the most any sustains is " << bestCapacity << " req/s)";
+    } else if (res.rejectedGate > 0 && res.rejectedTtft == 0 && res.rejectedTpot == 0) {
+      why << "the quality gates bind: every configuration meeting the SLOs uses a scheme "
+             "whose candidate fails them";
+    } else if (res.rejectedTpot >= res.rejectedTtft) {
+      why << "the TPOT SLO binds: the lowest TPOT reached is " << bestTpot << " ms against "
+          << o.sloTpotMs << " ms";
+    } else {
+      why << "the TTFT SLO binds: the lowest TTFT reached is " << bestTtft << " ms against "
+          << o.sloTtftMs << " ms";
+    }
+    res.nothingFeasible = why.str();
+  }
+  return res;
+}
+
+namespace {
+Json configJson(const DeployConfig& c) {
+  Json j;
+  j["gpu"] = c.gpu;
+  j["gpu_count"] = c.gpuCount;
+  j["tp"] = c.tp;
+  j["replicas"] = c.replicas;
+  j["schemes"] = {{"linear", c.linear},
+                  {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},
+                  {"lm_head", c.lmHead}};
+  j["scheme_id"] = c.schemeId();
+  j["kv_dtype"] = c.kvDtype;
+  j["max_batch"] = c.maxBatch;
+  j["ttft_ms"] = c.ttftMs;
+  j["tpot_ms"] = c.tpotMs;
+  j["output_tok_s"] = c.outputTokS;
+  j["usd_per_million_output_tokens"] = c.usdPerMillionOutputTokens;
+  j["usd_per_hour"] = c.pricePerHourUsd;
+  j["binding_limit"] = c.bindingLimit;
+  return j;
+}
+}  // namespace
+
+Json deployResultToJson(const DeployResult& r, const DeployOptions& o) {
+  Json j;
+  j["qfront_version"] = qfrontVersion();
+  j["load"] = deployLoadText(o.load);
+  j["input_len"] = o.workload.inputTokens;
+  j["output_len"] = o.workload.outputTokens;
+  j["latency_axis"] = o.axis == LatencyAxis::Tpot ? "tpot" : "ttft";
+  j["slo"] = {{"ttft_ms", o.sloTtftMs > 0 ? Json(o.sloTtftMs) : Json(nullptr)},
+              {"tpot_ms", o.sloTpotMs > 0 ? Json(o.sloTpotMs) : Json(nullptr)}};
+  j["space"] = r.space;
+  j["evaluated"] = r.evaluated;
+  j["feasible"] = r.feasible;
+  j["rejected"] = {{"memory", r.rejectedMemory},
+                   {"load", r.rejectedLoad},
+                   {"ttft", r.rejectedTtft},
+                   {"tpot", r.rejectedTpot},
+                   {"gate", r.rejectedGate}};
+  j["frontier"] = Json::array();
+  for (const auto& c : r.frontier) j["frontier"].push_back(configJson(c));
+  j["best"] = r.best ? configJson(*r.best) : Json(nullptr);
+  if (!r.nothingFeasible.empty()) j["message"] = "nothing feasible: " + r.nothingFeasible;
+  return j;
+}
+
+}  // namespace qf

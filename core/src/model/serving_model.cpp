@@ -1,0 +1,271 @@
+// Serving under load, analytic steady state (docs/model.md, "Serving under load").
+#include <quantfront/core/model/serving_model.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+namespace qf {
+
+double mixedStepS(const StepTimeModel& m, double decodeSeqs, double decodeContext,
+                  double prefillTokens, double prefillContext, double prefillChunks) {
+  if (prefillTokens <= 0) return decodeSeqs > 0 ? m.decodeStepS(decodeSeqs, decodeContext) : 0.0;
+  const double k = std::max(1.0, prefillChunks);
+  const double chunk = prefillTokens / k;
+  double t = m.decodeStepS(decodeSeqs + prefillTokens, 0.0);
+  if (decodeSeqs > 0)
+    t += m.decodeStepS(decodeSeqs, decodeContext) - m.decodeStepS(decodeSeqs, 0.0);
+  return t + k * (m.prefillS(chunk, prefillContext) - m.decodeStepS(chunk, 0.0));
+}
+
+namespace {
+
+/// Attention of one sequence as the engine states it, at any context: the KV read
+/// (seconds per byte of KV) against the math (seconds per kept layer-token).
+struct AttentionCost {
+  ModelArch model;
+  double kvBytesPerElement = 2;
+  double sPerKvByte = 0;
+  double sPerLayerToken = 0;
+  bool linear = true;          ///< no windowed layer: kept tokens are L·c
+  double kvBytesPerToken = 0;  ///< per token of context, every layer
+  double layers = 0;
+
+  [[nodiscard]] double kvBytes(double c) const {
+    return linear ? kvBytesPerToken * c : model.kvBytesPerSequence(kvBytesPerElement, c);
+  }
+  [[nodiscard]] double kept(double c) const {
+    return linear ? layers * c : model.keptLayerTokens(c);
+  }
+  /// One decode token at context c.
+  [[nodiscard]] double decodeS(double c) const {
+    if (c <= 0) return 0.0;
+    return std::max(sPerKvByte * kvBytes(c), sPerLayerToken * kept(c));
+  }
+  /// n prompt tokens after c cached ones: each attends over c plus the prompt before it.
+  [[nodiscard]] double prefillS(double n, double c) const {
+    if (n <= 0) return 0.0;
+    return std::max(sPerKvByte * kvBytes(c + n), sPerLayerToken * n * kept(c + n / 2.0));
+  }
+};
+
+}  // namespace
+
+Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& cand) {
+  const ParamCounts params = countParams(s.model);
+  Scenario base = s;
+  base.contextTokens = 0;
+  auto curve = buildStepCurve(base, params, cand);
+  if (!curve) return curve.error();
+  // The per-token attention coefficients, read off a curve built at a reference context.
+  Scenario ref = s;
+  ref.contextTokens = 4096;
+  auto refCurve = buildStepCurve(ref, params, cand);
+  if (!refCurve) return refCurve.error();
+  auto attn = std::make_shared<AttentionCost>();
+  attn->model = s.model;
+  attn->kvBytesPerElement = s.kvBytesPerElement;
+  // Both sides are linear in what they count (KV bytes, kept layer-tokens), TP and η included.
+  const double refC = static_cast<double>(ref.contextTokens);
+  const double refBytes = s.model.kvBytesPerSequence(s.kvBytesPerElement, refC);
+  const double refKept = s.model.keptLayerTokens(refC);
+  attn->sPerKvByte = refBytes > 0 ? refCurve->attentionKvReadSPerSeq / refBytes : 0.0;
+  attn->sPerLayerToken = refKept > 0 ? refCurve->attentionMathSPerSeq / refKept : 0.0;
+  attn->linear = s.model.slidingLayerCount() == 0;
+  attn->kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
+  attn->layers = static_cast<double>(s.model.layers);
+  EngineServing out;
+  out.capacity = computeCapacity(base, *curve);
+  if (out.capacity.fits && out.capacity.kvBytesPerToken > 0) {
+    const double freeBytes =
+        (out.capacity.budgetGib - out.capacity.weightsGib) * 1024.0 * 1024.0 * 1024.0;
+    out.kvCapacityTokens = freeBytes * static_cast<double>(s.tp) / out.capacity.kvBytesPerToken;
+  }
+  auto c = std::make_shared<StepCurve>(std::move(*curve));
+  out.steps.prefillS = [c, attn](double tokens, double context) {
+    if (tokens <= 0) return 0.0;
+    return c->stepSeconds(tokens) + attn->prefillS(tokens, context);
+  };
+  out.steps.decodeStepS = [c, attn](double batch, double context) {
+    if (batch <= 0) return 0.0;
+    return c->stepSeconds(batch) + batch * attn->decodeS(context);
+  };
+  return out;
+}
+
+std::optional<Error> validateServing(const ServingLimits& lim, const ServingWorkload& w) {
+  auto bad = [](const char* field, const std::string& msg) {
+    return std::optional<Error>(Error{"", "", field, msg});
+  };
+  if (!(w.inputTokens >= 1) || !std::isfinite(w.inputTokens))
+    return bad("input-len", "must be at least 1 token");
+  if (!(w.outputTokens >= 1) || !std::isfinite(w.outputTokens))
+    return bad("output-len", "must be at least 1 token");
+  if (lim.maxBatch < 1) return bad("max-batch", "must be at least 1");
+  if (!(lim.tokenBudget >= 1) || !std::isfinite(lim.tokenBudget))
+    return bad("token-budget", "must be at least 1 token");
+  if (lim.tokenBudget < lim.maxBatch)
+    return bad("token-budget",
+               "must be at least the batch cap (every running sequence decodes "
+               "one token per step)");
+  if (!(lim.kvCapacityTokens > 0)) return bad("kv-capacity", "must be positive");
+  return std::nullopt;
+}
+
+namespace {
+
+/// The shape of a steady state at concurrency C, before it is turned into rates.
+struct Cycle {
+  double stepS = 0;  ///< mean step time
+  double requestsPerStep = 0;
+  double prefillS = 0;  ///< time from admission to the first token
+  bool budgetBound = false;
+};
+
+Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWorkload& w,
+              double C) {
+  const double I = w.inputTokens;
+  const double O = w.outputTokens;
+  const double K = lim.tokenBudget;
+  const double cd = I + O / 2.0;  // mean context of a decoding sequence
+  Cycle cy;
+  // Prompt tokens a step can take beside the other sequences' decodes.
+  const double avail = std::max(1.0, K - std::max(0.0, C - 1.0));
+  const double sp = I <= avail ? 1.0 : std::ceil(I / avail);  // steps a prompt spans
+  const double chunk = I / sp;
+  const double cp = (I - chunk) / 2.0;  // mean context of a chunk
+  const double life = sp + (O - 1.0);   // steps a request holds its slot
+  const double r = C / life;            // requests admitted (and completed) per step
+  auto step = [&](double d, double p, double chunks = 1.0) {
+    return mixedStepS(m, std::max(0.0, d), cd, p, p > 0 ? cp : 0.0, chunks);
+  };
+  const double u = r * sp;  // prompts in prefill per step
+  if (sp == 1.0) {
+    // k or k + 1 whole prompts per step; the others decode.
+    const double k = std::floor(r);
+    const double frac = r - k;
+    if ((C - k - (frac > 0 ? 1 : 0)) + (k + (frac > 0 ? 1 : 0)) * I <= K) {
+      cy.stepS =
+          (1.0 - frac) * step(C - k, k * I, k) + frac * step(C - k - 1.0, (k + 1.0) * I, k + 1.0);
+      cy.requestsPerStep = r;
+      const double kk = std::max(1.0, k);
+      cy.prefillS = step(C - kk, kk * I, kk);
+      return cy;
+    }
+  } else if (u <= 1.0) {
+    // At most one prompt in prefill at a time, in sp chunks.
+    cy.stepS = u * step(C - 1.0, chunk) + (1.0 - u) * step(C, 0.0);
+    cy.requestsPerStep = r;
+    cy.prefillS = sp * step(C - 1.0, chunk);
+    return cy;
+  }
+  // Every step full: decodes and prompt tokens in the ratio (O − 1) : I.
+  cy.budgetBound = true;
+  double d = O > 1.0 ? K * (O - 1.0) / (I + O - 1.0) : 0.0;
+  d = std::min(d, std::max(0.0, C - 1.0));
+  const double p = O > 1.0 ? std::min(K - d, d * I / (O - 1.0)) : K;
+  cy.stepS = step(d, p, std::max(1.0, p / I));
+  cy.requestsPerStep = p / I;
+  cy.prefillS = std::max(1.0, I / std::max(p, 1e-300)) * cy.stepS;
+  return cy;
+}
+
+/// Concurrency the limits allow: the batch cap, and the sequences whose prompt and output the
+/// KV cache holds (the scheduler reserves both at admission).
+double concurrencyCap(const ServingLimits& lim, const ServingWorkload& w, std::string& binding) {
+  const double kvSeqs = lim.kvCapacityTokens / (w.inputTokens + w.outputTokens);
+  if (kvSeqs < static_cast<double>(lim.maxBatch)) {
+    binding = "KV cache";
+    return kvSeqs;
+  }
+  binding = "batch cap";
+  return static_cast<double>(lim.maxBatch);
+}
+
+SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C) {
+  SteadyState s;
+  s.concurrency = C;
+  s.stepS = cy.stepS;
+  s.requestsPerS = cy.stepS > 0 ? cy.requestsPerStep / cy.stepS : 0.0;
+  s.outputTokPerS = s.requestsPerS * w.outputTokens;
+  // A request holds its slot for C / r steps of mean length; after its own prefill, the rest
+  // is its O − 1 inter-token gaps (a budget-bound server: every step alike).
+  if (w.outputTokens > 1) {
+    const double lifeS = cy.requestsPerStep > 0 ? C / cy.requestsPerStep * cy.stepS : 0.0;
+    s.tpotS =
+        cy.budgetBound ? cy.stepS : std::max(0.0, lifeS - cy.prefillS) / (w.outputTokens - 1.0);
+  }
+  s.ttftS = cy.prefillS;
+  if (cy.budgetBound) s.bindingLimit = "token budget";
+  return s;
+}
+
+}  // namespace
+
+SteadyState stateAtConcurrency(const StepTimeModel& m, const ServingLimits& lim,
+                               const ServingWorkload& w, double concurrency) {
+  const double C = std::max(1.0, concurrency);
+  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C);
+  if (s.bindingLimit.empty()) s.bindingLimit = "concurrency";
+  return s;
+}
+
+SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
+                           const ServingWorkload& w) {
+  std::string binding;
+  const double C = concurrencyCap(lim, w, binding);
+  if (C < 1.0) {
+    SteadyState s;
+    s.stable = false;
+    s.bindingLimit = "KV cache";
+    s.ttftS = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C);
+  if (s.bindingLimit.empty()) s.bindingLimit = binding;
+  return s;
+}
+
+SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const ServingWorkload& w,
+                        double requestsPerS) {
+  const SteadyState sat = saturatedState(m, lim, w);
+  if (!(requestsPerS < sat.requestsPerS)) {
+    SteadyState s = sat;
+    s.stable = false;
+    s.ttftS = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  const SteadyState one = stateAtConcurrency(m, lim, w, 1.0);
+  SteadyState s;
+  if (requestsPerS <= one.requestsPerS) {
+    // Below one request in flight: the server idles between requests.
+    s = one;
+    s.concurrency = requestsPerS / one.requestsPerS;
+  } else {
+    double lo = 1.0, hi = sat.concurrency;
+    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      if (stateAtConcurrency(m, lim, w, mid).requestsPerS < requestsPerS) {
+        lo = mid;
+      } else {
+        hi = mid;
+      }
+    }
+    s = stateAtConcurrency(m, lim, w, 0.5 * (lo + hi));
+  }
+  s.requestsPerS = requestsPerS;
+  s.outputTokPerS = requestsPerS * w.outputTokens;
+  // Queueing: M/D/c with c the slots the saturated state runs, Allen–Cunneen's approximation
+  // (deterministic service halves the M/M/c wait); plus half a step before the next one starts.
+  const double rho = requestsPerS / sat.requestsPerS;
+  const double c = std::max(1.0, sat.concurrency);
+  const double wq =
+      0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) / (sat.requestsPerS * (1.0 - rho));
+  s.ttftS += wq + 0.5 * std::min(1.0, s.concurrency) * s.stepS;
+  s.stable = true;
+  s.bindingLimit = sat.bindingLimit;
+  return s;
+}
+
+}  // namespace qf

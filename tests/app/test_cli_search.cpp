@@ -1,0 +1,206 @@
+// `qfront serving` and `qfront search`: JSON contracts, seed 001's Finding 5, bad input.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+
+namespace {
+
+struct Run {
+  int rc = 0;
+  std::string out, err;
+};
+
+Run qfront(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Run r;
+  r.rc = qf::cli::run(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+nlohmann::json searchJson(std::vector<std::string> args) {
+  args.insert(args.begin(), "search");
+  args.insert(args.end(), {"--format", "json"});
+  const auto r = qfront(args);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("qfront serving: per-load fields, simulation beside the steady state", "[cli][serving]") {
+  const auto r = qfront(
+      {"serving",    "--model",       "llama-3.1-8b", "--gpu",         "h100-sxm", "--scheme",
+       "w8a8-fp8",   "--input-len",   "1024",         "--output-len",  "128",      "--load",
+       "sync,2,max", "--slo-ttft-ms", "500",          "--slo-tpot-ms", "50",       "--requests",
+       "3000",       "--format",      "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["loads"].size() == 3);
+  for (const auto& row : j["loads"]) {
+    for (const char* k : {"load", "output_tok_s", "ttft_p50_ms", "ttft_p99_ms", "tpot_p50_ms",
+                          "tpot_p99_ms", "goodput_req_s"}) {
+      INFO(k);
+      CHECK(row.contains(k));
+    }
+    CHECK(row["ttft_p99_ms"].get<double>() >= row["ttft_p50_ms"].get<double>());
+  }
+  const auto& sync = j["loads"][0];
+  const auto& rate = j["loads"][1];
+  const auto& max = j["loads"][2];
+  // One request at a time: every request sees the same latency; the model agrees exactly.
+  CHECK(sync["ttft_p50_ms"].get<double>() ==
+        Approx(sync["analytic_ttft_ms"].get<double>()).epsilon(1e-6));
+  CHECK(sync["tpot_p50_ms"].get<double>() ==
+        Approx(sync["analytic_tpot_ms"].get<double>()).epsilon(0.01));
+  // 2 req/s is served in full; saturation serves far more at a longer TPOT.
+  CHECK(rate["requests_per_s"].get<double>() == Approx(2).epsilon(0.15));
+  CHECK(max["output_tok_s"].get<double>() > 10 * rate["output_tok_s"].get<double>());
+  CHECK(max["output_tok_s"].get<double>() ==
+        Approx(max["analytic_output_tok_s"].get<double>()).epsilon(0.05));
+  CHECK(max["tpot_p50_ms"].get<double>() > sync["tpot_p50_ms"].get<double>());
+  // Reruns with the same seed print the same figures.
+  const auto again = qfront(
+      {"serving",    "--model",       "llama-3.1-8b", "--gpu",         "h100-sxm", "--scheme",
+       "w8a8-fp8",   "--input-len",   "1024",         "--output-len",  "128",      "--load",
+       "sync,2,max", "--slo-ttft-ms", "500",          "--slo-tpot-ms", "50",       "--requests",
+       "3000",       "--format",      "json"});
+  CHECK(again.out == r.out);
+}
+
+TEST_CASE("qfront search: JSON contract and a frontier that is Pareto", "[cli][search]") {
+  const auto j =
+      searchJson({"--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", "h100-sxm,a100-80gb",
+                  "--max-gpus", "2", "--schemes", "bf16,w8a8-fp8,w4a16-g128"});
+  // 2 GPUs × (TP 1: counts 1, 2; TP 2: count 2) × 3 schemes × 2 KV dtypes × 17 caps.
+  CHECK(j["space"] == 2 * 3 * 3 * 2 * 17);
+  CHECK(j["evaluated"].get<long long>() > 0);
+  CHECK(j["feasible"].get<long long>() <= j["evaluated"].get<long long>());
+  REQUIRE(!j["frontier"].empty());
+  double lastTpot = 0, lastCost = 1e300;
+  for (const auto& c : j["frontier"]) {
+    for (const char* k : {"gpu", "gpu_count", "tp", "replicas", "schemes", "kv_dtype", "max_batch",
+                          "ttft_ms", "tpot_ms", "output_tok_s", "usd_per_million_output_tokens"}) {
+      INFO(k);
+      CHECK(c.contains(k));
+    }
+    CHECK(c["schemes"].contains("linear"));
+    CHECK(c["schemes"].contains("lm_head"));
+    CHECK(c["tpot_ms"].get<double>() > lastTpot);
+    CHECK(c["usd_per_million_output_tokens"].get<double>() < lastCost);
+    lastTpot = c["tpot_ms"].get<double>();
+    lastCost = c["usd_per_million_output_tokens"].get<double>();
+    // Cost per million tokens from the deployment's price and throughput.
+    const double usdPerHour = c["usd_per_hour"].get<double>();
+    CHECK(c["usd_per_million_output_tokens"].get<double>() ==
+          Approx(usdPerHour / 3600.0 / c["output_tok_s"].get<double>() * 1e6));
+  }
+  CHECK(j["best"]["usd_per_million_output_tokens"] ==
+        j["frontier"].back()["usd_per_million_output_tokens"]);
+}
+
+TEST_CASE("qfront search: seed 001 Finding 5 on one H100 and on an A100", "[cli][search]") {
+  // Synchronous code completion on one GPU: W4A16 is cheapest (Table 5).
+  for (const char* gpu : {"h100-sxm", "a100-80gb"}) {
+    INFO(gpu);
+    const auto sync =
+        searchJson({"--model", "llama-3.1-8b", "--use-case", "code-completion", "--gpus", gpu,
+                    "--max-gpus", "1", "--schemes", "bf16,w8a8-fp8,w8a8-int8,w4a16-g128",
+                    "--kv-dtypes", "bf16", "--load", "sync"});
+    CHECK(sync["best"]["schemes"]["linear"] == "w4a16-g128");
+  }
+  // Saturated RAG: W8A8-FP8 on the H100, W8A8-INT8 on the A100 (Table 6).
+  const auto h100 = searchJson(
+      {"--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", "h100-sxm", "--max-gpus", "1",
+       "--schemes", "bf16,w8a8-fp8,w8a8-int8,w4a16-g128", "--kv-dtypes", "bf16", "--load", "max"});
+  CHECK(h100["best"]["schemes"]["linear"] == "w8a8-fp8");
+  const auto a100 = searchJson(
+      {"--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", "a100-80gb", "--max-gpus", "1",
+       "--schemes", "bf16,w8a8-int8,w4a16-g128", "--kv-dtypes", "bf16", "--load", "max"});
+  CHECK(a100["best"]["schemes"]["linear"] == "w8a8-int8");
+}
+
+TEST_CASE("qfront search: nothing feasible names the binding constraint", "[cli][search]") {
+  const auto j =
+      searchJson({"--model", "llama-3.1-8b", "--input-len", "512", "--output-len", "128", "--gpus",
+                  "a6000", "--max-gpus", "1", "--schemes", "bf16", "--slo-tpot-ms", "0.5"});
+  CHECK(j["feasible"] == 0);
+  CHECK(j["frontier"].empty());
+  CHECK(j["best"].is_null());
+  CHECK(j["message"].get<std::string>().find("TPOT SLO binds") != std::string::npos);
+  const auto t =
+      qfront({"search", "--model", "llama-3.1-8b", "--input-len", "512", "--output-len", "128",
+              "--gpus", "a6000", "--max-gpus", "1", "--schemes", "bf16", "--load", "1000"});
+  CHECK(t.rc == 0);
+  CHECK(t.out.find("the load binds") != std::string::npos);
+}
+
+TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][search]") {
+  struct Bad {
+    std::vector<std::string> args;
+    const char* field;
+  };
+  const std::vector<std::string> base = {"search", "--model", "llama-3.1-8b", "--use-case", "rag"};
+  auto with = [&](std::vector<std::string> extra) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const std::vector<Bad> cases = {
+      {with({"--gpus", "no-such-gpu"}), "gpu"},
+      {with({"--schemes", "w3a3"}), "schemes"},
+      {{"search", "--model", "llama-3.1-8b", "--input-len", "0", "--output-len", "5"}, "input-len"},
+      {{"search", "--model", "llama-3.1-8b", "--input-len", "5", "--output-len", "-3"},
+       "output-len"},
+      {with({"--load", "-2"}), "load"},
+      {with({"--slo-tpot-ms", "0"}), "slo-tpot-ms"},
+      {with({"--slo-ttft-ms", "nan"}), "slo-ttft-ms"},
+      {with({"--price", "h100-sxm=-1"}), "price"},
+      {with({"--gpus", "h100-sxm", "--kv-dtypes", "int3"}), "kv-dtypes"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bogus",
+        "--use-case", "rag"},
+       "scheme"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--input-len", "100", "--output-len", "10", "--load", "fast"},
+       "load"},
+  };
+  for (const auto& c : cases) {
+    const auto r = qfront(c.args);
+    INFO(r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find(std::string("field '") + c.field + "'") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("qfront search: a GPU without a price is refused unless skipped or priced",
+          "[cli][search]") {
+  // A GPU file without a price.
+  const std::string gpu = std::string(QF_TEST_DATA_DIR) + "/cli/gpu_no_price.json";
+  const auto refused = qfront({"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--gpus",
+                               gpu + ",h100-sxm", "--max-gpus", "1"});
+  CHECK(refused.rc == 2);
+  CHECK(refused.err.find("field 'price'") != std::string::npos);
+  const auto skipped =
+      qfront({"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", gpu + ",h100-sxm",
+              "--max-gpus", "1", "--skip-unpriced", "--format", "json"});
+  REQUIRE(skipped.rc == 0);
+  for (const auto& c : nlohmann::json::parse(skipped.out)["frontier"])
+    CHECK(c["gpu"] == "h100-sxm");
+  const auto priced =
+      qfront({"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", gpu, "--max-gpus",
+              "1", "--price", "test-gpu-no-price=1.5", "--format", "json"});
+  INFO(priced.err);
+  REQUIRE(priced.rc == 0);
+  const auto j = nlohmann::json::parse(priced.out);
+  REQUIRE(!j["frontier"].empty());
+  CHECK(j["best"]["usd_per_hour"] == 1.5);
+}

@@ -1,0 +1,229 @@
+// Serving under load: the analytic steady state against hand-computed cycles, the simulation
+// against the same hand-computed requests, and the two against each other at saturation.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/serving_model.hpp>
+
+namespace {
+
+/// 10 ms per step plus 0.1 ms per token: every step is linear in its tokens, whatever its mix.
+qf::StepTimeModel linearSteps() {
+  qf::StepTimeModel m;
+  m.prefillS = [](double n, double) { return 0.010 + 1e-4 * n; };
+  m.decodeStepS = [](double b, double) { return 0.010 + 1e-4 * b; };
+  return m;
+}
+
+qf::SimOptions fixedLengths(double in, double out) {
+  qf::SimOptions o;
+  o.input.mean = in;
+  o.output.mean = out;
+  return o;
+}
+
+struct EngineCase {
+  qf::Scenario scenario;
+  qf::SchemeAssignment cand;
+  qf::StepTimeModel steps;
+  qf::ServingLimits limits;
+};
+
+EngineCase engineCase(const std::string& gpu, const std::string& scheme, int maxBatch) {
+  qf::ScenarioSpec spec;
+  spec.model = "llama-3.1-8b";
+  spec.gpu = gpu;
+  auto s = qf::resolveScenario(spec);
+  REQUIRE(s);
+  auto cands = qf::makeCandidates({scheme}, "", "", "");
+  REQUIRE(cands);
+  EngineCase c{*s, cands->front(), {}, {}};
+  auto eng = qf::engineServing(c.scenario, c.cand);
+  REQUIRE(eng);
+  REQUIRE(eng->kvCapacityTokens > 0);
+  c.steps = eng->steps;
+  c.limits.kvCapacityTokens = eng->kvCapacityTokens;
+  c.limits.maxBatch = maxBatch;
+  c.limits.tokenBudget = 8192;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("mixed step: weights once for all tokens, attention per side", "[serving]") {
+  qf::StepTimeModel m;
+  // GEMMs: max(5 ms floor, 0.01 ms per token); attention 1 µs per token of context.
+  m.prefillS = [](double n, double c) { return std::max(0.005, 1e-5 * n) + 1e-6 * n * c; };
+  m.decodeStepS = [](double b, double c) { return std::max(0.005, 1e-5 * b) + 1e-6 * b * c; };
+  CHECK(qf::mixedStepS(m, 4, 100, 0, 0) == Approx(0.005 + 4e-4));
+  CHECK(qf::mixedStepS(m, 0, 0, 1000, 10) == Approx(0.010 + 1e-2));
+  // 100 decodes at context 200 and a 900-token chunk at context 50: the GEMMs see 1000 tokens
+  // (10 ms), attention 100·200 + 900·50 µs.
+  CHECK(qf::mixedStepS(m, 100, 200, 900, 50) == Approx(0.010 + 0.020 + 0.045));
+}
+
+TEST_CASE("analytic steady state against hand-computed cycles", "[serving]") {
+  const auto m = linearSteps();
+  qf::ServingLimits lim;
+  lim.maxBatch = 4;
+  lim.tokenBudget = 8192;
+  const qf::ServingWorkload w{100, 11};
+  SECTION("synchronous: one prefill step and ten decode steps per request") {
+    const auto s = qf::stateAtConcurrency(m, lim, w, 1);
+    // 20 ms prefill + 10 × 10.1 ms = 121 ms per request.
+    CHECK(s.requestsPerS == Approx(1.0 / 0.121));
+    CHECK(s.outputTokPerS == Approx(11.0 / 0.121));
+    CHECK(s.ttftS == Approx(0.020));
+  }
+  SECTION("saturated at the batch cap: 4 prompts per 11-step life") {
+    const auto s = qf::saturatedState(m, lim, w);
+    CHECK(s.bindingLimit == "batch cap");
+    CHECK(s.concurrency == 4);
+    // 4 requests per (4 prefill steps of 3 decodes + 100 tokens, 7 steps of 4 decodes):
+    // 4 / (4 × 20.3 ms + 7 × 10.4 ms).
+    CHECK(s.requestsPerS == Approx(4.0 / (4 * 0.0203 + 7 * 0.0104)));
+  }
+  SECTION("the KV cache binds below the batch cap") {
+    qf::ServingLimits small = lim;
+    small.kvCapacityTokens = 2 * (100 + 11);  // two sequences' prompts and outputs
+    const auto s = qf::saturatedState(m, small, w);
+    CHECK(s.bindingLimit == "KV cache");
+    CHECK(s.concurrency == Approx(2));
+  }
+  SECTION("a rate below one request in flight leaves the server idle between requests") {
+    const auto s = qf::stateAtRate(m, lim, w, 2.0);
+    CHECK(s.stable);
+    CHECK(s.concurrency == Approx(2.0 * 0.121));
+    CHECK(s.tpotS == Approx(qf::stateAtConcurrency(m, lim, w, 1).tpotS));
+    CHECK(s.ttftS > 0.020);
+  }
+  SECTION("a rate at or above saturation is unstable") {
+    const auto sat = qf::saturatedState(m, lim, w);
+    const auto s = qf::stateAtRate(m, lim, w, sat.requestsPerS * 1.01);
+    CHECK_FALSE(s.stable);
+    CHECK(std::isinf(s.ttftS));
+  }
+}
+
+TEST_CASE("simulation reproduces the hand-computed synchronous request", "[serving]") {
+  const auto m = linearSteps();
+  qf::ServingLimits lim;
+  lim.maxBatch = 4;
+  auto o = fixedLengths(100, 11);
+  o.closedLoopConcurrency = 1;
+  o.requests = 50;
+  auto r = qf::simulateServing(m, lim, o);
+  REQUIRE(r);
+  CHECK(r->ttftP50S == Approx(0.020));
+  CHECK(r->ttftP99S == Approx(0.020));
+  CHECK(r->tpotP50S == Approx(0.0101));
+  CHECK(r->requestsPerS == Approx(1.0 / 0.121));
+  CHECK(r->preemptions == 0);
+}
+
+TEST_CASE("simulation: saturated cycle of four synchronised sequences", "[serving]") {
+  const auto m = linearSteps();
+  qf::ServingLimits lim;
+  lim.maxBatch = 4;
+  auto o = fixedLengths(100, 11);
+  o.requestsPerS = std::numeric_limits<double>::infinity();
+  o.requests = 400;
+  auto r = qf::simulateServing(m, lim, o);
+  REQUIRE(r);
+  // All four prompts in one step (0.010 + 400 × 0.1 ms), then ten steps of four decodes:
+  // the same 154 ms per four requests as the analytic cycle (steps are linear here).
+  CHECK(r->requestsPerS == Approx(4.0 / (0.050 + 10 * 0.0104)).epsilon(1e-9));
+  CHECK(r->tpotP50S == Approx(0.0104));
+}
+
+TEST_CASE("simulation is reproducible for a seed and changes with it", "[serving]") {
+  const auto m = linearSteps();
+  qf::ServingLimits lim;
+  lim.maxBatch = 16;
+  auto o = fixedLengths(200, 50);
+  o.input.kind = qf::LengthDistribution::Kind::Uniform;
+  o.input.spread = 0.5;
+  o.requestsPerS = 8;
+  o.requests = 2000;
+  o.seed = 42;
+  auto a = qf::simulateServing(m, lim, o);
+  auto b = qf::simulateServing(m, lim, o);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(a->ttftP99S == b->ttftP99S);
+  CHECK(a->tpotP50S == b->tpotP50S);
+  CHECK(a->steps == b->steps);
+  o.seed = 43;
+  auto c = qf::simulateServing(m, lim, o);
+  REQUIRE(c);
+  CHECK(c->ttftP99S != a->ttftP99S);
+}
+
+TEST_CASE("simulation preempts when a request outgrows its reservation", "[serving]") {
+  const auto m = linearSteps();
+  qf::ServingLimits lim;
+  lim.maxBatch = 8;
+  lim.kvCapacityTokens = 8 * 150;  // eight prompts and mean outputs, not eight long outputs
+  auto o = fixedLengths(100, 50);
+  o.output.kind = qf::LengthDistribution::Kind::Empirical;
+  o.output.samples = {2, 98};  // mean 50: a run of long ones outgrows the reservations
+  o.requestsPerS = std::numeric_limits<double>::infinity();
+  o.requests = 400;
+  auto r = qf::simulateServing(m, lim, o);
+  REQUIRE(r);
+  CHECK(r->preemptions > 0);
+  CHECK(r->completed == 400);
+  // Fixed lengths fit their reservations exactly: no preemption.
+  o.output.kind = qf::LengthDistribution::Kind::Fixed;
+  auto f = qf::simulateServing(m, lim, o);
+  REQUIRE(f);
+  CHECK(f->preemptions == 0);
+}
+
+TEST_CASE("simulation refuses bad options naming the field", "[serving]") {
+  const auto m = linearSteps();
+  qf::ServingLimits lim;
+  auto o = fixedLengths(0, 10);
+  auto r = qf::simulateServing(m, lim, o);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().field == "input-len");
+  o = fixedLengths(10, 10);
+  o.requestsPerS = -1;
+  r = qf::simulateServing(m, lim, o);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().field == "load");
+  lim.kvCapacityTokens = 15;
+  o.requestsPerS = 1;
+  r = qf::simulateServing(m, lim, o);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().field == "kv-capacity");
+}
+
+TEST_CASE("simulation and analytic steady state agree at saturation within 5%", "[serving]") {
+  struct Case {
+    const char* gpu;
+    const char* scheme;
+    int maxBatch;
+    double in, out;
+  };
+  for (const Case& k :
+       {Case{"h100-sxm", "w8a8-fp8", 256, 1024, 128}, Case{"h100-sxm", "w4a16-g128", 64, 256, 1024},
+        Case{"a100-80gb", "bf16", 32, 128, 2048}, Case{"h100-sxm", "bf16", 512, 2048, 128},
+        Case{"a100-80gb", "w8a8-int8", 1024, 1024, 1024}}) {
+    CAPTURE(k.gpu, k.scheme, k.maxBatch, k.in, k.out);
+    auto c = engineCase(k.gpu, k.scheme, k.maxBatch);
+    const qf::ServingWorkload w{k.in, k.out};
+    const auto a = qf::saturatedState(c.steps, c.limits, w);
+    auto o = fixedLengths(k.in, k.out);
+    o.requestsPerS = std::numeric_limits<double>::infinity();
+    o.requests = 3000;
+    auto s = qf::simulateServing(c.steps, c.limits, o);
+    REQUIRE(s);
+    CAPTURE(a.bindingLimit, a.concurrency, s->meanConcurrency, s->preemptions);
+    CHECK(s->outputTokPerS == Approx(a.outputTokPerS).epsilon(0.05));
+    CHECK(s->tpotMeanS == Approx(a.tpotS).epsilon(0.05));
+  }
+}

@@ -121,6 +121,7 @@ commands:
   stats      binomial, power and paired statistics for eval scores
   calibrate  fit bandwidth, tensor rates and dequant cost to a session's kernel measurements
   merge      combine sessions (e.g. one measured session per GPU node)
+  session    detach runs from candidates; remove, rename, hide candidates
 
 Run `qfront <command> --help` for a command's options.
 Exit status: 0 success, 2 bad input, 1 internal error.
@@ -142,6 +143,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (cmd == "stats") return cmdStats(rest, out, err);
   if (cmd == "calibrate") return cmdCalibrate(rest, out, err);
   if (cmd == "merge") return cmdMerge(rest, out, err);
+  if (cmd == "session") return cmdSession(rest, out, err);
   if (cmd == "--version") {
     out << "qfront " << qfrontVersion() << "\n";
     return kExitOk;

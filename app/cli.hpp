@@ -32,6 +32,8 @@ int cmdCalibrate(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err);  // cli_calibrate.cpp
 int cmdMerge(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err);  // cli_calibrate.cpp
+int cmdSession(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err);  // cli_session.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

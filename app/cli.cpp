@@ -123,6 +123,7 @@ commands:
   merge      combine sessions (e.g. one measured session per GPU node)
   serving    one deployment under load: simulated and modelled TTFT, TPOT, throughput
   search     every GPU x count x scheme x KV dtype x batch cap: cost against latency
+  session    detach runs from candidates; remove, rename, hide candidates
 
 Run `qfront <command> --help` for a command's options.
 Exit status: 0 success, 2 bad input, 1 internal error.
@@ -146,6 +147,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (cmd == "merge") return cmdMerge(rest, out, err);
   if (cmd == "serving") return cmdServing(rest, out, err);
   if (cmd == "search") return cmdSearch(rest, out, err);
+  if (cmd == "session") return cmdSession(rest, out, err);
   if (cmd == "--version") {
     out << "qfront " << qfrontVersion() << "\n";
     return kExitOk;

@@ -42,6 +42,8 @@ int cmdServing(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err);  // cli_serving.cpp
 int cmdSearch(const std::vector<std::string>& args, std::ostream& out,
               std::ostream& err);  // cli_search.cpp
+int cmdSession(const std::vector<std::string>& args, std::ostream& out,
+               std::ostream& err);  // cli_session.cpp
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

@@ -40,7 +40,8 @@ FILE is either
     number; or
   - a QuantFront session (JSON with "format": "quantfront-session", detected by content):
     its candidates' metrics with their intervals. The session's saved objectives and gates
-    apply unless --objectives / --gate are given.
+    apply unless --objectives / --gate are given; its hidden candidates (qfront session
+    hide) are left out, with a note on stderr.
 A warning is printed when an objective mixes provenance kinds (modelled, measured,
 published) across candidates.
 
@@ -245,6 +246,12 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
   query.gates = std::move(*gates);
   if (baselineOpt) query.baselineId = *baselineOpt;
 
+  if (!source->hidden.empty()) {
+    std::string ids;
+    for (const auto& id : source->hidden) ids += (ids.empty() ? "" : ", ") + id;
+    err << "qfront: note: " << files[0] << ": " << source->hidden.size()
+        << " hidden candidate(s) left out: " << ids << "\n";
+  }
   auto analysis = analyseFrontier(source->candidates, query, files[0]);
   if (!analysis) return badInput(err, analysis.error());
   const FrontierOptions& fo = analysis->options;

@@ -21,7 +21,7 @@ namespace {
 constexpr const char* kImportHelp =
     R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
                      [--gpu ID] [--gpu-count N] [--baseline ID] [--no-candidates]
-                     [--format table|json]
+                     [--allow-model-mismatch] [--format table|json]
 
 Imports benchmark and eval result files into a QuantFront session file. The format of each
 FILE is detected from its content, never from its name:
@@ -50,6 +50,8 @@ with `qfront stats paired`.
   --baseline ID          candidate recovery is computed against (default: per model, the
                          candidate whose scheme is bf16)
   --no-candidates        only record the runs; leave the candidates as they are
+  --allow-model-mismatch attach even when a file's model (or --model) is not the model of
+                         the existing candidate it goes to; without it that is refused
   --format table|json    summary format on stdout (default table)
   -h, --help             this text
 
@@ -58,7 +60,11 @@ in the session (same content, whatever its name) adds nothing. The summary lists
 the detected format, the runs and metrics read, and warnings saying what was skipped and why.
 
 Candidates: without --candidate, each distinct model the files name gets a candidate of its
-own, with the model name as its id. Metric names are the runs' own (tpot_p99_ms,
+own, with the model name as its id. A file whose model differs from the model of the existing
+candidate it would go to (catalog ids compared, "neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"
+is llama-3.1-8b) is refused, naming both, unless --allow-model-mismatch is given. A run
+attached before to another candidate moves: its figures leave that candidate. `qfront
+session` detaches runs and removes, renames and hides candidates. Metric names are the runs' own (tpot_p99_ms,
 output_throughput_tok_s, request_throughput_req_s; lm-eval <task>_<metric> such as
 gsm8k_exact_match, from the task's primary filter: strict-match, else none, else the first by
 name); bookkeeping counts (completed, duration_s, tokens) are not attached. Each carries
@@ -207,6 +213,7 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   const bool noCandidates = a.takeFlag("--no-candidates");
   AttachOptions attachOpts;
+  attachOpts.allowModelMismatch = a.takeFlag("--allow-model-mismatch");
   attachOpts.candidateId = candidateOpt;
   attachOpts.model = modelOpt.value_or("");
   attachOpts.gpu = gpuOpt.value_or("");
@@ -296,6 +303,14 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
       }
     }
     if (!attachOpts.runDigests.empty()) {
+      if (!attachOpts.allowModelMismatch) {
+        if (const auto m = findModelMismatches(session, attachOpts); !m.empty()) {
+          return badInput(err, Error{m.front().sourceFile, "", "model",
+                                     describeMismatch(m.front()) + "; " + sessionPath +
+                                         " left as it was (--allow-model-mismatch attaches "
+                                         "anyway)"});
+        }
+      }
       auto r = attachRunsToCandidates(session, attachOpts);
       if (!r) return badInput(err, r.error().from(sessionPath));
       attach = std::move(*r);

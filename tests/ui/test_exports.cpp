@@ -248,3 +248,32 @@ TEST_CASE("headless --export into a read-only folder exits 2 and keeps the old f
   CHECK(readBytes(png) == kGood);
   CHECK(entries(ro) == QStringList({"plot.png"}));
 }
+
+TEST_CASE("exports leave the window's pixels as they were", "[ui][export]") {
+  app();
+  qf::ui::MainWindow w;
+  w.resize(1200, 800);
+  w.show();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  auto shot = [&](const QString& tab) {
+    w.showTab(tab);
+    QApplication::processEvents();
+    return w.grab().toImage();
+  };
+  const QImage stepBefore = shot("step");
+  const QImage paretoBefore = shot("pareto");
+  const QImage throughputBefore = shot("throughput");
+  REQUIRE_FALSE(stepBefore.isNull());
+  REQUIRE(stepBefore != paretoBefore);  // the comparison below can see a change of tab
+  for (const QString& view : {QString("step-time"), QString("pareto"), QString("throughput")}) {
+    for (const QString& ext : {QString("png"), QString("svg"), QString("pdf")}) {
+      INFO(view.toStdString() << "." << ext.toStdString());
+      CHECK(w.exportView(view, dir.filePath(view + "." + ext), 900, 600).isEmpty());
+    }
+  }
+  // Switching tabs after the exports draws each plot alone, exactly as before.
+  CHECK(shot("pareto") == paretoBefore);
+  CHECK(shot("step") == stepBefore);
+  CHECK(shot("throughput") == throughputBefore);
+}

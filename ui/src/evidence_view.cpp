@@ -161,8 +161,14 @@ EvidenceView::EvidenceView(QWidget* parent) : QWidget(parent) {
   m_perModel->setToolTip(
       "Attach each selected run to a candidate named after the model its file names "
       "(scheme from the name: FP8, W4A16, ...)");
+  m_detach = new QPushButton("Detach", top);
+  m_detach->setObjectName("detachRuns");
+  m_detach->setToolTip(
+      "The selected runs feed no candidate any more: every figure they gave (and every "
+      "recovery derived from them) leaves the candidate; the runs stay here (Ctrl+Z undoes)");
   buttons->addWidget(m_attach);
   buttons->addWidget(m_perModel);
+  buttons->addWidget(m_detach);
   buttons->addStretch(1);
   topLayout->addLayout(buttons);
 
@@ -200,11 +206,11 @@ EvidenceView::EvidenceView(QWidget* parent) : QWidget(parent) {
     const QStringList d = selectedDigests();
     if (!d.isEmpty()) emit attachRequested(AttachRequest{d, std::nullopt, {}});
   });
-  connect(m_runs, &QTableWidget::itemSelectionChanged, this, [this] {
-    const bool any = !selectedDigests().isEmpty();
-    m_attach->setEnabled(any);
-    m_perModel->setEnabled(any);
+  connect(m_detach, &QPushButton::clicked, this, [this] {
+    const QStringList d = selectedDigests();
+    if (!d.isEmpty()) emit detachRequested(d);
   });
+  connect(m_runs, &QTableWidget::itemSelectionChanged, this, [this] { updateButtons(); });
   connect(m_runs, &QWidget::customContextMenuRequested, this, [this](const QPoint& pos) {
     const QStringList digests = selectedDigests();
     if (digests.isEmpty()) return;
@@ -221,6 +227,9 @@ EvidenceView::EvidenceView(QWidget* parent) : QWidget(parent) {
     menu.addAction("One candidate per model", this, [this, digests] {
       emit attachRequested(AttachRequest{digests, std::nullopt, {}});
     });
+    menu.addAction("Detach from its candidate", this,
+                   [this, digests] { emit detachRequested(digests); })
+        ->setEnabled(m_detach->isEnabled());
     menu.exec(m_runs->viewport()->mapToGlobal(pos));
   });
   connect(m_candidate, &QComboBox::currentIndexChanged, this, [this] { fillMetrics(); });
@@ -362,9 +371,18 @@ void EvidenceView::fillRuns() {
                     "measured metrics of the candidate and reach the Pareto tab.")
                 .arg(m_runData.size())
                 .arg(attached));
-  const bool any = !selectedDigests().isEmpty();
-  m_attach->setEnabled(any);
-  m_perModel->setEnabled(any);
+  updateButtons();
+}
+
+void EvidenceView::updateButtons() {
+  const QStringList digests = selectedDigests();
+  m_attach->setEnabled(!digests.isEmpty());
+  m_perModel->setEnabled(!digests.isEmpty());
+  bool attached = false;
+  for (const auto& r : m_runData) {
+    attached |= digests.contains(qs(r.sha256)) && !setupOf(r, kCandidateSetupKey).empty();
+  }
+  m_detach->setEnabled(attached);
 }
 
 void EvidenceView::fillMetrics() {

@@ -34,6 +34,7 @@
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -288,6 +289,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   detectGpu();
   buildMenus();
   buildToolBar();
+  installCandidateMenu();
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recompute);
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::markChanged);
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recordEdit);
@@ -295,6 +297,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   resize(1500, 920);
   // Start on the bundled example session (its scenario is the seed's Figure 1).
   setSession(bundledExampleSession(), QString());
+  m_example = true;
+  updateTitle();
   // The window opens on the step-time view, whatever tab the example was saved on.
   showTab("step");
 }
@@ -305,11 +309,11 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   // The session being left was saved or given up by the user: its autosave goes.
   dropAutosave();
   m_recovered = false;
+  m_example = false;
   m_session = session;
   m_sessionPath = path;
   m_panel->setSpec(session.scenario);
-  m_pareto->setContents(session.candidates, session.view.objectives, session.view.gates);
-  m_evidence->setContents(session.importedRuns, session.candidates);
+  showEvidence(true);
   recompute();
   const std::map<std::string, QString> tabs = {{"step-time", "step"},  {"throughput", "throughput"},
                                                {"pareto", "pareto"},   {"candidates", "candidates"},
@@ -345,7 +349,9 @@ void MainWindow::markChanged() {
 }
 
 QString MainWindow::sessionName() const {
-  if (m_sessionPath.isEmpty()) return m_recovered ? "recovered session" : "example session";
+  if (m_sessionPath.isEmpty()) {
+    return m_recovered ? "recovered session" : m_example ? "example session" : "untitled session";
+  }
   return QFileInfo(m_sessionPath).fileName() + (m_recovered ? " (recovered)" : "");
 }
 
@@ -483,7 +489,18 @@ bool MainWindow::maybeSaveChanges() {
 
 bool MainWindow::newSession() {
   if (!maybeSaveChanges()) return false;
+  Session blank;
+  blank.scenario = m_panel->spec();
+  setSession(blank, QString());
+  showTab("step");
+  return true;
+}
+
+bool MainWindow::openExample() {
+  if (!maybeSaveChanges()) return false;
   setSession(bundledExampleSession(), QString());
+  m_example = true;
+  updateTitle();
   showTab("step");
   return true;
 }
@@ -541,6 +558,7 @@ QString MainWindow::saveSessionTo(const QString& path) {
   m_sessionPath = path;
   m_dirty = false;
   m_recovered = false;
+  m_example = false;
   updateTitle();
   return {};
 }
@@ -610,6 +628,8 @@ QStringList MainWindow::attachRuns(const AttachRequest& req) {
   opts.scheme = req.scheme.toStdString();
   for (const QString& d : req.digests) opts.runDigests.push_back(d.toStdString());
   opts.setViewObjectives = s.view.objectives.empty();
+  opts.allowModelMismatch = req.allowModelMismatch;
+  if (QString refused; !confirmModelMismatch(s, opts, refused)) return {"not attached: " + refused};
   auto rep = guarded("attach", [&] { return attachRunsToCandidates(s, opts); });
   if (!rep) {
     const QString err = qs(rep.error().str());
@@ -625,18 +645,9 @@ QStringList MainWindow::attachRuns(const AttachRequest& req) {
   for (const auto& n : rep->notes) lines << qs(n);
   for (const auto& w : rep->warnings) lines << "warning: " + qs(w);
   if (rep->created.empty() && rep->updated.empty()) return lines;
-  m_session = s;
-  // The view keeps its objectives and gates; a session without objectives takes the ones
-  // attaching chose (measured quality and latency).
-  if (opts.setViewObjectives && !s.view.objectives.empty()) {
-    m_pareto->setContents(s.candidates, s.view.objectives, s.view.gates);
-  } else {
-    m_pareto->setCandidates(s.candidates);
-  }
-  m_evidence->setContents(s.importedRuns, s.candidates);
+  // One undoable step; a session without objectives takes the ones attaching chose.
+  commitEvidence(s, req.candidateId ? "attach to " + *req.candidateId : QString("attach runs"));
   if (req.candidateId) m_evidence->showCandidate(*req.candidateId);
-  markChanged();
-  recordEdit();
   return lines;
 }
 
@@ -885,10 +896,11 @@ void MainWindow::toggleMeasure() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
-  file->addAction("New (example session)", this, &MainWindow::newSession)
-      ->setShortcut(QKeySequence::New);
+  file->addAction("New session", this, &MainWindow::newSession)->setShortcut(QKeySequence::New);
   file->addAction("Open session…", this, &MainWindow::openInteractive)
       ->setShortcut(QKeySequence::Open);
+  file->addAction("Open example (Llama-3.1 8B/70B, arXiv:2411.02355)", this,
+                  &MainWindow::openExample);
   QMenu* recent = file->addMenu("Open recent");
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
@@ -1164,7 +1176,7 @@ void MainWindow::exportReportInteractive() {
 }
 
 void MainWindow::updateServing() {
-  const Session s = session();
+  const Session s = withoutHidden(session());
   ServingOptions opts;
   if (m_sloTtft->value() > 0) opts.slo.ttftS = m_sloTtft->value() / 1e3;
   if (m_sloTpot->value() > 0) opts.slo.tpotS = m_sloTpot->value() / 1e3;
@@ -1213,9 +1225,9 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   return exportPlotFile(plot, path, widthPx, heightPx);
 }
 
-QString MainWindow::exportReviewReport(const QString& path, int* pages) {
+QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringList* pageText) {
   if (!m_report) return path + ": no engine report to write (" + m_lastError + ")";
-  const Session s = session();
+  const Session s = withoutHidden(session());  // a hidden candidate is not reported
   ReviewReportInputs in;
   in.report = &*m_report;
   in.session = &s;
@@ -1231,7 +1243,7 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages) {
   in.objectives = m_pareto->objectives();
   in.gates = m_pareto->appliedGates();
   in.verdicts = m_pareto->verdicts();
-  return qf::ui::exportReviewReport(in, path, pages);
+  return qf::ui::exportReviewReport(in, path, pages, pageText);
 }
 
 void MainWindow::exportDataInteractive() {

@@ -91,7 +91,7 @@ void applyPlotStyle(QCustomPlot* plot) {
   plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
 }
 
-PrintTheme::PrintTheme(QCustomPlot* plot) : m_plot(plot), m_background(plot->background()) {
+PrintTheme::PrintTheme(QCustomPlot* plot) {
   auto save = [this](QObject* o, const QFont& f, int kind) { m_fonts.push_back({o, f, kind}); };
   for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {
     save(axis, axis->labelFont(), kAxisLabel);
@@ -124,7 +124,9 @@ PrintTheme::PrintTheme(QCustomPlot* plot) : m_plot(plot), m_background(plot->bac
       t->setFont(f);
     }
   }
-  plot->setBackground(Qt::white);
+  // The background stays the screen's white (applyPlotStyle): QCustomPlot has no getter for
+  // its background brush, and restoring one read from background() (the background pixmap)
+  // left the plot drawing no background at all, so switching tabs showed the last tab through.
 }
 
 PrintTheme::~PrintTheme() {
@@ -154,7 +156,6 @@ PrintTheme::~PrintTheme() {
         break;
     }
   }
-  m_plot->setBackground(m_background);
 }
 
 }  // namespace qf::ui

@@ -54,6 +54,8 @@ class ReportWriter {
     return m_p.end();
   }
   [[nodiscard]] int pages() const { return m_page; }
+  /// What each page says, in the order written (table rows as cells joined by " | ").
+  [[nodiscard]] const QStringList& pageText() const { return m_text; }
   [[nodiscard]] double width() const { return kPageWidth - 2 * kMargin; }
   [[nodiscard]] double left() const { return kMargin; }
 
@@ -160,12 +162,14 @@ class ReportWriter {
     };
     ensure(rowHeight(headers, headFont) + 20);
     drawRow(headers, headFont, kInk, true);
+    m_text.back() += headers.join(" | ") + "\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (m_y + rowHeight(rows[i], cellFont) > bottom()) {
         newPage();
         drawRow(headers, headFont, kInk, true);
       }
       drawRow(rows[i], cellFont, i < rowColors.size() ? rowColors[i] : kInk, false);
+      m_text.back() += rows[i].join(" | ") + "\n";
     }
     m_y += 8;
   }
@@ -176,6 +180,7 @@ class ReportWriter {
   void startPage() {
     ++m_page;
     m_y = kMargin;
+    m_text << QString();
   }
   void footer() {
     m_p.setFont(plotFont(7));
@@ -196,6 +201,7 @@ class ReportWriter {
     m_p.drawText(QRectF(left(), m_y, width(), r.height() + 2), Qt::TextWordWrap | Qt::AlignLeft,
                  text);
     m_y += r.height() + after;
+    m_text.back() += text + "\n";
   }
 
   QPdfWriter& m_pdf;
@@ -203,6 +209,7 @@ class ReportWriter {
   double m_y = kMargin;
   int m_page = 0;
   QString m_footer;
+  QStringList m_text;
 };
 
 QString provenanceSource(const Provenance& p, bool withNote = true) {
@@ -495,7 +502,8 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
 
 }  // namespace
 
-QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages) {
+QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages,
+                          QStringList* pageText) {
   if (!in.report || !in.session) return "no engine report to write";
   QByteArray bytes;
   QBuffer buf(&bytes);
@@ -564,6 +572,7 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
       w.plot(in.residualPlot, plotH);
     }
     count = w.pages();
+    if (pageText) *pageText = w.pageText();
     if (!w.end()) return "could not finish the PDF";
   }
   buf.close();
@@ -577,14 +586,15 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
   return {};
 }
 
-QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages) {
+QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages,
+                           QStringList* pageText) {
   if (QFileInfo(path).suffix().toLower() != "pdf") {
     return path + ": the review report is a PDF (use .pdf)";
   }
   QByteArray bytes;
   QBuffer buf(&bytes);
   buf.open(QIODevice::WriteOnly);
-  if (const QString err = writeReviewReport(in, buf, pages); !err.isEmpty()) {
+  if (const QString err = writeReviewReport(in, buf, pages, pageText); !err.isEmpty()) {
     return path + ": " + err;
   }
   return writeFileSafely(path, bytes);

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/serving.hpp>
 
 namespace qf {
@@ -192,7 +193,52 @@ Candidate* findCandidate(Session& s, const std::string& id) {
   return nullptr;
 }
 
+/// Runs whose figures can become candidate metrics (kernel timings and per-batch step times
+/// are not).
+bool attachable(const ImportedRun& run) {
+  return isServingFormat(run.format) || run.format == "lm-eval-results" ||
+         run.format == "gsm8k-eval";
+}
+
+/// The candidate a run goes to under `opts`: the given id, else the model the file names,
+/// else --model; "" when none of them is known.
+std::string targetOf(const ImportedRun& run, const AttachOptions& opts) {
+  if (opts.candidateId) return *opts.candidateId;
+  if (std::string named = runModelName(run); !named.empty()) return named;
+  return opts.model;
+}
+
+/// A model name as compared for a mismatch: the catalog id it refers to, else lower case.
+std::string modelKey(const std::string& name, const Catalog& cat) {
+  if (std::string id = catalogModelFromName(name, cat); !id.empty()) return lower(id);
+  return lower(name);
+}
+
 }  // namespace
+
+std::vector<ModelMismatch> findModelMismatches(const Session& s, const AttachOptions& opts,
+                                               const Catalog& cat) {
+  std::vector<ModelMismatch> out;
+  const std::set<std::string> digests(opts.runDigests.begin(), opts.runDigests.end());
+  for (const auto& run : s.importedRuns) {
+    if (!digests.empty() && !digests.count(run.sha256)) continue;
+    if (!attachable(run)) continue;
+    const std::string id = targetOf(run, opts);
+    const auto c = std::find_if(s.candidates.begin(), s.candidates.end(),
+                                [&](const Candidate& k) { return k.id == id; });
+    if (id.empty() || c == s.candidates.end()) continue;
+    std::string model = runModelName(run);
+    if (model.empty()) model = opts.model;
+    if (model.empty() || modelKey(model, cat) == modelKey(c->model, cat)) continue;
+    out.push_back({run.sourceFile, model, c->id, c->model});
+  }
+  return out;
+}
+
+std::string describeMismatch(const ModelMismatch& m) {
+  return m.sourceFile + " is a run of model '" + m.runModel + "' but candidate '" + m.candidateId +
+         "' is model '" + m.candidateModel + "'";
+}
 
 void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricValue>& metrics,
                          const stats::BootstrapOptions& boot, std::vector<std::string>& warnings) {
@@ -401,21 +447,24 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
   std::vector<std::string> order;
   std::map<std::string, std::vector<ImportedRun*>> byCandidate;
   std::map<std::string, std::string> modelNameOf;  // candidate id → model name the files give
+  if (!opts.allowModelMismatch) {
+    const auto mismatches = findModelMismatches(s, opts, cat);
+    if (!mismatches.empty()) {
+      std::string more;
+      if (mismatches.size() > 1) {
+        more = " (and " + std::to_string(mismatches.size() - 1) + " more run(s))";
+      }
+      return Error{"", "", "model",
+                   describeMismatch(mismatches.front()) + more +
+                       "; not attached (allow a model mismatch to attach anyway)"};
+    }
+  }
   for (auto& run : s.importedRuns) {
     if (!digests.empty() && !digests.count(run.sha256)) continue;
-    if (!isServingFormat(run.format) && run.format != "lm-eval-results" &&
-        run.format != "gsm8k-eval") {
-      continue;  // kernel timings and per-batch step times are not candidate metrics
-    }
+    if (!attachable(run)) continue;
     const std::string named = runModelName(run);
-    std::string id;
-    if (opts.candidateId) {
-      id = *opts.candidateId;
-    } else if (!named.empty()) {
-      id = named;
-    } else if (!opts.model.empty()) {
-      id = opts.model;
-    } else {
+    const std::string id = targetOf(run, opts);
+    if (id.empty()) {
       rep.warnings.push_back(run.sourceFile +
                              ": the file names no model; give --candidate ID "
                              "(or --model) to attach its " +
@@ -505,6 +554,15 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
     for (const auto& [run, load] : loadOf) sweepFiles.insert(run->sourceFile);
     for (const ImportedRun* run : runs) {
       if (loadOf.count(run)) lowest = run;
+    }
+    // Re-attaching moves: figures these runs gave another candidate leave it.
+    std::set<std::string> moved;
+    for (const ImportedRun* run : runs) {
+      if (!run->sha256.empty()) moved.insert(run->sha256);
+    }
+    for (const auto& from : dropFiguresOf(s, moved, id).candidates) {
+      rep.notes.push_back(id + ": figures of the same runs removed from '" + from +
+                          "' (a run feeds one candidate)");
     }
     std::map<std::string, std::string> sourceOf;
     for (ImportedRun* run : runs) {

@@ -1,6 +1,8 @@
 // Candidates from a session or a CSV table, detected by content.
 #include <quantfront/core/session/candidate_source.hpp>
 
+#include <quantfront/core/session/evidence_edit.hpp>
+
 #include <nlohmann/json.hpp>
 
 #include <quantfront/core/analysis/frontier.hpp>
@@ -27,7 +29,10 @@ Result<CandidateSource> parseCandidateSource(std::string_view bytes, const std::
     }
     auto session = parseSession(*doc, label);
     if (!session) return session.error();
-    out.candidates = std::move(session->candidates);
+    for (const auto& c : session->candidates) {
+      if (isHidden(*session, c.id)) out.hidden.push_back(c.id);
+    }
+    out.candidates = visibleCandidates(session->candidates, session->view.hidden);
     out.view = std::move(session->view);
     out.scenarioModel = session->scenario.model;
     out.metricNames = metricNamesOf(out.candidates);

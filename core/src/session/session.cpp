@@ -622,7 +622,7 @@ std::optional<Error> readKernel(Reader& r, const Json& j, const std::string& p,
 }
 
 std::optional<Error> readView(Reader& r, const Json& j, const std::string& p, ViewState& v) {
-  if (auto e = r.object(j, p, "view", {"objectives", "gates", "axes", "tab"})) return e;
+  if (auto e = r.object(j, p, "view", {"objectives", "gates", "axes", "hidden", "tab"})) return e;
   if (const Json* objs = Reader::find(j, "objectives")) {
     const std::string op = child(p, "objectives");
     if (!objs->is_array())
@@ -658,6 +658,7 @@ std::optional<Error> readView(Reader& r, const Json& j, const std::string& p, Vi
     if (auto e = r.string(*axes, ap, "y", v.axes.y, false)) return e;
     if (auto e = r.string(*axes, ap, "color", v.axes.color, false)) return e;
   }
+  if (auto e = r.stringList(j, p, "hidden", v.hidden, false, false)) return e;
   if (auto e = r.string(j, p, "tab", v.tab, false, false)) return e;
   return std::nullopt;
 }
@@ -1025,6 +1026,11 @@ J viewJson(const ViewState& v) {
   axes["y"] = v.axes.y;
   axes["color"] = v.axes.color;
   j["axes"] = axes;
+  if (!v.hidden.empty()) {
+    J hidden = J::array();
+    for (const auto& h : v.hidden) hidden.push_back(h);
+    j["hidden"] = hidden;
+  }
   j["tab"] = v.tab;
   return j;
 }

@@ -25,6 +25,8 @@ struct AttachRequest {
   /// Candidate to attach to (created when missing); unset: one candidate per model.
   std::optional<QString> candidateId;
   QString scheme;  ///< scheme for a new candidate whose name gives none; empty: from the name
+  /// Attach even to an existing candidate of another model (the user confirmed it).
+  bool allowModelMismatch = false;
 };
 
 class EvidenceView : public QWidget {
@@ -58,17 +60,22 @@ class EvidenceView : public QWidget {
 
  signals:
   void attachRequested(const qf::ui::AttachRequest& request);
+  /// The user asked to detach these runs (SHA-256) from the candidates they feed.
+  void detachRequested(const QStringList& digests);
 
  private:
   [[nodiscard]] std::optional<AttachRequest> chooseTarget(const QStringList& digests);
   void fillRuns();
   void fillMetrics();
+  /// Attach needs a selection; Detach a selected run that feeds a candidate.
+  void updateButtons();
 
   QTableWidget* m_runs = nullptr;
   QTableWidget* m_metrics = nullptr;
   QComboBox* m_candidate = nullptr;
   QPushButton* m_attach = nullptr;
   QPushButton* m_perModel = nullptr;
+  QPushButton* m_detach = nullptr;
   QLabel* m_summary = nullptr;
   std::vector<ImportedRun> m_runData;
   std::vector<Candidate> m_cands;

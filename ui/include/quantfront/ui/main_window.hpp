@@ -2,6 +2,7 @@
 /// The main window: scenario on the left, plots and tables in tabs, status line at the bottom.
 #include <QMainWindow>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -22,6 +23,10 @@ class QCustomPlot;
 class QProgressBar;
 class QThread;
 class QUndoStack;
+
+namespace qf {
+struct AttachOptions;
+}  // namespace qf
 
 namespace qf::ui {
 
@@ -85,8 +90,10 @@ class MainWindow : public QMainWindow {
   /// `widthPx` × `heightPx`, see writePlot), a table view as CSV, "report" as the review
   /// report PDF. Returns an error message naming `path` or the view, empty on success.
   QString exportView(const QString& view, const QString& path, int widthPx, int heightPx);
-  /// Writes the review report (review_report.hpp) of the session as it stands to `path`.
-  QString exportReviewReport(const QString& path, int* pages = nullptr);
+  /// Writes the review report (review_report.hpp) of the session as it stands to `path`;
+  /// `pageText` (when given) receives what each page says.
+  QString exportReviewReport(const QString& path, int* pages = nullptr,
+                             QStringList* pageText = nullptr);
   /// Loads a Hugging Face config.json as the scenario's model (an undoable edit). On error
   /// shows it (a message box unless `quiet`) and keeps the current model. True on success.
   bool openModelConfig(const QString& path, bool quiet = false);
@@ -111,6 +118,27 @@ class MainWindow : public QMainWindow {
   /// measured metrics, recovery is derived and modelled figures filled. Returns what was done
   /// (candidates created / updated, notes, warnings); on an error the session is unchanged.
   QStringList attachRuns(const AttachRequest& request);
+
+  // Evidence edits (evidence_edits.cpp), each one undoable step (Edit › Undo), each
+  // returning an error message (empty on success) and leaving the session as it was on error.
+  /// Detaches runs (SHA-256) from the candidates they feed (core detachRuns).
+  QString detachRuns(const QStringList& digests);
+  QString removeCandidate(const QString& id);
+  QString renameCandidate(const QString& id, const QString& newId);
+  QString setCandidateHidden(const QString& id, bool hidden);
+  /// Replaces the "attach to a candidate of another model?" question (tests): gets the
+  /// mismatches, one per line; true attaches anyway.
+  void setMismatchPrompt(std::function<bool(const QString&)> prompt);
+  /// What an evidence step restores: candidates, the candidate each run feeds, the view.
+  struct EvidenceState {
+    std::vector<Candidate> candidates;
+    std::map<std::string, std::map<std::string, std::string>> runSetups;  ///< by SHA-256
+    std::vector<Objective> objectives;
+    std::vector<std::string> gates;
+    std::vector<std::string> hidden;
+  };
+  /// Puts `state` on screen (undo and redo of an evidence step).
+  void applyEvidenceState(const EvidenceState& state);
   [[nodiscard]] EvidenceView* evidenceView() const { return m_evidence; }
   /// The Serving tab's plot (up to date after updateServing, showing it, or exporting it).
   [[nodiscard]] ServingPlot* servingPlot() const { return m_serving; }
@@ -142,8 +170,12 @@ class MainWindow : public QMainWindow {
   /// When there are unsaved changes asks Save / Discard / Cancel (Save saves, asking for a
   /// file name when the session has none). True when the caller may go on.
   bool maybeSaveChanges();
-  /// File > New: asks about unsaved changes, then shows the example session. True when done.
+  /// File > New: asks about unsaved changes, then shows a blank session (the scenario kept;
+  /// no candidates, runs, objectives or gates). True when done.
   bool newSession();
+  /// File > Open example: asks about unsaved changes, then shows the bundled example session
+  /// (the Llama-3.1 8B/70B candidates with the paper's figures). True when done.
+  bool openExample();
   /// Replaces the scenario as a user's edit does: the session becomes modified.
   void editScenario(const ScenarioSpec& spec);
 
@@ -180,6 +212,17 @@ class MainWindow : public QMainWindow {
   /// Imports, then shows the Evidence tab with the new runs selected and says what to do next.
   void importAndShow(const QStringList& paths);
   void updateTitle();
+  /// Makes `next` (the session after an evidence edit) current as one undoable step.
+  void commitEvidence(const Session& next, const QString& text);
+  [[nodiscard]] EvidenceState evidenceStateOf(const Session& s) const;
+  /// The Candidates tab's menu (rename, hide, show hidden, remove) and the Evidence tab's
+  /// Detach.
+  void installCandidateMenu();
+  /// When runs would go to a candidate of another model: asks (m_mismatchPrompt or a box);
+  /// true and opts.allowModelMismatch set to attach, false with `refusal` set otherwise.
+  bool confirmModelMismatch(const Session& s, AttachOptions& opts, QString& refusal);
+  /// Candidates and runs of m_session onto the Pareto, Candidates and Evidence tabs.
+  void showEvidence(bool withView);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -235,11 +278,13 @@ class MainWindow : public QMainWindow {
   QString m_sessionPath;
   bool m_dirty = false;
   bool m_recovered = false;  ///< the session came from an autosave and is not saved yet
+  bool m_example = false;    ///< the session shown is the bundled example, unsaved
   QTimer m_autosave;
   QString m_autosaveDir;
   std::unique_ptr<AutosaveSlot> m_autosaveSlot;
   std::function<RecoveryChoice(const AutosaveInfo&)> m_recoveryPrompt;
   std::function<UnsavedChoice()> m_unsavedPrompt;
+  std::function<bool(const QString&)> m_mismatchPrompt;
 };
 
 }  // namespace qf::ui

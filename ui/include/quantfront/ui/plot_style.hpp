@@ -26,9 +26,9 @@ QFont plotFont(int pointSize = 10);
 /// Applies the house style to a plot (background, grid, fonts, legend).
 void applyPlotStyle(QCustomPlot* plot);
 
-/// The print theme for the lifetime of the object: white background, fonts sized for a
-/// figure about 180 mm wide (title 10 pt, axis labels 9 pt, ticks 8 pt, legend and labels
-/// 7 pt), legend inside the axis rect. The screen style comes back on destruction.
+/// The print theme for the lifetime of the object: the house style's white background, fonts
+/// sized for a figure about 180 mm wide (title 10 pt, axis labels 9 pt, ticks 8 pt, legend and
+/// labels 7 pt), legend inside the axis rect. The screen fonts come back on destruction.
 class PrintTheme {
  public:
   explicit PrintTheme(QCustomPlot* plot);
@@ -42,9 +42,7 @@ class PrintTheme {
     QFont font;
     int kind;
   };
-  QCustomPlot* m_plot;
   std::vector<SavedFont> m_fonts;
-  QBrush m_background;
 };
 
 /// Default export size: 180 mm wide at 300 dpi (PNG pixels; PDF and SVG take the same figure

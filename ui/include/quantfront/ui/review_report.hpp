@@ -9,6 +9,7 @@
 /// The plots are the window's own, drawn in the print theme; every number comes from core.
 #include <QByteArray>
 #include <QString>
+#include <QStringList>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,11 +41,14 @@ struct ReviewReportInputs {
   std::map<std::string, CandidateVerdict> verdicts;
 };
 
-/// Writes the report as PDF to `out`; `pages` (when given) receives the page count. Returns
-/// an error message, empty on success.
-QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages = nullptr);
+/// Writes the report as PDF to `out`; `pages` (when given) receives the page count and
+/// `pageText` what each page says (headings, text, table rows with cells joined by " | ").
+/// Returns an error message, empty on success.
+QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages = nullptr,
+                          QStringList* pageText = nullptr);
 
 /// Writes the report to `path` (.pdf) atomically. Returns an error naming `path`, or empty.
-QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages = nullptr);
+QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages = nullptr,
+                           QStringList* pageText = nullptr);
 
 }  // namespace qf::ui

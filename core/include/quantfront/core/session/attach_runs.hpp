@@ -36,7 +36,27 @@ struct AttachOptions {
   stats::BootstrapOptions bootstrap;
   /// When the session has no saved objectives: save the measured quality and latency ones.
   bool setViewObjectives = true;
+  /// Attach even when a run's model (as its file names it, else `model`) is not the model of
+  /// the existing candidate it would go to; otherwise that is an error naming both.
+  bool allowModelMismatch = false;
 };
+
+/// A run whose model is not the model of the candidate it was asked to go to.
+struct ModelMismatch {
+  std::string sourceFile;      ///< the run's file
+  std::string runModel;        ///< the model the file names (or `--model`)
+  std::string candidateId;     ///< the existing candidate
+  std::string candidateModel;  ///< its model
+};
+
+/// The runs attachRunsToCandidates(s, opts) would put on an existing candidate of another
+/// model. Models compare as catalog ids when the catalog knows the name (the organisation,
+/// "Meta-" and quantization suffixes do not count), else as names ignoring case. A run whose
+/// file names no model is compared by `opts.model` when given, else not at all.
+std::vector<ModelMismatch> findModelMismatches(const Session& s, const AttachOptions& opts,
+                                               const Catalog& cat = Catalog::bundled());
+/// One line naming the file, both models and the candidate.
+std::string describeMismatch(const ModelMismatch& m);
 
 /// What attachRunsToCandidates did.
 struct AttachReport {
@@ -90,8 +110,11 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
 /// Then `<task>_recovery_pct` is derived for every candidate of a model that has a baseline,
 /// and the modelled figures are refreshed for the candidates touched (a model or GPU that
 /// does not resolve is a warning). Every run attached records its candidate's id in its setup
-/// under kCandidateSetupKey (replacing what an earlier attach recorded). Errors: a candidate id
-/// or scheme that cannot be chosen.
+/// under kCandidateSetupKey (replacing what an earlier attach recorded). A run attached before
+/// to another candidate moves: its figures leave that candidate (re-attaching never copies).
+/// Errors: a candidate id or scheme that cannot be chosen; a run of another model than the
+/// existing candidate's (findModelMismatches) unless opts.allowModelMismatch — the session is
+/// then unchanged.
 Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opts,
                                             const Catalog& cat = Catalog::bundled());
 

@@ -14,7 +14,8 @@ namespace qf {
 
 /// Candidates, their metric names in order, and a session's saved view when there is one.
 struct CandidateSource {
-  std::vector<Candidate> candidates;
+  std::vector<Candidate> candidates;     ///< a session's hidden candidates left out
+  std::vector<std::string> hidden;       ///< ids of the session's hidden candidates
   std::vector<std::string> metricNames;  ///< CSV: column order; session: first-seen order
   std::optional<ViewState> view;         ///< a session's objectives, gates and axes
   std::string scenarioModel;             ///< a session's scenario model ("" for a CSV)

@@ -48,6 +48,8 @@ struct ViewState {
   std::vector<Objective> objectives;  ///< selected objectives, each oriented (frontier.hpp)
   std::vector<std::string> gates;     ///< gates as parseGate reads them, e.g. "recovery_pct>=99"
   PlotAxes axes;
+  /// Candidates kept in the session but left out of the frontier, the plots and the report.
+  std::vector<std::string> hidden;
   std::string tab = "step-time";  ///< "step-time", "throughput", "pareto", "candidates"
 };
 

@@ -1,0 +1,135 @@
+// qfront session ACTION SESSION ...: take evidence back (detach runs) and manage candidates.
+#include <map>
+#include <ostream>
+
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/evidence_edit.hpp>
+#include <quantfront/core/session/session.hpp>
+
+#include "cli.hpp"
+
+namespace qf::cli {
+
+namespace {
+
+constexpr const char* kSessionHelp =
+    R"(usage: qfront session list SESSION
+       qfront session detach SESSION RUN...
+       qfront session remove SESSION ID
+       qfront session rename SESSION ID NEW_ID
+       qfront session hide SESSION ID
+       qfront session show SESSION ID
+
+Edits the evidence of a session file, which is saved atomically (temporary file, fsync,
+rename) and left as it was on any error.
+  list     the candidates (hidden ones marked) and the imported runs with the candidate
+           each feeds, the run's SHA-256 and file
+  detach   RUN (an imported file's name as `list` shows it, or its SHA-256) feeds no
+           candidate any more: every figure it gave leaves its candidate, and so does every
+           recovery figure derived from it; the run stays in the session. A candidate that
+           keeps other runs gets their figures back.
+  remove   deletes candidate ID; its runs stay, attached to none
+  rename   gives candidate ID the id NEW_ID; its runs follow it
+  hide     keeps candidate ID in the session but leaves it out of the frontier, the plots
+           and the report; `show` brings it back
+
+Exit status: 0 on success, 2 on bad input (one line naming the file and field).
+)";
+
+std::string candidateOf(const ImportedRun& r) {
+  const auto it = r.setup.find(kCandidateSetupKey);
+  return it == r.setup.end() ? std::string() : it->second;
+}
+
+void list(const Session& s, std::ostream& out) {
+  out << "candidates (" << s.candidates.size() << "):\n";
+  for (const auto& c : s.candidates) {
+    std::size_t measured = 0;
+    for (const auto& [name, m] : c.metrics) {
+      measured += m.provenance.kind == ProvenanceKind::Measured ? 1 : 0;
+    }
+    out << "  " << c.id << "  model " << c.model << ", " << c.schemeLinear << ", " << c.gpu << " x"
+        << c.gpuCount << ", " << measured << " measured figure(s)"
+        << (isHidden(s, c.id) ? "  [hidden]" : "") << "\n";
+  }
+  out << "imported runs (" << s.importedRuns.size() << "):\n";
+  for (const auto& r : s.importedRuns) {
+    const std::string cand = candidateOf(r);
+    out << "  " << r.sha256.substr(0, 12) << "  " << r.sourceFile << "  " << r.format << "  "
+        << (cand.empty() ? std::string("(not attached)") : "-> " + cand) << "\n";
+  }
+}
+
+}  // namespace
+
+int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kSessionHelp;
+    return kExitOk;
+  }
+  const auto& args = a.rest();
+  for (const auto& r : args) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront session --help)");
+    }
+  }
+  if (args.size() < 2) {
+    return badArg(err, "action", "expected an action and a SESSION (see qfront session --help)");
+  }
+  const std::string action = args[0], path = args[1];
+  const std::vector<std::string> rest(args.begin() + 2, args.end());
+  // Arguments after SESSION each action takes (detach: one or more).
+  const std::map<std::string, std::size_t> arity = {{"list", 0},   {"detach", 1}, {"remove", 1},
+                                                    {"rename", 2}, {"hide", 1},   {"show", 1}};
+  const auto ar = arity.find(action);
+  if (ar == arity.end()) {
+    return badArg(
+        err, "action",
+        "unknown action '" + action + "' (expected list, detach, remove, rename, hide or show)");
+  }
+  if (action == "detach" ? rest.empty() : rest.size() != ar->second) {
+    return badArg(err, action,
+                  "expected " + std::string(action == "detach" ? "at least " : "") +
+                      std::to_string(ar->second) + " argument(s) after SESSION, found " +
+                      std::to_string(rest.size()) + " (see qfront session --help)");
+  }
+  auto loaded = loadSession(path);
+  if (!loaded) return badInput(err, loaded.error());
+  Session s = std::move(*loaded);
+  if (action == "list") {
+    list(s, out);
+    return kExitOk;
+  }
+  std::string done;
+  if (action == "detach") {
+    auto rep = detachRuns(s, rest);
+    if (!rep) return badInput(err, rep.error().from(path));
+    done = std::to_string(rep->runsDetached) + " run(s) detached, " +
+           std::to_string(rep->figuresRemoved) + " figure(s) removed";
+    if (!rep->candidates.empty()) {
+      std::string ids;
+      for (const auto& id : rep->candidates) ids += (ids.empty() ? "" : ", ") + id;
+      done += " from " + ids;
+    }
+    for (const auto& w : rep->warnings) err << "qfront: warning: " << w << "\n";
+  } else {
+    std::optional<Error> e;
+    if (action == "remove") {
+      e = removeCandidate(s, rest[0]);
+      done = "candidate " + rest[0] + " removed";
+    } else if (action == "rename") {
+      e = renameCandidate(s, rest[0], rest[1]);
+      done = "candidate " + rest[0] + " renamed " + rest[1];
+    } else {
+      e = setCandidateHidden(s, rest[0], action == "hide");
+      done = "candidate " + rest[0] + (action == "hide" ? " hidden" : " shown");
+    }
+    if (e) return badInput(err, e->from(path));
+  }
+  if (auto e = saveSessionAtomic(s, path)) return badInput(err, *e);
+  out << done << "; saved " << path << "\n";
+  return kExitOk;
+}
+
+}  // namespace qf::cli

@@ -1,0 +1,127 @@
+// qfront import's model-mismatch refusal and qfront session: detach, remove, rename, hide.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/session.hpp>
+
+#include "support/cli_run.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace qf;
+
+namespace {
+
+const std::string kImport = std::string(QF_TEST_DATA_DIR) + "/import";
+const std::string kServe8b = kImport + "/e2e/vllm_serve_bf16.json";
+const std::string kEval8b = kImport + "/e2e/lm_eval_results_bf16.json";
+const std::string kServeQwen = kImport + "/vllm_serve_summary.json";
+const std::string kLlama = "meta-llama/Llama-3.1-8B-Instruct";
+
+using Run = qf::testing::CliRun;
+using qf::testing::fileBytes;
+using qf::testing::runQfront;
+
+Session load(const std::string& path) {
+  auto s = loadSession(path);
+  REQUIRE(s.ok());
+  return std::move(*s);
+}
+
+std::size_t figuresFrom(const Session& s, const std::string& file) {
+  std::size_t n = 0;
+  for (const auto& c : s.candidates) {
+    for (const auto& [name, m] : c.metrics) n += m.provenance.sourceFile == file ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("qfront import refuses a run of another model unless forced", "[session][cli]") {
+  qf::testing::TempDir dir;
+  const std::string path = dir.file("s.json");
+  REQUIRE(runQfront({"import", kServe8b, kEval8b, "-o", path}).rc == cli::kExitOk);
+  const std::string before = fileBytes(path);
+
+  // A Qwen2.5-7B run onto the Llama-3.1-8B candidate: one line naming both, nothing written.
+  const Run refused = runQfront({"import", kServeQwen, "--candidate", kLlama, "-o", path});
+  CHECK(refused.rc == cli::kExitBadInput);
+  CHECK(refused.out.empty());
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK(refused.err.find("vllm_serve_summary.json") != std::string::npos);
+  CHECK(refused.err.find("Qwen/Qwen2.5-7B-Instruct") != std::string::npos);
+  CHECK(refused.err.find("'" + kLlama + "'") != std::string::npos);
+  CHECK(refused.err.find("--allow-model-mismatch") != std::string::npos);
+  CHECK(fileBytes(path) == before);
+
+  // --model naming another model than the candidate's is refused the same way.
+  const Run byModel = runQfront({"import", kImport + "/gsm8k_eval.json", "--candidate", kLlama,
+                                 "--model", "llama-3.1-70b", "-o", path});
+  CHECK(byModel.rc == cli::kExitBadInput);
+  CHECK(byModel.err.find("llama-3.1-70b") != std::string::npos);
+  CHECK(fileBytes(path) == before);
+
+  const Run forced = runQfront(
+      {"import", kServeQwen, "--candidate", kLlama, "--allow-model-mismatch", "-o", path});
+  INFO(forced.err);
+  REQUIRE(forced.rc == cli::kExitOk);
+  CHECK(figuresFrom(load(path), kServeQwen) > 0);
+}
+
+TEST_CASE("qfront session: list, detach, rename, hide, remove", "[session][cli]") {
+  qf::testing::TempDir dir;
+  const std::string path = dir.file("s.json");
+  REQUIRE(runQfront({"import", kServe8b, kEval8b, "-o", path}).rc == cli::kExitOk);
+  REQUIRE(figuresFrom(load(path), kEval8b) > 0);
+
+  const Run list = runQfront({"session", "list", path});
+  REQUIRE(list.rc == cli::kExitOk);
+  CHECK(list.out.find("-> " + kLlama) != std::string::npos);
+  CHECK(list.out.find("lm_eval_results_bf16.json") != std::string::npos);
+
+  // Bad input: one line, exit 2, the session untouched.
+  const std::string before = fileBytes(path);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"session", "detach", path, "nothing.json"},
+           {"session", "explode", path},
+           {"session", "rename", path, kLlama},
+           {"session", "remove", path, "no-such-candidate"},
+           {"session", "detach", dir.file("missing.json"), kEval8b}}) {
+    const Run r = qfront(args);
+    INFO(args[1] << " " << r.err);
+    CHECK(r.rc == cli::kExitBadInput);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+    CHECK(fileBytes(path) == before);
+  }
+
+  // Detach by file name: the eval file's figures leave the candidate; the serving ones stay.
+  const Run detach = runQfront({"session", "detach", path, kEval8b});
+  INFO(detach.err);
+  REQUIRE(detach.rc == cli::kExitOk);
+  CHECK(detach.out.find("1 run(s) detached") != std::string::npos);
+  Session s = load(path);
+  CHECK(figuresFrom(s, kEval8b) == 0);
+  CHECK(figuresFrom(s, kServe8b) > 0);
+  CHECK(s.importedRuns.size() == 2);
+  CHECK(s.candidates.front().metrics.count("gsm8k_exact_match") == 0);
+
+  REQUIRE(runQfront({"session", "rename", path, kLlama, "llama-8b"}).rc == cli::kExitOk);
+  s = load(path);
+  CHECK(s.candidates.front().id == "llama-8b");
+  CHECK(s.importedRuns.front().setup.at(kCandidateSetupKey) == "llama-8b");
+
+  REQUIRE(runQfront({"session", "hide", path, "llama-8b"}).rc == cli::kExitOk);
+  CHECK(load(path).view.hidden == std::vector<std::string>{"llama-8b"});
+  const Run frontier = runQfront({"frontier", path});
+  CHECK(frontier.err.find("1 hidden candidate(s) left out: llama-8b") != std::string::npos);
+  REQUIRE(runQfront({"session", "show", path, "llama-8b"}).rc == cli::kExitOk);
+  CHECK(load(path).view.hidden.empty());
+
+  REQUIRE(runQfront({"session", "remove", path, "llama-8b"}).rc == cli::kExitOk);
+  s = load(path);
+  CHECK(s.candidates.empty());
+  CHECK(s.importedRuns.size() == 2);
+  CHECK(s.importedRuns.front().setup.count(kCandidateSetupKey) == 0);
+}

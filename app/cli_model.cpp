@@ -51,6 +51,9 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --output-len O         `vllm bench latency` runs it (one prefill of B x I tokens, then O - 1
                          decode steps as the context grows from I to I + O): ttft_ms, tpot_ms,
                          e2e_latency_s, output_tokens_per_s, total_tokens_per_s per batch
+  --datasheet            the ideal roofline: ignore the GPU's calibration block and the
+                         catalog's bundled defaults (fitted to arXiv:2411.02355's published
+                         latencies; docs/model.md); every output names the constants used
   --overhead-ms X        t0, a fixed per-step overhead in ms (default 0, or the GPU file's
                          calibration.overhead_ms)
   --bw-eff X             achieved fraction of HBM bandwidth, (0, 1.5] (default 1 or calibration)
@@ -114,7 +117,8 @@ void printTable(const EngineReport& r, std::ostream& out) {
   }
   out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
       << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n";
-  out << "efficiency  " << efficiencySummary(r.scenario.efficiency) << "\n\n";
+  out << "roofline    " << (r.scenario.efficiency.isDatasheet() ? "datasheet" : "calibrated")
+      << "\nefficiency  " << efficiencySummary(r.scenario.efficiency) << "\n\n";
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"
       << std::setw(10) << "path" << std::setw(11) << "floor ms" << std::setw(11) << "mma us/B"
       << std::setw(11) << "dequant ms" << std::setw(9) << "ridge" << std::setw(13) << "weights GiB"
@@ -248,6 +252,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
       reserve, context, format, overheadMs, bwEff, computeEff, dequantCost, inputLen, outputLen;
   bool missing = false;
+  const bool datasheet = a.takeFlag("--datasheet");
   const auto schemeLists = a.take("--scheme", missing);
   if (missing) return badArg(err, "scheme", "option --scheme needs a value");
   const std::pair<const char*, std::optional<std::string>*> opts[] = {
@@ -284,6 +289,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   ScenarioSpec spec;
   spec.model = *model;
   spec.gpu = *gpu;
+  spec.datasheet = datasheet;
   if (tp) {
     const auto v = parseInt(*tp);
     if (!v || *v < 1 || *v > 1024)

@@ -26,10 +26,13 @@ std::string data(const std::string& name) {
 }  // namespace
 
 TEST_CASE("qfront model --format json carries the contract", "[cli]") {
+  // The seed's figures are the ideal roofline's: --datasheet.
   const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
-                         "bf16,w8a8-fp8,w4a16-g128", "--batch", "1,480,1024", "--format", "json"});
+                         "bf16,w8a8-fp8,w4a16-g128", "--batch", "1,480,1024", "--format", "json",
+                         "--datasheet"});
   REQUIRE(r.rc == 0);
   CHECK(r.err.empty());
+  CHECK(nlohmann::json::parse(r.out)["efficiency"]["roofline"] == "datasheet");
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j["model"]["streamed_params"].get<double>() == Approx(7.5047e9).epsilon(1e-4));
   CHECK(j["model"]["total_params"].get<double>() == Approx(8.0303e9).epsilon(1e-4));
@@ -275,14 +278,25 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
   const auto model = data("llama-2-7b.json");
   const double w = 32.0 * (4.0 * 4096 * 4096 + 3.0 * 4096 * 11008) + 32000.0 * 4096;
   {
-    // Defaults: the datasheet model, said so.
+    // Defaults: the catalog's bundled constants, said so; --datasheet: the ideal roofline.
     const auto r = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1",
                            "--format", "json"});
     REQUIRE(r.rc == 0);
     const auto j = nlohmann::json::parse(r.out);
-    CHECK(j["efficiency"]["source"] == "datasheet");
-    CHECK(j["efficiency"]["bandwidth_efficiency"] == 1.0);
-    CHECK(j["efficiency"]["overhead_ms"] == 0.0);
+    CHECK(j["efficiency"]["source"].get<std::string>().rfind("bundled defaults: fitted", 0) == 0);
+    CHECK(j["efficiency"]["roofline"] == "calibrated");
+    CHECK(j["efficiency"]["bandwidth_efficiency"].get<double>() < 1.0);
+    CHECK(j["efficiency"]["overhead_ms"].get<double>() > 0.0);
+    const auto d = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1",
+                           "--format", "json", "--datasheet"});
+    REQUIRE(d.rc == 0);
+    const auto jd = nlohmann::json::parse(d.out);
+    CHECK(jd["efficiency"]["source"] == "datasheet");
+    CHECK(jd["efficiency"]["roofline"] == "datasheet");
+    CHECK(jd["efficiency"]["bandwidth_efficiency"] == 1.0);
+    CHECK(jd["efficiency"]["overhead_ms"] == 0.0);
+    CHECK(jd["schemes"][0]["points"][0]["step_ms"].get<double>() ==
+          Approx(2 * w / 2.039e12 * 1e3).epsilon(1e-9));
   }
   {
     // The calibration block: η_β 0.9, t0 0.02 ms, η_P(bf16) 0.74.
@@ -314,7 +328,7 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
   {
     const auto r =
         qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16,w4a16-g128", "--batch", "16",
-                "--compute-eff", "bf16=0.74,W4A16-G128=0.45", "--format", "csv"});
+                "--compute-eff", "bf16=0.74,W4A16-G128=0.45", "--format", "csv", "--datasheet"});
     REQUIRE(r.rc == 0);
     CHECK(r.out.rfind("scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,"
                       "efficiency_source\n",
@@ -323,7 +337,7 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
     CHECK(r.out.find(",0.74,1,0,flags --compute-eff\n") != std::string::npos);
     CHECK(r.out.find(",0.45,1,0,flags --compute-eff\n") != std::string::npos);
     const auto t = qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16", "--batch", "1",
-                           "--compute-eff", "bf16=0.74"});
+                           "--compute-eff", "bf16=0.74", "--datasheet"});
     REQUIRE(t.rc == 0);
     CHECK(t.out.find("efficiency  flags --compute-eff: overhead 0 ms, bandwidth x1, compute bf16 "
                      "x0.74, dequant c/D") != std::string::npos);

@@ -72,6 +72,28 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
   return cat;
 }
 
+Result<std::map<std::string, GpuCalibration>> parseDefaultCalibrations(std::string_view text,
+                                                                       const std::string& file) {
+  auto j = parseJson(text, file);
+  if (!j) return j.error();
+  if (!j->is_object() || !j->contains("gpus") || !(*j)["gpus"].is_object())
+    return Error{file, "/gpus", "gpus", "expected an object of calibration blocks by GPU id"};
+  std::map<std::string, GpuCalibration> out;
+  for (const auto& [id, block] : (*j)["gpus"].items()) {
+    auto c = parseGpuCalibration(block, file, childPointer("/gpus", id));
+    if (!c) return c.error();
+    out.emplace(id, std::move(*c));
+  }
+  return out;
+}
+
+const GpuCalibration* Catalog::defaultCalibration(const std::string& gpuId) const {
+  std::string key = gpuId;
+  for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto it = m_defaultCalibrations.find(key);
+  return it == m_defaultCalibrations.end() ? nullptr : &it->second;
+}
+
 void Catalog::setFallbacks(Scenario& s) const {
   s.fallbackC = m_fallbackC;
   s.fallbackId = m_fallbackId;
@@ -93,6 +115,12 @@ const Catalog& Catalog::bundled() {
       throw std::logic_error("bundled catalog is missing gpus.json or schemes.json");
     auto c = fromTexts(std::move(models), std::string(*gpus), std::string(*schemes));
     if (!c) throw std::logic_error("bundled catalog is invalid: " + c.error().str());
+    if (const auto cal = bundledFile("catalog/calibration.json")) {
+      auto defaults = parseDefaultCalibrations(*cal, "catalog/calibration.json");
+      if (!defaults)
+        throw std::logic_error("bundled calibration is invalid: " + defaults.error().str());
+      c->m_defaultCalibrations = std::move(*defaults);
+    }
     return std::move(c).value();
   }();
   return cat;

@@ -110,16 +110,15 @@ RequestLatency estimateRequestLatency(const StepCurve& curve, std::int64_t promp
                                       std::int64_t outputTokens, double batch) {
   RequestLatency r;
   if (promptTokens > 0) {
+    // One request's prompt on each scheme's real path (StepCurve::prefillSeconds).
     const double n = static_cast<double>(promptTokens);
+    r.prefillS = curve.prefillSeconds(1.0, n);
     const double et = curve.routing.distinct(n);
-    r.prefillS = curve.allReduceS.at(n, et);
     for (const auto& k : curve.kinds) {
-      if (!k.present) continue;
-      // Weights streamed once for the whole prompt (routed experts: those the prompt touches).
-      const double floorS = k.memS.c0 + k.memS.cE * et;
-      const double mathS = k.mmaSPerSeq * n;
-      if (mathS > floorS) r.prefillBound = "compute";
-      r.prefillS += std::max(floorS, mathS);
+      if (!k.present || k.kind == LayerKind::LmHead) continue;
+      const auto i = static_cast<std::size_t>(k.kind);
+      if (curve.token.prefillComp[i].at(n, et) > curve.token.prefillMem[i].at(n, et))
+        r.prefillBound = "compute";
     }
   }
   r.decodeStepS = curve.stepSeconds(batch);

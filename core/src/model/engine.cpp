@@ -99,6 +99,7 @@ Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   e.computeEff = c.computeEfficiency;
   e.dequantSPerWeight = c.dequantSPerWeight;
   e.source = "calibration" + (c.source.empty() ? std::string() : " (" + c.source + ")");
+  e.calibrationExtra = c.extraJson;
   return e;
 }
 
@@ -746,6 +747,7 @@ Json reportToJson(const EngineReport& r) {
     const Efficiency& e = s.efficiency;
     j["efficiency"] = {
         {"source", e.source},
+        {"roofline", e.isDatasheet() ? "datasheet" : "calibrated"},
         {"overhead_ms", e.overheadMs},
         {"bandwidth_efficiency", e.bandwidthEff},
         {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
@@ -805,19 +807,19 @@ Json reportToJson(const EngineReport& r) {
     Json pts = Json::array();
     for (std::size_t i = 0; i < sr.points.size(); ++i) {
       const auto& pt = sr.points[i];
-      Json o = {{"batch", pt.batch},
-                {"step_ms", pt.stepMs},
-                {"tokens_per_s", pt.tokensPerS},
-                {"bound", boundName(pt.bound)}};
+      Json point = {{"batch", pt.batch},
+                    {"step_ms", pt.stepMs},
+                    {"tokens_per_s", pt.tokensPerS},
+                    {"bound", boundName(pt.bound)}};
       if (i < sr.e2e.size()) {
         const auto& e = sr.e2e[i];
-        o["ttft_ms"] = e.ttftMs;
-        o["tpot_ms"] = e.outputLen > 1 ? Json(e.tpotMs) : Json(nullptr);
-        o["e2e_latency_s"] = e.e2eLatencyS;
-        o["output_tokens_per_s"] = e.outputTokensPerS;
-        o["total_tokens_per_s"] = e.totalTokensPerS;
+        point["ttft_ms"] = e.ttftMs;
+        point["tpot_ms"] = e.outputLen > 1 ? Json(e.tpotMs) : Json(nullptr);
+        point["e2e_latency_s"] = e.e2eLatencyS;
+        point["output_tokens_per_s"] = e.outputTokensPerS;
+        point["total_tokens_per_s"] = e.totalTokensPerS;
       }
-      pts.push_back(std::move(o));
+      pts.push_back(std::move(point));
     }
     o["points"] = pts;
     schemes.push_back(o);

@@ -30,6 +30,19 @@ Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat) {
   return gpu;
 }
 
+Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet, const Catalog& cat) {
+  if (datasheet) return Efficiency{};
+  if (gpu.calibration) return efficiencyFromGpu(gpu);
+  if (const GpuCalibration* c = cat.defaultCalibration(gpu.id)) {
+    GpuSpec g = gpu;
+    g.calibration = *c;
+    Efficiency e = efficiencyFromGpu(g);
+    e.source = c->source;
+    return e;
+  }
+  return Efficiency{};
+}
+
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   auto model = cat.resolveModel(spec.model);
   if (!model) return model.error();
@@ -48,7 +61,7 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   s.reserveGib = spec.reserveGib;
   s.contextTokens = spec.contextTokens;
   cat.setFallbacks(s);
-  s.efficiency = efficiencyFromGpu(s.gpu);
+  s.efficiency = scenarioEfficiency(s.gpu, spec.datasheet, cat);
   if (auto e = validateScenario(s)) return *e;
   return s;
 }

@@ -1302,7 +1302,8 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
        << (editedGpu ? " (edited: " + s->gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
        << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
        << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
-       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens;
+       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens
+       << "; constants: " << s->efficiency.source;
   auto make = [&](double v, const std::string& more = {}) {
     MetricValue m;
     m.value = v;

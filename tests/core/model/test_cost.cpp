@@ -125,17 +125,24 @@ TEST_CASE("request latency from the engine: prefill against the floor, then deco
   // 256 prompt tokens: 256 · 15.16 µs = 3.9 ms < 4.48 ms floor → memory-bound prefill.
   const auto shortPrompt = estimateRequestLatency(bf16.curve, 256, 1024);
   CHECK(std::string(shortPrompt.prefillBound) == "memory");
-  CHECK(shortPrompt.prefillS * 1e3 == Approx(bf16.memoryFloorMs).epsilon(1e-9));
+  // 256 prompt tokens: the GEMMs stay at the weight floor; causal attention and the KV
+  // write add a little (StepCurve::prefillSeconds, checked by hand in test_e2e.cpp).
+  CHECK(shortPrompt.prefillS == bf16.curve.prefillSeconds(1, 256));
+  CHECK(shortPrompt.prefillS * 1e3 >= bf16.memoryFloorMs);
+  CHECK(shortPrompt.prefillS * 1e3 < bf16.memoryFloorMs * 1.05);
   CHECK(shortPrompt.decodeStepS == Approx(bf16.curve.stepSeconds(1)));
   CHECK(shortPrompt.decodeS == Approx(1024 * bf16.curve.stepSeconds(1)));
   CHECK(shortPrompt.totalS == Approx(shortPrompt.prefillS + shortPrompt.decodeS));
-  // 4096 prompt tokens: 2·W·n/P = 62 ms, compute-bound, the same for bf16 and W4A16
-  // (16-bit activations: the weight format does not speed up prefill).
+  // 4096 prompt tokens: 2·W·n/P = 62 ms, compute-bound; W4A16 runs the same bf16 GEMM
+  // (16-bit activations) after dequantising its weights once, so it is slower by at most
+  // its dequant constant.
   const auto longBf16 = estimateRequestLatency(bf16.curve, 4096, 512);
   const auto longW4 = estimateRequestLatency(w4.curve, 4096, 512);
   CHECK(std::string(longBf16.prefillBound) == "compute");
-  CHECK(longBf16.prefillS * 1e6 == Approx(4096 * bf16.mmaUsPerSeq).epsilon(1e-9));
-  CHECK(longW4.prefillS == Approx(longBf16.prefillS).epsilon(1e-9));
+  CHECK(longBf16.prefillS * 1e6 > 4096 * bf16.mmaUsPerSeq);
+  CHECK(longBf16.prefillS * 1e6 < 4096 * bf16.mmaUsPerSeq * 1.1);
+  CHECK(longW4.prefillS > longBf16.prefillS);
+  CHECK(longW4.prefillS - longBf16.prefillS < w4.dequantMs / 1e3);
   CHECK(longW4.decodeS < longBf16.decodeS / 3);
   // Decode at a batch: each step is t(B).
   const auto batched = estimateRequestLatency(bf16.curve, 0, 100, 480);

@@ -34,7 +34,9 @@ double h100BandwidthTBps() {
 }
 
 /// bf16 memory floor (ms) of `spec` through the engine.
-double memoryFloorMs(const ScenarioSpec& spec) {
+/// The datasheet memory floor (the bundled calibration's η_β left out).
+double memoryFloorMs(ScenarioSpec spec) {
+  spec.datasheet = true;
   auto s = resolveScenario(spec);
   if (!s) FAIL(s.error().str());
   auto cands = makeCandidates({"bf16"}, "", "", "");

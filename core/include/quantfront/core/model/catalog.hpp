@@ -1,6 +1,8 @@
 #pragma once
 /// The bundled catalog (models, GPUs, schemes) and lookups by id or by user file.
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
@@ -17,6 +19,10 @@ struct CatalogModel {
   std::string resourcePath;
 };
 
+/// The bundled defaults file: {"gpus": {id: calibration block}}. Errors name the block.
+Result<std::map<std::string, GpuCalibration>> parseDefaultCalibrations(std::string_view text,
+                                                                       const std::string& file);
+
 class Catalog {
  public:
   /// The catalog compiled into the binary (resources/catalog). Parsed once, then shared.
@@ -30,6 +36,10 @@ class Catalog {
   /// Sets the scenario's fallback kernels: "c_as" for weights wider than 4 bits, "c_as_4bit"
   /// (default w4a16-g128) for 4-bit ones (docs/model.md, "Fallbacks").
   void setFallbacks(Scenario& s) const;
+
+  /// The bundled end-to-end constants of a catalog GPU (resources/catalog/calibration.json:
+  /// fitted to published latencies, or carried over and marked so), or null when none.
+  [[nodiscard]] const GpuCalibration* defaultCalibration(const std::string& gpuId) const;
 
   /// A catalog model id (case-insensitive) or a path to a config.json.
   [[nodiscard]] Result<ModelArch> resolveModel(const std::string& idOrPath) const;
@@ -51,6 +61,7 @@ class Catalog {
   std::vector<CatalogModel> m_models;
   std::vector<GpuSpec> m_gpus;
   std::vector<Scheme> m_schemes;
+  std::map<std::string, GpuCalibration> m_defaultCalibrations;
   double m_fallbackC = 1.0;
   std::string m_fallbackId = "w8a16";
   double m_fallback4BitC = 2.0;

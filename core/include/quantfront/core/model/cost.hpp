@@ -46,17 +46,16 @@ Result<UseCase> findUseCase(const std::string& id, const std::string& field = "u
 
 /// Modelled latency of one request (seconds).
 struct RequestLatency {
-  double prefillS = 0;  ///< Σ_kinds max(weight memory floor, 2·A·prompt_tokens/P) (+ all-reduce)
+  double prefillS = 0;                  ///< StepCurve::prefillSeconds of one prompt
   const char* prefillBound = "memory";  ///< "compute" when some kind's math exceeds its floor
   double decodeStepS = 0;               ///< t(batch) of the step-time curve
   double decodeS = 0;                   ///< output_tokens · decodeStepS
   double totalS = 0;                    ///< prefillS + decodeS
 };
 
-/// Request latency from the analytic engine: prefill (compute-bound 2·A·n/P per layer kind,
-/// never below that kind's weight-streaming floor; plus the TP all-reduce of n tokens) and
-/// `outputTokens` decode steps at `batch` concurrent sequences. The per-sequence KV-read
-/// (--context) terms belong to decode and are left out of prefill.
+/// Request latency from the analytic engine: the prefill of one prompt on each scheme's real
+/// path (StepCurve::prefillSeconds: GEMMs, dequant, causal attention, KV write, all-reduce,
+/// t0) and `outputTokens` decode steps at `batch` concurrent sequences.
 /// Preconditions: promptTokens ≥ 0, outputTokens ≥ 0, batch ≥ 1.
 RequestLatency estimateRequestLatency(const StepCurve& curve, std::int64_t promptTokens,
                                       std::int64_t outputTokens, double batch = 1.0);

@@ -43,6 +43,12 @@ struct Efficiency {
   /// Measured dequant cost by scheme id, seconds per weight; replaces c/D for that scheme.
   std::map<std::string, double> dequantSPerWeight;
   std::string source = "datasheet";  ///< where the values came from (calibration source, flags)
+  /// The calibration block's other keys as read (its `e2e_fit` record gives intervals).
+  std::string calibrationExtra = "{}";
+  /// True for the ideal roofline (every constant at its datasheet default).
+  [[nodiscard]] bool isDatasheet() const {
+    return overheadMs == 0 && bandwidthEff == 1 && computeEff.empty() && dequantSPerWeight.empty();
+  }
   /// η_P of `schemeId` issuing on `path`.
   [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
   /// Measured dequant seconds per weight of `schemeId`, if any.

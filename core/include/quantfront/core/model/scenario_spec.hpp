@@ -31,7 +31,15 @@ struct ScenarioSpec {
   double reserveGib = 6.0;
   std::int64_t contextTokens = 0;
   std::string useCase;  ///< deployment use-case preset id, empty for none
+  /// The ideal roofline: no calibration at all (neither the GPU file's block nor the bundled
+  /// defaults). Off: the GPU's own calibration block, else the catalog's bundled defaults.
+  bool datasheet = false;
 };
+
+/// The efficiency a scenario runs with: the datasheet when `datasheet` is set, else the GPU's
+/// calibration block, else the catalog's bundled defaults for its id, else the datasheet.
+Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet,
+                              const Catalog& cat = Catalog::bundled());
 
 /// Checks a GPU document (the shape of a GPU file) with the GPU file reader, `parseGpu`, and
 /// returns it as `ScenarioSpec::gpuJson` holds it (compact, keys in `gpuToJson`'s form). A

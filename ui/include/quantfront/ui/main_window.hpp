@@ -1,9 +1,11 @@
 #pragma once
 /// The main window: scenario on the left, plots and tables in tabs, status line at the bottom.
 #include <QMainWindow>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <QTimer>
 
@@ -22,6 +24,11 @@ class QCustomPlot;
 class QProgressBar;
 class QThread;
 class QUndoStack;
+
+namespace qf {
+struct FileImport;
+class MeasurementBackend;
+}  // namespace qf
 
 namespace qf::ui {
 
@@ -105,8 +112,14 @@ class MainWindow : public QMainWindow {
   bool openSession(const QString& path);
   /// Saves atomically to `path`; on error returns the message (empty on success).
   QString saveSessionTo(const QString& path);
-  /// Imports result files into the session; returns one summary line per file.
+  /// Imports result files into the session (core importIntoSession) and returns one summary
+  /// line per file. Synchronous; File › Import and dropped files read on a worker thread.
   QStringList importFiles(const QStringList& paths);
+  /// What the Measure action measures with (cuda/'s backend in the app, a fake in tests);
+  /// none: Measure is disabled. The status line shows the backend's first device.
+  void setMeasurementBackend(std::shared_ptr<MeasurementBackend> backend);
+  /// True while files are being read on the worker thread (importAndShow).
+  [[nodiscard]] bool importRunning() const { return m_importThread != nullptr; }
   /// Attaches imported runs to candidates (core attachRunsToCandidates): their figures become
   /// measured metrics, recovery is derived and modelled figures filled. Returns what was done
   /// (candidates created / updated, notes, warnings); on an error the session is unchanged.
@@ -177,8 +190,13 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] UnsavedChoice askUnsaved();
   [[nodiscard]] QString sessionName() const;
   void importInteractive();
-  /// Imports, then shows the Evidence tab with the new runs selected and says what to do next.
+  /// Reads the files on a worker thread (progress and Cancel in a dialog), then merges them
+  /// on this one, shows the Evidence tab with the new runs selected and says what to do next.
   void importAndShow(const QStringList& paths);
+  /// Merges files read by core readImports into the session; one summary line per file.
+  QStringList mergeReadFiles(std::vector<FileImport> read);
+  /// The import's summary lines in a message box; with new runs, the Evidence tab showing them.
+  void showImportOutcome(std::size_t runsBefore, QStringList lines);
   void updateTitle();
 
  protected:
@@ -205,6 +223,7 @@ class MainWindow : public QMainWindow {
     ScenarioSpec spec;
     std::vector<Objective> objectives;
     std::vector<std::string> gates;
+    bool operator==(const EditState&) const = default;
   };
   /// Puts `state` on screen (undo and redo).
   void applyEditState(const EditState& state);
@@ -217,8 +236,11 @@ class MainWindow : public QMainWindow {
   ResidualPlot* m_residualPlot = nullptr;
   QProgressBar* m_measureProgress = nullptr;
   QThread* m_measureThread = nullptr;
+  QThread* m_importThread = nullptr;                  ///< reading files to import (importAndShow)
+  std::shared_ptr<std::atomic<bool>> m_importCancel;  ///< set: the reading stops
   MeasureWorker* m_measureWorker = nullptr;
-  std::vector<KernelMeasurement> m_liveRecords;  ///< a running measurement's records so far
+  std::shared_ptr<MeasurementBackend> m_backend;  ///< null: no measurements in this build
+  std::vector<KernelMeasurement> m_liveRecords;   ///< a running measurement's records so far
   bool m_haveDevice = false;
   ParetoView* m_pareto = nullptr;
   EvidenceView* m_evidence = nullptr;

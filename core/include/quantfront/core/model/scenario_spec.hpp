@@ -31,6 +31,10 @@ struct ScenarioSpec {
   double reserveGib = 6.0;
   std::int64_t contextTokens = 0;
   std::string useCase;  ///< deployment use-case preset id, empty for none
+
+  /// Every field compared, so a field added here is part of undo's "did anything change"
+  /// without another edit.
+  bool operator==(const ScenarioSpec&) const = default;
 };
 
 /// Checks a GPU document (the shape of a GPU file) with the GPU file reader, `parseGpu`, and

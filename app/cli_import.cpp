@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/session.hpp>
 
 #include <quantfront/core/base/version.hpp>
@@ -83,35 +84,13 @@ never leaves a half-written file.
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";
 
-/// One file's outcome, for the summary.
-struct FileSummary {
-  ImportReport report;
-  MergeResult merge;
-  std::size_t metricsRead = 0;
-  std::vector<std::string> warnings;
-};
-
-std::vector<std::string> collectWarnings(const ImportReport& r) {
-  std::vector<std::string> out = r.warnings;
-  for (std::size_t i = 0; i < r.runs.size(); ++i) {
-    const auto& run = r.runs[i];
-    for (const auto& w : run.warnings) {
-      if (r.runs.size() == 1) {
-        out.push_back(w);
-      } else {
-        out.push_back("run " + std::to_string(i + 1) +
-                      (run.label.empty() ? std::string() : " (" + run.label + ")") + ": " + w);
-      }
-    }
-  }
-  return out;
-}
+using FileSummary = FileImport;
 
 std::string status(const FileSummary& f) {
   if (f.merge.duplicate && f.merge.runsAdded == 0) {
     return "already in the session (same SHA-256 as " + f.merge.duplicateOf + "); skipped";
   }
-  if (f.report.runs.empty()) return "no runs found";
+  if (f.report->runs.empty()) return "no runs found";
   std::string s = "added";
   if (f.merge.measurementsAdded > 0) {
     s += " (+" + std::to_string(f.merge.measurementsAdded) + " kernel measurements)";
@@ -125,16 +104,16 @@ void printTable(std::ostream& out, const std::string& sessionPath, bool created,
   for (const auto& n : s.loadNotes) out << "note: " << n << "\n";
   std::size_t fileW = 4, formatW = 6;
   for (const auto& f : files) {
-    fileW = std::max(fileW, f.report.file.size());
-    formatW = std::max(formatW, f.report.format.size());
+    fileW = std::max(fileW, f.report->file.size());
+    formatW = std::max(formatW, f.report->format.size());
   }
   const int fw = static_cast<int>(fileW + 2), mw = static_cast<int>(formatW + 2);
   out << std::left << std::setw(fw) << "file" << std::setw(mw) << "format" << std::right
       << std::setw(5) << "runs" << std::setw(9) << "metrics"
       << "  status\n";
   for (const auto& f : files) {
-    out << std::left << std::setw(fw) << f.report.file << std::setw(mw) << f.report.format
-        << std::right << std::setw(5) << f.report.runs.size() << std::setw(9) << f.metricsRead
+    out << std::left << std::setw(fw) << f.report->file << std::setw(mw) << f.report->format
+        << std::right << std::setw(5) << f.report->runs.size() << std::setw(9) << f.metricsRead
         << "  " << status(f) << "\n";
     for (const auto& w : f.warnings) out << "    warning: " << w << "\n";
   }
@@ -160,10 +139,11 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
   j["files"] = Json::array();
   for (const auto& f : files) {
     Json o;
-    o["file"] = f.report.file;
-    o["format"] = f.report.format;
-    o["sha256"] = f.report.sha256;
-    o["runs"] = f.report.runs.size();
+    o["file"] = f.report->file;
+    o["format"] = f.report->format;
+    o["kind"] = runKindName(runKindOfFormat(f.report->format));
+    o["sha256"] = f.report->sha256;
+    o["runs"] = f.report->runs.size();
     o["runs_added"] = f.merge.runsAdded;
     o["metrics"] = f.metricsRead;
     o["kernel_measurements_added"] = f.merge.measurementsAdded;
@@ -280,42 +260,18 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     created = false;
   }
 
-  std::vector<FileSummary> summaries;
-  summaries.reserve(files.size());
-  for (const auto& file : files) {
-    auto rep = importFile(file);
-    if (!rep) return badInput(err, rep.error());
-    FileSummary f;
-    f.report = std::move(*rep);
-    if (f.report.file.empty()) f.report.file = file;
-    for (const auto& run : f.report.runs) f.metricsRead += run.metrics.size();
-    f.warnings = collectWarnings(f.report);
-    summaries.push_back(std::move(f));
-  }
-  for (auto& f : summaries) f.merge = mergeImport(session, f.report);
-  std::optional<AttachReport> attach;
-  if (!noCandidates) {
-    attachOpts.runDigests.clear();
-    for (const auto& f : summaries) {
-      if (!f.report.sha256.empty()) attachOpts.runDigests.push_back(f.report.sha256);
-      for (const auto& run : f.report.runs) {
-        if (!run.sha256.empty()) attachOpts.runDigests.push_back(run.sha256);
-      }
+  ImportPlan plan;  // every file read before anything is merged; any error refuses them all
+  if (!noCandidates) plan.attach = attachOpts;
+  auto outcome = importIntoSession(session, files, plan);
+  if (!outcome) {
+    Error e = outcome.error().from(sessionPath);
+    if (e.field == "model" && !attachOpts.allowModelMismatch) {
+      e.message += "; " + sessionPath + " left as it was (--allow-model-mismatch attaches anyway)";
     }
-    if (!attachOpts.runDigests.empty()) {
-      if (!attachOpts.allowModelMismatch) {
-        if (const auto m = findModelMismatches(session, attachOpts); !m.empty()) {
-          return badInput(err, Error{m.front().sourceFile, "", "model",
-                                     describeMismatch(m.front()) + "; " + sessionPath +
-                                         " left as it was (--allow-model-mismatch attaches "
-                                         "anyway)"});
-        }
-      }
-      auto r = attachRunsToCandidates(session, attachOpts);
-      if (!r) return badInput(err, r.error().from(sessionPath));
-      attach = std::move(*r);
-    }
+    return badInput(err, e);
   }
+  const std::vector<FileSummary>& summaries = outcome->files;
+  const std::optional<AttachReport>& attach = outcome->attach;
 
   if (auto e = saveSessionAtomic(session, sessionPath)) return badInput(err, *e);
 

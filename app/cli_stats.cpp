@@ -530,7 +530,7 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
   std::ostringstream table;
   int withRequests = 0;
   for (const auto& run : rep->runs) {
-    if (run.requests.empty()) continue;
+    if (run.kind != RunKind::Serving || run.requests.empty()) continue;
     ++withRequests;
     std::size_t failedCount = 0, emptyCount = 0;
     for (const auto& r : run.requests) {

@@ -23,6 +23,9 @@
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
+#ifdef QF_HAVE_CUDA
+#include <quantfront/cuda/backend.hpp>
+#endif
 
 namespace {
 
@@ -297,6 +300,9 @@ int main(int argc, char** argv) {
   }
 
   qf::ui::MainWindow window;
+#ifdef QF_HAVE_CUDA
+  window.setMeasurementBackend(qf::cuda::makeCudaBackend());
+#endif
   if (session) {
     window.setSession(*session, sessionPath);
   } else if (!sessionPath.isEmpty()) {

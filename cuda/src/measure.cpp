@@ -38,24 +38,19 @@ constexpr uint16_t kPoisonBf16 = 0xFFFF;
 constexpr uint8_t kPoisonByteInt = 0x80;  ///< int32 0x80808080: no GEMM here produces it
 constexpr uint32_t kPoisonInt32 = 0x80808080u;
 
-const char* const kAllSchemes[] = {
-    "bf16",  "w8a8-fp8",  "w8a8-int8", "w4a16-g128", "w4a16-g128-asym",
-    "w8a16", "w8a16-fp8", "mxfp4"};
-
 enum class GemmKind { kBf16, kFp8, kInt8, kW4a16 };
 
 struct GemmInfo {
   GemmKind kind;
-  const char* kernel;
   const char* scheme;
   const char* source;
 };
 
 const GemmInfo kGemms[] = {
-    {GemmKind::kBf16, "gemm_bf16", "bf16", "cuda/src/cublaslt_gemm.cpp"},
-    {GemmKind::kFp8, "gemm_fp8", "w8a8-fp8", "cuda/src/cublaslt_gemm.cpp"},
-    {GemmKind::kInt8, "gemm_int8", "w8a8-int8", "cuda/src/cublaslt_gemm.cpp"},
-    {GemmKind::kW4a16, "gemm_w4a16-g128", "w4a16-g128", "cuda/src/w4a16_gemm.cu"},
+    {GemmKind::kBf16, "bf16", "cuda/src/cublaslt_gemm.cpp"},
+    {GemmKind::kFp8, "w8a8-fp8", "cuda/src/cublaslt_gemm.cpp"},
+    {GemmKind::kInt8, "w8a8-int8", "cuda/src/cublaslt_gemm.cpp"},
+    {GemmKind::kW4a16, "w4a16-g128", "cuda/src/w4a16_gemm.cu"},
 };
 
 struct DequantInfo {
@@ -136,8 +131,7 @@ class Session {
   void openDevice();
   std::vector<std::string> schemes() const;
   bool wants(const std::string& scheme) const;
-  MeasureRecord record(const std::string& kernel, const std::string& scheme,
-                       const char* source) const;
+  MeasureRecord record(KernelKind kind, const std::string& scheme, const char* source) const;
   bool emit(const MeasureRecord& r);  // false: cancelled
   uint32_t seed() { return ++m_seed * 2654435761u; }
   detail::TimingOptions timingOptions() const;
@@ -223,7 +217,7 @@ void Session::openDevice() {
 
 std::vector<std::string> Session::schemes() const {
   if (!m_cfg.schemes.empty()) return m_cfg.schemes;
-  return {std::begin(kAllSchemes), std::end(kAllSchemes)};
+  return measurableSchemeIds();
 }
 
 /// The timed figures of `t` into record `r`.
@@ -239,10 +233,11 @@ bool Session::wants(const std::string& scheme) const {
   return std::find(s.begin(), s.end(), scheme) != s.end();
 }
 
-MeasureRecord Session::record(const std::string& kernel, const std::string& scheme,
+MeasureRecord Session::record(KernelKind kind, const std::string& scheme,
                               const char* source) const {
   MeasureRecord r;
-  r.kernel = kernel;
+  r.kind = kind;
+  r.kernel = kernelName(kind, scheme);
   r.scheme = scheme;
   r.device = m_result.environment.name;
   r.sourceFile = source;
@@ -296,7 +291,7 @@ bool Session::hbmProbes() {
 
   // hbm_copy: check three 1 MiB windows after one copy, then time the copy.
   {
-    MeasureRecord r = record("hbm_copy", "", "cuda/src/measure.cpp");
+    MeasureRecord r = record(KernelKind::HbmCopy, "", "cuda/src/measure.cpp");
     r.n = static_cast<int64_t>(bytes);
     r.bytesMoved = 2.0 * static_cast<double>(bytes);
     QF_CUDA_CHECK(cudaMemsetAsync(dst.get(), kPoisonByte, bytes, m_stream));
@@ -326,7 +321,7 @@ bool Session::hbmProbes() {
   // zeros with the marker planted at the first, a middle and the last 16-byte vector proves that
   // those vectors (including the grid-stride tail) are read.
   {
-    MeasureRecord r = record("hbm_read", "", "cuda/src/hbm_probe.cu");
+    MeasureRecord r = record(KernelKind::HbmRead, "", "cuda/src/hbm_probe.cu");
     r.n = static_cast<int64_t>(bytes);
     r.bytesMoved = static_cast<double>(bytes);
     DeviceBuffer sink(sizeof(uint32_t));
@@ -363,8 +358,7 @@ bool Session::hbmProbes() {
 bool Session::dequantProbes() {
   for (const DequantInfo& d : kDequants) {
     if (!wants(d.scheme)) continue;
-    MeasureRecord r =
-        record(std::string("dequant_") + d.scheme, d.scheme, "cuda/src/dequant_kernels.cu");
+    MeasureRecord r = record(KernelKind::Dequant, d.scheme, "cuda/src/dequant_kernels.cu");
     const bool isInt4 =
         d.format == detail::DequantFormat::kInt4Sym || d.format == detail::DequantFormat::kInt4Asym;
 
@@ -737,7 +731,7 @@ bool Session::gemmProbes() {
         }
       }
       for (const int64_t m : m_cfg.mList) {
-        MeasureRecord r = record(g.kernel, g.scheme, g.source);
+        MeasureRecord r = record(KernelKind::Gemm, g.scheme, g.source);
         r.shape = names;
         r.m = m;
         r.n = n;
@@ -875,8 +869,9 @@ void Session::run() {
   }
   m_planned = std::max<int64_t>(planned, 1);
   for (const std::string& s : schemes()) {
-    if (std::find(std::begin(kAllSchemes), std::end(kAllSchemes), s) == std::end(kAllSchemes)) {
-      MeasureRecord r = record("unknown", s, "cuda/src/measure.cpp");
+    if (measurableScheme(s) == nullptr) {
+      MeasureRecord r = record(KernelKind::Other, s, "cuda/src/measure.cpp");
+      r.kernel = "unknown";
       r.valid = false;
       r.check = "unknown scheme id";
       m_result.records.push_back(r);

@@ -14,13 +14,6 @@
 
 namespace qf::cuda {
 
-const std::vector<std::string>& measurableSchemes() {
-  static const std::vector<std::string> ids = {
-      "bf16",  "w8a8-fp8",  "w8a8-int8", "w4a16-g128", "w4a16-g128-asym",
-      "w8a16", "w8a16-fp8", "mxfp4"};
-  return ids;
-}
-
 std::vector<std::int64_t> defaultMList(bool quick) {
   if (quick) return {1, 4, 16, 64, 256, 1024, 4096};
   std::vector<std::int64_t> m;
@@ -53,6 +46,7 @@ KernelMeasurement toKernelMeasurement(const MeasureRecord& r, const std::string&
                                       const std::string& sourceLabel) {
   KernelMeasurement k;
   k.kernel = r.kernel;
+  k.kind = r.kind;
   k.scheme = r.scheme;
   k.device = r.device.empty() ? device : r.device;
   k.m = r.m;
@@ -85,8 +79,9 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
                            const std::string& modelName, const std::string& dateUtc) {
   const EnvironmentInfo& e = result.environment;
   ImportedRun run;
-  run.format = "qfront-measure";
-  run.sourceFile = "qfront-measure";
+  run.format = kMeasureRunFormat;
+  run.kind = RunKind::Kernels;
+  run.sourceFile = kMeasureRunFormat;
   run.label = e.name + " " + dateUtc;
   run.setup["device"] = e.name;
   run.setup["device_index"] = std::to_string(e.device);
@@ -130,12 +125,13 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
   return run;
 }
 
-void addMeasurements(Session& session, const MeasureResult& result, const MeasureConfig& config,
-                     const std::string& modelName, const std::string& dateUtc) {
-  for (auto& k : toKernelMeasurements(result, "qfront-measure " + dateUtc)) {
-    session.kernelMeasurements.push_back(std::move(k));
-  }
-  session.importedRuns.push_back(environmentRun(result, config, modelName, dateUtc));
+MeasurementBatch measurementBatch(const MeasureResult& result, const MeasureConfig& config,
+                                  const std::string& modelName, const std::string& dateUtc) {
+  MeasurementBatch batch;
+  batch.records = toKernelMeasurements(result, "qfront-measure " + dateUtc);
+  batch.runs.push_back(environmentRun(result, config, modelName, dateUtc));
+  batch.cancelled = result.cancelled;
+  return batch;
 }
 
 }  // namespace qf::cuda

@@ -116,11 +116,10 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   std::vector<std::string> schemes;
-  const auto& known = qf::cuda::measurableSchemes();
   for (const auto& s : qf::splitAt(schemesArg, ',')) {
-    if (std::find(known.begin(), known.end(), s) == known.end()) {
+    if (qf::measurableScheme(s) == nullptr) {
       std::string list;
-      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      for (const auto& k : qf::measurableSchemeIds()) list += (list.empty() ? "" : ", ") + k;
       return bad("schemes", "no kernel measures scheme '" + s + "' (measurable: " + list + ")");
     }
     schemes.push_back(s);
@@ -192,7 +191,8 @@ int main(int argc, char** argv) {
               << " left as it was\n";
     return kExitFailed;
   }
-  qf::cuda::addMeasurements(session, result, plan, model->name, qf::utcTimestamp());
+  qf::addMeasurements(session,
+                      qf::cuda::measurementBatch(result, plan, model->name, qf::utcTimestamp()));
   if (auto e = qf::saveSessionAtomic(session, out)) {
     std::cerr << "qfront-measure: " << e->str() << "\n";
     return kExitBadInput;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/base/records.hpp>
 
 namespace qf::testing {
@@ -29,6 +30,7 @@ inline KernelMeasurement rec(const std::string& kernel, const std::string& schem
                              double t) {
   KernelMeasurement r;
   r.kernel = kernel;
+  r.kind = kernelKindOf(kernel, scheme);
   r.scheme = scheme;
   r.device = dev;
   r.m = m;

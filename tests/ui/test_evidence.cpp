@@ -11,6 +11,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QTableWidget>
+#include <QTest>
 #include <QTimer>
 #include <QUrl>
 
@@ -220,7 +221,11 @@ TEST_CASE("files dropped on the window are imported and shown selected on the Ev
   REQUIRE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(&w, &drop);
+  // The files are read on a worker thread: the drop returns at once, the window stays live.
+  CHECK(w.importRunning());
+  REQUIRE(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 20000));
   closer.stop();
+  CHECK_FALSE(w.importRunning());
   CHECK(shown.contains("vllm_serve_w4a16.json: vllm-serve, 1 run(s)"));
   CHECK(shown.contains("Evidence tab"));
   CHECK(w.currentTabKey() == "evidence");

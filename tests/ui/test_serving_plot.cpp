@@ -76,6 +76,7 @@ qf::ImportedRun sweepRun(const std::string& id, const std::string& rate, double 
   const double r = rate == "inf" ? 32 : std::stod(rate);
   qf::ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = id + "_rate" + rate + ".json";
   run.sha256 = std::string(64, 'a');
   run.setup[qf::kCandidateSetupKey] = id;
@@ -325,6 +326,7 @@ TEST_CASE("serving plot: without serving runs it says what to import", "[ui][ser
   qf::Session s;
   qf::ImportedRun eval;
   eval.format = "lm-eval-results";
+  eval.kind = qf::RunKind::EvalResults;
   eval.sourceFile = "results.json";
   s.importedRuns.push_back(eval);
   plot.setData(qf::servingSweeps(s));

@@ -35,11 +35,6 @@ QString num(double v) {
   return QString::number(v, 'g', 5);
 }
 
-bool isServing(const std::string& f) {
-  return f == "vllm-serve" || f == "sglang-serving" || f == "vllm-latency" ||
-         f == "vllm-throughput";
-}
-
 std::optional<double> metricOf(const ImportedRun& r, const char* name) {
   const auto it = r.metrics.find(name);
   if (it == r.metrics.end() || !std::isfinite(it->second)) return std::nullopt;
@@ -54,7 +49,7 @@ std::string setupOf(const ImportedRun& r, const std::string& key) {
 /// What the run's load was: a serving run's offered load as core states it ("4 req/s",
 /// "concurrency 8"), a latency or throughput run's batch.
 QString loadOf(const ImportedRun& r) {
-  if (r.format == "vllm-serve" || r.format == "sglang-serving") {
+  if (r.kind == RunKind::Serving) {
     if (const auto load = offeredLoadOf(r)) return qs(offeredLoadText(*load));
   }
   if (const auto b = setupOf(r, "batch_size"); !b.empty()) return "batch " + qs(b);
@@ -64,7 +59,7 @@ QString loadOf(const ImportedRun& r) {
 /// One line saying what the run holds.
 QString summaryOf(const ImportedRun& r) {
   QStringList parts;
-  if (isServing(r.format)) {
+  if (isTimedRun(r.kind)) {
     if (const auto v = metricOf(r, "completed")) parts << QString("%1 requests").arg(*v);
     if (const auto v = metricOf(r, "output_throughput_tok_s")) parts << num(*v) + " out tok/s";
     if (const auto v = metricOf(r, "tpot_p99_ms")) parts << "TPOT p99 " + num(*v) + " ms";
@@ -80,7 +75,7 @@ QString summaryOf(const ImportedRun& r) {
       }
       if (n > 0) parts << "mean output " + num(out / n) + " tok";
     }
-  } else if (r.format == "lm-eval-results" || r.format == "gsm8k-eval") {
+  } else if (r.kind == RunKind::EvalResults) {
     std::set<std::string> tasks;
     for (const auto& [key, _] : r.metrics) {
       const auto slash = key.find('/');

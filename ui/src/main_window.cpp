@@ -9,7 +9,9 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProgressBar>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -35,6 +37,7 @@
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
+#include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -46,10 +49,9 @@
 #include <quantfront/ui/scenario_panel.hpp>
 #include <quantfront/ui/serving_plot.hpp>
 
-#ifdef QF_HAVE_CUDA
-#include <quantfront/cuda/device.hpp>
+#include <quantfront/core/base/kernels.hpp>
+#include <quantfront/core/session/measurement.hpp>
 #include <quantfront/ui/measure_worker.hpp>
-#endif
 
 namespace qf::ui {
 
@@ -69,33 +71,47 @@ auto guarded(const std::string& source, F&& f) -> decltype(f()) {
   }
 }
 
+/// The window imports file by file: a file it cannot read or the session cannot hold is
+/// reported and the others are kept; attaching is a separate step (the Evidence tab).
+ImportPlan windowImportPlan() {
+  ImportPlan plan;
+  plan.allOrNothing = false;
+  plan.validateEach = true;
+  return plan;
+}
+
+/// One line per file: what was imported, or why not.
+QStringList importLines(const ImportOutcome& outcome) {
+  QStringList lines;
+  for (const FileImport& f : outcome.files) {
+    const QString p = qs(f.file);
+    if (!f.report) {
+      lines << qs(f.error ? f.error->str() : f.file + ": not read");
+    } else if (f.error) {
+      // What the session cannot hold (a number out of range, say) is refused here, naming
+      // the input file, rather than later when the session is saved.
+      lines << QString("%1: not imported: %2%3")
+                   .arg(p,
+                        f.error->field.empty() ? QString() : "field '" + qs(f.error->field) + "': ",
+                        qs(f.error->message));
+    } else if (f.merge.duplicate && f.merge.runsAdded == 0) {
+      lines << QString("%1: already imported (same SHA-256 as %2)").arg(p, qs(f.merge.duplicateOf));
+    } else {
+      lines << QString("%1: %2, %3 run(s), %4 warning(s)")
+                   .arg(p, qs(f.report->format))
+                   .arg(f.merge.runsAdded)
+                   .arg(f.report->warnings.size());
+    }
+  }
+  return lines;
+}
+
 /// The bundled example session (an empty one should the bundle not parse).
 Session bundledExampleSession() {
   if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
     if (auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json")) return std::move(*s);
   }
   return {};
-}
-
-bool sameSpec(const ScenarioSpec& a, const ScenarioSpec& b) {
-  return a.model == b.model && a.gpu == b.gpu && a.gpuJson == b.gpuJson && a.tp == b.tp &&
-         a.schemes == b.schemes && a.mixedLinear == b.mixedLinear && a.mixedMoe == b.mixedMoe &&
-         a.mixedLmHead == b.mixedLmHead && a.batchMin == b.batchMin && a.batchMax == b.batchMax &&
-         a.maxModelLen == b.maxModelLen && a.kvDtype == b.kvDtype && a.memUtil == b.memUtil &&
-         a.reserveGib == b.reserveGib && a.contextTokens == b.contextTokens &&
-         a.useCase == b.useCase;
-}
-
-bool sameState(const MainWindow::EditState& a, const MainWindow::EditState& b) {
-  if (!sameSpec(a.spec, b.spec) || a.gates != b.gates) return false;
-  if (a.objectives.size() != b.objectives.size()) return false;
-  for (std::size_t i = 0; i < a.objectives.size(); ++i) {
-    if (a.objectives[i].metric != b.objectives[i].metric ||
-        a.objectives[i].direction != b.objectives[i].direction) {
-      return false;
-    }
-  }
-  return true;
 }
 
 /// One scenario or gate edit: the states before and after it.
@@ -131,7 +147,7 @@ QString describeEdit(const MainWindow::EditState& a, const MainWindow::EditState
     return "change of schemes";
   }
   if (a.gates != b.gates) return "change of gates";
-  if (!sameSpec(x, y)) return "change of serving settings";
+  if (x != y) return "change of serving settings";
   return "change of objectives";
 }
 }  // namespace
@@ -303,7 +319,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   showTab("step");
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // A file still being read: stop it and wait, so the thread never outlives the window.
+  if (m_importThread) {
+    if (m_importCancel) m_importCancel->store(true);
+    m_importThread->wait();
+  }
+}
 
 void MainWindow::setSession(const Session& session, const QString& path) {
   // The session being left was saved or given up by the user: its autosave goes.
@@ -518,7 +540,7 @@ MainWindow::EditState MainWindow::editState() const {
 void MainWindow::recordEdit() {
   if (m_applyingUndo) return;
   EditState now = editState();
-  if (sameState(now, m_editState)) return;
+  if (now == m_editState) return;
   const QString text = describeEdit(m_editState, now);
   m_undo->push(new EditCommand(this, m_editState, now, text));
   m_editState = std::move(now);
@@ -564,51 +586,88 @@ QString MainWindow::saveSessionTo(const QString& path) {
 }
 
 QStringList MainWindow::importFiles(const QStringList& paths) {
-  QStringList lines;
+  std::vector<std::string> files;
+  for (const QString& p : paths) files.push_back(p.toStdString());
+  auto read = guarded("import", [&] { return readImports(files, windowImportPlan()); });
+  if (!read) return {qs(read.error().str())};
+  return mergeReadFiles(std::move(*read));
+}
+
+QStringList MainWindow::mergeReadFiles(std::vector<FileImport> read) {
   Session s = session();
-  bool changed = false;
-  for (const QString& p : paths) {
-    auto rep = guarded(p.toStdString(), [&] { return importFile(p.toStdString()); });
-    if (!rep) {
-      lines << qs(rep.error().str());
-      continue;
-    }
-    Session next = s;
-    const auto merged = mergeImport(next, *rep);
-    if (merged.duplicate) {
-      lines << QString("%1: already imported (same SHA-256 as %2)").arg(p, qs(merged.duplicateOf));
-      continue;
-    }
-    // What the session cannot hold (a number out of range, say) is refused here, naming
-    // the input file, rather than later when the session is saved.
-    if (auto e = validateSession(next, p.toStdString())) {
-      lines << QString("%1: not imported: %2%3")
-                   .arg(p, e->field.empty() ? QString() : "field '" + qs(e->field) + "': ",
-                        qs(e->message));
-      continue;
-    }
-    s = std::move(next);
-    changed = true;
-    lines << QString("%1: %2, %3 run(s), %4 warning(s)")
-                 .arg(p, qs(rep->format))
-                 .arg(merged.runsAdded)
-                 .arg(rep->warnings.size());
-  }
-  if (changed) {
+  auto outcome =
+      guarded("import", [&] { return mergeImports(s, std::move(read), windowImportPlan()); });
+  if (!outcome) return {qs(outcome.error().str())};
+  if (outcome->runsAdded() > 0) {
     m_session = s;
     m_evidence->setContents(m_session.importedRuns, m_session.candidates);
     markChanged();
   }
-  return lines;
+  return importLines(*outcome);
 }
 
 void MainWindow::importAndShow(const QStringList& paths) {
-  const std::size_t before = m_session.importedRuns.size();
-  QStringList lines = importFiles(paths);
-  if (m_session.importedRuns.size() > before) {
+  if (m_importThread) {
+    statusBar()->showMessage("An import is running: wait for it or cancel it first", 8000);
+    return;
+  }
+  std::vector<std::string> files;
+  for (const QString& p : paths) files.push_back(p.toStdString());
+  auto* progress = new QProgressDialog("Reading " + QString::number(paths.size()) + " file(s)…",
+                                       "Cancel", 0, 1000, this);
+  progress->setObjectName("importProgress");
+  progress->setWindowTitle("Import");
+  progress->setWindowModality(Qt::WindowModal);
+  progress->setMinimumDuration(400);  // a quick import shows no dialog
+  progress->setAutoClose(false);
+  progress->setAutoReset(false);
+  auto cancel = std::make_shared<std::atomic<bool>>(false);
+  m_importCancel = cancel;
+  connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->store(true); });
+  ImportPlan plan = windowImportPlan();
+  QPointer<QProgressDialog> dialog(progress);
+  plan.progress = [dialog, cancel](double done, const std::string& file) {
+    QMetaObject::invokeMethod(
+        dialog,
+        [dialog, done, file] {
+          if (!dialog) return;
+          dialog->setValue(static_cast<int>(done * 1000));
+          if (!file.empty()) dialog->setLabelText("Reading " + QFileInfo(qs(file)).fileName());
+        },
+        Qt::QueuedConnection);
+    return !cancel->load();
+  };
+  auto result = std::make_shared<std::optional<Result<std::vector<FileImport>>>>();
+  m_importThread = QThread::create([files, plan, result] {
+    *result = guarded("import", [&] { return readImports(files, plan); });
+  });
+  m_importThread->setParent(this);
+  connect(m_importThread, &QThread::finished, this, [this, progress, result] {
+    progress->deleteLater();
+    m_importThread->deleteLater();
+    m_importThread = nullptr;
+    m_importCancel.reset();
+    if (!*result) return;
+    auto& read = **result;
+    if (!read) {
+      if (read.error().isCancelled()) {
+        statusBar()->showMessage("Import cancelled: the session is unchanged", 8000);
+      } else {
+        QMessageBox::warning(this, "Import", qs(read.error().str()));
+      }
+      return;
+    }
+    const std::size_t before = m_session.importedRuns.size();
+    showImportOutcome(before, mergeReadFiles(std::move(*read)));
+  });
+  m_importThread->start();
+}
+
+void MainWindow::showImportOutcome(std::size_t runsBefore, QStringList lines) {
+  if (m_session.importedRuns.size() > runsBefore) {
     // The next step is attaching: the Evidence tab with the new runs selected.
     QStringList files;
-    for (std::size_t i = before; i < m_session.importedRuns.size(); ++i) {
+    for (std::size_t i = runsBefore; i < m_session.importedRuns.size(); ++i) {
       files << QFileInfo(qs(m_session.importedRuns[i].sourceFile)).fileName();
     }
     showTab("evidence");
@@ -778,30 +837,30 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 void MainWindow::detectGpu() {
   QString text = "no CUDA device: analytic and saved measurements only";
   m_haveDevice = false;
-#ifdef QF_HAVE_CUDA
-  std::string why;
-  const auto devices = qf::cuda::queryDevices(why);
-  if (!devices.empty()) {
-    const auto& d = devices.front();
-    m_haveDevice = true;
-    text = QString("CUDA device: %1 (sm_%2%3, %4 SMs, %5 GiB)")
-               .arg(qs(d.name))
-               .arg(d.smMajor)
-               .arg(d.smMinor)
-               .arg(d.smCount)
-               .arg(d.memoryGib, 0, 'f', 1);
-  } else if (!why.empty()) {
-    text += QString(" (%1)").arg(qs(why));
+  if (m_backend) {
+    std::string why;
+    const auto devices = m_backend->devices(why);
+    if (!devices.empty()) {
+      const auto& d = devices.front();
+      m_haveDevice = true;
+      text = QString("CUDA device: %1 (sm_%2%3, %4 SMs, %5 GiB)")
+                 .arg(qs(d.name))
+                 .arg(d.smMajor)
+                 .arg(d.smMinor)
+                 .arg(d.smCount)
+                 .arg(d.memoryGib, 0, 'f', 1);
+    } else if (!why.empty()) {
+      text += QString(" (%1)").arg(qs(why));
+    }
+    m_measure->setToolTip(m_haveDevice
+                              ? "Time the dequant and GEMM kernels of the scenario's model on this "
+                                "GPU (quick sweep, about a minute); the records go into the session"
+                              : "Needs a CUDA device: none was found");
+  } else {
+    m_measure->setToolTip(
+        "This build has no measurement kernels (cuda/ needs the CUDA toolkit at build time); "
+        "open a session measured with qfront-measure to see measured points");
   }
-  m_measure->setToolTip(m_haveDevice
-                            ? "Time the dequant and GEMM kernels of the scenario's model on this "
-                              "GPU (quick sweep, about a minute); the records go into the session"
-                            : "Needs a CUDA device: none was found");
-#else
-  m_measure->setToolTip(
-      "This build has no measurement kernels (cuda/ needs the CUDA toolkit at build time); "
-      "open a session measured with qfront-measure to see measured points");
-#endif
   m_gpuStatus->setText(text);
   m_measure->setEnabled(m_haveDevice);
 }
@@ -829,28 +888,36 @@ void MainWindow::updateMeasurementOverlay(const Scenario& scenario,
   for (const auto& n : overlay->notes) statusBar()->showMessage(qs(n), 8000);
 }
 
+void MainWindow::setMeasurementBackend(std::shared_ptr<MeasurementBackend> backend) {
+  if (m_measureWorker) return;  // never swapped under a running measurement
+  m_backend = std::move(backend);
+  detectGpu();
+}
+
 void MainWindow::toggleMeasure() {
-#ifdef QF_HAVE_CUDA
   if (m_measureWorker) {
     m_measureWorker->cancel();
     m_measure->setText("Cancelling…");
     m_measure->setEnabled(false);
     return;
   }
-  if (!m_report) return;
-  std::vector<std::string> schemes;
+  if (!m_report || !m_backend) return;
+  MeasureRequest request;
+  request.model = m_report->scenario.model;
   for (const auto& s : m_report->schemes) {
-    if (!s.assignment.mixed()) schemes.push_back(s.assignment.linear.id);
+    const std::string& id = s.assignment.linear.id;
+    if (!s.assignment.mixed() && measurableScheme(id) != nullptr) request.schemes.push_back(id);
   }
+  if (request.schemes.empty()) request.schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
   m_liveRecords.clear();
   m_measureThread = new QThread(this);
-  m_measureWorker = new MeasureWorker(m_report->scenario.model, schemes, 0);
+  m_measureWorker = new MeasureWorker(m_backend, request);
   m_measureWorker->moveToThread(m_measureThread);
   connect(m_measureThread, &QThread::started, m_measureWorker, &MeasureWorker::run);
   connect(m_measureWorker, &MeasureWorker::recordMeasured, this,
           [this](const KernelMeasurement& r) {
             m_liveRecords.push_back(r);
-            if (r.kernel.rfind("gemm_", 0) == 0) recompute();  // points appear as they land
+            if (r.kind == KernelKind::Gemm) recompute();  // points appear as they land
           });
   connect(m_measureWorker, &MeasureWorker::progressed, this,
           [this](double done, const QString& what) {
@@ -874,11 +941,8 @@ void MainWindow::toggleMeasure() {
             } else if (cancelled) {
               statusBar()->showMessage("Measurement cancelled: the session is as it was", 8000);
             } else {
-              m_session.kernelMeasurements.insert(m_session.kernelMeasurements.end(),
-                                                  added.kernelMeasurements.begin(),
-                                                  added.kernelMeasurements.end());
-              m_session.importedRuns.insert(m_session.importedRuns.end(),
-                                            added.importedRuns.begin(), added.importedRuns.end());
+              addMeasurements(
+                  m_session, MeasurementBatch{added.kernelMeasurements, added.importedRuns, false});
               markChanged();
               statusBar()->showMessage(
                   QString("Measured %1 kernel configurations; added to the session")
@@ -891,7 +955,6 @@ void MainWindow::toggleMeasure() {
   m_measureProgress->setValue(0);
   m_measureProgress->setVisible(true);
   m_measureThread->start();
-#endif
 }
 
 void MainWindow::buildMenus() {

@@ -1,42 +1,31 @@
-// The window's Measure action: cuda/'s measure() on a worker thread.
+// The window's Measure action: a measurement backend on a worker thread.
 #include <quantfront/ui/measure_worker.hpp>
 
-#include <algorithm>
-
-#include <quantfront/core/base/text.hpp>
-#include <quantfront/cuda/measure_session.hpp>
+#include <utility>
 
 namespace qf::ui {
 
-MeasureWorker::MeasureWorker(ModelArch model, std::vector<std::string> schemes, int device)
-    : m_model(std::move(model)), m_schemes(std::move(schemes)), m_device(device) {
+MeasureWorker::MeasureWorker(std::shared_ptr<MeasurementBackend> backend, MeasureRequest request)
+    : m_backend(std::move(backend)), m_request(std::move(request)) {
   // Records and the finished session cross from the worker thread to the window's.
   qRegisterMetaType<qf::KernelMeasurement>();
   qRegisterMetaType<qf::Session>();
 }
 
 void MeasureWorker::run() {
-  std::vector<std::string> schemes;
-  const auto& known = qf::cuda::measurableSchemes();
-  for (const auto& s : m_schemes) {
-    if (std::find(known.begin(), known.end(), s) != known.end()) schemes.push_back(s);
-  }
-  if (schemes.empty()) schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
-  const auto plan =
-      qf::cuda::planForModel(m_model, schemes, qf::cuda::defaultMList(true), true, m_device);
-  const auto result =
-      qf::cuda::measure(plan, [this](const qf::cuda::MeasureRecord& r, double done) {
-        if (r.valid)
-          emit recordMeasured(qf::cuda::toKernelMeasurement(r, r.device, "quantfront Measure"));
-        emit progressed(
-            done, QString::fromStdString(r.kernel + " " + r.scheme + " m=" + std::to_string(r.m)));
+  auto batch = m_backend->measure(
+      m_request, [this](const KernelMeasurement* record, double done, const std::string& what) {
+        if (record) emit recordMeasured(*record);
+        emit progressed(done, QString::fromStdString(what));
         return !m_cancel.load();
       });
   Session added;
-  if (result.error.empty() && !result.cancelled) {
-    qf::cuda::addMeasurements(added, result, plan, m_model.name, utcTimestamp());
+  if (!batch) {
+    emit finished(added, QString::fromStdString(batch.error().message), false);
+    return;
   }
-  emit finished(added, QString::fromStdString(result.error), result.cancelled);
+  addMeasurements(added, *batch);  // a cancelled batch adds nothing
+  emit finished(added, QString(), batch->cancelled);
 }
 
 }  // namespace qf::ui

@@ -6,6 +6,7 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
 #include <quantfront/core/model/hardware.hpp>
@@ -44,10 +45,6 @@ double medianAbs(const std::vector<double>& v) {
   a.reserve(v.size());
   for (const double x : v) a.push_back(std::abs(x));
   return medianOf(a);
-}
-
-bool startsWith(const std::string& s, const char* prefix) {
-  return s.rfind(prefix, 0) == 0;
 }
 
 bool usable(const KernelMeasurement& r) {
@@ -168,22 +165,22 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> gemm, dequant;
   for (const auto& r : records) {
     if (r.device != c.device || !usable(r)) continue;
-    if (r.kernel == "hbm_copy" || r.kernel == "hbm_read") {
+    if (r.kind == KernelKind::HbmCopy || r.kind == KernelKind::HbmRead) {
       if (r.bytesMoved > 0) {
         hbmX.push_back(r.bytesMoved);
         hbmY.push_back(r.medianS);
       }
-    } else if (startsWith(r.kernel, "gemm_")) {
-      if (r.m >= kCalibrationMinM && r.flops > 0) {
-        std::string key = r.kernel.substr(5);  // bf16, fp8, int8, w4a16-g128
-        auto& [x, y] = gemm[key];
+    } else if (r.kind == KernelKind::Gemm) {
+      const MeasurableScheme* scheme = measurableScheme(r.scheme);
+      if (scheme && *scheme->gemmRateKey && r.m >= kCalibrationMinM && r.flops > 0) {
+        auto& [x, y] = gemm[scheme->gemmRateKey];  // bf16, fp8, int8, w4a16-g128
         x.push_back(r.flops);
         y.push_back(r.medianS);
       }
-    } else if (startsWith(r.kernel, "dequant_")) {
+    } else if (r.kind == KernelKind::Dequant) {
       const double weights = static_cast<double>(r.n) * static_cast<double>(r.k);
-      if (weights > 0) {
-        auto& [x, y] = dequant[r.scheme.empty() ? r.kernel.substr(8) : r.scheme];
+      if (weights > 0 && !r.scheme.empty()) {
+        auto& [x, y] = dequant[r.scheme];
         x.push_back(weights);
         y.push_back(r.medianS);
       }
@@ -227,40 +224,29 @@ std::string catalogGpuForDevice(const std::string& deviceName) {
   return {};
 }
 
-namespace {
-/// Scheme ids with a GEMM kernel of their own, and that kernel.
-constexpr std::pair<const char*, const char*> kGemmKernels[] = {{"bf16", "gemm_bf16"},
-                                                                {"w8a8-fp8", "gemm_fp8"},
-                                                                {"w8a8-int8", "gemm_int8"},
-                                                                {"w4a16-g128", "gemm_w4a16-g128"}};
-}  // namespace
-
 std::string gemmKernelForScheme(const std::string& schemeId) {
-  for (const auto& [scheme, kernel] : kGemmKernels) {
-    if (schemeId == scheme) return kernel;
-  }
-  return {};
+  return kernelName(KernelKind::Gemm, schemeId);
 }
 
 std::vector<std::string> measuredGemmSchemes(const std::vector<KernelMeasurement>& records,
                                              const std::string& device) {
   std::vector<std::string> out;
-  for (const auto& [scheme, kernel] : kGemmKernels) {
+  for (const MeasurableScheme& s : measurableSchemes()) {
+    if (!*s.gemmRateKey) continue;
     const bool measured = std::any_of(records.begin(), records.end(), [&](const auto& r) {
-      return r.device == device && r.kernel == kernel && r.m > 0;
+      return r.device == device && r.kind == KernelKind::Gemm && r.scheme == s.id && r.m > 0;
     });
-    if (measured) out.emplace_back(scheme);
+    if (measured) out.emplace_back(s.id);
   }
   return out;
 }
 
 std::vector<double> measuredGemmBatches(const std::vector<KernelMeasurement>& records,
                                         const std::string& device, const std::string& schemeId) {
-  const std::string kernel = schemeId.empty() ? std::string() : gemmKernelForScheme(schemeId);
   std::set<double> batches;
   for (const auto& r : records) {
-    if (r.device != device || r.m <= 0) continue;
-    if (kernel.empty() ? r.kernel.rfind("gemm_", 0) == 0 : r.kernel == kernel) {
+    if (r.device != device || r.m <= 0 || r.kind != KernelKind::Gemm) continue;
+    if (schemeId.empty() || r.scheme == schemeId) {
       batches.insert(static_cast<double>(r.m));
     }
   }
@@ -317,11 +303,14 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
                                                     const std::string& source) {
   auto device = chooseDevice(records, deviceIn, source);
   if (!device) return device.error();
-  const std::string kernel = gemmKernelForScheme(schemeId);
-  if (kernel.empty()) {
-    return Error{source, "", "scheme",
-                 "no GEMM kernel is measured for scheme '" + schemeId +
-                     "' (measured: bf16, w8a8-fp8, w8a8-int8, w4a16-g128)"};
+  if (gemmKernelForScheme(schemeId).empty()) {
+    std::string measurable;
+    for (const MeasurableScheme& s : measurableSchemes()) {
+      if (*s.gemmRateKey) measurable += (measurable.empty() ? "" : ", ") + std::string(s.id);
+    }
+    return Error{
+        source, "", "scheme",
+        "no GEMM kernel is measured for scheme '" + schemeId + "' (measured: " + measurable + ")"};
   }
   // Median and noise by (n, k) and M.
   struct Point {
@@ -329,7 +318,10 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
   };
   std::map<std::pair<std::int64_t, std::int64_t>, std::map<std::int64_t, Point>> byShape;
   for (const auto& r : records) {
-    if (r.device != *device || r.kernel != kernel || !usable(r) || r.m <= 0) continue;
+    if (r.device != *device || r.kind != KernelKind::Gemm || r.scheme != schemeId || !usable(r) ||
+        r.m <= 0) {
+      continue;
+    }
     byShape[{r.n, r.k}][r.m] = {r.medianS, r.relNoise};
   }
   const auto shapes = decodeGemmShapes(model);

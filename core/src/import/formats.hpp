@@ -117,6 +117,10 @@ struct ReadOutcome {
 /// lists them in detection order; the first whose `detect` accepts a value names its format.
 struct FormatReader {
   const char* name = "";
+  /// What this format's runs are; the importer stamps it on every run it reads.
+  RunKind kind = RunKind::Unknown;
+  /// The tool that writes the format, as provenance notes name it ("lm-evaluation-harness").
+  const char* tool = "";
   bool (*detect)(const JsonDocument& doc) = nullptr;
   /// Reads every value of this format in the file (null when `refusal` is set).
   void (*read)(std::vector<ImportedDoc*>& docs, const ImportContext& ctx,
@@ -131,6 +135,8 @@ struct FormatReader {
 const std::vector<FormatReader>& formatReaders();
 /// The reader whose format `doc` is, or null when none recognises it.
 const FormatReader* detectReader(const JsonDocument& doc);
+/// The reader of the format called `name` (ImportedRun::format), or null.
+const FormatReader* readerNamed(std::string_view name);
 /// The name of `doc`'s format; empty when none matches.
 std::string detectFormat(const JsonDocument& doc);
 

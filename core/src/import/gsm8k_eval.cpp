@@ -80,6 +80,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader gsm8kEvalReader() {
   FormatReader r;
   r.name = importformat::kGsm8kEval;
+  r.kind = RunKind::EvalResults;
+  r.tool = "vLLM gsm8k_eval";
   r.detect = &detect;
   r.read = &readEachValue<&importGsm8kEval>;
   return r;

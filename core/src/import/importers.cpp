@@ -228,6 +228,10 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
   }
   if (!mine.empty()) reader.read(mine, ctx, outcome);
   report.runs = std::move(outcome.runs);
+  for (ImportedRun& run : report.runs) {  // what the runs are is the format's to say
+    run.format = reader.name;
+    run.kind = reader.kind;
+  }
   report.kernelMeasurements = std::move(outcome.kernelMeasurements);
   if (report.runs.empty()) {
     if (outcome.firstError) return *outcome.firstError;

@@ -197,6 +197,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader lmEvalResultsReader() {
   FormatReader r;
   r.name = importformat::kLmEvalResults;
+  r.kind = RunKind::EvalResults;
+  r.tool = "lm-evaluation-harness";
   r.detect = &detect;
   r.read = &readEachValue<&importLmEvalResults>;
   return r;

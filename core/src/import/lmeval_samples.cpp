@@ -166,6 +166,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader lmEvalSamplesReader() {
   FormatReader r;
   r.name = importformat::kLmEvalSamples;
+  r.kind = RunKind::EvalSamples;
+  r.tool = "lm-evaluation-harness";
   r.detect = &detect;
   r.refusal = "per-sample lm-eval file: use `qfront stats paired`";
   return r;

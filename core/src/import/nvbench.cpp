@@ -398,6 +398,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader nvbenchReader() {
   FormatReader r;
   r.name = importformat::kNvbench;
+  r.kind = RunKind::Kernels;
+  r.tool = "nvbench";
   r.detect = &detect;
   r.read = &readNvbench;
   return r;

@@ -1,6 +1,9 @@
 // The registry of import formats (formats.def) and detection from content.
 #include <nlohmann/json.hpp>
 
+#include <quantfront/core/base/kernels.hpp>
+#include <quantfront/core/import/importers.hpp>
+
 #include "import/formats.hpp"
 
 namespace qf {
@@ -24,6 +27,32 @@ const FormatReader* detectReader(const JsonDocument& doc) {
     if (r.detect(doc)) return &r;
   }
   return nullptr;
+}
+
+const FormatReader* readerNamed(std::string_view name) {
+  for (const FormatReader& r : formatReaders()) {
+    if (name == r.name) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<FormatInfo> importFormats() {
+  std::vector<FormatInfo> out;
+  for (const FormatReader& r : formatReaders()) {
+    out.push_back({r.name, r.kind, r.tool, r.refusal == nullptr});
+  }
+  return out;
+}
+
+RunKind runKindOfFormat(std::string_view name) {
+  if (name == kMeasureRunFormat) return RunKind::Kernels;  // written by qfront-measure itself
+  const FormatReader* r = readerNamed(name);
+  return r ? r->kind : RunKind::Unknown;
+}
+
+std::string toolOfFormat(std::string_view name) {
+  const FormatReader* r = readerNamed(name);
+  return r && *r->tool ? std::string(r->tool) : std::string(name);
 }
 
 std::string detectFormat(const JsonDocument& doc) {

@@ -186,6 +186,8 @@ void readAll(std::vector<ImportedDoc*>& docs, const ImportContext& ctx, ReadOutc
 FormatReader sglangOneBatchReader() {
   FormatReader r;
   r.name = importformat::kSglangOneBatch;
+  r.kind = RunKind::DecodeSweep;
+  r.tool = "SGLang bench_one_batch";
   r.detect = &detect;
   r.read = &readAll;
   return r;

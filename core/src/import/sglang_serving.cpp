@@ -18,6 +18,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader sglangServingReader() {
   FormatReader r;
   r.name = importformat::kSglangServing;
+  r.kind = RunKind::Serving;
+  r.tool = "SGLang bench_serving";
   r.detect = &detect;
   r.read = &readEachValue<&readValue>;
   r.allowsNonFinite = true;

@@ -113,6 +113,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader vllmLatencyReader() {
   FormatReader r;
   r.name = importformat::kVllmLatency;
+  r.kind = RunKind::Latency;
+  r.tool = "vLLM bench latency";
   r.detect = &detect;
   r.read = &readEachValue<&importVllmLatency>;
   return r;

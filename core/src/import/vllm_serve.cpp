@@ -18,6 +18,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader vllmServeReader() {
   FormatReader r;
   r.name = importformat::kVllmServe;
+  r.kind = RunKind::Serving;
+  r.tool = "vLLM bench serve";
   r.detect = &detect;
   r.read = &readEachValue<&readValue>;
   return r;

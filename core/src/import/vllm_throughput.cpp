@@ -73,6 +73,8 @@ bool detect(const JsonDocument& doc) {
 FormatReader vllmThroughputReader() {
   FormatReader r;
   r.name = importformat::kVllmThroughput;
+  r.kind = RunKind::Throughput;
+  r.tool = "vLLM bench throughput";
   r.detect = &detect;
   r.read = &readEachValue<&importVllmThroughput>;
   return r;

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/serving.hpp>
 
@@ -44,11 +45,6 @@ std::vector<std::string> wordsOf(std::string_view name) {
   }
   if (!cur.empty()) words.push_back(cur);
   return words;
-}
-
-bool isServingFormat(const std::string& f) {
-  return f == "vllm-serve" || f == "sglang-serving" || f == "vllm-latency" ||
-         f == "vllm-throughput";
 }
 
 /// lm-eval filter preference: strict-match, then none, then the first by name.
@@ -97,85 +93,103 @@ MetricValue measured(double v, const ImportedRun& run, std::string note) {
   return m;
 }
 
-/// The metrics one run gives a candidate.
+/// Scores stated per filter ("<task>/<metric>,<filter>", lm-evaluation-harness): each task's
+/// metrics under its preferred filter, with 95% intervals from the stated standard errors.
+std::map<std::string, MetricValue> filteredScores(const ImportedRun& run, const std::string& tool) {
+  std::map<std::string, MetricValue> out;
+  // task → filter → metric → value; stderr and n by task/filter.
+  struct TaskData {
+    std::map<std::string, std::map<std::string, double>> values;  // filter → metric → v
+    std::map<std::string, std::map<std::string, double>> stderrs;
+  };
+  std::map<std::string, TaskData> tasks;
+  std::map<std::string, double> nSamples;
+  for (const auto& [key, v] : run.metrics) {
+    const auto slash = key.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string task = key.substr(0, slash), rest = key.substr(slash + 1);
+    if (rest == "n_samples") {
+      nSamples[task] = v;
+      continue;
+    }
+    const auto comma = rest.find(',');
+    if (comma == std::string::npos) continue;
+    std::string metric = rest.substr(0, comma);
+    const std::string filter = rest.substr(comma + 1);
+    if (metric.ends_with("_stderr")) {
+      tasks[task].stderrs[filter][metric.substr(0, metric.size() - 7)] = v;
+    } else {
+      tasks[task].values[filter][metric] = v;
+    }
+  }
+  for (const auto& [task, data] : tasks) {
+    if (data.values.empty()) continue;
+    std::vector<std::string> filters;
+    for (const auto& [f, _] : data.values) filters.push_back(f);
+    std::stable_sort(filters.begin(), filters.end(),
+                     [](const auto& a, const auto& b) { return filterRank(a) < filterRank(b); });
+    const std::string& filter = filters.front();
+    std::string others;
+    for (std::size_t i = 1; i < filters.size(); ++i)
+      others += (others.empty() ? "" : ", ") + filters[i];
+    for (const auto& [metric, v] : data.values.at(filter)) {
+      if (!std::isfinite(v)) continue;
+      std::string note = tool + " task " + task + ", metric " + metric + ", filter " + filter +
+                         (others.empty() ? "" : " (primary; also in the file: " + others + ")");
+      MetricValue m = measured(v, run, "");
+      const auto se = data.stderrs.find(filter);
+      if (se != data.stderrs.end()) {
+        const auto s = se->second.find(metric);
+        if (s != se->second.end() && std::isfinite(s->second) && s->second >= 0) {
+          m.lo = v - kZ95 * s->second;
+          m.hi = v + kZ95 * s->second;
+          note += "; 95% interval value +/- 1.96 x stderr (" + fmt(s->second) + ")";
+        }
+      }
+      if (const auto n = nSamples.find(task); n != nSamples.end()) m.n = n->second;
+      m.provenance.note = note;
+      out[task + "_" + metric] = std::move(m);
+    }
+  }
+  return out;
+}
+
+/// Scores stated without a filter ("<task>/<metric>", e.g. vLLM's gsm8k_eval) and the run's
+/// other figures the metric dictionary knows; no per-question data, so no intervals.
+std::map<std::string, MetricValue> unfilteredScores(const ImportedRun& run,
+                                                    const std::string& tool) {
+  std::map<std::string, MetricValue> out;
+  for (const auto& [key, v] : run.metrics) {
+    if (!std::isfinite(v) || key.ends_with("/n_samples")) continue;
+    std::string name = key;
+    std::replace(name.begin(), name.end(), '/', '_');
+    const auto info = lookupMetric(name);
+    if (!info || info->category == MetricCategory::Count) continue;
+    MetricValue m = measured(v, run, tool + ": " + key + " (no per-question predictions)");
+    const auto slash = key.find('/');
+    if (slash != std::string::npos) {
+      const auto n = run.metrics.find(key.substr(0, slash) + "/n_samples");
+      if (n != run.metrics.end()) m.n = n->second;
+    }
+    out[name] = std::move(m);
+  }
+  return out;
+}
+
+/// The metrics one run gives a candidate, by what the run is.
 std::map<std::string, MetricValue> metricsOfRun(const ImportedRun& run,
                                                 const stats::BootstrapOptions& boot,
                                                 std::vector<std::string>& warnings) {
+  if (run.kind == RunKind::EvalResults) {
+    const std::string tool = toolOfFormat(run.format);
+    const bool filtered = std::any_of(run.metrics.begin(), run.metrics.end(), [](const auto& kv) {
+      const auto slash = kv.first.find('/');
+      return slash != std::string::npos && kv.first.find(',', slash) != std::string::npos;
+    });
+    return filtered ? filteredScores(run, tool) : unfilteredScores(run, tool);
+  }
   std::map<std::string, MetricValue> out;
-  if (run.format == "lm-eval-results") {
-    // task → filter → metric → value; stderr and n by task/filter.
-    struct TaskData {
-      std::map<std::string, std::map<std::string, double>> values;  // filter → metric → v
-      std::map<std::string, std::map<std::string, double>> stderrs;
-    };
-    std::map<std::string, TaskData> tasks;
-    std::map<std::string, double> nSamples;
-    for (const auto& [key, v] : run.metrics) {
-      const auto slash = key.find('/');
-      if (slash == std::string::npos) continue;
-      const std::string task = key.substr(0, slash), rest = key.substr(slash + 1);
-      if (rest == "n_samples") {
-        nSamples[task] = v;
-        continue;
-      }
-      const auto comma = rest.find(',');
-      if (comma == std::string::npos) continue;
-      std::string metric = rest.substr(0, comma);
-      const std::string filter = rest.substr(comma + 1);
-      if (metric.ends_with("_stderr")) {
-        tasks[task].stderrs[filter][metric.substr(0, metric.size() - 7)] = v;
-      } else {
-        tasks[task].values[filter][metric] = v;
-      }
-    }
-    for (const auto& [task, data] : tasks) {
-      if (data.values.empty()) continue;
-      std::vector<std::string> filters;
-      for (const auto& [f, _] : data.values) filters.push_back(f);
-      std::stable_sort(filters.begin(), filters.end(),
-                       [](const auto& a, const auto& b) { return filterRank(a) < filterRank(b); });
-      const std::string& filter = filters.front();
-      std::string others;
-      for (std::size_t i = 1; i < filters.size(); ++i)
-        others += (others.empty() ? "" : ", ") + filters[i];
-      for (const auto& [metric, v] : data.values.at(filter)) {
-        if (!std::isfinite(v)) continue;
-        std::string note = "lm-evaluation-harness task " + task + ", metric " + metric +
-                           ", filter " + filter +
-                           (others.empty() ? "" : " (primary; also in the file: " + others + ")");
-        MetricValue m = measured(v, run, "");
-        const auto se = data.stderrs.find(filter);
-        if (se != data.stderrs.end()) {
-          const auto s = se->second.find(metric);
-          if (s != se->second.end() && std::isfinite(s->second) && s->second >= 0) {
-            m.lo = v - kZ95 * s->second;
-            m.hi = v + kZ95 * s->second;
-            note += "; 95% interval value +/- 1.96 x stderr (" + fmt(s->second) + ")";
-          }
-        }
-        if (const auto n = nSamples.find(task); n != nSamples.end()) m.n = n->second;
-        m.provenance.note = note;
-        out[task + "_" + metric] = std::move(m);
-      }
-    }
-    return out;
-  }
-  if (run.format == "gsm8k-eval") {
-    for (const auto& [key, v] : run.metrics) {
-      if (!std::isfinite(v) || key == "gsm8k/n_samples") continue;
-      std::string name = key;
-      std::replace(name.begin(), name.end(), '/', '_');
-      const auto info = lookupMetric(name);
-      if (!info || info->category == MetricCategory::Count) continue;
-      MetricValue m =
-          measured(v, run, "vLLM gsm8k_eval: " + key + " (no per-question predictions)");
-      if (const auto n = run.metrics.find("gsm8k/n_samples"); n != run.metrics.end())
-        m.n = n->second;
-      out[name] = std::move(m);
-    }
-    return out;
-  }
-  if (!isServingFormat(run.format)) return out;
+  if (!isTimedRun(run.kind)) return out;
   for (const auto& [name, v] : run.metrics) {
     if (!std::isfinite(v) || name.find('/') != std::string::npos) continue;
     const auto info = lookupMetric(name);
@@ -196,8 +210,7 @@ Candidate* findCandidate(Session& s, const std::string& id) {
 /// Runs whose figures can become candidate metrics (kernel timings and per-batch step times
 /// are not).
 bool attachable(const ImportedRun& run) {
-  return isServingFormat(run.format) || run.format == "lm-eval-results" ||
-         run.format == "gsm8k-eval";
+  return givesCandidateMetrics(run.kind);
 }
 
 /// The candidate a run goes to under `opts`: the given id, else the model the file names,
@@ -341,10 +354,9 @@ std::string runModelName(const ImportedRun& run) {
   if (const auto it = run.setup.find("model_id"); it != run.setup.end() && !it->second.empty()) {
     return it->second;
   }
-  if (run.format == "vllm-serve" || run.format == "sglang-serving" ||
-      run.format == "lm-eval-results") {
-    return run.label;
-  }
+  // The label of a run that feeds candidates is the model as the file names it (empty when
+  // the file names none).
+  if (givesCandidateMetrics(run.kind)) return run.label;
   return {};
 }
 
@@ -461,7 +473,9 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
   }
   for (auto& run : s.importedRuns) {
     if (!digests.empty() && !digests.count(run.sha256)) continue;
-    if (!attachable(run)) continue;
+    if (!givesCandidateMetrics(run.kind)) {
+      continue;  // kernel timings and per-batch step times are not candidate metrics
+    }
     const std::string named = runModelName(run);
     const std::string id = targetOf(run, opts);
     if (id.empty()) {
@@ -539,7 +553,7 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
     auto& runs = byCandidate.at(id);
     std::map<const ImportedRun*, OfferedLoad> loadOf;
     for (const ImportedRun* run : runs) {
-      if (run->format != "vllm-serve" && run->format != "sglang-serving") continue;
+      if (run->kind != RunKind::Serving) continue;
       if (auto load = offeredLoadOf(*run)) loadOf[run] = *load;
     }
     std::stable_sort(runs.begin(), runs.end(), [&](const ImportedRun* a, const ImportedRun* b) {

@@ -238,10 +238,10 @@ std::string offeredLoadText(const OfferedLoad& load) {
 
 Result<ServingPoint> servingPoint(const ImportedRun& run, const stats::BootstrapOptions& boot,
                                   std::vector<std::string>& warnings, const stats::Slo& slo) {
-  if (run.format != "vllm-serve" && run.format != "sglang-serving") {
-    return Error{
-        run.sourceFile, "", "format",
-        "a " + run.format + " run is not a serving sweep run (vllm-serve, sglang-serving)"};
+  if (run.kind != RunKind::Serving) {
+    return Error{run.sourceFile, "", "format",
+                 "a " + run.format + " run is not a serving sweep run (a " + runKindName(run.kind) +
+                     " run, not one offered load of a serving benchmark)"};
   }
   auto load = offeredLoadOf(run);
   if (!load) return load.error();
@@ -329,12 +329,12 @@ ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts, const 
   ServingSweeps out;
   std::map<std::string, std::size_t> indexOf;  // group identity → index in out.groups
   for (const auto& run : s.importedRuns) {
-    if (run.format == "vllm-latency" || run.format == "vllm-throughput") {
+    if (run.kind == RunKind::Latency || run.kind == RunKind::Throughput) {
       out.warnings.push_back(run.sourceFile + ": a " + run.format +
                              " run measures one batch, not a load: not part of a serving sweep");
       continue;
     }
-    if (run.format != "vllm-serve" && run.format != "sglang-serving") continue;
+    if (run.kind != RunKind::Serving) continue;
     std::vector<std::string> warnings;
     auto point = servingPoint(run, opts.bootstrap, warnings, opts.slo);
     if (!point) {

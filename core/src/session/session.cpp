@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include <quantfront/core/base/kernels.hpp>
+#include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/engine.hpp>
 
@@ -529,6 +531,7 @@ std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, Imp
     return e;
   }
   if (auto e = r.string(j, p, "format", run.format, true, false)) return e;
+  run.kind = runKindOfFormat(run.format);  // the file keeps the name; the kind is the format's
   if (auto e = r.string(j, p, "source_file", run.sourceFile, true, false)) return e;
   if (auto e = r.string(j, p, "sha256", run.sha256, true)) return e;
   if (!run.sha256.empty() && !isSha256Hex(run.sha256)) {
@@ -618,6 +621,7 @@ std::optional<Error> readKernel(Reader& r, const Json& j, const std::string& p,
   if (auto e = r.looseMember(j, p, "bytes_moved", k.bytesMoved, false)) return e;
   if (auto e = r.looseMember(j, p, "flops", k.flops, false)) return e;
   if (auto e = r.string(j, p, "source_file", k.sourceFile, false)) return e;
+  k.kind = kernelKindOf(k.kernel, k.scheme);  // the vocabulary's names; any other: Other
   return std::nullopt;
 }
 
@@ -1234,6 +1238,7 @@ MergeResult mergeImport(Session& s, const ImportReport& report) {
     if (run.sha256.empty()) run.sha256 = report.sha256;
     if (run.sourceFile.empty()) run.sourceFile = report.file;
     if (run.format.empty()) run.format = report.format;
+    if (run.kind == RunKind::Unknown) run.kind = runKindOfFormat(run.format);
     if (const auto it = known.find(run.sha256); !run.sha256.empty() && it != known.end()) {
       result.duplicate = true;
       result.duplicateOf = it->second;

@@ -160,6 +160,7 @@ TEST_CASE("nvbench JSON: string numbers, metrics per state, skipped state", "[im
   // Not an nvbench run: no measurements.
   ImportedRun other;
   other.format = "vllm-serve";
+  other.kind = qf::RunKind::Serving;
   CHECK(nvbenchToMeasurements(other).empty());
 }
 

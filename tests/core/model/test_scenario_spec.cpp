@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <limits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/catalog.hpp>
@@ -214,4 +216,34 @@ TEST_CASE("edited GPU: modelled metrics use it only for candidates on that GPU",
   const MetricValue a100 = floorOf(onA100, halved);
   CHECK(a100.value == floorOf(onA100, base).value);
   CHECK_THAT(a100.provenance.note, !Catch::Contains("edited"));
+}
+
+TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]") {
+  const ScenarioSpec base;
+  CHECK(base == ScenarioSpec{});
+  // One change per field: undo must see each of them.
+  const std::vector<std::function<void(ScenarioSpec&)>> changes = {
+      [](ScenarioSpec& s) { s.model = "llama-3-70b"; },
+      [](ScenarioSpec& s) { s.gpu = "h200-sxm"; },
+      [](ScenarioSpec& s) { s.gpuJson = "{}"; },
+      [](ScenarioSpec& s) { s.tp = 2; },
+      [](ScenarioSpec& s) { s.schemes.pop_back(); },
+      [](ScenarioSpec& s) { s.mixedLinear = "w8a8-fp8"; },
+      [](ScenarioSpec& s) { s.mixedMoe = "w4a16-g128"; },
+      [](ScenarioSpec& s) { s.mixedLmHead = "bf16"; },
+      [](ScenarioSpec& s) { s.batchMin = 2; },
+      [](ScenarioSpec& s) { s.batchMax = 512; },
+      [](ScenarioSpec& s) { s.maxModelLen = 4096; },
+      [](ScenarioSpec& s) { s.kvDtype = "fp8"; },
+      [](ScenarioSpec& s) { s.memUtil = 0.9; },
+      [](ScenarioSpec& s) { s.reserveGib = 4; },
+      [](ScenarioSpec& s) { s.contextTokens = 1024; },
+      [](ScenarioSpec& s) { s.useCase = "chat"; },
+  };
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    INFO("field " << i);
+    ScenarioSpec changed = base;
+    changes[i](changed);
+    CHECK_FALSE(changed == base);
+  }
 }

@@ -221,6 +221,7 @@ TEST_CASE("a model name hinting at two schemes needs --scheme", "[session][attac
   Session s;
   ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = "serve.json";
   run.sha256 = std::string(64, 'a');
   run.setup["model_id"] = "org/Llama-3.1-8B-FP8-w4a16";
@@ -271,4 +272,31 @@ TEST_CASE("a request-rate sweep gives its candidate the lowest load's serving fi
   for (const auto& w : rep->warnings) CHECK(w.find("given by both") == std::string::npos);
   // Every run records the candidate.
   for (const auto& r : s.importedRuns) CHECK(r.setup.at(kCandidateSetupKey) == "fp8");
+}
+
+TEST_CASE("attach follows a run's kind, not its format's name", "[session][attach]") {
+  // A serving run of a format this code has never heard of reaches its candidate...
+  Session s;
+  ImportedRun run;
+  run.format = "some-new-serving-tool";
+  run.kind = qf::RunKind::Serving;
+  run.sourceFile = "new.json";
+  run.sha256 = std::string(64, 'b');
+  run.label = "meta-llama/Llama-3.1-8B-Instruct";
+  run.metrics["tpot_p99_ms"] = 11;
+  s.importedRuns.push_back(run);
+  // ...and a run named like a serving format but holding kernel timings does not.
+  ImportedRun kernels = run;
+  kernels.format = "vllm-serve";
+  kernels.kind = qf::RunKind::Kernels;
+  kernels.sha256 = std::string(64, 'c');
+  kernels.metrics["tpot_p99_ms"] = 99;
+  s.importedRuns.push_back(kernels);
+  auto rep = attachRunsToCandidates(s, {});
+  REQUIRE(rep.ok());
+  REQUIRE(s.candidates.size() == 1);
+  const auto& m = s.candidates[0].metrics;
+  REQUIRE(m.count("tpot_p99_ms") == 1);
+  CHECK(m.at("tpot_p99_ms").value == 11);
+  CHECK(m.at("tpot_p99_ms").provenance.sourceFile == "new.json");
 }

@@ -300,6 +300,7 @@ TEST_CASE("session schema: required keys are present in written sessions", "[ses
   Session s = loadExample();
   ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = "serve.json";
   run.sha256 = std::string(64, 'c');
   run.metrics = {{"x_ms", std::nan("")}};

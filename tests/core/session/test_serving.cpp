@@ -35,6 +35,7 @@ RequestRecord request(double ttft, double latency, std::int64_t outputLen, bool 
 ImportedRun handRun() {
   ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = "hand.json";
   run.sha256 = std::string(64, '1');
   run.setup["model_id"] = "org/hand-model";
@@ -57,6 +58,7 @@ ImportedRun sweepRun(const std::string& file, const std::string& candidate, cons
                      double outTokS, const std::string& concurrency = "none") {
   ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = file;
   run.sha256 = std::string(64, 'f');
   if (!candidate.empty()) run.setup[kCandidateSetupKey] = candidate;
@@ -143,6 +145,7 @@ TEST_CASE("a serving point: numpy-linear percentiles, intervals, generated lengt
 TEST_CASE("a serving point from a summary: the file's figures, no interval", "[session][serving]") {
   ImportedRun run;
   run.format = "sglang-serving";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = "sg.jsonl";
   run.setup["request_rate"] = "inf";
   run.setup["max_concurrency"] = "64";
@@ -195,6 +198,7 @@ TEST_CASE("a serving point from a summary: the file's figures, no interval", "[s
   CHECK(none.error().message.find("neither a request rate nor a max concurrency") !=
         std::string::npos);
   run.format = "vllm-latency";
+  run.kind = qf::RunKind::Latency;
   CHECK_FALSE(servingPoint(run, {}, warnings).ok());
 }
 
@@ -221,6 +225,7 @@ TEST_CASE("serving sweeps: grouped by the recorded candidate, ordered by load",
   s.importedRuns.push_back(sweepRun("gone.json", "deleted-cand", "3", 100));
   ImportedRun lat;
   lat.format = "vllm-latency";
+  lat.kind = qf::RunKind::Latency;
   lat.sourceFile = "latency.json";
   s.importedRuns.push_back(lat);
 

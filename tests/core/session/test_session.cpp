@@ -103,6 +103,7 @@ Session richSession() {
 
   ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = "serve.json";
   run.sha256 = kSha;
   run.label = "bf16";
@@ -721,6 +722,7 @@ TEST_CASE("session: request columns are checked when read", "[session]") {
   Session s;
   ImportedRun run;
   run.format = "vllm-serve";
+  run.kind = qf::RunKind::Serving;
   run.sourceFile = "x.json";
   run.sha256 = std::string(64, 'a');
   RequestRecord q;

@@ -8,7 +8,16 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/base/kernels.hpp>
+
 namespace qf::cuda {
+
+/// The kernel vocabulary (kinds, measurable schemes, record names) is core's:
+/// qf::measurableSchemes(), qf::kernelName(); measure() writes nothing else.
+using qf::KernelKind;
+using qf::kernelName;
+using qf::measurableScheme;
+using qf::measurableSchemeIds;
 
 /// What to measure.
 struct MeasureConfig {
@@ -21,10 +30,10 @@ struct MeasureConfig {
     int count = 1;     ///< instances per layer (not used by the timing)
   };
   int device = 0;  ///< CUDA device index
-  /// Scheme ids (model.md): "bf16" → gemm_bf16; "w8a8-fp8" → gemm_fp8; "w8a8-int8" →
-  /// gemm_int8; "w4a16-g128" → dequant_ and gemm_w4a16-g128 (fused); "w4a16-g128-asym",
-  /// "w8a16", "w8a16-fp8", "mxfp4" → dequant_ only. Empty = all of these. Unknown ids are
-  /// reported as invalid records.
+  /// Scheme ids of qf::measurableSchemes() (model.md): "bf16" → gemm_bf16; "w8a8-fp8" →
+  /// gemm_fp8; "w8a8-int8" → gemm_int8; "w4a16-g128" → dequant_ and gemm_w4a16-g128 (fused);
+  /// "w4a16-g128-asym", "w8a16", "w8a16-fp8", "mxfp4" → dequant_ only. Empty = all of these.
+  /// Unknown ids are reported as invalid records.
   std::vector<std::string> schemes;
   std::vector<int64_t> mList;        ///< GEMM row counts (tokens in the batch); empty = none
   std::vector<Shape> shapes;         ///< the model's layer GEMM shapes
@@ -42,11 +51,12 @@ struct MeasureConfig {
 /// One measured (or rejected) kernel configuration. Times in seconds; bytes and FLOPs are the
 /// declared minimum traffic/work of one run, so rates are bytesMoved/medianS, flops/medianS.
 struct MeasureRecord {
-  std::string kernel;           ///< hbm_copy, hbm_read, dequant_<scheme>, gemm_bf16, gemm_fp8,
-                                ///< gemm_int8, gemm_w4a16-g128
-  std::string scheme;           ///< scheme id; empty for the HBM probes
-  std::string device;           ///< device name as the runtime reports it
-  std::string shape;            ///< shape names joined by '+' (GEMMs), else empty
+  KernelKind kind = KernelKind::Other;  ///< what the kernel measures
+  std::string kernel;  ///< kernelName(kind, scheme): hbm_copy, hbm_read, dequant_<scheme>,
+                       ///< gemm_bf16, gemm_fp8, gemm_int8, gemm_w4a16-g128 ("unknown": bad id)
+  std::string scheme;  ///< scheme id; empty for the HBM probes
+  std::string device;  ///< device name as the runtime reports it
+  std::string shape;   ///< shape names joined by '+' (GEMMs), else empty
   int64_t m = 0, n = 0, k = 0;  ///< GEMM C[m][n] = A[m][k]·W[n][k]ᵀ; dequant n×k; HBM: n = bytes
   double medianS = 0;           ///< median of the timed samples, seconds
   double minS = 0;              ///< fastest sample, seconds

@@ -7,13 +7,11 @@
 
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/model_config.hpp>
+#include <quantfront/core/session/measurement.hpp>
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/cuda/measure.hpp>
 
 namespace qf::cuda {
-
-/// Schemes qfront-measure can time (measure.hpp's kernels), in catalog spelling.
-const std::vector<std::string>& measurableSchemes();
 
 /// M ∈ {1, 2, 4, …, 4096} (full) or {1, 4, 16, 64, 256, 1024, 4096} (quick).
 std::vector<std::int64_t> defaultMList(bool quick);
@@ -37,9 +35,10 @@ std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,
 ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& config,
                            const std::string& modelName, const std::string& dateUtc);
 
-/// Appends the valid records and the environment run to `session`.
-void addMeasurements(Session& session, const MeasureResult& result, const MeasureConfig& config,
-                     const std::string& modelName, const std::string& dateUtc);
+/// What `result` adds to a session (qf::addMeasurements): its valid records and the
+/// environment run; cancelled when the measurement was.
+MeasurementBatch measurementBatch(const MeasureResult& result, const MeasureConfig& config,
+                                  const std::string& modelName, const std::string& dateUtc);
 
 /// The git commit the binary was built from ("unknown" outside a repository).
 const char* buildGitSha();

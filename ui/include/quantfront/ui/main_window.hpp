@@ -1,10 +1,12 @@
 #pragma once
 /// The main window: scenario on the left, plots and tables in tabs, status line at the bottom.
 #include <QMainWindow>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <QTimer>
 
@@ -26,6 +28,8 @@ class QUndoStack;
 
 namespace qf {
 struct AttachOptions;
+struct FileImport;
+class MeasurementBackend;
 }  // namespace qf
 
 namespace qf::ui {
@@ -112,8 +116,14 @@ class MainWindow : public QMainWindow {
   bool openSession(const QString& path);
   /// Saves atomically to `path`; on error returns the message (empty on success).
   QString saveSessionTo(const QString& path);
-  /// Imports result files into the session; returns one summary line per file.
+  /// Imports result files into the session (core importIntoSession) and returns one summary
+  /// line per file. Synchronous; File › Import and dropped files read on a worker thread.
   QStringList importFiles(const QStringList& paths);
+  /// What the Measure action measures with (cuda/'s backend in the app, a fake in tests);
+  /// none: Measure is disabled. The status line shows the backend's first device.
+  void setMeasurementBackend(std::shared_ptr<MeasurementBackend> backend);
+  /// True while files are being read on the worker thread (importAndShow).
+  [[nodiscard]] bool importRunning() const { return m_importThread != nullptr; }
   /// Attaches imported runs to candidates (core attachRunsToCandidates): their figures become
   /// measured metrics, recovery is derived and modelled figures filled. Returns what was done
   /// (candidates created / updated, notes, warnings); on an error the session is unchanged.
@@ -209,8 +219,13 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] UnsavedChoice askUnsaved();
   [[nodiscard]] QString sessionName() const;
   void importInteractive();
-  /// Imports, then shows the Evidence tab with the new runs selected and says what to do next.
+  /// Reads the files on a worker thread (progress and Cancel in a dialog), then merges them
+  /// on this one, shows the Evidence tab with the new runs selected and says what to do next.
   void importAndShow(const QStringList& paths);
+  /// Merges files read by core readImports into the session; one summary line per file.
+  QStringList mergeReadFiles(std::vector<FileImport> read);
+  /// The import's summary lines in a message box; with new runs, the Evidence tab showing them.
+  void showImportOutcome(std::size_t runsBefore, QStringList lines);
   void updateTitle();
   /// Makes `next` (the session after an evidence edit) current as one undoable step.
   void commitEvidence(const Session& next, const QString& text);
@@ -248,6 +263,7 @@ class MainWindow : public QMainWindow {
     ScenarioSpec spec;
     std::vector<Objective> objectives;
     std::vector<std::string> gates;
+    bool operator==(const EditState&) const = default;
   };
   /// Puts `state` on screen (undo and redo).
   void applyEditState(const EditState& state);
@@ -260,8 +276,11 @@ class MainWindow : public QMainWindow {
   ResidualPlot* m_residualPlot = nullptr;
   QProgressBar* m_measureProgress = nullptr;
   QThread* m_measureThread = nullptr;
+  QThread* m_importThread = nullptr;                  ///< reading files to import (importAndShow)
+  std::shared_ptr<std::atomic<bool>> m_importCancel;  ///< set: the reading stops
   MeasureWorker* m_measureWorker = nullptr;
-  std::vector<KernelMeasurement> m_liveRecords;  ///< a running measurement's records so far
+  std::shared_ptr<MeasurementBackend> m_backend;  ///< null: no measurements in this build
+  std::vector<KernelMeasurement> m_liveRecords;   ///< a running measurement's records so far
   bool m_haveDevice = false;
   ParetoView* m_pareto = nullptr;
   EvidenceView* m_evidence = nullptr;

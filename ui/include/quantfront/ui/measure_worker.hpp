@@ -1,14 +1,15 @@
 #pragma once
-/// Runs qfront-measure's plan on a worker thread for the window: records arrive one by one
-/// (so measured points appear as they land), progress and cancel. Exists only in builds with
-/// cuda/ (QF_HAVE_CUDA); the window disables Measure otherwise.
+/// Runs a measurement backend (core's MeasurementBackend; cuda/'s in the app, a fake in the
+/// tests) on a worker thread for the window: records arrive one by one (so measured points
+/// appear as they land), progress and cancel.
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <memory>
 #include <vector>
 
 #include <quantfront/core/base/records.hpp>
-#include <quantfront/core/model/model_config.hpp>
+#include <quantfront/core/session/measurement.hpp>
 #include <quantfront/core/session/session.hpp>
 
 namespace qf::ui {
@@ -16,9 +17,7 @@ namespace qf::ui {
 class MeasureWorker : public QObject {
   Q_OBJECT
  public:
-  /// Plans the measurement of `model` for `schemes` (ids qfront-measure knows; others are
-  /// left out) with the quick M list.
-  MeasureWorker(ModelArch model, std::vector<std::string> schemes, int device);
+  MeasureWorker(std::shared_ptr<MeasurementBackend> backend, MeasureRequest request);
   /// Asks the running measurement to stop after the current record (thread-safe).
   void cancel() { m_cancel = true; }
 
@@ -36,9 +35,8 @@ class MeasureWorker : public QObject {
   void finished(const qf::Session& session, const QString& error, bool cancelled);
 
  private:
-  ModelArch m_model;
-  std::vector<std::string> m_schemes;
-  int m_device = 0;
+  std::shared_ptr<MeasurementBackend> m_backend;
+  MeasureRequest m_request;
   std::atomic<bool> m_cancel{false};
 };
 

@@ -33,6 +33,7 @@ const char* directionName(Direction d);
 struct Objective {
   std::string metric;                    ///< metric name as candidates carry it
   Direction direction = Direction::Max;  ///< which way is better
+  bool operator==(const Objective&) const = default;
 };
 
 /// Orientation of well-known metric names: `score`, `recovery`, `throughput`, `goodput`,

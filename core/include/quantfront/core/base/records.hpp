@@ -55,11 +55,35 @@ struct RequestRecord {
   bool success = true;
 };
 
+/// What an imported run is. Each import format declares the kind of its runs (FormatReader),
+/// the importer stamps it on every run, and everything downstream (attach to candidates, the
+/// Serving sweeps, the Evidence tab, the CLI) switches on the kind, never on the format's name.
+enum class RunKind {
+  Unknown,      ///< a format this build does not know (e.g. a session written by a newer one)
+  Serving,      ///< one offered load of an online serving benchmark: summary + per-request arrays
+  Latency,      ///< one fixed batch timed end to end (vLLM bench latency)
+  Throughput,   ///< one offline batch's throughput (vLLM bench throughput)
+  DecodeSweep,  ///< decode step time per batch size (SGLang bench_one_batch)
+  EvalResults,  ///< task scores: metrics "<task>/<metric>,<filter>" (with "<metric>_stderr" and
+                ///< "<task>/n_samples" siblings), or "<task>/<metric>" when the tool has no filter
+  EvalSamples,  ///< per-sample eval records (paired statistics)
+  Kernels,      ///< kernel timings (KernelMeasurement)
+};
+
+/// "serving", "latency", "throughput", "decode-sweep", "eval-results", "eval-samples",
+/// "kernels", "unknown".
+const char* runKindName(RunKind kind);
+/// Its summary metrics become a candidate's measured metrics (serving, latency, throughput,
+/// eval results).
+bool givesCandidateMetrics(RunKind kind);
+/// Its figures are the tool's own summary of timed requests or batches (serving, latency,
+/// throughput): latency and throughput metrics read from the metric dictionary.
+bool isTimedRun(RunKind kind);
+
 /// One run read from a file: summary metrics plus raw arrays when the file has them.
 struct ImportedRun {
-  std::string format;  ///< "vllm-serve", "vllm-latency", "vllm-throughput", "sglang-one-batch",
-                       ///< "sglang-serving", "lm-eval-results", "lm-eval-samples",
-                       ///< "gsm8k-eval", "nvbench"
+  std::string format;               ///< the import format's name as ImportReport::format gives it
+  RunKind kind = RunKind::Unknown;  ///< what the run is (the format's kind)
   std::string sourceFile;
   std::string sha256;
   std::string label;                         ///< model id / run name / label as the file states it
@@ -82,10 +106,21 @@ struct SampleRecord {
   std::map<std::string, double> metrics;  ///< exact_match, acc, ... as numbers
 };
 
-/// A kernel measurement record (filled by cuda/ later; also read from nvbench JSON).
+/// What a timed kernel measures (the kernel vocabulary, base/kernels.hpp, names each one).
+/// Calibration reads this field and the scheme, never the kernel's name.
+enum class KernelKind {
+  Other,    ///< a kernel of someone else's benchmark (nvbench): shown, not calibrated from
+  HbmCopy,  ///< device-to-device copy: bytesMoved over the median is the achieved bandwidth
+  HbmRead,  ///< streaming read-only probe, the same figure
+  Dequant,  ///< streaming dequant of `scheme`'s weights (n×k): seconds per weight
+  Gemm,     ///< `scheme`'s GEMM C[m][n] = A[m][k]·W[n][k]ᵀ: flops over the median is the rate
+};
+
+/// A kernel measurement record (from qfront-measure, or read from nvbench JSON).
 struct KernelMeasurement {
-  std::string kernel;  ///< e.g. "dequant_w4a16_g128", "cublaslt_gemm_bf16"
-  std::string scheme;
+  std::string kernel;  ///< its name: the vocabulary's for our kernels, the benchmark's otherwise
+  KernelKind kind = KernelKind::Other;
+  std::string scheme;  ///< catalog scheme id of a Dequant or Gemm record
   std::string device;  ///< GPU name as the driver reports it
   std::int64_t m = 0, n = 0, k = 0;
   double medianS = 0;

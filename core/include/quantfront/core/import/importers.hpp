@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
@@ -30,6 +31,21 @@ struct ImportReport {
   /// empty for every other format), filled by the reader itself.
   std::vector<KernelMeasurement> kernelMeasurements;
 };
+
+/// One import format as the registry declares it (core/src/import/formats.def).
+struct FormatInfo {
+  std::string name;  ///< ImportReport::format / ImportedRun::format
+  RunKind kind;      ///< what its runs are
+  std::string tool;  ///< the tool that writes it, as provenance notes name it
+  bool imported;     ///< false: recognised only to be refused with advice
+};
+/// Every format, in detection order.
+std::vector<FormatInfo> importFormats();
+/// The kind of the format called `name`; Unknown for a name no reader has.
+RunKind runKindOfFormat(std::string_view name);
+/// The tool that writes the format called `name` ("lm-evaluation-harness"); the name itself
+/// when the reader names no tool or no reader has it.
+std::string toolOfFormat(std::string_view name);
 
 /// Detects the format from the content and imports it.
 Result<ImportReport> importFile(const std::string& path, const ImportOptions& opts = {});

@@ -34,6 +34,10 @@ struct ScenarioSpec {
   /// The ideal roofline: no calibration at all (neither the GPU file's block nor the bundled
   /// defaults). Off: the GPU's own calibration block, else the catalog's bundled defaults.
   bool datasheet = false;
+
+  /// Every field compared, so a field added here is part of undo's "did anything change"
+  /// without another edit.
+  bool operator==(const ScenarioSpec&) const = default;
 };
 
 /// The efficiency a scenario runs with: the datasheet when `datasheet` is set, else the GPU's

@@ -1,0 +1,118 @@
+// The import path both front ends use: read, merge, validate, attach (import_session.hpp).
+#include <quantfront/core/session/import_session.hpp>
+
+#include <utility>
+
+namespace qf {
+
+namespace {
+
+/// The file's warnings, then each run's, prefixed with the run when the file holds several.
+std::vector<std::string> warningsOf(const ImportReport& r) {
+  std::vector<std::string> out = r.warnings;
+  for (std::size_t i = 0; i < r.runs.size(); ++i) {
+    const auto& run = r.runs[i];
+    for (const auto& w : run.warnings) {
+      if (r.runs.size() == 1) {
+        out.push_back(w);
+      } else {
+        out.push_back("run " + std::to_string(i + 1) +
+                      (run.label.empty() ? std::string() : " (" + run.label + ")") + ": " + w);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t ImportOutcome::runsAdded() const {
+  std::size_t n = 0;
+  for (const auto& f : files) n += f.merge.runsAdded;
+  return n;
+}
+
+Result<std::vector<FileImport>> readImports(const std::vector<std::string>& files,
+                                            const ImportPlan& plan) {
+  std::vector<FileImport> out;
+  out.reserve(files.size());
+  const double n = files.empty() ? 1.0 : static_cast<double>(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string& file = files[i];
+    ImportOptions opts;
+    opts.maxBytes = plan.maxBytes;
+    if (plan.progress) {
+      opts.progress = [&plan, &file, i, n](double f) {
+        return plan.progress((static_cast<double>(i) + f) / n, file);
+      };
+    }
+    FileImport fi;
+    fi.file = file;
+    auto rep = importFile(file, opts);
+    if (!rep) {
+      if (rep.error().isCancelled() || plan.allOrNothing) return rep.error();
+      fi.error = rep.error();
+      out.push_back(std::move(fi));
+      continue;
+    }
+    fi.report = std::move(*rep);
+    if (fi.report->file.empty()) fi.report->file = file;
+    for (const auto& run : fi.report->runs) fi.metricsRead += run.metrics.size();
+    fi.warnings = warningsOf(*fi.report);
+    out.push_back(std::move(fi));
+  }
+  if (plan.progress && !plan.progress(1.0, {})) return Error::cancelled("import");
+  return out;
+}
+
+Result<ImportOutcome> mergeImports(Session& session, std::vector<FileImport> files,
+                                   const ImportPlan& plan) {
+  ImportOutcome outcome;
+  Session s = session;  // the caller's session changes only when everything succeeded
+  for (auto& f : files) {
+    if (!f.report) continue;
+    if (!plan.validateEach) {
+      f.merge = mergeImport(s, *f.report);
+      continue;
+    }
+    Session next = s;
+    const MergeResult merged = mergeImport(next, *f.report);
+    if (merged.runsAdded > 0) {
+      if (auto e = validateSession(next, f.file)) {
+        if (plan.allOrNothing) return *e;
+        f.error = *e;
+        continue;
+      }
+    }
+    f.merge = merged;
+    s = std::move(next);
+  }
+  if (plan.attach) {
+    AttachOptions opts = *plan.attach;
+    opts.runDigests.clear();
+    for (const auto& f : files) {
+      if (!f.report || f.error) continue;
+      if (!f.report->sha256.empty()) opts.runDigests.push_back(f.report->sha256);
+      for (const auto& run : f.report->runs) {
+        if (!run.sha256.empty()) opts.runDigests.push_back(run.sha256);
+      }
+    }
+    if (!opts.runDigests.empty()) {
+      auto r = attachRunsToCandidates(s, opts);
+      if (!r) return r.error();
+      outcome.attach = std::move(*r);
+    }
+  }
+  outcome.files = std::move(files);
+  session = std::move(s);
+  return outcome;
+}
+
+Result<ImportOutcome> importIntoSession(Session& session, const std::vector<std::string>& files,
+                                        const ImportPlan& plan) {
+  auto read = readImports(files, plan);
+  if (!read) return read.error();
+  return mergeImports(session, std::move(*read), plan);
+}
+
+}  // namespace qf

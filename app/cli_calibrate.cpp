@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/analysis/calibration_bounds.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
@@ -69,6 +70,14 @@ std::string fmt(double v, int precision) {
   return o.str();
 }
 
+/// True when `a` and `b` name the same file (through links too), or the same path when
+/// either does not exist yet.
+bool sameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec) && !ec) return true;
+  return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
+}
+
 Json fitJson(const FittedValue& f, double value) {
   return Json{{"value", value}, {"rel_spread", f.relSpread}, {"records", f.records}};
 }
@@ -109,21 +118,38 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     if (!std::filesystem::is_directory(folder, ec)) {
       return badArg(err, "o", "folder '" + folder.string() + "' does not exist");
     }
+    if (sameFile(*outOpt, files[0])) {
+      return badArg(err, "o",
+                    "-o '" + *outOpt +
+                        "' is the measured session itself; writing the GPU file "
+                        "there would replace the measurements. Choose another file");
+    }
   }
   auto session = loadSession(files[0]);
   if (!session) return badInput(err, session.error());
-  auto cal = calibrate(session->kernelMeasurements, deviceOpt.value_or(""), files[0]);
-  if (!cal) return badInput(err, cal.error());
+  // The device whose records are fitted: --device, else the only one.
+  const auto devices = measuredDevices(session->kernelMeasurements);
+  std::string device = deviceOpt.value_or(devices.size() == 1 ? devices.front() : "");
+  if (std::find(devices.begin(), devices.end(), device) == devices.end()) {
+    // None, several without a choice, or one without records: calibrate() says which.
+    auto none = calibrate(session->kernelMeasurements, device, files[0]);
+    return badInput(err, none ? Error{files[0], "", "device", "no device to fit"} : none.error());
+  }
 
   const auto& catalog = Catalog::bundled();
-  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(cal->device));
+  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(device));
   if (gpuId.empty()) {
     return badArg(err, "gpu",
-                  "no catalog GPU for device '" + cal->device +
+                  "no catalog GPU for device '" + device +
                       "'; give the datasheet with --gpu ID|GPU.json (" + catalog.gpuIds() + ")");
   }
   auto gpu = catalog.resolveGpu(gpuId);
   if (!gpu) return badInput(err, gpu.error());
+  // Records no GPU could produce are left out, with a warning each, before the fit.
+  const RecordScreen screen = screenRecords(session->kernelMeasurements, device, *gpu);
+  auto cal = calibrate(screen.kept, device, files[0]);
+  if (!cal) return badInput(err, cal.error());
+  cal->warnings.insert(cal->warnings.begin(), screen.warnings.begin(), screen.warnings.end());
 
   // The measured step time per scheme that has GEMM records, at each measured M.
   const std::string modelId = modelOpt.value_or(session->scenario.model);
@@ -148,6 +174,12 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   }
 
   const Json gpuJson = calibratedGpuJson(*gpu, *cal, files[0]);
+  // What is written must read back: checked with the reader qfront model --gpu uses.
+  if (auto back = parseGpu(gpuJson, outOpt.value_or(files[0]), "/"); !back) {
+    Error e = back.error();
+    e.message = "the calibrated GPU would not read back: " + e.message + "; nothing written";
+    return badInput(err, e);
+  }
   if (outOpt) {
     if (auto e = writeFileAtomic(*outOpt, gpuJson.dump(2) + "\n")) return badInput(err, *e);
   }
@@ -244,6 +276,8 @@ int cmdMerge(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (!s) return badInput(err, s.error());
     inputs.push_back(std::move(*s));
   }
+  auto lock = lockForUpdate(*outOpt, "qfront merge", err, rc);
+  if (!lock) return rc;
   Session merged;
   std::error_code ec;
   std::size_t first = 0;

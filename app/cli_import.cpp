@@ -10,7 +10,9 @@
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/catalog.hpp>
 
 #include "cli.hpp"
 
@@ -180,6 +182,42 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
   out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
+/// The model, GPU or catalog id `text` stands for (itself when the catalog does not know it).
+std::string modelKey(const std::string& text) {
+  auto m = Catalog::bundled().resolveModel(text);
+  return m ? m->name : text;
+}
+std::string gpuKey(const std::string& text) {
+  auto g = Catalog::bundled().resolveGpu(text);
+  return g ? g->id : text;
+}
+
+/// An error naming both values when an option given for candidate `id`, already in
+/// `session`, says otherwise than the candidate.
+std::optional<Error> contradiction(const Session& session, const std::string& id,
+                                   const AttachOptions& o) {
+  const auto it = std::find_if(session.candidates.begin(), session.candidates.end(),
+                               [&](const Candidate& c) { return c.id == id; });
+  if (it == session.candidates.end()) return std::nullopt;
+  auto clash = [&](const char* field, const std::string& given, const std::string& has) {
+    return Error{kCommandLine, "", field,
+                 "--" + std::string(field) + " '" + given + "' contradicts candidate '" + id +
+                     "' in the session, which has " + field + " '" + has +
+                     "'; leave the option out, or import into another --candidate"};
+  };
+  if (!o.model.empty() && modelKey(o.model) != modelKey(it->model)) {
+    return clash("model", o.model, it->model);
+  }
+  if (!o.scheme.empty() && o.scheme != it->schemeLinear) {
+    return clash("scheme", o.scheme, it->schemeLinear);
+  }
+  if (!o.gpu.empty() && gpuKey(o.gpu) != gpuKey(it->gpu)) return clash("gpu", o.gpu, it->gpu);
+  if (o.gpuCount && *o.gpuCount != it->gpuCount) {
+    return clash("gpu-count", std::to_string(*o.gpuCount), std::to_string(it->gpuCount));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -218,8 +256,30 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     attachOpts.gpuCount = static_cast<int>(*n);
   }
-  if (candidateOpt && candidateOpt->empty()) {
-    return badArg(err, "candidate", "the candidate id must not be empty");
+  if (candidateOpt) {
+    // Ids are shown in tables, plots and reports: printable text, no edge whitespace.
+    const std::string id = trimmed(*candidateOpt);
+    if (id.empty()) return badArg(err, "candidate", "the candidate id must not be empty or blank");
+    if (std::any_of(id.begin(), id.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      return badArg(err, "candidate",
+                    "the candidate id must be printable text (no control characters, newlines "
+                    "or terminal escapes)");
+    }
+    candidateOpt = id;
+    attachOpts.candidateId = id;
+  }
+  if (noCandidates) {
+    for (const auto& [opt, name] :
+         {std::pair{&candidateOpt, "--candidate"}, std::pair{&modelOpt, "--model"},
+          std::pair{&schemeOpt, "--scheme"}, std::pair{&gpuOpt, "--gpu"},
+          std::pair{&gpuCountOpt, "--gpu-count"}, std::pair{&baselineOpt, "--baseline"}}) {
+      if (*opt) {
+        return badArg(err, "no-candidates",
+                      std::string("--no-candidates leaves the candidates as they are, but ") +
+                          name + " '" + **opt + "' is for a candidate; give one of the two");
+      }
+    }
   }
   // Ids given on the command line are checked against the catalog before anything is read.
   if (modelOpt) {
@@ -261,18 +321,6 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   if (files.empty()) return badArg(err, "FILE", "give at least one FILE to import");
 
-  // The session: loaded when it exists, else a new one. Nothing is written before every
-  // file has been read.
-  Session session;
-  bool created = true;
-  std::error_code ec;
-  if (std::filesystem::exists(std::filesystem::symlink_status(sessionPath, ec))) {
-    auto loaded = loadSession(sessionPath);
-    if (!loaded) return badInput(err, loaded.error());
-    session = std::move(*loaded);
-    created = false;
-  }
-
   std::vector<FileSummary> summaries;
   summaries.reserve(files.size());
   for (const auto& file : files) {
@@ -284,6 +332,27 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     for (const auto& run : f.report.runs) f.metricsRead += run.metrics.size();
     f.warnings = collectWarnings(f.report);
     summaries.push_back(std::move(f));
+  }
+  // Held from reading the session to renaming the new one into place: a second writer
+  // waits, then reads this one's result.
+  auto lock = lockForUpdate(sessionPath, "qfront import", err, rc);
+  if (!lock) return rc;
+  // The session: loaded when it exists, else a new one. Every file has been read before.
+  Session session;
+  bool created = true;
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(sessionPath, ec))) {
+    auto loaded = loadSession(sessionPath);
+    if (!loaded) return badInput(err, loaded.error());
+    session = std::move(*loaded);
+    created = false;
+  }
+
+  // Options for an existing candidate must agree with it: they would otherwise be ignored.
+  if (candidateOpt && !noCandidates) {
+    if (auto e = contradiction(session, *candidateOpt, attachOpts)) {
+      return badInput(err, e->from(sessionPath));
+    }
   }
   for (auto& f : summaries) f.merge = mergeImport(session, f.report);
   std::optional<AttachReport> attach;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/ui/plot_export.hpp>
@@ -231,7 +232,10 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
              .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm t"),
                   QString(qfrontVersion())),
          kMuted);
-  if (!in.session->title.empty()) w.text("Session: " + qs(in.session->title));
+  // A title is free text from a file: control characters and escapes never reach the PDF.
+  if (const std::string title = printableText(in.session->title); !title.empty()) {
+    w.text("Session: " + qs(title));
+  }
   w.heading("Scenario");
   const auto& sc = r.scenario;
   std::vector<QStringList> rows = {

@@ -9,6 +9,7 @@
 /// The plots are the window's own, drawn in the print theme; every number comes from core.
 #include <QByteArray>
 #include <QString>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ struct ReviewReportInputs {
   std::vector<std::string> gates;
   std::map<std::string, CandidateVerdict> verdicts;
 };
+
+/// The most candidates the report's per-candidate tables list (the frontier first); the rest
+/// are summarised by verdict in one line, so the report stays a few pages at any size.
+inline constexpr std::size_t kMaxReportCandidates = 100;
 
 /// Writes the report as PDF to `out`; `pages` (when given) receives the page count. Returns
 /// an error message, empty on success.

@@ -42,7 +42,9 @@ with `qfront stats paired`.
                          of an older version is migrated and written back in the current
                          version; one written by a newer QuantFront is refused.
   --candidate ID         every run and score in the files becomes a measured metric of
-                         candidate ID (created when missing)
+                         candidate ID (created when missing; printable text, trimmed). For
+                         an existing candidate, --model, --scheme, --gpu and --gpu-count must
+                         agree with it: a contradiction exits 2 naming both values
   --model ID             catalog model for a new candidate when the files name none the
                          catalog knows (vLLM model_id, lm-eval model_name / pretrained=)
   --scheme S             scheme when the model name has no unambiguous hint ("FP8",
@@ -51,7 +53,8 @@ with `qfront stats paired`.
   --gpu-count N          GPUs of a new candidate (default 1)
   --baseline ID          candidate recovery is computed against (default: per model, the
                          candidate whose scheme is bf16)
-  --no-candidates        only record the runs; leave the candidates as they are
+  --no-candidates        only record the runs; leave the candidates as they are (not
+                         with --candidate, --model, --scheme, --gpu, --gpu-count, --baseline)
   --format table|json    summary format on stdout (default table)
   -h, --help             this text
 
@@ -74,7 +77,9 @@ gets the measured quality scores and tpot_p99_ms as its objectives.
 All files are read before anything is written: if any FILE cannot be imported, qfront prints
 one line naming the file, position and field, exits with status 2, and SESSION is left as it
 was. The session is saved atomically (temporary file, fsync, rename), so an interrupted save
-never leaves a half-written file.
+never leaves a half-written file. While it reads, changes and writes SESSION it holds a lock
+(.SESSION.qfront-lock): a second import or merge into the same file waits for it (at most
+10 s, or QFRONT_LOCK_WAIT_S), then exits 2 naming the holder, writing nothing.
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";

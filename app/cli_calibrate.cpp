@@ -33,7 +33,9 @@ files imported with qfront import), one device at a time:
              per scheme for our own kernels (gemm_w4a16-g128);
   dequant    seconds per weight per scheme from the streaming dequant kernels;
 each by robust least squares (Huber-weighted, relative residuals), with the spread of the
-records around the fit. Also the measured step time of the model per scheme: the sum over
+records around the fit. Records no GPU could produce against the datasheet (a time outside
+1e-7..3600 s, a rate above 2x its peak) are left out with a warning naming each; a fit that
+still cannot be made exits 2. Also the measured step time of the model per scheme: the sum over
 its decode GEMMs of the measured time at M = B, at each measured B.
 
   --gpu ID|PATH       the datasheet GPU the efficiencies are relative to (default: the
@@ -43,7 +45,9 @@ its decode GEMMs of the measured time at M = B, at each measured B.
                       merged fleet); records of two devices are never mixed in one fit
   --model ID|PATH     model for the measured step time (default: the session's scenario model)
   --format table|json output format (default table)
-  -o GPU.json         write the calibrated GPU file: the datasheet GPU as --gpu reads it plus
+  -o GPU.json         write the calibrated GPU file (not SESSION itself; checked with the
+                      reader qfront model --gpu uses before it is written): the datasheet
+                      GPU as --gpu reads it plus
                       a "calibration" block (source, device, bandwidth_efficiency,
                       compute_efficiency {path or scheme: fraction}, dequant_s_per_weight
                       {scheme: s}, fits with residuals), for qfront model --gpu GPU.json
@@ -53,10 +57,13 @@ Exit status: 0 on success, 2 on bad input (one line naming file, position and fi
 
 constexpr const char* kMergeHelp = R"(usage: qfront merge SESSION... -o OUT.json
 
-Combines sessions into OUT.json (created, or added to when it exists; written atomically):
-kernel measurements keep their device (qfront calibrate --device picks one), imported runs
-are added once (same file digest, or the same measurement run, is a duplicate), candidates by
-id (an id already in OUT.json keeps OUT.json's figures, with a warning). The scenario and view
+Combines sessions into OUT.json (created, or added to when it exists; written atomically,
+under the same lock qfront import takes): kernel measurements keep their device (qfront
+calibrate --device picks one) and are keyed by kernel, scheme, device and shape, every record
+kept but an exact copy of one already there; a record with a NaN, infinite or non-positive
+time is refused when its session is read, naming it. Imported runs are added once (same
+file digest, or the same measurement run, is a duplicate), candidates by id (an id already in
+OUT.json keeps OUT.json's figures, with a warning). The scenario and view
 of OUT.json (or of the first session when OUT.json is new) stay. For a fleet: each node runs
 qfront-measure --out node-$HOST.json (scripts/measure-fleet.sbatch), then
   qfront merge node-*.json -o fleet.json && qfront calibrate fleet.json --device "NVIDIA H100 80GB HBM3"

@@ -4,6 +4,7 @@
 #include <quantfront/core/base/version.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <iomanip>
@@ -23,13 +24,20 @@ bool Args::help() const {
                      [](const std::string& a) { return a == "--help" || a == "-h"; });
 }
 
+bool looksLikeOption(const std::string& s) {
+  return s.size() >= 2 && s[0] == '-' &&
+         !(std::isdigit(static_cast<unsigned char>(s[1])) || s[1] == '.');
+}
+
 std::vector<std::string> Args::take(const std::string& name, bool& missingValue) {
   std::vector<std::string> values;
   std::vector<std::string> keep;
   for (std::size_t i = 0; i < m_args.size(); ++i) {
     const std::string& a = m_args[i];
     if (a == name) {
-      if (i + 1 < m_args.size()) {
+      // An option name is never taken as the value of the option before it
+      // ("--candidate -o s.json" lacks a candidate); --name=-x gives such a value.
+      if (i + 1 < m_args.size() && !looksLikeOption(m_args[i + 1])) {
         values.push_back(m_args[++i]);
       } else {
         missingValue = true;
@@ -64,7 +72,9 @@ bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& ou
     return false;
   }
   if (missing) {
-    rc = badArg(err, field, "option " + name + " needs a value");
+    rc = badArg(err, field,
+                "option " + name + " needs a value (a value that starts with '-' is given as " +
+                    name + "=VALUE)");
     return false;
   }
   out = std::move(v);
@@ -76,6 +86,16 @@ bool Args::takeFlag(const std::string& name) {
   if (it == m_args.end()) return false;
   m_args.erase(it);
   return true;
+}
+
+std::optional<FileLock> lockForUpdate(const std::string& path, const std::string& what,
+                                      std::ostream& err, int& rc) {
+  auto lock = FileLock::acquire(path, what, lockWaitFromEnvironment());
+  if (!lock) {
+    rc = badInput(err, lock.error());
+    return std::nullopt;
+  }
+  return std::move(*lock);
 }
 
 int badInput(std::ostream& err, const Error& e) {

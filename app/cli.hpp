@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
+#include <quantfront/core/session/file_lock.hpp>
 
 namespace qf::cli {
 
@@ -45,7 +46,12 @@ int cmdSearch(const std::vector<std::string>& args, std::ostream& out,
 int cmdSession(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err);  // cli_session.cpp
 
-/// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
+/// True for an argument that names an option ("-o", "--gpu"), not a value: it starts with
+/// '-' and is not a number ("-1", "-.5").
+bool looksLikeOption(const std::string& s);
+
+/// Small argument scanner shared by the sub-commands: --key value, --key=value, flags. The
+/// value after "--key" is never an option name (looksLikeOption): that is a missing value.
 class Args {
  public:
   explicit Args(std::vector<std::string> args) : m_args(std::move(args)) {}
@@ -72,6 +78,12 @@ class Args {
 /// false. Every command's single-valued options go through this.
 bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
                 std::ostream& err, int& rc);
+
+/// Locks `path` for a read-modify-write by command `what` ("qfront import"), waiting at most
+/// lockWaitFromEnvironment() for another writer. On failure prints the one line naming the
+/// file and the holder, sets `rc` to kExitBadInput and returns nullopt.
+std::optional<FileLock> lockForUpdate(const std::string& path, const std::string& what,
+                                      std::ostream& err, int& rc);
 
 /// Prints "qfront: <error>" on one line and returns kExitBadInput.
 /// How errors name the command line as their source.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/analysis/calibration_bounds.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
@@ -43,7 +44,9 @@ files imported with qfront import), one device at a time:
              per scheme for our own kernels (gemm_w4a16-g128);
   dequant    seconds per weight per scheme from the streaming dequant kernels;
 each by robust least squares (Huber-weighted, relative residuals), with the spread of the
-records around the fit. Also the measured step time of the model per scheme: the sum over
+records around the fit. Records no GPU could produce against the datasheet (a time outside
+1e-7..3600 s, a rate above 2x its peak) are left out with a warning naming each; a fit that
+still cannot be made exits 2. Also the measured step time of the model per scheme: the sum over
 its decode GEMMs of the measured time at M = B, at each measured B.
 
   --gpu ID|PATH       the datasheet GPU the efficiencies are relative to (default: the
@@ -53,7 +56,9 @@ its decode GEMMs of the measured time at M = B, at each measured B.
                       merged fleet); records of two devices are never mixed in one fit
   --model ID|PATH     model for the measured step time (default: the session's scenario model)
   --format table|json output format (default table)
-  -o GPU.json         write the calibrated GPU file: the datasheet GPU as --gpu reads it plus
+  -o GPU.json         write the calibrated GPU file (not SESSION itself; checked with the
+                      reader qfront model --gpu uses before it is written): the datasheet
+                      GPU as --gpu reads it plus
                       a "calibration" block (source, device, bandwidth_efficiency,
                       compute_efficiency {path or scheme: fraction}, dequant_s_per_weight
                       {scheme: s}, fits with residuals), for qfront model --gpu GPU.json
@@ -63,10 +68,13 @@ Exit status: 0 on success, 2 on bad input (one line naming file, position and fi
 
 constexpr const char* kMergeHelp = R"(usage: qfront merge SESSION... -o OUT.json
 
-Combines sessions into OUT.json (created, or added to when it exists; written atomically):
-kernel measurements keep their device (qfront calibrate --device picks one), imported runs
-are added once (same file digest, or the same measurement run, is a duplicate), candidates by
-id (an id already in OUT.json keeps OUT.json's figures, with a warning). The scenario and view
+Combines sessions into OUT.json (created, or added to when it exists; written atomically,
+under the same lock qfront import takes): kernel measurements keep their device (qfront
+calibrate --device picks one) and are keyed by kernel, scheme, device and shape, every record
+kept but an exact copy of one already there; a record with a NaN, infinite or non-positive
+time is refused when its session is read, naming it. Imported runs are added once (same
+file digest, or the same measurement run, is a duplicate), candidates by id (an id already in
+OUT.json keeps OUT.json's figures, with a warning). The scenario and view
 of OUT.json (or of the first session when OUT.json is new) stay. For a fleet: each node runs
 qfront-measure --out node-$HOST.json (scripts/measure-fleet.sbatch), then
   qfront merge node-*.json -o fleet.json && qfront calibrate fleet.json --device "NVIDIA H100 80GB HBM3"
@@ -78,6 +86,14 @@ std::string fmt(double v, int precision) {
   std::ostringstream o;
   o << std::fixed << std::setprecision(precision) << v;
   return o.str();
+}
+
+/// True when `a` and `b` name the same file (through links too), or the same path when
+/// either does not exist yet.
+bool sameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec) && !ec) return true;
+  return std::filesystem::weakly_canonical(a, ec) == std::filesystem::weakly_canonical(b, ec);
 }
 
 Json fitJson(const FittedValue& f, double value) {
@@ -120,24 +136,41 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     if (!std::filesystem::is_directory(folder, ec)) {
       return badArg(err, "o", "folder '" + folder.string() + "' does not exist");
     }
+    if (sameFile(*outOpt, files[0])) {
+      return badArg(err, "o",
+                    "-o '" + *outOpt +
+                        "' is the measured session itself; writing the GPU file "
+                        "there would replace the measurements. Choose another file");
+    }
   }
   // A measured-points CSV: the end-to-end fit instead of the kernel-record fit.
   if (isMeasuredPointsFile(files[0]))
     return calibrateFromPoints(files[0], gpuOpt, format, outOpt, out, err);
   auto session = loadSession(files[0]);
   if (!session) return badInput(err, session.error());
-  auto cal = calibrate(session->kernelMeasurements, deviceOpt.value_or(""), files[0]);
-  if (!cal) return badInput(err, cal.error());
+  // The device whose records are fitted: --device, else the only one.
+  const auto devices = measuredDevices(session->kernelMeasurements);
+  std::string device = deviceOpt.value_or(devices.size() == 1 ? devices.front() : "");
+  if (std::find(devices.begin(), devices.end(), device) == devices.end()) {
+    // None, several without a choice, or one without records: calibrate() says which.
+    auto none = calibrate(session->kernelMeasurements, device, files[0]);
+    return badInput(err, none ? Error{files[0], "", "device", "no device to fit"} : none.error());
+  }
 
   const auto& catalog = Catalog::bundled();
-  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(cal->device));
+  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(device));
   if (gpuId.empty()) {
     return badArg(err, "gpu",
-                  "no catalog GPU for device '" + cal->device +
+                  "no catalog GPU for device '" + device +
                       "'; give the datasheet with --gpu ID|GPU.json (" + catalog.gpuIds() + ")");
   }
   auto gpu = catalog.resolveGpu(gpuId);
   if (!gpu) return badInput(err, gpu.error());
+  // Records no GPU could produce are left out, with a warning each, before the fit.
+  const RecordScreen screen = screenRecords(session->kernelMeasurements, device, *gpu);
+  auto cal = calibrate(screen.kept, device, files[0]);
+  if (!cal) return badInput(err, cal.error());
+  cal->warnings.insert(cal->warnings.begin(), screen.warnings.begin(), screen.warnings.end());
 
   // The measured step time per scheme that has GEMM records, at each measured M.
   const std::string modelId = modelOpt.value_or(session->scenario.model);
@@ -162,6 +195,12 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   }
 
   const Json gpuJson = calibratedGpuJson(*gpu, *cal, files[0]);
+  // What is written must read back: checked with the reader qfront model --gpu uses.
+  if (auto back = parseGpu(gpuJson, outOpt.value_or(files[0]), "/"); !back) {
+    Error e = back.error();
+    e.message = "the calibrated GPU would not read back: " + e.message + "; nothing written";
+    return badInput(err, e);
+  }
   if (outOpt) {
     if (auto e = writeFileAtomic(*outOpt, gpuJson.dump(2) + "\n")) return badInput(err, *e);
   }
@@ -258,6 +297,8 @@ int cmdMerge(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     if (!s) return badInput(err, s.error());
     inputs.push_back(std::move(*s));
   }
+  auto lock = lockForUpdate(*outOpt, "qfront merge", err, rc);
+  if (!lock) return rc;
   Session merged;
   std::error_code ec;
   std::size_t first = 0;

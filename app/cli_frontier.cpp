@@ -68,7 +68,8 @@ published) across candidates.
                       across models); a relative objective spanning several models is
                       then warned about.
   --format table|json output format (default table)
-  --max-by N          list at most N dominators per candidate (default 10; 0 lists all)
+  --max-by N          list at most N dominators per candidate (default 10; 0 lists all,
+                      refused above 2000 candidates)
   --no-by             skip the per-candidate dominator lists (they cost O(n) each)
 
 Classification of the passing candidates over the objectives:
@@ -175,6 +176,9 @@ void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands, 
 
 }  // namespace
 
+/// The most candidates --max-by 0 (every dominator listed) accepts.
+constexpr std::size_t kMaxRowsListingAll = 2000;
+
 int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   Args a(argv);
   if (a.help()) {
@@ -199,7 +203,9 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     const auto v = parseInt(*maxByOpt);
     if (!v || *v < 0 || *v > 1000000) {
       return badArg(err, "max-by",
-                    "expected a count 0..1000000 (0 lists all), found '" + *maxByOpt + "'");
+                    "expected a count 0..1000000 (0 lists all, up to " +
+                        std::to_string(kMaxRowsListingAll) + " candidates), found '" + *maxByOpt +
+                        "'");
     }
     maxBy = static_cast<std::size_t>(*v);
   }
@@ -221,6 +227,14 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
 
   auto source = readCandidateSource(files[0]);
   if (!source) return badInput(err, source.error());
+  // Every dominator of every candidate grows as n²: bounded before it is computed.
+  if (maxBy == 0 && !noBy && source->candidates.size() > kMaxRowsListingAll) {
+    return badArg(err, "max-by",
+                  "--max-by 0 lists every dominator of every candidate, up to n² ids; " +
+                      std::to_string(source->candidates.size()) + " candidates is more than " +
+                      std::to_string(kMaxRowsListingAll) +
+                      ": give a count (e.g. --max-by 10) or --no-by");
+  }
 
   FrontierQuery query;
   if (groupByOpt) {

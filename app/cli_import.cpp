@@ -11,7 +11,9 @@
 #include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
+#include <quantfront/core/model/catalog.hpp>
 
 #include "cli.hpp"
 
@@ -41,7 +43,9 @@ with `qfront stats paired`.
                          of an older version is migrated and written back in the current
                          version; one written by a newer QuantFront is refused.
   --candidate ID         every run and score in the files becomes a measured metric of
-                         candidate ID (created when missing)
+                         candidate ID (created when missing; printable text, trimmed). For
+                         an existing candidate, --model, --scheme, --gpu and --gpu-count must
+                         agree with it: a contradiction exits 2 naming both values
   --model ID             catalog model for a new candidate when the files name none the
                          catalog knows (vLLM model_id, lm-eval model_name / pretrained=)
   --scheme S             scheme when the model name has no unambiguous hint ("FP8",
@@ -50,7 +54,8 @@ with `qfront stats paired`.
   --gpu-count N          GPUs of a new candidate (default 1)
   --baseline ID          candidate recovery is computed against (default: per model, the
                          candidate whose scheme is bf16)
-  --no-candidates        only record the runs; leave the candidates as they are
+  --no-candidates        only record the runs; leave the candidates as they are (not
+                         with --candidate, --model, --scheme, --gpu, --gpu-count, --baseline)
   --allow-model-mismatch attach even when a file's model (or --model) is not the model of
                          the existing candidate it goes to; without it that is refused
   --format table|json    summary format on stdout (default table)
@@ -79,7 +84,9 @@ gets the measured quality scores and tpot_p99_ms as its objectives.
 All files are read before anything is written: if any FILE cannot be imported, qfront prints
 one line naming the file, position and field, exits with status 2, and SESSION is left as it
 was. The session is saved atomically (temporary file, fsync, rename), so an interrupted save
-never leaves a half-written file.
+never leaves a half-written file. While it reads, changes and writes SESSION it holds a lock
+(.SESSION.qfront-lock): a second import or merge into the same file waits for it (at most
+10 s, or QFRONT_LOCK_WAIT_S), then exits 2 naming the holder, writing nothing.
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";
@@ -166,6 +173,42 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
   out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
+/// The model, GPU or catalog id `text` stands for (itself when the catalog does not know it).
+std::string modelKey(const std::string& text) {
+  auto m = Catalog::bundled().resolveModel(text);
+  return m ? m->name : text;
+}
+std::string gpuKey(const std::string& text) {
+  auto g = Catalog::bundled().resolveGpu(text);
+  return g ? g->id : text;
+}
+
+/// An error naming both values when an option given for candidate `id`, already in
+/// `session`, says otherwise than the candidate.
+std::optional<Error> contradiction(const Session& session, const std::string& id,
+                                   const AttachOptions& o) {
+  const auto it = std::find_if(session.candidates.begin(), session.candidates.end(),
+                               [&](const Candidate& c) { return c.id == id; });
+  if (it == session.candidates.end()) return std::nullopt;
+  auto clash = [&](const char* field, const std::string& given, const std::string& has) {
+    return Error{kCommandLine, "", field,
+                 "--" + std::string(field) + " '" + given + "' contradicts candidate '" + id +
+                     "' in the session, which has " + field + " '" + has +
+                     "'; leave the option out, or import into another --candidate"};
+  };
+  if (!o.model.empty() && modelKey(o.model) != modelKey(it->model)) {
+    return clash("model", o.model, it->model);
+  }
+  if (!o.scheme.empty() && o.scheme != it->schemeLinear) {
+    return clash("scheme", o.scheme, it->schemeLinear);
+  }
+  if (!o.gpu.empty() && gpuKey(o.gpu) != gpuKey(it->gpu)) return clash("gpu", o.gpu, it->gpu);
+  if (o.gpuCount && *o.gpuCount != it->gpuCount) {
+    return clash("gpu-count", std::to_string(*o.gpuCount), std::to_string(it->gpuCount));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -205,8 +248,30 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     }
     attachOpts.gpuCount = static_cast<int>(*n);
   }
-  if (candidateOpt && candidateOpt->empty()) {
-    return badArg(err, "candidate", "the candidate id must not be empty");
+  if (candidateOpt) {
+    // Ids are shown in tables, plots and reports: printable text, no edge whitespace.
+    const std::string id = trimmed(*candidateOpt);
+    if (id.empty()) return badArg(err, "candidate", "the candidate id must not be empty or blank");
+    if (std::any_of(id.begin(), id.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+      return badArg(err, "candidate",
+                    "the candidate id must be printable text (no control characters, newlines "
+                    "or terminal escapes)");
+    }
+    candidateOpt = id;
+    attachOpts.candidateId = id;
+  }
+  if (noCandidates) {
+    for (const auto& [opt, name] :
+         {std::pair{&candidateOpt, "--candidate"}, std::pair{&modelOpt, "--model"},
+          std::pair{&schemeOpt, "--scheme"}, std::pair{&gpuOpt, "--gpu"},
+          std::pair{&gpuCountOpt, "--gpu-count"}, std::pair{&baselineOpt, "--baseline"}}) {
+      if (*opt) {
+        return badArg(err, "no-candidates",
+                      std::string("--no-candidates leaves the candidates as they are, but ") +
+                          name + " '" + **opt + "' is for a candidate; give one of the two");
+      }
+    }
   }
   // Ids given on the command line are checked against the catalog before anything is read.
   if (modelOpt) {
@@ -248,8 +313,15 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   if (files.empty()) return badArg(err, "FILE", "give at least one FILE to import");
 
-  // The session: loaded when it exists, else a new one. Nothing is written before every
-  // file has been read.
+  ImportPlan plan;  // every file read before anything is merged; any error refuses them all
+  if (!noCandidates) plan.attach = attachOpts;
+  auto read = readImports(files, plan);
+  if (!read) return badInput(err, read.error());
+  // Held from reading the session to renaming the new one into place: a second writer
+  // waits, then reads this one's result.
+  auto lock = lockForUpdate(sessionPath, "qfront import", err, rc);
+  if (!lock) return rc;
+  // The session: loaded when it exists, else a new one. Every file has been read before.
   Session session;
   bool created = true;
   std::error_code ec;
@@ -260,9 +332,13 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     created = false;
   }
 
-  ImportPlan plan;  // every file read before anything is merged; any error refuses them all
-  if (!noCandidates) plan.attach = attachOpts;
-  auto outcome = importIntoSession(session, files, plan);
+  // Options for an existing candidate must agree with it: they would otherwise be ignored.
+  if (candidateOpt && !noCandidates) {
+    if (auto e = contradiction(session, *candidateOpt, attachOpts)) {
+      return badInput(err, e->from(sessionPath));
+    }
+  }
+  auto outcome = mergeImports(session, std::move(*read), plan);
   if (!outcome) {
     Error e = outcome.error().from(sessionPath);
     if (e.field == "model" && !attachOpts.allowModelMismatch) {

@@ -14,6 +14,8 @@
 
 #include <quantfront/core/base/version.hpp>
 
+#include <quantfront/core/base/json_scanner.hpp>
+
 #include "cli.hpp"
 
 namespace qf::cli {
@@ -252,6 +254,9 @@ int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
+/// The most questions per arm a power answer may ask for (beyond it, no eval exists).
+constexpr double kMaxSamplesPerArm = 1e12;
+
 int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
   if (a.help()) {
     out << kPowerHelp;
@@ -287,12 +292,26 @@ int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
   }
   const double exact = stats::samplesPerArm(*pv, *dv, powerV);
   const double nArm = std::ceil(exact - 1e-9);
+  // A difference so small that no eval could resolve it is an impossible request, not a
+  // null in the output.
+  if (!(std::isfinite(exact) && exact <= kMaxSamplesPerArm)) {
+    return badArg(err, "delta",
+                  "delta " + *delta + " needs more than " + formatNumber(kMaxSamplesPerArm) +
+                      " questions per arm (" + formatNumber(exact) +
+                      "); no eval resolves a difference that small");
+  }
   const double zBeta = std::abs(powerV - 0.8) < 1e-12 ? stats::kZ80 : stats::normalQuantile(powerV);
   Json j{
       {"p", *pv},        {"delta", *dv},      {"power", powerV},         {"z_alpha", stats::kZ95},
       {"z_beta", zBeta}, {"n_per_arm", nArm}, {"n_per_arm_exact", exact}};
   if (flipV) {
     const double pe = stats::pairedSamples(*flipV, *dv, powerV);
+    if (!(std::isfinite(pe) && pe <= kMaxSamplesPerArm)) {
+      return badArg(err, "delta",
+                    "delta " + *delta + " needs more than " + formatNumber(kMaxSamplesPerArm) +
+                        " paired questions (" + formatNumber(pe) +
+                        "); no eval resolves a difference that small");
+    }
     j["flip_rate"] = *flipV;
     j["n_paired"] = std::ceil(pe - 1e-9);
     j["n_paired_exact"] = pe;

@@ -4,9 +4,11 @@
 // qfront checks them: a bad value exits with status 2 and one line naming the option.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTimer>
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -20,6 +22,7 @@
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/autosave.hpp>
+#include <quantfront/ui/example_session.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
@@ -56,14 +59,18 @@ const QStringList kTabs = {"step",   "throughput", "serving",  "schemes",
                            "pareto", "candidates", "evidence", "measured"};
 const QStringList kPlotTabs = {"step", "throughput", "serving", "pareto", "measured"};
 
+bool environmentSet(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0';
+}
+
 /// A run that shows no window (an export, a session dump, help or version) needs no display:
 /// without one, and without a platform the user chose, it renders offscreen.
 void chooseHeadlessPlatform(int argc, char** argv) {
-  const auto set = [](const char* name) {
-    const char* v = std::getenv(name);
-    return v != nullptr && *v != '\0';
-  };
-  if (set("QT_QPA_PLATFORM") || set("DISPLAY") || set("WAYLAND_DISPLAY")) return;
+  if (environmentSet("QT_QPA_PLATFORM") || environmentSet("DISPLAY") ||
+      environmentSet("WAYLAND_DISPLAY")) {
+    return;
+  }
   for (int i = 1; i < argc; ++i) {
     for (const char* opt : {"--export", "--dump-session", "--help", "--version", "-h", "-v"}) {
       const std::size_t n = std::strlen(opt);
@@ -93,11 +100,45 @@ void shieldSessionOption(int argc, char** argv, std::vector<std::string>& storag
   }
 }
 
-QStringList unshieldedArguments() {
-  QStringList args = QApplication::arguments();
-  for (QString& a : args) {
-    if (a.startsWith(kSessionStandIn))
-      a.replace(0, static_cast<int>(std::strlen(kSessionStandIn)), "--session");
+/// The command line as our parser reads it, before QApplication exists: Qt's own GUI options
+/// (which QApplication takes out of argv later) are left out here the same way.
+QStringList argumentsBeforeApplication(int argc, char** argv) {
+  static const QStringList kQtWithValue = {"-platform",
+                                           "-platformpluginpath",
+                                           "-platformtheme",
+                                           "-plugin",
+                                           "-qwindowgeometry",
+                                           "-qwindowtitle",
+                                           "-qwindowicon",
+                                           "-style",
+                                           "-stylesheet",
+                                           "-display",
+                                           "-geometry",
+                                           "-title",
+                                           "-name",
+                                           "-visual",
+                                           "-ncols",
+                                           "-cmap",
+                                           "-fn",
+                                           "-font",
+                                           "-bg",
+                                           "-fg",
+                                           "-btn"};
+  static const QStringList kQtFlags = {"-reverse", "-widgetcount",    "-nograb", "-dograb",
+                                       "-sync",    "-graphicssystem", "-im",     "-inputstyle"};
+  QStringList args;
+  for (int i = 0; i < argc; ++i) {
+    const QString a = QString::fromLocal8Bit(argv[i]);
+    if (i > 0 && a == "--") {
+      for (; i < argc; ++i) args << QString::fromLocal8Bit(argv[i]);
+      break;
+    }
+    if (i > 0 && kQtWithValue.contains(a) && i + 1 < argc) {
+      ++i;
+      continue;
+    }
+    if (i > 0 && kQtFlags.contains(a)) continue;
+    args << a;
   }
   return args;
 }
@@ -111,14 +152,9 @@ QString tabOfView(const QString& view) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  chooseHeadlessPlatform(argc, argv);
-  std::vector<std::string> shielded;
-  shieldSessionOption(argc, argv, shielded);
-  QApplication app(argc, argv);
-  QApplication::setApplicationName("QuantFront");
-  QApplication::setOrganizationName("QuantFront");
-  QApplication::setApplicationVersion(qf::qfrontVersion());
-
+  // The whole command line is parsed and checked before QApplication exists, so a bad option
+  // is the same one line and status 2 with or without a display (QApplication itself aborts
+  // when it finds no display).
   QCommandLineParser parser;
   parser.setApplicationDescription(
       "QuantFront: decode step time, capacity and the quality/latency/memory frontier of "
@@ -173,13 +209,19 @@ int main(int argc, char** argv) {
   parser.addPositionalArgument("SESSION", "A session file to open.", "[SESSION]");
   parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, sessionOpt, exportOpt, outOpt, tabOpt,
                      sizeOpt, shotOpt, recoverOpt, dumpOpt, intervalOpt, asEditOpt});
-  if (!parser.parse(unshieldedArguments())) {
+  if (!parser.parse(argumentsBeforeApplication(argc, argv))) {
     std::cerr << "quantfront: " << kCommandLine << ": " << parser.errorText().toStdString()
               << " (see quantfront --help)\n";
     return kExitBadInput;
   }
-  if (parser.isSet(helpOpt)) parser.showHelp(kExitOk);
-  if (parser.isSet(versionOpt)) parser.showVersion();
+  if (parser.isSet(helpOpt) || parser.isSet(versionOpt)) {
+    chooseHeadlessPlatform(argc, argv);
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName("QuantFront");
+    QCoreApplication::setApplicationVersion(qf::qfrontVersion());
+    if (parser.isSet(helpOpt)) parser.showHelp(kExitOk);
+    parser.showVersion();
+  }
   QString sessionPath = parser.value(sessionOpt);
   {
     const QStringList rest = parser.positionalArguments();
@@ -299,19 +341,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  qf::ui::MainWindow window;
-#ifdef QF_HAVE_CUDA
-  window.setMeasurementBackend(qf::cuda::makeCudaBackend());
-#endif
-  if (session) {
-    window.setSession(*session, sessionPath);
-  } else if (!sessionPath.isEmpty()) {
-    // In the window a bad session is a message; the example session stays.
-    QTimer::singleShot(0, &window, [&window, sessionPath] { window.openSession(sessionPath); });
-  }
   const bool explicitScenario =
       parser.isSet(modelOpt) || parser.isSet(gpuOpt) || tp || parser.isSet(schemesOpt);
-  qf::ScenarioSpec spec = window.scenario();
+  // The scenario the window will start from: the session's, else the bundled example's.
+  qf::ScenarioSpec spec = session ? session->scenario : qf::ui::bundledExampleSession().scenario;
   if (parser.isSet(modelOpt)) spec.model = parser.value(modelOpt).toStdString();
   if (parser.isSet(gpuOpt)) spec.gpu = parser.value(gpuOpt).toStdString();
   if (tp) spec.tp = static_cast<int>(*tp);
@@ -326,7 +359,21 @@ int main(int argc, char** argv) {
   // silently drops it.
   // (An exception a reader lets escape is a bad file too: one line, status 2, no crash.)
   try {
-    if (auto scen = qf::resolveScenario(spec); !scen) return badInput(scen.error());
+    if (auto scen = qf::resolveScenario(spec); !scen) {
+      // A figure the user did not give on the command line came from the session: the
+      // error names the session file and its scenario key, not an option never typed.
+      qf::Error e = scen.error();
+      const bool fromOption = (e.field == "model" && parser.isSet(modelOpt)) ||
+                              (e.field == "gpu" && parser.isSet(gpuOpt)) ||
+                              (e.field == "tp" && tp) ||
+                              (e.field == "schemes" && parser.isSet(schemesOpt));
+      if (session && !fromOption && e.file.empty()) {
+        e.file = QFile::encodeName(sessionPath).toStdString();
+        std::replace(e.field.begin(), e.field.end(), '-', '_');
+        e.position = "/scenario/" + e.field;
+      }
+      return badInput(e);
+    }
   } catch (const std::exception& e) {
     const bool gpuFile = QFile::exists(QString::fromStdString(spec.gpu));
     const std::string& file = gpuFile ? spec.gpu : spec.model;
@@ -338,6 +385,32 @@ int main(int argc, char** argv) {
     qf::Error e = c.error();
     if (e.field.empty() || e.field == "scheme") e.field = "schemes";
     return badInput(e);
+  }
+  // Every option is good: now the application, which needs a display unless the run is
+  // headless (an export or a session dump renders offscreen).
+  if (!headless && !environmentSet("QT_QPA_PLATFORM") && !environmentSet("DISPLAY") &&
+      !environmentSet("WAYLAND_DISPLAY")) {
+    return badOption("display",
+                     "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not "
+                     "set); run it under xvfb-run, or export headless with --export");
+  }
+  chooseHeadlessPlatform(argc, argv);
+  std::vector<std::string> shielded;
+  shieldSessionOption(argc, argv, shielded);
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("QuantFront");
+  QApplication::setOrganizationName("QuantFront");
+  QApplication::setApplicationVersion(qf::qfrontVersion());
+
+  qf::ui::MainWindow window;
+#ifdef QF_HAVE_CUDA
+  window.setMeasurementBackend(qf::cuda::makeCudaBackend());
+#endif
+  if (session) {
+    window.setSession(*session, sessionPath);
+  } else if (!sessionPath.isEmpty()) {
+    // In the window a bad session is a message; the example session stays.
+    QTimer::singleShot(0, &window, [&window, sessionPath] { window.openSession(sessionPath); });
   }
   if (!parser.isSet(asEditOpt) && (explicitScenario || !session)) window.setScenario(spec);
   if (!window.lastError().isEmpty()) {

@@ -1,5 +1,7 @@
 // libFuzzer target: arbitrary bytes as a session file. Nothing may crash, hang or leak; a
-// session that parses must survive a write/read round trip unchanged.
+// session that parses must survive a write/read round trip unchanged, hold only finite
+// kernel times > 0, and merge into itself adding nothing.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -8,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/session/session.hpp>
+#include <quantfront/core/session/session_merge.hpp>
 
 #include "fuzz_support.hpp"
 
@@ -23,6 +26,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (session.ok()) {
       auto again = qf::parseSessionText(qf::sessionToText(*session), "fuzz-roundtrip.json");
       if (!again.ok() || qf::sessionToJson(*again) != qf::sessionToJson(*session)) std::abort();
+      // Every kernel record that reads has a finite time > 0 (a NaN would merge as anything).
+      for (const auto& k : session->kernelMeasurements) {
+        if (!(std::isfinite(k.medianS) && k.medianS > 0)) std::abort();
+      }
+      // Merging a session into itself adds nothing; into an empty one, every record is
+      // either added or an exact copy of one added.
+      qf::Session twice = *session;
+      const auto self = qf::mergeSession(twice, *session);
+      if (self.measurementsAdded != 0 ||
+          twice.kernelMeasurements.size() != session->kernelMeasurements.size()) {
+        std::abort();
+      }
+      qf::Session fresh;
+      const auto into = qf::mergeSession(fresh, *session);
+      if (into.measurementsAdded + into.measurementsDuplicate !=
+              session->kernelMeasurements.size() ||
+          fresh.kernelMeasurements.size() != into.measurementsAdded) {
+        std::abort();
+      }
     }
     return 0;
   });

@@ -15,6 +15,7 @@
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/session/file_lock.hpp>
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/cuda/device.hpp>
 #include <quantfront/cuda/measure.hpp>
@@ -44,8 +45,8 @@ written atomically: a failed or cancelled run leaves SESSION as it was.
   --schemes LIST     comma-separated scheme ids (default bf16,w8a8-fp8,w4a16-g128); any of
                      bf16, w8a8-fp8, w8a8-int8, w4a16-g128, w4a16-g128-asym, w8a16,
                      w8a16-fp8, mxfp4
-  --m-list LIST      GEMM rows (batch sizes), positive integers (default 1,2,4,...,4096;
-                     with --quick 1,4,16,64,256,1024,4096)
+  --m-list LIST      GEMM rows (batch sizes), 1 to 64 positive integers up to 65536
+                     (default 1,2,4,...,4096; with --quick 1,4,16,64,256,1024,4096)
   --quick            shorter sampling caps and fewer M: about a minute on an H100
   --device N         CUDA device index (default 0)
 
@@ -53,6 +54,9 @@ Then: qfront calibrate SESSION -o my-gpu.json; qfront model --gpu my-gpu.json ..
 Exit status: 0 success, 1 a kernel failed its correctness check or the run failed,
 2 bad input or no CUDA device (one line on stderr).
 )";
+
+/// The most GEMM row counts one run measures.
+constexpr std::size_t kMaxMListEntries = 64;
 
 std::atomic<bool> gInterrupted{false};
 void onSignal(int) {
@@ -95,6 +99,9 @@ int main(int argc, char** argv) {
     seen.push_back(a);
     if (i + 1 >= args.size()) return bad(a.substr(2), "option " + a + " needs a value");
     const std::string& v = args[++i];
+    if (v.rfind("--", 0) == 0) {
+      return bad(a.substr(2), "option " + a + " needs a value, found the option '" + v + "'");
+    }
     if (a == "--out") out = v;
     if (a == "--model") modelId = v;
     if (a == "--schemes") schemesArg = v;
@@ -125,9 +132,20 @@ int main(int argc, char** argv) {
     schemes.push_back(s);
   }
   std::vector<std::int64_t> mList = qf::cuda::defaultMList(quick);
-  if (!mArg.empty()) {
+  if (std::find(seen.begin(), seen.end(), "--m-list") != seen.end()) {
+    if (mArg.empty()) {
+      return bad("m-list",
+                 "expected at least one GEMM row count; leave --m-list out for the "
+                 "default list");
+    }
+    const auto items = qf::splitAt(mArg, ',');
+    if (items.size() > kMaxMListEntries) {
+      return bad("m-list", "at most " + std::to_string(kMaxMListEntries) +
+                               " row counts (each is a full sweep of the model's GEMMs), found " +
+                               std::to_string(items.size()));
+    }
     mList.clear();
-    for (const auto& s : qf::splitAt(mArg, ',')) {
+    for (const auto& s : items) {
       std::int64_t m = 0;
       auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), m);
       if (ec != std::errc() || p != s.data() + s.size() || m < 1 || m > 65536) {
@@ -144,6 +162,7 @@ int main(int argc, char** argv) {
   if (!std::filesystem::is_directory(folder, ec)) {
     return bad("out", "folder '" + folder.string() + "' does not exist");
   }
+  // A session that cannot be added to is refused before the GPU is touched.
   qf::Session session;
   if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec))) {
     auto loaded = qf::loadSession(out);
@@ -151,7 +170,6 @@ int main(int argc, char** argv) {
       std::cerr << "qfront-measure: " << loaded.error().str() << "\n";
       return kExitBadInput;
     }
-    session = std::move(*loaded);
   }
 
   std::string why;
@@ -190,6 +208,21 @@ int main(int argc, char** argv) {
     std::cerr << "qfront-measure: cancelled after " << result.records.size() << " records; " << out
               << " left as it was\n";
     return kExitFailed;
+  }
+  // Another writer may have changed SESSION while the GPU ran: it is read again under the
+  // lock, held until the new file is in place, so neither update is lost.
+  auto lock = qf::FileLock::acquire(out, "qfront-measure", qf::lockWaitFromEnvironment());
+  if (!lock) {
+    std::cerr << "qfront-measure: " << lock.error().str() << "\n";
+    return kExitBadInput;
+  }
+  if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec))) {
+    auto loaded = qf::loadSession(out);
+    if (!loaded) {
+      std::cerr << "qfront-measure: " << loaded.error().str() << "\n";
+      return kExitBadInput;
+    }
+    session = std::move(*loaded);
   }
   qf::addMeasurements(session,
                       qf::cuda::measurementBatch(result, plan, model->name, qf::utcTimestamp()));

@@ -3,6 +3,7 @@
 // fleet's sessions merge without mixing devices.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -125,4 +126,129 @@ TEST_CASE("qfront merge combines a fleet's sessions keyed by device", "[cli]") {
   CHECK(j.at("gpu") == "H200 SXM 141GB");
   CHECK(j.at("bandwidth_tbs").at("value").get<double>() ==
         Approx(kBeta * 1.4 / 1e12).epsilon(0.02));
+}
+
+TEST_CASE("qfront merge refuses a NaN record with its position and keeps every valid record",
+          "[cli]") {
+  TempDir dir;
+  const auto valid = writeSession(dir, "valid.json", "NVIDIA H100 80GB HBM3", 1.0);
+  const std::size_t perNode = synthetic("x", 1.0).size();
+  // The same records, but one median_s (or rel_noise) NaN: refused at read time.
+  for (const char* key : {"median_s", "rel_noise", "min_s"}) {
+    for (const char* bad : {"\"NaN\"", "\"Infinity\"", "-1", "1e400"}) {
+      if (std::string(key) != "median_s" && std::string(bad) == "1e400") continue;
+      std::ifstream in(valid);
+      auto j = nlohmann::json::parse(in);
+      j["kernel_measurements"][3][key] =
+          nlohmann::json::parse(bad == std::string("1e400") ? "\"Infinity\"" : bad);
+      const std::string nanNode = dir.file("nan.json");
+      std::ofstream(nanNode) << j.dump();
+      const std::string fleet = dir.file("fleet.json");
+      std::filesystem::remove(fleet);
+      for (const auto& order :
+           {std::vector<std::string>{nanNode, valid}, std::vector<std::string>{valid, nanNode}}) {
+        auto r = qfront({"merge", order[0], order[1], "-o", fleet});
+        INFO(key << " = " << bad << ": " << r.err);
+        CHECK(r.rc == 2);
+        CHECK(r.err.find("nan.json") != std::string::npos);
+        CHECK(r.err.find("/kernel_measurements/3/" + std::string(key)) != std::string::npos);
+        CHECK_FALSE(std::filesystem::exists(fleet));
+      }
+    }
+  }
+  // Two nodes measuring the same shapes on the same device model: both nodes' records kept,
+  // whatever the order; only a copy of a record already there is left out.
+  qf::Session other;
+  other.kernelMeasurements = synthetic("NVIDIA H100 80GB HBM3", 1.0);
+  for (auto& k : other.kernelMeasurements) k.medianS *= 1.1;  // another node, other timings
+  const std::string otherPath = dir.file("other.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(other, otherPath).has_value());
+  for (const auto& order :
+       {std::vector<std::string>{otherPath, valid}, std::vector<std::string>{valid, otherPath}}) {
+    const std::string fleet = dir.file("fleet2.json");
+    std::filesystem::remove(fleet);
+    auto r = qfront({"merge", order[0], order[1], valid, "-o", fleet});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    CHECK(r.out.find("(" + std::to_string(perNode) + " duplicates left out)") != std::string::npos);
+    CHECK(qf::loadSession(fleet)->kernelMeasurements.size() == 2 * perNode);
+  }
+}
+
+TEST_CASE("qfront calibrate -o the measured session itself is refused", "[cli]") {
+  TempDir dir;
+  const auto s = writeSession(dir, "m.json", "NVIDIA H100 80GB HBM3", 1.0);
+  std::ifstream in(s);
+  const std::string before((std::istreambuf_iterator<char>(in)), {});
+  for (const std::string& o : {s, dir.file("./m.json"), dir.file("sub/../m.json")}) {
+    std::filesystem::create_directories(dir.path() / "sub");
+    const auto r = qfront({"calibrate", s, "-o", o});
+    INFO(o << ": " << r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("field 'o'") != std::string::npos);
+    std::ifstream again(s);
+    CHECK(std::string((std::istreambuf_iterator<char>(again)), {}) == before);
+  }
+}
+
+TEST_CASE("qfront calibrate leaves out records no GPU could produce, naming each", "[cli]") {
+  TempDir dir;
+  const std::string dev = "NVIDIA H100 80GB HBM3";
+  auto records = synthetic(dev, 1.0);
+  const std::size_t n = records.size();
+  // A copy probe timed at 1e-300 s, one moving 1e30 bytes, a GEMM of 1e300 FLOPs, and a
+  // GEMM timed at 1e-200 s: each alone used to drop a fit or write an absurd efficiency.
+  auto copy = records[0];
+  copy.medianS = 1e-300;
+  records.push_back(copy);
+  auto huge = records[1];
+  huge.bytesMoved = 1e30;
+  records.push_back(huge);
+  auto gemm = records[10];
+  REQUIRE(gemm.kernel == "gemm_bf16");
+  gemm.flops = 1e300;
+  records.push_back(gemm);
+  auto fast = records[10];
+  fast.medianS = 1e-200;
+  records.push_back(fast);
+  qf::Session s;
+  s.kernelMeasurements = records;
+  const std::string path = dir.file("m.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, path).has_value());
+  const std::string gpuOut = dir.file("g.json");
+  const auto r = qfront({"calibrate", path, "--format", "json", "-o", gpuOut});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  for (std::size_t i = n; i < n + 4; ++i) {
+    CHECK(r.err.find("/kernel_measurements/" + std::to_string(i) + " (") != std::string::npos);
+  }
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j.at("bandwidth_tbs").at("value").get<double>() == Approx(kBeta / 1e12).epsilon(0.02));
+  CHECK(j.at("tensor_tflops").at("bf16").at("value").get<double>() ==
+        Approx(kBf16Flops / 1e12).epsilon(0.02));
+  CHECK(j.at("calibration").at("bandwidth_efficiency").get<double>() < 1.0);
+  // The file written is one qfront model reads.
+  const auto model = qfront(
+      {"model", "--model", "llama-3-8b", "--gpu", gpuOut, "--scheme", "bf16", "--batch", "1"});
+  INFO(model.err);
+  CHECK(model.rc == 0);
+}
+
+TEST_CASE("qfront calibrate: a fit that cannot be made is an error, not a missing key", "[cli]") {
+  TempDir dir;
+  // Two copy probes, each plausible alone, the larger one faster: no positive time per byte.
+  qf::Session s;
+  for (const auto& [gib, t] : {std::pair{1.0, 10e-3}, std::pair{5.0, 9e-3}}) {
+    auto r = rec("hbm_copy", "", "NVIDIA H100 80GB HBM3", 0, 0, 0, t);
+    r.bytesMoved = gib * 1073741824.0;
+    s.kernelMeasurements.push_back(r);
+  }
+  const std::string path = dir.file("m.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, path).has_value());
+  const std::string gpuOut = dir.file("g.json");
+  const auto r = qfront({"calibrate", path, "-o", gpuOut});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("cannot fit bandwidth") != std::string::npos);
+  CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  CHECK_FALSE(std::filesystem::exists(gpuOut));
 }

@@ -24,6 +24,7 @@ const std::string kBf16 = kDir + "/vllm_serve_bf16.json";
 const std::string kW4 = kDir + "/vllm_serve_w4a16.json";
 const std::string kBroken = kDir + "/broken_serve.json";
 
+using qf::testing::readAll;
 using qf::testing::TempDir;
 
 struct Run {
@@ -39,13 +40,6 @@ Run qfront(const std::vector<std::string>& args) {
   r.out = out.str();
   r.err = err.str();
   return r;
-}
-
-std::string readAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -266,4 +260,77 @@ TEST_CASE("qfront import then frontier: measured quality and latency of three ch
   const auto gj = nlohmann::json::parse(g.out);
   REQUIRE(gj.at("gated_out").size() == 1);
   CHECK(gj.at("gated_out")[0].at("id") == w4);
+}
+
+TEST_CASE("qfront import: an option name is never taken as a value", "[session][cli]") {
+  TempDir dir;
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir.path());
+  const Run r = qfront({"import", kBf16, "--candidate", "-o", "-o", "s.json"});
+  fs::current_path(cwd);
+  CHECK(r.rc == cli::kExitBadInput);
+  CHECK(r.err.find("needs a value") != std::string::npos);
+  CHECK(dir.count() == 0);  // neither s.json nor a file named "-o"
+  // A value that starts with '-' is given with '='.
+  CHECK(qfront({"import", kBf16, "--candidate=-c", "-o", dir.file("t.json")}).rc == 0);
+  CHECK(loadSession(dir.file("t.json"))->candidates.front().id == "-c");
+}
+
+TEST_CASE("qfront import: contradictory options exit 2 naming both values", "[session][cli]") {
+  TempDir dir;
+  const std::string s = dir.file("s.json");
+  Run r = qfront({"import", kBf16, "--no-candidates", "--candidate", "c", "-o", s});
+  CHECK(r.rc == cli::kExitBadInput);
+  CHECK(r.err.find("--no-candidates") != std::string::npos);
+  CHECK(r.err.find("'c'") != std::string::npos);
+  CHECK_FALSE(fs::exists(s));
+
+  REQUIRE(qfront({"import", kBf16, "--candidate", "c", "--model", "llama-3.1-8b", "--gpu",
+                  "h100-sxm", "-o", s})
+              .rc == 0);
+  const std::string before = readAll(s);
+  const std::vector<std::vector<std::string>> clashes = {{"--model", "llama-3.1-70b"},
+                                                         {"--gpu", "a100-80gb"},
+                                                         {"--gpu-count", "4"},
+                                                         {"--scheme", "w8a8-fp8"}};
+  for (const auto& opt : clashes) {
+    r = qfront({"import", kW4, "--candidate", "c", opt[0], opt[1], "-o", s});
+    INFO(opt[0] << ": " << r.err);
+    CHECK(r.rc == cli::kExitBadInput);
+    CHECK(r.err.find("'" + opt[1] + "'") != std::string::npos);
+    CHECK(r.err.find("candidate 'c'") != std::string::npos);
+    CHECK(readAll(s) == before);
+  }
+  // The same values are no contradiction.
+  r = qfront({"import", kW4, "--candidate", "c", "--model", "llama-3.1-8b", "--gpu", "h100-sxm",
+              "--gpu-count", "1", "-o", s});
+  INFO(r.err);
+  CHECK(r.rc == 0);
+}
+
+TEST_CASE("qfront import: candidate ids are printable and trimmed", "[session][cli]") {
+  TempDir dir;
+  const std::string s = dir.file("s.json");
+  for (const std::string bad : {"   ", "\n", "a\nb", "\x1b[31mred\x1b[0m", "tab\there"}) {
+    const Run r = qfront({"import", kBf16, "--candidate", bad, "-o", s});
+    CHECK(r.rc == cli::kExitBadInput);
+    CHECK(r.err.find("field 'candidate'") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+  CHECK_FALSE(fs::exists(s));
+  REQUIRE(qfront({"import", kBf16, "--candidate", "  mine ", "-o", s}).rc == 0);
+  CHECK(loadSession(s)->candidates.front().id == "mine");
+}
+
+TEST_CASE("qfront import: a read-only session is left as it is", "[session][cli]") {
+  TempDir dir;
+  const std::string s = dir.file("s.json");
+  REQUIRE(qfront({"import", kBf16, "-o", s}).rc == 0);
+  const std::string before = readAll(s);
+  fs::permissions(s, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const Run r = qfront({"import", kW4, "-o", s});
+  CHECK(r.rc == cli::kExitBadInput);
+  CHECK(r.err.find("read-only") != std::string::npos);
+  CHECK(readAll(s) == before);
+  CHECK(dir.count() == 1);
 }

@@ -403,3 +403,44 @@ TEST_CASE("qfront frontier ranks the example session by a modelled cost per use 
   CHECK(mixed.err.find("'latency_code_completion_sync_s' mixes provenance kinds") !=
         std::string::npos);
 }
+
+TEST_CASE("qfront frontier: an objective on an unknown metric exits 2 as a gate does",
+          "[frontier][cli]") {
+  const std::string csv = kData + "/frontier/serving_format.csv";
+  const auto typo = run({"frontier", csv, "--objectives", "scroe:max"});
+  checkBadInput(typo);
+  CHECK(typo.err.find("field 'objectives'") != std::string::npos);
+  CHECK(typo.err.find("scroe") != std::string::npos);
+  const auto two = run({"frontier", csv, "--objectives", "score:max:min"});
+  checkBadInput(two);
+  CHECK(two.err.find("score:max:min") != std::string::npos);
+}
+
+TEST_CASE("qfront frontier --max-by 0 is bounded", "[frontier][cli]") {
+  std::string rows = "id,score,tpot_p99_ms\n";
+  for (int i = 0; i < 2001; ++i) {
+    rows += "c" + std::to_string(i) + "," + std::to_string(0.5 + 1e-4 * i) + "," +
+            std::to_string(10 + i) + "\n";
+  }
+  const std::string csv = tempFile("many.csv", rows);
+  const auto all = run({"frontier", csv, "--max-by", "0", "--format", "json"});
+  checkBadInput(all);
+  CHECK(all.err.find("field 'max-by'") != std::string::npos);
+  CHECK(run({"frontier", csv, "--max-by", "0", "--no-by", "--format", "json"}).rc == 0);
+  CHECK(run({"frontier", csv, "--max-by", "5", "--format", "json"}).rc == 0);
+  std::filesystem::remove(csv);
+}
+
+TEST_CASE("qfront stats power: a delta no eval can resolve exits 2", "[stats][cli]") {
+  for (const char* d : {"1e-300", "1e-9"}) {
+    const auto r = run({"stats", "power", "--p", "0.8", "--delta", d});
+    checkBadInput(r);
+    CHECK(r.err.find("field 'delta'") != std::string::npos);
+    CHECK(r.out.empty());
+  }
+  const auto paired =
+      run({"stats", "power", "--p", "0.8", "--delta", "1e-300", "--flip-rate", "0.1"});
+  checkBadInput(paired);
+  // The seed's figure still comes out.
+  CHECK(json(run({"stats", "power", "--p", "0.80", "--delta", "0.01"}))["n_per_arm"] == 25088);
+}

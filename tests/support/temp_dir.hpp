@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -49,5 +51,13 @@ class TempDir {
  private:
   std::filesystem::path m_path;
 };
+
+/// The whole content of a file (empty when it cannot be read).
+inline std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 }  // namespace qf::testing

@@ -234,6 +234,10 @@ TEST_CASE("headless --export into a read-only folder exits 2 and keeps the old f
     program = "/usr/bin/setpriv";
     QFile::setPermissions(home.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
                                            QFile::ReadOther | QFile::WriteOther | QFile::ExeOther);
+    // The file itself writable by nobody: only the folder is read-only here (a file the
+    // writer may not write is refused earlier, as read-only).
+    QFile::setPermissions(
+        png, QFile::ReadOwner | QFile::WriteOwner | QFile::ReadOther | QFile::WriteOther);
   }
   QFile::setPermissions(ro,
                         QFile::ReadOwner | QFile::ExeOwner | QFile::ReadOther | QFile::ExeOther);

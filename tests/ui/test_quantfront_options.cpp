@@ -7,6 +7,7 @@
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/ui/example_session.hpp>
 #include <quantfront/ui/main_window.hpp>
 
 #include "quantfront_process.hpp"
@@ -22,11 +23,10 @@ QApplication& app() {
   return qf::testing::app();
 }
 
-/// Runs quantfront with `args`, expects exit status 2 and exactly one line naming `field`.
-void expectRefused(const QStringList& args, const QString& field, const QString& mentions = {}) {
-  QTemporaryDir home;
-  REQUIRE(home.isValid());
-  const auto r = runQuantfront(args, home.path());
+/// Expects `r` (a run of quantfront `args`) to have exited with status 2 and exactly one line
+/// naming `field`; returns that line.
+QString expectOneLineRefusal(const qf::test::ProcessResult& r, const QStringList& args,
+                             const QString& field) {
   INFO("args: " << args.join(' ').toStdString() << "\nstderr: " << r.err.toStdString());
   REQUIRE(r.finished);
   CHECK_FALSE(r.crashed);
@@ -35,7 +35,15 @@ void expectRefused(const QStringList& args, const QString& field, const QString&
   REQUIRE(lines.size() == 1);
   CHECK(lines[0].startsWith("quantfront: "));
   CHECK(lines[0].contains("'" + field + "'"));
-  if (!mentions.isEmpty()) CHECK(lines[0].contains(mentions));
+  return lines[0];
+}
+
+/// Runs quantfront with `args`, expects exit status 2 and exactly one line naming `field`.
+void expectRefused(const QStringList& args, const QString& field, const QString& mentions = {}) {
+  QTemporaryDir home;
+  REQUIRE(home.isValid());
+  const QString line = expectOneLineRefusal(runQuantfront(args, home.path()), args, field);
+  if (!mentions.isEmpty()) CHECK(line.contains(mentions));
 }
 
 /// The bundled nvbench fixture with one number replaced (text substitution on the JSON).
@@ -159,4 +167,48 @@ TEST_CASE("a number beyond double in a GPU file exits 2 with one line, no crash"
     REQUIRE(lines.size() == 1);
     CHECK(lines[0].contains(gpu));
   }
+}
+
+TEST_CASE("without a display a bad option is the same one line and status 2", "[ui][options]") {
+  // The options are checked before QApplication exists: with no display (no DISPLAY,
+  // WAYLAND_DISPLAY or QT_QPA_PLATFORM) a bad one used to end in SIGABRT and Qt's text.
+  QTemporaryDir home;
+  REQUIRE(home.isValid());
+  QProcessEnvironment env = qf::test::quantfrontEnv(home.path());
+  env.remove("QT_QPA_PLATFORM");
+  env.remove("DISPLAY");
+  env.remove("WAYLAND_DISPLAY");
+  const QString missing = home.filePath("missing.json");
+  const std::vector<std::pair<QStringList, QString>> cases = {
+      {{"--tab", "bogus"}, "tab"},
+      {{"--model", "nosuch"}, "model"},
+      {{"--tp", "0"}, "tp"},
+      {{"--session", missing}, "session"},
+      {{"--recover", "bogus"}, "recover"},
+      {{"--out", home.filePath("x.png")}, "out"},
+      {{}, "display"}};
+  for (const auto& [args, field] : cases) {
+    const QString line = expectOneLineRefusal(
+        qf::test::runProgram(QString(QF_QUANTFRONT_EXE), args, env), args, field);
+    // The same answer with a display (offscreen here) for a bad option.
+    if (field != "display") {
+      const auto shown = runQuantfront(args, home.path());
+      CHECK(shown.exitCode == 2);
+      CHECK(errorLines(shown.err) == QStringList{line});
+    }
+  }
+}
+
+TEST_CASE("a session figure the engine refuses is named by its session key, not an option",
+          "[ui][options]") {
+  QTemporaryDir home;
+  REQUIRE(home.isValid());
+  qf::Session s = qf::ui::bundledExampleSession();
+  s.scenario.reserveGib = 1e5;  // leaves no KV budget on any GPU
+  const QString path = home.filePath("s.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, path.toStdString()).has_value());
+  const QStringList args = {path, "--export", home.filePath("x.csv")};
+  const QString line = expectOneLineRefusal(runQuantfront(args, home.path()), args, "reserve_gib");
+  CHECK(line.contains(path));
+  CHECK_FALSE(line.contains("<cli>"));
 }

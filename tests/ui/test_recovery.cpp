@@ -297,3 +297,31 @@ TEST_CASE("quantfront killed with SIGKILL after an autosave recovers the edit on
   CHECK(qf::loadSession(dump.toStdString())->scenario.gpu == "h100-sxm");
   CHECK(autosaves(autosaveDir).isEmpty());
 }
+
+TEST_CASE("an empty or damaged autosave lock is stale once it is old, with a note",
+          "[ui][recovery]") {
+  app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString autosaveDir = dir.filePath("autosave");
+  const QString orphan = orphanAutosave(autosaveDir, dir.filePath("s.json"), "l40s");
+  for (const QByteArray& content : {QByteArray(), QByteArray("\x01garbage\xff\n")}) {
+    QFile lock(orphan + ".lock");
+    REQUIRE(lock.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    REQUIRE(lock.write(content) == content.size());
+    lock.close();
+    // Fresh: it may be a lock being written this instant; the autosave is not offered yet.
+    CHECK(qf::ui::findOrphanedAutosaves(autosaveDir).empty());
+    // Old: stale, offered, and the note says why.
+    REQUIRE(lock.open(QIODevice::ReadWrite));
+    const QDateTime old =
+        QDateTime::currentDateTime().addSecs(-(qf::ui::kUnreadableLockStaleSeconds + 5));
+    REQUIRE(lock.setFileTime(old, QFileDevice::FileModificationTime));
+    lock.close();
+    const auto found = qf::ui::findOrphanedAutosaves(autosaveDir);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].file == orphan);
+    CHECK(found[0].note.contains("treated as stale"));
+    CHECK(qf::ui::AutosaveSlot::claim(orphan) != nullptr);
+  }
+}

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/resources.hpp>
+#include <quantfront/ui/example_session.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_export.hpp>
@@ -252,4 +253,33 @@ TEST_CASE("a session opened on the command line keeps its scenario and its tab",
   const auto doc = nlohmann::json::parse(readAll(dump).toStdString());
   CHECK(doc["scenario"]["gpu"] == "a100-80gb");
   CHECK(doc["view"]["tab"] == "throughput");
+}
+
+TEST_CASE("the review report lists at most kMaxReportCandidates candidates, the rest summarised",
+          "[ui][export][report]") {
+  qf::testing::app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  // Pages of the report of the example session with `n` copies of its first candidate.
+  auto pagesWith = [&](std::size_t n) {
+    qf::Session s = qf::ui::bundledExampleSession();
+    REQUIRE_FALSE(s.candidates.empty());
+    const qf::Candidate first = s.candidates.front();
+    for (std::size_t i = 0; i < n; ++i) {
+      qf::Candidate c = first;
+      c.id = first.id + "-copy-" + std::to_string(i);
+      s.candidates.push_back(c);
+    }
+    qf::ui::MainWindow w;
+    w.setSession(s, QString());
+    int pages = 0;
+    const QString pdf = dir.filePath(QString("report-%1.pdf").arg(n));
+    REQUIRE(w.exportReviewReport(pdf, &pages).isEmpty());
+    CHECK(pdfPages(readAll(pdf)) == pages);
+    return pages;
+  };
+  const int capped = pagesWith(qf::ui::kMaxReportCandidates + 50);
+  // Four times as many candidates: the same pages (only the summary line's count changes).
+  CHECK(pagesWith(4 * qf::ui::kMaxReportCandidates) == capped);
+  CHECK(pagesWith(10) < capped);
 }

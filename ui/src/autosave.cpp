@@ -30,11 +30,29 @@ QString lockPathFor(const QString& file) {
   return file + ".lock";
 }
 
-std::unique_ptr<QLockFile> tryLock(const QString& file) {
+std::unique_ptr<QLockFile> tryLock(const QString& file, QString* note = nullptr) {
   auto lock = std::make_unique<QLockFile>(lockPathFor(file));
   // A running window holds its lock for hours: only a dead owner makes a lock stale.
   lock->setStaleLockTime(0);
-  if (!lock->tryLock(0)) return nullptr;
+  if (lock->tryLock(0)) return lock;
+  // A lock that names no owner (empty or damaged: a crash while it was being written) can
+  // never be proved stale by its owner; after kUnreadableLockStaleSeconds it is stale.
+  qint64 pid = 0;
+  QString host, app;
+  if (lock->error() != QLockFile::LockFailedError || lock->getLockInfo(&pid, &host, &app)) {
+    return nullptr;
+  }
+  const QFileInfo fi(lockPathFor(file));
+  const qint64 age = fi.lastModified().secsTo(QDateTime::currentDateTime());
+  if (!fi.exists() || age < kUnreadableLockStaleSeconds) return nullptr;
+  if (!lock->removeStaleLockFile() || !lock->tryLock(0)) return nullptr;
+  if (note) {
+    *note = QString(
+                "its lock file %1 named no owner (empty or damaged) and was %2 s old: "
+                "treated as stale")
+                .arg(fi.filePath())
+                .arg(age);
+  }
   return lock;
 }
 
@@ -116,11 +134,13 @@ std::vector<AutosaveInfo> findOrphanedAutosaves(const QString& dir) {
     const QString file = d.filePath(name);
     // Free (or stale: the owner process is gone) means orphaned. The lock is let go at
     // once; claim() takes it again before anything is done with the file.
-    if (!tryLock(file)) continue;
+    QString note;
+    if (!tryLock(file, &note)) continue;
     AutosaveInfo info;
     info.file = file;
     (void)readAutosave(file, &info);
     info.file = file;
+    info.note = note;
     out.push_back(info);
   }
   std::sort(out.begin(), out.end(), [](const AutosaveInfo& a, const AutosaveInfo& b) {

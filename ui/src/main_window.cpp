@@ -1,4 +1,5 @@
 #include <nlohmann/json.hpp>
+#include <quantfront/ui/example_session.hpp>
 #include <quantfront/ui/main_window.hpp>
 
 #include <QApplication>
@@ -37,6 +38,7 @@
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
+#include <quantfront/core/session/file_lock.hpp>
 #include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
@@ -106,14 +108,6 @@ QStringList importLines(const ImportOutcome& outcome) {
   return lines;
 }
 
-/// The bundled example session (an empty one should the bundle not parse).
-Session bundledExampleSession() {
-  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
-    if (auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json")) return std::move(*s);
-  }
-  return {};
-}
-
 /// One scenario or gate edit: the states before and after it.
 class EditCommand : public QUndoCommand {
  public:
@@ -151,6 +145,13 @@ QString describeEdit(const MainWindow::EditState& a, const MainWindow::EditState
   return "change of objectives";
 }
 }  // namespace
+
+Session bundledExampleSession() {
+  if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
+    if (auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json")) return std::move(*s);
+  }
+  return {};
+}
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("QuantFront — should I quantize, how, and for which workload?");
@@ -440,6 +441,7 @@ RecoveryChoice MainWindow::askRecovery(const AutosaveInfo& info) {
       "Recover opens them (save to keep them); Discard deletes the autosave; Later "
       "keeps it for the next start or File › Open recent › Recover autosave.";
   if (!info.newerThanSession) more.prepend("The session file was saved after this autosave. ");
+  if (!info.note.isEmpty()) more += "\nNote: " + info.note + ".";
   box.setInformativeText(more);
   QPushButton* recover = box.addButton("Recover", QMessageBox::AcceptRole);
   QPushButton* discard = box.addButton("Discard", QMessageBox::DestructiveRole);
@@ -573,6 +575,10 @@ bool MainWindow::openSession(const QString& path) {
 
 QString MainWindow::saveSessionTo(const QString& path) {
   Session s = session();
+  // The command-line importers lock the file while they change it: the save waits for them
+  // (bounded) instead of interleaving with one, and says who holds it when it gives up.
+  auto lock = FileLock::acquire(path.toStdString(), "quantfront save");
+  if (!lock) return qs(lock.error().str());
   if (auto e = saveSessionAtomic(s, path.toStdString())) return qs(e->str());
   m_session = s;
   // Saved: nothing is left to recover. A new path gets its own autosave on the next edit.

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/ui/plot_export.hpp>
@@ -238,7 +239,10 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
              .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm t"),
                   QString(qfrontVersion())),
          kMuted);
-  if (!in.session->title.empty()) w.text("Session: " + qs(in.session->title));
+  // A title is free text from a file: control characters and escapes never reach the PDF.
+  if (const std::string title = printableText(in.session->title); !title.empty()) {
+    w.text("Session: " + qs(title));
+  }
   w.heading("Scenario");
   const auto& sc = r.scenario;
   std::vector<QStringList> rows = {
@@ -289,6 +293,40 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
   }
 }
 
+/// The candidates the per-candidate tables list: at most kMaxReportCandidates, the frontier
+/// first, then uncertain, dominated and gated out (file order within each), and a line
+/// summarising the rest by verdict (empty when every candidate is listed).
+struct ListedCandidates {
+  std::vector<const Candidate*> listed;
+  QString rest;
+};
+
+ListedCandidates listedCandidates(const ReviewReportInputs& in) {
+  auto rank = [&](const Candidate& c) {
+    const auto it = in.verdicts.find(c.id);
+    return it == in.verdicts.end() ? 4 : static_cast<int>(it->second.verdict);
+  };
+  ListedCandidates out;
+  for (const auto& c : in.session->candidates) out.listed.push_back(&c);
+  std::stable_sort(out.listed.begin(), out.listed.end(),
+                   [&](const Candidate* a, const Candidate* b) { return rank(*a) < rank(*b); });
+  if (out.listed.size() <= kMaxReportCandidates) return out;
+  std::map<QString, int> byVerdict;
+  for (std::size_t i = kMaxReportCandidates; i < out.listed.size(); ++i) {
+    const auto it = in.verdicts.find(out.listed[i]->id);
+    ++byVerdict[it == in.verdicts.end() ? QString("no verdict") : verdictName(it->second.verdict)];
+  }
+  QStringList parts;
+  for (const auto& [name, n] : byVerdict) parts << QString("%1 %2").arg(n).arg(name);
+  out.rest = QString(
+                 "%1 more candidates not listed (%2); the candidates CSV export has them "
+                 "all.")
+                 .arg(out.listed.size() - kMaxReportCandidates)
+                 .arg(parts.join(", "));
+  out.listed.resize(kMaxReportCandidates);
+  return out;
+}
+
 void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
   w.heading("Candidates, gates and verdicts");
   QStringList gates;
@@ -302,7 +340,9 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
                   gates.isEmpty() ? "none" : gates.join(", ")));
   std::vector<QStringList> rows;
   std::vector<QColor> colors;
-  for (const auto& c : in.session->candidates) {
+  const ListedCandidates shown = listedCandidates(in);
+  for (const Candidate* cp : shown.listed) {
+    const Candidate& c = *cp;
     const auto it = in.verdicts.find(c.id);
     QString schemes = qs(c.schemeLinear);
     if (!c.schemeMoe.empty()) schemes += ", moe=" + qs(c.schemeMoe);
@@ -320,6 +360,7 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
   }
   w.table({"candidate", "verdict", "why", "model / schemes / GPU"}, rows, {0.24, 0.12, 0.3, 0.34},
           colors);
+  if (!shown.rest.isEmpty()) w.text(shown.rest, kMuted);
   w.heading("Provenance of every number");
   rows.clear();
   // Modelled figures share their inputs: one row states them per candidate; the per-use-case
@@ -328,7 +369,8 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
     return n.starts_with("latency_") || n.starts_with("queries_per_usd_") ||
            n.starts_with("cost_reduction_pct_");
   };
-  for (const auto& c : in.session->candidates) {
+  for (const Candidate* cp : shown.listed) {
+    const Candidate& c = *cp;
     std::string engineInputs;
     std::string lastNote;  // a note repeated from the row above is not printed again
     int costFigures = 0;
@@ -474,7 +516,9 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
   }
   rows.clear();
   bool anyPriced = false;
-  for (const auto& c : in.session->candidates) {
+  const ListedCandidates shown = listedCandidates(in);
+  for (const Candidate* cp : shown.listed) {
+    const Candidate& c = *cp;
     QStringList row = {qs(c.id)};
     for (const auto& uc : *cases) {
       const std::string key = useCaseMetricStem(uc.id);
@@ -492,6 +536,7 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
     rows.push_back(row);
   }
   w.table(headers, rows, widths);
+  if (!shown.rest.isEmpty()) w.text(shown.rest, kMuted);
   w.text(anyPriced ? QString("Modelled at batch 1 (one query at a time) from each candidate's "
                              "step-time curve and its GPUs' price; — where the GPU file "
                              "states no price. Select queries_per_usd_<use case> or "

@@ -1,5 +1,6 @@
 // Robust fits of β, P and the dequant cost from kernel records; the measured step time.
 #include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/analysis/calibration_bounds.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -190,15 +191,27 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
     const auto [mn, mx] = std::minmax_element(x.begin(), x.end());
     return *mx > 4.0 * *mn;
   };
+  // Records that cannot give a fit are an error naming what was fitted, never a value that
+  // silently goes missing.
+  auto noFit = [&](const std::string& what, std::size_t n) {
+    return Error{source, "/kernel_measurements", what,
+                 "cannot fit " + what + " on " + c.device + " from " + std::to_string(n) +
+                     " records: the fitted time per unit is not positive; check the records' "
+                     "times and sizes"};
+  };
   if (!hbmX.empty()) {
     const auto fit = fitRobustLine(hbmX, hbmY, spansSizes(hbmX));
-    if (fit.slope > 0) c.bandwidthBytesPerS = fitted(1.0 / fit.slope, fit);
+    if (!(fit.slope > 0 && std::isfinite(1.0 / fit.slope))) return noFit("bandwidth", hbmX.size());
+    c.bandwidthBytesPerS = fitted(1.0 / fit.slope, fit);
   } else {
     c.warnings.push_back("no hbm_copy/hbm_read records: bandwidth not calibrated");
   }
   for (auto& [key, xy] : gemm) {
     const auto fit = fitRobustLine(xy.first, xy.second, spansSizes(xy.first));
-    if (fit.slope > 0) c.peakFlopsPerS[key] = fitted(1.0 / fit.slope, fit);
+    if (!(fit.slope > 0 && std::isfinite(1.0 / fit.slope))) {
+      return noFit("tensor rate gemm_" + key, xy.first.size());
+    }
+    c.peakFlopsPerS[key] = fitted(1.0 / fit.slope, fit);
   }
   if (gemm.empty()) {
     c.warnings.push_back("no GEMM records at M >= " + std::to_string(kCalibrationMinM) +
@@ -206,7 +219,10 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
   }
   for (auto& [scheme, xy] : dequant) {
     const auto fit = fitRobustLine(xy.first, xy.second, false);
-    if (fit.slope > 0) c.dequantSecondsPerWeight[scheme] = fitted(fit.slope, fit);
+    if (!(fit.slope > 0 && std::isfinite(fit.slope))) {
+      return noFit("dequant cost " + scheme, xy.first.size());
+    }
+    c.dequantSecondsPerWeight[scheme] = fitted(fit.slope, fit);
   }
   return c;
 }
@@ -312,17 +328,19 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
         source, "", "scheme",
         "no GEMM kernel is measured for scheme '" + schemeId + "' (measured: " + measurable + ")"};
   }
-  // Median and noise by (n, k) and M.
-  struct Point {
-    double medianS = 0, relNoise = 0;
+  // Times and noise by (n, k), then M: built once, so each batch costs O(log M) per shape.
+  struct ByM {
+    std::map<std::int64_t, double> times, noise;
   };
-  std::map<std::pair<std::int64_t, std::int64_t>, std::map<std::int64_t, Point>> byShape;
+  std::map<std::pair<std::int64_t, std::int64_t>, ByM> byShape;
   for (const auto& r : records) {
     if (r.device != *device || r.kind != KernelKind::Gemm || r.scheme != schemeId || !usable(r) ||
         r.m <= 0) {
       continue;
     }
-    byShape[{r.n, r.k}][r.m] = {r.medianS, r.relNoise};
+    auto& s = byShape[{r.n, r.k}];
+    s.times[r.m] = r.medianS;
+    s.noise[r.m] = r.relNoise;
   }
   const auto shapes = decodeGemmShapes(model);
   std::vector<MeasuredStep> out;
@@ -344,11 +362,8 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
         complete = false;
         break;
       }
-      std::map<std::int64_t, double> times, noise;
-      for (const auto& [m, p] : it->second) {
-        times[m] = p.medianS;
-        noise[m] = p.relNoise;
-      }
+      const auto& times = it->second.times;
+      const auto& noise = it->second.noise;
       const auto t = interpolateLogLog(times, rows);
       if (!t) {
         complete = false;
@@ -397,7 +412,9 @@ Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasuremen
     o.notes.push_back("measured on " + o.device + ", modelled on " + scenario.gpu.name);
   }
   std::optional<Scenario> calibratedScenario;
-  auto cal = calibrate(records, o.device, source);
+  const RecordScreen screened = screenRecords(records, o.device, scenario.gpu);
+  for (const auto& w : screened.warnings) o.notes.push_back(w);
+  auto cal = calibrate(screened.kept, o.device, source);
   if (cal && (cal->bandwidthBytesPerS || !cal->peakFlopsPerS.empty())) {
     auto gpu = calibratedGpu(scenario.gpu, *cal, source);
     if (gpu) {
@@ -409,6 +426,8 @@ Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasuremen
     } else {
       o.notes.push_back("calibration not applied: " + gpu.error().str());
     }
+  } else if (!cal) {
+    o.notes.push_back("calibration not applied: " + cal.error().str());
   }
   for (const auto& a : assignments) {
     if (a.mixed()) continue;

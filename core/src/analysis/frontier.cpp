@@ -131,6 +131,10 @@ Result<std::vector<Objective>> parseObjectives(const std::string& spec, const st
                      "direction must be max or min, found '" + dir + "' in '" + item + "'"};
       }
       if (o.metric.empty()) return Error{"", "", field, "missing metric name in '" + item + "'"};
+      if (o.metric.find(':') != std::string::npos) {
+        return Error{"", "", field,
+                     "one direction per objective (NAME:max or NAME:min), found '" + item + "'"};
+      }
     }
     if (!seen.insert(o.metric).second) {
       return Error{"", "", field, "metric '" + o.metric + "' is listed twice"};

@@ -151,6 +151,18 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   a.options.withDominators = query.withDominators;
   a.options.maxDominatorsListed = query.maxDominatorsListed;
   if (!query.objectives.empty()) {
+    // An objective on a metric nobody has is a typo, refused as a gate's is: it would
+    // otherwise gate every candidate out and leave an empty frontier without a word.
+    for (const auto& o : query.objectives) {
+      const bool carried =
+          std::any_of(candidates.begin(), candidates.end(),
+                      [&](const Candidate& c) { return c.metrics.count(o.metric) > 0; });
+      if (!carried && !lookupMetric(o.metric)) {
+        return Error{source, "", "objectives",
+                     "objective metric '" + o.metric +
+                         "' is carried by no candidate and the metric dictionary does not know it"};
+      }
+    }
     a.options.objectives = query.objectives;
   } else if (!query.savedObjectives.empty()) {
     a.options.objectives = query.savedObjectives;

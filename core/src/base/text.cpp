@@ -24,6 +24,28 @@ std::string trimmed(std::string_view text) {
   return std::string(text.substr(first, last - first + 1));
 }
 
+std::string printableText(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool gap = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c != 0x7f) {
+      if (gap && !out.empty() && out.back() != ' ' && c != ' ') out += ' ';
+      gap = false;
+      out += static_cast<char>(c);
+      continue;
+    }
+    gap = true;
+    if (c == 0x1b && i + 1 < text.size() && text[i + 1] == '[') {
+      // CSI: ESC [ parameters... final byte in 0x40..0x7e
+      i += 2;
+      while (i < text.size() && !(text[i] >= 0x40 && text[i] <= 0x7e)) ++i;
+    }
+  }
+  return trimmed(out);
+}
+
 std::string utcTimestamp() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};

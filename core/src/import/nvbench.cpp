@@ -355,6 +355,15 @@ Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
       const bool mustBeNonNegative =
           tagName.find("/time/") != std::string::npos || tagName.rfind("nv/cold/bw/", 0) == 0 ||
           tagName.rfind("nv/gmem/", 0) == 0 || tagName.find("sample_size") != std::string::npos;
+      // The kernel time itself (what a measurement's median_s, min_s come from) is > 0.
+      const bool mustBePositive = tagName == "nv/cold/time/gpu/median" ||
+                                  tagName == "nv/cold/time/gpu/mean" ||
+                                  tagName == "nv/cold/time/gpu/min";
+      if (mustBePositive && !(std::isfinite(v) && v > 0)) {
+        return fr.error(
+            "/benchmarks", tagName,
+            where + ": a kernel time must be a finite number > 0, found " + formatNumber(v));
+      }
       if (mustBeNonNegative && (!std::isfinite(v) || v < 0)) {
         return fr.error("/benchmarks", tagName,
                         where + ": a time, size or rate must be a finite number >= 0, found " +

@@ -333,11 +333,19 @@ Result<RequestArrays> readRequests(JsonDocument& doc, const Json* parent,
   }
   if (auto e = check(*latencies, "latencies", K::Numbers, "a list of seconds")) return *e;
 
+  // A time below zero is no measurement (a NaN is a request the file marks as not timed
+  // and is left out of the statistics later, with a warning).
+  auto negativeTime = [&](double v, const char* key, std::size_t i) -> std::optional<Error> {
+    if (!(std::isfinite(v) && v < 0)) return std::nullopt;
+    return fr.error(childPointer(childPointer(parentPointer, key), std::to_string(i)), key,
+                    "expected a time in seconds >= 0, found " + formatNumber(v));
+  };
   run.requests.assign(n, RequestRecord{});
   const std::vector<double>& ttftValues = (**ttfts).values;
   for (std::size_t i = 0; i < n; ++i) {
     RequestRecord& r = run.requests[i];
     r.ttftS = ttftValues[i];
+    if (auto e = negativeTime(r.ttftS, "ttfts", i)) return *e;
     if (*itls && (**itls).kind == K::NumberLists) {
       const auto& s = **itls;
       r.itlsS.assign(s.values.begin() + static_cast<std::ptrdiff_t>(s.offsets[i]),
@@ -367,6 +375,7 @@ Result<RequestArrays> readRequests(JsonDocument& doc, const Json* parent,
     }
     if (*latencies && (**latencies).kind == K::Numbers) {
       r.latencyS = (**latencies).values[i];
+      if (auto e = negativeTime(r.latencyS, "latencies", i)) return *e;
     } else {
       double sum = r.ttftS;
       for (const double g : r.itlsS) sum += g;

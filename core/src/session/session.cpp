@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include <quantfront/core/base/json_scanner.hpp>
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/model/cost.hpp>
@@ -614,12 +615,31 @@ std::optional<Error> readKernel(Reader& r, const Json& j, const std::string& p,
   if (auto e = r.integer(j, p, "m", k.m, false, 0, kMaxCount)) return e;
   if (auto e = r.integer(j, p, "n", k.n, false, 0, kMaxCount)) return e;
   if (auto e = r.integer(j, p, "k", k.k, false, 0, kMaxCount)) return e;
-  if (auto e = r.looseMember(j, p, "median_s", k.medianS, true)) return e;
-  if (auto e = r.looseMember(j, p, "min_s", k.minS, false)) return e;
-  if (auto e = r.looseMember(j, p, "rel_noise", k.relNoise, false)) return e;
+  // A timing must be a finite time > 0 (min_s 0: not recorded); noise, bytes and FLOPs finite
+  // and >= 0. A NaN would compare equal to everything and corrupt every fit and merge it
+  // meets, so it is refused here, with the record's position.
+  auto timing = [&](const char* key, double& out, bool required, bool zeroAllowed) {
+    auto e = r.looseMember(j, p, key, out, required);
+    if (!e && !(std::isfinite(out) && (out > 0 || (zeroAllowed && out == 0)))) {
+      e = r.error(child(p, key), key,
+                  std::string("expected a finite time in seconds ") +
+                      (zeroAllowed ? ">= 0" : "> 0") + ", found " + formatNumber(out));
+    }
+    return e;
+  };
+  auto amount = [&](const char* key, double& out) {
+    auto e = r.looseMember(j, p, key, out, false);
+    if (!e && !(std::isfinite(out) && out >= 0)) {
+      e = r.error(child(p, key), key, "expected a finite number >= 0, found " + formatNumber(out));
+    }
+    return e;
+  };
+  if (auto e = timing("median_s", k.medianS, true, false)) return e;
+  if (auto e = timing("min_s", k.minS, false, true)) return e;
+  if (auto e = amount("rel_noise", k.relNoise)) return e;
   if (auto e = r.integer(j, p, "samples", k.samples, false, 0, kMaxCount)) return e;
-  if (auto e = r.looseMember(j, p, "bytes_moved", k.bytesMoved, false)) return e;
-  if (auto e = r.looseMember(j, p, "flops", k.flops, false)) return e;
+  if (auto e = amount("bytes_moved", k.bytesMoved)) return e;
+  if (auto e = amount("flops", k.flops)) return e;
   if (auto e = r.string(j, p, "source_file", k.sourceFile, false)) return e;
   k.kind = kernelKindOf(k.kernel, k.scheme);  // the vocabulary's names; any other: Other
   return std::nullopt;

@@ -2,15 +2,31 @@
 #include <quantfront/core/session/session_merge.hpp>
 
 #include <algorithm>
-#include <set>
+#include <bit>
+#include <cstdint>
+#include <map>
 #include <tuple>
+#include <vector>
 
 namespace qf {
 
 namespace {
-auto recordKey(const KernelMeasurement& r) {
-  return std::make_tuple(r.kernel, r.scheme, r.device, r.m, r.n, r.k, r.medianS, r.minS, r.relNoise,
-                         r.samples, r.bytesMoved, r.flops);
+/// Records are grouped by what was measured and where: kernel, scheme, device and shape.
+auto shapeKey(const KernelMeasurement& r) {
+  return std::make_tuple(r.kernel, r.scheme, r.device, r.m, r.n, r.k);
+}
+
+bool sameBits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+/// Within a group, only a copy of the same record is a duplicate: every figure identical bit
+/// for bit (so no value, NaN included, can stand in for another record's), same source.
+bool sameRecord(const KernelMeasurement& a, const KernelMeasurement& b) {
+  return sameBits(a.medianS, b.medianS) && sameBits(a.minS, b.minS) &&
+         sameBits(a.relNoise, b.relNoise) && a.samples == b.samples &&
+         sameBits(a.bytesMoved, b.bytesMoved) && sameBits(a.flops, b.flops) &&
+         a.sourceFile == b.sourceFile;
 }
 
 bool sameRun(const ImportedRun& a, const ImportedRun& b) {
@@ -22,14 +38,21 @@ bool sameRun(const ImportedRun& a, const ImportedRun& b) {
 
 SessionMergeResult mergeSession(Session& into, const Session& from) {
   SessionMergeResult r;
-  std::set<decltype(recordKey(KernelMeasurement{}))> have;
-  for (const auto& m : into.kernelMeasurements) have.insert(recordKey(m));
+  std::map<decltype(shapeKey(KernelMeasurement{})), std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < into.kernelMeasurements.size(); ++i) {
+    groups[shapeKey(into.kernelMeasurements[i])].push_back(i);
+  }
   for (const auto& m : from.kernelMeasurements) {
-    if (have.insert(recordKey(m)).second) {
+    auto& group = groups[shapeKey(m)];
+    const bool dup = std::any_of(group.begin(), group.end(), [&](std::size_t i) {
+      return sameRecord(into.kernelMeasurements[i], m);
+    });
+    if (dup) {
+      ++r.measurementsDuplicate;
+    } else {
+      group.push_back(into.kernelMeasurements.size());
       into.kernelMeasurements.push_back(m);
       ++r.measurementsAdded;
-    } else {
-      ++r.measurementsDuplicate;
     }
   }
   for (const auto& run : from.importedRuns) {

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -103,7 +104,46 @@ bool processIsGone(long long pid) {
   return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
+/// foreignLinkInPath, `depth` links deep.
+std::optional<std::string> foreignLink(const std::filesystem::path& path, int depth) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (depth > 40) return std::nullopt;  // a loop: the write itself fails with ELOOP
+  const fs::path abs = path.is_absolute() ? path : fs::current_path(ec) / path;
+  fs::path cur = abs.root_path();
+  for (const fs::path& part : abs.relative_path()) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      cur = cur.parent_path();
+      continue;
+    }
+    const fs::path next = cur / part;
+    struct stat st {};
+    if (::lstat(next.c_str(), &st) != 0) return std::nullopt;  // not there: nothing to follow
+    if (!S_ISLNK(st.st_mode)) {
+      cur = next;
+      continue;
+    }
+    if (st.st_uid != ::geteuid() && st.st_uid != 0) {
+      return "'" + next.string() + "' is a symbolic link owned by another user (uid " +
+             std::to_string(st.st_uid) + "); not followed, nothing written";
+    }
+    const fs::path target = fs::read_symlink(next, ec);
+    if (ec) return std::nullopt;
+    if (auto bad = foreignLink(target.is_absolute() ? target : cur / target, depth + 1)) {
+      return bad;
+    }
+    cur = fs::canonical(next, ec);
+    if (ec) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<std::string> foreignLinkInPath(const std::string& dir) {
+  return foreignLink(dir.empty() ? std::filesystem::path(".") : std::filesystem::path(dir), 0);
+}
 
 std::string atomicTempHostTag() {
   std::array<char, 256> host{};
@@ -174,6 +214,10 @@ std::optional<Error> writeFileAtomic(const std::string& path, std::string_view b
   // otherwise redirect this write to any file we may write.
   fs::path target(path);
   std::error_code ec;
+  // The folders on the way (a link another user planted at any of them is refused), here
+  // and again at the folder a link of ours leads to.
+  if (auto bad = foreignLinkInPath(target.has_parent_path() ? target.parent_path().string() : "."))
+    return fail(*bad);
   if (fs::is_symlink(fs::symlink_status(target, ec))) {
     struct stat link {};
     if (::lstat(path.c_str(), &link) == 0 && link.st_uid != ::geteuid()) {
@@ -186,9 +230,19 @@ std::optional<Error> writeFileAtomic(const std::string& path, std::string_view b
   if (target.filename().empty()) return fail("no file name to write to (path ends in '/')");
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
 
+  if (auto bad = foreignLinkInPath(dir.string())) return fail(*bad);
+
   // A directory at `path` is not checked here: rename() refuses it below, after the
   // temporary file exists, and the cleanup path removes that file.
   const fs::file_status existing = fs::status(target, ec);
+  // A file the user made read-only is not replaced behind their back (rename() would only
+  // need the folder's permission).
+  if (fs::is_regular_file(existing) &&
+      ((existing.permissions() & (fs::perms::owner_write | fs::perms::group_write |
+                                  fs::perms::others_write)) == fs::perms::none ||
+       ::access(target.c_str(), W_OK) != 0)) {
+    return fail("is read-only; nothing written (make it writable, or choose another file)");
+  }
 
   removeStaleTemporaries(dir.string());
   TempFile tmp;

@@ -83,6 +83,15 @@ TEST_CASE("per-request arrays of the wrong shape or length", "[import]") {
       R"({"date": "d", "model_id": "m", "completed": 1, "ttfts": [0.1], "output_lens": [2.5]})");
   CHECK(lens.position == "/output_lens/0");
   CHECK(contains(lens.message, "whole number of tokens, found 2.5"));
+  // A negative time is no measurement: refused with the request's position.
+  const Error ttft =
+      bytesError(R"({"date": "d", "model_id": "m", "completed": 2, "ttfts": [0.1, -0.5]})");
+  CHECK(ttft.position == "/ttfts/1");
+  CHECK(ttft.field == "ttfts");
+  CHECK(contains(ttft.message, "found -0.5"));
+  const Error lat = bytesError(
+      R"({"date": "d", "model_id": "m", "completed": 1, "ttfts": [0.1], "latencies": [-2]})");
+  CHECK(lat.position == "/latencies/0");
 }
 
 TEST_CASE("invalid UTF-8 inside a string: line and column of the bad byte", "[import]") {

@@ -198,3 +198,44 @@ TEST_CASE("writeFileAtomic does not follow a symbolic link another user owns",
   REQUIRE_FALSE(writeFileAtomic(link.string(), "new"));
   CHECK(slurp(victim) == "new");
 }
+
+TEST_CASE("writeFileAtomic does not write through a folder link another user owns",
+          "[session][atomic]") {
+  if (::geteuid() != 0) {
+    WARN("not root: cannot give a link to another user here");
+    return;
+  }
+  TempDir dir;
+  const fs::path target = dir.path() / "their_target";
+  fs::create_directories(target);
+  const fs::path linkDir = dir.path() / "link_dir";
+  fs::create_directory_symlink(target, linkDir);
+  REQUIRE(::lchown(linkDir.c_str(), 65534, 65534) == 0);  // planted by "nobody"
+  // The folder link anywhere on the way: the last folder, or one further up.
+  fs::create_directories(target / "sub");
+  for (const fs::path& path : {linkDir / "s.json", linkDir / "sub" / "s.json"}) {
+    const auto e = writeFileAtomic(path.string(), "x");
+    INFO(path.string());
+    REQUIRE(e);
+    CHECK(e->message.find("link_dir' is a symbolic link owned by another user") !=
+          std::string::npos);
+    CHECK_FALSE(fs::exists(target / "s.json"));
+    CHECK_FALSE(fs::exists(target / "sub" / "s.json"));
+  }
+  // A folder link of our own is followed.
+  REQUIRE(::lchown(linkDir.c_str(), ::geteuid(), ::getegid()) == 0);
+  REQUIRE_FALSE(writeFileAtomic((linkDir / "s.json").string(), "ours"));
+  CHECK(slurp(target / "s.json") == "ours");
+}
+
+TEST_CASE("writeFileAtomic leaves a read-only file as it is", "[session][atomic]") {
+  TempDir dir;
+  const fs::path f = dir.path() / "s.json";
+  touch(f, "keep me");
+  fs::permissions(f, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const auto e = writeFileAtomic(f.string(), "new");
+  REQUIRE(e);
+  CHECK(e->message.find("read-only") != std::string::npos);
+  CHECK(slurp(f) == "keep me");
+  CHECK(dir.count() == 1);
+}

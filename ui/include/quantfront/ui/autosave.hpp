@@ -29,14 +29,20 @@ struct AutosaveInfo {
   QDateTime savedAt;             ///< when it was written (UTC)
   qint64 pid = 0;                ///< the process that wrote it
   bool newerThanSession = true;  ///< false when the session file was saved after it
+  QString note;                  ///< e.g. that an unreadable lock file was taken as stale
 };
+
+/// An autosave lock file that names no owner (empty or damaged, as a crash while writing it
+/// leaves) is stale once it is this old; a lock naming a process is stale when it is gone.
+inline constexpr qint64 kUnreadableLockStaleSeconds = 30;
 
 /// Where autosaves go by default: QStandardPaths::AppDataLocation + "/autosave".
 QString defaultAutosaveDir();
 
 /// Autosaves in `dir` that no running process owns (the writer crashed, was killed or its
-/// machine lost power), newest first. Files whose header cannot be read are listed too, with
-/// an invalid savedAt, so a damaged autosave is still offered rather than silently kept.
+/// machine lost power; or the lock names no owner and is old, with a note), newest first. Files
+/// whose header cannot be read are listed too, with an invalid savedAt, so a damaged autosave is
+/// still offered rather than silently kept.
 std::vector<AutosaveInfo> findOrphanedAutosaves(const QString& dir);
 
 /// Reads an autosave file: its header into `info` (when given) and the session.

@@ -10,6 +10,7 @@
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,10 @@ struct ReviewReportInputs {
   std::vector<std::string> gates;
   std::map<std::string, CandidateVerdict> verdicts;
 };
+
+/// The most candidates the report's per-candidate tables list (the frontier first); the rest
+/// are summarised by verdict in one line, so the report stays a few pages at any size.
+inline constexpr std::size_t kMaxReportCandidates = 100;
 
 /// Writes the report as PDF to `out`; `pages` (when given) receives the page count and
 /// `pageText` what each page says (headings, text, table rows with cells joined by " | ").

@@ -12,6 +12,11 @@ std::vector<std::string> splitAt(std::string_view text, char separator);
 /// `text` without leading and trailing spaces and tabs.
 std::string trimmed(std::string_view text);
 
+/// `text` fit to show in a title, table or report: each run of control characters (C0,
+/// DEL) and terminal escape sequences (ESC [ ... final byte) becomes one space; the result
+/// is trimmed. UTF-8 text is kept as it is.
+std::string printableText(std::string_view text);
+
 /// The current time in UTC as ISO 8601, "2026-11-30T16:40:00Z".
 std::string utcTimestamp();
 

@@ -21,10 +21,19 @@ inline constexpr std::string_view kAtomicTempMarker = ".qfront-tmp-";
 inline constexpr std::chrono::seconds kStaleTempAge{600};
 
 /// Writes `bytes` to `path` atomically (see the file comment). A symbolic link at `path` is
-/// followed to the file it names, as editors do; the existing file's permissions are kept.
+/// followed to the file it names, as editors do, when it is the writer's own; a link another
+/// user owns, at `path` or at any folder on the way (foreignLinkInPath), is refused. The
+/// existing file's permissions are kept.
 /// Stale temporaries in the target's folder are removed first (removeStaleTemporaries).
 /// Errors name `path` and say what failed (e.g. "cannot write: No space left on device").
 std::optional<Error> writeFileAtomic(const std::string& path, std::string_view bytes);
+
+/// Every directory a write into `dir` passes through, checked: a symbolic link among them
+/// that belongs neither to this user nor to root (planted by another user in a shared
+/// folder) is refused, since following it would put the write wherever that user chose.
+/// Links of our own or root's are followed and their targets checked the same way. Returns
+/// a message naming the link, or nullopt when the path is safe (or does not exist yet).
+std::optional<std::string> foreignLinkInPath(const std::string& dir);
 
 /// The parts of a temporary file name writeFileAtomic makes, when `fileName` is one.
 struct AtomicTempName {

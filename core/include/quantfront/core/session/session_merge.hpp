@@ -20,8 +20,10 @@ struct SessionMergeResult {
   std::vector<std::string> warnings;  ///< candidates left out (id taken by another)
 };
 
-/// Adds `from`'s kernel measurements, imported runs and candidates to `into`. A record equal
-/// in every field to one already there is a duplicate (merging a session twice adds nothing);
+/// Adds `from`'s kernel measurements, imported runs and candidates to `into`. Records are
+/// keyed by kernel, scheme, device and shape; under one key every record is kept (two nodes'
+/// measurements of one shape are both evidence) except a copy of one already there, equal
+/// bit for bit in every figure and source (merging a session twice adds nothing);
 /// a run with the same SHA-256 (or, for runs without a file digest, the same format, label and
 /// setup) is a duplicate; a candidate whose id `into` already has is kept as it is in `into`
 /// (a warning names it). The scenario and view of `into` stay.

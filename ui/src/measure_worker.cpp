@@ -33,7 +33,9 @@ void MeasureWorker::run() {
         return !m_cancel.load();
       });
   Session added;
-  if (result.error.empty() && !result.cancelled) {
+  // After an error that stopped the run (a lost CUDA context), what was measured before it is
+  // kept; the window shows the error beside it.
+  if (!result.cancelled && !result.records.empty()) {
     qf::cuda::addMeasurements(added, result, plan, m_model.name, utcTimestamp());
   }
   emit finished(added, QString::fromStdString(result.error), result.cancelled);

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <quantfront/core/base/records.hpp>
 #include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/model_config.hpp>
 
 namespace qf {

@@ -83,6 +83,12 @@ QF_HD int accCol(LaneCoord c, int r) {
   return 2 * c.t + (r % 2);
 }
 
+/// Whether output columns col, col + 1 (col even) go out as one 32-bit bf16x2 store: both
+/// inside the row and the pair 4-byte aligned (n even, so row·n + col is even).
+QF_HD bool outputPairStorable(int col, int n) {
+  return n % 2 == 0 && col + 1 < n;
+}
+
 /// Split-K partial (split s, row, col) in the fp32 workspace [splits][m][n].
 QF_HD std::size_t workspaceIndex(int split, int m, int n, int row, int col) {
   return (static_cast<std::size_t>(split) * m + row) * n + col;

@@ -64,6 +64,8 @@ void mmaEmulate(float (&d)[32][4], const uint32_t (&a)[32][4], const uint32_t (&
 /// The fused kernel's structure on the host: every CTA, warp and lane in turn, each index
 /// from w4a16_layout.cuh, each weight converted by int4_magic.cuh, each mma emulated.
 /// `aOrder` permutes the A fragment registers handed to the mma (identity = the kernel).
+int64_t packedStores = 0;  // bf16x2 stores fusedGemmOnHost made (the kernel's packed path)
+
 std::vector<uint16_t> fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, int m,
                                       int n, int k, int splitsWanted,
                                       std::array<int, 4> aOrder = {0, 1, 2, 3}) {
@@ -141,15 +143,27 @@ std::vector<uint16_t> fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4
           for (int mt = 0; mt < mTiles; ++mt) {
             for (int lane = 0; lane < 32; ++lane) {
               const kw::LaneCoord lc = kw::laneCoord(lane);
-              for (int r = 0; r < 4; ++r) {
+              for (int r = 0; r < 4; r += 2) {
                 const int row = mBase + kw::accRow(mt, lc, r);
                 const int col = tile * 8 + kw::accCol(lc, r);
                 if (row >= m || col >= n) continue;
-                const float v = accAt(warp, mt)[lane][r];
-                if (plan.splits == 1) {
-                  c[static_cast<size_t>(row) * n + col] = floatToBf16(v);
-                } else {
-                  ws[kw::workspaceIndex(y, m, n, row, col)] = v;
+                const float* v = &accAt(warp, mt)[lane][r];
+                if (plan.splits == 1 && kw::outputPairStorable(col, n)) {
+                  // The kernel's packed bf16x2 store: low half = column col.
+                  const uint32_t pair = static_cast<uint32_t>(floatToBf16(v[0])) |
+                                        static_cast<uint32_t>(floatToBf16(v[1])) << 16;
+                  c[static_cast<size_t>(row) * n + col] = half(pair, 0);
+                  c[static_cast<size_t>(row) * n + col + 1] = half(pair, 1);
+                  ++packedStores;
+                  continue;
+                }
+                for (int e = 0; e < 2; ++e) {
+                  if (col + e >= n) continue;
+                  if (plan.splits == 1) {
+                    c[static_cast<size_t>(row) * n + col + e] = floatToBf16(v[e]);
+                  } else {
+                    ws[kw::workspaceIndex(y, m, n, row, col + e)] = v[e];
+                  }
                 }
               }
             }
@@ -262,7 +276,9 @@ TEST_CASE("the mma emulator multiplies a hand-made tile", "[cuda][w4a16]") {
 TEST_CASE("the fused W4A16 kernel's index functions reproduce A·Wᵀ for awkward m, n, k, splits",
           "[cuda][w4a16]") {
   int64_t cases = 0;
-  for (const auto& [n, k] : {std::pair<int, int>{37, 1064}, {203, 648}}) {
+  packedStores = 0;
+  // n = 37 and 203 (odd: every store 16-bit), 64 (even: packed bf16x2 stores).
+  for (const auto& [n, k] : {std::pair<int, int>{37, 1064}, {203, 648}, {64, 392}}) {
     for (const int m : {1, 3, 5, 20, 33, 70, 118}) {
       const GemmCase gc = makeCase(m, n, k, static_cast<uint64_t>(m * 7919 + n));
       for (const int splits : {1, 2, 3}) {
@@ -274,7 +290,8 @@ TEST_CASE("the fused W4A16 kernel's index functions reproduce A·Wᵀ for awkwar
       }
     }
   }
-  CHECK(cases == 2 * 7 * 3);
+  CHECK(cases == 3 * 7 * 3);
+  CHECK(packedStores > 0);
 }
 
 TEST_CASE("a swapped A fragment register is caught", "[cuda][w4a16]") {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/calibration_bounds.hpp>
+#include <quantfront/core/analysis/energy.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
@@ -193,6 +194,13 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
       if (!st->empty()) steps.emplace_back(s, std::move(*st));
     }
   }
+  // Joules per token where the records carry NVML energy (none: nothing is shown).
+  std::vector<std::pair<std::string, std::vector<MeasuredEnergy>>> energy;
+  for (const auto& [scheme, st] : steps) {
+    auto e = measuredEnergyPerToken(session->kernelMeasurements, cal->device, *model, scheme,
+                                    batches, files[0]);
+    if (e && !e->empty()) energy.emplace_back(scheme, std::move(*e));
+  }
 
   const Json gpuJson = calibratedGpuJson(*gpu, *cal, files[0]);
   // What is written must read back: checked with the reader qfront model --gpu uses.
@@ -230,6 +238,18 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
       }
       j["measured_step"].push_back(s);
     }
+    if (!energy.empty()) {
+      j["measured_energy"] = Json::array();
+      for (const auto& [scheme, es] : energy) {
+        Json s{{"scheme", scheme}, {"metric", kEnergyPerTokenMetric}, {"points", Json::array()}};
+        for (const auto& p : es) {
+          s["points"].push_back({{"batch", p.batch},
+                                 {"j_per_step", p.joulesPerStep},
+                                 {"j_per_token", p.joulesPerToken}});
+        }
+        j["measured_energy"].push_back(s);
+      }
+    }
     j["warnings"] = cal->warnings;
     if (outOpt) j["written"] = *outOpt;
     stampOutput(j);
@@ -266,6 +286,14 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     for (const auto& p : st) {
       out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.stepS * 1e3, 3) << " ms ± "
           << fmt(p.spreadS * 1e3, 3) << "\n";
+    }
+  }
+  for (const auto& [scheme, es] : energy) {
+    out << "\nmeasured GEMM energy, " << (model ? model->name : "") << ", " << scheme
+        << " (board joules of its decode GEMMs at M = B, NVML)\n";
+    for (const auto& p : es) {
+      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.joulesPerStep, 4) << " J/step  "
+          << fmt(p.joulesPerToken, 4) << " J/token\n";
     }
   }
   if (outOpt) out << "\nwrote " << *outOpt << ": qfront model --gpu " << *outOpt << " ...\n";

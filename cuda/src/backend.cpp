@@ -35,8 +35,12 @@ class CudaBackend final : public MeasurementBackend {
       const KernelMeasurement k = toKernelMeasurement(r, r.device, request.sourceLabel);
       return progress(&k, done, what);
     });
-    if (!result.error.empty()) return Error{"", "", "device", result.error};
-    return measurementBatch(result, plan, request.model.name, utcTimestamp());
+    if (!result.error.empty() && result.records.empty()) {
+      return Error{"", "", "device", result.error};
+    }
+    MeasurementBatch batch = measurementBatch(result, plan, request.model.name, utcTimestamp());
+    batch.error = result.error;  // what was measured before a run-stopping error is kept
+    return batch;
   }
 };
 

@@ -30,15 +30,39 @@ LtGemm::LtGemm(cublasLtHandle_t handle, LtKind kind, int64_t m, int64_t n, int64
                void* workspace, std::size_t workspaceBytes, const float* wScale,
                const float* aScale)
     : m_handle(handle), m_kind(kind), m_workspace(workspace), m_workspaceBytes(workspaceBytes) {
-  const bool isInt = kind == LtKind::kInt8;
+  if (kind == LtKind::kInt8) {
+    // bf16 output first (what serving pipelines write after an INT8 GEMM); the int32 output
+    // where this cuBLASLt offers no INT8 kernel with a bf16 epilogue for the shape.
+    if (plan(m, n, k, false, wScale, aScale)) return;
+    release();
+    m_status = CUBLAS_STATUS_SUCCESS;
+    m_why.clear();
+  }
+  plan(m, n, k, kind == LtKind::kInt8, wScale, aScale);
+}
+
+void LtGemm::release() {
+  if (m_c != nullptr) cublasLtMatrixLayoutDestroy(m_c);
+  if (m_a != nullptr) cublasLtMatrixLayoutDestroy(m_a);
+  if (m_w != nullptr) cublasLtMatrixLayoutDestroy(m_w);
+  if (m_desc != nullptr) cublasLtMatmulDescDestroy(m_desc);
+  m_c = m_a = m_w = nullptr;
+  m_desc = nullptr;
+}
+
+bool LtGemm::plan(int64_t m, int64_t n, int64_t k, bool int32Out, const float* wScale,
+                  const float* aScale) {
+  m_int32Out = int32Out;
+  const bool isInt = m_kind == LtKind::kInt8;
   const cublasComputeType_t compute = isInt ? CUBLAS_COMPUTE_32I : CUBLAS_COMPUTE_32F;
-  const cudaDataType_t scaleType = isInt ? CUDA_R_32I : CUDA_R_32F;
-  const cudaDataType_t outType = isInt ? CUDA_R_32I : CUDA_R_16BF;
-  const cudaDataType_t inType = inputType(kind);
+  // int32 output takes int32 alpha/beta; a bf16 output (INT8 too) takes float ones.
+  const cudaDataType_t scaleType = int32Out ? CUDA_R_32I : CUDA_R_32F;
+  const cudaDataType_t outType = int32Out ? CUDA_R_32I : CUDA_R_16BF;
+  const cudaDataType_t inType = inputType(m_kind);
   cublasStatus_t s = cublasLtMatmulDescCreate(&m_desc, compute, scaleType);
   if (s != CUBLAS_STATUS_SUCCESS) {
     fail(s, "cublasLtMatmulDescCreate");
-    return;
+    return false;
   }
   const cublasOperation_t opT = CUBLAS_OP_T, opN = CUBLAS_OP_N;
   s = cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_TRANSA, &opT, sizeof opT);
@@ -47,9 +71,9 @@ LtGemm::LtGemm(cublasLtHandle_t handle, LtKind kind, int64_t m, int64_t n, int64
   }
   if (s != CUBLAS_STATUS_SUCCESS) {
     fail(s, "set transposes");
-    return;
+    return false;
   }
-  if (kind == LtKind::kFp8) {
+  if (m_kind == LtKind::kFp8) {
     // Per-tensor dequant factors: D = wScale·aScale·(W·Aᵀ). cuBLASLt's "A" is our W here.
     s = cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &wScale,
                                        sizeof wScale);
@@ -57,9 +81,19 @@ LtGemm::LtGemm(cublasLtHandle_t handle, LtKind kind, int64_t m, int64_t n, int64
       s = cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &aScale,
                                          sizeof aScale);
     }
+    // Fast accumulation: Hopper's FP8 tensor cores keep partial sums in reduced precision
+    // unless the kernel promotes them to fp32 every few k-blocks; "fast" skips that promotion.
+    // Serving engines (vLLM's and TensorRT-LLM's FP8 linear layers) run with it, so the timed
+    // figure is the one they would see. The check tolerance (1e-2) still applies.
+    const int8_t fastAccum = 1;
+    if (s == CUBLAS_STATUS_SUCCESS) {
+      s = cublasLtMatmulDescSetAttribute(m_desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM, &fastAccum,
+                                         sizeof fastAccum);
+      m_fastAccum = s == CUBLAS_STATUS_SUCCESS;
+    }
     if (s != CUBLAS_STATUS_SUCCESS) {
-      fail(s, "set FP8 scale pointers");
-      return;
+      fail(s, "set FP8 scale pointers and fast accumulation");
+      return false;
     }
   }
   const auto u = [](int64_t v) { return static_cast<uint64_t>(v); };
@@ -68,40 +102,44 @@ LtGemm::LtGemm(cublasLtHandle_t handle, LtKind kind, int64_t m, int64_t n, int64
   if (s == CUBLAS_STATUS_SUCCESS) s = cublasLtMatrixLayoutCreate(&m_c, outType, u(n), u(m), n);
   if (s != CUBLAS_STATUS_SUCCESS) {
     fail(s, "cublasLtMatrixLayoutCreate");
-    return;
+    return false;
   }
 
   cublasLtMatmulPreference_t pref = nullptr;
   s = cublasLtMatmulPreferenceCreate(&pref);
   if (s != CUBLAS_STATUS_SUCCESS) {
     fail(s, "cublasLtMatmulPreferenceCreate");
-    return;
+    return false;
   }
   s = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                           &workspaceBytes, sizeof workspaceBytes);
+                                           &m_workspaceBytes, sizeof m_workspaceBytes);
   cublasLtMatmulHeuristicResult_t result{};
   int returned = 0;
   if (s == CUBLAS_STATUS_SUCCESS) {
-    s = cublasLtMatmulAlgoGetHeuristic(handle, m_desc, m_w, m_a, m_c, m_c, pref, 1, &result,
+    s = cublasLtMatmulAlgoGetHeuristic(m_handle, m_desc, m_w, m_a, m_c, m_c, pref, 1, &result,
                                        &returned);
   }
   cublasLtMatmulPreferenceDestroy(pref);
   if (s != CUBLAS_STATUS_SUCCESS) {
     fail(s, "cublasLtMatmulAlgoGetHeuristic");
-    return;
+    return false;
   }
   if (returned == 0) {
     fail(CUBLAS_STATUS_NOT_SUPPORTED, "no heuristic result");
-    return;
+    return false;
   }
   m_algo = result.algo;
+  return true;
 }
 
 LtGemm::~LtGemm() {
-  if (m_c != nullptr) cublasLtMatrixLayoutDestroy(m_c);
-  if (m_a != nullptr) cublasLtMatrixLayoutDestroy(m_a);
-  if (m_w != nullptr) cublasLtMatrixLayoutDestroy(m_w);
-  if (m_desc != nullptr) cublasLtMatmulDescDestroy(m_desc);
+  release();
+}
+
+std::string LtGemm::describe() const {
+  std::string d = std::string("out=") + (m_int32Out ? "int32" : "bf16");
+  if (m_kind == LtKind::kFp8) d += m_fastAccum ? " fast_accum=1" : " fast_accum=0";
+  return d;
 }
 
 cublasStatus_t LtGemm::run(const void* act, const void* weights, void* out,
@@ -109,9 +147,10 @@ cublasStatus_t LtGemm::run(const void* act, const void* weights, void* out,
   if (!ok()) return m_status;
   const float alphaF = 1.0f, betaF = 0.0f;
   const int32_t alphaI = 1, betaI = 0;
-  const bool isInt = m_kind == LtKind::kInt8;
-  const void* alpha = isInt ? static_cast<const void*>(&alphaI) : static_cast<const void*>(&alphaF);
-  const void* beta = isInt ? static_cast<const void*>(&betaI) : static_cast<const void*>(&betaF);
+  const void* alpha =
+      m_int32Out ? static_cast<const void*>(&alphaI) : static_cast<const void*>(&alphaF);
+  const void* beta =
+      m_int32Out ? static_cast<const void*>(&betaI) : static_cast<const void*>(&betaF);
   return cublasLtMatmul(m_handle, m_desc, alpha, weights, m_w, act, m_a, beta, out, m_c, out, m_c,
                         &m_algo, m_workspace, m_workspaceBytes, stream);
 }

@@ -15,8 +15,11 @@ namespace qf::cuda::detail {
 /// Which GEMM.
 enum class LtKind {
   kBf16,  ///< bf16 in, fp32 accumulate, bf16 out
-  kFp8,   ///< e4m3 in with per-tensor scales (device pointers), fp32 accumulate, bf16 out
-  kInt8,  ///< int8 in, int32 accumulate, int32 out
+  kFp8,   ///< e4m3 in with per-tensor scales (device pointers), fp32 accumulate, bf16 out,
+          ///< with cuBLASLt's fast accumulation (CUBLASLT_MATMUL_DESC_FAST_ACCUM), the setting
+          ///< serving engines use for FP8 linear layers
+  kInt8,  ///< int8 in, int32 accumulate, bf16 out where cuBLASLt offers it (the serving
+          ///< pipelines' epilogue), else int32 out; outputBytes() says which
 };
 
 /// One planned cuBLASLt matmul (descriptors + heuristic algorithm), reusable across runs.
@@ -33,11 +36,21 @@ class LtGemm {
   bool ok() const { return m_status == CUBLAS_STATUS_SUCCESS; }
   /// Why not ok: the cuBLAS status name and the step that failed.
   const std::string& why() const { return m_why; }
+  /// Bytes of one output element: 2 (bf16) or 4 (int32, INT8 without a bf16 epilogue).
+  int outputBytes() const { return m_int32Out ? 4 : 2; }
+  /// The configuration in words for the record, e.g. "out=bf16 fast_accum=1".
+  std::string describe() const;
   /// Enqueues one matmul: act [m][k], weights [n][k], out [m][n]. Returns the cuBLAS status.
   cublasStatus_t run(const void* act, const void* weights, void* out, cudaStream_t stream) const;
 
  private:
   void fail(cublasStatus_t s, const char* step);
+  /// Descriptors and the heuristic for one output type; false (status kept) when refused.
+  bool plan(int64_t m, int64_t n, int64_t k, bool int32Out, const float* wScale,
+            const float* aScale);
+  void release();
+  bool m_int32Out = false;
+  bool m_fastAccum = false;
   cublasLtHandle_t m_handle = nullptr;
   LtKind m_kind = LtKind::kBf16;
   cublasLtMatmulDesc_t m_desc = nullptr;

@@ -12,12 +12,41 @@ namespace qf::cuda::detail {
 
 /// A CUDA runtime or library failure; never crosses measure().
 struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  /// `code`: the runtime's error (cudaSuccess for a library or planning failure);
+  /// `unsupported`: the library has no kernel for this configuration.
+  explicit CudaError(const std::string& what, cudaError_t error = cudaSuccess,
+                     bool noKernel = false)
+      : std::runtime_error(what), code(error), unsupported(noKernel) {}
+  cudaError_t code;
+  bool unsupported;
 };
 
 /// Throws CudaError naming the call when e is not cudaSuccess.
 inline void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(e), e);
+}
+
+/// True for the errors that leave the CUDA context unusable (every later call fails with the
+/// same error until the process exits): a fault inside a kernel or an uncorrectable ECC error.
+/// Out of memory, invalid arguments or a missing kernel image spoil only the call that got them.
+inline bool isStickyError(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorAssert:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorDevicesUnavailable:
+      return true;
+    default:
+      return false;
+  }
 }
 /// Checks the last launch error (a launch itself returns nothing).
 inline void checkLaunch(const char* what) {

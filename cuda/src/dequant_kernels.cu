@@ -34,7 +34,7 @@ using kern::mulBf16x2;
 /// Units each thread loads before converting any: several independent loads in flight per
 /// thread so the memory system sees enough concurrent requests (Little's law: bytes in flight =
 /// bandwidth × latency).
-constexpr int kUnroll = 4;
+constexpr int kUnroll = kDequantUnroll;
 
 /// Two fp32 → bf16x2 with one rounding each (cvt.rn.bf16x2.f32).
 __device__ __forceinline__ uint32_t packBf16x2(float lo, float hi) {
@@ -180,7 +180,7 @@ void launchDequant(const DequantArgs& a, int smCount, cudaStream_t stream) {
   const auto unitsPerRow = static_cast<uint32_t>(a.k / 8);
   auto* out = reinterpret_cast<uint4*>(a.out);
   // Enough resident blocks to fill every SM (8 × 256 threads = 2048, the SM's thread limit).
-  const unsigned blocks = static_cast<unsigned>(smCount) * 8u;
+  const unsigned blocks = static_cast<unsigned>(dequantThreads(smCount) / 256);
   switch (a.format) {
     case DequantFormat::kInt4Sym:
       dequantKernel<DequantFormat::kInt4Sym>

@@ -44,6 +44,17 @@ struct DequantArgs {
   int64_t n = 0;                   ///< rows
   int64_t k = 0;                   ///< columns: int4 % 128 == 0, int8/fp8 % 8, mxfp4 % 32
 };
+/// Units (8 weights) each dequant thread loads before converting any.
+inline constexpr int kDequantUnroll = 4;
+/// Threads of every streaming-dequant launch: 8 blocks of 256 per SM (2,048, the SM's limit).
+inline int64_t dequantThreads(int smCount) {
+  return int64_t{smCount} * 8 * 256;
+}
+/// Units one pass of the grid-stride loop covers: every thread's unrolled slots once. A check
+/// over more units than this runs the unrolled slots, the loop's second pass and its tail.
+inline int64_t dequantUnitsPerPass(int smCount) {
+  return kDequantUnroll * dequantThreads(smCount);
+}
 /// Launches the streaming dequant; n·k/8 must be < 2^31.
 void launchDequant(const DequantArgs& args, int smCount, cudaStream_t stream);
 /// Bytes the dequant reads and writes: packed weights + scales (+ zeros) + bf16 output.
@@ -62,10 +73,16 @@ struct W4a16GemmArgs {
   int64_t nPad = 0, kPad = 0;        ///< n rounded up to 8, k rounded up to 128
   int splits = 1;                    ///< K splits (from w4a16Splits)
 };
-/// K splits that give about four CTAs per SM for this shape (1 when the grid is big already).
-int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int smCount);
+/// CTAs of the fused kernel for m rows that are resident at once on the current device
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × smCount).
+int w4a16ResidentCtas(int64_t m, int smCount);
+/// K splits filling at most one whole wave of `residentCtas`, with ≥ 2 chunks per split
+/// (kern::w4a16::chooseSplits; 1 when the grid fills the chip already).
+int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int residentCtas);
 /// Workspace bytes for a split count (0 when splits == 1).
 std::size_t w4a16WorkspaceBytes(int64_t m, int64_t n, int splits);
+/// Sets the fused kernel's launch attributes on the current device; once, before any launch.
+void prepareW4a16Gemm();
 /// Launches the fused kernel (and the split-K reduction when splits > 1).
 void launchW4a16Gemm(const W4a16GemmArgs& args, cudaStream_t stream);
 

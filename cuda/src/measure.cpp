@@ -10,6 +10,7 @@
 #include "cublaslt_gemm.hpp"
 #include "cuda_util.hpp"
 #include "kernels.hpp"
+#include "nvml_sampler.hpp"
 #include "timing.hpp"
 
 #include <cublasLt.h>
@@ -18,8 +19,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
+#include <new>
 #include <random>
 #include <set>
 #include <utility>
@@ -133,8 +136,15 @@ class Session {
   bool wants(const std::string& scheme) const;
   MeasureRecord record(KernelKind kind, const std::string& scheme, const char* source) const;
   bool emit(const MeasureRecord& r);  // false: cancelled
+  /// Runs `body`, which fills `r` (check, validity, timing), then emits r. A CUDA or library
+  /// error inside marks r invalid with the error and the run goes on; a sticky one (the
+  /// context is lost) is rethrown after r is emitted, so measure() returns what it measured.
+  bool measured(MeasureRecord& r, const std::function<void()>& body);
+  /// After a caught CUDA error with `code`: clears it, and throws when the context is lost.
+  void stopIfSticky(cudaError_t code, const std::string& what);
   uint32_t seed() { return ++m_seed * 2654435761u; }
-  detail::TimingOptions timingOptions() const;
+  detail::TimingOptions timingOptions();
+  void setTiming(MeasureRecord& r, const detail::TimingResult& t) const;
   int rotationSets(double bytesPerSet, double budgetBytes) const;
   double freeBytes() const;
 
@@ -143,11 +153,19 @@ class Session {
   bool dequantProbes();
   bool gemmProbes();
 
+  /// Row `row` of a device dequant input set (k weights) dequantised on the host by the
+  /// reference (core/reference), bf16 bits.
+  std::vector<uint16_t> hostDequantRow(detail::DequantFormat format, const void* weights,
+                                       const void* scales, const void* zeros, int64_t row,
+                                       int64_t k);
+
   // GEMM helpers
   /// Full check on small awkward shapes; ok = false only on a wrong result (a shape cuBLASLt
   /// does not support is noted in the text and left to the per-record checks).
   std::string checkGemmKernel(const GemmInfo& g, bool& ok);
   void fillWeights(GemmKind kind, GemmWeights& gw, int64_t n, int64_t k);
+  /// A planned cuBLASLt matmul for a library GEMM (check ok() before use).
+  std::unique_ptr<detail::LtGemm> planLt(GemmKind kind, int64_t m, int64_t n, int64_t k);
   void launchGemm(GemmKind kind, const GemmWeights& gw, const detail::LtGemm* lt, const void* a,
                   void* c, DeviceBuffer& workspace, int64_t m, int64_t n, int64_t k, int splits);
   std::vector<float> hostWeightRow(GemmKind kind, const GemmWeights& gw,
@@ -165,6 +183,8 @@ class Session {
   DeviceBuffer m_fp8Scales;  ///< [0] W scale, [1] A scale (device floats for cuBLASLt)
   int m_smCount = 0;
   double m_l2Bytes = 0;
+  std::unique_ptr<detail::NvmlSampler> m_nvml;  ///< board power and clocks while timing
+  detail::NvmlWindow m_window;                  ///< the last timed record's window
   uint32_t m_seed = 1;
   int64_t m_planned = 1;
   int64_t m_done = 0;
@@ -172,6 +192,19 @@ class Session {
 };
 
 constexpr float kFp8WScale = 0.02f, kFp8AScale = 0.05f;
+
+/// The runtime's device UUID as NVML and nvidia-smi print it: "GPU-xxxxxxxx-xxxx-…".
+std::string uuidText(const cudaUUID_t& u) {
+  std::string out = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    std::snprintf(hex, sizeof hex, "%02x",
+                  static_cast<unsigned>(static_cast<unsigned char>(u.bytes[i])));
+    out += hex;
+  }
+  return out;
+}
 
 void Session::openDevice() {
   std::string why;
@@ -187,6 +220,12 @@ void Session::openDevice() {
   cudaDeviceProp prop{};
   QF_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_cfg.device));
   env.name = prop.name;
+  if (prop.major < 8) {
+    // bf16 mma.sync, cp.async and the bf16x2 conversions all start at compute capability 8.0.
+    throw CudaError(env.name + " has compute capability " + std::to_string(prop.major) + "." +
+                    std::to_string(prop.minor) +
+                    "; measuring needs 8.0 or newer (A100, A10, L4, L40S, H100, H200)");
+  }
   env.smCount = prop.multiProcessorCount;
   env.smMajor = prop.major;
   env.smMinor = prop.minor;
@@ -201,6 +240,22 @@ void Session::openDevice() {
     env.memoryClockMhz = khz / 1000.0;
   }
   cudaGetLastError();  // an unsupported attribute is not an error here
+  env.eccEnabled = prop.ECCEnabled != 0 ? 1 : 0;
+  env.uuid = uuidText(prop.uuid);
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, m_cfg.device) == cudaSuccess) env.pciBusId = bus;
+  m_nvml = std::make_unique<detail::NvmlSampler>(env.pciBusId);
+  if (m_nvml->available()) {
+    const detail::NvmlStatic st = m_nvml->staticInfo();
+    if (!st.uuid.empty()) env.uuid = st.uuid;
+    env.driver = st.driver;
+    env.powerLimitW = st.powerLimitW;
+    if (st.eccEnabled >= 0) env.eccEnabled = st.eccEnabled;
+    env.nvml = "ok";
+  } else {
+    env.nvml = m_nvml->why();
+    m_nvml.reset();
+  }
   QF_CUDA_CHECK(cudaDriverGetVersion(&env.driverVersion));
   QF_CUDA_CHECK(cudaRuntimeGetVersion(&env.runtimeVersion));
   env.cublasLtVersion = static_cast<int>(cublasLtGetVersion());
@@ -212,6 +267,7 @@ void Session::openDevice() {
     throw CudaError(std::string("cublasLtCreate: ") + cublasLtGetStatusString(s));
   m_ltWorkspace = DeviceBuffer(kLtWorkspaceBytes);
   m_counter = DeviceBuffer(sizeof(unsigned long long));
+  detail::prepareW4a16Gemm();
   upload(m_fp8Scales, std::vector<float>{kFp8WScale, kFp8AScale}, m_stream);
 }
 
@@ -220,12 +276,25 @@ std::vector<std::string> Session::schemes() const {
   return measurableSchemeIds();
 }
 
-/// The timed figures of `t` into record `r`.
-void setTiming(MeasureRecord& r, const detail::TimingResult& t) {
+/// `o` for a launch function that cycles `sets` buffer sets.
+detail::TimingOptions rotated(detail::TimingOptions o, int sets) {
+  o.rotation = std::max(1, sets);
+  return o;
+}
+
+/// The timed figures of `t` and the board's state during the samples into record `r`.
+void Session::setTiming(MeasureRecord& r, const detail::TimingResult& t) const {
+  r.avgPowerW = m_window.avgPowerW;
+  r.energyJ = m_window.avgPowerW * t.medianS;
+  r.smClockMhz = m_window.avgSmClockMhz;
+  r.memClockMhz = m_window.avgMemClockMhz;
+  r.throttle = detail::throttleText(m_window.throttleReasons);
   r.medianS = t.medianS;
   r.minS = t.minS;
   r.relNoise = t.relNoise;
   r.samples = t.samples;
+  r.timingMethod = t.method;
+  r.launchesPerSample = t.launchesPerSample;
 }
 
 bool Session::wants(const std::string& scheme) const {
@@ -253,13 +322,66 @@ bool Session::emit(const MeasureRecord& r) {
   return !m_cancelled;
 }
 
-detail::TimingOptions Session::timingOptions() const {
+void Session::stopIfSticky(cudaError_t code, const std::string& what) {
+  cudaGetLastError();  // a non-sticky error is cleared by reading it
+  // A sticky error fails every later call, the synchronisation too; work already enqueued by
+  // the failed record finishes here before the next record allocates.
+  const cudaError_t after = cudaDeviceSynchronize();
+  if (detail::isStickyError(code) || after != cudaSuccess) {
+    const cudaError_t why = detail::isStickyError(code) ? code : after;
+    throw CudaError(std::string("the CUDA context was lost (") + cudaGetErrorName(why) +
+                        "), the run stopped after: " + what,
+                    why);
+  }
+}
+
+bool Session::measured(MeasureRecord& r, const std::function<void()>& body) {
+  std::string error;
+  cudaError_t code = cudaSuccess;
+  bool unsupported = false;
+  try {
+    body();
+    return emit(r);
+  } catch (const CudaError& e) {
+    error = e.what();
+    code = e.code;
+    unsupported = e.unsupported;
+  } catch (const std::bad_alloc&) {
+    error = "host memory exhausted";
+  }
+  if (m_nvml != nullptr) m_nvml->stop();  // an error inside the timed window
+  r.valid = false;
+  r.supported = !unsupported;
+  r.medianS = r.minS = r.relNoise = 0;
+  r.samples = 0;
+  r.check = (r.check.empty() ? std::string() : r.check + "; ") + "error: " + error;
+  try {
+    stopIfSticky(code, r.kernel + " m=" + std::to_string(r.m) + " n=" + std::to_string(r.n) +
+                           " k=" + std::to_string(r.k));
+  } catch (const CudaError&) {
+    emit(r);
+    throw;
+  }
+  return emit(r);
+}
+
+detail::TimingOptions Session::timingOptions() {
   detail::TimingOptions o;
+  o.onSampling = [this](bool sampling) {
+    if (m_nvml == nullptr) return;
+    if (sampling) {
+      m_window = {};
+      m_nvml->start();
+    } else {
+      m_window = m_nvml->stop();
+    }
+  };
   o.minSamples = std::max(1, m_cfg.minSamples);
   o.maxSamples = std::max(o.minSamples, m_cfg.maxSamples);
   o.maxRelNoise = m_cfg.maxRelNoise;
   o.maxSeconds =
       m_cfg.quick ? std::min(0.25, m_cfg.maxSecondsPerRecord) : m_cfg.maxSecondsPerRecord;
+  o.warmupS = m_cfg.quick ? 0.02 : 0.05;
   return o;
 }
 
@@ -285,15 +407,18 @@ bool Session::hbmProbes() {
   const double target = std::max(8.0 * m_l2Bytes, 1024.0 * 1024.0 * 1024.0);
   const double capped = std::min(target, freeBytes() / 4.0);
   const std::size_t bytes = static_cast<std::size_t>(capped) / (1 << 20) * (1 << 20);
-  DeviceBuffer src(bytes), dst(bytes);
-  detail::launchFillWords(src.as<uint32_t>(), bytes / 4, seed(), 0xFFFFFFFFu, 0u, m_stream);
+  DeviceBuffer src, dst;
   const detail::TimingOptions opt = timingOptions();
 
   // hbm_copy: check three 1 MiB windows after one copy, then time the copy.
-  {
-    MeasureRecord r = record(KernelKind::HbmCopy, "", "cuda/src/measure.cpp");
-    r.n = static_cast<int64_t>(bytes);
-    r.bytesMoved = 2.0 * static_cast<double>(bytes);
+  MeasureRecord copy = record(KernelKind::HbmCopy, "", "cuda/src/measure.cpp");
+  copy.n = static_cast<int64_t>(bytes);
+  copy.bytesMoved = 2.0 * static_cast<double>(bytes);
+  const bool go = measured(copy, [&] {
+    MeasureRecord& r = copy;
+    src = DeviceBuffer(bytes);
+    dst = DeviceBuffer(bytes);
+    detail::launchFillWords(src.as<uint32_t>(), bytes / 4, seed(), 0xFFFFFFFFu, 0u, m_stream);
     QF_CUDA_CHECK(cudaMemsetAsync(dst.get(), kPoisonByte, bytes, m_stream));
     QF_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, m_stream));
     const std::size_t window = std::size_t{1} << 20;
@@ -314,16 +439,18 @@ bool Session::hbmProbes() {
           opt, m_stream);
       setTiming(r, t);
     }
-    if (!emit(r)) return false;
-  }
+  });
+  if (!go) return false;
 
   // hbm_read: the kernel writes *sink only when a thread's XOR equals the marker, so a buffer of
   // zeros with the marker planted at the first, a middle and the last 16-byte vector proves that
   // those vectors (including the grid-stride tail) are read.
-  {
-    MeasureRecord r = record(KernelKind::HbmRead, "", "cuda/src/hbm_probe.cu");
-    r.n = static_cast<int64_t>(bytes);
-    r.bytesMoved = static_cast<double>(bytes);
+  MeasureRecord read = record(KernelKind::HbmRead, "", "cuda/src/hbm_probe.cu");
+  read.n = static_cast<int64_t>(bytes);
+  read.bytesMoved = static_cast<double>(bytes);
+  return measured(read, [&] {
+    MeasureRecord& r = read;
+    if (src.get() == nullptr) throw CudaError("no buffers (hbm_copy could not allocate them)");
     DeviceBuffer sink(sizeof(uint32_t));
     int found = 0;
     const std::size_t vectors = bytes / 16;
@@ -347,9 +474,7 @@ bool Session::hbmProbes() {
           opt, m_stream);
       setTiming(r, t);
     }
-    if (!emit(r)) return false;
-  }
-  return true;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -358,124 +483,192 @@ bool Session::hbmProbes() {
 bool Session::dequantProbes() {
   for (const DequantInfo& d : kDequants) {
     if (!wants(d.scheme)) continue;
-    MeasureRecord r = record(KernelKind::Dequant, d.scheme, "cuda/src/dequant_kernels.cu");
-    const bool isInt4 =
-        d.format == detail::DequantFormat::kInt4Sym || d.format == detail::DequantFormat::kInt4Asym;
+    MeasureRecord rec = record(KernelKind::Dequant, d.scheme, "cuda/src/dequant_kernels.cu");
+    const bool go = measured(rec, [&] {
+      MeasureRecord& r = rec;
+      const bool isInt4 = d.format == detail::DequantFormat::kInt4Sym ||
+                          d.format == detail::DequantFormat::kInt4Asym;
 
-    // 1. Bit-exact check on a fresh small instance (odd row count, several groups).
-    {
-      const int64_t n = 37, k = 384;
-      const std::vector<float> w = ref::randomUniform(n * k, seed(), -1.0f, 1.0f);
-      std::vector<uint16_t> want;
-      DeviceBuffer dw, ds, dz;
-      detail::DequantArgs args;
-      args.format = d.format;
-      args.n = n;
-      args.k = k;
-      if (isInt4) {
-        const auto q = ref::quantizeInt4G128(w, n, k, d.format == detail::DequantFormat::kInt4Asym);
-        want = ref::dequantInt4(q);
-        upload(dw, ref::packInt4Interleaved(q.codes, n, k), m_stream);
-        upload(ds, q.scales, m_stream);
-        if (q.asymmetric) upload(dz, q.zeros, m_stream);
-      } else if (d.format == detail::DequantFormat::kInt8) {
-        const auto q = ref::quantizeInt8PerChannel(w, n, k);
-        want = ref::dequantInt8(q);
-        upload(dw, q.q, m_stream);
-        upload(ds, q.scales, m_stream);
-      } else if (d.format == detail::DequantFormat::kFp8) {
-        const auto q = ref::quantizeFp8PerChannel(w, n, k);
-        want = ref::dequantFp8(q);
-        upload(dw, q.q, m_stream);
-        upload(ds, q.scales, m_stream);
-      } else {
-        const auto q = ref::quantizeMxfp4(w, n, k);
-        want = ref::dequantMxfp4(q);
-        upload(dw, q.packed, m_stream);
-        upload(ds, q.scales, m_stream);
-      }
-      DeviceBuffer out(static_cast<std::size_t>(n * k) * 2);
-      QF_CUDA_CHECK(cudaMemsetAsync(out.get(), kPoisonByte, out.bytes(), m_stream));
-      args.weights = dw.get();
-      args.scales = ds.get();
-      args.zeros = dz.as<uint8_t>();
-      args.out = out.as<uint16_t>();
-      detail::launchDequant(args, m_smCount, m_stream);
-      const auto got = download<uint16_t>(out.get(), static_cast<std::size_t>(n * k), m_stream);
-      const int64_t bad = ref::countBf16Mismatches(got, want);
-      r.valid = bad == 0;
-      r.check = "bit_exact mismatches=" + std::to_string(bad) + "/" + std::to_string(n * k);
-    }
-
-    // 2. Timing on device-generated random data, rotating buffer sets.
-    const int64_t k = 4096;
-    const int64_t n = std::max<int64_t>(1, m_cfg.dequantWeights / k);
-    r.n = n;
-    r.k = k;
-    r.bytesMoved = detail::dequantBytesMoved(d.format, n, k);
-    if (r.valid) {
-      const int sets = rotationSets(r.bytesMoved, freeBytes() * 0.5);
-      struct Set {
-        DeviceBuffer w, s, z, out;
-      };
-      std::vector<Set> bufs(static_cast<std::size_t>(sets));
-      const std::size_t weights = static_cast<std::size_t>(n * k);
-      for (Set& b : bufs) {
-        std::size_t wBytes = weights, sCount = 0;
-        uint32_t mask = 0xFFFFFFFFu, orBits = 0;
-        switch (d.format) {
-          case detail::DequantFormat::kInt4Sym:
-          case detail::DequantFormat::kInt4Asym:
-            wBytes = weights / 2;
-            sCount = weights / 128;
-            break;
-          case detail::DequantFormat::kInt8:
-            sCount = static_cast<std::size_t>(n);
-            break;
-          case detail::DequantFormat::kFp8:
-            sCount = static_cast<std::size_t>(n);
-            mask = 0xBFBFBFBFu;  // exponent ≤ 7: no NaN codes
-            break;
-          case detail::DequantFormat::kMxfp4:
-            wBytes = weights / 2;
-            break;
-        }
-        b.w = DeviceBuffer(wBytes);
-        detail::launchFillWords(b.w.as<uint32_t>(), wBytes / 4, seed(), mask, orBits, m_stream);
-        if (d.format == detail::DequantFormat::kMxfp4) {
-          b.s = DeviceBuffer(weights / 32);
-          detail::launchFillWords(b.s.as<uint32_t>(), weights / 32 / 4, seed(), 0x03030303u,
-                                  0x7C7C7C7Cu, m_stream);
+      // 1. Bit-exact check with the timed launch configuration (the same grid, from the SM
+      //    count) over 1.5 passes of its grid-stride loop: every unrolled slot, the loop's
+      //    second pass and a partial tail run, as they do when timed. Odd row count, nine
+      //    groups per row.
+      {
+        const int64_t k = 1152;
+        const int64_t n = (detail::dequantUnitsPerPass(m_smCount) * 3 / 2 * 8 / k) | 1;
+        const std::vector<float> w = ref::randomUniform(n * k, seed(), -1.0f, 1.0f);
+        std::vector<uint16_t> want;
+        DeviceBuffer dw, ds, dz;
+        detail::DequantArgs args;
+        args.format = d.format;
+        args.n = n;
+        args.k = k;
+        if (isInt4) {
+          const auto q =
+              ref::quantizeInt4G128(w, n, k, d.format == detail::DequantFormat::kInt4Asym);
+          want = ref::dequantInt4(q);
+          upload(dw, ref::packInt4Interleaved(q.codes, n, k), m_stream);
+          upload(ds, q.scales, m_stream);
+          if (q.asymmetric) upload(dz, q.zeros, m_stream);
+        } else if (d.format == detail::DequantFormat::kInt8) {
+          const auto q = ref::quantizeInt8PerChannel(w, n, k);
+          want = ref::dequantInt8(q);
+          upload(dw, q.q, m_stream);
+          upload(ds, q.scales, m_stream);
+        } else if (d.format == detail::DequantFormat::kFp8) {
+          const auto q = ref::quantizeFp8PerChannel(w, n, k);
+          want = ref::dequantFp8(q);
+          upload(dw, q.q, m_stream);
+          upload(ds, q.scales, m_stream);
         } else {
-          b.s = DeviceBuffer(sCount * 2);
-          detail::launchFillBf16(b.s.as<uint16_t>(), sCount, seed(), 0.001f, 0.01f, m_stream);
+          const auto q = ref::quantizeMxfp4(w, n, k);
+          want = ref::dequantMxfp4(q);
+          upload(dw, q.packed, m_stream);
+          upload(ds, q.scales, m_stream);
         }
-        if (d.format == detail::DequantFormat::kInt4Asym) {
-          b.z = DeviceBuffer(weights / 128);
-          detail::launchFillWords(b.z.as<uint32_t>(), weights / 128 / 4, seed(), 0x0F0F0F0Fu, 0u,
-                                  m_stream);
-        }
-        b.out = DeviceBuffer(weights * 2);
+        DeviceBuffer out(static_cast<std::size_t>(n * k) * 2);
+        QF_CUDA_CHECK(cudaMemsetAsync(out.get(), kPoisonByte, out.bytes(), m_stream));
+        args.weights = dw.get();
+        args.scales = ds.get();
+        args.zeros = dz.as<uint8_t>();
+        args.out = out.as<uint16_t>();
+        detail::launchDequant(args, m_smCount, m_stream);
+        const auto got = download<uint16_t>(out.get(), static_cast<std::size_t>(n * k), m_stream);
+        const int64_t bad = ref::countBf16Mismatches(got, want);
+        r.valid = bad == 0;
+        r.check = "bit_exact mismatches=" + std::to_string(bad) + "/" + std::to_string(n * k) +
+                  " (timed grid, " + std::to_string(n * k / 8) + " units = 1.5 loop passes)";
       }
-      const auto t = detail::timeRuns(
-          [&](int64_t run) {
-            const Set& b = bufs[static_cast<std::size_t>(run % sets)];
-            detail::DequantArgs args;
-            args.format = d.format;
-            args.weights = b.w.get();
-            args.scales = b.s.get();
-            args.zeros = b.z.as<uint8_t>();
-            args.out = b.out.as<uint16_t>();
-            args.n = n;
-            args.k = k;
-            detail::launchDequant(args, m_smCount, m_stream);
-          },
-          timingOptions(), m_stream);
-      setTiming(r, t);
-    }
-    if (!emit(r)) return false;
+
+      // 2. Timing on device-generated random data, rotating buffer sets.
+      const int64_t k = 4096;
+      const int64_t n = std::max<int64_t>(1, m_cfg.dequantWeights / k);
+      r.n = n;
+      r.k = k;
+      r.bytesMoved = detail::dequantBytesMoved(d.format, n, k);
+      if (r.valid) {
+        const int sets = rotationSets(r.bytesMoved, freeBytes() * 0.5);
+        struct Set {
+          DeviceBuffer w, s, z, out;
+        };
+        std::vector<Set> bufs(static_cast<std::size_t>(sets));
+        const std::size_t weights = static_cast<std::size_t>(n * k);
+        for (Set& b : bufs) {
+          std::size_t wBytes = weights, sCount = 0;
+          uint32_t mask = 0xFFFFFFFFu, orBits = 0;
+          switch (d.format) {
+            case detail::DequantFormat::kInt4Sym:
+            case detail::DequantFormat::kInt4Asym:
+              wBytes = weights / 2;
+              sCount = weights / 128;
+              break;
+            case detail::DequantFormat::kInt8:
+              sCount = static_cast<std::size_t>(n);
+              break;
+            case detail::DequantFormat::kFp8:
+              sCount = static_cast<std::size_t>(n);
+              mask = 0xBFBFBFBFu;  // exponent ≤ 7: no NaN codes
+              break;
+            case detail::DequantFormat::kMxfp4:
+              wBytes = weights / 2;
+              break;
+          }
+          b.w = DeviceBuffer(wBytes);
+          detail::launchFillWords(b.w.as<uint32_t>(), wBytes / 4, seed(), mask, orBits, m_stream);
+          if (d.format == detail::DequantFormat::kMxfp4) {
+            b.s = DeviceBuffer(weights / 32);
+            detail::launchFillWords(b.s.as<uint32_t>(), weights / 32 / 4, seed(), 0x03030303u,
+                                    0x7C7C7C7Cu, m_stream);
+          } else {
+            b.s = DeviceBuffer(sCount * 2);
+            detail::launchFillBf16(b.s.as<uint16_t>(), sCount, seed(), 0.001f, 0.01f, m_stream);
+          }
+          if (d.format == detail::DequantFormat::kInt4Asym) {
+            b.z = DeviceBuffer(weights / 128);
+            detail::launchFillWords(b.z.as<uint32_t>(), weights / 128 / 4, seed(), 0x0F0F0F0Fu, 0u,
+                                    m_stream);
+          }
+          b.out = DeviceBuffer(weights * 2);
+        }
+        const auto t = detail::timeRuns(
+            [&](int64_t run) {
+              const Set& b = bufs[static_cast<std::size_t>(run % sets)];
+              detail::DequantArgs args;
+              args.format = d.format;
+              args.weights = b.w.get();
+              args.scales = b.s.get();
+              args.zeros = b.z.as<uint8_t>();
+              args.out = b.out.as<uint16_t>();
+              args.n = n;
+              args.k = k;
+              detail::launchDequant(args, m_smCount, m_stream);
+            },
+            rotated(timingOptions(), sets), m_stream);
+        setTiming(r, t);
+        // 3. Spot check of what was timed: three rows of buffer set 0 (the first, a middle one
+        //    and the last, which the grid-stride loop's tail writes) against the host
+        //    reference computed from that set's own device-generated inputs.
+        int64_t bad = 0;
+        for (const int64_t row : {int64_t{0}, n / 2 + 1, n - 1}) {
+          bad += ref::countBf16Mismatches(
+              download<uint16_t>(bufs[0].out.as<uint16_t>() + row * k, static_cast<std::size_t>(k),
+                                 m_stream),
+              hostDequantRow(d.format, bufs[0].w.get(), bufs[0].s.get(), bufs[0].z.get(), row, k));
+        }
+        r.check += " timed_rows_mismatches=" + std::to_string(bad) + "/" + std::to_string(3 * k);
+        if (bad != 0) r.valid = false;
+      }
+    });
+    if (!go) return false;
   }
   return true;
+}
+
+std::vector<uint16_t> Session::hostDequantRow(detail::DequantFormat format, const void* weights,
+                                              const void* scales, const void* zeros, int64_t row,
+                                              int64_t k) {
+  const auto ku = static_cast<std::size_t>(k);
+  const auto* wb = static_cast<const uint8_t*>(weights);
+  const auto* sb = static_cast<const uint8_t*>(scales);
+  // INT8 and FP8: one byte per weight, one bf16 scale per row.
+  const auto perChannelRow = [&](auto q) {
+    q.n = 1;
+    q.k = k;
+    q.q = download<typename decltype(q.q)::value_type>(wb + row * k, ku, m_stream);
+    q.scales = download<uint16_t>(sb + row * 2, 1, m_stream);
+    return q;
+  };
+  switch (format) {
+    case detail::DequantFormat::kInt4Sym:
+    case detail::DequantFormat::kInt4Asym: {
+      ref::Int4Weights q;
+      q.n = 1;
+      q.k = k;
+      q.asymmetric = format == detail::DequantFormat::kInt4Asym;
+      const auto groups = static_cast<std::size_t>(q.groups());
+      q.codes =
+          ref::unpackInt4Interleaved(download<uint32_t>(wb + row * k / 2, ku / 8, m_stream), 1, k);
+      q.scales = download<uint16_t>(sb + row * q.groups() * 2, groups, m_stream);
+      if (q.asymmetric) {
+        q.zeros = download<uint8_t>(static_cast<const uint8_t*>(zeros) + row * q.groups(), groups,
+                                    m_stream);
+      }
+      return ref::dequantInt4(q);
+    }
+    case detail::DequantFormat::kInt8:
+      return ref::dequantInt8(perChannelRow(ref::Int8Weights{}));
+    case detail::DequantFormat::kFp8:
+      return ref::dequantFp8(perChannelRow(ref::Fp8Weights{}));
+    case detail::DequantFormat::kMxfp4: {
+      ref::Mxfp4Weights q;
+      q.n = 1;
+      q.k = k;
+      q.packed = download<uint8_t>(wb + row * k / 2, ku / 2, m_stream);
+      q.scales = download<uint8_t>(sb + row * k / 32, ku / 32, m_stream);
+      return ref::dequantMxfp4(q);
+    }
+  }
+  return {};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -510,6 +703,14 @@ void Session::fillWeights(GemmKind kind, GemmWeights& gw, int64_t n, int64_t k) 
   }
 }
 
+std::unique_ptr<detail::LtGemm> Session::planLt(GemmKind kind, int64_t m, int64_t n, int64_t k) {
+  const detail::LtKind lk = kind == GemmKind::kBf16  ? detail::LtKind::kBf16
+                            : kind == GemmKind::kFp8 ? detail::LtKind::kFp8
+                                                     : detail::LtKind::kInt8;
+  return std::make_unique<detail::LtGemm>(m_lt, lk, m, n, k, m_ltWorkspace.get(), kLtWorkspaceBytes,
+                                          m_fp8Scales.as<float>(), m_fp8Scales.as<float>() + 1);
+}
+
 void Session::launchGemm(GemmKind kind, const GemmWeights& gw, const detail::LtGemm* lt,
                          const void* a, void* c, DeviceBuffer& workspace, int64_t m, int64_t n,
                          int64_t k, int splits) {
@@ -531,7 +732,8 @@ void Session::launchGemm(GemmKind kind, const GemmWeights& gw, const detail::LtG
   }
   const cublasStatus_t s = lt->run(a, gw.w.get(), c, m_stream);
   if (s != CUBLAS_STATUS_SUCCESS) {
-    throw CudaError(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(s));
+    throw CudaError(std::string("cublasLtMatmul: ") + cublasLtGetStatusName(s), cudaSuccess,
+                    s == CUBLAS_STATUS_NOT_SUPPORTED);
   }
 }
 
@@ -599,24 +801,19 @@ std::string Session::checkGemmKernel(const GemmInfo& g, bool& ok) {
         upload(gw.scales, packed.scales, m_stream);
         gw.nPad = packed.nPad;
         gw.kPad = packed.kPad;
-        splits = detail::w4a16Splits(m, gw.nPad, gw.kPad, m_smCount);
+        splits = detail::w4a16Splits(m, gw.nPad, gw.kPad, detail::w4a16ResidentCtas(m, m_smCount));
         ws = DeviceBuffer(std::max<std::size_t>(detail::w4a16WorkspaceBytes(m, n, splits), 4));
         break;
       }
     }
     if (!fused) {
-      const detail::LtKind kind = g.kind == GemmKind::kBf16  ? detail::LtKind::kBf16
-                                  : g.kind == GemmKind::kFp8 ? detail::LtKind::kFp8
-                                                             : detail::LtKind::kInt8;
-      lt = std::make_unique<detail::LtGemm>(m_lt, kind, m, n, k, m_ltWorkspace.get(),
-                                            kLtWorkspaceBytes, m_fp8Scales.as<float>(),
-                                            m_fp8Scales.as<float>() + 1);
+      lt = planLt(g.kind, m, n, k);
       if (!lt->ok()) {
         detailText += " (m=" + std::to_string(m) + " unsupported: " + lt->why() + ")";
         continue;
       }
     }
-    const bool intOut = g.kind == GemmKind::kInt8;
+    const bool intOut = lt != nullptr && lt->outputBytes() == 4;
     dc = DeviceBuffer(mn * (intOut ? 4 : 2));
     QF_CUDA_CHECK(
         cudaMemsetAsync(dc.get(), intOut ? kPoisonByteInt : kPoisonByte, dc.bytes(), m_stream));
@@ -707,13 +904,30 @@ bool Session::gemmProbes() {
   for (const GemmInfo& g : kGemms) {
     if (!wants(g.scheme)) continue;
     bool kernelOk = true;
-    const std::string kernelCheck = checkGemmKernel(g, kernelOk);
+    bool noPath = false;  // the chip has no hardware path for this GEMM: skipped, with a note
+    std::string kernelCheck;
+    const auto& env = m_result.environment;
+    if (g.kind == GemmKind::kFp8 && env.smMajor * 10 + env.smMinor < 89) {
+      // FP8 tensor cores start at compute capability 8.9 (L4/L40S, H100/H200); an A100 or A10
+      // has none, and cuBLASLt would only report NOT_SUPPORTED for every shape.
+      kernelOk = false;
+      noPath = true;
+      kernelCheck = "skipped: compute capability " + std::to_string(env.smMajor) + "." +
+                    std::to_string(env.smMinor) + " has no FP8 tensor cores (8.9 or newer)";
+    }
+    if (!noPath) {
+      try {
+        kernelCheck = checkGemmKernel(g, kernelOk);
+      } catch (const CudaError& e) {
+        kernelOk = false;
+        kernelCheck = std::string("check_shapes error: ") + e.what();
+        stopIfSticky(e.code, kernelCheck);
+      }
+    }
     QF_CUDA_CHECK(cudaMemcpyAsync(m_fp8Scales.get(),
                                   std::vector<float>{kFp8WScale, kFp8AScale}.data(), 8,
                                   cudaMemcpyHostToDevice, m_stream));
     QF_CUDA_CHECK(cudaStreamSynchronize(m_stream));
-    const bool intOut = g.kind == GemmKind::kInt8;
-    const std::size_t outElem = intOut ? 4 : 2;
     const std::size_t actElem = (g.kind == GemmKind::kBf16 || g.kind == GemmKind::kW4a16) ? 2 : 1;
     for (const auto& [nk, names] : shapes) {
       const auto [n, k] = nk;
@@ -721,132 +935,149 @@ bool Session::gemmProbes() {
       std::vector<GemmWeights> wsets;
       std::vector<uint16_t> w4Scales;
       int nSets = 0;
+      std::string weightError;  // the shape's weights could not be set up (out of memory, say)
       if (kernelOk) {
-        nSets = rotationSets(wBytes, freeBytes() * 0.4);
-        wsets.resize(static_cast<std::size_t>(nSets));
-        for (GemmWeights& gw : wsets) fillWeights(g.kind, gw, n, k);
-        if (g.kind == GemmKind::kW4a16) {
-          w4Scales =
-              download<uint16_t>(wsets[0].scales.get(), wsets[0].scales.bytes() / 2, m_stream);
+        try {
+          nSets = rotationSets(wBytes, freeBytes() * 0.4);
+          wsets.resize(static_cast<std::size_t>(nSets));
+          for (GemmWeights& gw : wsets) fillWeights(g.kind, gw, n, k);
+          if (g.kind == GemmKind::kW4a16) {
+            w4Scales =
+                download<uint16_t>(wsets[0].scales.get(), wsets[0].scales.bytes() / 2, m_stream);
+          }
+        } catch (const CudaError& e) {
+          wsets.clear();
+          weightError = std::string("weights for ") + names + ": " + e.what();
+          stopIfSticky(e.code, weightError);
         }
       }
       for (const int64_t m : m_cfg.mList) {
-        MeasureRecord r = record(KernelKind::Gemm, g.scheme, g.source);
-        r.shape = names;
-        r.m = m;
-        r.n = n;
-        r.k = k;
-        r.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-        r.bytesMoved = gemmBytes(g.kind, m, n, k);
-        if (!kernelOk) {
-          r.valid = false;
-          r.check = kernelCheck;
-          if (!emit(r)) return false;
-          continue;
-        }
-        std::unique_ptr<detail::LtGemm> lt;
-        if (g.kind != GemmKind::kW4a16) {
-          const detail::LtKind kind = g.kind == GemmKind::kBf16  ? detail::LtKind::kBf16
-                                      : g.kind == GemmKind::kFp8 ? detail::LtKind::kFp8
-                                                                 : detail::LtKind::kInt8;
-          lt = std::make_unique<detail::LtGemm>(m_lt, kind, m, n, k, m_ltWorkspace.get(),
-                                                kLtWorkspaceBytes, m_fp8Scales.as<float>(),
-                                                m_fp8Scales.as<float>() + 1);
-          if (!lt->ok()) {
+        MeasureRecord rec = record(KernelKind::Gemm, g.scheme, g.source);
+        rec.shape = names;
+        rec.m = m;
+        rec.n = n;
+        rec.k = k;
+        rec.flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+        rec.bytesMoved = gemmBytes(g.kind, m, n, k);
+        const bool go = measured(rec, [&] {
+          MeasureRecord& r = rec;
+          if (!kernelOk) {
             r.valid = false;
-            r.supported = false;
-            r.check = "unsupported: " + lt->why();
-            if (!emit(r)) return false;
-            continue;
+            r.supported = !noPath;
+            r.check = kernelCheck;
+            return;
           }
-        }
-        // Activation/output sets: as many as the weight sets while memory allows.
-        const double aoBytes =
-            static_cast<double>(m) * static_cast<double>(k * static_cast<int64_t>(actElem) +
-                                                         n * static_cast<int64_t>(outElem));
-        const int aSets = std::max(1, std::min(nSets, rotationSets(aoBytes, freeBytes() * 0.5)));
-        std::vector<DeviceBuffer> acts, outs;
-        for (int i = 0; i < aSets; ++i) {
-          const std::size_t aCount = static_cast<std::size_t>(m * k);
-          DeviceBuffer a(aCount * actElem);
-          if (actElem == 2) {
-            detail::launchFillBf16(a.as<uint16_t>(), aCount, seed(), -1.0f, 1.0f, m_stream);
-          } else {
-            const std::size_t words = aCount / 4;  // tail bytes stay uninitialised-free below
-            QF_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x11, a.bytes(), m_stream));
-            detail::launchFillWords(a.as<uint32_t>(), words, seed(),
-                                    g.kind == GemmKind::kFp8 ? 0xBFBFBFBFu : 0xFFFFFFFFu, 0u,
-                                    m_stream);
+          if (!weightError.empty()) throw CudaError(weightError);
+          std::unique_ptr<detail::LtGemm> lt;
+          if (g.kind != GemmKind::kW4a16) {
+            lt = planLt(g.kind, m, n, k);
+            if (!lt->ok()) {
+              r.valid = false;
+              r.supported = false;
+              r.check = "unsupported: " + lt->why();
+              return;
+            }
           }
-          acts.push_back(std::move(a));
-          outs.emplace_back(static_cast<std::size_t>(m * n) * outElem);
-        }
-        int splits = 1;
-        DeviceBuffer ws;
-        if (g.kind == GemmKind::kW4a16) {
-          splits = detail::w4a16Splits(m, wsets[0].nPad, wsets[0].kPad, m_smCount);
-          ws = DeviceBuffer(std::max<std::size_t>(detail::w4a16WorkspaceBytes(m, n, splits), 4));
-        }
-        // Check this exact configuration: poisoned output, full unwritten-element scan, and
-        // ‖C − C_ref‖/‖C_ref‖ over sampled rows × columns against host dot products.
-        {
-          void* c = outs[0].get();
-          QF_CUDA_CHECK(
-              cudaMemsetAsync(c, intOut ? kPoisonByteInt : kPoisonByte, outs[0].bytes(), m_stream));
-          launchGemm(g.kind, wsets[0], lt.get(), acts[0].get(), c, ws, m, n, k, splits);
-          const std::size_t mn = static_cast<std::size_t>(m * n);
-          if (intOut) {
-            detail::launchCountPattern32(static_cast<const uint32_t*>(c), mn, kPoisonInt32,
-                                         m_counter.as<unsigned long long>(), m_stream);
-          } else {
-            detail::launchCountPattern16(static_cast<const uint16_t*>(c), mn, kPoisonBf16,
-                                         m_counter.as<unsigned long long>(), m_stream);
+          const bool intOut = lt != nullptr && lt->outputBytes() == 4;
+          const std::size_t outElem = intOut ? 4 : 2;
+          if (g.kind == GemmKind::kInt8 && !intOut) {
+            r.bytesMoved -= 2.0 * static_cast<double>(m) * static_cast<double>(n);  // bf16 out
           }
-          const auto unwritten = download<unsigned long long>(m_counter.get(), 1, m_stream)[0];
-          std::mt19937_64 rng(seed());
-          std::set<int64_t> rows{0, m - 1}, cols{0, n - 1};
-          while (static_cast<int64_t>(rows.size()) < std::min<int64_t>(m, 6))
-            rows.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(m)));
-          while (static_cast<int64_t>(cols.size()) < std::min<int64_t>(n, 8))
-            cols.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(n)));
-          std::map<int64_t, std::vector<float>> wRows;
-          for (const int64_t j : cols) wRows[j] = hostWeightRow(g.kind, wsets[0], w4Scales, j, k);
-          std::vector<float> got, want;
-          for (const int64_t i : rows) {
-            const std::vector<float> aRow = hostRow(g.kind, acts[0].get(), i, k, kFp8AScale);
-            std::vector<float> cRow(static_cast<std::size_t>(n));
-            if (intOut) {
-              const auto raw = download<int32_t>(static_cast<const int32_t*>(c) + i * n,
-                                                 static_cast<std::size_t>(n), m_stream);
-              for (std::size_t j = 0; j < raw.size(); ++j) cRow[j] = static_cast<float>(raw[j]);
+          // Activation/output sets: as many as the weight sets while memory allows.
+          const double aoBytes =
+              static_cast<double>(m) * static_cast<double>(k * static_cast<int64_t>(actElem) +
+                                                           n * static_cast<int64_t>(outElem));
+          // A divisor of nSets, so one graph of whole weight rotations also rotates these evenly.
+          int aSets = std::max(1, std::min(nSets, rotationSets(aoBytes, freeBytes() * 0.5)));
+          while (nSets % aSets != 0) --aSets;
+          std::vector<DeviceBuffer> acts, outs;
+          for (int i = 0; i < aSets; ++i) {
+            const std::size_t aCount = static_cast<std::size_t>(m * k);
+            DeviceBuffer a(aCount * actElem);
+            if (actElem == 2) {
+              detail::launchFillBf16(a.as<uint16_t>(), aCount, seed(), -1.0f, 1.0f, m_stream);
             } else {
-              cRow = ref::bf16ToFloat(download<uint16_t>(static_cast<const uint16_t*>(c) + i * n,
-                                                         static_cast<std::size_t>(n), m_stream));
+              const std::size_t words = aCount / 4;  // tail bytes stay uninitialised-free below
+              QF_CUDA_CHECK(cudaMemsetAsync(a.get(), 0x11, a.bytes(), m_stream));
+              detail::launchFillWords(a.as<uint32_t>(), words, seed(),
+                                      g.kind == GemmKind::kFp8 ? 0xBFBFBFBFu : 0xFFFFFFFFu, 0u,
+                                      m_stream);
             }
-            for (const int64_t j : cols) {
-              const auto one = ref::gemmReference(aRow, wRows[j], 1, 1, k);
-              want.push_back(one[0]);
-              got.push_back(cRow[static_cast<std::size_t>(j)]);
-            }
+            acts.push_back(std::move(a));
+            outs.emplace_back(static_cast<std::size_t>(m * n) * outElem);
           }
-          const double err = ref::relativeError(got, want);
-          r.valid = unwritten == 0 && err < kGemmTolerance;
-          r.check = fmt("rel_err=%.2e", err) + " sampled=" + std::to_string(got.size()) +
-                    " unwritten=" + std::to_string(unwritten) + "; " + kernelCheck +
-                    (g.kind == GemmKind::kW4a16 ? " splits=" + std::to_string(splits) : "");
-        }
-        if (r.valid) {
-          const auto t = detail::timeRuns(
-              [&](int64_t run) {
-                const auto wi = static_cast<std::size_t>(run % nSets);
-                const auto ai = static_cast<std::size_t>(run % aSets);
-                launchGemm(g.kind, wsets[wi], lt.get(), acts[ai].get(), outs[ai].get(), ws, m, n, k,
-                           splits);
-              },
-              opt, m_stream);
-          setTiming(r, t);
-        }
-        if (!emit(r)) return false;
+          int splits = 1;
+          DeviceBuffer ws;
+          if (g.kind == GemmKind::kW4a16) {
+            splits = detail::w4a16Splits(m, wsets[0].nPad, wsets[0].kPad,
+                                         detail::w4a16ResidentCtas(m, m_smCount));
+            ws = DeviceBuffer(std::max<std::size_t>(detail::w4a16WorkspaceBytes(m, n, splits), 4));
+            // Split-K partials cross HBM twice (the kernel writes them, the reduction reads
+            // them back): counted, so the record's bandwidth is what the run really moved.
+            r.bytesMoved += 2.0 * static_cast<double>(detail::w4a16WorkspaceBytes(m, n, splits));
+          }
+          // Check this exact configuration: poisoned output, full unwritten-element scan, and
+          // ‖C − C_ref‖/‖C_ref‖ over sampled rows × columns against host dot products.
+          {
+            void* c = outs[0].get();
+            QF_CUDA_CHECK(cudaMemsetAsync(c, intOut ? kPoisonByteInt : kPoisonByte, outs[0].bytes(),
+                                          m_stream));
+            launchGemm(g.kind, wsets[0], lt.get(), acts[0].get(), c, ws, m, n, k, splits);
+            const std::size_t mn = static_cast<std::size_t>(m * n);
+            if (intOut) {
+              detail::launchCountPattern32(static_cast<const uint32_t*>(c), mn, kPoisonInt32,
+                                           m_counter.as<unsigned long long>(), m_stream);
+            } else {
+              detail::launchCountPattern16(static_cast<const uint16_t*>(c), mn, kPoisonBf16,
+                                           m_counter.as<unsigned long long>(), m_stream);
+            }
+            const auto unwritten = download<unsigned long long>(m_counter.get(), 1, m_stream)[0];
+            std::mt19937_64 rng(seed());
+            std::set<int64_t> rows{0, m - 1}, cols{0, n - 1};
+            while (static_cast<int64_t>(rows.size()) < std::min<int64_t>(m, 6))
+              rows.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(m)));
+            while (static_cast<int64_t>(cols.size()) < std::min<int64_t>(n, 8))
+              cols.insert(static_cast<int64_t>(rng() % static_cast<uint64_t>(n)));
+            std::map<int64_t, std::vector<float>> wRows;
+            for (const int64_t j : cols) wRows[j] = hostWeightRow(g.kind, wsets[0], w4Scales, j, k);
+            std::vector<float> got, want;
+            for (const int64_t i : rows) {
+              const std::vector<float> aRow = hostRow(g.kind, acts[0].get(), i, k, kFp8AScale);
+              std::vector<float> cRow(static_cast<std::size_t>(n));
+              if (intOut) {
+                const auto raw = download<int32_t>(static_cast<const int32_t*>(c) + i * n,
+                                                   static_cast<std::size_t>(n), m_stream);
+                for (std::size_t j = 0; j < raw.size(); ++j) cRow[j] = static_cast<float>(raw[j]);
+              } else {
+                cRow = ref::bf16ToFloat(download<uint16_t>(static_cast<const uint16_t*>(c) + i * n,
+                                                           static_cast<std::size_t>(n), m_stream));
+              }
+              for (const int64_t j : cols) {
+                const auto one = ref::gemmReference(aRow, wRows[j], 1, 1, k);
+                want.push_back(one[0]);
+                got.push_back(cRow[static_cast<std::size_t>(j)]);
+              }
+            }
+            const double err = ref::relativeError(got, want);
+            r.valid = unwritten == 0 && err < kGemmTolerance;
+            r.check = (lt != nullptr ? lt->describe() + " " : std::string()) +
+                      fmt("rel_err=%.2e", err) + " sampled=" + std::to_string(got.size()) +
+                      " unwritten=" + std::to_string(unwritten) + "; " + kernelCheck +
+                      (g.kind == GemmKind::kW4a16 ? " splits=" + std::to_string(splits) : "");
+          }
+          if (r.valid) {
+            const auto t = detail::timeRuns(
+                [&](int64_t run) {
+                  const auto wi = static_cast<std::size_t>(run % nSets);
+                  const auto ai = static_cast<std::size_t>(run % aSets);
+                  launchGemm(g.kind, wsets[wi], lt.get(), acts[ai].get(), outs[ai].get(), ws, m, n,
+                             k, splits);
+                },
+                rotated(opt, nSets), m_stream);
+            setTiming(r, t);
+          }
+        });
+        if (!go) return false;
       }
     }
   }

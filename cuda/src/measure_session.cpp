@@ -58,6 +58,8 @@ KernelMeasurement toKernelMeasurement(const MeasureRecord& r, const std::string&
   k.samples = r.samples;
   k.bytesMoved = r.bytesMoved;
   k.flops = r.flops;
+  k.energyJ = r.energyJ;
+  k.avgPowerW = r.avgPowerW;
   k.sourceFile = sourceLabel + (r.sourceFile.empty() ? "" : " (" + r.sourceFile + ")");
   return k;
 }
@@ -104,8 +106,30 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
   run.setup["schemes"] = schemes;
   run.setup["m_list"] = ms;
   run.setup["sweep"] = config.quick ? "quick" : "full";
-  std::size_t valid = 0, invalid = 0, unsupported = 0;
+  run.setup["gpu_uuid"] = e.uuid;
+  run.setup["pci_bus_id"] = e.pciBusId;
+  run.setup["driver"] = e.driver;
+  run.setup["ecc"] = e.eccEnabled < 0 ? "unknown" : (e.eccEnabled == 1 ? "on" : "off");
+  run.setup["nvml"] = e.nvml;
+  if (e.powerLimitW > 0) run.metrics["power_limit_w"] = e.powerLimitW;
+  if (!config.commandLine.empty()) run.setup["command_line"] = config.commandLine;
+  if (!result.error.empty()) run.warnings.push_back("the run stopped early: " + result.error);
+  std::size_t valid = 0, invalid = 0, unsupported = 0, throttled = 0;
+  double smMin = 0, smMax = 0, memMin = 0, memMax = 0;
   for (const auto& r : result.records) {
+    if (r.valid && r.smClockMhz > 0) {
+      // Clocks while the samples ran, over every timed record.
+      smMin = smMin == 0 ? r.smClockMhz : std::min(smMin, r.smClockMhz);
+      smMax = std::max(smMax, r.smClockMhz);
+      memMin = memMin == 0 ? r.memClockMhz : std::min(memMin, r.memClockMhz);
+      memMax = std::max(memMax, r.memClockMhz);
+    }
+    if (r.valid && !r.throttle.empty()) {
+      ++throttled;
+      run.warnings.push_back(r.kernel + " m=" + std::to_string(r.m) + " n=" + std::to_string(r.n) +
+                             " k=" + std::to_string(r.k) + ": clocks limited while timed (" +
+                             r.throttle + ")");
+    }
     if (r.valid) {
       ++valid;
     } else if (!r.supported) {
@@ -121,6 +145,13 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
   run.metrics["invalid_records"] = static_cast<double>(invalid);
   run.metrics["unsupported_records"] = static_cast<double>(unsupported);
   run.metrics["memory_gib"] = e.memoryGib;
+  run.metrics["throttled_records"] = static_cast<double>(throttled);
+  if (smMax > 0) {
+    run.metrics["sm_clock_timed_min_mhz"] = smMin;
+    run.metrics["sm_clock_timed_max_mhz"] = smMax;
+    run.metrics["memory_clock_timed_min_mhz"] = memMin;
+    run.metrics["memory_clock_timed_max_mhz"] = memMax;
+  }
   if (result.cancelled) run.warnings.push_back("measurement cancelled before the plan finished");
   return run;
 }

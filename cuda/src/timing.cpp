@@ -1,10 +1,11 @@
-// Event-based timing (see timing.hpp).
+// Graph-replay timing (see timing.hpp; the reasons are in docs/benchmarks.md, "Kernel timing").
 #include "timing.hpp"
 
 #include "cuda_util.hpp"
+#include "timing_math.hpp"
 
 #include <algorithm>
-#include <cmath>
+#include <chrono>
 #include <vector>
 
 namespace qf::cuda::detail {
@@ -33,62 +34,143 @@ class EventPairs {
   EventPairs& operator=(const EventPairs&) = delete;
   cudaEvent_t start(int i) const { return m_start[static_cast<size_t>(i)]; }
   cudaEvent_t stop(int i) const { return m_stop[static_cast<size_t>(i)]; }
+  /// Seconds between start(i) and stop(i) (both complete).
+  double seconds(int i) const {
+    float ms = 0;
+    QF_CUDA_CHECK(cudaEventElapsedTime(&ms, start(i), stop(i)));
+    return static_cast<double>(ms) * 1e-3;
+  }
 
  private:
   std::vector<cudaEvent_t> m_start, m_stop;
 };
 
-constexpr int kBatch = 10;
+/// An instantiated graph of `launches` runs, or none where capture was refused.
+class GraphRuns {
+ public:
+  GraphRuns() = default;
+  ~GraphRuns() { reset(); }
+  GraphRuns(const GraphRuns&) = delete;
+  GraphRuns& operator=(const GraphRuns&) = delete;
+
+  /// Captures launch(0 .. launches−1) on `stream`. False (stream usable, error cleared) when
+  /// the runtime refuses the capture; a CudaError from launch() itself during capture is
+  /// treated the same way, since an uncapturable call surfaces there.
+  bool capture(const std::function<void(int64_t)>& launch, int launches, cudaStream_t stream) {
+    reset();
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    bool launched = true;
+    try {
+      for (int i = 0; i < launches; ++i) launch(i);
+    } catch (const CudaError&) {
+      launched = false;
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+    bool ok = launched && ended == cudaSuccess && graph != nullptr;
+    if (ok) ok = cudaGraphInstantiate(&m_exec, graph, 0) == cudaSuccess;
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    if (!ok) {
+      cudaGetLastError();  // capture errors are not sticky: clear and fall back
+      reset();
+      return false;
+    }
+    m_launches = launches;
+    return true;
+  }
+  /// Enqueues one replay.
+  void replay(cudaStream_t stream) const { QF_CUDA_CHECK(cudaGraphLaunch(m_exec, stream)); }
+  bool ready() const { return m_exec != nullptr; }
+  int launches() const { return m_launches; }
+
+ private:
+  void reset() {
+    if (m_exec != nullptr) cudaGraphExecDestroy(m_exec);
+    m_exec = nullptr;
+    m_launches = 0;
+  }
+  cudaGraphExec_t m_exec = nullptr;
+  int m_launches = 0;
+};
+
+constexpr int kBatch = 10;  // samples enqueued back to back before one synchronisation
 
 }  // namespace
 
 TimingResult timeRuns(const std::function<void(int64_t run)>& launch, const TimingOptions& options,
                       cudaStream_t stream) {
+  const int rotation = std::max(1, options.rotation);
   EventPairs events(kBatch);
-  int64_t run = 0;
-  // First run: module load, lazy loading of the kernel, cuBLASLt kernel selection caches.
-  QF_CUDA_CHECK(cudaEventRecord(events.start(0), stream));
-  launch(run++);
-  QF_CUDA_CHECK(cudaEventRecord(events.stop(0), stream));
-  QF_CUDA_CHECK(cudaEventSynchronize(events.stop(0)));
-  float firstMs = 0;
-  QF_CUDA_CHECK(cudaEventElapsedTime(&firstMs, events.start(0), events.stop(0)));
-  const int warmups =
-      std::clamp(static_cast<int>(20.0 / std::max(static_cast<double>(firstMs), 1e-3)), 2, 50);
-  for (int i = 0; i < warmups; ++i) launch(run++);
+  TimingResult r;
 
+  // 1. The cold first launch: module load, lazy kernel loading, library heuristics. Untimed.
+  launch(0);
+  QF_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  // 2. A first graph of at least 8 launches (whole rotations) gives the per-launch estimate
+  //    free of host enqueue time; recapture once when a 1 ms sample needs more launches.
+  GraphRuns graph;
+  int launches = launchesPerSample(1.0, 8.0, rotation, options.maxLaunches);
+  bool useGraph = graph.capture(launch, launches, stream);
+  auto enqueueSample = [&](int i) {
+    QF_CUDA_CHECK(cudaEventRecord(events.start(i), stream));
+    if (useGraph) {
+      graph.replay(stream);
+    } else {
+      for (int l = 0; l < launches; ++l) launch(l);
+    }
+    QF_CUDA_CHECK(cudaEventRecord(events.stop(i), stream));
+  };
+  enqueueSample(0);  // warms the graph's upload
+  enqueueSample(1);
+  QF_CUDA_CHECK(cudaEventSynchronize(events.stop(1)));
+  r.warmupS = events.seconds(0) + events.seconds(1);
+  const double estimate = events.seconds(1) / launches;
+  const int wanted =
+      launchesPerSample(estimate, options.targetSampleS, rotation, options.maxLaunches);
+  if (wanted > launches) {
+    launches = wanted;
+    if (useGraph) useGraph = graph.capture(launch, launches, stream);
+  }
+  r.method = useGraph ? "cuda_graph" : "stream_batch";
+  r.launchesPerSample = launches;
+
+  // 3. Warm-up by time (clocks, caches, the power state settle), untimed.
+  const auto warmStart = std::chrono::steady_clock::now();
+  do {
+    enqueueSample(0);
+    QF_CUDA_CHECK(cudaEventSynchronize(events.stop(0)));
+    r.warmupS += events.seconds(0);
+  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStart).count() <
+           options.warmupS);
+
+  // 4. Samples in batches of up to kBatch replays, back to back on the GPU.
   std::vector<double> samples;
   double totalS = 0;
-  TimingResult r;
-  while (static_cast<int>(samples.size()) < options.maxSamples) {
-    for (int b = 0; b < kBatch; ++b) {
-      QF_CUDA_CHECK(cudaEventRecord(events.start(b), stream));
-      launch(run++);
-      QF_CUDA_CHECK(cudaEventRecord(events.stop(b), stream));
+  SampleSummary summary;
+  if (options.onSampling) options.onSampling(true);
+  while (true) {
+    const int batch = std::clamp(options.maxSamples - static_cast<int>(samples.size()), 1, kBatch);
+    for (int b = 0; b < batch; ++b) enqueueSample(b);
+    QF_CUDA_CHECK(cudaEventSynchronize(events.stop(batch - 1)));
+    for (int b = 0; b < batch; ++b) {
+      samples.push_back(events.seconds(b));
+      totalS += samples.back();
     }
-    QF_CUDA_CHECK(cudaEventSynchronize(events.stop(kBatch - 1)));
-    for (int b = 0; b < kBatch; ++b) {
-      float ms = 0;
-      QF_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start(b), events.stop(b)));
-      samples.push_back(static_cast<double>(ms) * 1e-3);
-      totalS += static_cast<double>(ms) * 1e-3;
+    summary = summarizeSamples(samples, launches);
+    if (samplingDone(static_cast<int>(samples.size()), totalS, summary.relNoise, options.minSamples,
+                     options.maxSamples, options.maxRelNoise, options.maxSeconds)) {
+      break;
     }
-    double mean = 0;
-    for (double s : samples) mean += s;
-    mean /= static_cast<double>(samples.size());
-    double var = 0;
-    for (double s : samples) var += (s - mean) * (s - mean);
-    var /= static_cast<double>(samples.size() > 1 ? samples.size() - 1 : 1);
-    r.relNoise = mean > 0 ? std::sqrt(var) / mean : 0;
-    const bool enough = static_cast<int>(samples.size()) >= options.minSamples;
-    if (enough && (r.relNoise <= options.maxRelNoise || totalS >= options.maxSeconds)) break;
   }
-  std::vector<double> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  r.medianS = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  r.minS = sorted.front();
-  r.samples = static_cast<int64_t>(n);
+  if (options.onSampling) options.onSampling(false);
+  r.medianS = summary.medianS;
+  r.minS = summary.minS;
+  r.relNoise = summary.relNoise;
+  r.samples = static_cast<int64_t>(samples.size());
   return r;
 }
 

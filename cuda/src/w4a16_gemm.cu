@@ -24,6 +24,7 @@
 #include "cuda_util.hpp"
 #include "int4_magic.cuh"
 #include "kernels.hpp"
+#include "w4a16_layout.cuh"
 
 #include <cuda_bf16.h>
 
@@ -37,12 +38,7 @@ using kern::broadcastBf16;
 using kern::int4ToBf16;
 using kern::kMagicPlusEightPair;
 
-constexpr int kWarps = 8;  // 8 column tiles of 8 → 64 columns per CTA
-constexpr int kThreads = kWarps * 32;
-constexpr int kGroupsPerChunk = 4;  // 512 k per shared-memory chunk
-constexpr int kChunkK = kGroupsPerChunk * 128;
-constexpr int kSmemStride = kChunkK + 8;           // bf16 elements per staged A row (+16 B pad)
-constexpr int kSmemStrideWords = kSmemStride / 2;  // 260 words: ≡ 4 (mod 32) banks per row
+using namespace kern::w4a16;
 
 /// D += A·B on one m16n8k16 tile, bf16 inputs, fp32 accumulators. Fragment layout (PTX ISA):
 /// lane = 4g + t; a0:(row g, k 2t..2t+1) a1:(g+8, 2t..) a2:(g, 2t+8..) a3:(g+8, 2t+8..);
@@ -57,6 +53,8 @@ __device__ __forceinline__ void mmaBf16(float (&d)[4], const uint32_t (&a)[4], u
 }
 
 /// kMTiles m16 tiles per CTA (1, 2 or 4: m ≤ 16, ≤ 32, otherwise 64 rows per grid.z slice).
+/// Every index comes from w4a16_layout.cuh, which the host tests drive through an mma
+/// emulator.
 template <int kMTiles>
 __global__ void __launch_bounds__(kThreads)
     w4a16GemmKernel(const uint16_t* __restrict__ a, const uint4* __restrict__ words,
@@ -70,14 +68,12 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kRows = 16 * kMTiles;
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
-  const int g = lane / 4;                       // groupID: B column / A row inside the fragment
-  const int t = lane % 4;                       // thread-in-group: k pair inside the fragment
+  const LaneCoord lc = laneCoord(lane);
   const int tile = blockIdx.x * kWarps + warp;  // 8-column tile of this warp
   const bool tileValid = tile * 8 < nPad;
   const int mBase = blockIdx.z * kRows;
   const int chunkBegin = blockIdx.y * chunksPerSplit;
-  const int chunks = (groups + kGroupsPerChunk - 1) / kGroupsPerChunk;
-  const int chunkEnd = min(chunkBegin + chunksPerSplit, chunks);
+  const int chunkEnd = min(chunkBegin + chunksPerSplit, chunkCount(groups));
 
   float acc[kMTiles][4];
 #pragma unroll
@@ -95,8 +91,8 @@ __global__ void __launch_bounds__(kThreads)
       const int grp = chunk * kGroupsPerChunk + j;
       if (tileValid && chunk < chunkEnd && grp < groups) {
         // Each weight byte is used once per CTA: streaming load, evict-first in L2/L1.
-        wNext[j] = __ldcs(words + (static_cast<size_t>(tile) * groups + grp) * 32 + lane);
-        sNext[j] = scales[static_cast<size_t>(grp) * nPad + tile * 8 + g];
+        wNext[j] = __ldcs(words + weightVector(tile, groups, grp, lane));
+        sNext[j] = scales[scaleIndex(grp, nPad, tile, lc.g)];
       } else {
         wNext[j] = make_uint4(0, 0, 0, 0);
         sNext[j] = 0;
@@ -110,15 +106,14 @@ __global__ void __launch_bounds__(kThreads)
     // Stage A[mBase .. mBase+kRows)[kChunk0 .. kChunk0+512) in shared memory; rows ≥ m and
     // columns ≥ k read as zero (they meet zero-padded weights, and never NaN).
     __syncthreads();  // previous chunk's fragment reads are done
-    for (int v = threadIdx.x; v < kRows * (kChunkK / 8); v += kThreads) {
-      const int row = v / (kChunkK / 8);
-      const int col = (v % (kChunkK / 8)) * 8;
-      const int gm = mBase + row;
-      const int gk = kChunk0 + col;
+    for (int v = threadIdx.x; v < stageVectors(kRows); v += kThreads) {
+      const StageSlot slot = stageSlot(v);
+      const int gm = mBase + slot.row;
+      const int gk = kChunk0 + slot.col;
       uint4 val = make_uint4(0, 0, 0, 0);
       if (gm < m && gk < k)
         val = *reinterpret_cast<const uint4*>(a + static_cast<size_t>(gm) * k + gk);
-      *reinterpret_cast<uint4*>(smemA + row * kSmemStride + col) = val;
+      *reinterpret_cast<uint4*>(smemA + smemOffset(slot.row, slot.col)) = val;
     }
     __syncthreads();
 
@@ -139,19 +134,16 @@ __global__ void __launch_bounds__(kThreads)
         const uint32_t q[4] = {wCur[j].x, wCur[j].y, wCur[j].z, wCur[j].w};
 #pragma unroll
         for (int w = 0; w < 4; ++w) {
-          // Word w → pairs for k-slices 2w (b0 = pair 0, b1 = pair 1) and 2w+1 (pairs 2, 3).
           uint32_t b[4];
           int4ToBf16(q[w], kMagicPlusEightPair, scale2, b);
 #pragma unroll
           for (int ks = 0; ks < 2; ++ks) {
-            const int slice = j * 8 + 2 * w + ks;  // k16 slice inside the chunk
-            const int colWord = slice * 8 + t;     // (16·slice + 2t) / 2
 #pragma unroll
             for (int mt = 0; mt < kMTiles; ++mt) {
-              const int r0 = (mt * 16 + g) * kSmemStrideWords;
-              const int r1 = r0 + 8 * kSmemStrideWords;
-              const uint32_t af[4] = {smemA32[r0 + colWord], smemA32[r1 + colWord],
-                                      smemA32[r0 + colWord + 4], smemA32[r1 + colWord + 4]};
+              int idx[4];
+              aFragmentWords(mt, sliceOfWord(j, w, ks), lc, idx);
+              const uint32_t af[4] = {smemA32[idx[0]], smemA32[idx[1]], smemA32[idx[2]],
+                                      smemA32[idx[3]]};
               mmaBf16(acc[mt], af, b[2 * ks], b[2 * ks + 1]);
             }
           }
@@ -161,21 +153,29 @@ __global__ void __launch_bounds__(kThreads)
   }
 
   if (!tileValid) return;
-  const int col = tile * 8 + 2 * t;
 #pragma unroll
   for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const int row = mBase + mt * 16 + g + 8 * half;
-      if (row >= m) continue;
+    for (int r = 0; r < 4; r += 2) {
+      // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store where the
+      // pair is whole and 4-byte aligned (n even), instead of two 16-bit stores — half the
+      // store instructions, and a warp's stores cover each row's 16 bytes in one transaction.
+      const int row = mBase + accRow(mt, lc, r);
+      const int col = tile * 8 + accCol(lc, r);
+      if (row >= m || col >= n) continue;
+      if (workspace == nullptr && outputPairStorable(col, n)) {
+        const __nv_bfloat162 pair = __floats2bfloat162_rn(acc[mt][r], acc[mt][r + 1]);
+        *reinterpret_cast<__nv_bfloat162*>(c + static_cast<size_t>(row) * n + col) = pair;
+        continue;
+      }
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         if (col + e >= n) continue;
-        const float v = acc[mt][2 * half + e];
+        const float v = acc[mt][r + e];
         if (workspace == nullptr) {
           c[static_cast<size_t>(row) * n + col + e] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
         } else {
-          workspace[(static_cast<size_t>(blockIdx.y) * m + row) * n + col + e] = v;
+          workspace[workspaceIndex(blockIdx.y, m, n, row, col + e)] = v;
         }
       }
     }
@@ -194,24 +194,29 @@ __global__ void splitKReduceKernel(const float* __restrict__ workspace, uint16_t
   }
 }
 
-int mTilesFor(int64_t m) {
-  return m <= 16 ? 1 : (m <= 32 ? 2 : 4);
+template <int kMTiles>
+constexpr size_t smemBytes() {
+  return static_cast<size_t>(16 * kMTiles) * kSmemStride * sizeof(uint16_t);
+}
+
+/// 4 m-tiles need 66.5 KB: above the 48 KB default, so the dynamic limit is raised once per
+/// device (prepareW4a16Gemm), never per launch: a launch is then one API call, as in a graph.
+template <int kMTiles>
+void raiseSmemLimit() {
+  QF_CUDA_CHECK(cudaFuncSetAttribute(w4a16GemmKernel<kMTiles>,
+                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(smemBytes<kMTiles>())));
 }
 
 template <int kMTiles>
 void launchTyped(const W4a16GemmArgs& p, cudaStream_t stream) {
   const int groups = static_cast<int>(p.kPad / 128);
-  const int chunks = (groups + kGroupsPerChunk - 1) / kGroupsPerChunk;
-  const int chunksPerSplit = (chunks + p.splits - 1) / p.splits;
-  const int splits = (chunks + chunksPerSplit - 1) / chunksPerSplit;
-  const dim3 grid(static_cast<unsigned>((p.nPad / 8 + kWarps - 1) / kWarps),
-                  static_cast<unsigned>(splits),
-                  static_cast<unsigned>((p.m + 16 * kMTiles - 1) / (16 * kMTiles)));
-  const size_t smem = static_cast<size_t>(16 * kMTiles) * kSmemStride * sizeof(uint16_t);
-  // 4 m-tiles need 66.5 KB: above the 48 KB default, so raise the dynamic limit explicitly.
-  QF_CUDA_CHECK(cudaFuncSetAttribute(w4a16GemmKernel<kMTiles>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(smem)));
+  const GridPlan plan = gridPlan(p.m, p.nPad, p.kPad, p.splits);
+  const int chunksPerSplit = plan.chunksPerSplit;
+  const int splits = plan.splits;
+  const dim3 grid(static_cast<unsigned>(plan.x), static_cast<unsigned>(plan.splits),
+                  static_cast<unsigned>(plan.z));
+  const size_t smem = smemBytes<kMTiles>();
   float* ws = splits > 1 ? p.workspace : nullptr;
   if (splits > 1 && ws == nullptr) throw CudaError("launchW4a16Gemm: split-K needs a workspace");
   w4a16GemmKernel<kMTiles><<<grid, kThreads, smem, stream>>>(
@@ -229,17 +234,39 @@ void launchTyped(const W4a16GemmArgs& p, cudaStream_t stream) {
 
 }  // namespace
 
-int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int smCount) {
-  const int64_t mTileRows = 16 * mTilesFor(m);
-  const int64_t ctas = ((nPad / 8 + kWarps - 1) / kWarps) * ((m + mTileRows - 1) / mTileRows);
-  const int64_t chunks = (kPad / 128 + kGroupsPerChunk - 1) / kGroupsPerChunk;
-  const int64_t target = 4 * static_cast<int64_t>(smCount);
-  const int64_t want = (target + ctas - 1) / ctas;
-  return static_cast<int>(std::clamp<int64_t>(want, 1, std::max<int64_t>(chunks, 1)));
+int w4a16ResidentCtas(int64_t m, int smCount) {
+  int perSm = 0;
+  const int tiles = mTilesFor(m);
+  const auto smem = static_cast<int>(tiles == 1   ? smemBytes<1>()
+                                     : tiles == 2 ? smemBytes<2>()
+                                                  : smemBytes<4>());
+  if (tiles == 1) {
+    QF_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<1>, kThreads, smem));
+  } else if (tiles == 2) {
+    QF_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<2>, kThreads, smem));
+  } else {
+    QF_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<4>, kThreads, smem));
+  }
+  return std::max(1, perSm) * smCount;
+}
+
+int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
+  const GridPlan one = gridPlan(m, nPad, kPad, 1);
+  return chooseSplits(static_cast<int64_t>(one.x) * one.z, chunkCount(static_cast<int>(kPad / 128)),
+                      residentCtas);
 }
 
 std::size_t w4a16WorkspaceBytes(int64_t m, int64_t n, int splits) {
   return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * 4 : 0;
+}
+
+void prepareW4a16Gemm() {
+  raiseSmemLimit<1>();
+  raiseSmemLimit<2>();
+  raiseSmemLimit<4>();
 }
 
 void launchW4a16Gemm(const W4a16GemmArgs& p, cudaStream_t stream) {

@@ -7,6 +7,7 @@
 // Exit codes: 0 all checks passed, 1 a correctness check failed or measure() reported an
 // error, 2 no CUDA device (one line on stderr), 64 bad arguments.
 #include <quantfront/cuda/measure.hpp>
+#include <quantfront/cuda/measure_session.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -57,7 +58,7 @@ std::string jsonNumber(double v) {
   return buf;
 }
 
-void writeJson(std::ostream& os, const MeasureResult& r) {
+void writeJson(std::ostream& os, const MeasureResult& r, const std::string& commandLine) {
   os << "{\n  \"kernel_measurements\": [";
   for (size_t i = 0; i < r.records.size(); ++i) {
     const MeasureRecord& m = r.records[i];
@@ -71,7 +72,14 @@ void writeJson(std::ostream& os, const MeasureResult& r) {
        << ", \"source_file\": " << jsonString(m.sourceFile)
        << ", \"valid\": " << (m.valid ? "true" : "false")
        << ", \"supported\": " << (m.supported ? "true" : "false")
-       << ", \"check\": " << jsonString(m.check) << "}";
+       << ", \"check\": " << jsonString(m.check)
+       << ", \"timing_method\": " << jsonString(m.timingMethod)
+       << ", \"launches_per_sample\": " << m.launchesPerSample
+       << ", \"energy_j\": " << jsonNumber(m.energyJ)
+       << ", \"avg_power_w\": " << jsonNumber(m.avgPowerW)
+       << ", \"sm_clock_mhz\": " << jsonNumber(m.smClockMhz)
+       << ", \"memory_clock_mhz\": " << jsonNumber(m.memClockMhz)
+       << ", \"throttle\": " << jsonString(m.throttle) << "}";
   }
   const EnvironmentInfo& e = r.environment;
   os << "\n  ],\n  \"environment\": {\"device\": " << e.device
@@ -83,7 +91,12 @@ void writeJson(std::ostream& os, const MeasureResult& r) {
      << ", \"memory_gib\": " << jsonNumber(e.memoryGib)
      << ", \"l2_bytes\": " << jsonNumber(e.l2Bytes) << ", \"driver_version\": " << e.driverVersion
      << ", \"runtime_version\": " << e.runtimeVersion
-     << ", \"cublaslt_version\": " << e.cublasLtVersion
+     << ", \"cublaslt_version\": " << e.cublasLtVersion << ", \"uuid\": " << jsonString(e.uuid)
+     << ", \"pci_bus_id\": " << jsonString(e.pciBusId) << ", \"driver\": " << jsonString(e.driver)
+     << ", \"power_limit_w\": " << jsonNumber(e.powerLimitW) << ", \"ecc\": " << e.eccEnabled
+     << ", \"nvml\": " << jsonString(e.nvml)
+     << ", \"git_sha\": " << jsonString(qf::cuda::buildGitSha())
+     << ", \"command_line\": " << jsonString(commandLine)
      << "},\n  \"error\": " << jsonString(r.error)
      << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false") << "\n}\n";
 }
@@ -94,10 +107,11 @@ std::string logLine(const MeasureRecord& r, double fraction) {
   const double tflops = r.medianS > 0 ? r.flops / r.medianS / 1e12 : 0;
   std::snprintf(buf, sizeof buf,
                 "[%3.0f%%] %-20s %-14s m=%-5lld n=%-7lld k=%-6lld median=%10.2f us min=%10.2f us "
-                "%8.1f GB/s %7.1f TFLOP/s noise=%5.2f%% n=%lld %s  %s",
+                "%8.1f GB/s %7.1f TFLOP/s noise=%5.2f%% n=%lld N=%lld %s %.0fW %s  %s",
                 100 * fraction, r.kernel.c_str(), r.shape.c_str(), static_cast<long long>(r.m),
                 static_cast<long long>(r.n), static_cast<long long>(r.k), r.medianS * 1e6,
                 r.minS * 1e6, gbs, tflops, 100 * r.relNoise, static_cast<long long>(r.samples),
+                static_cast<long long>(r.launchesPerSample), r.timingMethod.c_str(), r.avgPowerW,
                 r.valid ? "ok" : "INVALID", r.check.c_str());
   return buf;
 }
@@ -186,6 +200,58 @@ void printSummary(const MeasureResult& r, const std::vector<MeasureConfig::Shape
               r.error.empty() ? "" : ", error: ", r.error.c_str());
 }
 
+/// The targets of the first H100/H200 run, measured against their thresholds; printed last.
+void printTargets(const MeasureResult& r, const std::vector<MeasureConfig::Shape>& shapes) {
+  const auto verdict = [](bool measured, bool met) {
+    return !measured ? "not measured" : (met ? "MET" : "MISSED");
+  };
+  double copyGbs = 0, dequantGbs = 0;
+  for (const MeasureRecord& x : r.records) {
+    if (!x.valid || x.medianS <= 0) continue;
+    if (x.kernel == "hbm_copy") copyGbs = x.bytesMoved / x.medianS / 1e9;
+    if (x.kernel == "dequant_w4a16-g128") dequantGbs = x.bytesMoved / x.medianS / 1e9;
+  }
+  std::vector<MeasureConfig::Shape> mlp, layer;
+  for (const auto& s : shapes) {
+    if (s.name == "gate_up_proj" || s.name == "down_proj") mlp.push_back(s);
+    if (s.name != "lm_head") layer.push_back(s);
+  }
+  double worstW4 = 0;  // smallest fused/bf16 speed-up over M = 1, 4, 16
+  bool w4Measured = true;
+  for (const int64_t m : {1, 4, 16}) {
+    const double tb = layerTime(r, "gemm_bf16", m, mlp),
+                 tw = layerTime(r, "gemm_w4a16-g128", m, mlp);
+    if (tb <= 0 || tw <= 0) {
+      w4Measured = false;
+      continue;
+    }
+    worstW4 = worstW4 == 0 ? tb / tw : std::min(worstW4, tb / tw);
+  }
+  double worstFp8 = 0;  // smallest fp8/bf16 speed-up at M ≥ 2048
+  for (const MeasureRecord& x : r.records) {
+    if (x.kernel != "gemm_bf16" || x.m < 2048) continue;
+    const double tb = layerTime(r, "gemm_bf16", x.m, layer),
+                 tf = layerTime(r, "gemm_fp8", x.m, layer);
+    if (tb > 0 && tf > 0) worstFp8 = worstFp8 == 0 ? tb / tf : std::min(worstFp8, tb / tf);
+  }
+  double noiseM1 = -1;  // worst timing noise of a GEMM record at M = 1
+  for (const MeasureRecord& x : r.records) {
+    if (x.m == 1 && x.valid && x.kernel.rfind("gemm_", 0) == 0)
+      noiseM1 = std::max(noiseM1, x.relNoise);
+  }
+  std::printf("\n==== targets ====\n");
+  std::printf("%-52s %9s  %s\n", "target", "measured", "verdict");
+  std::printf("%-52s %8.0f%%  %s\n", "dequant_w4a16-g128 >= 85% of copy bandwidth",
+              copyGbs > 0 ? 100 * dequantGbs / copyGbs : 0,
+              verdict(copyGbs > 0 && dequantGbs > 0, dequantGbs >= 0.85 * copyGbs));
+  std::printf("%-52s %8.2fx  %s\n", "fused W4A16 >= 2.5x cuBLASLt bf16, MLP, M <= 16", worstW4,
+              verdict(w4Measured && worstW4 > 0, worstW4 >= 2.5));
+  std::printf("%-52s %8.2fx  %s\n", "FP8 >= 1.6x bf16, layer GEMMs, M >= 2048", worstFp8,
+              verdict(worstFp8 > 0, worstFp8 >= 1.6));
+  std::printf("%-52s %8.2f%%  %s\n", "timing noise <= 2% at M = 1 (worst GEMM)",
+              noiseM1 < 0 ? 0 : 100 * noiseM1, verdict(noiseM1 >= 0, noiseM1 <= 0.02));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -211,6 +277,8 @@ int main(int argc, char** argv) {
     }
   }
   MeasureConfig cfg;
+  cfg.commandLine = "qf-cuda-check";
+  for (int i = 1; i < argc; ++i) cfg.commandLine += std::string(" ") + argv[i];
   cfg.device = device;
   cfg.quick = quick;
   cfg.shapes = llama3_8bShapes();
@@ -229,7 +297,7 @@ int main(int argc, char** argv) {
   }
   {
     std::ofstream os(outPath);
-    writeJson(os, result);
+    writeJson(os, result, cfg.commandLine);
     if (!os) {
       std::fprintf(stderr, "qf-cuda-check: cannot write %s\n", outPath.c_str());
       return 1;
@@ -237,5 +305,6 @@ int main(int argc, char** argv) {
   }
   std::printf("wrote %s\n", outPath.c_str());
   printSummary(result, cfg.shapes, cfg.mList);
+  printTargets(result, cfg.shapes);
   return result.allChecksPassed() ? 0 : 1;
 }

@@ -186,7 +186,9 @@ int main(int argc, char** argv) {
 
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
-  const auto plan = qf::cuda::planForModel(*model, schemes, mList, quick, device);
+  auto plan = qf::cuda::planForModel(*model, schemes, mList, quick, device);
+  plan.commandLine = "qfront-measure";
+  for (const auto& a : args) plan.commandLine += " " + a;
   std::cerr << "qfront-measure: " << devices[static_cast<std::size_t>(device)].name << ", model "
             << model->name << ", " << plan.shapes.size() << " GEMM shapes, " << mList.size()
             << " M values\n";
@@ -200,9 +202,15 @@ int main(int argc, char** argv) {
   });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  if (!result.error.empty()) {
+  if (!result.error.empty() && result.records.empty()) {
     std::cerr << "qfront-measure: " << result.error << "; " << out << " left as it was\n";
     return result.error.find("no CUDA device") != std::string::npos ? kExitBadInput : kExitFailed;
+  }
+  if (!result.error.empty()) {
+    // A sticky error (the context was lost) stopped the run: what was measured before it is
+    // still saved, and the exit status says the run did not finish.
+    std::cerr << "qfront-measure: " << result.error << "; saving the " << result.records.size()
+              << " records measured before it\n";
   }
   if (result.cancelled) {
     std::cerr << "qfront-measure: cancelled after " << result.records.size() << " records; " << out

@@ -41,7 +41,11 @@ TEST_CASE("measure() checks and times every kernel on small shapes", "[gpu]") {
     CHECK(rec.medianS > 0);
     CHECK(rec.minS <= rec.medianS);
     CHECK(rec.samples >= 5);
+    // Graph-timed: N launches per sample, whole rotations, the method named.
+    CHECK(rec.launchesPerSample >= 1);
+    CHECK((rec.timingMethod == "cuda_graph" || rec.timingMethod == "stream_batch"));
   }
+  CHECK_FALSE(r.environment.uuid.empty());
 }
 
 TEST_CASE("measure() cancels when the callback says so", "[gpu]") {

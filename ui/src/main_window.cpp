@@ -942,13 +942,21 @@ void MainWindow::toggleMeasure() {
             m_measureProgress->setVisible(false);
             m_measure->setText("Measure");
             m_measure->setEnabled(m_haveDevice);
+            const bool keep = !cancelled && (error.isEmpty() || !added.kernelMeasurements.empty());
             if (!error.isEmpty()) {
-              QMessageBox::warning(this, "Measurement failed", error);
+              // A run stopped part way keeps what it measured before the error.
+              QMessageBox::warning(this, "Measurement failed",
+                                   keep ? error + QString("\n\nThe %1 records measured before it "
+                                                          "are added to the session.")
+                                                      .arg(added.kernelMeasurements.size())
+                                        : error);
             } else if (cancelled) {
               statusBar()->showMessage("Measurement cancelled: the session is as it was", 8000);
-            } else {
+            }
+            if (keep) {
               addMeasurements(
-                  m_session, MeasurementBatch{added.kernelMeasurements, added.importedRuns, false});
+                  m_session,
+                  MeasurementBatch{added.kernelMeasurements, added.importedRuns, false, {}});
               markChanged();
               statusBar()->showMessage(
                   QString("Measured %1 kernel configurations; added to the session")

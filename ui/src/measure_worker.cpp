@@ -24,8 +24,10 @@ void MeasureWorker::run() {
     emit finished(added, QString::fromStdString(batch.error().message), false);
     return;
   }
+  // After an error that stopped the run (a lost CUDA context), what was measured before it is
+  // kept; the window shows the error beside it.
   addMeasurements(added, *batch);  // a cancelled batch adds nothing
-  emit finished(added, QString(), batch->cancelled);
+  emit finished(added, QString::fromStdString(batch->error), batch->cancelled);
 }
 
 }  // namespace qf::ui

@@ -604,9 +604,10 @@ std::optional<Error> readRun(Reader& r, const Json& j, const std::string& p, Imp
 
 std::optional<Error> readKernel(Reader& r, const Json& j, const std::string& p,
                                 KernelMeasurement& k) {
-  if (auto e = r.object(j, p, "kernel_measurements",
-                        {"kernel", "scheme", "device", "m", "n", "k", "median_s", "min_s",
-                         "rel_noise", "samples", "bytes_moved", "flops", "source_file"})) {
+  if (auto e =
+          r.object(j, p, "kernel_measurements",
+                   {"kernel", "scheme", "device", "m", "n", "k", "median_s", "min_s", "rel_noise",
+                    "samples", "bytes_moved", "flops", "source_file", "energy_j", "avg_power_w"})) {
     return e;
   }
   if (auto e = r.string(j, p, "kernel", k.kernel, true)) return e;
@@ -642,6 +643,8 @@ std::optional<Error> readKernel(Reader& r, const Json& j, const std::string& p,
   if (auto e = amount("flops", k.flops)) return e;
   if (auto e = r.string(j, p, "source_file", k.sourceFile, false)) return e;
   k.kind = kernelKindOf(k.kernel, k.scheme);  // the vocabulary's names; any other: Other
+  if (auto e = r.looseMember(j, p, "energy_j", k.energyJ, false)) return e;
+  if (auto e = r.looseMember(j, p, "avg_power_w", k.avgPowerW, false)) return e;
   return std::nullopt;
 }
 
@@ -1028,6 +1031,9 @@ J kernelJson(const KernelMeasurement& k) {
   j["bytes_moved"] = looseJson<J>(k.bytesMoved);
   j["flops"] = looseJson<J>(k.flops);
   j["source_file"] = k.sourceFile;
+  // Written only where measured, so sessions without NVML figures stay as they were.
+  if (k.energyJ > 0) j["energy_j"] = looseJson<J>(k.energyJ);
+  if (k.avgPowerW > 0) j["avg_power_w"] = looseJson<J>(k.avgPowerW);
   return j;
 }
 

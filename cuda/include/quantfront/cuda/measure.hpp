@@ -46,6 +46,7 @@ struct MeasureConfig {
   double maxRelNoise = 0.02;         ///< stop sampling once stddev/mean ≤ this (after minSamples)
   double maxSecondsPerRecord = 1.0;  ///< GPU time cap for one record's samples, seconds
   int64_t dequantWeights = int64_t{1} << 27;  ///< weights per streaming-dequant buffer set
+  std::string commandLine;  ///< how the run was started (argv joined), stored with the results
 };
 
 /// One measured (or rejected) kernel configuration. Times in seconds; bytes and FLOPs are the
@@ -69,6 +70,15 @@ struct MeasureRecord {
   bool supported = true;   ///< false: the library has no kernel for this configuration
                            ///< (cuBLASLt status in `check`); valid is false too
   std::string check;  ///< e.g. "rel_err=3.1e-04" or "bit_exact 0/4736 mismatches" or why invalid
+  // How the time was taken (docs/benchmarks.md, "Kernel timing").
+  std::string timingMethod;       ///< "cuda_graph", or "stream_batch" where capture failed
+  int64_t launchesPerSample = 0;  ///< launches in one timed sample (N); times are per launch
+  // The board while the samples ran (NVML; zeros and "" where NVML is unavailable).
+  double energyJ = 0;      ///< board energy of one launch: avgPowerW × medianS, joules
+  double avgPowerW = 0;    ///< mean board power during the samples, watts
+  double smClockMhz = 0;   ///< mean SM clock during the samples
+  double memClockMhz = 0;  ///< mean memory clock during the samples
+  std::string throttle;    ///< clock limits seen (power_cap, sw_thermal, hw_slowdown…); "" none
 };
 
 /// The GPU and software the records were measured on.
@@ -85,6 +95,12 @@ struct EnvironmentInfo {
   int driverVersion = 0;         ///< cudaDriverGetVersion, e.g. 13000
   int runtimeVersion = 0;        ///< cudaRuntimeGetVersion
   int cublasLtVersion = 0;       ///< cublasLtGetVersion
+  std::string uuid;              ///< "GPU-…" (the runtime's UUID; NVML's where available)
+  std::string pciBusId;          ///< e.g. "0000:41:00.0"
+  std::string driver;            ///< NVML's driver version string, e.g. "580.159.03"
+  double powerLimitW = 0;        ///< enforced board power limit (NVML), watts; 0 unknown
+  int eccEnabled = -1;           ///< ECC on 1, off 0, unknown −1
+  std::string nvml;              ///< "ok", or why there are no power/energy figures
 };
 
 /// Everything measure() produced.

@@ -130,6 +130,8 @@ struct KernelMeasurement {
   double bytesMoved = 0;
   double flops = 0;
   std::string sourceFile;
+  double energyJ = 0;    ///< board energy of one run, joules (NVML); 0 = not measured
+  double avgPowerW = 0;  ///< mean board power while the samples ran, watts; 0 = not measured
 };
 
 }  // namespace qf

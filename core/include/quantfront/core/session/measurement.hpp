@@ -40,6 +40,9 @@ struct MeasurementBatch {
   std::vector<KernelMeasurement> records;
   std::vector<ImportedRun> runs;
   bool cancelled = false;  ///< stopped before the plan finished (nothing is to be added)
+  /// Set when an error stopped the run part way (a lost CUDA context): the records measured
+  /// before it are kept and added; the error is shown beside them.
+  std::string error;
 };
 
 /// Called after each record with the record (null when it was not valid), the fraction done

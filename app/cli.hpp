@@ -36,6 +36,12 @@ int cmdServing(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err);  // cli_serving.cpp
 int cmdSearch(const std::vector<std::string>& args, std::ostream& out,
               std::ostream& err);  // cli_search.cpp
+/// True when `path` starts with the measured-points CSV header (cli_calibrate_e2e.cpp).
+bool isMeasuredPointsFile(const std::string& path);
+/// qfront calibrate POINTS.csv --gpu ...: the end-to-end fit (cli_calibrate_e2e.cpp).
+int calibrateFromPoints(const std::string& file, const std::optional<std::string>& gpuArg,
+                        const std::string& format, const std::optional<std::string>& outPath,
+                        std::ostream& out, std::ostream& err);
 
 /// Small argument scanner shared by the sub-commands: --key value, --key=value, flags.
 class Args {

@@ -24,6 +24,17 @@ namespace {
 constexpr const char* kCalibrateHelp =
     R"(usage: qfront calibrate SESSION [--gpu ID|GPU.json] [--device NAME] [--model ID|CONFIG.json]
                         [--format table|json] [-o GPU.json]
+       qfront calibrate POINTS.csv --gpu ID|GPU.json [--format table|json] [-o GPU.json]
+
+POINTS.csv, detected by its header
+  model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit
+(metric e2e_latency_s [s], ttft_ms, tpot_ms, decode_step_ms, prefill_ms [ms], output_tok_s,
+total_tok_s [tok/s]; model a catalog id or a config.json path relative to the CSV), fits the
+per-step overhead, bandwidth efficiency, compute efficiency per tensor path and dequant cost
+per kernel class by robust least squares on ln(predicted/measured), prints each with its
+spread and every point's residual, and refuses (exit 2) a fit the points cannot determine.
+Rows of another GPU are left out with a note. -o writes the GPU file with the fitted
+"calibration" block.
 
 Fits the analytic model to the kernel measurements in SESSION (qfront-measure, or nvbench
 files imported with qfront import), one device at a time:
@@ -110,6 +121,9 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
       return badArg(err, "o", "folder '" + folder.string() + "' does not exist");
     }
   }
+  // A measured-points CSV: the end-to-end fit instead of the kernel-record fit.
+  if (isMeasuredPointsFile(files[0]))
+    return calibrateFromPoints(files[0], gpuOpt, format, outOpt, out, err);
   auto session = loadSession(files[0]);
   if (!session) return badInput(err, session.error());
   auto cal = calibrate(session->kernelMeasurements, deviceOpt.value_or(""), files[0]);

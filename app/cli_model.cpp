@@ -47,6 +47,10 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --context N            add the attention kernel at N context tokens: its time
                          max(B·N·kv_bytes/β, 4·B·N·nh·hd·L/P_bf16) adds to the step (default off);
                          windowed layers (sliding_window) read min(window, N) tokens
+  --input-len I          with --output-len: predict a static batch of B requests as
+  --output-len O         `vllm bench latency` runs it (one prefill of B x I tokens, then O - 1
+                         decode steps as the context grows from I to I + O): ttft_ms, tpot_ms,
+                         e2e_latency_s, output_tokens_per_s, total_tokens_per_s per batch
   --overhead-ms X        t0, a fixed per-step overhead in ms (default 0, or the GPU file's
                          calibration.overhead_ms)
   --bw-eff X             achieved fraction of HBM bandwidth, (0, 1.5] (default 1 or calibration)
@@ -140,6 +144,23 @@ void printTable(const EngineReport& r, std::ostream& out) {
     }
     out << "\n";
   }
+  if (r.scenario.inputLen > 0) {
+    out << "\nstatic batch of " << r.scenario.inputLen << " prompt + " << r.scenario.outputLen
+        << " output tokens per request (prefill of B x I tokens, then O - 1 decode steps)\n";
+    out << std::left << std::setw(34) << "scheme" << std::right << std::setw(8) << "batch"
+        << std::setw(12) << "TTFT ms" << std::setw(10) << "TPOT ms" << std::setw(12) << "latency s"
+        << std::setw(12) << "out tok/s" << std::setw(12) << "total tok/s"
+        << "\n";
+    for (const auto& s : r.schemes) {
+      for (const auto& x : s.e2e) {
+        out << std::left << std::setw(34) << s.assignment.id << std::right << std::setw(8)
+            << x.batch << std::setw(12) << fmt(x.ttftMs, 2) << std::setw(10)
+            << (x.outputLen > 1 ? fmt(x.tpotMs, 3) : std::string("n/a")) << std::setw(12)
+            << fmt(x.e2eLatencyS, 3) << std::setw(12) << fmt(x.outputTokensPerS, 0) << std::setw(12)
+            << fmt(x.totalTokensPerS, 0) << "\n";
+      }
+    }
+  }
   out << "\ncrossovers\n";
   if (r.crossovers.empty()) out << "  none\n";
   for (const auto& c : r.crossovers) {
@@ -225,7 +246,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   }
   int rc = kExitOk;
   std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
-      reserve, context, format, overheadMs, bwEff, computeEff, dequantCost;
+      reserve, context, format, overheadMs, bwEff, computeEff, dequantCost, inputLen, outputLen;
   bool missing = false;
   const auto schemeLists = a.take("--scheme", missing);
   if (missing) return badArg(err, "scheme", "option --scheme needs a value");
@@ -246,7 +267,9 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--overhead-ms", &overheadMs},
       {"--bw-eff", &bwEff},
       {"--compute-eff", &computeEff},
-      {"--dequant-s-per-weight", &dequantCost}};
+      {"--dequant-s-per-weight", &dequantCost},
+      {"--input-len", &inputLen},
+      {"--output-len", &outputLen}};
   for (const auto& [name, dst] : opts) {
     if (!takeSingle(a, name, *dst, err, rc)) return rc;
   }
@@ -304,6 +327,22 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   auto scen = resolveScenario(spec, cat);
   if (!scen) return badInput(err, scen.error());
   Scenario& s = *scen;
+  if (inputLen.has_value() != outputLen.has_value()) {
+    return badArg(err, inputLen ? "output-len" : "input-len",
+                  "--input-len and --output-len go together");
+  }
+  if (inputLen) {
+    const auto i = parseInt(*inputLen);
+    const auto o = parseInt(*outputLen);
+    if (!i || *i < 1 || *i > kMaxScenarioTokens / 2)
+      return badArg(err, "input-len",
+                    "expected a positive integer of tokens, found '" + *inputLen + "'");
+    if (!o || *o < 1 || *o > kMaxScenarioTokens / 2)
+      return badArg(err, "output-len",
+                    "expected a positive integer of tokens, found '" + *outputLen + "'");
+    s.inputLen = *i;
+    s.outputLen = *o;
+  }
   {
     // Efficiency flags override the GPU file's calibration block, value by value.
     Efficiency& e = s.efficiency;

@@ -20,7 +20,7 @@ inline Scenario scenario(const std::string& model, const std::string& gpu, int t
   s.model = *m;
   s.gpu = *g;
   s.tp = tp;
-  s.fallbackC = cat.fallbackC();
+  cat.setFallbacks(s);
   return s;
 }
 

@@ -56,13 +56,27 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
     cat.m_schemes.push_back(std::move(*s));
   }
   std::string cAs = "w8a16";
+  std::string cAs4 = "w4a16-g128";
   if (sj->contains("fallback") && (*sj)["fallback"].is_object()) {
     cAs = (*sj)["fallback"].value("c_as", cAs);
+    cAs4 = (*sj)["fallback"].value("c_as_4bit", cAs4);
   }
   auto fb = cat.scheme(cAs, "fallback.c_as");
   if (!fb) return fb.error();
+  auto fb4 = cat.scheme(cAs4, "fallback.c_as_4bit");
+  if (!fb4) return fb4.error();
   cat.m_fallbackC = fb->c;
+  cat.m_fallbackId = fb->id;
+  cat.m_fallback4BitC = fb4->c;
+  cat.m_fallback4BitId = fb4->id;
   return cat;
+}
+
+void Catalog::setFallbacks(Scenario& s) const {
+  s.fallbackC = m_fallbackC;
+  s.fallbackId = m_fallbackId;
+  s.fallback4BitC = m_fallback4BitC;
+  s.fallback4BitId = m_fallback4BitId;
 }
 
 const Catalog& Catalog::bundled() {

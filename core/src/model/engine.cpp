@@ -290,6 +290,70 @@ double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const 
   return t;
 }
 
+double StepCurve::TokenTerms::keptLayerTokens(double n) const {
+  return fullLayers * n + windowedLayers * (window > 0 ? std::min(window, n) : n);
+}
+
+double StepCurve::TokenTerms::keptLayerTokensSum(double a, double b) const {
+  if (b < a) return 0.0;
+  const double count = b - a + 1;
+  auto arith = [](double lo, double hi) { return hi < lo ? 0.0 : (lo + hi) * (hi - lo + 1) / 2; };
+  double windowed = 0;
+  if (window <= 0 || b <= window) {
+    windowed = arith(a, b);
+  } else if (a >= window) {
+    windowed = window * count;
+  } else {
+    windowed = arith(a, window) + window * (b - window);
+  }
+  return fullLayers * arith(a, b) + windowedLayers * windowed;
+}
+
+double StepCurve::decodeStepSeconds(double batch, double context) const {
+  const double gemms = stepSeconds(batch) - attentionS.c1 * batch;
+  return gemms +
+         batch * std::max(token.attnKvReadS, token.attnMathS) * token.keptLayerTokens(context);
+}
+
+double StepCurve::prefillSeconds(double batch, double inputLen) const {
+  const double tokens = batch * inputLen;
+  double t = overheadS + token.allReduceSPerToken * tokens + token.kvWriteSPerToken * tokens +
+             batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen);
+  for (const auto& k : kinds) {
+    if (!k.present) continue;
+    const auto i = static_cast<std::size_t>(k.kind);
+    // The LM head computes logits for the last token of each prompt only.
+    const double m = k.kind == LayerKind::LmHead ? batch : tokens;
+    const double et = routing.distinct(m);
+    t += std::max(token.prefillMem[i].at(m, et), token.prefillComp[i].at(m, et));
+  }
+  return t;
+}
+
+StaticBatchPrediction predictStaticBatch(const StepCurve& curve, double batch, double inputLen,
+                                         double outputLen) {
+  StaticBatchPrediction p;
+  p.batch = batch;
+  p.inputLen = inputLen;
+  p.outputLen = outputLen;
+  const double ttft = curve.prefillSeconds(batch, inputLen);
+  const double steps = std::max(outputLen - 1.0, 0.0);
+  double decode = 0;
+  if (steps > 0) {
+    // Every step but attention is the same; attention is linear in the kept context, so the
+    // sum over contexts inputLen + 1 ... inputLen + outputLen − 1 is closed form.
+    const double gemms = curve.stepSeconds(batch) - curve.attentionS.c1 * batch;
+    decode = steps * gemms + batch * std::max(curve.token.attnKvReadS, curve.token.attnMathS) *
+                                 curve.token.keptLayerTokensSum(inputLen + 1, inputLen + steps);
+  }
+  p.ttftMs = ttft * 1e3;
+  p.tpotMs = steps > 0 ? decode / steps * 1e3 : 0.0;
+  p.e2eLatencyS = ttft + decode;
+  p.outputTokensPerS = batch * outputLen / p.e2eLatencyS;
+  p.totalTokensPerS = batch * (inputLen + outputLen) / p.e2eLatencyS;
+  return p;
+}
+
 Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                                  const SchemeAssignment& cand) {
   StepCurve curve;
@@ -311,11 +375,20 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.scheme = cand.forKind(kind);
     k.fallback = !s.gpu.hasPath(k.scheme.path);
     k.effectivePath = k.fallback ? fallbackPath : k.scheme.path;
-    k.effectiveC = k.fallback ? std::max(s.fallbackC, 0.0) : k.scheme.c;
+    // A fallback is priced as the weight-only kernel that runs instead: 4-bit weights as
+    // W4A16 (never cheaper than it), wider ones as W8A16.
+    const bool fourBit = k.scheme.weightBits <= 4.0;
+    k.runsAs = !k.fallback ? k.scheme.id : (fourBit ? s.fallback4BitId : s.fallbackId);
+    k.effectiveC = !k.fallback
+                       ? k.scheme.c
+                       : std::max({fourBit ? s.fallback4BitC : s.fallbackC, k.scheme.c, 0.0});
     k.bytesPerWeight = k.scheme.bytesPerWeight();
-    k.computeEff = eff.computeFor(k.scheme.id, k.effectivePath);
+    k.computeEff = eff.computeEff.count(k.scheme.id) != 0
+                       ? eff.computeFor(k.scheme.id, k.effectivePath)
+                       : eff.computeFor(k.runsAs, k.effectivePath);
     k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff;
-    const auto measured = eff.dequantFor(k.scheme.id);
+    auto measured = eff.dequantFor(k.scheme.id);
+    if (!measured && k.fallback) measured = eff.dequantFor(k.runsAs);
     k.dequantMeasured = measured.has_value();
     k.dequantSPerWeight = measured ? *measured : k.effectiveC / issue;
     const double peak = k.peakFlopsPerS;
@@ -344,6 +417,29 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.compS = Affine{w0 * deq / tp, k.mmaSPerSeq, wE * deq / tp};
     k.dequantS = (w0 + wE * curve.routing.experts) * deq / tp;
   }
+  {
+    // Terms for prefill and for decode at any context (docs/model.md, "Prefill and
+    // end-to-end latency").
+    StepCurve::TokenTerms& t = curve.token;
+    const double layers = static_cast<double>(m.layers);
+    t.windowedLayers = static_cast<double>(m.slidingLayerCount());
+    t.fullLayers = layers - t.windowedLayers;
+    t.window = static_cast<double>(m.slidingWindow);
+    const double perLayerToken = layers > 0 ? m.kvBytesPerToken(s.kvBytesPerElement) / layers : 0;
+    t.attnKvReadS = perLayerToken / tp / beta;
+    t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
+                  (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
+    t.kvWriteSPerToken = m.kvBytesPerToken(s.kvBytesPerElement) / tp / beta;
+    for (const auto& k : curve.kinds) {
+      if (!k.present) continue;
+      const auto i = static_cast<std::size_t>(k.kind);
+      const double pathPeak =
+          s.gpu.peakFlopsPerS(k.effectivePath) * eff.computeFor("", k.effectivePath);
+      t.prefillMem[i] = k.memS;
+      t.prefillComp[i] = k.compS;
+      t.prefillComp[i].c1 = k.mmaSPerSeq * k.peakFlopsPerS / pathPeak;
+    }
+  }
   if (s.contextTokens > 0) {
     // Attention is its own kernel after the projections: its time adds to the step and
     // never hides inside a GEMM kind's max(). It reads the KV cache in the KV dtype and
@@ -368,6 +464,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     const double bytesPerSeq = static_cast<double>(m.hidden) * 2.0;
     const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / (*s.gpu.nvlinkGBps * 1e9);
     curve.allReduceS.c1 = static_cast<double>(m.layers) * 2.0 * perAllReduce;
+    curve.token.allReduceSPerToken = curve.allReduceS.c1;
   }
   curve.finalize();
   return curve;
@@ -471,6 +568,11 @@ std::optional<Error> checkFinite(const EngineReport& rep) {
     for (const auto& p : sr.points) {
       if (!std::isfinite(p.stepMs) || !std::isfinite(p.tokensPerS)) return bad(id, "step time");
     }
+    for (const auto& p : sr.e2e) {
+      if (!std::isfinite(p.ttftMs) || !std::isfinite(p.tpotMs) || !std::isfinite(p.e2eLatencyS) ||
+          !std::isfinite(p.totalTokensPerS))
+        return bad(id, "end-to-end latency");
+    }
   }
   for (const auto& c : rep.crossovers) {
     if (!std::isfinite(c.batch)) return bad(c.schemes[0], "crossover");
@@ -489,6 +591,12 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
       return Error{"", "", "batch", msg.str()};
     }
   }
+  if (s.inputLen < 0 || s.outputLen < 0 || (s.inputLen > 0) != (s.outputLen > 0)) {
+    return Error{"", "", s.inputLen > 0 ? "output-len" : "input-len",
+                 "--input-len and --output-len go together, each at least 1 token"};
+  }
+  if (s.inputLen + s.outputLen > kMaxScenarioTokens)
+    return Error{"", "", "input-len", "input and output lengths must sum to at most 2^40 tokens"};
   EngineReport rep;
   rep.scenario = s;
   rep.params = countParams(s.model);
@@ -571,6 +679,15 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
       }
     }
   }
+  if (s.inputLen > 0) {
+    for (auto& sr : rep.schemes) {
+      sr.e2e.reserve(batches.size());
+      for (double b : batches) {
+        sr.e2e.push_back(predictStaticBatch(sr.curve, b, static_cast<double>(s.inputLen),
+                                            static_cast<double>(s.outputLen)));
+      }
+    }
+  }
   std::vector<std::vector<double>> knots;
   knots.reserve(rep.schemes.size());
   for (const auto& sr : rep.schemes) knots.push_back(sr.curve.knots());
@@ -640,13 +757,16 @@ Json reportToJson(const EngineReport& r) {
                    {"kv_bytes", s.kvBytesPerElement},
                    {"mem_util", s.memUtil},
                    {"reserve_gib", s.reserveGib},
-                   {"context", s.contextTokens}};
+                   {"context", s.contextTokens},
+                   {"input_len", s.inputLen > 0 ? Json(s.inputLen) : Json(nullptr)},
+                   {"output_len", s.outputLen > 0 ? Json(s.outputLen) : Json(nullptr)}};
   Json schemes = Json::array();
   for (const auto& sr : r.schemes) {
     Json o;
     o["id"] = sr.assignment.id;
     o["bits_per_weight"] = sr.bitsPerWeight;
     o["path"] = sr.pathName;
+    o["runs_as"] = sr.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].runsAs;
     o["memory_floor_ms"] = sr.memoryFloorMs;
     o["mma_us_per_seq"] = sr.mmaUsPerSeq;
     o["dequant_ms"] = sr.dequantMs;
@@ -666,6 +786,7 @@ Json reportToJson(const EngineReport& r) {
                        {"scheme", k.scheme.id},
                        {"bits_per_weight", k.bytesPerWeight * 8.0},
                        {"path", k.fallback ? "fallback" : tensorPathName(k.effectivePath)},
+                       {"runs_as", k.runsAs},
                        {"tensor_path", tensorPathName(k.effectivePath)},
                        {"c", k.effectiveC},
                        {"compute_efficiency", k.computeEff},
@@ -682,11 +803,21 @@ Json reportToJson(const EngineReport& r) {
                      {"fits", c.fits},
                      {"tokens_per_s_at_capacity", c.tokensPerSAtCapacity}};
     Json pts = Json::array();
-    for (const auto& pt : sr.points) {
-      pts.push_back({{"batch", pt.batch},
-                     {"step_ms", pt.stepMs},
-                     {"tokens_per_s", pt.tokensPerS},
-                     {"bound", boundName(pt.bound)}});
+    for (std::size_t i = 0; i < sr.points.size(); ++i) {
+      const auto& pt = sr.points[i];
+      Json point = {{"batch", pt.batch},
+                    {"step_ms", pt.stepMs},
+                    {"tokens_per_s", pt.tokensPerS},
+                    {"bound", boundName(pt.bound)}};
+      if (i < sr.e2e.size()) {
+        const auto& e = sr.e2e[i];
+        point["ttft_ms"] = e.ttftMs;
+        point["tpot_ms"] = e.outputLen > 1 ? Json(e.tpotMs) : Json(nullptr);
+        point["e2e_latency_s"] = e.e2eLatencyS;
+        point["output_tokens_per_s"] = e.outputTokensPerS;
+        point["total_tokens_per_s"] = e.totalTokensPerS;
+      }
+      pts.push_back(std::move(point));
     }
     o["points"] = pts;
     schemes.push_back(o);

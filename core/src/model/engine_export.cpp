@@ -24,17 +24,31 @@ std::string csvField(const std::string& v) {
 
 std::string engineCsvText(const EngineReport& r) {
   std::ostringstream out;
+  const bool e2e = r.scenario.inputLen > 0;
   out << "scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,efficiency_"
-         "source\n";
+         "source";
+  if (e2e) {
+    out << ",input_len,output_len,ttft_ms,tpot_ms,e2e_latency_s,output_tokens_per_s,total_"
+           "tokens_per_s";
+  }
+  out << "\n";
   out << std::setprecision(10);
   const Efficiency& e = r.scenario.efficiency;
   const std::string source = csvField(e.source);
   for (const auto& s : r.schemes) {
     const double eta = s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].computeEff;
-    for (const auto& p : s.points) {
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const auto& p = s.points[i];
       out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS
           << "," << boundName(p.bound) << "," << eta << "," << e.bandwidthEff << "," << e.overheadMs
-          << "," << source << "\n";
+          << "," << source;
+      if (e2e && i < s.e2e.size()) {
+        const auto& x = s.e2e[i];
+        out << "," << x.inputLen << "," << x.outputLen << "," << x.ttftMs << ",";
+        if (x.outputLen > 1) out << x.tpotMs;
+        out << "," << x.e2eLatencyS << "," << x.outputTokensPerS << "," << x.totalTokensPerS;
+      }
+      out << "\n";
     }
   }
   return out.str();

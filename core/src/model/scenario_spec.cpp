@@ -47,7 +47,7 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   s.memUtil = spec.memUtil;
   s.reserveGib = spec.reserveGib;
   s.contextTokens = spec.contextTokens;
-  s.fallbackC = cat.fallbackC();
+  cat.setFallbacks(s);
   s.efficiency = efficiencyFromGpu(s.gpu);
   if (auto e = validateScenario(s)) return *e;
   return s;

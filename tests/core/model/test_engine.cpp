@@ -266,6 +266,57 @@ TEST_CASE("fallback when the GPU lacks a tensor path", "[engine][fallback]") {
   CHECK(fp8.dequantMs == Approx(w * 1.0 / s.gpu.issueRatePerS() * 1e3));
 }
 
+TEST_CASE("a fallback is priced as the kernel that runs, never faster", "[engine][fallback]") {
+  // A100: no fp8 and no fp4 path. W4A16 at B = 1: max(memory 7.50e9·4.125/8/2.039e12 =
+  // 1.90 ms, dequant 2·7.50e9/9.75e12 = 1.54 ms + mma).
+  const Scenario s = scenario("llama-3-8b", "a100-80gb");
+  const std::vector<double> batches{1, 4, 16, 64, 256, 1024};
+  auto rep = runEngine(s,
+                       {uniform("w4a16-g128"), uniform("w4a8-fp8-g128"), uniform("mxfp4"),
+                        uniform("nvfp4"), uniform("w8a8-fp8"), uniform("w8a16")},
+                       batches);
+  REQUIRE(rep.ok());
+  const auto& w4a16 = byId(*rep, "w4a16-g128");
+  const double w = countParams(s.model).streamed();
+  CHECK(w4a16.points[0].stepMs ==
+        Approx(std::max(w * 4.125 / 8 / 2.039e12, w * 2.0 / 9.75e12 + 2 * w / 312e12) * 1e3)
+            .epsilon(1e-9));
+  for (const char* id : {"w4a8-fp8-g128", "mxfp4", "nvfp4"}) {
+    const auto& f = byId(*rep, id);
+    CHECK(f.fallback);
+    const auto& lin = f.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)];
+    CHECK(lin.runsAs == "w4a16-g128");
+    CHECK(lin.effectiveC == 2.0);
+    // Never faster than the W4A16 kernel it runs as, at any batch.
+    for (std::size_t i = 0; i < batches.size(); ++i)
+      CHECK(f.points[i].stepMs >= w4a16.points[i].stepMs * (1 - 1e-12));
+  }
+  // W4A8-FP8 stores exactly what W4A16 stores: the same curve.
+  CHECK(byId(*rep, "w4a8-fp8-g128").points[0].stepMs == Approx(w4a16.points[0].stepMs));
+  // W8A8-FP8 on Ampere runs as FP8 weight-only (W8A16).
+  const auto& fp8 = byId(*rep, "w8a8-fp8");
+  CHECK(fp8.curve.kinds[0].runsAs == "w8a16");
+  for (std::size_t i = 0; i < batches.size(); ++i)
+    CHECK(fp8.points[i].stepMs == Approx(byId(*rep, "w8a16").points[i].stepMs));
+  // A measured W4A16 efficiency and dequant cost apply to the schemes that run as W4A16.
+  Scenario c = s;
+  c.efficiency.computeEff["w4a16-g128"] = 0.5;
+  c.efficiency.dequantSPerWeight["w4a16-g128"] = 3e-13;
+  auto rc = runEngine(c, {uniform("w4a16-g128"), uniform("nvfp4")}, batches);
+  REQUIRE(rc.ok());
+  const auto& nv = byId(*rc, "nvfp4").curve.kinds[0];
+  CHECK(nv.computeEff == 0.5);
+  CHECK(nv.dequantSPerWeight == 3e-13);
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    CHECK(byId(*rc, "nvfp4").points[i].stepMs >=
+          byId(*rc, "w4a16-g128").points[i].stepMs * (1 - 1e-12));
+  }
+  // On an H100, FP8 is native and runs as itself.
+  auto rh = runEngine(scenario("llama-3-8b", "h100-sxm"), {uniform("w8a8-fp8")}, {1});
+  REQUIRE(rh.ok());
+  CHECK(rh->schemes[0].curve.kinds[0].runsAs == "w8a8-fp8");
+}
+
 TEST_CASE("tensor parallelism divides terms and adds the all-reduce", "[engine][tp]") {
   Scenario s1 = scenario("llama-3.1-70b", "h100-sxm", 1);
   Scenario s2 = scenario("llama-3.1-70b", "h100-sxm", 2);

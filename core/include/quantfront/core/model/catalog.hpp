@@ -4,6 +4,7 @@
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
+#include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/hardware.hpp>
 #include <quantfront/core/model/model_config.hpp>
 
@@ -26,6 +27,9 @@ class Catalog {
   [[nodiscard]] const std::vector<Scheme>& schemes() const { return m_schemes; }
   /// c used when a scheme falls back to the bf16 path (c of the scheme named by "c_as").
   [[nodiscard]] double fallbackC() const { return m_fallbackC; }
+  /// Sets the scenario's fallback kernels: "c_as" for weights wider than 4 bits, "c_as_4bit"
+  /// (default w4a16-g128) for 4-bit ones (docs/model.md, "Fallbacks").
+  void setFallbacks(Scenario& s) const;
 
   /// A catalog model id (case-insensitive) or a path to a config.json.
   [[nodiscard]] Result<ModelArch> resolveModel(const std::string& idOrPath) const;
@@ -48,6 +52,9 @@ class Catalog {
   std::vector<GpuSpec> m_gpus;
   std::vector<Scheme> m_schemes;
   double m_fallbackC = 1.0;
+  std::string m_fallbackId = "w8a16";
+  double m_fallback4BitC = 2.0;
+  std::string m_fallback4BitId = "w4a16-g128";
 };
 
 }  // namespace qf

@@ -62,8 +62,20 @@ struct Scenario {
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
   double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
   std::int64_t contextTokens = 0;   ///< 0: the attention term is off
-  double fallbackC = 1.0;           ///< c of a scheme running on the bf16 fallback
-  Efficiency efficiency;            ///< η_β, η_P, t0, measured dequant (defaults: datasheet)
+  /// A scheme without a native tensor path is priced as the kernel the serving engines run
+  /// instead (docs/model.md, "Fallbacks"): weights of more than 4 bits as FP8/INT8
+  /// weight-only (`fallbackId`, c = `fallbackC`), 4-bit weights as W4A16 (`fallback4BitId`,
+  /// c = `fallback4BitC`). Its efficiency and measured dequant cost are that kernel's unless
+  /// the scheme has its own.
+  double fallbackC = 1.0;
+  std::string fallbackId = "w8a16";
+  double fallback4BitC = 2.0;
+  std::string fallback4BitId = "w4a16-g128";
+  Efficiency efficiency;  ///< η_β, η_P, t0, measured dequant (defaults: datasheet)
+  /// A static batch of requests as `vllm bench latency` runs it: every request has
+  /// `inputLen` prompt tokens and `outputLen` output tokens. 0: no end-to-end prediction.
+  std::int64_t inputLen = 0;
+  std::int64_t outputLen = 0;
 };
 
 /// Longest max-model-len or context a scenario may state (2^40 tokens, as sessions allow).
@@ -113,6 +125,7 @@ struct KindTerm {
   bool present = false;
   Scheme scheme;          ///< as configured
   bool fallback = false;  ///< the GPU lacks the scheme's tensor path
+  std::string runsAs;     ///< the kernel it is priced as: the scheme's id, or the fallback's
   TensorPath effectivePath = TensorPath::Bf16;
   double effectiveC = 0;
   double weightsStored =
@@ -153,6 +166,30 @@ class StepCurve {
   double attentionMathSPerSeq = 0;    ///< 4·N·nh·hd·L/(TP·P_bf16) per sequence
   double overheadS = 0;               ///< t0, added to every step
   Routing routing;
+  /// What prefill and a decode step at any context need besides the GEMM kinds (filled by
+  /// buildStepCurve; docs/model.md, "Prefill and end-to-end latency").
+  struct TokenTerms {
+    /// Attention per sequence per layer-token of context: KV read (s) and math (s).
+    double attnKvReadS = 0, attnMathS = 0;
+    double kvWriteSPerToken = 0;  ///< KV bytes one prompt token writes / (TP·β')
+    double allReduceSPerToken = 0;
+    /// Prefill GEMMs: each kind's memory and compute sides with the batch counted in tokens;
+    /// the compute side runs at the path's efficiency (a W4A16 prefill is dequant + bf16 GEMM).
+    std::array<Affine, 3> prefillMem{}, prefillComp{};
+    double fullLayers = 0, windowedLayers = 0, window = 0;
+    /// Σ over layers of the tokens a query at position n attends to (= min(window, n) on a
+    /// windowed layer, n elsewhere).
+    [[nodiscard]] double keptLayerTokens(double n) const;
+    /// Σ_{n=a}^{b} keptLayerTokens(n) over integers, in closed form (0 when b < a).
+    [[nodiscard]] double keptLayerTokensSum(double a, double b) const;
+  } token;
+  /// One decode step of `batch` sequences, each with `context` tokens of KV, seconds (the
+  /// scenario's --context attention replaced by this context's).
+  [[nodiscard]] double decodeStepSeconds(double batch, double context) const;
+  /// Prefill of `batch` prompts of `inputLen` tokens each, as one step: GEMMs at
+  /// M = batch·inputLen (the LM head only for the last token of each), causal attention, the KV
+  /// write, the all-reduce and t0. Seconds.
+  [[nodiscard]] double prefillSeconds(double batch, double inputLen) const;
   /// The terms that add outside every kind's max(): all-reduce, attention and t0.
   [[nodiscard]] const Affine& additiveS() const { return m_additive; }
 
@@ -188,6 +225,21 @@ std::vector<Crossing> findCrossings(const StepCurve& a, const std::vector<double
 
 /// Roots (sign changes) of h on (lo, ∞) — exposed for tests.
 std::vector<double> signChanges(const Affine& h, const Routing& r, double lo);
+
+/// What a static batch of `batch` requests of `inputLen` prompt and `outputLen` output
+/// tokens takes, as `vllm bench latency` measures it: one prefill of batch·inputLen tokens
+/// (which emits the first token), then outputLen − 1 decode steps with the context growing
+/// from inputLen + 1 to inputLen + outputLen − 1.
+struct StaticBatchPrediction {
+  double batch = 0, inputLen = 0, outputLen = 0;
+  double ttftMs = 0;  ///< the prefill step
+  double tpotMs = 0;  ///< mean decode step; 0 when outputLen == 1 (no decode step)
+  double e2eLatencyS = 0;
+  double outputTokensPerS = 0;  ///< batch·outputLen / latency, the whole replica
+  double totalTokensPerS = 0;   ///< batch·(inputLen + outputLen) / latency
+};
+StaticBatchPrediction predictStaticBatch(const StepCurve& curve, double batch, double inputLen,
+                                         double outputLen);
 
 struct CapacityReport {
   double budgetGib = 0;
@@ -225,6 +277,8 @@ struct SchemeReport {
   double allReduceUsPerSeq = 0;
   CapacityReport capacity;
   std::vector<PointReport> points;
+  /// One per point when the scenario states inputLen and outputLen, else empty.
+  std::vector<StaticBatchPrediction> e2e;
 };
 
 struct CrossoverReport {

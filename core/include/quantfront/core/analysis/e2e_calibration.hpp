@@ -1,0 +1,190 @@
+#pragma once
+/// End-to-end calibration: the model's real-GPU constants (per-step overhead, bandwidth
+/// efficiency, compute efficiency per tensor path, dequant cost per kernel class) fitted to
+/// measured latencies and throughputs at known batch and lengths (docs/model.md,
+/// "Calibration from end-to-end measurements").
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
+
+namespace qf {
+
+/// What a benchmark measured of a static batch (the measured-points CSV's `metric`).
+enum class E2eMetric {
+  E2eLatencyS,
+  TtftMs,
+  TpotMs,
+  DecodeStepMs,
+  PrefillMs,
+  OutputTokS,
+  TotalTokS
+};
+const char* e2eMetricName(E2eMetric m);
+/// The unit the CSV's `unit` column must state: s, ms or tok/s.
+const char* e2eMetricUnit(E2eMetric m);
+std::optional<E2eMetric> e2eMetricFromName(const std::string& name);
+
+/// The neutral measured-points CSV header (detected by it; columns in this order).
+inline constexpr const char* kMeasuredPointsHeader =
+    "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit";
+/// True when the first line of `text` is kMeasuredPointsHeader (spaces ignored).
+bool isMeasuredPointsCsv(const std::string& text);
+
+/// One measured figure of a static batch of `batch` requests of `inputLen` prompt and
+/// `outputLen` output tokens.
+struct MeasuredPoint {
+  std::string model;  ///< catalog id or config.json path (relative to `baseDir`)
+  std::string gpu;    ///< catalog id or GPU file
+  int tp = 1;
+  std::string scheme;
+  std::string kvDtype = "bf16";
+  double batch = 1;
+  double inputLen = 0;
+  double outputLen = 0;
+  E2eMetric metric = E2eMetric::E2eLatencyS;
+  double value = 0;
+  std::string origin;   ///< "points.csv row 3", for messages and residual lists
+  std::string baseDir;  ///< folder relative model paths are resolved against
+};
+
+/// Reads the measured-points CSV. Errors name the row and the field (a missing column, an
+/// unknown metric, a unit that is not the metric's, a non-positive or non-finite value).
+Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& text,
+                                                          const std::string& file);
+
+/// A measured point resolved to engine inputs (model, GPU, scheme, KV dtype).
+struct PreparedPoint {
+  MeasuredPoint point;
+  Scenario scenario;  ///< its efficiency is replaced by the one under test
+  SchemeAssignment candidate;
+};
+
+/// Resolves each point against `gpu` (the GPU the fit is for). Points whose GPU names another
+/// catalog GPU are left out, each with a line in `notes`. Errors name the point and field.
+Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint>& points,
+                                                 const GpuSpec& gpu, const std::string& gpuArg,
+                                                 std::vector<std::string>& notes,
+                                                 const Catalog& cat = Catalog::bundled());
+
+/// The model's value of a point's metric under `eff`.
+double predictPoint(const PreparedPoint& p, const Efficiency& eff);
+
+/// One fitted constant: its name as the calibration block spells it
+/// (`overhead_ms`, `bandwidth_efficiency`, `compute_efficiency.bf16`,
+/// `dequant_s_per_weight.w4a16-g128`), value, and 1-sigma spread in the same unit.
+struct E2eFitConstant {
+  std::string name;
+  double value = 0;
+  double spread = 0;
+};
+
+struct E2eFitResidual {
+  std::string origin;
+  std::string metric;
+  double measured = 0;
+  double datasheet = 0;    ///< the ideal roofline's prediction
+  double fitted = 0;       ///< the fit's prediction
+  double logResidual = 0;  ///< ln(fitted / measured)
+  double weight = 1;       ///< the robust (Huber) weight the point ended with
+};
+
+/// The range of conditions a fit saw (predictions outside it are flagged as extrapolated).
+struct E2eFitRange {
+  double batchMin = 0, batchMax = 0;
+  double inputMin = 0, inputMax = 0;
+  double outputMin = 0, outputMax = 0;
+  [[nodiscard]] bool contains(double batch, double inputLen, double outputLen) const;
+};
+
+struct E2eFit {
+  Efficiency efficiency;                  ///< the fitted constants (source: the fit)
+  std::vector<E2eFitConstant> constants;  ///< the fitted ones, in parameter order
+  std::vector<std::string> fixed;         ///< constants no point depends on (kept at default)
+  std::vector<E2eFitResidual> residuals;
+  double sigmaLog = 0;  ///< robust scale of the log residuals (their spread per point)
+  int dof = 0;          ///< points − constants
+  /// Covariance of the fitted parameters in the fit's own coordinates (ln of each constant),
+  /// row-major, constants.size() squared.
+  std::vector<double> covariance;
+  E2eFitRange range;
+  double medianAbsErrorPct = 0;  ///< median |fitted/measured − 1| in percent
+  double datasheetMedianAbsErrorPct = 0;
+};
+
+/// Fits the constants by robust least squares (Huber weights, Levenberg-Marquardt) on
+/// ln(predicted / measured). Only constants some point depends on are fitted; a set the
+/// points cannot determine (fewer points than constants, or two constants the points
+/// cannot tell apart) is refused with an Error naming them.
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source);
+
+/// The fit as a calibration block (what `qfront calibrate -o` writes for the GPU file):
+/// source, overhead_ms, bandwidth_efficiency, compute_efficiency, dequant_s_per_weight, and
+/// `e2e_fit` (constants with spreads, covariance, sigma_log, dof, range, residuals).
+GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source);
+
+/// A prediction with its interval, from a calibration block's `e2e_fit` record.
+struct IntervalEstimate {
+  double value = 0;
+  double low = 0, high = 0;
+  bool extrapolated = false;  ///< outside the range the fit saw
+};
+
+/// The interval around `predict(eff)` at confidence `level` (0.8 by default): the
+/// log-space variance σ²·(1 + gᵀ·C·g/σ²) where g is the prediction's gradient in the fit's
+/// coordinates and C their covariance, with Student's t at dof. Without a fit record the
+/// interval is the value itself. `calibrationExtra` is GpuCalibration::extraJson.
+template <class F>
+IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string& calibrationExtra,
+                             double level, double batch, double inputLen, double outputLen);
+
+/// Two-sided Student-t quantile for a central `level` interval (e.g. 0.8 → t_{0.9, dof}).
+double studentTQuantile(double level, int dof);
+
+/// The coordinates of a fit record: names, covariance, sigma_log, dof and range, parsed from
+/// a calibration block's extra JSON; nullopt when it holds none.
+struct E2eFitRecord {
+  std::vector<std::string> names;
+  std::vector<double> covariance;
+  double sigmaLog = 0;
+  int dof = 0;
+  E2eFitRange range;
+};
+std::optional<E2eFitRecord> e2eFitRecord(const std::string& calibrationExtra);
+
+/// The efficiency with the constant `name` multiplied by exp(delta) (the fit's coordinates).
+Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta);
+
+template <class F>
+IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string& calibrationExtra,
+                             double level, double batch, double inputLen, double outputLen) {
+  IntervalEstimate out;
+  out.value = predict(eff);
+  out.low = out.high = out.value;
+  const auto rec = e2eFitRecord(calibrationExtra);
+  if (!rec || !(out.value > 0)) return out;
+  out.extrapolated = !rec->range.contains(batch, inputLen, outputLen);
+  const std::size_t n = rec->names.size();
+  std::vector<double> g(n, 0.0);
+  const double h = 1e-4;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double up = predict(perturbed(eff, rec->names[i], h));
+    const double dn = predict(perturbed(eff, rec->names[i], -h));
+    if (up > 0 && dn > 0) g[i] = (std::log(up) - std::log(dn)) / (2 * h);
+  }
+  double var = rec->sigmaLog * rec->sigmaLog;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) var += g[i] * rec->covariance[i * n + j] * g[j];
+  const double half = studentTQuantile(level, rec->dof) * std::sqrt(var);
+  out.low = out.value * std::exp(-half);
+  out.high = out.value * std::exp(half);
+  return out;
+}
+
+}  // namespace qf

@@ -1,0 +1,733 @@
+// End-to-end calibration: robust least squares of the model's real-GPU constants on
+// ln(predicted / measured) (docs/model.md, "Calibration from end-to-end measurements").
+#include <quantfront/core/analysis/e2e_calibration.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/text.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+
+namespace qf {
+
+namespace {
+
+struct MetricInfo {
+  E2eMetric metric;
+  const char* name;
+  const char* unit;
+};
+constexpr std::array<MetricInfo, 7> kMetrics{{{E2eMetric::E2eLatencyS, "e2e_latency_s", "s"},
+                                              {E2eMetric::TtftMs, "ttft_ms", "ms"},
+                                              {E2eMetric::TpotMs, "tpot_ms", "ms"},
+                                              {E2eMetric::DecodeStepMs, "decode_step_ms", "ms"},
+                                              {E2eMetric::PrefillMs, "prefill_ms", "ms"},
+                                              {E2eMetric::OutputTokS, "output_tok_s", "tok/s"},
+                                              {E2eMetric::TotalTokS, "total_tok_s", "tok/s"}}};
+
+const MetricInfo& infoOf(E2eMetric m) {
+  for (const auto& i : kMetrics) {
+    if (i.metric == m) return i;
+  }
+  return kMetrics[0];
+}
+
+/// One CSV line split at commas outside double quotes ("" inside quotes is a quote).
+std::vector<std::string> csvCells(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  for (auto& c : out) c = trimmed(c);
+  return out;
+}
+
+std::string stripCr(std::string s) {
+  if (!s.empty() && s.back() == '\r') s.pop_back();
+  return s;
+}
+
+std::optional<double> number(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (...) {
+    return std::nullopt;
+  }
+  if (used != text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+/// Names of the fit's parameters, in the calibration block's spelling.
+constexpr const char* kOverhead = "overhead_ms";
+constexpr const char* kBandwidth = "bandwidth_efficiency";
+constexpr const char* kComputePrefix = "compute_efficiency.";
+constexpr const char* kDequantPrefix = "dequant_s_per_weight.";
+
+double getConstant(const Efficiency& e, const std::string& name) {
+  if (name == kOverhead) return e.overheadMs;
+  if (name == kBandwidth) return e.bandwidthEff;
+  if (name.rfind(kComputePrefix, 0) == 0) {
+    const auto key = name.substr(std::string(kComputePrefix).size());
+    const auto it = e.computeEff.find(key);
+    return it == e.computeEff.end() ? 1.0 : it->second;
+  }
+  const auto key = name.substr(std::string(kDequantPrefix).size());
+  const auto it = e.dequantSPerWeight.find(key);
+  return it == e.dequantSPerWeight.end() ? 0.0 : it->second;
+}
+
+void setConstant(Efficiency& e, const std::string& name, double v) {
+  if (name == kOverhead) {
+    e.overheadMs = v;
+  } else if (name == kBandwidth) {
+    e.bandwidthEff = v;
+  } else if (name.rfind(kComputePrefix, 0) == 0) {
+    e.computeEff[name.substr(std::string(kComputePrefix).size())] = v;
+  } else {
+    e.dequantSPerWeight[name.substr(std::string(kDequantPrefix).size())] = v;
+  }
+}
+
+/// Solves A·x = b (n×n, row-major) by Gauss-Jordan with partial pivoting; also returns A⁻¹.
+/// False when a pivot falls below `tol` relative to the largest diagonal.
+bool solveSymmetric(std::vector<double> a, std::size_t n, std::vector<double>& b,
+                    std::vector<double>* inverse, double tol) {
+  std::vector<double> inv(n * n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) inv[i * n + i] = 1.0;
+  double scale = 0;
+  for (std::size_t i = 0; i < n; ++i) scale = std::max(scale, std::abs(a[i * n + i]));
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t piv = c;
+    for (std::size_t r = c + 1; r < n; ++r) {
+      if (std::abs(a[r * n + c]) > std::abs(a[piv * n + c])) piv = r;
+    }
+    if (!(std::abs(a[piv * n + c]) > tol * scale)) return false;
+    if (piv != c) {
+      for (std::size_t k = 0; k < n; ++k) {
+        std::swap(a[c * n + k], a[piv * n + k]);
+        std::swap(inv[c * n + k], inv[piv * n + k]);
+      }
+      std::swap(b[c], b[piv]);
+    }
+    const double d = a[c * n + c];
+    for (std::size_t k = 0; k < n; ++k) {
+      a[c * n + k] /= d;
+      inv[c * n + k] /= d;
+    }
+    b[c] /= d;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (r == c) continue;
+      const double f = a[r * n + c];
+      if (f == 0) continue;
+      for (std::size_t k = 0; k < n; ++k) {
+        a[r * n + k] -= f * a[c * n + k];
+        inv[r * n + k] -= f * inv[c * n + k];
+      }
+      b[r] -= f * b[c];
+    }
+  }
+  if (inverse) *inverse = std::move(inv);
+  return true;
+}
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+const char* e2eMetricName(E2eMetric m) {
+  return infoOf(m).name;
+}
+const char* e2eMetricUnit(E2eMetric m) {
+  return infoOf(m).unit;
+}
+std::optional<E2eMetric> e2eMetricFromName(const std::string& name) {
+  for (const auto& i : kMetrics) {
+    if (name == i.name) return i.metric;
+  }
+  return std::nullopt;
+}
+
+bool isMeasuredPointsCsv(const std::string& text) {
+  const auto eol = text.find('\n');
+  std::string first = stripCr(text.substr(0, eol));
+  if (first.rfind("\xEF\xBB\xBF", 0) == 0) first = first.substr(3);
+  std::string compact;
+  for (char c : first) {
+    if (c != ' ' && c != '\t') compact += c;
+  }
+  return compact == kMeasuredPointsHeader;
+}
+
+Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& text,
+                                                          const std::string& file) {
+  if (!isMeasuredPointsCsv(text)) {
+    return Error{
+        file, "line 1", "header",
+        std::string("expected the measured-points header '") + kMeasuredPointsHeader + "'"};
+  }
+  const auto header = splitAt(kMeasuredPointsHeader, ',');
+  std::vector<MeasuredPoint> out;
+  const std::string baseDir = std::filesystem::path(file).parent_path().string();
+  std::size_t pos = text.find('\n');
+  int line = 1;
+  while (pos != std::string::npos && pos + 1 <= text.size()) {
+    const std::size_t start = pos + 1;
+    pos = text.find('\n', start);
+    ++line;
+    const std::string raw =
+        stripCr(text.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
+    if (trimmed(raw).empty()) continue;
+    const auto cells = csvCells(raw);
+    const std::string where = "row " + std::to_string(line);
+    auto bad = [&](const std::string& field, const std::string& msg) {
+      return Error{file, where, field, msg};
+    };
+    if (cells.size() != header.size()) {
+      const std::string field = cells.size() < header.size() ? header[cells.size()] : "unit";
+      return bad(field, "expected " + std::to_string(header.size()) + " columns (" +
+                            kMeasuredPointsHeader + "), found " + std::to_string(cells.size()));
+    }
+    MeasuredPoint p;
+    p.origin = std::filesystem::path(file).filename().string() + " " + where;
+    p.baseDir = baseDir;
+    p.model = cells[0];
+    p.gpu = cells[1];
+    if (p.model.empty()) return bad("model", "is empty");
+    if (p.gpu.empty()) return bad("gpu", "is empty");
+    auto integer = [&](const std::string& cell, const char* field, double lo, double hi,
+                       double& dst) -> std::optional<Error> {
+      const auto v = number(cell);
+      if (!v || std::floor(*v) != *v || *v < lo || *v > hi) {
+        std::ostringstream m;
+        m << "expected an integer from " << lo << " to " << hi << ", found '" << cell << "'";
+        return bad(field, m.str());
+      }
+      dst = *v;
+      return std::nullopt;
+    };
+    double tp = 1;
+    if (auto e = integer(cells[2], "tp", 1, 1024, tp)) return *e;
+    p.tp = static_cast<int>(tp);
+    p.scheme = cells[3];
+    if (p.scheme.empty()) return bad("scheme", "is empty");
+    p.kvDtype = cells[4].empty() ? "bf16" : cells[4];
+    if (kvBytesForDtype(p.kvDtype) == 0)
+      return bad("kv_dtype", "expected bf16 or fp8, found '" + p.kvDtype + "'");
+    if (auto e = integer(cells[5], "batch", 1, 1e7, p.batch)) return *e;
+    if (auto e = integer(cells[6], "input_len", 1, 1e7, p.inputLen)) return *e;
+    if (auto e = integer(cells[7], "output_len", 1, 1e7, p.outputLen)) return *e;
+    const auto metric = e2eMetricFromName(cells[8]);
+    if (!metric) {
+      std::string names;
+      for (const auto& i : kMetrics) names += (names.empty() ? "" : ", ") + std::string(i.name);
+      return bad("metric", "unknown metric '" + cells[8] + "' (expected one of " + names + ")");
+    }
+    p.metric = *metric;
+    const auto v = number(cells[9]);
+    if (!v || !(*v > 0)) {
+      return bad("value", "expected a positive finite number, found '" + cells[9] + "'");
+    }
+    p.value = *v;
+    if (cells[10] != e2eMetricUnit(p.metric)) {
+      return bad("unit", std::string("the unit of ") + e2eMetricName(p.metric) + " is '" +
+                             e2eMetricUnit(p.metric) + "', found '" + cells[10] + "'");
+    }
+    if (p.metric == E2eMetric::TpotMs && p.outputLen < 2)
+      return bad("output_len", "tpot_ms needs at least 2 output tokens");
+    out.push_back(std::move(p));
+  }
+  if (out.empty()) return Error{file, "", "", "holds no measured points"};
+  return out;
+}
+
+Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint>& points,
+                                                 const GpuSpec& gpu, const std::string& gpuArg,
+                                                 std::vector<std::string>& notes,
+                                                 const Catalog& cat) {
+  std::vector<PreparedPoint> out;
+  std::map<std::string, ModelArch> models;
+  auto lower = [](std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::map<std::string, int> otherGpus;
+  for (const auto& p : points) {
+    auto bad = [&](const std::string& field, const std::string& msg) {
+      const auto space = p.origin.rfind(" row ");
+      return Error{space == std::string::npos ? p.origin : p.origin.substr(0, space),
+                   space == std::string::npos ? "" : p.origin.substr(space + 1), field, msg};
+    };
+    // The point's GPU: the one the fit is for (by id or by the path given), else another
+    // catalog GPU (left out), else an error.
+    const std::string g = lower(p.gpu);
+    if (g != lower(gpu.id) && g != lower(gpuArg)) {
+      auto other = cat.resolveGpu(p.gpu);
+      if (!other) return bad("gpu", "'" + p.gpu + "' is neither --gpu nor a catalog GPU id");
+      ++otherGpus[p.gpu];
+      continue;
+    }
+    auto it = models.find(p.model);
+    if (it == models.end()) {
+      std::string path = p.model;
+      std::error_code ec;
+      if (!p.baseDir.empty() && std::filesystem::path(p.model).is_relative() &&
+          std::filesystem::exists(std::filesystem::path(p.baseDir) / p.model, ec)) {
+        path = (std::filesystem::path(p.baseDir) / p.model).string();
+      }
+      auto m = cat.resolveModel(path);
+      if (!m) {
+        return bad("model", "'" + p.model + "' is neither a catalog model id (" + cat.modelIds() +
+                                ") nor a config.json path");
+      }
+      it = models.emplace(p.model, std::move(*m)).first;
+    }
+    auto cands = makeCandidates({p.scheme}, "", "", "", cat);
+    if (!cands) return bad("scheme", cands.error().message);
+    PreparedPoint pp;
+    pp.point = p;
+    pp.candidate = cands->front();
+    Scenario& s = pp.scenario;
+    s.model = it->second;
+    s.gpu = gpu;
+    s.gpu.calibration.reset();
+    s.tp = p.tp;
+    s.kvBytesPerElement = kvBytesForDtype(p.kvDtype);
+    s.maxModelLen = static_cast<std::int64_t>(p.inputLen + p.outputLen);
+    cat.setFallbacks(s);
+    if (auto e = validateScenario(s)) return bad(e->field, e->message);
+    auto curve = buildStepCurve(s, countParams(s.model), pp.candidate);
+    if (!curve) return bad("tp", curve.error().message);
+    out.push_back(std::move(pp));
+  }
+  for (const auto& [name, n] : otherGpus) {
+    notes.push_back(std::to_string(n) + " point" + (n == 1 ? "" : "s") + " on " + name +
+                    " left out (the fit is for " + (gpu.id.empty() ? gpuArg : gpu.id) + ")");
+  }
+  return out;
+}
+
+double predictPoint(const PreparedPoint& pp, const Efficiency& eff) {
+  Scenario s = pp.scenario;
+  s.efficiency = eff;
+  auto curve = buildStepCurve(s, countParams(s.model), pp.candidate);
+  if (!curve) return std::nan("");
+  const MeasuredPoint& p = pp.point;
+  switch (p.metric) {
+    case E2eMetric::PrefillMs:
+      return curve->prefillSeconds(p.batch, p.inputLen) * 1e3;
+    case E2eMetric::DecodeStepMs:
+      // The run's middle decode step.
+      return curve->decodeStepSeconds(p.batch, p.inputLen + std::floor(p.outputLen / 2)) * 1e3;
+    default:
+      break;
+  }
+  const auto x = predictStaticBatch(*curve, p.batch, p.inputLen, p.outputLen);
+  switch (p.metric) {
+    case E2eMetric::E2eLatencyS:
+      return x.e2eLatencyS;
+    case E2eMetric::TtftMs:
+      return x.ttftMs;
+    case E2eMetric::TpotMs:
+      return x.tpotMs;
+    case E2eMetric::OutputTokS:
+      return x.outputTokensPerS;
+    case E2eMetric::TotalTokS:
+      return x.totalTokensPerS;
+    default:
+      return x.e2eLatencyS;
+  }
+}
+
+bool E2eFitRange::contains(double batch, double inputLen, double outputLen) const {
+  auto in = [](double v, double lo, double hi) {
+    return v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9);
+  };
+  return in(batch, batchMin, batchMax) && in(inputLen, inputMin, inputMax) &&
+         in(outputLen, outputMin, outputMax);
+}
+
+Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta) {
+  Efficiency e = eff;
+  double v = getConstant(e, name);
+  if (name.rfind(kDequantPrefix, 0) == 0 && !(v > 0)) v = 1e-16;
+  setConstant(e, name, v * std::exp(delta));
+  return e;
+}
+
+double studentTQuantile(double level, int dof) {
+  // Normal quantile by Acklam's rational approximation, then the Cornish-Fisher expansion
+  // of Student's t in 1/dof (accurate to ~1e-3 for dof >= 3).
+  const double p = 0.5 + 0.5 * std::clamp(level, 0.0, 0.999999);
+  const double q = p - 0.5;
+  double z = 0;
+  if (p <= 0.97575) {
+    const double r = q * q;
+    const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                        1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+    const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                        6.680131188771972e+01, -1.328068155288572e+01};
+    z = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+        (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+  } else {
+    const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                        -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+    const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                        3.754408661907416e+00};
+    const double r = std::sqrt(-2 * std::log(1 - p));
+    z = -(((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5]) /
+        ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1);
+  }
+  if (dof <= 0) return z;
+  const double v = static_cast<double>(dof);
+  const double z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z;
+  return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v) +
+         (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
+}
+
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source) {
+  if (points.empty()) return Error{source, "", "", "no measured points for this GPU"};
+  // Candidate constants: t0 and η_β always; η_P of every tensor path a point's GEMMs run on;
+  // the dequant cost of every kernel class with a conversion (c > 0).
+  std::vector<std::string> names{kOverhead, kBandwidth};
+  Efficiency start;
+  start.overheadMs = 1.0;
+  start.bandwidthEff = 0.8;
+  {
+    std::set<std::string> paths, dequant;
+    for (const auto& pp : points) {
+      auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
+      if (!curve) continue;
+      for (const auto& k : curve->kinds) {
+        if (!k.present) continue;
+        paths.insert(tensorPathName(k.effectivePath));
+        if (k.effectiveC > 0) dequant.insert(k.runsAs);
+      }
+    }
+    for (const auto& p : paths) {
+      names.push_back(kComputePrefix + p);
+      start.computeEff[p] = 0.7;
+    }
+    for (const auto& d : dequant) {
+      names.push_back(kDequantPrefix + d);
+      // Start at the counted c/D of that kernel class (any point using it gives D and c).
+      for (const auto& pp : points) {
+        auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
+        if (!curve) continue;
+        for (const auto& k : curve->kinds) {
+          if (k.present && k.runsAs == d) start.dequantSPerWeight[d] = k.dequantSPerWeight;
+        }
+      }
+    }
+  }
+  const std::size_t n = points.size();
+  std::vector<double> measured(n);
+  for (std::size_t i = 0; i < n; ++i) measured[i] = points[i].point.value;
+  auto residualsAt = [&](const Efficiency& e, std::vector<double>& r) {
+    r.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double p = predictPoint(points[i], e);
+      if (!(p > 0) || !std::isfinite(p)) return false;
+      r[i] = std::log(p / measured[i]);
+    }
+    return true;
+  };
+  auto jacobianAt = [&](const Efficiency& e, const std::vector<std::string>& ps,
+                        std::vector<double>& jac) {
+    const double h = 1e-4;
+    jac.assign(n * ps.size(), 0.0);
+    std::vector<double> up, dn;
+    for (std::size_t k = 0; k < ps.size(); ++k) {
+      if (!residualsAt(perturbed(e, ps[k], h), up) || !residualsAt(perturbed(e, ps[k], -h), dn))
+        return false;
+      for (std::size_t i = 0; i < n; ++i) jac[i * ps.size() + k] = (up[i] - dn[i]) / (2 * h);
+    }
+    return true;
+  };
+  // Keep only the constants some point depends on (|∂ ln pred / ∂ ln c| ≥ 1% somewhere).
+  std::vector<std::string> params;
+  std::vector<std::string> fixedNames;
+  {
+    std::vector<double> jac;
+    if (!jacobianAt(start, names, jac))
+      return Error{source, "", "", "the model cannot predict these points (check their figures)"};
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      double most = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        most = std::max(most, std::abs(jac[i * names.size() + k]));
+      (most >= 0.01 ? params : fixedNames).push_back(names[k]);
+    }
+  }
+  Efficiency eff = start;
+  for (const auto& f : fixedNames) {
+    // A constant no point depends on keeps the datasheet value.
+    if (f == kOverhead) eff.overheadMs = 0;
+    if (f == kBandwidth) eff.bandwidthEff = 1;
+    if (f.rfind(kComputePrefix, 0) == 0)
+      eff.computeEff.erase(f.substr(std::string(kComputePrefix).size()));
+    if (f.rfind(kDequantPrefix, 0) == 0)
+      eff.dequantSPerWeight.erase(f.substr(std::string(kDequantPrefix).size()));
+  }
+  const std::size_t p = params.size();
+  if (n < p || n == 0) {
+    std::string list;
+    for (const auto& q : params) list += (list.empty() ? "" : ", ") + q;
+    return Error{source, "", "points",
+                 std::to_string(n) + " point" + (n == 1 ? "" : "s") + " cannot determine " +
+                     std::to_string(p) + " constants (" + list + "); measure more batches, " +
+                     "lengths or schemes"};
+  }
+  // Levenberg-Marquardt on Huber-weighted log residuals (iteratively reweighted).
+  std::vector<double> r, jac, w(n, 1.0);
+  if (!residualsAt(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+  auto cost = [&](const std::vector<double>& res) {
+    double c = 0;
+    for (std::size_t i = 0; i < n; ++i) c += w[i] * res[i] * res[i];
+    return c;
+  };
+  double lambda = 1e-3;
+  double scale = 0.05;  // robust scale of the residuals, updated each round
+  std::vector<double> normal, rhs;
+  for (int iter = 0; iter < 200; ++iter) {
+    // Huber weights from the current residuals with a MAD scale (floor 1%).
+    {
+      std::vector<double> absr(n);
+      for (std::size_t i = 0; i < n; ++i) absr[i] = std::abs(r[i]);
+      scale = std::max(1.4826 * medianOf(absr), 0.01);
+      const double k = 1.345 * scale;
+      for (std::size_t i = 0; i < n; ++i) w[i] = absr[i] <= k ? 1.0 : k / absr[i];
+    }
+    if (!jacobianAt(eff, params, jac)) break;
+    normal.assign(p * p, 0.0);
+    rhs.assign(p, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t a = 0; a < p; ++a) {
+        rhs[a] -= w[i] * jac[i * p + a] * r[i];
+        for (std::size_t b = 0; b < p; ++b)
+          normal[a * p + b] += w[i] * jac[i * p + a] * jac[i * p + b];
+      }
+    }
+    const double before = cost(r);
+    bool improved = false;
+    for (int tries = 0; tries < 20 && !improved; ++tries) {
+      std::vector<double> damped = normal, step = rhs;
+      for (std::size_t a = 0; a < p; ++a) damped[a * p + a] *= 1 + lambda;
+      for (std::size_t a = 0; a < p; ++a) damped[a * p + a] += 1e-12;
+      if (!solveSymmetric(damped, p, step, nullptr, 1e-14)) {
+        lambda *= 10;
+        continue;
+      }
+      Efficiency trial = eff;
+      for (std::size_t a = 0; a < p; ++a) {
+        trial = perturbed(trial, params[a], std::clamp(step[a], -2.0, 2.0));
+      }
+      // Keep constants in their accepted ranges.
+      trial.bandwidthEff = std::clamp(trial.bandwidthEff, 1e-3, kMaxEfficiency);
+      trial.overheadMs = std::clamp(trial.overheadMs, 1e-6, kMaxOverheadMs);
+      for (auto& [key, v] : trial.computeEff) v = std::clamp(v, 1e-3, kMaxEfficiency);
+      for (auto& [key, v] : trial.dequantSPerWeight)
+        v = std::clamp(v, 1e-18, kMaxDequantSPerWeight);
+      std::vector<double> rt;
+      if (residualsAt(trial, rt) && cost(rt) < before) {
+        eff = trial;
+        r = rt;
+        lambda = std::max(lambda / 10, 1e-9);
+        improved = true;
+        double moved = 0;
+        for (double s : step) moved = std::max(moved, std::abs(s));
+        if (moved < 1e-7) iter = 1000;
+      } else {
+        lambda *= 10;
+      }
+    }
+    if (!improved) break;
+  }
+  // Identifiability: the weighted normal matrix, columns scaled to unit diagonal, must be
+  // well conditioned; else name the constants the points cannot tell apart.
+  if (!jacobianAt(eff, params, jac))
+    return Error{source, "", "", "the model cannot predict these points at the fitted values"};
+  normal.assign(p * p, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < p; ++a)
+      for (std::size_t b = 0; b < p; ++b)
+        normal[a * p + b] += w[i] * jac[i * p + a] * jac[i * p + b];
+  std::vector<double> scaled = normal;
+  for (std::size_t a = 0; a < p; ++a)
+    for (std::size_t b = 0; b < p; ++b) {
+      const double d = std::sqrt(normal[a * p + a] * normal[b * p + b]);
+      scaled[a * p + b] = d > 0 ? normal[a * p + b] / d : 0.0;
+    }
+  std::vector<double> dummy(p, 0.0), inverse;
+  bool conditioned = solveSymmetric(scaled, p, dummy, &inverse, 1e-9);
+  if (conditioned) {
+    for (std::size_t a = 0; a < p; ++a) conditioned = conditioned && inverse[a * p + a] < 1e6;
+  }
+  if (!conditioned) {
+    // Name the pair with the strongest correlation.
+    std::string pair;
+    double worst = -1;
+    for (std::size_t a = 0; a < p; ++a)
+      for (std::size_t b = a + 1; b < p; ++b)
+        if (std::abs(scaled[a * p + b]) > worst) {
+          worst = std::abs(scaled[a * p + b]);
+          pair = params[a] + " and " + params[b];
+        }
+    return Error{
+        source, "", "points",
+        "these points cannot determine the constants: " + (pair.empty() ? params.front() : pair) +
+            " change the predictions alike; add points at other batches, lengths or "
+            "schemes"};
+  }
+  E2eFit fit;
+  fit.dof = static_cast<int>(n - p);
+  // Residual scale: weighted RMS over the degrees of freedom (the robust MAD scale when no
+  // degree of freedom is left).
+  double ss = 0, sw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ss += w[i] * r[i] * r[i];
+    sw += w[i];
+  }
+  fit.sigmaLog = fit.dof > 0 ? std::sqrt(ss / static_cast<double>(fit.dof) *
+                                         static_cast<double>(n) / std::max(sw, 1e-12))
+                             : 0.0;
+  // Covariance of the ln-constants: σ²·(JᵀWJ)⁻¹ (unscale the inverse).
+  fit.covariance.assign(p * p, 0.0);
+  for (std::size_t a = 0; a < p; ++a)
+    for (std::size_t b = 0; b < p; ++b) {
+      const double d = std::sqrt(normal[a * p + a] * normal[b * p + b]);
+      fit.covariance[a * p + b] = d > 0 ? fit.sigmaLog * fit.sigmaLog * inverse[a * p + b] / d : 0;
+    }
+  eff.source = source;
+  fit.efficiency = eff;
+  for (std::size_t a = 0; a < p; ++a) {
+    const double v = getConstant(eff, params[a]);
+    fit.constants.push_back({params[a], v, v * std::sqrt(fit.covariance[a * p + a])});
+  }
+  fit.fixed = fixedNames;
+  Efficiency datasheet;
+  std::vector<double> errs, dsErrs;
+  bool first = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& pt = points[i].point;
+    E2eFitResidual res;
+    res.origin = pt.origin;
+    res.metric = e2eMetricName(pt.metric);
+    res.measured = pt.value;
+    res.fitted = predictPoint(points[i], eff);
+    res.datasheet = predictPoint(points[i], datasheet);
+    res.logResidual = r[i];
+    res.weight = w[i];
+    errs.push_back(std::abs(res.fitted / res.measured - 1) * 100);
+    dsErrs.push_back(std::abs(res.datasheet / res.measured - 1) * 100);
+    fit.residuals.push_back(res);
+    auto& g = fit.range;
+    if (first) {
+      g = {pt.batch, pt.batch, pt.inputLen, pt.inputLen, pt.outputLen, pt.outputLen};
+      first = false;
+    }
+    g.batchMin = std::min(g.batchMin, pt.batch);
+    g.batchMax = std::max(g.batchMax, pt.batch);
+    g.inputMin = std::min(g.inputMin, pt.inputLen);
+    g.inputMax = std::max(g.inputMax, pt.inputLen);
+    g.outputMin = std::min(g.outputMin, pt.outputLen);
+    g.outputMax = std::max(g.outputMax, pt.outputLen);
+  }
+  fit.medianAbsErrorPct = medianOf(errs);
+  fit.datasheetMedianAbsErrorPct = medianOf(dsErrs);
+  return fit;
+}
+
+GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source) {
+  GpuCalibration c;
+  c.source = source;
+  const Efficiency& e = fit.efficiency;
+  c.overheadMs = e.overheadMs;
+  c.bandwidthEfficiency = e.bandwidthEff;
+  c.computeEfficiency = e.computeEff;
+  c.dequantSPerWeight = e.dequantSPerWeight;
+  Json rec;
+  Json names = Json::array(), consts = Json::object();
+  for (const auto& k : fit.constants) {
+    names.push_back(k.name);
+    consts[k.name] = {{"value", k.value}, {"spread", k.spread}};
+  }
+  rec["constants"] = consts;
+  rec["names"] = names;
+  rec["not_determined"] = fit.fixed;
+  rec["covariance"] = fit.covariance;
+  rec["sigma_log"] = fit.sigmaLog;
+  rec["dof"] = fit.dof;
+  rec["median_abs_error_pct"] = fit.medianAbsErrorPct;
+  rec["datasheet_median_abs_error_pct"] = fit.datasheetMedianAbsErrorPct;
+  rec["range"] = {{"batch", {fit.range.batchMin, fit.range.batchMax}},
+                  {"input_len", {fit.range.inputMin, fit.range.inputMax}},
+                  {"output_len", {fit.range.outputMin, fit.range.outputMax}}};
+  Json res = Json::array();
+  for (const auto& r : fit.residuals) {
+    res.push_back({{"point", r.origin},
+                   {"metric", r.metric},
+                   {"measured", r.measured},
+                   {"fitted", r.fitted},
+                   {"datasheet", r.datasheet},
+                   {"log_residual", r.logResidual}});
+  }
+  rec["residuals"] = res;
+  Json extra = Json::object();
+  extra["e2e_fit"] = rec;
+  c.extraJson = extra.dump();
+  return c;
+}
+
+std::optional<E2eFitRecord> e2eFitRecord(const std::string& calibrationExtra) {
+  const Json j = Json::parse(calibrationExtra, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("e2e_fit")) return std::nullopt;
+  const Json& f = j["e2e_fit"];
+  E2eFitRecord r;
+  try {
+    r.names = f.at("names").get<std::vector<std::string>>();
+    r.covariance = f.at("covariance").get<std::vector<double>>();
+    r.sigmaLog = f.at("sigma_log").get<double>();
+    r.dof = f.at("dof").get<int>();
+    const Json& g = f.at("range");
+    r.range = {g.at("batch")[0].get<double>(),      g.at("batch")[1].get<double>(),
+               g.at("input_len")[0].get<double>(),  g.at("input_len")[1].get<double>(),
+               g.at("output_len")[0].get<double>(), g.at("output_len")[1].get<double>()};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (r.covariance.size() != r.names.size() * r.names.size() || !std::isfinite(r.sigmaLog))
+    return std::nullopt;
+  return r;
+}
+
+}  // namespace qf

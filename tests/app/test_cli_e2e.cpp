@@ -1,0 +1,189 @@
+// qfront model --input-len/--output-len and qfront calibrate POINTS.csv as a user runs them.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli.hpp"
+#include "support/temp_dir.hpp"
+
+using qf::testing::TempDir;
+
+namespace {
+struct Run {
+  int rc;
+  std::string out, err;
+};
+Run qfront(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int rc = qf::cli::run(args, out, err);
+  return {rc, out.str(), err.str()};
+}
+void write(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+std::size_t lines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+}  // namespace
+
+TEST_CASE("qfront model --input-len --output-len in JSON, CSV and table", "[cli][e2e]") {
+  const std::vector<std::string> base{
+      "model",    "--model",         "llama-3-8b", "--gpu",         "h100-sxm",
+      "--scheme", "bf16,w4a16-g128", "--batch",    "1,16",          "--input-len",
+      "2048",     "--output-len",    "128",        "--overhead-ms", "2"};
+  auto args = base;
+  args.insert(args.end(), {"--format", "json"});
+  const auto r = qfront(args);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["scenario"]["input_len"] == 2048);
+  CHECK(j["scenario"]["output_len"] == 128);
+  CHECK(j["efficiency"]["overhead_ms"] == 2.0);
+  for (const auto& s : j["schemes"]) {
+    for (const auto& p : s["points"]) {
+      const double b = p["batch"];
+      const double lat = p["e2e_latency_s"];
+      const double ttft = p["ttft_ms"];
+      const double tpot = p["tpot_ms"];
+      CHECK(lat == Approx(ttft / 1e3 + 127 * tpot / 1e3).epsilon(1e-12));
+      CHECK(double(p["output_tokens_per_s"]) == Approx(b * 128 / lat));
+      CHECK(double(p["total_tokens_per_s"]) == Approx(b * 2176 / lat));
+      // The overhead is in every step: TPOT is at least the memory floor + 2 ms.
+      CHECK(tpot > double(p["step_ms"]) - 1e-9);
+    }
+  }
+  args = base;
+  args.insert(args.end(), {"--format", "csv"});
+  const auto c = qfront(args);
+  REQUIRE(c.rc == 0);
+  CHECK(c.out.rfind("scheme,batch,step_ms,tokens_per_s,bound,compute_eff,bw_eff,overhead_ms,"
+                    "efficiency_source,input_len,output_len,ttft_ms,tpot_ms,e2e_latency_s,output_"
+                    "tokens_per_s,total_tokens_per_s\n",
+                    0) == 0);
+  CHECK(lines(c.out) == 5);
+  const auto t = qfront(base);
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("static batch of 2048 prompt + 128 output tokens") != std::string::npos);
+  CHECK(t.out.find("TTFT ms") != std::string::npos);
+  // Without the lengths, no end-to-end columns.
+  const auto plain = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
+                             "bf16", "--batch", "1", "--format", "csv"});
+  REQUIRE(plain.rc == 0);
+  CHECK(plain.out.find("ttft_ms") == std::string::npos);
+  // One length alone, or a bad one, is refused with exit 2.
+  for (const auto& bad :
+       std::vector<std::vector<std::string>>{{"--input-len", "128"},
+                                             {"--input-len", "0", "--output-len", "5"},
+                                             {"--input-len", "12", "--output-len", "x"}}) {
+    std::vector<std::string> a{"model", "--model", "llama-3-8b", "--gpu", "h100-sxm"};
+    a.insert(a.end(), bad.begin(), bad.end());
+    const auto b = qfront(a);
+    CHECK(b.rc == 2);
+    CHECK(lines(b.err) == 1);
+  }
+}
+
+TEST_CASE("qfront calibrate POINTS.csv fits, writes a GPU file qfront model reads", "[cli][e2e]") {
+  TempDir dir;
+  // Points made by the model itself with known constants (t0 4 ms, η_β 0.8, η_P bf16 0.6,
+  // W4A16 dequant 5e-13 s/weight), then read back from the CSV.
+  std::string csv = "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit\n";
+  const std::string gpuFile = dir.file("truth.json");
+  {
+    const auto cat = qfront({"catalog", "--format", "json"});
+    REQUIRE(cat.rc == 0);
+    auto gpu = nlohmann::json::parse(cat.out)["gpus"][0];
+    REQUIRE(gpu["id"] == "h100-sxm");
+    gpu["calibration"] = {{"source", "truth"},
+                          {"overhead_ms", 4.0},
+                          {"bandwidth_efficiency", 0.8},
+                          {"compute_efficiency", {{"bf16", 0.6}}},
+                          {"dequant_s_per_weight", {{"w4a16-g128", 5e-13}}}};
+    write(gpuFile, gpu.dump());
+  }
+  for (const char* scheme : {"bf16", "w4a16-g128"}) {
+    for (const char* batch : {"1", "8", "64"}) {
+      for (auto [in, out] : {std::pair{"128", "256"}, {"2048", "128"}}) {
+        const auto r =
+            qfront({"model", "--model", "llama-3-8b", "--gpu", gpuFile, "--scheme", scheme,
+                    "--batch", batch, "--input-len", in, "--output-len", out, "--format", "json"});
+        REQUIRE(r.rc == 0);
+        const auto p = nlohmann::json::parse(r.out)["schemes"][0]["points"][0];
+        std::ostringstream row;
+        row.precision(12);
+        row << "llama-3-8b,h100-sxm,1," << scheme << ",bf16," << batch << "," << in << "," << out
+            << ",e2e_latency_s," << double(p["e2e_latency_s"]) << ",s\n";
+        row << "llama-3-8b,h100-sxm,1," << scheme << ",bf16," << batch << "," << in << "," << out
+            << ",ttft_ms," << double(p["ttft_ms"]) << ",ms\n";
+        csv += row.str();
+      }
+    }
+  }
+  // A row of another GPU is left out with a note.
+  csv += "llama-3-8b,a100-80gb,1,bf16,bf16,1,128,128,e2e_latency_s,3.0,s\n";
+  const std::string points = dir.file("points.csv");
+  write(points, csv);
+  const std::string outGpu = dir.file("h100.cal.json");
+  const auto r =
+      qfront({"calibrate", points, "--gpu", "h100-sxm", "-o", outGpu, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("1 point on a100-80gb left out") != std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& cal = j["calibration"];
+  CHECK(double(cal["overhead_ms"]) == Approx(4.0).epsilon(1e-3));
+  CHECK(double(cal["bandwidth_efficiency"]) == Approx(0.8).epsilon(1e-3));
+  CHECK(double(cal["compute_efficiency"]["bf16"]) == Approx(0.6).epsilon(1e-3));
+  CHECK(double(cal["dequant_s_per_weight"]["w4a16-g128"]) == Approx(5e-13).epsilon(1e-3));
+  CHECK(cal["e2e_fit"]["residuals"].size() == 24);
+  // The written file is a GPU file qfront model reads, and says where its constants came from.
+  const auto m = qfront({"model", "--model", "llama-3-8b", "--gpu", outGpu, "--scheme", "bf16",
+                         "--batch", "1", "--format", "json"});
+  REQUIRE(m.rc == 0);
+  CHECK(nlohmann::json::parse(m.out)["efficiency"]["source"].get<std::string>().find(
+            "qfront calibrate on") != std::string::npos);
+  // The table lists every constant with its spread and every point's residual.
+  const auto t = qfront({"calibrate", points, "--gpu", "h100-sxm"});
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("overhead_ms") != std::string::npos);
+  CHECK(t.out.find("points.csv row 25") != std::string::npos);
+}
+
+TEST_CASE("qfront calibrate POINTS.csv refuses bad input with one line and writes nothing",
+          "[cli][e2e]") {
+  TempDir dir;
+  const std::string header =
+      "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit\n";
+  const std::string ok = "llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,1.2,s\n";
+  struct Case {
+    std::string body;
+    std::string says;
+  };
+  for (const auto& c : std::vector<Case>{
+           {ok + "llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s\n", "row 3"},
+           {ok + "llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,speed,3,s\n", "metric"},
+           {ok + "llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,-3,s\n", "value"},
+           {ok + "nope,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,3,s\n", "model"},
+           {ok + "llama-3-8b,nope,1,bf16,bf16,1,128,128,e2e_latency_s,3,s\n", "gpu"},
+           {ok, "cannot determine"}}) {
+    const std::string path = dir.file("bad.csv");
+    const std::string outGpu = dir.file("out.json");
+    write(path, header + c.body);
+    const auto r = qfront({"calibrate", path, "--gpu", "h100-sxm", "-o", outGpu});
+    CHECK(r.rc == 2);
+    CHECK(lines(r.err) == 1);
+    CHECK(r.err.find(c.says) != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(outGpu));
+  }
+  // --gpu is required for a CSV.
+  const std::string path = dir.file("p.csv");
+  write(path, header + ok);
+  const auto r = qfront({"calibrate", path});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("--gpu") != std::string::npos);
+}

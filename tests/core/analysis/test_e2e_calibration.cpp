@@ -1,0 +1,195 @@
+// End-to-end calibration: constants recovered from synthetic points, bad CSVs refused.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include <quantfront/core/analysis/e2e_calibration.hpp>
+#include <quantfront/core/model/catalog.hpp>
+
+using namespace qf;
+
+namespace {
+
+const GpuSpec& h100() {
+  static const GpuSpec g = *Catalog::bundled().resolveGpu("h100-sxm");
+  return g;
+}
+
+Efficiency trueConstants() {
+  Efficiency e;
+  e.overheadMs = 3.0;
+  e.bandwidthEff = 0.85;
+  e.computeEff = {{"bf16", 0.70}, {"fp8", 0.55}};
+  e.dequantSPerWeight = {{"w4a16-g128", 4e-13}};
+  return e;
+}
+
+/// Points of Llama-3-8B on an H100 made with `truth`, each times exp(N(0, noise)).
+std::vector<PreparedPoint> synthetic(const Efficiency& truth, double noise, unsigned seed) {
+  std::vector<MeasuredPoint> raw;
+  for (const char* scheme : {"bf16", "w8a8-fp8", "w4a16-g128"}) {
+    for (double batch : {1.0, 4.0, 16.0, 64.0, 256.0}) {
+      for (auto [in, outLen] : {std::pair{128.0, 128.0}, {2048.0, 128.0}, {512.0, 512.0}}) {
+        for (E2eMetric m : {E2eMetric::E2eLatencyS, E2eMetric::TtftMs, E2eMetric::TpotMs}) {
+          MeasuredPoint p;
+          p.model = "llama-3-8b";
+          p.gpu = "h100-sxm";
+          p.scheme = scheme;
+          p.batch = batch;
+          p.inputLen = in;
+          p.outputLen = outLen;
+          p.metric = m;
+          p.value = 1;
+          p.origin = "synthetic row " + std::to_string(raw.size() + 2);
+          raw.push_back(p);
+        }
+      }
+    }
+  }
+  std::vector<std::string> notes;
+  auto prepared = preparePoints(raw, h100(), "h100-sxm", notes);
+  REQUIRE(prepared.ok());
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0.0, 1.0);
+  for (auto& pp : *prepared) pp.point.value = predictPoint(pp, truth) * std::exp(noise * n01(rng));
+  return *prepared;
+}
+
+double constantOf(const E2eFit& fit, const std::string& name) {
+  for (const auto& c : fit.constants) {
+    if (c.name == name) return c.value;
+  }
+  FAIL("constant " << name << " not fitted");
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("each constant is recovered within 3% from noisy synthetic points",
+          "[calibration][e2e]") {
+  const Efficiency truth = trueConstants();
+  const auto points = synthetic(truth, 0.01, 7);
+  auto fit = fitEndToEnd(points, "synthetic");
+  REQUIRE(fit.ok());
+  CHECK(constantOf(*fit, "overhead_ms") == Approx(3.0).epsilon(0.03));
+  CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(0.85).epsilon(0.03));
+  CHECK(constantOf(*fit, "compute_efficiency.bf16") == Approx(0.70).epsilon(0.03));
+  CHECK(constantOf(*fit, "compute_efficiency.fp8") == Approx(0.55).epsilon(0.03));
+  CHECK(constantOf(*fit, "dequant_s_per_weight.w4a16-g128") == Approx(4e-13).epsilon(0.03));
+  // The residual scale is the noise's; every spread is small and positive.
+  CHECK(fit->sigmaLog == Approx(0.01).epsilon(0.3));
+  for (const auto& c : fit->constants) {
+    CHECK(c.spread > 0);
+    CHECK(c.spread < 0.03 * c.value);
+  }
+  CHECK(fit->medianAbsErrorPct < 1.5);
+  // The datasheet model is far off the same points (always too fast).
+  CHECK(fit->datasheetMedianAbsErrorPct > 20);
+  CHECK(fit->residuals.size() == points.size());
+}
+
+TEST_CASE("a robust fit shrugs off a few wild points", "[calibration][e2e]") {
+  auto points = synthetic(trueConstants(), 0.005, 11);
+  // Three points off by 2x (a mislabelled run).
+  for (std::size_t i : {3u, 40u, 100u}) points[i].point.value *= 2.0;
+  auto fit = fitEndToEnd(points, "synthetic");
+  REQUIRE(fit.ok());
+  CHECK(constantOf(*fit, "overhead_ms") == Approx(3.0).epsilon(0.03));
+  CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(0.85).epsilon(0.03));
+  CHECK(fit->residuals[40].weight < 0.2);
+}
+
+TEST_CASE("a fit the points cannot determine is refused", "[calibration][e2e]") {
+  auto points = synthetic(trueConstants(), 0.0, 1);
+  // One scheme at one batch and one length: three points for t0, η_β and more.
+  std::vector<PreparedPoint> few;
+  for (const auto& p : points) {
+    if (p.point.scheme == "bf16" && p.point.batch == 1 && p.point.inputLen == 128 &&
+        p.point.metric != E2eMetric::TtftMs)
+      few.push_back(p);
+  }
+  REQUIRE(few.size() == 2);
+  auto fit = fitEndToEnd(few, "few.csv");
+  REQUIRE_FALSE(fit.ok());
+  CHECK(fit.error().message.find("cannot determine") != std::string::npos);
+  // The same conditions measured twice: two points, but t0 and η_β move both alike.
+  std::vector<PreparedPoint> collinear;
+  for (const auto& p : points) {
+    if (p.point.scheme == "bf16" && p.point.batch == 1 && p.point.inputLen == 128 &&
+        p.point.metric == E2eMetric::TpotMs)
+      collinear.push_back(p);
+  }
+  REQUIRE(collinear.size() == 1);
+  collinear.push_back(collinear.front());
+  collinear.back().point.value *= 1.02;
+  auto fit2 = fitEndToEnd(collinear, "collinear.csv");
+  REQUIRE_FALSE(fit2.ok());
+  CHECK(fit2.error().message.find("cannot determine") != std::string::npos);
+}
+
+TEST_CASE("the measured-points CSV: detection, parsing and bad rows", "[calibration][e2e]") {
+  const std::string header = kMeasuredPointsHeader;
+  const std::string good = header +
+                           "\nllama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,0.9,s\n"
+                           "llama-3-8b,h100-sxm,1,w4a16-g128,,16,2048,128,ttft_ms,310,ms\r\n";
+  CHECK(isMeasuredPointsCsv(good));
+  CHECK_FALSE(isMeasuredPointsCsv("model,gpu,tp\n"));
+  auto pts = parseMeasuredPointsCsv(good, "/tmp/p.csv");
+  REQUIRE(pts.ok());
+  REQUIRE(pts->size() == 2);
+  CHECK((*pts)[1].metric == E2eMetric::TtftMs);
+  CHECK((*pts)[1].kvDtype == "bf16");
+  CHECK((*pts)[1].batch == 16);
+  CHECK((*pts)[0].origin == "p.csv row 2");
+  struct Bad {
+    std::string row;
+    std::string field;
+  };
+  for (const auto& b : std::vector<Bad>{
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,0.9", "unit"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,latency,0.9,s", "metric"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,-1,s", "value"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,nan,s", "value"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,0,s", "value"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,0.9,ms", "unit"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,0,128,128,e2e_latency_s,0.9,s", "batch"},
+           {"llama-3-8b,h100-sxm,1,bf16,int3,1,128,128,e2e_latency_s,0.9,s", "kv_dtype"},
+           {"llama-3-8b,h100-sxm,1,bf16,bf16,1,128,1,tpot_ms,5,ms", "output_len"}}) {
+    auto r = parseMeasuredPointsCsv(header + "\n" + b.row + "\n", "p.csv");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().field == b.field);
+    CHECK(r.error().position == "row 2");
+    CHECK(r.error().file == "p.csv");
+  }
+  // A model or GPU that does not resolve names the row; another catalog GPU is left out.
+  auto mixed = parseMeasuredPointsCsv(
+      header +
+          "\nllama-3-8b,a100-80gb,1,bf16,bf16,1,128,128,e2e_latency_s,0.9,s\n"
+          "no-such-model,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,0.9,s\n",
+      "q.csv");
+  REQUIRE(mixed.ok());
+  std::vector<std::string> notes;
+  auto prep = preparePoints(*mixed, h100(), "h100-sxm", notes);
+  REQUIRE_FALSE(prep.ok());
+  CHECK(prep.error().field == "model");
+  CHECK(prep.error().position == "row 3");
+  notes.clear();
+  auto onlyOther = preparePoints({(*mixed)[0]}, h100(), "h100-sxm", notes);
+  REQUIRE(onlyOther.ok());
+  CHECK(onlyOther->empty());
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("a100-80gb left out") != std::string::npos);
+  auto unknownGpu = (*mixed)[0];
+  unknownGpu.gpu = "tpu-v9";
+  REQUIRE_FALSE(preparePoints({unknownGpu}, h100(), "h100-sxm", notes).ok());
+}
+
+TEST_CASE("Student-t quantiles", "[calibration][e2e]") {
+  CHECK(studentTQuantile(0.8, 0) == Approx(1.2816).epsilon(1e-3));
+  CHECK(studentTQuantile(0.8, 10) == Approx(1.3722).epsilon(2e-3));
+  CHECK(studentTQuantile(0.8, 4) == Approx(1.5332).epsilon(5e-3));
+  CHECK(studentTQuantile(0.95, 30) == Approx(2.0423).epsilon(2e-3));
+  CHECK(studentTQuantile(0.99, 0) == Approx(2.5758).epsilon(1e-3));
+}

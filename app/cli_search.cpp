@@ -107,7 +107,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (!m) return badInput(err, m.error());
   sp.model = *m;
   sp.perKind = perKind;
-  sp.fallbackC = cat.fallbackC();
+  sp.catalog = &cat;
   // Prices given on the command line, by GPU id.
   std::map<std::string, double> priceOf;
   for (const auto& list : prices) {

@@ -95,7 +95,7 @@ int main() {
     sp.schemes = cat.schemes();
     sp.perKind = true;
     sp.maxGpus = 16;
-    sp.fallbackC = cat.fallbackC();
+    sp.catalog = &cat;
     qf::DeployOptions o;
     o.workload = {1024, 128};
     o.sloTpotMs = 50;

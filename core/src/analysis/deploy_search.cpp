@@ -181,7 +181,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
           s.kvBytesPerElement = kvBytes[ki];
           s.memUtil = sp.memUtil;
           s.reserveGib = sp.reserveGib;
-          s.fallbackC = sp.fallbackC;
+          sp.catalog->setFallbacks(s);
           s.efficiency = efficiencyFromGpu(gpu);
           auto eng = engineServing(s, as.a);
           if (!eng) return eng.error();

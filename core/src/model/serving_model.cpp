@@ -19,62 +19,11 @@ double mixedStepS(const StepTimeModel& m, double decodeSeqs, double decodeContex
   return t + k * (m.prefillS(chunk, prefillContext) - m.decodeStepS(chunk, 0.0));
 }
 
-namespace {
-
-/// Attention of one sequence as the engine states it, at any context: the KV read
-/// (seconds per byte of KV) against the math (seconds per kept layer-token).
-struct AttentionCost {
-  ModelArch model;
-  double kvBytesPerElement = 2;
-  double sPerKvByte = 0;
-  double sPerLayerToken = 0;
-  bool linear = true;          ///< no windowed layer: kept tokens are L·c
-  double kvBytesPerToken = 0;  ///< per token of context, every layer
-  double layers = 0;
-
-  [[nodiscard]] double kvBytes(double c) const {
-    return linear ? kvBytesPerToken * c : model.kvBytesPerSequence(kvBytesPerElement, c);
-  }
-  [[nodiscard]] double kept(double c) const {
-    return linear ? layers * c : model.keptLayerTokens(c);
-  }
-  /// One decode token at context c.
-  [[nodiscard]] double decodeS(double c) const {
-    if (c <= 0) return 0.0;
-    return std::max(sPerKvByte * kvBytes(c), sPerLayerToken * kept(c));
-  }
-  /// n prompt tokens after c cached ones: each attends over c plus the prompt before it.
-  [[nodiscard]] double prefillS(double n, double c) const {
-    if (n <= 0) return 0.0;
-    return std::max(sPerKvByte * kvBytes(c + n), sPerLayerToken * n * kept(c + n / 2.0));
-  }
-};
-
-}  // namespace
-
 Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& cand) {
-  const ParamCounts params = countParams(s.model);
   Scenario base = s;
   base.contextTokens = 0;
-  auto curve = buildStepCurve(base, params, cand);
+  auto curve = buildStepCurve(base, countParams(s.model), cand);
   if (!curve) return curve.error();
-  // The per-token attention coefficients, read off a curve built at a reference context.
-  Scenario ref = s;
-  ref.contextTokens = 4096;
-  auto refCurve = buildStepCurve(ref, params, cand);
-  if (!refCurve) return refCurve.error();
-  auto attn = std::make_shared<AttentionCost>();
-  attn->model = s.model;
-  attn->kvBytesPerElement = s.kvBytesPerElement;
-  // Both sides are linear in what they count (KV bytes, kept layer-tokens), TP and η included.
-  const double refC = static_cast<double>(ref.contextTokens);
-  const double refBytes = s.model.kvBytesPerSequence(s.kvBytesPerElement, refC);
-  const double refKept = s.model.keptLayerTokens(refC);
-  attn->sPerKvByte = refBytes > 0 ? refCurve->attentionKvReadSPerSeq / refBytes : 0.0;
-  attn->sPerLayerToken = refKept > 0 ? refCurve->attentionMathSPerSeq / refKept : 0.0;
-  attn->linear = s.model.slidingLayerCount() == 0;
-  attn->kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
-  attn->layers = static_cast<double>(s.model.layers);
   EngineServing out;
   out.capacity = computeCapacity(base, *curve);
   if (out.capacity.fits && out.capacity.kvBytesPerToken > 0) {
@@ -82,14 +31,21 @@ Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& c
         (out.capacity.budgetGib - out.capacity.weightsGib) * 1024.0 * 1024.0 * 1024.0;
     out.kvCapacityTokens = freeBytes * static_cast<double>(s.tp) / out.capacity.kvBytesPerToken;
   }
-  auto c = std::make_shared<StepCurve>(std::move(*curve));
-  out.steps.prefillS = [c, attn](double tokens, double context) {
+  auto c = std::make_shared<const StepCurve>(std::move(*curve));
+  // A chunk of n prompt tokens after `context` cached ones: the engine's prefill of n tokens
+  // plus each token's attention over the cached context (the causal part is in prefillSeconds).
+  out.steps.prefillS = [c](double tokens, double context) {
     if (tokens <= 0) return 0.0;
-    return c->stepSeconds(tokens) + attn->prefillS(tokens, context);
+    double t = c->prefillSeconds(1.0, tokens);
+    if (context > 0) {
+      const auto& k = c->token;
+      t += k.attnMathS * (k.keptLayerTokensSum(context + 1.0, context + tokens) -
+                          k.keptLayerTokensSum(1.0, tokens));
+    }
+    return t;
   };
-  out.steps.decodeStepS = [c, attn](double batch, double context) {
-    if (batch <= 0) return 0.0;
-    return c->stepSeconds(batch) + batch * attn->decodeS(context);
+  out.steps.decodeStepS = [c](double batch, double context) {
+    return batch > 0 ? c->decodeStepSeconds(batch, context) : 0.0;
   };
   return out;
 }

@@ -41,7 +41,7 @@ struct DeploySpace {
   double tokenBudget = 8192;  ///< per step, per replica
   double memUtil = 0.92;
   double reserveGib = 6.0;
-  double fallbackC = 1.0;
+  const Catalog* catalog = &Catalog::bundled();  ///< its fallback kernels price missing paths
 };
 
 /// One configuration and its steady state.

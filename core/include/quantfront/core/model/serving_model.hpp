@@ -40,9 +40,9 @@ double mixedStepS(const StepTimeModel& m, double decodeSeqs, double decodeContex
 
 /// What a serving model needs of the analytic engine for one candidate on one scenario.
 struct EngineServing {
-  /// Decode: the step-time curve with the attention term at the given context. Prefill of n
-  /// tokens: the curve's weight-side cost at n tokens (every kind max(memory, compute) with its
-  /// dequant, the all-reduce of n tokens, t0) plus the prompt's attention.
+  /// Decode: the engine's decode step at the given context (StepCurve::decodeStepSeconds).
+  /// Prefill of n tokens after c cached ones: the engine's prefill of n tokens
+  /// (StepCurve::prefillSeconds) plus their attention over the c cached tokens.
   StepTimeModel steps;
   CapacityReport capacity;  ///< weights, KV per token (at the scenario's max model length)
   /// KV-cache tokens one replica holds (budget − weights over the KV bytes of a token of every

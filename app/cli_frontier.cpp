@@ -58,7 +58,9 @@ published) across candidates.
   --gate G            a gate every candidate must pass first; repeat it or separate gates by
                       commas. NAME>=X, NAME<=X, NAME>X, NAME<X, NAME==X, or relative to the
                       baseline: NAME>=baseline-0.5, NAME<=baseline+2, NAME>=baseline.
-                      Gates compare point estimates.
+                      A gate has three outcomes: pass or fail when the figure's whole
+                      interval is on one side of the threshold, undecided when the
+                      interval crosses it (a figure without an interval decides alone).
   --baseline ID       candidate that baseline-relative gates refer to
   --group-by model|none
                       model (default): one frontier per base model, so that relative
@@ -78,16 +80,20 @@ Classification of the passing candidates over the objectives:
   uncertain   dominated on point estimates, but not clearly: the intervals overlap;
   dominated   clearly dominated: some candidate's pessimistic interval end is at least as
               good as this one's optimistic end on every objective, strictly on one.
-  gated out   failed a gate (or lacks a gated or objective metric: "missing metric X");
-              listed with the gate it failed, never dropped.
+  gated out   failed a gate: its whole interval fails; listed with the gate, never dropped.
+  undecided   failed no gate, but a gate's interval crosses its threshold: more samples
+              are needed before it can pass or fail; not placed on the frontier.
+  not scored  lacks a gated or objective metric ("missing metric X"): not a failure, the
+              candidate was not measured on it.
 
 JSON: {"frontier": [ids], "uncertain": [ids],
        "dominated": [{"id", "by": [ids], "by_truncated": bool}],
-       "gated_out": [{"id", "gate", "reason"}], "objectives": [{"metric", "direction"}],
+       "gated_out": [{"id", "gate", "reason"}], "undecided": [...], "not_scored": [...]
+       (the same shape), "objectives": [{"metric", "direction"}],
        "uncertain_point_dominators": [{"id", "by": [ids], "by_truncated": bool}],
        "group_by": "model"|"none",
        "groups": [{"model", "candidates", "frontier", "uncertain", "dominated", "gated_out",
-                   "uncertain_point_dominators"}],
+                   "undecided", "not_scored", "uncertain_point_dominators"}],
        "warnings": [...]}
 The flat lists merge every group's (in file order); "groups" holds each base model's own.
 Objectives carry "readable", "unit" and "description" from the metric dictionary.
@@ -147,14 +153,14 @@ void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands, 
     for (const auto& c : cands) w = std::max(w, cellText(c, o.metric).size());
     colW.push_back(w);
   }
-  out << std::left << std::setw(static_cast<int>(idW + 2)) << "id" << std::setw(12) << "status";
+  out << std::left << std::setw(static_cast<int>(idW + 2)) << "id" << std::setw(13) << "status";
   for (std::size_t k = 0; k < r.objectives.size(); ++k) {
     out << std::setw(static_cast<int>(colW[k] + 2)) << r.objectives[k].metric;
   }
   out << "note\n";
   for (const auto& c : cands) {
     const auto v = a.verdicts.find(c.id);
-    out << std::setw(static_cast<int>(idW + 2)) << c.id << std::setw(12)
+    out << std::setw(static_cast<int>(idW + 2)) << c.id << std::setw(13)
         << (v == a.verdicts.end() ? "" : verdictName(v->second.verdict));
     for (std::size_t k = 0; k < r.objectives.size(); ++k) {
       out << std::setw(static_cast<int>(colW[k] + 2)) << cellText(c, r.objectives[k].metric);
@@ -163,6 +169,13 @@ void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands, 
   }
   out << "\nfrontier: " << (r.frontier.empty() ? "none" : joinIds(r.frontier)) << "\n";
   if (!r.uncertain.empty()) out << "uncertain band: " << joinIds(r.uncertain) << "\n";
+  auto idsOf = [](const std::vector<GatedOutCandidate>& list) {
+    std::vector<std::string> ids;
+    for (const auto& g : list) ids.push_back(g.id);
+    return joinIds(ids);
+  };
+  if (!r.undecided.empty()) out << "undecided (a gate's interval): " << idsOf(r.undecided) << "\n";
+  if (!r.notScored.empty()) out << "not scored (a metric missing): " << idsOf(r.notScored) << "\n";
   if (a.groups.size() > 1) {
     out << "\ngrouped by model (each compared only with candidates of the same model):\n";
     for (const auto& g : a.groups) {

@@ -258,8 +258,12 @@ TEST_CASE("qfront import then frontier: measured quality and latency of three ch
   const Run g = qfront({"frontier", out, "--gate", "gsm8k_recovery_pct>=99", "--format", "json"});
   REQUIRE(g.rc == cli::kExitOk);
   const auto gj = nlohmann::json::parse(g.out);
-  REQUIRE(gj.at("gated_out").size() == 1);
-  CHECK(gj.at("gated_out")[0].at("id") == w4);
+  // W4A16's recovery interval crosses 99 (so does FP8's): undecided, not failed — the
+  // 1319-question intervals cannot say yet.
+  CHECK(gj.at("gated_out").empty());
+  bool w4Undecided = false;
+  for (const auto& u : gj.at("undecided")) w4Undecided = w4Undecided || u.at("id") == w4;
+  CHECK(w4Undecided);
 }
 
 TEST_CASE("qfront import: an option name is never taken as a value", "[session][cli]") {

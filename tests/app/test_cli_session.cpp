@@ -89,7 +89,7 @@ TEST_CASE("qfront session: list, detach, rename, hide, remove", "[session][cli]"
            {"session", "rename", path, kLlama},
            {"session", "remove", path, "no-such-candidate"},
            {"session", "detach", dir.file("missing.json"), kEval8b}}) {
-    const Run r = qfront(args);
+    const Run r = runQfront(args);
     INFO(args[1] << " " << r.err);
     CHECK(r.rc == cli::kExitBadInput);
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);

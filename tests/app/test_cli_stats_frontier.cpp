@@ -184,14 +184,17 @@ TEST_CASE("qfront frontier: JSON round trip on the seed's worked example", "[fro
                            "score>=baseline-1.0", "--gate", "tpot_p99_ms<70,max_concurrency>=64",
                            "--baseline", "bf16", "--format", "json"}));
   CHECK(j.at("frontier") == nlohmann::json({"w8a8-int8", "w8a8-int8-copy", "w4a8"}));
-  CHECK(j.at("uncertain") == nlohmann::json({"w8a16"}));
+  CHECK(j.at("uncertain").empty());  // w8a16's score interval crosses the gate: undecided
   REQUIRE(j.at("dominated").size() == 1);
   CHECK(j.at("dominated")[0].at("id") == "w8a16-marlin");
   CHECK(j.at("dominated")[0].at("by") == nlohmann::json({"w8a8-int8", "w8a8-int8-copy"}));
-  REQUIRE(j.at("gated_out").size() == 4);
+  REQUIRE(j.at("gated_out").size() == 2);
   CHECK(j.at("gated_out")[0].at("id") == "bf16");
   CHECK(j.at("gated_out")[0].at("gate") == "max_concurrency>=64");
-  CHECK(j.at("gated_out")[3].at("gate") == "missing metric tpot_p99_ms");
+  REQUIRE(j.at("undecided").size() == 2);
+  CHECK(j.at("undecided")[0].at("id") == "w4a16");
+  REQUIRE(j.at("not_scored").size() == 1);
+  CHECK(j.at("not_scored")[0].at("gate") == "missing metric tpot_p99_ms");
   CHECK(j.at("baseline") == "bf16");
 
   // --no-by: same classification, empty dominator lists.
@@ -216,9 +219,9 @@ TEST_CASE("qfront frontier: default objectives from the known-metric table", "[f
                                             "weights_gib", "queries_per_usd"});
   CHECK(j.at("objectives")[1].at("direction") == "min");
   CHECK(j.at("objectives")[2].at("direction") == "max");
-  // nvfp4 lacks two objectives: reported, not dropped.
+  // nvfp4 lacks two objectives: reported as not scored, not dropped.
   bool found = false;
-  for (const auto& g : j.at("gated_out")) found = found || g.at("id") == "nvfp4";
+  for (const auto& g : j.at("not_scored")) found = found || g.at("id") == "nvfp4";
   CHECK(found);
 }
 
@@ -254,9 +257,11 @@ TEST_CASE("qfront frontier reads a session: its objectives, gates and intervals"
   CHECK(j.at("frontier") == nlohmann::json({"bf16", "w8a8"}));
   CHECK(j.at("uncertain") == nlohmann::json({"w8a16"}));
   CHECK(j.at("dominated").empty());
-  REQUIRE(j.at("gated_out").size() == 1);
-  CHECK(j.at("gated_out")[0].at("id") == "w4a16");
-  CHECK(j.at("gated_out")[0].at("gate") == "score>=80.5");
+  // w4a16 scores 80.0 [79.5, 80.5]: the interval reaches 80.5, so the gate is undecided.
+  CHECK(j.at("gated_out").empty());
+  REQUIRE(j.at("undecided").size() == 1);
+  CHECK(j.at("undecided")[0].at("id") == "w4a16");
+  CHECK(j.at("undecided")[0].at("gate") == "score>=80.5");
   CHECK(j.at("objectives")[1].at("direction") == "min");
   // tpot_p99_ms is modelled for three candidates and published for one: said, not hidden.
   CHECK(r.err.find("mixes provenance kinds (modelled, published)") != std::string::npos);
@@ -374,8 +379,10 @@ TEST_CASE("qfront frontier ranks the example session by a modelled cost per use 
 
   // One objective: each model's frontier is its passing candidate with the most queries per
   // USD, read here from the file itself.
-  std::set<std::string> gated;
-  for (const auto& g : j.at("gated_out")) gated.insert(g.at("id").get<std::string>());
+  std::set<std::string> gated;  // failed, undecided or not scored: not on any frontier
+  for (const char* list : {"gated_out", "undecided", "not_scored"}) {
+    for (const auto& g : j.at(list)) gated.insert(g.at("id").get<std::string>());
+  }
   const auto session = nlohmann::json::parse(slurp(example));
   std::map<std::string, std::pair<std::string, double>> best;  // model → (id, value)
   for (const auto& c : session.at("candidates")) {

@@ -242,6 +242,30 @@ bool gatePasses(GateOp op, double value, double threshold) {
   return false;
 }
 
+const char* gateOutcomeName(GateOutcome o) {
+  switch (o) {
+    case GateOutcome::Pass:
+      return "pass";
+    case GateOutcome::Fail:
+      return "fail";
+    case GateOutcome::Undecided:
+      return "undecided";
+  }
+  return "";
+}
+
+GateOutcome gateOutcome(GateOp op, double value, std::optional<double> lo, std::optional<double> hi,
+                        double threshold) {
+  const bool passes = gatePasses(op, value, threshold);
+  if (op == GateOp::Eq || !lo || !hi || !std::isfinite(*lo) || !std::isfinite(*hi)) {
+    return passes ? GateOutcome::Pass : GateOutcome::Fail;
+  }
+  const double low = std::min(*lo, value), high = std::max(*hi, value);
+  const bool lowPasses = gatePasses(op, low, threshold);
+  if (lowPasses != gatePasses(op, high, threshold)) return GateOutcome::Undecided;
+  return lowPasses ? GateOutcome::Pass : GateOutcome::Fail;
+}
+
 // ---- numeric core --------------------------------------------------------------------------
 
 namespace {
@@ -555,18 +579,32 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
       return &it->second;
     };
     bool out = false;
+    std::optional<GatedOutCandidate> undecided;  // the first gate the interval crosses
     for (std::size_t gi = 0; gi < opts.gates.size() && !out; ++gi) {
       const Gate& g = opts.gates[gi];
       const MetricValue* mv = metricOf(g.metric);
       if (!mv) {
-        r.gatedOut.push_back({c.id, "missing metric " + g.metric,
-                              "no finite value for " + g.metric + ", needed by gate " + g.text});
+        r.notScored.push_back({c.id, "missing metric " + g.metric,
+                               "no finite value for " + g.metric + ", needed by gate " + g.text});
         out = true;
-      } else if (!gatePasses(g.op, mv->value, thresholds[gi])) {
+        continue;
+      }
+      const GateOutcome outcome = gateOutcome(g.op, mv->value, mv->lo, mv->hi, thresholds[gi]);
+      if (outcome == GateOutcome::Fail) {
+        std::string interval;
+        if (mv->lo && mv->hi) {
+          interval = " [" + fmtNumber(*mv->lo) + ", " + fmtNumber(*mv->hi) + "]";
+        }
         r.gatedOut.push_back({c.id, g.text,
-                              g.metric + " " + fmtNumber(mv->value) + " fails " + gateOpText(g.op) +
-                                  " " + thresholdNotes[gi]});
+                              g.metric + " " + fmtNumber(mv->value) + interval + " fails " +
+                                  gateOpText(g.op) + " " + thresholdNotes[gi]});
         out = true;
+      } else if (outcome == GateOutcome::Undecided && !undecided) {
+        undecided =
+            GatedOutCandidate{c.id, g.text,
+                              g.metric + " " + fmtNumber(mv->value) + " [" + fmtNumber(*mv->lo) +
+                                  ", " + fmtNumber(*mv->hi) + "] crosses " + gateOpText(g.op) +
+                                  " " + thresholdNotes[gi] + ": the interval cannot decide"};
       }
     }
     if (out) continue;
@@ -574,7 +612,7 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
       const Objective& o = opts.objectives[k];
       const MetricValue* mv = metricOf(o.metric);
       if (!mv) {
-        r.gatedOut.push_back(
+        r.notScored.push_back(
             {c.id, "missing metric " + o.metric, "no finite value for objective " + o.metric});
         out = true;
         break;
@@ -594,6 +632,10 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
       }
     }
     if (out) continue;
+    if (undecided) {
+      r.undecided.push_back(std::move(*undecided));
+      continue;
+    }
     pts.add(v, lo, hi);
     passing.push_back(&c);
   }
@@ -644,9 +686,13 @@ Json frontierToJson(const FrontierResult& r) {
   for (const auto& d : r.dominated) {
     j["dominated"].push_back({{"id", d.id}, {"by", d.by}, {"by_truncated", d.byTruncated}});
   }
-  j["gated_out"] = Json::array();
-  for (const auto& g : r.gatedOut) {
-    j["gated_out"].push_back({{"id", g.id}, {"gate", g.gate}, {"reason", g.reason}});
+  const std::pair<const char*, const std::vector<GatedOutCandidate>*> lists[] = {
+      {"gated_out", &r.gatedOut}, {"undecided", &r.undecided}, {"not_scored", &r.notScored}};
+  for (const auto& [key, list] : lists) {
+    j[key] = Json::array();
+    for (const auto& g : *list) {
+      j[key].push_back({{"id", g.id}, {"gate", g.gate}, {"reason", g.reason}});
+    }
   }
   j["objectives"] = Json::array();
   for (const auto& o : r.objectives) {

@@ -98,6 +98,10 @@ const char* verdictName(Verdict v) {
       return "dominated";
     case Verdict::GatedOut:
       return "gated out";
+    case Verdict::Undecided:
+      return "undecided";
+    case Verdict::NotScored:
+      return "not scored";
   }
   return "";
 }
@@ -114,6 +118,8 @@ std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& 
     out[d.id] = {Verdict::Dominated, d.by.empty() ? std::string() : "by " + joinIds(d.by)};
   }
   for (const auto& g : r.gatedOut) out[g.id] = {Verdict::GatedOut, g.gate + ": " + g.reason};
+  for (const auto& g : r.undecided) out[g.id] = {Verdict::Undecided, g.gate + ": " + g.reason};
+  for (const auto& g : r.notScored) out[g.id] = {Verdict::NotScored, g.gate + ": " + g.reason};
   return out;
 }
 
@@ -258,6 +264,8 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
     m.uncertain.insert(m.uncertain.end(), r.uncertain.begin(), r.uncertain.end());
     m.dominated.insert(m.dominated.end(), r.dominated.begin(), r.dominated.end());
     m.gatedOut.insert(m.gatedOut.end(), r.gatedOut.begin(), r.gatedOut.end());
+    m.undecided.insert(m.undecided.end(), r.undecided.begin(), r.undecided.end());
+    m.notScored.insert(m.notScored.end(), r.notScored.begin(), r.notScored.end());
     m.uncertainPointDominators.insert(m.uncertainPointDominators.end(),
                                       r.uncertainPointDominators.begin(),
                                       r.uncertainPointDominators.end());
@@ -268,6 +276,8 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   byInput(m.uncertain, self);
   byInput(m.dominated, idField);
   byInput(m.gatedOut, idField);
+  byInput(m.undecided, idField);
+  byInput(m.notScored, idField);
   byInput(m.uncertainPointDominators, idField);
   a.verdicts = candidateVerdicts(a.result);
   return a;

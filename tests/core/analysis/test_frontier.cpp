@@ -2,12 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/analysis/stats.hpp>
 
 using namespace qf;
@@ -254,23 +256,29 @@ TEST_CASE("gates first: the seed's worked example", "[frontier]") {
   auto r = computeFrontier(t->candidates, o);
   REQUIRE(r.ok());
   CHECK(r->frontier == std::vector<std::string>{"w8a8-int8", "w8a8-int8-copy", "w4a8"});
-  CHECK(r->uncertain == std::vector<std::string>{"w8a16"});
+  // w8a16 (81.6 [80.8, 82.4]) crosses the score gate too: undecided, not in the band.
+  CHECK(r->uncertain.empty());
   REQUIRE(r->dominated.size() == 1);
   CHECK(r->dominated[0].id == "w8a16-marlin");
   CHECK(r->dominated[0].by == std::vector<std::string>{"w8a8-int8", "w8a8-int8-copy"});
-  REQUIRE(r->uncertainPointDominators.size() == 1);
-  CHECK(r->uncertainPointDominators[0].by ==
-        std::vector<std::string>{"w8a8-int8", "w8a8-int8-copy"});
-  REQUIRE(r->gatedOut.size() == 4);
+  CHECK(r->uncertainPointDominators.empty());
+  REQUIRE(r->gatedOut.size() == 2);
   CHECK(r->gatedOut[0].id == "bf16");
   CHECK(r->gatedOut[0].gate == "max_concurrency>=64");
-  CHECK(r->gatedOut[1].id == "w4a16");
-  CHECK(r->gatedOut[1].gate == "score>=baseline-1.0");
-  CHECK(r->gatedOut[1].reason.find("81 (baseline 82 - 1)") != std::string::npos);
-  CHECK(r->gatedOut[2].id == "w8a8-fp8-bad");
-  CHECK(r->gatedOut[2].gate == "tpot_p99_ms<70");
-  CHECK(r->gatedOut[3].id == "nvfp4");
-  CHECK(r->gatedOut[3].gate == "missing metric tpot_p99_ms");
+  CHECK(r->gatedOut[1].id == "w8a8-fp8-bad");
+  CHECK(r->gatedOut[1].gate == "tpot_p99_ms<70");
+  // w4a16 scores 80.9 [80.1, 81.7] against 82 - 1 = 81: the interval crosses the threshold,
+  // so the gate is undecided, not failed.
+  REQUIRE(r->undecided.size() == 2);
+  CHECK(r->undecided[1].id == "w8a16");
+  CHECK(r->undecided[0].id == "w4a16");
+  CHECK(r->undecided[0].gate == "score>=baseline-1.0");
+  CHECK(r->undecided[0].reason ==
+        "score 80.9 [80.1, 81.7] crosses >= 81 (baseline 82 - 1): the interval cannot decide");
+  // nvfp4 has no TPOT: not scored, which is not failing.
+  REQUIRE(r->notScored.size() == 1);
+  CHECK(r->notScored[0].id == "nvfp4");
+  CHECK(r->notScored[0].gate == "missing metric tpot_p99_ms");
 
   // Without dominator lists the classification is the same and `by` stays empty.
   o.withDominators = false;
@@ -282,10 +290,11 @@ TEST_CASE("gates first: the seed's worked example", "[frontier]") {
   const Json j = frontierToJson(*r);
   CHECK(j.at("frontier").size() == 3);
   CHECK(j.at("dominated")[0].at("by")[0] == "w8a8-int8");
-  CHECK(j.at("gated_out")[3].at("gate") == "missing metric tpot_p99_ms");
+  CHECK(j.at("not_scored")[0].at("gate") == "missing metric tpot_p99_ms");
+  CHECK(j.at("undecided")[0].at("id") == "w4a16");
 }
 
-TEST_CASE("missing objective metrics are gated out, not dropped", "[frontier]") {
+TEST_CASE("missing objective metrics are not scored, not dropped", "[frontier]") {
   std::vector<Candidate> cs = {cand("a", {{"score", 1}, {"tpot_ms", 2}}), cand("b", {{"score", 2}}),
                                cand("c", {{"score", 0.5}, {"tpot_ms", 3}})};
   FrontierOptions o;
@@ -293,9 +302,10 @@ TEST_CASE("missing objective metrics are gated out, not dropped", "[frontier]") 
   auto r = computeFrontier(cs, o);
   REQUIRE(r.ok());
   CHECK(r->frontier == std::vector<std::string>{"a"});
-  REQUIRE(r->gatedOut.size() == 1);
-  CHECK(r->gatedOut[0].id == "b");
-  CHECK(r->gatedOut[0].gate == "missing metric tpot_ms");
+  CHECK(r->gatedOut.empty());
+  REQUIRE(r->notScored.size() == 1);
+  CHECK(r->notScored[0].id == "b");
+  CHECK(r->notScored[0].gate == "missing metric tpot_ms");
   REQUIRE(r->dominated.size() == 1);
   CHECK(r->dominated[0].by == std::vector<std::string>{"a"});
 }
@@ -460,4 +470,49 @@ TEST_CASE("candidate CSV must be UTF-8", "[frontier]") {
   auto good = parseCandidateCsv("\xEF\xBB\xBFid,score\n\xE2\x82\xAC\xF0\x9F\x98\x80,1\n", "c.csv");
   REQUIRE(good.ok());
   CHECK(good->candidates.at(0).id == "\xE2\x82\xAC\xF0\x9F\x98\x80");
+}
+
+TEST_CASE("gates have three outcomes: pass, fail, undecided", "[frontier][gates]") {
+  // The case that read "fails >= 99": 96.75 [92.6, 100.9] cannot say.
+  CHECK(gateOutcome(GateOp::Ge, 96.75, 92.6, 100.9, 99) == GateOutcome::Undecided);
+  CHECK(gateOutcome(GateOp::Ge, 96.75, std::nullopt, std::nullopt, 99) == GateOutcome::Fail);
+  CHECK(gateOutcome(GateOp::Ge, 99.5, 99.1, 99.9, 99) == GateOutcome::Pass);
+  CHECK(gateOutcome(GateOp::Ge, 97.0, 96.0, 98.9, 99) == GateOutcome::Fail);
+  // A minimum gate on latency: 65 ms [60, 72] against < 70 crosses; [60, 69] passes.
+  CHECK(gateOutcome(GateOp::Lt, 65, 60, 72, 70) == GateOutcome::Undecided);
+  CHECK(gateOutcome(GateOp::Lt, 65, 60, 69, 70) == GateOutcome::Pass);
+  // The interval's end on the threshold decides by the comparison: >= 99 holds at 99.
+  CHECK(gateOutcome(GateOp::Ge, 99.5, 99.0, 100, 99) == GateOutcome::Pass);
+  CHECK(gateOutcome(GateOp::Gt, 99.5, 99.0, 100, 99) == GateOutcome::Undecided);
+  // An interval that does not hold the value is widened to it; a non-finite end is ignored.
+  CHECK(gateOutcome(GateOp::Ge, 98, 99.5, 100, 99) == GateOutcome::Undecided);
+  CHECK(gateOutcome(GateOp::Ge, 98, std::nan(""), 100, 99) == GateOutcome::Fail);
+  // == decides by the value alone.
+  CHECK(gateOutcome(GateOp::Eq, 64, 60, 70, 64) == GateOutcome::Pass);
+  CHECK(std::string(gateOutcomeName(GateOutcome::Undecided)) == "undecided");
+
+  // In the frontier: the first clear failure wins over an undecided gate; undecided
+  // candidates are listed apart and kept off the frontier; verdicts say which.
+  std::vector<Candidate> cs = {cand("pass", {{"recovery_pct", 99.6}, {"tpot_ms", 30}}),
+                               cand("cross", {{"recovery_pct", 96.75}, {"tpot_ms", 20}}),
+                               cand("fail", {{"recovery_pct", 95}, {"tpot_ms", 10}}),
+                               cand("unscored", {{"tpot_ms", 5}})};
+  cs[0].metrics["recovery_pct"].lo = 99.2;
+  cs[0].metrics["recovery_pct"].hi = 100.0;
+  cs[1].metrics["recovery_pct"].lo = 92.6;
+  cs[1].metrics["recovery_pct"].hi = 100.9;
+  cs[2].metrics["recovery_pct"].lo = 94;
+  cs[2].metrics["recovery_pct"].hi = 96;
+  FrontierQuery q;
+  q.objectives = *parseObjectives("recovery_pct:max,tpot_ms:min");
+  q.gates = *parseGateTexts({"recovery_pct>=99"});
+  auto a = analyseFrontier(cs, q, "gates.csv");
+  REQUIRE(a.ok());
+  CHECK(a->result.frontier == std::vector<std::string>{"pass"});
+  CHECK(a->verdicts.at("cross").verdict == Verdict::Undecided);
+  CHECK(a->verdicts.at("cross").detail.find("[92.6, 100.9] crosses >= 99") != std::string::npos);
+  CHECK(a->verdicts.at("fail").verdict == Verdict::GatedOut);
+  CHECK(a->verdicts.at("fail").detail.find("95 [94, 96] fails >= 99") != std::string::npos);
+  CHECK(a->verdicts.at("unscored").verdict == Verdict::NotScored);
+  CHECK(std::string(verdictName(Verdict::NotScored)) == "not scored");
 }

@@ -119,12 +119,13 @@ TEST_CASE("a gate naming an unknown metric is an error naming the gate", "[analy
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().file == "s.json");
   CHECK(r.error().message.find("gate 'tpot_p99ms<70'") != std::string::npos);
-  // A known metric no candidate carries gates everyone out, visibly (not an error).
+  // A known metric no candidate carries leaves everyone not scored, visibly (not an error).
   q.gates = *parseGateTexts({"ttft_p99_ms<200"});
   auto known = analyseFrontier({a}, q, "s.json");
   REQUIRE(known.ok());
-  REQUIRE(known->result.gatedOut.size() == 1);
-  CHECK(known->result.gatedOut[0].gate == "missing metric ttft_p99_ms");
+  CHECK(known->result.gatedOut.empty());
+  REQUIRE(known->result.notScored.size() == 1);
+  CHECK(known->result.notScored[0].gate == "missing metric ttft_p99_ms");
   // A metric a candidate carries is fine even when the dictionary does not know it.
   a.metrics["house_metric"].value = 3;
   q.gates = *parseGateTexts({"house_metric>=1"});

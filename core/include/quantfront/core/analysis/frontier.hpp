@@ -69,6 +69,17 @@ Result<Gate> parseGate(const std::string& text, const std::string& field = "gate
 /// True when `value` passes a gate whose resolved threshold is `threshold`.
 bool gatePasses(GateOp op, double value, double threshold);
 
+/// A gate's outcome for one value with its interval.
+enum class GateOutcome { Pass, Fail, Undecided };
+/// "pass", "fail", "undecided".
+const char* gateOutcomeName(GateOutcome o);
+/// Pass or Fail when the whole interval [lo, hi] (widened to hold `value`) is on one side of
+/// the threshold; Undecided when it crosses it — the figure cannot say yet whether the gate
+/// holds. A value without an interval (lo, hi unset or not finite) decides by itself, and so
+/// does an `==` gate.
+GateOutcome gateOutcome(GateOp op, double value, std::optional<double> lo, std::optional<double> hi,
+                        double threshold);
+
 // ---- numeric core (points oriented so that larger is better on every coordinate) ----------
 
 /// For each query point q (row-major, `dims` per point): does some point p in `dominators`
@@ -135,7 +146,8 @@ struct DominatedCandidate {
   bool byTruncated = false;     ///< more dominators exist than `by` lists
 };
 
-/// A candidate that failed a gate, with the gate (or "missing metric X") and the reason.
+/// A candidate that failed a gate, or whose gate is undecided, or that is not scored on a
+/// metric the gates or objectives need: the gate (or "missing metric X") and the reason.
 struct GatedOutCandidate {
   std::string id;
   std::string gate;    ///< the gate's text, or "missing metric X"
@@ -148,20 +160,29 @@ struct FrontierResult {
   std::vector<std::string> frontier;          ///< ids nobody dominates
   std::vector<std::string> uncertain;         ///< ids dominated only within the uncertainty
   std::vector<DominatedCandidate> dominated;  ///< clearly dominated, with clear dominators
-  std::vector<GatedOutCandidate> gatedOut;    ///< failed a gate or lack a needed metric
+  std::vector<GatedOutCandidate> gatedOut;    ///< failed a gate: the whole interval fails
+  /// Failed no gate, but a gate's interval crosses its threshold (the first such gate): the
+  /// evidence cannot say yet; not classified on the frontier.
+  std::vector<GatedOutCandidate> undecided;
+  /// Lack (or hold a non-finite value for) a metric a gate or an objective needs: "missing
+  /// metric X"; not scored, which is not failing.
+  std::vector<GatedOutCandidate> notScored;
   /// For uncertain candidates: who dominates them on point estimates (when withDominators).
   std::vector<DominatedCandidate> uncertainPointDominators;
 };
 
-/// Applies the gates, then classifies the passing candidates. A candidate missing an objective
-/// or gate metric (or holding a non-finite value) is gated out with "missing metric X".
+/// Applies the gates in order (the first clear failure gates a candidate out; else the first
+/// undecided gate makes it undecided), then classifies the passing candidates. A candidate
+/// missing an objective or gate metric (or holding a non-finite value) is not scored, with
+/// "missing metric X". A baseline-relative gate's threshold is the baseline's point value.
 /// Errors: no objectives, duplicate ids, a baseline gate without a baseline, an unknown
 /// baseline id, or a baseline lacking a gated metric.
 Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
                                        const FrontierOptions& opts);
 
 /// {"frontier": [ids], "uncertain": [ids], "dominated": [{"id", "by": [ids], "by_truncated"}],
-///  "gated_out": [{"id", "gate", "reason"}], "objectives": [{"metric", "direction"}],
+///  "gated_out": [{"id", "gate", "reason"}], "undecided": [...], "not_scored": [...] (the same
+///  shape), "objectives": [{"metric", "direction"}],
 ///  "uncertain_point_dominators": [{"id", "by", "by_truncated"}]}; "by_truncated" is true
 ///  when the list stops at FrontierOptions::maxDominatorsListed.
 Json frontierToJson(const FrontierResult& r);

@@ -40,8 +40,10 @@ Result<std::vector<Gate>> parseGateTexts(const std::vector<std::string>& texts,
                                          const std::string& position = {});
 
 /// Where a candidate ended up.
-enum class Verdict { Frontier, Uncertain, Dominated, GatedOut };
-/// "frontier", "uncertain", "dominated", "gated out".
+/// Undecided: a gate's interval crosses its threshold; NotScored: a metric the gates or
+/// objectives need is missing (not a failure).
+enum class Verdict { Frontier, Uncertain, Dominated, GatedOut, Undecided, NotScored };
+/// "frontier", "uncertain", "dominated", "gated out", "undecided", "not scored".
 const char* verdictName(Verdict v);
 
 /// A candidate's verdict and why: who dominates it, or which gate it failed.
@@ -136,7 +138,8 @@ std::vector<UncertainBand> uncertainBands(const std::vector<Candidate>& candidat
                                           const FrontierAnalysis& analysis);
 
 /// {"group_by": "model"|"none", "groups": [{"model", "candidates": [ids], "frontier",
-///  "uncertain", "dominated", "gated_out", "uncertain_point_dominators"}]}: the per-group
+///  "uncertain", "dominated", "gated_out", "undecided", "not_scored",
+///  "uncertain_point_dominators"}]}: the per-group
 /// lists as frontierToJson writes them.
 Json frontierGroupsToJson(const FrontierAnalysis& a);
 

@@ -1,0 +1,34 @@
+#pragma once
+/// The answer first: what a review report's first page says, in words. Computed from the
+/// engine report (the modelled regimes) and the frontier analysis of the candidates (verdicts,
+/// gates, provenance), so the window's report and any other front end say the same.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/engine.hpp>
+
+namespace qf {
+
+struct ReviewSummary {
+  std::string scenario;  ///< model, GPUs, schemes compared
+  /// Per regime, the modelled recommendation among the schemes that fit: "synchronous (one
+  /// request at a time, batch 1)" by step time, "saturated (every KV slot busy)" by tokens/s.
+  std::vector<std::string> regimes;
+  std::string doesNotFit;  ///< schemes whose weights exceed the memory budget ("" when none)
+  std::string frontier;    ///< the candidates on the frontier, or why there are none
+  /// What did not pass, one line per reason: gated out (each with its gate and why), undecided
+  /// (each with the interval that crosses), not scored (grouped by the missing metric).
+  std::vector<std::string> verdicts;
+  /// The share of the objectives' figures that are measured, modelled and cited.
+  std::string confidence;
+};
+
+/// The summary of `report` and of `cands` classed by `verdicts` over `objectives`.
+ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Candidate>& cands,
+                              const std::vector<Objective>& objectives,
+                              const std::map<std::string, CandidateVerdict>& verdicts);
+
+}  // namespace qf

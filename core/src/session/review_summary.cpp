@@ -1,0 +1,165 @@
+// The answer first: a review's recommendation per regime, frontier, failures and confidence.
+#include <quantfront/core/session/review_summary.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+
+namespace qf {
+
+namespace {
+
+std::string fmt(double v, int digits = 3) {
+  std::ostringstream o;
+  o << std::setprecision(digits) << v;
+  return o.str();
+}
+
+std::string whole(double v) {
+  return std::to_string(std::llround(v));
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ", ") + i;
+  return s;
+}
+
+/// The step time at the smallest batch the report holds (batch 1 unless the range starts
+/// higher), with that batch.
+std::pair<double, double> firstStep(const SchemeReport& s) {
+  if (s.points.empty()) return {0, s.memoryFloorMs};
+  return {s.points.front().batch, s.points.front().stepMs};
+}
+
+}  // namespace
+
+ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Candidate>& cands,
+                              const std::vector<Objective>& objectives,
+                              const std::map<std::string, CandidateVerdict>& verdicts) {
+  ReviewSummary out;
+  const auto& sc = report.scenario;
+  std::vector<std::string> ids, misfits;
+  std::vector<const SchemeReport*> fitting;
+  for (const auto& s : report.schemes) {
+    ids.push_back(s.assignment.id);
+    if (s.capacity.fits) {
+      fitting.push_back(&s);
+    } else {
+      misfits.push_back(s.assignment.id);
+    }
+  }
+  out.scenario = sc.model.name + " on " + std::to_string(sc.tp) + " x " + sc.gpu.name +
+                 ", schemes compared: " + join(ids);
+  if (!misfits.empty()) {
+    out.doesNotFit = join(misfits) + ": the weights exceed the memory budget of " +
+                     std::to_string(sc.tp) + " x " + sc.gpu.name + " (not recommended)";
+  }
+  if (fitting.empty()) {
+    out.regimes.push_back("No scheme fits: no recommendation at this GPU count.");
+  } else {
+    const SchemeReport* fast = fitting.front();
+    const SchemeReport* slow = fitting.front();
+    const SchemeReport* most = fitting.front();
+    for (const SchemeReport* s : fitting) {
+      if (firstStep(*s).second < firstStep(*fast).second) fast = s;
+      if (firstStep(*s).second > firstStep(*slow).second) slow = s;
+      if (s->capacity.tokensPerSAtCapacity > most->capacity.tokensPerSAtCapacity) most = s;
+    }
+    const auto [b, fastMs] = firstStep(*fast);
+    std::string sync = "Synchronous (one request at a time, batch " + fmt(b) +
+                       "): " + fast->assignment.id + ", " + fmt(fastMs) + " ms per decode step";
+    if (slow != fast) {
+      sync += " against " + fmt(firstStep(*slow).second) + " ms for " + slow->assignment.id + " (" +
+              fmt(firstStep(*slow).second / fastMs, 2) + "x faster)";
+    }
+    out.regimes.push_back(sync + " [modelled].");
+    std::string sat = "Saturated (every KV slot busy): " + most->assignment.id + ", " +
+                      whole(most->capacity.tokensPerSAtCapacity) + " tokens/s at " +
+                      std::to_string(most->capacity.maxSeqs) + " sequences";
+    for (const SchemeReport* s : fitting) {
+      if (s == most) continue;
+      sat += "; " + s->assignment.id + " " + whole(s->capacity.tokensPerSAtCapacity) + " at " +
+             std::to_string(s->capacity.maxSeqs);
+    }
+    out.regimes.push_back(sat + " [modelled].");
+    if (fast != most) {
+      out.regimes.push_back("The two regimes disagree: " + fast->assignment.id +
+                            " for latency at low load, " + most->assignment.id +
+                            " for throughput under load.");
+    }
+  }
+
+  // Verdicts: the frontier, then what did not pass and why.
+  std::vector<std::string> front, gated, undecided;
+  std::map<std::string, std::vector<std::string>> notScored;  // missing metric → ids
+  for (const auto& c : cands) {
+    const auto it = verdicts.find(c.id);
+    if (it == verdicts.end()) continue;
+    const auto& v = it->second;
+    switch (v.verdict) {
+      case Verdict::Frontier:
+        front.push_back(c.id);
+        break;
+      case Verdict::GatedOut:
+        gated.push_back(c.id + " (" + v.detail + ")");
+        break;
+      case Verdict::Undecided:
+        undecided.push_back(c.id + " (" + v.detail + ")");
+        break;
+      case Verdict::NotScored:
+        notScored[v.detail.substr(0, v.detail.find(": "))].push_back(c.id);
+        break;
+      default:
+        break;
+    }
+  }
+  if (cands.empty()) {
+    out.frontier = "No candidates: import benchmark and eval results to compare measured figures.";
+  } else if (front.empty()) {
+    out.frontier = "No candidate is on the frontier (see below).";
+  } else {
+    out.frontier = "On the frontier (" + std::to_string(front.size()) + " of " +
+                   std::to_string(cands.size()) + "): " + join(front) + ".";
+  }
+  for (const auto& g : gated) out.verdicts.push_back("Fails a gate: " + g);
+  for (const auto& u : undecided) out.verdicts.push_back("Undecided, needs more samples: " + u);
+  for (const auto& [why, who] : notScored) {
+    out.verdicts.push_back("Not scored (" + why + "), " + std::to_string(who.size()) +
+                           " candidate(s): " + join(who));
+  }
+
+  // Confidence: the provenance of the figures the objectives read.
+  std::size_t measured = 0, modelled = 0, cited = 0;
+  for (const auto& c : cands) {
+    for (const auto& o : objectives) {
+      const auto m = c.metrics.find(o.metric);
+      if (m == c.metrics.end()) continue;
+      switch (m->second.provenance.kind) {
+        case ProvenanceKind::Measured:
+          ++measured;
+          break;
+        case ProvenanceKind::Modelled:
+          ++modelled;
+          break;
+        case ProvenanceKind::Published:
+          ++cited;
+          break;
+      }
+    }
+  }
+  const std::size_t all = measured + modelled + cited;
+  if (all == 0) {
+    out.confidence = "No objective figures yet: the recommendation above is the model's alone.";
+  } else {
+    auto pct = [&](std::size_t n) {
+      return std::to_string((200 * n + all) / (2 * all)) + "%";  // rounded half up
+    };
+    out.confidence = "Of the " + std::to_string(all) + " figures the objectives compare, " +
+                     pct(measured) + " are measured, " + pct(modelled) + " modelled and " +
+                     pct(cited) + " cited from publications.";
+  }
+  return out;
+}
+
+}  // namespace qf

@@ -251,38 +251,40 @@ TEST_CASE("qfront calibrate: a fit that cannot be made is an error, not a missin
   CHECK(r.err.find("cannot fit bandwidth") != std::string::npos);
   CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   CHECK_FALSE(std::filesystem::exists(gpuOut));
-  TEST_CASE("qfront calibrate reports joules per token where records carry energy", "[cli]") {
-    TempDir dir;
-    qf::Session s;
-    s.scenario.model = "llama-3-8b";
-    s.kernelMeasurements = synthetic("NVIDIA H100 80GB HBM3", 1.0);
-    // 700 W while each GEMM ran: energy = 700 W × its median time, so the step's joules are
-    // 700 W × the measured step time, and per token that over the batch.
-    for (auto& r : s.kernelMeasurements) {
-      r.energyJ = 700.0 * r.medianS;
-      r.avgPowerW = 700.0;
-    }
-    const std::string path = dir.file("energy.json");
-    REQUIRE_FALSE(qf::saveSessionAtomic(s, path).has_value());
-    const auto r = qfront({"calibrate", path, "--format", "json"});
-    INFO(r.err);
-    REQUIRE(r.rc == 0);
-    const auto j = nlohmann::json::parse(r.out);
-    REQUIRE(j.contains("measured_energy"));
-    REQUIRE(j.at("measured_energy").size() == j.at("measured_step").size());
-    const auto& step = j.at("measured_step")[0].at("points")[0];
-    const auto& e = j.at("measured_energy")[0];
-    CHECK(e.at("metric") == "gemm_energy_j_per_token");
-    const auto& p = e.at("points")[0];
-    CHECK(p.at("batch") == step.at("batch"));
-    CHECK(p.at("j_per_step").get<double>() ==
-          Approx(700.0 * step.at("step_ms").get<double>() / 1e3).epsilon(1e-9));
-    CHECK(p.at("j_per_token").get<double>() ==
-          Approx(p.at("j_per_step").get<double>() / p.at("batch").get<double>()).epsilon(1e-12));
-    // Without energy in the records there is no energy block (older sessions read as before).
-    const auto plain =
-        qfront({"calibrate", writeSession(dir, "plain.json", "NVIDIA H100 80GB HBM3", 1.0),
-                "--format", "json"});
-    REQUIRE(plain.rc == 0);
-    CHECK_FALSE(nlohmann::json::parse(plain.out).contains("measured_energy"));
+}
+
+TEST_CASE("qfront calibrate reports joules per token where records carry energy", "[cli]") {
+  TempDir dir;
+  qf::Session s;
+  s.scenario.model = "llama-3-8b";
+  s.kernelMeasurements = synthetic("NVIDIA H100 80GB HBM3", 1.0);
+  // 700 W while each GEMM ran: energy = 700 W × its median time, so the step's joules are
+  // 700 W × the measured step time, and per token that over the batch.
+  for (auto& r : s.kernelMeasurements) {
+    r.energyJ = 700.0 * r.medianS;
+    r.avgPowerW = 700.0;
   }
+  const std::string path = dir.file("energy.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, path).has_value());
+  const auto r = qfront({"calibrate", path, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.contains("measured_energy"));
+  REQUIRE(j.at("measured_energy").size() == j.at("measured_step").size());
+  const auto& step = j.at("measured_step")[0].at("points")[0];
+  const auto& e = j.at("measured_energy")[0];
+  CHECK(e.at("metric") == "gemm_energy_j_per_token");
+  const auto& p = e.at("points")[0];
+  CHECK(p.at("batch") == step.at("batch"));
+  CHECK(p.at("j_per_step").get<double>() ==
+        Approx(700.0 * step.at("step_ms").get<double>() / 1e3).epsilon(1e-9));
+  CHECK(p.at("j_per_token").get<double>() ==
+        Approx(p.at("j_per_step").get<double>() / p.at("batch").get<double>()).epsilon(1e-12));
+  // Without energy in the records there is no energy block (older sessions read as before).
+  const auto plain =
+      qfront({"calibrate", writeSession(dir, "plain.json", "NVIDIA H100 80GB HBM3", 1.0),
+              "--format", "json"});
+  REQUIRE(plain.rc == 0);
+  CHECK_FALSE(nlohmann::json::parse(plain.out).contains("measured_energy"));
+}

@@ -409,7 +409,7 @@ std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const P
       };
     };
     StaticBatchInterval iv;
-    const std::string& extra = s.efficiency.calibrationExtra;
+    const E2eFitRecord* extra = &*rec;
     iv.ttftMs = intervalFor(at([](const StaticBatchPrediction& p) { return p.ttftMs; }),
                             s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
     iv.tpotMs = intervalFor(at([](const StaticBatchPrediction& p) { return p.tpotMs; }),

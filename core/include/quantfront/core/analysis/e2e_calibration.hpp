@@ -169,13 +169,13 @@ std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const P
 /// The efficiency with the constant `name` multiplied by exp(delta) (the fit's coordinates).
 Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta);
 
+/// The same with the fit record already parsed (null: the value alone).
 template <class F>
-IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string& calibrationExtra,
+IntervalEstimate intervalFor(F predict, const Efficiency& eff, const E2eFitRecord* rec,
                              double level, double batch, double inputLen, double outputLen) {
   IntervalEstimate out;
   out.value = predict(eff);
   out.low = out.high = out.value;
-  const auto rec = e2eFitRecord(calibrationExtra);
   if (!rec || rec->dof <= 0 || !(out.value > 0)) return out;
   out.extrapolated = !rec->range.contains(batch, inputLen, outputLen);
   const std::size_t n = rec->names.size();
@@ -193,6 +193,13 @@ IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string
   out.low = out.value * std::exp(-half);
   out.high = out.value * std::exp(half);
   return out;
+}
+
+template <class F>
+IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string& calibrationExtra,
+                             double level, double batch, double inputLen, double outputLen) {
+  const auto rec = e2eFitRecord(calibrationExtra);
+  return intervalFor(predict, eff, rec ? &*rec : nullptr, level, batch, inputLen, outputLen);
 }
 
 }  // namespace qf

@@ -1,4 +1,5 @@
 // qfront model and qfront catalog: the analytic engine from the command line.
+#include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/core/base/version.hpp>
 
 #include "cli.hpp"
@@ -51,6 +52,9 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --output-len O         `vllm bench latency` runs it (one prefill of B x I tokens, then O - 1
                          decode steps as the context grows from I to I + O): ttft_ms, tpot_ms,
                          e2e_latency_s, output_tokens_per_s, total_tokens_per_s per batch
+  --interval P           central probability of the intervals printed beside calibrated
+                         end-to-end predictions (default 0.8); needs a calibration with an
+                         e2e_fit record (qfront calibrate POINTS.csv, or the bundled A6000 fit)
   --datasheet            the ideal roofline: ignore the GPU's calibration block and the
                          catalog's bundled defaults (fitted to arXiv:2411.02355's published
                          latencies; docs/model.md); every output names the constants used
@@ -250,7 +254,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   }
   int rc = kExitOk;
   std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
-      reserve, context, format, overheadMs, bwEff, computeEff, dequantCost, inputLen, outputLen;
+      reserve, context, format, overheadMs, bwEff, computeEff, dequantCost, inputLen, outputLen,
+      intervalOpt;
   bool missing = false;
   const bool datasheet = a.takeFlag("--datasheet");
   const auto schemeLists = a.take("--scheme", missing);
@@ -274,7 +279,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--compute-eff", &computeEff},
       {"--dequant-s-per-weight", &dequantCost},
       {"--input-len", &inputLen},
-      {"--output-len", &outputLen}};
+      {"--output-len", &outputLen},
+      {"--interval", &intervalOpt}};
   for (const auto& [name, dst] : opts) {
     if (!takeSingle(a, name, *dst, err, rc)) return rc;
   }
@@ -440,14 +446,57 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
   if (!candsR) return badInput(err, candsR.error());
   const auto& cands = *candsR;
+  double level = 0.8;
+  if (intervalOpt) {
+    const auto v = parseNumber(*intervalOpt);
+    if (!v || !(*v > 0 && *v < 1))
+      return badArg(err, "interval",
+                    "expected a probability in (0, 1), found '" + *intervalOpt + "'");
+    level = *v;
+  }
   auto rep = runEngine(s, cands, batches);
   if (!rep) return badInput(err, rep.error());
+  // Intervals of the end-to-end predictions, from the calibration's fit record.
+  std::vector<std::vector<StaticBatchInterval>> intervals;
+  for (const auto& sr : rep->schemes)
+    intervals.push_back(staticBatchIntervals(rep->scenario, rep->params, sr, level));
   if (fmtName == "json") {
-    out << engineJsonText(*rep);
+    Json j = reportToJson(*rep);
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+      for (std::size_t k = 0; k < intervals[i].size(); ++k) {
+        const auto& iv = intervals[i][k];
+        Json& pt = j["schemes"][i]["points"][k];
+        pt["interval_level"] = level;
+        pt["extrapolated"] = iv.latencyS.extrapolated;
+        pt["e2e_latency_s_interval"] = {iv.latencyS.low, iv.latencyS.high};
+        pt["ttft_ms_interval"] = {iv.ttftMs.low, iv.ttftMs.high};
+        if (!pt["tpot_ms"].is_null()) pt["tpot_ms_interval"] = {iv.tpotMs.low, iv.tpotMs.high};
+        pt["total_tokens_per_s_interval"] = {iv.totalTokensPerS.low, iv.totalTokensPerS.high};
+      }
+    }
+    stampOutput(j);
+    out << j.dump(2) << "\n";
   } else if (fmtName == "csv") {
     out << engineCsvText(*rep);
   } else {
     printTable(*rep, out);
+    bool any = false;
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+      for (std::size_t k = 0; k < intervals[i].size(); ++k) {
+        if (!any) {
+          out << "\n"
+              << fmt(100 * level, 0)
+              << "% intervals of the calibrated latency (from the fit's spread and residuals)\n";
+          any = true;
+        }
+        const auto& iv = intervals[i][k].latencyS;
+        out << "  " << std::left << std::setw(32) << rep->schemes[i].assignment.id << std::right
+            << " B " << std::setw(6) << rep->schemes[i].e2e[k].batch << "  " << fmt(iv.value, 3)
+            << " s  [" << fmt(iv.low, 3) << ", " << fmt(iv.high, 3) << "]"
+            << (iv.extrapolated ? "  extrapolated: outside the batch and lengths the fit saw" : "")
+            << "\n";
+      }
+    }
   }
   return kExitOk;
 }

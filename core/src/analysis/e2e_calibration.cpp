@@ -377,6 +377,53 @@ bool E2eFitRange::contains(double batch, double inputLen, double outputLen) cons
          in(outputLen, outputMin, outputMax);
 }
 
+std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const ParamCounts& params,
+                                                      const SchemeReport& sr, double level) {
+  std::vector<StaticBatchInterval> out;
+  const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
+  if (!rec || rec->dof <= 0 || sr.e2e.empty()) return out;
+  // Every perturbed efficiency's curve is built once and reused for every point.
+  std::map<std::string, StepCurve> curves;
+  auto curveFor = [&](const Efficiency& e) -> const StepCurve* {
+    std::ostringstream key;
+    key.precision(17);
+    key << e.overheadMs << "/" << e.bandwidthEff;
+    for (const auto& [k, v] : e.computeEff) key << "/" << k << "=" << v;
+    for (const auto& [k, v] : e.dequantSPerWeight) key << "/" << k << "=" << v;
+    auto it = curves.find(key.str());
+    if (it == curves.end()) {
+      Scenario t = s;
+      t.efficiency = e;
+      auto c = buildStepCurve(t, params, sr.assignment);
+      if (!c) return nullptr;
+      it = curves.emplace(key.str(), std::move(*c)).first;
+    }
+    return &it->second;
+  };
+  for (const auto& x : sr.e2e) {
+    auto at = [&](auto field) {
+      return [&, field](const Efficiency& e) {
+        const StepCurve* c = curveFor(e);
+        if (!c) return std::nan("");
+        return field(predictStaticBatch(*c, x.batch, x.inputLen, x.outputLen));
+      };
+    };
+    StaticBatchInterval iv;
+    const E2eFitRecord* extra = &*rec;
+    iv.ttftMs = intervalFor(at([](const StaticBatchPrediction& p) { return p.ttftMs; }),
+                            s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
+    iv.tpotMs = intervalFor(at([](const StaticBatchPrediction& p) { return p.tpotMs; }),
+                            s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
+    iv.latencyS = intervalFor(at([](const StaticBatchPrediction& p) { return p.e2eLatencyS; }),
+                              s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
+    iv.totalTokensPerS =
+        intervalFor(at([](const StaticBatchPrediction& p) { return p.totalTokensPerS; }),
+                    s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
+    out.push_back(iv);
+  }
+  return out;
+}
+
 Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta) {
   Efficiency e = eff;
   double v = getConstant(e, name);

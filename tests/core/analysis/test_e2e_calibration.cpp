@@ -193,3 +193,40 @@ TEST_CASE("Student-t quantiles", "[calibration][e2e]") {
   CHECK(studentTQuantile(0.95, 30) == Approx(2.0423).epsilon(2e-3));
   CHECK(studentTQuantile(0.99, 0) == Approx(2.5758).epsilon(1e-3));
 }
+
+TEST_CASE("intervals from a fit cover held-out synthetic points at about their level",
+          "[calibration][e2e]") {
+  // Fit on the points of two lengths, test on the third; 4% log-normal noise.
+  const Efficiency truth = trueConstants();
+  const auto all = synthetic(truth, 0.04, 23);
+  std::vector<PreparedPoint> fitOn, heldOut;
+  for (const auto& p : all) (p.point.inputLen == 512 ? heldOut : fitOn).push_back(p);
+  auto fit = fitEndToEnd(fitOn, "synthetic");
+  REQUIRE(fit.ok());
+  const auto block = e2eCalibrationBlock(*fit, "synthetic fit");
+  int inside = 0;
+  for (const auto& p : heldOut) {
+    const auto iv =
+        intervalFor([&](const Efficiency& e) { return predictPoint(p, e); }, fit->efficiency,
+                    block.extraJson, 0.8, p.point.batch, p.point.inputLen, p.point.outputLen);
+    CHECK(iv.low < iv.value);
+    CHECK(iv.high > iv.value);
+    // 512 output tokens lie outside the 128 the fit saw.
+    CHECK(iv.extrapolated);
+    if (p.point.value >= iv.low && p.point.value <= iv.high) ++inside;
+  }
+  const double coverage = static_cast<double>(inside) / static_cast<double>(heldOut.size());
+  CHECK(coverage > 0.65);
+  CHECK(coverage < 0.95);
+  // Inside the range seen, no flag.
+  const auto& seen = fitOn.front();
+  CHECK_FALSE(intervalFor([&](const Efficiency& e) { return predictPoint(seen, e); },
+                          fit->efficiency, block.extraJson, 0.8, seen.point.batch,
+                          seen.point.inputLen, seen.point.outputLen)
+                  .extrapolated);
+  // No fit record: the value alone.
+  const auto bare = intervalFor([&](const Efficiency& e) { return predictPoint(seen, e); },
+                                fit->efficiency, "{}", 0.8, 1, 1, 1);
+  CHECK(bare.low == bare.value);
+  CHECK(bare.high == bare.value);
+}

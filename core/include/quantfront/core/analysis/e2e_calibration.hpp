@@ -158,17 +158,25 @@ struct E2eFitRecord {
 };
 std::optional<E2eFitRecord> e2eFitRecord(const std::string& calibrationExtra);
 
+/// Intervals of one candidate's static-batch predictions (one per point of `sr.e2e`), from
+/// the scenario efficiency's `e2e_fit` record; empty when it has none or no degree of freedom.
+struct StaticBatchInterval {
+  IntervalEstimate ttftMs, tpotMs, latencyS, totalTokensPerS;
+};
+std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const ParamCounts& params,
+                                                      const SchemeReport& sr, double level = 0.8);
+
 /// The efficiency with the constant `name` multiplied by exp(delta) (the fit's coordinates).
 Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta);
 
+/// The same with the fit record already parsed (null: the value alone).
 template <class F>
-IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string& calibrationExtra,
+IntervalEstimate intervalFor(F predict, const Efficiency& eff, const E2eFitRecord* rec,
                              double level, double batch, double inputLen, double outputLen) {
   IntervalEstimate out;
   out.value = predict(eff);
   out.low = out.high = out.value;
-  const auto rec = e2eFitRecord(calibrationExtra);
-  if (!rec || !(out.value > 0)) return out;
+  if (!rec || rec->dof <= 0 || !(out.value > 0)) return out;
   out.extrapolated = !rec->range.contains(batch, inputLen, outputLen);
   const std::size_t n = rec->names.size();
   std::vector<double> g(n, 0.0);
@@ -185,6 +193,13 @@ IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string
   out.low = out.value * std::exp(-half);
   out.high = out.value * std::exp(half);
   return out;
+}
+
+template <class F>
+IntervalEstimate intervalFor(F predict, const Efficiency& eff, const std::string& calibrationExtra,
+                             double level, double batch, double inputLen, double outputLen) {
+  const auto rec = e2eFitRecord(calibrationExtra);
+  return intervalFor(predict, eff, rec ? &*rec : nullptr, level, batch, inputLen, outputLen);
 }
 
 }  // namespace qf

@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPointer>
 #include <QShortcut>
 #include <QTabWidget>
 
@@ -24,9 +25,9 @@ namespace {
 /// own to undo or redo.
 class ShortcutPassThrough : public QObject {
  public:
-  explicit ShortcutPassThrough(QWidget* window) : QObject(window), m_window(window) {}
+  explicit ShortcutPassThrough(QWidget* window) : m_window(window) {}
   bool eventFilter(QObject* watched, QEvent* event) override {
-    if (event->type() != QEvent::ShortcutOverride) return false;
+    if (event->type() != QEvent::ShortcutOverride || !m_window) return false;
     auto* w = qobject_cast<QWidget*>(watched);
     if (!w || w->window() != m_window) return false;
     QLineEdit* edit = qobject_cast<QLineEdit*>(w);
@@ -52,7 +53,7 @@ class ShortcutPassThrough : public QObject {
   }
 
  private:
-  QWidget* m_window;
+  QPointer<QWidget> m_window;
 };
 
 /// The keyboard map the Help menu shows: every menu action with a shortcut, and the tab keys.
@@ -77,7 +78,13 @@ QString keyboardMap(const QMenuBar* bar) {
 }  // namespace
 
 void MainWindow::installKeys(QTabWidget* tabs) {
-  qApp->installEventFilter(new ShortcutPassThrough(this));
+  // Removed with the window, before the window's children go.
+  auto* filter = new ShortcutPassThrough(this);
+  qApp->installEventFilter(filter);
+  connect(this, &QObject::destroyed, filter, [filter] {
+    qApp->removeEventFilter(filter);
+    delete filter;
+  });
   auto step = [tabs](int by) {
     const int n = tabs->count();
     if (n > 0) tabs->setCurrentIndex((tabs->currentIndex() + by + n) % n);

@@ -200,6 +200,18 @@ TEST_CASE("the report lists only evidence still attached to visible candidates",
     REQUIRE(QFile::exists(pdf));
     return pages.join("\n");
   };
+  {
+    // Page 1 leads with the answer: the recommendation per regime, the frontier, confidence.
+    QStringList pages;
+    REQUIRE(w.exportReviewReport(QString::fromStdString(dir.file("p1.pdf")), nullptr, &pages)
+                .isEmpty());
+    REQUIRE_FALSE(pages.isEmpty());
+    CHECK(pages[0].contains("Recommendation per regime"));
+    CHECK(pages[0].contains("Synchronous (one request at a time, batch 1)"));
+    CHECK(pages[0].contains("Saturated (every KV slot busy)"));
+    CHECK(pages[0].contains("llama-8b"));
+    CHECK(pages[0].contains("are measured"));
+  }
   const QString before = reportText("before.pdf");
   CHECK(before.contains(sha));
   CHECK(before.contains("llama-8b"));

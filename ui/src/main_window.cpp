@@ -307,6 +307,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildMenus();
   buildToolBar();
   installCandidateMenu();
+  installKeys(m_tabs);
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recompute);
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::markChanged);
   connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recordEdit);
@@ -996,7 +997,7 @@ void MainWindow::buildMenus() {
   file->addAction("Save", this, [this] { saveInteractive(false); })
       ->setShortcut(QKeySequence::Save);
   file->addAction("Save as…", this, [this] { saveInteractive(true); })
-      ->setShortcut(QKeySequence::SaveAs);
+      ->setShortcut(QKeySequence("Ctrl+Shift+S"));
   file->addAction("Import results…", this, &MainWindow::importInteractive)
       ->setShortcut(QKeySequence("Ctrl+I"));
   file->addAction("Open model config…", this, &MainWindow::openModelInteractive)

@@ -247,15 +247,20 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
     const char* name;
     QCPScatterStyle scatter;
   };
-  const Style styles[4] = {
+  constexpr int kClasses = 6;  // one per Verdict, in its order
+  const Style styles[kClasses] = {
       {"frontier",
        QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0, 114, 178), QColor(0, 114, 178), 11)},
       {"uncertain (within uncertainty)",
        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 159, 0), 2), Qt::white, 11)},
       {"dominated",
        QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(180, 180, 180), QColor(210, 210, 210), 9)},
-      {"gated out",
+      {"gated out (fails a gate)",
        QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(176, 0, 0), 2), Qt::NoBrush, 10)},
+      {"undecided (a gate's interval crosses its threshold)",
+       QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(QColor(213, 94, 0), 2), Qt::white, 11)},
+      {"not scored (a gated metric missing)",
+       QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(120, 120, 120), 1.5), Qt::white, 8)},
   };
   double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
   // Frontier points per base model: a frontier is drawn within a group (analyseFrontier
@@ -268,7 +273,7 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
     Verdict verdict;
   };
   std::vector<Pending> labelled;
-  for (int k = 0; k < 4; ++k) {
+  for (int k = 0; k < kClasses; ++k) {
     QCPGraph* g = addGraph();
     g->setLineStyle(QCPGraph::lsNone);
     g->setScatterStyle(styles[k].scatter);
@@ -383,7 +388,7 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
   }
   // Names without overlaps: the frontier's first, then uncertain, gated out and dominated
   // (a crowded dominated name is left out; the Candidates table lists every one).
-  const int rank[4] = {0, 1, 3, 2};
+  const int rank[kClasses] = {0, 1, 4, 3, 2, 5};
   std::stable_sort(labelled.begin(), labelled.end(), [&](const Pending& a, const Pending& b) {
     return rank[a.order] < rank[b.order];
   });
@@ -990,13 +995,18 @@ void ParetoView::recompute() {
   }
   m_result = std::move(analysis->result);
   m_verdicts = std::move(analysis->verdicts);
-  QString text = QString(
-                     "%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out "
-                     "(missing metrics count as gated out)")
+  QString text = QString("%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out")
                      .arg(m_result->frontier.size())
                      .arg(m_result->uncertain.size())
                      .arg(m_result->dominated.size())
                      .arg(m_result->gatedOut.size());
+  if (!m_result->undecided.empty()) {
+    text += QString(", %1 undecided (a gate's interval crosses its threshold)")
+                .arg(m_result->undecided.size());
+  }
+  if (!m_result->notScored.empty()) {
+    text += QString(", %1 not scored (a metric missing)").arg(m_result->notScored.size());
+  }
   const auto& obj = m_result->objectives;
   if (obj.size() > 2) {
     text += QString("; the frontier is over %1 objectives, the plot shows the first two")
@@ -1032,12 +1042,16 @@ void ParetoView::fillTable() {
         new QTableWidgetItem(it == m_verdicts.end() ? "" : verdictName(it->second.verdict));
     if (it != m_verdicts.end()) {
       status->setToolTip(qs(it->second.detail));
-      if (it->second.verdict == Verdict::GatedOut) {
+      const Verdict v = it->second.verdict;
+      if (v == Verdict::GatedOut || v == Verdict::Undecided || v == Verdict::NotScored) {
         QFont f = status->font();
-        f.setStrikeOut(true);
+        f.setStrikeOut(v == Verdict::GatedOut);
         status->setFont(f);
-        status->setForeground(QColor(176, 0, 0));
-        status->setText(QString("gated out: %1").arg(qs(it->second.detail).section(": ", 1)));
+        status->setForeground(v == Verdict::GatedOut    ? QColor(176, 0, 0)
+                              : v == Verdict::Undecided ? QColor(213, 94, 0)
+                                                        : QColor(110, 110, 110));
+        status->setText(
+            QString("%1: %2").arg(verdictName(v), qs(it->second.detail).section(": ", 1)));
       }
     }
     m_table->setItem(row, 1, status);

@@ -15,6 +15,7 @@
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/cost.hpp>
+#include <quantfront/core/session/review_summary.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
@@ -229,20 +230,38 @@ QString interval(const MetricValue& v) {
            v.hi ? QString::number(*v.hi, 'g', 5) : QString("?"));
 }
 
-void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
+/// Page 1: the answer (core's summarizeReview) in words and one figure.
+void summaryPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
   const EngineReport& r = *in.report;
-  const ScenarioSpec& spec = in.session->scenario;
-  w.title("QuantFront review report");
+  // A title is free text from a file: control characters and escapes never reach the PDF.
+  const std::string title = printableText(in.session->title);
+  w.title(title.empty() ? QString("QuantFront review report") : qs(title));
   w.text(QString("%1 — %2").arg(reportTitle(r), in.sessionName), kInk, 11);
-  w.text(QString("Generated %1 by QuantFront %2. Every number below is the analytic model's "
-                 "unless its provenance says otherwise (page 5).")
+  w.text(QString("Generated %1 by QuantFront %2. Every number is the analytic model's unless "
+                 "its provenance says otherwise (the candidates pages).")
              .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm t"),
                   QString(qfrontVersion())),
          kMuted);
-  // A title is free text from a file: control characters and escapes never reach the PDF.
-  if (const std::string title = printableText(in.session->title); !title.empty()) {
-    w.text("Session: " + qs(title));
+  const ReviewSummary s = summarizeReview(r, in.session->candidates, in.objectives, in.verdicts);
+  w.heading("Summary");
+  w.text(qs(s.scenario));
+  w.heading("Recommendation per regime");
+  for (const auto& line : s.regimes) w.text("• " + qs(line));
+  if (!s.doesNotFit.empty()) w.text("• " + qs(s.doesNotFit), kRed);
+  w.heading("Frontier");
+  w.text(qs(s.frontier));
+  if (in.paretoPlot && !in.session->candidates.empty()) w.plot(in.paretoPlot, plotH * 0.7);
+  if (!s.verdicts.empty()) {
+    w.heading("What did not pass, and why");
+    for (const auto& line : s.verdicts) w.text("• " + qs(line));
   }
+  w.heading("Confidence");
+  w.text(qs(s.confidence));
+}
+
+void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
+  const EngineReport& r = *in.report;
+  const ScenarioSpec& spec = in.session->scenario;
   w.heading("Scenario");
   const auto& sc = r.scenario;
   std::vector<QStringList> rows = {
@@ -351,8 +370,11 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
         {qs(c.id), it == in.verdicts.end() ? "—" : verdictName(it->second.verdict),
          it == in.verdicts.end() ? QString() : qs(it->second.detail),
          QString("%1 / %2 / %3 ×%4").arg(qs(c.model), schemes, qs(c.gpu)).arg(c.gpuCount)});
-    colors.push_back(it != in.verdicts.end() && it->second.verdict == Verdict::GatedOut ? kRed
-                                                                                        : kInk);
+    const Verdict v = it == in.verdicts.end() ? Verdict::Frontier : it->second.verdict;
+    colors.push_back(v == Verdict::GatedOut    ? kRed
+                     : v == Verdict::Undecided ? QColor(213, 94, 0)
+                     : v == Verdict::NotScored ? kMuted
+                                               : kInk);
   }
   if (rows.empty()) {
     w.text("The session has no candidates: import benchmark and eval results to fill it.", kMuted);
@@ -567,6 +589,8 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
                     .arg(qfrontVersion(), reportTitle(*in.report), in.sessionName));
     if (!w.begin()) return "could not start the PDF";
     const double plotH = w.width() * 0.625;
+    summaryPage(w, in, plotH);
+    w.newPage();
     scenarioPage(w, in);
 
     w.newPage();

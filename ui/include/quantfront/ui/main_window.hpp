@@ -180,6 +180,8 @@ class MainWindow : public QMainWindow {
   /// When there are unsaved changes asks Save / Discard / Cancel (Save saves, asking for a
   /// file name when the session has none). True when the caller may go on.
   bool maybeSaveChanges();
+  /// The Help menu's keyboard map (HTML): every menu shortcut and the tab keys.
+  [[nodiscard]] QString keyboardMapText() const;
   /// File > New: asks about unsaved changes, then shows a blank session (the scenario kept;
   /// no candidates, runs, objectives or gates). True when done.
   bool newSession();
@@ -230,6 +232,9 @@ class MainWindow : public QMainWindow {
   /// Makes `next` (the session after an evidence edit) current as one undoable step.
   void commitEvidence(const Session& next, const QString& text);
   [[nodiscard]] EvidenceState evidenceStateOf(const Session& s) const;
+  /// Window shortcuts that work in text fields, Ctrl+Tab / Ctrl+Shift+Tab over `tabs`, the
+  /// Help menu (window_keys.cpp).
+  void installKeys(QTabWidget* tabs);
   /// The Candidates tab's menu (rename, hide, show hidden, remove) and the Evidence tab's
   /// Detach.
   void installCandidateMenu();

@@ -31,8 +31,9 @@ class ParetoPlot : public QCustomPlot {
   void setData(const std::vector<Candidate>& cands,
                const std::map<std::string, CandidateVerdict>& verdicts, const Objective& x,
                const Objective& y);
-  /// Points drawn per class: frontier, uncertain, dominated, gated out.
-  [[nodiscard]] std::array<int, 4> classCounts() const { return m_counts; }
+  /// Points drawn per class (Verdict order): frontier, uncertain, dominated, gated out,
+  /// undecided, not scored.
+  [[nodiscard]] std::array<int, 6> classCounts() const { return m_counts; }
 
   /// The candidates' names, placed without overlaps.
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
@@ -73,7 +74,7 @@ class ParetoPlot : public QCustomPlot {
   std::vector<Candidate> m_cands;
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
-  std::array<int, 4> m_counts{};
+  std::array<int, 6> m_counts{};
   QCPTextElement* m_title = nullptr;
 };
 

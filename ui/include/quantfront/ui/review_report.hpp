@@ -1,6 +1,8 @@
 #pragma once
-/// The review report: one PDF a design review can read without the program. Pages: (1) the
-/// scenario, date and version with the per-scheme summary, crossovers and fit warnings;
+/// The review report: one PDF a design review can read without the program. Pages: (0) the
+/// answer first: the recommendation per regime, the frontier, what failed which gate and why,
+/// the confidence (core's summarizeReview) and the Pareto plot; (1) the scenario with the
+/// per-scheme summary, crossovers and fit warnings;
 /// (2) step time vs batch; (3) throughput and KV capacity; (4) serving: imported runs against
 /// offered load, batch-1 beside saturated, with generated length and the modelled capacity;
 /// (5) the Pareto frontier; (6) the candidates with gates and verdicts, and the provenance of

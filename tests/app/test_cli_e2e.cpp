@@ -7,20 +7,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli.hpp"
+#include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
 
 using qf::testing::TempDir;
 
 namespace {
-struct Run {
-  int rc;
-  std::string out, err;
-};
-Run qfront(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int rc = qf::cli::run(args, out, err);
-  return {rc, out.str(), err.str()};
+qf::testing::CliRun qfront(const std::vector<std::string>& args) {
+  return qf::testing::runQfront(args);
 }
 void write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;

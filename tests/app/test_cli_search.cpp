@@ -5,22 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli.hpp"
+#include "support/cli_run.hpp"
 
 namespace {
 
-struct Run {
-  int rc = 0;
-  std::string out, err;
-};
-
-Run qfront(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  Run r;
-  r.rc = qf::cli::run(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+qf::testing::CliRun qfront(const std::vector<std::string>& args) {
+  return qf::testing::runQfront(args);
 }
 
 nlohmann::json searchJson(std::vector<std::string> args) {

@@ -11,6 +11,10 @@
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/session/file_lock.hpp>
 
+namespace qf {
+struct MeasuredPoint;
+}
+
 namespace qf::cli {
 
 inline constexpr int kExitOk = 0;
@@ -33,12 +37,22 @@ int cmdCalibrate(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err);  // cli_calibrate.cpp
 int cmdMerge(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err);  // cli_calibrate.cpp
+class Args;
+/// qfront stats kl (cli_stats_kl.cpp).
+int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err);
 /// True when `path` starts with the measured-points CSV header (cli_calibrate_e2e.cpp).
 bool isMeasuredPointsFile(const std::string& path);
 /// qfront calibrate POINTS.csv --gpu ...: the end-to-end fit (cli_calibrate_e2e.cpp).
 int calibrateFromPoints(const std::string& file, const std::optional<std::string>& gpuArg,
                         const std::string& format, const std::optional<std::string>& outPath,
                         std::ostream& out, std::ostream& err);
+/// The end-to-end fit of measured points (from a CSV or a session's static-batch runs) for
+/// the GPU `gpuArg`; `notesIn` are printed first as notes on `file`.
+int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const std::string& file,
+                                const std::string& gpuArg, const std::vector<std::string>& notesIn,
+                                const std::string& format,
+                                const std::optional<std::string>& outPath, std::ostream& out,
+                                std::ostream& err);
 int cmdServing(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err);  // cli_serving.cpp
 int cmdSearch(const std::vector<std::string>& args, std::ostream& out,

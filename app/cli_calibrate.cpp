@@ -14,6 +14,7 @@
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/core/session/session_merge.hpp>
 
@@ -149,6 +150,26 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     return calibrateFromPoints(files[0], gpuOpt, format, outOpt, out, err);
   auto session = loadSession(files[0]);
   if (!session) return badInput(err, session.error());
+  // A session without kernel records: the end-to-end fit of its static-batch runs.
+  if (session->kernelMeasurements.empty()) {
+    std::vector<std::string> notes;
+    const auto points = measuredPointsFromSession(*session, files[0], notes);
+    if (!points.empty()) {
+      std::string gpuArg = gpuOpt.value_or("");
+      if (gpuArg.empty()) {
+        for (const auto& p : points) {
+          if (gpuArg.empty()) gpuArg = p.gpu;
+          if (p.gpu != gpuArg) {
+            return badArg(err, "gpu",
+                          "the session's end-to-end runs are on several GPUs ('" + gpuArg + "', '" +
+                              p.gpu + "'); give the one to fit with --gpu ID|GPU.json");
+          }
+        }
+      }
+      return calibrateFromMeasuredPoints(points, files[0], gpuArg, notes, format, outOpt, out, err);
+    }
+    for (const auto& n : notes) err << "qfront: note: " << files[0] << ": " << n << "\n";
+  }
   // The device whose records are fitted: --device, else the only one.
   const auto devices = measuredDevices(session->kernelMeasurements);
   std::string device = deviceOpt.value_or(devices.size() == 1 ? devices.front() : "");

@@ -41,15 +41,23 @@ int calibrateFromPoints(const std::string& file, const std::optional<std::string
     return badArg(err, "gpu",
                   "a measured-points CSV needs the GPU the fit is for: --gpu ID|GPU.json");
   }
-  const Catalog& cat = Catalog::bundled();
-  auto gpu = cat.resolveGpu(*gpuArg);
-  if (!gpu) return badInput(err, gpu.error());
   auto text = readFileBytes(file);
   if (!text) return badInput(err, text.error());
   auto points = parseMeasuredPointsCsv(*text, file);
   if (!points) return badInput(err, points.error());
-  std::vector<std::string> notes;
-  auto prepared = preparePoints(*points, *gpu, *gpuArg, notes, cat);
+  return calibrateFromMeasuredPoints(*points, file, *gpuArg, {}, format, outPath, out, err);
+}
+
+int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const std::string& file,
+                                const std::string& gpuArg, const std::vector<std::string>& notesIn,
+                                const std::string& format,
+                                const std::optional<std::string>& outPath, std::ostream& out,
+                                std::ostream& err) {
+  const Catalog& cat = Catalog::bundled();
+  auto gpu = cat.resolveGpu(gpuArg);
+  if (!gpu) return badInput(err, gpu.error());
+  std::vector<std::string> notes = notesIn;
+  auto prepared = preparePoints(points, *gpu, gpuArg, notes, cat);
   if (!prepared) return badInput(err, prepared.error());
   for (const auto& n : notes) err << "qfront: note: " << file << ": " << n << "\n";
   const std::string source = "qfront calibrate on " + file + " (" +

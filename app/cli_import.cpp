@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <optional>
 #include <ostream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
@@ -24,7 +25,8 @@ namespace {
 constexpr const char* kImportHelp =
     R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
                      [--gpu ID] [--gpu-count N] [--baseline ID] [--no-candidates]
-                     [--allow-model-mismatch] [--format table|json]
+                     [--allow-model-mismatch] [--batch B --input-len I --output-len O]
+                     [--format table|json]
 
 Imports benchmark and eval result files into a QuantFront session file. The format of each
 FILE is detected from its content, never from its name:
@@ -58,6 +60,11 @@ with `qfront stats paired`.
                          with --candidate, --model, --scheme, --gpu, --gpu-count, --baseline)
   --allow-model-mismatch attach even when a file's model (or --model) is not the model of
                          the existing candidate it goes to; without it that is refused
+  --batch B --input-len I --output-len O
+                         the static batch a vLLM bench latency or throughput file was timed
+                         at (B requests of I prompt and O output tokens; those files do not
+                         say): recorded on its runs so that `qfront calibrate SESSION` can fit
+                         the model to them. All three or none
   --format table|json    summary format on stdout (default table)
   -h, --help             this text
 
@@ -209,6 +216,56 @@ std::optional<Error> contradiction(const Session& session, const std::string& id
   return std::nullopt;
 }
 
+/// Ids are shown in tables, plots and reports: printable text, no edge whitespace (trimmed
+/// in place).
+bool checkCandidateId(std::string& id, std::ostream& err, int& rc) {
+  id = trimmed(id);
+  if (id.empty()) {
+    rc = badArg(err, "candidate", "the candidate id must not be empty or blank");
+    return false;
+  }
+  if (std::any_of(id.begin(), id.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    rc = badArg(err, "candidate",
+                "the candidate id must be printable text (no control characters, newlines "
+                "or terminal escapes)");
+    return false;
+  }
+  return true;
+}
+
+/// --batch B --input-len I --output-len O: all three or none, each a whole number >= 1.
+bool takeStaticBatch(Args& a, std::optional<StaticBatch>& out, std::ostream& err, int& rc) {
+  std::optional<std::string> batch, in, outLen;
+  if (!takeSingle(a, "--batch", batch, err, rc) || !takeSingle(a, "--input-len", in, err, rc) ||
+      !takeSingle(a, "--output-len", outLen, err, rc)) {
+    return false;
+  }
+  if (!batch && !in && !outLen) return true;
+  if (!batch || !in || !outLen) {
+    rc = badArg(err,
+                !batch ? "batch"
+                : !in  ? "input-len"
+                       : "output-len",
+                "--batch, --input-len and --output-len go together (the static batch the "
+                "files were timed at)");
+    return false;
+  }
+  StaticBatch b;
+  for (auto [text, dst, name] :
+       {std::tuple{&batch, &b.batch, "batch"}, std::tuple{&in, &b.inputLen, "input-len"},
+        std::tuple{&outLen, &b.outputLen, "output-len"}}) {
+    const auto v = parseInt(**text);
+    if (!v || *v < 1 || *v > 10'000'000) {
+      rc = badArg(err, name, "expected a whole number from 1 to 10000000, found '" + **text + "'");
+      return false;
+    }
+    *dst = static_cast<double>(*v);
+  }
+  out = b;
+  return true;
+}
+
 }  // namespace
 
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -234,6 +291,8 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
       !takeSingle(a, "--baseline", baselineOpt, err, rc)) {
     return rc;
   }
+  std::optional<StaticBatch> staticBatch;
+  if (!takeStaticBatch(a, staticBatch, err, rc)) return rc;
   const bool noCandidates = a.takeFlag("--no-candidates");
   AttachOptions attachOpts;
   attachOpts.allowModelMismatch = a.takeFlag("--allow-model-mismatch");
@@ -249,17 +308,8 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     attachOpts.gpuCount = static_cast<int>(*n);
   }
   if (candidateOpt) {
-    // Ids are shown in tables, plots and reports: printable text, no edge whitespace.
-    const std::string id = trimmed(*candidateOpt);
-    if (id.empty()) return badArg(err, "candidate", "the candidate id must not be empty or blank");
-    if (std::any_of(id.begin(), id.end(),
-                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-      return badArg(err, "candidate",
-                    "the candidate id must be printable text (no control characters, newlines "
-                    "or terminal escapes)");
-    }
-    candidateOpt = id;
-    attachOpts.candidateId = id;
+    if (!checkCandidateId(*candidateOpt, err, rc)) return rc;
+    attachOpts.candidateId = candidateOpt;
   }
   if (noCandidates) {
     for (const auto& [opt, name] :
@@ -315,6 +365,7 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
 
   ImportPlan plan;  // every file read before anything is merged; any error refuses them all
   if (!noCandidates) plan.attach = attachOpts;
+  plan.staticBatch = staticBatch;
   auto read = readImports(files, plan);
   if (!read) return badInput(err, read.error());
   // Held from reading the session to renaming the new one into place: a second writer

@@ -23,7 +23,7 @@ namespace qf::cli {
 namespace {
 
 constexpr const char* kStatsHelp =
-    R"(usage: qfront stats <binomial|power|diff|paired|serving> [options]
+    R"(usage: qfront stats <binomial|power|diff|paired|serving|kl> [options]
 
 Sample-size and significance statistics for eval scores. Every proportion, on input and
 output, is a fraction in [0, 1] (0.80, not 80); multiply by 100 for percentage points.
@@ -42,6 +42,9 @@ output, is a fraction in [0, 1] (0.80, not 80); multiply by 100 for percentage p
                                        p50/p90/p99 of TTFT, TPOT, ITL and E2E latency with
                                        seeded bootstrap intervals, and goodput against the
                                        SLOs, from a serving benchmark's per-request arrays
+  kl A.jsonl B.jsonl [--session S --candidate ID]
+                                       mean per-token KL divergence and flip rates of two
+                                       runs of the same prompts, from their logprobs
 
 Each takes --format json|table (default json). Run `qfront stats <sub-command> --help`.
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
@@ -569,12 +572,23 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
       table << "  (" << failedCount << " failed and " << emptyCount
             << " empty requests left out)\n";
     }
+    const std::vector<double> qs = {50.0, 90.0, 99.0};
+    const stats::LatencyMetric kMetrics[] = {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot,
+                                             stats::LatencyMetric::Itl, stats::LatencyMetric::E2e};
+    std::vector<stats::PercentileRequest> wanted;
+    for (const auto m : kMetrics) wanted.push_back({m, qs});
+    const auto dur = run.metrics.find("duration_s");
+    const bool haveDuration = dur != run.metrics.end() && dur->second > 0;
+    std::optional<stats::GoodputRequest> gp;
+    if (haveDuration) gp = stats::GoodputRequest{slo, dur->second};
+    // One set of resamples for every figure of the run (the draws are what a resample costs).
+    auto boot = stats::bootstrapRun(run.requests, wanted, gp, bo);
+    if (!boot) return badInput(err, Error{files[0], "", boot.error().field, boot.error().message});
     Json lat = Json::object();
-    for (auto m : {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot,
-                   stats::LatencyMetric::Itl, stats::LatencyMetric::E2e}) {
+    for (std::size_t w = 0; w < wanted.size(); ++w) {
+      const auto m = wanted[w].metric;
       Json pm = Json::object();
-      const std::vector<double> qs = {50.0, 90.0, 99.0};
-      auto all = stats::bootstrapLatencyPercentiles(run.requests, m, qs, bo);
+      const auto& all = boot->percentiles[w];
       if (!all) continue;
       for (std::size_t k = 0; k < qs.size(); ++k) {
         const auto* bi = &(*all)[k];
@@ -589,14 +603,11 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
       if (!pm.empty()) lat[stats::latencyMetricName(m)] = pm;
     }
     jr["latency"] = lat;
-    const auto dur = run.metrics.find("duration_s");
-    if (dur != run.metrics.end() && dur->second > 0) {
-      auto g = stats::bootstrapGoodput(run.requests, slo, dur->second, bo);
-      if (g) {
-        jr["goodput_req_s"] = {{"value", g->estimate}, {"ci", {g->ci.lo, g->ci.hi}}};
-        table << "  goodput " << std::setprecision(3) << g->estimate << " req/s  [" << g->ci.lo
-              << ", " << g->ci.hi << "]\n";
-      }
+    if (boot->goodput) {
+      const auto& g = *boot->goodput;
+      jr["goodput_req_s"] = {{"value", g.estimate}, {"ci", {g.ci.lo, g.ci.hi}}};
+      table << "  goodput " << std::setprecision(3) << g.estimate << " req/s  [" << g.ci.lo << ", "
+            << g.ci.hi << "]\n";
     } else {
       jr["goodput_req_s"] = nullptr;
       table << "  goodput: the file has no run duration\n";
@@ -641,10 +652,11 @@ int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   if (sub == "diff") return cmdDiff(a, out, err);
   if (sub == "paired") return cmdPaired(a, out, err);
   if (sub == "serving") return cmdServing(a, out, err);
+  if (sub == "kl") return cmdStatsKl(a, out, err);
   return badArg(
       err, "command",
       "unknown stats sub-command '" + sub +
-          "' (expected binomial, power, diff, paired or serving; see qfront stats --help)");
+          "' (expected binomial, power, diff, paired, serving or kl; see qfront stats --help)");
 }
 
 }  // namespace qf::cli

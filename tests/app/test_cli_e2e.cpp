@@ -19,6 +19,20 @@ qf::testing::CliRun qfront(const std::vector<std::string>& args) {
 void write(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary) << text;
 }
+/// The catalog's H100 with known constants (t0 4 ms, η_β 0.8, η_P bf16 0.6, W4A16 dequant
+/// 5e-13 s/weight): the truth synthetic measurements are made with.
+void writeTruthGpu(const std::string& path) {
+  const auto cat = qfront({"catalog", "--format", "json"});
+  REQUIRE(cat.rc == 0);
+  auto gpu = nlohmann::json::parse(cat.out)["gpus"][0];
+  REQUIRE(gpu["id"] == "h100-sxm");
+  gpu["calibration"] = {{"source", "truth"},
+                        {"overhead_ms", 4.0},
+                        {"bandwidth_efficiency", 0.8},
+                        {"compute_efficiency", {{"bf16", 0.6}}},
+                        {"dequant_s_per_weight", {{"w4a16-g128", 5e-13}}}};
+  write(path, gpu.dump());
+}
 std::size_t lines(const std::string& s) {
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
 }
@@ -88,18 +102,7 @@ TEST_CASE("qfront calibrate POINTS.csv fits, writes a GPU file qfront model read
   // W4A16 dequant 5e-13 s/weight), then read back from the CSV.
   std::string csv = "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit\n";
   const std::string gpuFile = dir.file("truth.json");
-  {
-    const auto cat = qfront({"catalog", "--format", "json"});
-    REQUIRE(cat.rc == 0);
-    auto gpu = nlohmann::json::parse(cat.out)["gpus"][0];
-    REQUIRE(gpu["id"] == "h100-sxm");
-    gpu["calibration"] = {{"source", "truth"},
-                          {"overhead_ms", 4.0},
-                          {"bandwidth_efficiency", 0.8},
-                          {"compute_efficiency", {{"bf16", 0.6}}},
-                          {"dequant_s_per_weight", {{"w4a16-g128", 5e-13}}}};
-    write(gpuFile, gpu.dump());
-  }
+  writeTruthGpu(gpuFile);
   for (const char* scheme : {"bf16", "w4a16-g128"}) {
     for (const char* batch : {"1", "8", "64"}) {
       for (auto [in, out] : {std::pair{"128", "256"}, {"2048", "128"}}) {
@@ -228,4 +231,98 @@ TEST_CASE("bundled defaults are the fit to the published figures, and say so", "
     CHECK(std::abs(calibrated / published - 1) < 0.12);
     CHECK(std::abs(datasheet / published - 1) > 0.15);
   }
+}
+
+TEST_CASE("qfront calibrate SESSION fits the session's static-batch runs", "[cli][e2e]") {
+  TempDir dir;
+  // vLLM bench latency files made by the model with known constants (t0 4 ms, η_β 0.8, η_P
+  // bf16 0.6, W4A16 dequant 5e-13 s/weight), imported with the batch and lengths they were
+  // "timed" at; calibrating the session recovers the constants.
+  const std::string gpuFile = dir.file("truth.json");
+  writeTruthGpu(gpuFile);
+  const std::string session = dir.file("measured.json");
+  int files = 0;
+  for (const char* scheme : {"bf16", "w4a16-g128"}) {
+    for (const char* batch : {"1", "8", "64"}) {
+      for (auto [in, out] : {std::pair{"128", "256"}, {"2048", "128"}, {"512", "32"}}) {
+        const auto r =
+            qfront({"model", "--model", "llama-3-8b", "--gpu", gpuFile, "--scheme", scheme,
+                    "--batch", batch, "--input-len", in, "--output-len", out, "--format", "json"});
+        REQUIRE(r.rc == 0);
+        const double v = nlohmann::json::parse(r.out)["schemes"][0]["points"][0]["e2e_latency_s"];
+        const std::string file = dir.file("latency" + std::to_string(files++) + ".json");
+        write(file, nlohmann::json{{"avg_latency", v},
+                                   {"latencies", {v, v, v}},
+                                   {"percentiles", {{"50", v}, {"99", v}}}}
+                        .dump());
+        const auto imp =
+            qfront({"import", file, "-o", session, "--candidate", std::string("c-") + scheme,
+                    "--model", "llama-3-8b", "--scheme", scheme, "--gpu", "h100-sxm", "--batch",
+                    batch, "--input-len", in, "--output-len", out});
+        INFO(imp.err);
+        REQUIRE(imp.rc == 0);
+      }
+    }
+  }
+  // A latency file imported without its batch is left out with a note saying what to do.
+  const std::string bare = dir.file("bare.json");
+  write(bare, R"({"avg_latency": 0.5, "latencies": [0.5], "percentiles": {"50": 0.5}})");
+  REQUIRE(qfront({"import", bare, "-o", session, "--candidate", "c-bf16"}).rc == 0);
+
+  const std::string outGpu = dir.file("h100.cal.json");
+  const auto r = qfront({"calibrate", session, "-o", outGpu, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("bare.json: its file states no batch or lengths; import it with --batch") !=
+        std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["gpu"] == "h100-sxm");  // the candidates' GPU, since --gpu was not given
+  CHECK(j["points"] == 18);
+  const auto& cal = j["calibration"];
+  CHECK(double(cal["overhead_ms"]) == Approx(4.0).epsilon(0.03));
+  CHECK(double(cal["bandwidth_efficiency"]) == Approx(0.8).epsilon(0.03));
+  CHECK(double(cal["compute_efficiency"]["bf16"]) == Approx(0.6).epsilon(0.03));
+  CHECK(double(cal["dequant_s_per_weight"]["w4a16-g128"]) == Approx(5e-13).epsilon(0.03));
+  // The written GPU file is one qfront model reads.
+  CHECK(qfront(
+            {"model", "--model", "llama-3-8b", "--gpu", outGpu, "--scheme", "bf16", "--batch", "1"})
+            .rc == 0);
+}
+
+TEST_CASE("qfront import --batch needs all three lengths, each a whole number", "[cli][e2e]") {
+  TempDir dir;
+  const std::string file = std::string(QF_TEST_DATA_DIR) + "/import/vllm_latency.json";
+  const std::string session = dir.file("s.json");
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"--batch", "8"},
+           {"--batch", "8", "--input-len", "128"},
+           {"--batch", "0", "--input-len", "128", "--output-len", "16"},
+           {"--batch", "8", "--input-len", "1.5", "--output-len", "16"},
+           {"--batch", "8", "--input-len", "128", "--output-len", "-o"}}) {
+    std::vector<std::string> a{"import", file, "-o", session};
+    a.insert(a.end(), bad.begin(), bad.end());
+    const auto r = qfront(a);
+    INFO(r.err);
+    CHECK(r.rc == 2);
+    CHECK(lines(r.err) == 1);
+  }
+  std::ifstream in(session);
+  CHECK_FALSE(in.good());  // nothing written
+  const auto ok = qfront({"import", file, "-o", session, "--batch", "8", "--input-len", "128",
+                          "--output-len", "16", "--format", "json"});
+  INFO(ok.err);
+  REQUIRE(ok.rc == 0);
+  std::ifstream written(session);
+  std::stringstream text;
+  text << written.rdbuf();
+  const auto s = nlohmann::json::parse(text.str());
+  bool stamped = false;
+  for (const auto& run : s["imported_runs"]) {
+    if (run.contains("setup") && run["setup"].contains("quantfront/batch")) {
+      stamped = run["setup"]["quantfront/batch"] == "8" &&
+                run["setup"]["quantfront/input_len"] == "128" &&
+                run["setup"]["quantfront/output_len"] == "16";
+    }
+  }
+  CHECK(stamped);
 }

@@ -59,6 +59,16 @@ constexpr Entry kExact[] = {
     {"real_world_avg_score", "Real-world average", "score", "average of Arena-Hard, HumanEval and MBPP", MetricCategory::Quality},
     {"bertscore", "BERTScore vs BF16", "", "BERTScore similarity of the outputs to the BF16 model's", MetricCategory::Quality},
     {"ruler_score", "RULER", "score", "RULER long-context average score", MetricCategory::Quality},
+    // A deployment found by the search (candidateFromDeployment).
+    {"deploy_ttft_ms", "TTFT (deployment search)", "ms", "mean time to first token of the deployment at the search's workload and load (analytic steady state)", MetricCategory::Latency},
+    {"deploy_tpot_ms", "TPOT (deployment search)", "ms", "mean time per output token of the deployment at the search's workload and load (analytic steady state)", MetricCategory::Latency},
+    {"deploy_output_tok_s", "Output throughput (deployment search)", "tok/s", "generated tokens per second of the whole deployment at the search's load (analytic steady state)", MetricCategory::Throughput},
+    {"usd_per_million_output_tokens", "Cost per million output tokens", "USD", "deployment price per hour over its output tokens per hour, x 10^6 (deployment search)", MetricCategory::Cost},
+    // Divergence from the baseline on the same prompts (qfront stats kl).
+    {"kl_per_token_nats", "KL per token vs baseline", "nats", "mean KL(baseline || candidate) per generated token over the top-k logprobs, same prompts (qfront stats kl)", MetricCategory::Relative},
+    {"token_flip_rate_pct", "Token flip rate", "%", "generated positions whose most likely token differs from the baseline's (qfront stats kl)", MetricCategory::Relative},
+    {"choice_kl_nats", "KL over answer choices", "nats", "mean KL(baseline || candidate) over a multiple-choice task's answer choices (qfront stats kl)", MetricCategory::Relative},
+    {"answer_flip_rate_pct", "Answer flip rate", "%", "multiple-choice questions whose most likely answer differs from the baseline's (qfront stats kl)", MetricCategory::Relative},
 };
 // clang-format on
 

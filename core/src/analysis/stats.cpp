@@ -384,9 +384,6 @@ std::uint64_t splitmix64(std::uint64_t& x) {
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-std::uint64_t rotl(std::uint64_t x, int k) {
-  return (x << k) | (x >> (64 - k));
-}
 }  // namespace
 
 Rng::Rng(std::uint64_t seed) : m_s{} {
@@ -394,25 +391,9 @@ Rng::Rng(std::uint64_t seed) : m_s{} {
   for (auto& w : m_s) w = splitmix64(x);
 }
 
-std::uint64_t Rng::next() {
-  const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-  const std::uint64_t t = m_s[1] << 17;
-  m_s[2] ^= m_s[0];
-  m_s[3] ^= m_s[1];
-  m_s[1] ^= m_s[2];
-  m_s[0] ^= m_s[3];
-  m_s[2] ^= t;
-  m_s[3] = rotl(m_s[3], 45);
-  return result;
-}
-
-std::uint64_t Rng::below(std::uint64_t bound) {
-  // Reject the top sliver of the 64-bit range that does not divide evenly by bound.
-  const std::uint64_t threshold = (0 - bound) % bound;
-  for (;;) {
-    const std::uint64_t r = next();
-    if (r >= threshold) return r % bound;
-  }
+Rng resampleRng(std::uint64_t seed, int rep) {
+  // An odd constant apart per resample; the constructor's splitmix64 decorrelates them.
+  return Rng(seed + 0x632B'E59B'D9B4'E019ull * (static_cast<std::uint64_t>(rep) + 1));
 }
 
 const char* latencyMetricName(LatencyMetric m) {
@@ -452,61 +433,6 @@ bool producedOutput(const RequestRecord& r) {
   return r.success && (r.outputLen > 0 || !r.itlsS.empty());
 }
 
-namespace {
-/// Appends request r's finite values of metric m to out (none for a request without output).
-void appendValues(const RequestRecord& r, LatencyMetric m, std::vector<double>& out) {
-  if (!producedOutput(r)) return;
-  auto push = [&out](double v) {
-    if (std::isfinite(v)) out.push_back(v);
-  };
-  switch (m) {
-    case LatencyMetric::Ttft:
-      push(r.ttftS);
-      break;
-    case LatencyMetric::E2e:
-      push(requestLatencyS(r));
-      break;
-    case LatencyMetric::Tpot:
-      if (auto t = requestTpotS(r)) push(*t);
-      break;
-    case LatencyMetric::Itl:
-      for (const double g : r.itlsS) push(g);
-      break;
-  }
-}
-
-std::optional<Error> checkOptions(const BootstrapOptions& o) {
-  if (o.resamples < kMinResamples || o.resamples > kMaxResamples) {
-    return Error{"", "", "resamples",
-                 "must be between " + std::to_string(kMinResamples) + " and " +
-                     std::to_string(kMaxResamples) + ", found " + std::to_string(o.resamples)};
-  }
-  if (!(o.confidence > 0 && o.confidence < 1)) {
-    return Error{"", "", "confidence", "must lie strictly between 0 and 1"};
-  }
-  return std::nullopt;
-}
-
-BootstrapInterval finish(double estimate, std::vector<double>& stats, const BootstrapOptions& o) {
-  BootstrapInterval bi;
-  bi.estimate = estimate;
-  bi.seed = o.seed;
-  bi.resamples = o.resamples;
-  bi.confidence = o.confidence;
-  const double tail = (1.0 - o.confidence) / 2.0 * 100.0;
-  bi.ci.lo = percentileLinear(stats, tail);
-  bi.ci.hi = percentileLinear(stats, 100.0 - tail);
-  return bi;
-}
-}  // namespace
-
-std::vector<double> latencyValues(const std::vector<RequestRecord>& requests, LatencyMetric m) {
-  std::vector<double> out;
-  out.reserve(requests.size());
-  for (const auto& r : requests) appendValues(r, m, out);
-  return out;
-}
-
 bool meetsSlo(const RequestRecord& r, const Slo& slo) {
   if (!producedOutput(r)) return false;
   if (slo.ttftS && !(r.ttftS <= *slo.ttftS)) return false;
@@ -523,201 +449,6 @@ double goodputReqPerS(const std::vector<RequestRecord>& requests, const Slo& slo
   std::int64_t good = 0;
   for (const auto& r : requests) good += meetsSlo(r, slo) ? 1 : 0;
   return static_cast<double>(good) / durationS;
-}
-
-namespace {
-
-/// The values of one metric pooled over the requests that carry it, sorted once, with what a
-/// resample needs to find its order statistics without copying them: the request each value
-/// belongs to and, every `m_block` positions, how many values of each request lie before.
-/// A resample is a weight (draw count) per request; the weighted count of values before a
-/// block boundary is a dot product, so a rank is found by binary search over boundaries and
-/// a walk through one block.
-class PooledValues {
- public:
-  PooledValues(const std::vector<RequestRecord>& requests, LatencyMetric m) {
-    std::vector<double> vals;
-    std::vector<std::pair<double, std::uint32_t>> all;
-    for (const auto& r : requests) {
-      vals.clear();
-      appendValues(r, m, vals);
-      if (vals.empty()) continue;
-      const auto owner = static_cast<std::uint32_t>(m_counts.size());
-      m_counts.push_back(static_cast<std::int32_t>(vals.size()));
-      for (const double v : vals) all.emplace_back(v, owner);
-    }
-    std::sort(all.begin(), all.end());
-    m_values.reserve(all.size());
-    m_owner.reserve(all.size());
-    for (const auto& [v, o] : all) {
-      m_values.push_back(v);
-      m_owner.push_back(o);
-    }
-    const std::size_t total = m_values.size(), n = m_counts.size();
-    // Plain walks while the values are few per request; else blocks sized so that the prefix
-    // table stays within ~8M entries and the walk within one block stays short.
-    m_block = total;
-    if (n > 0 && total > 16 * n) {
-      const std::size_t maxBlocks =
-          std::max<std::size_t>(1, std::min<std::size_t>(256, 8'000'000 / n));
-      m_block = std::max<std::size_t>(64, (total + maxBlocks - 1) / maxBlocks);
-    }
-    m_blocks = m_block == 0 ? 0 : (total + m_block - 1) / m_block;
-    if (m_blocks > 1) {
-      m_prefix.assign((m_blocks + 1) * n, 0);
-      std::vector<std::int32_t> running(n, 0);
-      for (std::size_t j = 0; j < total; ++j) {
-        if (j % m_block == 0) {
-          std::copy(running.begin(), running.end(),
-                    m_prefix.begin() + static_cast<std::ptrdiff_t>((j / m_block) * n));
-        }
-        ++running[m_owner[j]];
-      }
-      std::copy(running.begin(), running.end(),
-                m_prefix.begin() + static_cast<std::ptrdiff_t>(m_blocks * n));
-    }
-  }
-
-  [[nodiscard]] std::size_t carriers() const { return m_counts.size(); }
-  [[nodiscard]] const std::vector<double>& sorted() const { return m_values; }
-
-  /// Number of pooled values in the resample with per-request weights `w`.
-  [[nodiscard]] std::int64_t total(const std::vector<std::int32_t>& w) const {
-    std::int64_t t = 0;
-    for (std::size_t i = 0; i < w.size(); ++i) t += std::int64_t{w[i]} * m_counts[i];
-    return t;
-  }
-
-  /// The resample's order statistics at ranks r and r + 1 (0-based; r + 1 only when below
-  /// `count`), with weights `w`.
-  void orderAt(const std::vector<std::int32_t>& w, std::int64_t r, std::int64_t count,
-               std::map<std::size_t, double>& out) const {
-    std::size_t b = 0;
-    std::int64_t before = 0;
-    if (m_blocks > 1) {
-      std::size_t lo = 0, hi = m_blocks;  // weighted count before boundary lo is ≤ r
-      while (hi - lo > 1) {
-        const std::size_t mid = (lo + hi) / 2;
-        const std::int64_t c = countBefore(w, mid);
-        if (c <= r)
-          lo = mid;
-        else
-          hi = mid;
-      }
-      b = lo;
-      before = countBefore(w, lo);
-    }
-    std::int64_t cum = before;
-    const auto want = static_cast<std::size_t>(r);
-    bool haveFirst = false;
-    for (std::size_t j = b * m_block; j < m_values.size(); ++j) {
-      const std::int32_t wj = w[m_owner[j]];
-      if (wj == 0) continue;
-      cum += wj;
-      if (!haveFirst) {
-        if (cum > r) {
-          out[want] = m_values[j];
-          haveFirst = true;
-          if (r + 1 >= count) return;
-          if (cum > r + 1) {
-            out[want + 1] = m_values[j];
-            return;
-          }
-        }
-      } else {
-        out[want + 1] = m_values[j];
-        return;
-      }
-    }
-  }
-
- private:
-  std::int64_t countBefore(const std::vector<std::int32_t>& w, std::size_t boundary) const {
-    const std::int32_t* p = m_prefix.data() + boundary * w.size();
-    std::int64_t c = 0;
-    for (std::size_t i = 0; i < w.size(); ++i) c += std::int64_t{w[i]} * p[i];
-    return c;
-  }
-
-  std::vector<double> m_values;        ///< every value, ascending
-  std::vector<std::uint32_t> m_owner;  ///< the carrier each value belongs to
-  std::vector<std::int32_t> m_counts;  ///< values per carrier
-  std::size_t m_block = 0;             ///< values per block
-  std::size_t m_blocks = 0;
-  std::vector<std::int32_t> m_prefix;  ///< (m_blocks + 1) × carriers: counts before boundary b
-};
-
-}  // namespace
-
-Result<std::vector<BootstrapInterval>> bootstrapLatencyPercentiles(
-    const std::vector<RequestRecord>& requests, LatencyMetric m, const std::vector<double>& qs,
-    const BootstrapOptions& opts) {
-  if (auto e = checkOptions(opts)) return *e;
-  for (const double q : qs) {
-    if (!(q >= 0 && q <= 100)) return Error{"", "", "percentile", "must lie in [0, 100]"};
-  }
-  // Only requests that carry the metric take part, so a resample never comes out empty.
-  const PooledValues pool(requests, m);
-  if (pool.carriers() == 0) {
-    return Error{"", "", latencyMetricName(m),
-                 "no request that produced output carries this metric; nothing to bootstrap"};
-  }
-  std::vector<std::vector<double>> stats(qs.size());
-  for (auto& st : stats) st.reserve(static_cast<std::size_t>(opts.resamples));
-  Rng rng(opts.seed);
-  const auto n = static_cast<std::uint64_t>(pool.carriers());
-  std::vector<std::int32_t> w(pool.carriers());
-  std::map<std::size_t, double> order;
-  for (int rep = 0; rep < opts.resamples; ++rep) {
-    std::fill(w.begin(), w.end(), 0);
-    for (std::uint64_t i = 0; i < n; ++i) ++w[rng.below(n)];
-    const std::int64_t count = pool.total(w);
-    for (std::size_t k = 0; k < qs.size(); ++k) {
-      std::vector<std::size_t> ranks;
-      addPercentileRanks(static_cast<std::size_t>(count), qs[k], ranks);
-      order.clear();
-      pool.orderAt(w, static_cast<std::int64_t>(ranks.front()), count, order);
-      stats[k].push_back(percentileFromOrder(static_cast<std::size_t>(count), qs[k], order));
-    }
-  }
-  std::vector<BootstrapInterval> out;
-  for (std::size_t k = 0; k < qs.size(); ++k) {
-    std::vector<double> all = pool.sorted();
-    out.push_back(finish(percentileLinear(all, qs[k]), stats[k], opts));
-  }
-  return out;
-}
-
-Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRecord>& requests,
-                                                     LatencyMetric m, double q,
-                                                     const BootstrapOptions& opts) {
-  auto all = bootstrapLatencyPercentiles(requests, m, {q}, opts);
-  if (!all) return all.error();
-  return all->front();
-}
-
-Result<BootstrapInterval> bootstrapGoodput(const std::vector<RequestRecord>& requests,
-                                           const Slo& slo, double durationS,
-                                           const BootstrapOptions& opts) {
-  if (auto e = checkOptions(opts)) return *e;
-  if (!(durationS > 0) || !std::isfinite(durationS)) {
-    return Error{"", "", "duration", "run duration must be a positive number of seconds"};
-  }
-  if (requests.empty()) {
-    return Error{"", "", "requests", "no per-request records; nothing to bootstrap"};
-  }
-  std::vector<char> good(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) good[i] = meetsSlo(requests[i], slo) ? 1 : 0;
-  Rng rng(opts.seed);
-  std::vector<double> stats;
-  stats.reserve(static_cast<std::size_t>(opts.resamples));
-  const auto n = static_cast<std::uint64_t>(requests.size());
-  for (int rep = 0; rep < opts.resamples; ++rep) {
-    std::int64_t count = 0;
-    for (std::uint64_t i = 0; i < n; ++i) count += good[rng.below(n)];
-    stats.push_back(static_cast<double>(count) / durationS);
-  }
-  return finish(goodputReqPerS(requests, slo, durationS), stats, opts);
 }
 
 }  // namespace qf::stats

@@ -261,8 +261,12 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
       {"tpot", stats::LatencyMetric::Tpot},
       {"itl", stats::LatencyMetric::Itl},
       {"e2el", stats::LatencyMetric::E2e}};
+  // Every metric's percentiles from one set of resamples (bootstrapRun shares the draws).
+  std::vector<stats::PercentileRequest> wanted;
+  std::vector<std::vector<std::string>> names;
+  std::vector<const char*> prefixes;
   for (const auto& [prefix, lm] : kLatency) {
-    std::vector<std::string> names;
+    std::vector<std::string> these;
     std::vector<double> qs;
     const std::string head = std::string(prefix) + "_p";
     for (const auto& [name, m] : metrics) {
@@ -271,20 +275,31 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
       char* end = nullptr;
       const double q = std::strtod(label.c_str(), &end);
       if (end == label.c_str() || *end != '\0' || !(q > 0 && q < 100)) continue;
-      names.push_back(name);
+      these.push_back(name);
       qs.push_back(q);
     }
-    if (names.empty()) continue;
-    auto b = stats::bootstrapLatencyPercentiles(run.requests, lm, qs, boot);
+    if (these.empty()) continue;
+    wanted.push_back({lm, qs});
+    names.push_back(std::move(these));
+    prefixes.push_back(prefix);
+  }
+  if (wanted.empty()) return;
+  auto run2 = stats::bootstrapRun(run.requests, wanted, std::nullopt, boot);
+  if (!run2) {
+    warnings.push_back(run.sourceFile + ": no bootstrap intervals: " + run2.error().message);
+    return;
+  }
+  std::size_t requests = 0;
+  for (const auto& r : run.requests) requests += stats::producedOutput(r) ? 1 : 0;
+  for (std::size_t w = 0; w < wanted.size(); ++w) {
+    const auto& b = run2->percentiles[w];
     if (!b) {
-      warnings.push_back(run.sourceFile + ": no bootstrap interval for " + prefix +
+      warnings.push_back(run.sourceFile + ": no bootstrap interval for " + prefixes[w] +
                          " percentiles: " + b.error().message);
       continue;
     }
-    std::size_t requests = 0;
-    for (const auto& r : run.requests) requests += stats::producedOutput(r) ? 1 : 0;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      MetricValue& m = metrics[names[i]];
+    for (std::size_t i = 0; i < names[w].size(); ++i) {
+      MetricValue& m = metrics[names[w][i]];
       const auto& bi = (*b)[i];
       m.lo = std::min(bi.ci.lo * 1e3, m.value);
       m.hi = std::max(bi.ci.hi * 1e3, m.value);

@@ -57,6 +57,7 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
     }
     fi.report = std::move(*rep);
     if (fi.report->file.empty()) fi.report->file = file;
+    if (plan.staticBatch) stampStaticBatch(fi.report->runs, *plan.staticBatch);
     for (const auto& run : fi.report->runs) fi.metricsRead += run.metrics.size();
     fi.warnings = warningsOf(*fi.report);
     out.push_back(std::move(fi));

@@ -527,9 +527,9 @@ TEST_CASE("bootstrap percentiles equal a resample-by-resample copy", "[stats]") 
     for (const auto& r : reqs) {
       if (!latencyValues({r}, m).empty()) carriers.push_back(&r);
     }
-    Rng rng(o.seed);
     std::vector<std::vector<double>> stats(qs.size());
     for (int rep = 0; rep < o.resamples; ++rep) {
+      Rng rng = resampleRng(o.seed, rep);  // each resample draws from its own stream
       std::vector<double> buf;
       for (std::size_t i = 0; i < carriers.size(); ++i) {
         const auto v = latencyValues({*carriers[rng.below(carriers.size())]}, m);

@@ -115,14 +115,44 @@ class Rng {
  public:
   /// Seeds the four state words from `seed` with splitmix64.
   explicit Rng(std::uint64_t seed);
-  /// Next 64 random bits.
-  std::uint64_t next();
-  /// Uniform integer in [0, bound) without modulo bias. Precondition: bound > 0.
-  std::uint64_t below(std::uint64_t bound);
+  /// Next 64 random bits (inline: the bootstrap draws hundreds of millions).
+  std::uint64_t next() {
+    const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
+    const std::uint64_t t = m_s[1] << 17;
+    m_s[2] ^= m_s[0];
+    m_s[3] ^= m_s[1];
+    m_s[1] ^= m_s[2];
+    m_s[0] ^= m_s[3];
+    m_s[2] ^= t;
+    m_s[3] = rotl(m_s[3], 45);
+    return result;
+  }
+  /// Uniform integer in [0, bound) without bias: the high word of next() × bound, rejecting
+  /// the low words below 2^64 mod bound (Lemire, "Fast random integer generation in an
+  /// interval", 2019: a division only when a low word is below bound). Precondition: bound > 0.
+  std::uint64_t below(std::uint64_t bound) {
+    __extension__ typedef unsigned __int128 Wide;
+    Wide m = static_cast<Wide>(next()) * bound;
+    auto low = static_cast<std::uint64_t>(m);
+    if (low < bound) {
+      const std::uint64_t threshold = (0 - bound) % bound;
+      while (low < threshold) {
+        m = static_cast<Wide>(next()) * bound;
+        low = static_cast<std::uint64_t>(m);
+      }
+    }
+    return static_cast<std::uint64_t>(m >> 64);
+  }
 
  private:
+  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t m_s[4];
 };
+
+/// The generator of bootstrap resample `rep` (0-based) of a computation seeded with `seed`:
+/// every resample has a stream of its own, so resamples can be computed in any order, on any
+/// number of threads, with the same result.
+Rng resampleRng(std::uint64_t seed, int rep);
 
 /// Default bootstrap seed; every result records the seed it used.
 inline constexpr std::uint64_t kDefaultBootstrapSeed = 0x5146'726F'6E74'0001ull;
@@ -196,9 +226,9 @@ Result<BootstrapInterval> bootstrapLatencyPercentile(const std::vector<RequestRe
                                                      const BootstrapOptions& opts = {});
 /// Several percentiles of one metric from the same resamples (each result equals what
 /// bootstrapLatencyPercentile gives for that q with the same options). The values are sorted
-/// once; each resample is a weight per request, and its order statistics are found through
-/// per-block prefix counts, so no resample copies or sorts the pooled values: O(total values
-/// · log) once plus O(resamples · (requests · log blocks + block size)) per percentile.
+/// once; each resample is a weight per request, and its order statistics are found by a pass
+/// over the requests and a short walk (docs/statistics.md, "Serving bootstrap"):
+/// O(total values · log) once plus O(resamples · requests) per metric.
 Result<std::vector<BootstrapInterval>> bootstrapLatencyPercentiles(
     const std::vector<RequestRecord>& requests, LatencyMetric m, const std::vector<double>& qs,
     const BootstrapOptions& opts = {});
@@ -206,5 +236,31 @@ Result<std::vector<BootstrapInterval>> bootstrapLatencyPercentiles(
 Result<BootstrapInterval> bootstrapGoodput(const std::vector<RequestRecord>& requests,
                                            const Slo& slo, double durationS,
                                            const BootstrapOptions& opts = {});
+
+/// The percentiles wanted of one metric.
+struct PercentileRequest {
+  LatencyMetric metric{};
+  std::vector<double> qs;  ///< percentiles, 0..100
+};
+/// Goodput wanted: the objectives and the run's duration (seconds, > 0).
+struct GoodputRequest {
+  Slo slo;
+  double durationS = 0;
+};
+/// One run's bootstrap figures.
+struct RunBootstrap {
+  /// Per PercentileRequest, in order: its intervals (one per q), or why there are none.
+  std::vector<Result<std::vector<BootstrapInterval>>> percentiles;
+  std::optional<BootstrapInterval> goodput;  ///< when asked for
+};
+/// Every percentile and the goodput of one run at once. Each result equals what the
+/// one-metric functions give with the same options; metrics carried by the same requests
+/// (and goodput, when every request carries them) share their resamples' draws, which is
+/// what a resample costs. Errors: options out of range, a percentile outside [0, 100], a
+/// goodput without requests or with a non-positive duration.
+Result<RunBootstrap> bootstrapRun(const std::vector<RequestRecord>& requests,
+                                  const std::vector<PercentileRequest>& percentiles,
+                                  const std::optional<GoodputRequest>& goodput,
+                                  const BootstrapOptions& opts = {});
 
 }  // namespace qf::stats

@@ -12,6 +12,7 @@
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/import/importers.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
 #include <quantfront/core/session/session.hpp>
 
 namespace qf {
@@ -29,6 +30,9 @@ struct ImportPlan {
   /// in); unset: only record the runs.
   std::optional<AttachOptions> attach;
   std::uint64_t maxBytes = ImportOptions{}.maxBytes;
+  /// The static batch the files' latency and throughput runs were timed at, when their files
+  /// do not say (stamped on those runs: stampStaticBatch), so that calibration can fit them.
+  std::optional<StaticBatch> staticBatch;
   /// Overall progress in [0, 1] and the file being read; return false to cancel (the import
   /// then returns Error::cancelled and the session is unchanged).
   std::function<bool(double, const std::string&)> progress;

@@ -1,0 +1,193 @@
+// qfront stats kl A B: mean per-token KL divergence and flip rates between two runs of the
+// same prompts, optionally written as measured metrics of a candidate.
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/divergence.hpp>
+#include <quantfront/core/base/hash.hpp>
+#include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/version.hpp>
+#include <quantfront/core/session/session.hpp>
+
+#include "cli.hpp"
+
+namespace qf::cli {
+
+namespace {
+
+constexpr const char* kKlHelp =
+    R"(usage: qfront stats kl A.jsonl B.jsonl [--session SESSION --candidate ID]
+                       [--format json|table]
+
+Compares two runs of the same prompts through their log-probabilities, A the baseline:
+  generations  OpenAI-compatible completions or chat responses with logprobs (top-k
+               alternatives per token: "logprobs": true, "top_logprobs": 5), one response
+               per line, bare or as `vllm run-batch` output lines ({"custom_id", "response":
+               {"body": ...}}). Prompts pair by custom_id, prompt_id or doc_id, else by line.
+               Per token position, KL(A || B) over A's top-k tokens plus one bucket for the
+               rest (a token missing from B's list gets B's smallest listed probability), while
+               both runs produced the same tokens; after the first difference the contexts
+               differ and later positions are left out (counted).
+  multiple choice  lm-evaluation-harness samples_<task>.jsonl of a loglikelihood task
+               (resps hold each choice's log-likelihood): KL over the answer choices.
+Reports the mean KL per token (nats) with a 95% bootstrap interval over prompts, its 99th
+percentile, the token flip rate (positions whose most likely token differs), the prompts
+whose generations differ, and for multiple choice the mean KL per question and the answer
+flip rate (questions whose most likely choice differs).
+
+  --session SESSION --candidate ID
+                 also add the figures to candidate ID of SESSION as measured metrics
+                 (kl_per_token_nats with its interval, token_flip_rate_pct, choice_kl_nats,
+                 answer_flip_rate_pct), written atomically under the session's writer lock
+  --format json|table  (default json)
+Exit status: 0 on success, 2 on bad input (one line naming file, line and field).
+)";
+
+std::string fmt3(double v) {
+  std::ostringstream o;
+  o << std::setprecision(3) << v;
+  return o.str();
+}
+
+/// The figures as candidate metrics, each citing both files.
+std::map<std::string, MetricValue> divergenceMetrics(const stats::Divergence& d,
+                                                     const std::string& fileA,
+                                                     const std::string& fileB) {
+  Provenance p;
+  p.kind = ProvenanceKind::Measured;
+  p.sourceFile = fileB;
+  p.sha256 = sha256File(fileB).value_or("");
+  p.note = "qfront stats kl against the baseline run " + fileA;
+  std::map<std::string, MetricValue> m;
+  if (d.positions > 0) {
+    MetricValue kl{d.meanTokenKl, d.meanTokenKlCi.lo, d.meanTokenKlCi.hi,
+                   static_cast<double>(d.positions), p};
+    m["kl_per_token_nats"] = kl;
+    m["token_flip_rate_pct"] = MetricValue{100 * d.tokenFlipRate, std::nullopt, std::nullopt,
+                                           static_cast<double>(d.positions), p};
+  }
+  if (d.choiceQuestions > 0) {
+    m["choice_kl_nats"] = MetricValue{d.meanChoiceKl, std::nullopt, std::nullopt,
+                                      static_cast<double>(d.choiceQuestions), p};
+    m["answer_flip_rate_pct"] = MetricValue{100 * d.answerFlipRate, std::nullopt, std::nullopt,
+                                            static_cast<double>(d.choiceQuestions), p};
+  }
+  return m;
+}
+
+int addToCandidate(const std::string& sessionPath, const std::string& id,
+                   const std::map<std::string, MetricValue>& metrics, std::ostream& err) {
+  int rc = kExitOk;
+  auto lock = lockForUpdate(sessionPath, "qfront stats kl", err, rc);
+  if (!lock) return rc;
+  auto session = loadSession(sessionPath);
+  if (!session) return badInput(err, session.error());
+  auto c = std::find_if(session->candidates.begin(), session->candidates.end(),
+                        [&](const Candidate& k) { return k.id == id; });
+  if (c == session->candidates.end()) {
+    std::string ids;
+    for (const auto& k : session->candidates) ids += (ids.empty() ? "" : ", ") + k.id;
+    return badArg(err, "candidate",
+                  "no candidate '" + id + "' in " + sessionPath + " (candidates: " + ids + ")");
+  }
+  for (const auto& [name, v] : metrics) c->metrics[name] = v;
+  if (auto e = saveSessionAtomic(*session, sessionPath)) return badInput(err, *e);
+  return kExitOk;
+}
+
+}  // namespace
+
+int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err) {
+  if (a.help()) {
+    out << kKlHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  std::optional<std::string> sessionOpt, candidateOpt, format;
+  if (!takeSingle(a, "--session", sessionOpt, err, rc) ||
+      !takeSingle(a, "--candidate", candidateOpt, err, rc) ||
+      !takeSingle(a, "--format", format, err, rc)) {
+    return rc;
+  }
+  std::vector<std::string> files;
+  for (const auto& r : a.rest()) {
+    if (r.size() > 1 && r[0] == '-') {
+      return badArg(err, r, "unknown option '" + r + "' (see qfront stats kl --help)");
+    }
+    files.push_back(r);
+  }
+  if (files.size() != 2) {
+    return badArg(err, "files",
+                  "expected two files A.jsonl B.jsonl, found " + std::to_string(files.size()));
+  }
+  const std::string fmt = format.value_or("json");
+  if (fmt != "json" && fmt != "table") {
+    return badArg(err, "format", "expected json or table, found '" + fmt + "'");
+  }
+  if (sessionOpt.has_value() != candidateOpt.has_value()) {
+    return badArg(err, sessionOpt ? "candidate" : "session",
+                  "--session and --candidate go together (the candidate the figures are of)");
+  }
+  if (sessionOpt) {
+    std::error_code ec;
+    if (!std::filesystem::exists(*sessionOpt, ec)) {
+      return badArg(err, "session", "no session file '" + *sessionOpt + "'");
+    }
+  }
+  auto sa = stats::readLogprobSamples(files[0]);
+  if (!sa) return badInput(err, sa.error());
+  auto sb = stats::readLogprobSamples(files[1]);
+  if (!sb) return badInput(err, sb.error());
+  auto d = stats::compareDivergence(*sa, files[0], *sb, files[1]);
+  if (!d) return badInput(err, d.error());
+  for (const auto& w : d->warnings) err << "qfront: warning: " << w << "\n";
+  if (sessionOpt) {
+    const int r =
+        addToCandidate(*sessionOpt, *candidateOpt, divergenceMetrics(*d, files[0], files[1]), err);
+    if (r != kExitOk) return r;
+  }
+  if (fmt == "json") {
+    Json j{{"file_a", files[0]},
+           {"file_b", files[1]},
+           {"prompts", d->prompts},
+           {"positions", d->positions},
+           {"positions_after_divergence", d->positionsAfter},
+           {"diverged_prompts", d->diverged},
+           {"kl_per_token_nats", d->positions
+                                     ? Json{{"mean", d->meanTokenKl},
+                                            {"ci95", {d->meanTokenKlCi.lo, d->meanTokenKlCi.hi}},
+                                            {"p99", d->p99TokenKl}}
+                                     : Json(nullptr)},
+           {"token_flip_rate", d->positions ? Json(d->tokenFlipRate) : Json(nullptr)},
+           {"choice_questions", d->choiceQuestions},
+           {"choice_kl_nats", d->choiceQuestions ? Json(d->meanChoiceKl) : Json(nullptr)},
+           {"answer_flip_rate", d->choiceQuestions ? Json(d->answerFlipRate) : Json(nullptr)},
+           {"unmatched", d->unmatched}};
+    if (sessionOpt) j["written"] = {{"session", *sessionOpt}, {"candidate", *candidateOpt}};
+    stampOutput(j);
+    out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  out << "KL(A || B), A = " << files[0] << ", B = " << files[1] << "\n";
+  if (d->positions > 0) {
+    out << "  prompts " << d->prompts << ", positions compared " << d->positions << " ("
+        << d->diverged << " prompts diverge; " << d->positionsAfter
+        << " positions after a divergence left out)\n"
+        << "  mean KL per token  " << fmt3(d->meanTokenKl) << " nats  ["
+        << fmt3(d->meanTokenKlCi.lo) << ", " << fmt3(d->meanTokenKlCi.hi) << "]   p99 "
+        << fmt3(d->p99TokenKl) << "\n"
+        << "  token flip rate    " << fmt3(100 * d->tokenFlipRate) << "%\n";
+  }
+  if (d->choiceQuestions > 0) {
+    out << "  questions " << d->choiceQuestions << ": mean KL over choices "
+        << fmt3(d->meanChoiceKl) << " nats, answer flip rate " << fmt3(100 * d->answerFlipRate)
+        << "%\n";
+  }
+  if (sessionOpt) out << "added to candidate " << *candidateOpt << " of " << *sessionOpt << "\n";
+  return kExitOk;
+}
+
+}  // namespace qf::cli

@@ -1,0 +1,19 @@
+#pragma once
+/// A configuration the deployment search found, as a candidate of the session, so a chosen
+/// deployment joins the Pareto and Candidates views and the report.
+#include <string>
+
+#include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/base/records.hpp>
+
+namespace qf {
+
+/// The candidate of `modelId` deployed as `c`: its id names the configuration ("h100-sxm x2
+/// tp2 w4a16-g128 kv fp8 b64"), its schemes, GPU and count are the configuration's, and the
+/// search's steady-state figures become modelled metrics (deploy_ttft_ms, deploy_tpot_ms,
+/// deploy_output_tok_s, usd_per_million_output_tokens) whose provenance names the search's
+/// workload and load.
+Candidate candidateFromDeployment(const DeployConfig& c, const std::string& modelId,
+                                  const DeployOptions& opts);
+
+}  // namespace qf

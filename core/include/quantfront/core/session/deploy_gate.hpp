@@ -1,0 +1,35 @@
+#pragma once
+/// Quality gates for the deployment search: a configuration passes when the session holds a
+/// candidate of the searched model with the same scheme per layer kind that passes every gate
+/// (qfront search --gate ... --session S).
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/session/session.hpp>
+
+namespace qf {
+
+struct DeployGate {
+  /// True for a configuration whose scheme assignment a passing candidate has.
+  std::function<bool(const DeployConfig&)> passes;
+  std::vector<std::string> passingSchemes;  ///< DeployConfig::schemeId() of each
+  /// Per candidate of the model that does not pass: "id: gate: reason"; and schemes the
+  /// session has no candidate for are not searched (they cannot be gated).
+  std::vector<std::string> notes;
+};
+
+/// The gate for `modelId` from the session's candidates of that model (catalog ids compared).
+/// A candidate passes when every gate passes on its whole interval; undecided or not scored
+/// is not passing. Baseline-relative gates use `baselineId`, else the model's bf16 candidate.
+/// Errors: no candidate of the model, or what computeFrontier refuses (a baseline gate
+/// without a baseline, a baseline lacking the metric).
+Result<DeployGate> deployGateFromSession(const Session& s, const std::string& modelId,
+                                         const std::vector<Gate>& gates,
+                                         const std::optional<std::string>& baselineId,
+                                         const Catalog& cat = Catalog::bundled());
+
+}  // namespace qf

@@ -1,0 +1,45 @@
+#pragma once
+/// End-to-end evidence in a session: the imported static-batch runs (vLLM bench latency and
+/// throughput, SGLang bench_one_batch) that are attached to a candidate, as the measured
+/// points the end-to-end calibration fits (docs/model.md, "Calibration from end-to-end
+/// measurements") and the "Measured vs model" view compares.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/e2e_calibration.hpp>
+#include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/session/session.hpp>
+
+namespace qf {
+
+/// Setup keys `qfront import --batch/--input-len/--output-len` stamp on runs whose file does
+/// not state them (vLLM bench latency and throughput).
+inline constexpr const char* kBatchSetupKey = "quantfront/batch";
+inline constexpr const char* kInputLenSetupKey = "quantfront/input_len";
+inline constexpr const char* kOutputLenSetupKey = "quantfront/output_len";
+
+/// The static batch a benchmark ran: requests at once, prompt and output tokens each.
+struct StaticBatch {
+  double batch = 0;
+  double inputLen = 0;
+  double outputLen = 0;
+};
+
+/// Stamps `b` on the runs that are timed as a static batch but whose file does not state it
+/// (RunKind::Latency and RunKind::Throughput); other runs are left as they are. Returns how
+/// many runs were stamped.
+std::size_t stampStaticBatch(std::vector<ImportedRun>& runs, const StaticBatch& b);
+
+/// The measured points of the session's static-batch runs attached to a candidate: per run,
+/// the candidate's model, GPU, GPU count (as TP) and linear scheme, the run's batch and
+/// lengths, and what it measured (bench latency: the median, else mean, end-to-end latency;
+/// bench throughput: total tokens/s; bench_one_batch: prefill and decode-step ms per batch).
+/// A run left out (not attached, no batch or lengths, a serving run under load) gets one
+/// line in `notes` saying why. `file` names the session in the points' origin.
+std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std::string& file,
+                                                     std::vector<std::string>& notes,
+                                                     const Catalog& cat = Catalog::bundled());
+
+}  // namespace qf

@@ -1,0 +1,44 @@
+// A deployment the search found, as a session candidate (deploy_candidate.hpp).
+#include <quantfront/core/session/deploy_candidate.hpp>
+
+#include <sstream>
+
+namespace qf {
+
+Candidate candidateFromDeployment(const DeployConfig& c, const std::string& modelId,
+                                  const DeployOptions& opts) {
+  Candidate k;
+  std::ostringstream id;
+  id << c.gpu << " x" << c.gpuCount << " tp" << c.tp << " " << c.schemeId() << " kv " << c.kvDtype
+     << " b" << c.maxBatch;
+  k.id = id.str();
+  k.model = modelId;
+  k.schemeLinear = c.linear;
+  k.schemeMoe = c.moe;
+  k.schemeLmHead = c.lmHead == c.linear ? "" : c.lmHead;
+  k.gpu = c.gpu;
+  k.gpuCount = c.gpuCount;
+  std::ostringstream note;
+  note << "deployment search: " << c.replicas << " replica" << (c.replicas == 1 ? "" : "s")
+       << " of TP " << c.tp << ", KV " << c.kvDtype << ", batch cap " << c.maxBatch << "; "
+       << opts.workload.inputTokens << " prompt + " << opts.workload.outputTokens
+       << " output tokens at load " << deployLoadText(opts.load) << " (concurrency capped by "
+       << c.bindingLimit << ")";
+  k.notes = note.str();
+  Provenance p;
+  p.kind = ProvenanceKind::Modelled;
+  p.note = note.str();
+  auto put = [&](const char* name, double v) {
+    MetricValue m;
+    m.value = v;
+    m.provenance = p;
+    k.metrics[name] = m;
+  };
+  put("deploy_ttft_ms", c.ttftMs);
+  put("deploy_tpot_ms", c.tpotMs);
+  put("deploy_output_tok_s", c.outputTokS);
+  put("usd_per_million_output_tokens", c.usdPerMillionOutputTokens);
+  return k;
+}
+
+}  // namespace qf

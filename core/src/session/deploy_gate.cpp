@@ -1,0 +1,100 @@
+// Quality gates of the deployment search from a session's candidates (deploy_gate.hpp).
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/deploy_gate.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace qf {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The schemes a candidate runs per kind (an empty one inherits the linear scheme).
+struct Assignment {
+  std::string linear, moe, lmHead;
+  bool operator==(const Assignment&) const = default;
+};
+
+Assignment assignmentOf(const Candidate& c) {
+  Assignment a{lower(c.schemeLinear.empty() ? "bf16" : c.schemeLinear), lower(c.schemeMoe),
+               lower(c.schemeLmHead)};
+  if (a.moe.empty()) a.moe = a.linear;
+  if (a.lmHead.empty()) a.lmHead = a.linear;
+  return a;
+}
+
+Assignment assignmentOf(const DeployConfig& c) {
+  Assignment a{lower(c.linear), lower(c.moe), lower(c.lmHead)};
+  if (a.moe.empty()) a.moe = a.linear;
+  if (a.lmHead.empty()) a.lmHead = a.linear;
+  return a;
+}
+
+}  // namespace
+
+Result<DeployGate> deployGateFromSession(const Session& s, const std::string& modelId,
+                                         const std::vector<Gate>& gates,
+                                         const std::optional<std::string>& baselineId,
+                                         const Catalog& cat) {
+  const std::string want = lower(modelId);
+  std::vector<Candidate> ofModel;
+  for (const auto& c : s.candidates) {
+    const std::string id = catalogModelFromName(c.model, cat);
+    if (lower(id.empty() ? c.model : id) == want) ofModel.push_back(c);
+  }
+  if (ofModel.empty()) {
+    return Error{"", "", "session",
+                 "no candidate of model '" + modelId + "' in the session to gate the search on"};
+  }
+  FrontierOptions fo;
+  // The gates' metrics as objectives: gating comes first and needs them anyway.
+  for (const auto& g : gates) {
+    const Objective o{g.metric, knownDirection(g.metric).value_or(Direction::Max)};
+    if (std::find(fo.objectives.begin(), fo.objectives.end(), o) == fo.objectives.end()) {
+      fo.objectives.push_back(o);
+    }
+  }
+  if (fo.objectives.empty()) return Error{"", "", "gate", "give at least one gate"};
+  fo.withDominators = false;
+  fo.gates = gates;
+  fo.baselinePool = &s.candidates;
+  fo.baselineId = baselineId;
+  if (!fo.baselineId) {
+    for (const auto& c : ofModel) {
+      if (assignmentOf(c) == Assignment{"bf16", "bf16", "bf16"}) fo.baselineId = c.id;
+    }
+  }
+  auto fr = computeFrontier(ofModel, fo);
+  if (!fr) return fr.error();
+  std::set<std::string> failing;
+  DeployGate out;
+  for (const auto* list : {&fr->gatedOut, &fr->undecided, &fr->notScored}) {
+    for (const auto& g : *list) {
+      failing.insert(g.id);
+      out.notes.push_back(g.id + ": " + g.gate + ": " + g.reason);
+    }
+  }
+  std::vector<Assignment> passing;
+  for (const auto& c : ofModel) {
+    if (failing.count(c.id)) continue;
+    const Assignment a = assignmentOf(c);
+    if (std::find(passing.begin(), passing.end(), a) != passing.end()) continue;
+    passing.push_back(a);
+    out.passingSchemes.push_back(a.moe == a.linear && a.lmHead == a.linear
+                                     ? a.linear
+                                     : "linear=" + a.linear + ",moe=" + a.moe +
+                                           ",lm_head=" + a.lmHead);
+  }
+  out.passes = [passing](const DeployConfig& c) {
+    return std::find(passing.begin(), passing.end(), assignmentOf(c)) != passing.end();
+  };
+  return out;
+}
+
+}  // namespace qf

@@ -1,0 +1,153 @@
+// The session's static-batch runs as end-to-end measured points (e2e_evidence.hpp).
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+namespace qf {
+
+namespace {
+
+std::optional<double> setupNumber(const ImportedRun& run, const std::string& key) {
+  const auto it = run.setup.find(key);
+  if (it == run.setup.end()) return std::nullopt;
+  double v = 0;
+  const char* first = it->second.data();
+  const char* last = first + it->second.size();
+  const auto [p, ec] = std::from_chars(first, last, v);
+  if (ec != std::errc() || p != last || !std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
+std::optional<double> metric(const ImportedRun& run, const std::string& name) {
+  const auto it = run.metrics.find(name);
+  if (it == run.metrics.end() || !std::isfinite(it->second) || it->second <= 0) return std::nullopt;
+  return it->second;
+}
+
+/// The batch and lengths stamped at import (or stated by the file), when all three are.
+std::optional<StaticBatch> stamped(const ImportedRun& run) {
+  const auto b = setupNumber(run, kBatchSetupKey);
+  const auto i = setupNumber(run, kInputLenSetupKey);
+  const auto o = setupNumber(run, kOutputLenSetupKey);
+  if (!b || !i || !o) return std::nullopt;
+  return StaticBatch{*b, *i, *o};
+}
+
+std::string formatCount(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+std::size_t stampStaticBatch(std::vector<ImportedRun>& runs, const StaticBatch& b) {
+  std::size_t n = 0;
+  for (auto& run : runs) {
+    if (run.kind != RunKind::Latency && run.kind != RunKind::Throughput) continue;
+    run.setup[kBatchSetupKey] = formatCount(b.batch);
+    run.setup[kInputLenSetupKey] = formatCount(b.inputLen);
+    run.setup[kOutputLenSetupKey] = formatCount(b.outputLen);
+    ++n;
+  }
+  return n;
+}
+
+std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std::string& file,
+                                                     std::vector<std::string>& notes,
+                                                     const Catalog& cat) {
+  std::vector<MeasuredPoint> out;
+  for (const auto& run : s.importedRuns) {
+    const bool staticBatch = run.kind == RunKind::Latency || run.kind == RunKind::Throughput ||
+                             run.kind == RunKind::DecodeSweep;
+    if (!staticBatch) {
+      if (run.kind == RunKind::Serving) {
+        notes.push_back(run.sourceFile +
+                        ": a serving run under load is not a static batch; not fitted");
+      }
+      continue;
+    }
+    const auto id = run.setup.find(kCandidateSetupKey);
+    const auto c = id == run.setup.end()
+                       ? s.candidates.end()
+                       : std::find_if(s.candidates.begin(), s.candidates.end(),
+                                      [&](const Candidate& k) { return k.id == id->second; });
+    if (c == s.candidates.end()) {
+      notes.push_back(run.sourceFile +
+                      ": not attached to a candidate, so its model, GPU and scheme are unknown; "
+                      "not fitted (attach it, or import with --candidate)");
+      continue;
+    }
+    MeasuredPoint base;
+    const std::string catalogId = catalogModelFromName(c->model, cat);
+    base.model = catalogId.empty() ? c->model : catalogId;
+    base.gpu = c->gpu;
+    base.tp = std::max(1, c->gpuCount);
+    base.scheme = c->schemeLinear.empty() ? "bf16" : c->schemeLinear;
+    base.origin = file + ": " + run.sourceFile;
+    if (run.kind == RunKind::DecodeSweep) {
+      const auto in = setupNumber(run, "input_len");
+      const auto outLen = setupNumber(run, "output_len");
+      if (!in || !outLen) {
+        notes.push_back(run.sourceFile + ": the rows state no input_len/output_len; not fitted");
+        continue;
+      }
+      for (const auto& [batch, stepS] : run.decodeStepByBatch) {
+        const std::string prefix = "bs" + formatCount(batch) + "/";
+        MeasuredPoint p = base;
+        p.batch = batch;
+        p.inputLen = *in;
+        p.outputLen = *outLen;
+        p.origin = base.origin + " bs " + formatCount(batch);
+        if (const auto pre = metric(run, prefix + "prefill_latency_ms")) {
+          p.metric = E2eMetric::PrefillMs;
+          p.value = *pre;
+          out.push_back(p);
+        }
+        if (stepS > 0 && std::isfinite(stepS)) {
+          p.metric = E2eMetric::DecodeStepMs;
+          p.value = stepS * 1e3;
+          out.push_back(p);
+        }
+      }
+      continue;
+    }
+    const auto b = stamped(run);
+    if (!b) {
+      notes.push_back(run.sourceFile +
+                      ": its file states no batch or lengths; import it with --batch, "
+                      "--input-len and --output-len to fit it");
+      continue;
+    }
+    MeasuredPoint p = base;
+    p.batch = b->batch;
+    p.inputLen = b->inputLen;
+    p.outputLen = b->outputLen;
+    if (run.kind == RunKind::Latency) {
+      const auto v = metric(run, "latency_p50_s") ? metric(run, "latency_p50_s")
+                                                  : metric(run, "latency_mean_s");
+      if (!v) {
+        notes.push_back(run.sourceFile + ": no latency figure; not fitted");
+        continue;
+      }
+      p.metric = E2eMetric::E2eLatencyS;
+      p.value = *v;
+    } else {
+      const auto v = metric(run, "total_token_throughput_tok_s");
+      if (!v) {
+        notes.push_back(run.sourceFile + ": no tokens_per_second figure; not fitted");
+        continue;
+      }
+      p.metric = E2eMetric::TotalTokS;
+      p.value = *v;
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+}  // namespace qf

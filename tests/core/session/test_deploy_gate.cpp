@@ -1,0 +1,72 @@
+// The deployment search gated on a session's quality evidence: only schemes whose candidate
+// passes every gate reach the frontier; the refused ones are named with the reason.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include <quantfront/core/session/deploy_candidate.hpp>
+#include <quantfront/core/session/deploy_gate.hpp>
+
+using namespace qf;
+
+namespace {
+
+Candidate cand(const std::string& id, const std::string& scheme, double score) {
+  Candidate c;
+  c.id = id;
+  c.model = "meta-llama/Meta-Llama-3-8B";
+  c.schemeLinear = scheme;
+  c.gpu = "h100-sxm";
+  MetricValue m;
+  m.value = score;
+  m.provenance.kind = ProvenanceKind::Measured;
+  c.metrics["gsm8k_score"] = m;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("search gated by the session's candidates", "[session][deploy]") {
+  Session s;
+  s.candidates = {cand("bf16", "bf16", 0.80), cand("fp8", "w8a8-fp8", 0.797),
+                  cand("w4", "w4a16-g128", 0.70)};
+  auto gate = parseGate("gsm8k_score>=baseline-0.01");
+  REQUIRE(gate.ok());
+  auto g = deployGateFromSession(s, "llama-3-8b", {*gate}, std::nullopt);
+  REQUIRE(g.ok());
+  CHECK(std::set<std::string>(g->passingSchemes.begin(), g->passingSchemes.end()) ==
+        std::set<std::string>{"bf16", "w8a8-fp8"});
+  REQUIRE(g->notes.size() == 1);
+  CHECK(g->notes[0].rfind("w4: gsm8k_score>=baseline-0.01", 0) == 0);
+
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  sp.model = *cat.resolveModel("llama-3-8b");
+  sp.gpus = {*cat.resolveGpu("h100-sxm")};
+  sp.maxGpus = 2;
+  for (const char* id : {"bf16", "w8a8-fp8", "w4a16-g128"}) sp.schemes.push_back(*cat.scheme(id));
+  DeployOptions o;
+  o.workload = {1024, 128};
+  o.load.kind = DeployLoad::Kind::Sync;
+  auto open = searchDeployments(sp, o);
+  REQUIRE(open.ok());
+  o.gate = g->passes;
+  auto gated = searchDeployments(sp, o);
+  REQUIRE(gated.ok());
+  CHECK(gated->rejectedGate > 0);
+  REQUIRE_FALSE(gated->frontier.empty());
+  for (const auto& c : gated->frontier) CHECK(c.linear != "w4a16-g128");
+  // Ungated, synchronous serving picks W4A16 (seed 001, Finding 5); gated, it cannot.
+  REQUIRE(open->best.has_value());
+  CHECK(open->best->linear == "w4a16-g128");
+  CHECK(gated->best->linear != "w4a16-g128");
+  // The chosen deployment as a candidate names its configuration and carries its figures.
+  const Candidate k = candidateFromDeployment(*gated->best, "llama-3-8b", o);
+  CHECK(k.gpu == "h100-sxm");
+  CHECK(k.schemeLinear == gated->best->linear);
+  CHECK(k.metrics.at("usd_per_million_output_tokens").value ==
+        gated->best->usdPerMillionOutputTokens);
+  CHECK(k.id.find("h100-sxm") != std::string::npos);
+
+  CHECK_FALSE(deployGateFromSession(s, "qwen3-30b-a3b", {*gate}, std::nullopt).ok());
+}

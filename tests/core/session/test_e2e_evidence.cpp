@@ -1,0 +1,80 @@
+// A session's static-batch runs as end-to-end measured points: what each kind gives, and the
+// runs left out with the reason.
+#include <catch2/catch.hpp>
+
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
+
+using namespace qf;
+
+namespace {
+
+ImportedRun run(RunKind kind, const std::string& file, const std::string& candidate) {
+  ImportedRun r;
+  r.kind = kind;
+  r.sourceFile = file;
+  if (!candidate.empty()) r.setup[kCandidateSetupKey] = candidate;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("static-batch runs become measured points of their candidate", "[session][e2e]") {
+  Session s;
+  Candidate c;
+  c.id = "w4";
+  c.model = "llama-3-8b";
+  c.schemeLinear = "w4a16-g128";
+  c.gpu = "h100-sxm";
+  c.gpuCount = 2;
+  s.candidates.push_back(c);
+
+  std::vector<ImportedRun> latency = {run(RunKind::Latency, "lat.json", "w4"),
+                                      run(RunKind::Throughput, "thr.json", "w4"),
+                                      run(RunKind::Serving, "serve.json", "w4")};
+  latency[0].metrics["latency_mean_s"] = 1.25;
+  latency[0].metrics["latency_p50_s"] = 1.2;
+  latency[1].metrics["total_token_throughput_tok_s"] = 9000;
+  // Only the latency and throughput runs take the stamp.
+  CHECK(stampStaticBatch(latency, StaticBatch{8, 1024, 128}) == 2);
+  CHECK(latency[2].setup.count(kBatchSetupKey) == 0);
+  CHECK(latency[0].setup.at(kBatchSetupKey) == "8");
+  for (auto& r : latency) s.importedRuns.push_back(r);
+
+  ImportedRun sweep = run(RunKind::DecodeSweep, "one_batch.jsonl", "w4");
+  sweep.setup["input_len"] = "512";
+  sweep.setup["output_len"] = "32";
+  sweep.decodeStepByBatch = {{1, 0.007}, {16, 0.009}};
+  sweep.metrics["bs1/prefill_latency_ms"] = 40;
+  sweep.metrics["bs16/prefill_latency_ms"] = 300;
+  s.importedRuns.push_back(sweep);
+  s.importedRuns.push_back(run(RunKind::Latency, "bare.json", "w4"));  // no batch given
+  s.importedRuns.push_back(run(RunKind::Latency, "loose.json", ""));   // not attached
+  s.importedRuns.back().setup[kBatchSetupKey] = "1";
+
+  std::vector<std::string> notes;
+  const auto pts = measuredPointsFromSession(s, "s.json", notes);
+  REQUIRE(pts.size() == 6);  // latency, throughput, 2 × (prefill, decode step)
+  CHECK(pts[0].metric == E2eMetric::E2eLatencyS);
+  CHECK(pts[0].value == 1.2);  // the median, not the mean
+  CHECK(pts[0].batch == 8);
+  CHECK(pts[0].inputLen == 1024);
+  CHECK(pts[0].outputLen == 128);
+  CHECK(pts[0].tp == 2);
+  CHECK(pts[0].scheme == "w4a16-g128");
+  CHECK(pts[0].gpu == "h100-sxm");
+  CHECK(pts[0].model == "llama-3-8b");
+  CHECK(pts[1].metric == E2eMetric::TotalTokS);
+  CHECK(pts[1].value == 9000);
+  CHECK(pts[2].metric == E2eMetric::PrefillMs);
+  CHECK(pts[2].value == 40);
+  CHECK(pts[2].inputLen == 512);
+  CHECK(pts[3].metric == E2eMetric::DecodeStepMs);
+  CHECK(pts[3].value == Approx(7.0));
+  CHECK(pts[5].batch == 16);
+  CHECK(pts[5].value == Approx(9.0));
+  REQUIRE(notes.size() == 3);
+  CHECK(notes[0].find("serve.json: a serving run under load is not a static batch") == 0);
+  CHECK(notes[1].find("bare.json: its file states no batch or lengths") == 0);
+  CHECK(notes[2].find("loose.json: not attached to a candidate") == 0);
+}

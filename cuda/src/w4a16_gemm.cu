@@ -54,6 +54,10 @@ using kern::kMagicPlusEightPair;
 
 using namespace kern::w4a16;
 
+/// Sleeps of ~64 ns before a lock wait gives up (2^24: about a second; a CTA's whole stripe
+/// takes microseconds).
+constexpr int kMaxLockSpins = 1 << 24;
+
 /// D += A·B on one m16n8k16 tile, bf16 inputs, fp32 accumulators. Fragment layout (PTX ISA):
 /// lane = 4g + t; a0:(row g, k 2t..2t+1) a1:(g+8, 2t..) a2:(g, 2t+8..) a3:(g+8, 2t+8..);
 /// b0:(k 2t..2t+1, col g) b1:(k 2t+8.., col g); c0,c1:(row g, cols 2t, 2t+1) c2,c3: row g+8.
@@ -90,12 +94,15 @@ __device__ __forceinline__ void cpAsyncWait() {
 }
 
 /// Spins until *lock == value; acquire, so the buffer reads after the following barrier see
-/// what the CTA that released the lock wrote.
+/// what the CTA that released the lock wrote. A lock that is never released (a CTA of the grid
+/// not resident, or a workspace not zeroed) traps after about a second of sleeps: the launch
+/// fails with an error instead of hanging the process.
 __device__ __forceinline__ void waitLock(const int* lock, int value) {
   int cur = 0;
-  while (true) {
+  for (int spins = 0;; ++spins) {
     asm volatile("ld.global.acquire.gpu.b32 %0, [%1];\n" : "=r"(cur) : "l"(lock) : "memory");
     if (cur == value) break;
+    if (spins == kMaxLockSpins) __trap();
     __nanosleep(64);
   }
 }

@@ -128,8 +128,7 @@ __global__ void __launch_bounds__(kThreads)
   const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
 
   // One stage: A rows of the unit's row slice, the block's weights and scales of its group.
-  auto loadStage = [&](int u, int stage) {
-    const Unit un = unitAt(st, u);
+  auto loadStage = [&](const Unit& un, int stage) {
     const uint32_t base = smemBase + static_cast<uint32_t>(stage * kStage);
     for (int v = tid; v < aStageVectors(kRows); v += kThreads) {
       const StageSlot slot = aStageSlot(v);
@@ -264,18 +263,25 @@ __global__ void __launch_bounds__(kThreads)
 
   // Prologue: kStages − 1 groups in flight before the first mma. Every iteration commits one
   // group (possibly empty), so wait_group<kStages − 2> always means "this stage has landed".
+  Unit copyAt = unitAt(st, range.begin);  // the next unit to copy
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (range.begin + s < range.end) loadStage(range.begin + s, s);
+    if (range.begin + s < range.end) {
+      loadStage(copyAt, s);
+      copyAt = nextUnit(st, copyAt);
+    }
     cpAsyncCommit();
   }
-  for (int u = range.begin; u < range.end; ++u) {
+  Unit un = unitAt(st, range.begin);  // the unit to compute
+  for (int u = range.begin; u < range.end; ++u, un = nextUnit(st, un)) {
     const int i = u - range.begin;
     cpAsyncWait<kStages - 2>();
     __syncthreads();  // stage i visible to all warps; stage i − 1 free for the copy below
-    if (u + kStages - 1 < range.end) loadStage(u + kStages - 1, (i + kStages - 1) % kStages);
+    if (u + kStages - 1 < range.end) {
+      loadStage(copyAt, (i + kStages - 1) % kStages);
+      copyAt = nextUnit(st, copyAt);
+    }
     cpAsyncCommit();
-    const Unit un = unitAt(st, u);
     compute(i % kStages, un);
     if (un.grp == st.groups - 1 || u == range.end - 1) {
       finishBlock(un);

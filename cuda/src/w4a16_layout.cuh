@@ -209,6 +209,19 @@ QF_HD Unit unitAt(const Striping& s, int u) {
   return r;
 }
 
+/// The unit after `un` in unit order, without the two integer divisions of unitAt (each a
+/// few dozen instructions on the GPU, which has no integer divide): the kernel walks its
+/// stripe with two such cursors, one for the copies and one for the math.
+QF_HD Unit nextUnit(const Striping& s, Unit un) {
+  if (++un.grp < s.groups) return un;
+  un.grp = 0;
+  ++un.block;
+  if (++un.z < s.blocksZ) return un;
+  un.z = 0;
+  ++un.x;
+  return un;
+}
+
 /// The CTAs that share block `block` and this CTA's place among them. Reduction order is
 /// descending CTA index: the highest CTA reaches the block at the start of its range and
 /// finishes its part first; the lowest reaches it at the end of its range, goes last, adds its

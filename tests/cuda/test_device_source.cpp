@@ -122,8 +122,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
   for (int cta = 0; cta < st.ctas; ++cta) {
     std::fill(smem.begin(), smem.end(), uint16_t{0x7FC1});
     const kw::UnitRange range = kw::ctaUnits(st, cta);
-    const auto loadStage = [&](int u, int slot) {
-      const kw::Unit un = kw::unitAt(st, u);
+    const auto loadStage = [&](const kw::Unit& un, int slot) {
       const int base = slot * stage;
       for (int v = 0; v < kw::aStageVectors(rows); ++v) {
         const kw::StageSlot s = kw::aStageSlot(v);
@@ -158,14 +157,20 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
           &acc[((static_cast<size_t>(warp) * mTiles) + mt) * 32 * 4]);
     };
     int unitsInBlock = 0;
+    kw::Unit copyAt = kw::unitAt(st, range.begin);  // the kernel's two cursors
     for (int s = 0; s < kw::kStages - 1; ++s) {
-      if (range.begin + s < range.end) loadStage(range.begin + s, s);
+      if (range.begin + s < range.end) {
+        loadStage(copyAt, s);
+        copyAt = kw::nextUnit(st, copyAt);
+      }
     }
-    for (int u = range.begin; u < range.end; ++u) {
+    kw::Unit un = kw::unitAt(st, range.begin);
+    for (int u = range.begin; u < range.end; ++u, un = kw::nextUnit(st, un)) {
       const int i = u - range.begin;
-      if (u + kw::kStages - 1 < range.end)
-        loadStage(u + kw::kStages - 1, (i + kw::kStages - 1) % kw::kStages);
-      const kw::Unit un = kw::unitAt(st, u);
+      if (u + kw::kStages - 1 < range.end) {
+        loadStage(copyAt, (i + kw::kStages - 1) % kw::kStages);
+        copyAt = kw::nextUnit(st, copyAt);
+      }
       const int base = (i % kw::kStages) * stage;
       for (int warp = 0; warp < kw::kWarps; ++warp) {
         const int tile = un.x * kw::kWarps + warp;
@@ -590,5 +595,16 @@ TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerC
       CHECK(kw::blockShare(s, block, 0).count == static_cast<int>(ranks.size()));
     }
     CHECK(kw::anyBlockShared(s) == (kw::reductionBytes(s, m, nPad) > 0));
+    // The kernel's cursor walk visits the units unitAt names, across block and slice ends.
+    kw::Unit cursor = kw::unitAt(s, 0);
+    int64_t wrong = 0;
+    for (int u = 0; u < units; ++u, cursor = kw::nextUnit(s, cursor)) {
+      const kw::Unit want = kw::unitAt(s, u);
+      wrong += cursor.block == want.block && cursor.x == want.x && cursor.z == want.z &&
+                       cursor.grp == want.grp
+                   ? 0
+                   : 1;
+    }
+    CHECK(wrong == 0);
   }
 }

@@ -23,7 +23,9 @@
 //   per warp — full sectors. Each lane's four words are already its B-fragment registers for
 //   the group's eight k16 slices after conversion: no shuffles, no ldmatrix for W.
 // - Dequant in registers with the LOP3 magic-number trick (int4_magic.cuh): 4 LOP3, 3 shifts,
-//   8 HFMA2 per 8 weights, on the FP/ALU pipes while the tensor core is mostly idle.
+//   4 HFMA2 per 8 weights give code − 8 exactly; the mma sums one group unscaled and 4 FFMA
+//   per m16 tile apply the group's scale in fp32 (instead of 4 more HFMA2 per 8 weights): the
+//   kernel is near issue-bound at decode m, so every ALU slot per weight counts.
 // - A fragments come from shared memory through ldmatrix: one instruction fills all four A
 //   registers of an m16k16 tile (instead of four 32-bit shared loads), rows padded to 272 bytes
 //   so its 8 row addresses per matrix hit 32 distinct banks. For m ≤ 8 only 8 rows are staged
@@ -48,8 +50,8 @@ namespace qf::cuda::detail {
 
 namespace {
 
-using kern::broadcastBf16;
-using kern::int4ToBf16;
+using kern::bf16BitsToFloat;
+using kern::int4ToCentredBf16;
 using kern::kMagicPlusEightPair;
 
 using namespace kern::w4a16;
@@ -107,10 +109,18 @@ __device__ __forceinline__ void waitLock(const int* lock, int value) {
   }
 }
 
+/// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 5 at
+/// m ≤ 16 (≤ 51 registers; 5 × 34 KB of stages fit in an H100's 228 KB), 4 at 32 rows, 2 at
+/// 64 rows, where shared memory allows no more anyway. More resident warps hide more latency
+/// and keep more cp.async bytes in flight per SM.
+constexpr int minCtasPerSm(int rows) {
+  return rows <= 16 ? 5 : (rows <= 32 ? 4 : 2);
+}
+
 /// kRows A rows per CTA (8, 16, 32 or 64). Every index comes from w4a16_layout.cuh, which the
 /// host tests drive through ldmatrix and mma emulators.
 template <int kRows>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     w4a16GemmKernel(const uint16_t* __restrict__ a, const uint4* __restrict__ words,
                     const uint16_t* __restrict__ scales, uint16_t* __restrict__ c,
                     int* __restrict__ locks, float* __restrict__ buffer, int m, int n, int k,
@@ -167,14 +177,20 @@ __global__ void __launch_bounds__(kThreads)
     if (tile * 8 >= nPad) return;  // warp-uniform, and no barrier inside
     const unsigned char* s = smem + stage * kStage;
     const uint4 q4 = *reinterpret_cast<const uint4*>(s + wSmemByte(kRows, tid));
-    const uint16_t sc = reinterpret_cast<const uint16_t*>(s + sSmemByte(kRows, 0))[warp * 8 + lc.g];
-    const uint32_t scale2 = broadcastBf16(sc);
     const uint32_t q[4] = {q4.x, q4.y, q4.z, q4.w};
     const uint32_t aBase = smemBase + static_cast<uint32_t>(stage * kStage);
+    // The group's sums without its scale (weights code − 8, exact in bf16); the scale goes on
+    // in fp32 below. That also rounds less than scaling each bf16 weight.
+    float part[kMTiles][4];
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+      for (int r = 0; r < 4; ++r) part[mt][r] = 0.0f;
+    }
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       uint32_t b[4];
-      int4ToBf16(q[w], kMagicPlusEightPair, scale2, b);
+      int4ToCentredBf16(q[w], kMagicPlusEightPair, b);
       uint32_t af[2][kMTiles][4];
       if constexpr (kRows == 8) {
         uint32_t r[4];
@@ -202,8 +218,20 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int ks = 0; ks < 2; ++ks) {
 #pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt) mmaBf16(acc[mt], af[ks][mt], b[2 * ks], b[2 * ks + 1]);
+        for (int mt = 0; mt < kMTiles; ++mt)
+          mmaBf16(part[mt], af[ks][mt], b[2 * ks], b[2 * ks + 1]);
       }
+    }
+    // Columns 2t, 2t + 1 of the tile: c0/c2 take the first scale, c1/c3 the second.
+    const uint32_t sc = *reinterpret_cast<const uint32_t*>(s + accScaleByte(kRows, warp, lc));
+    const float s0 = bf16BitsToFloat(sc & 0xFFFFu);
+    const float s1 = bf16BitsToFloat(sc >> 16);
+#pragma unroll
+    for (int mt = 0; mt < kMTiles; ++mt) {
+      acc[mt][0] = fmaf(s0, part[mt][0], acc[mt][0]);
+      acc[mt][1] = fmaf(s1, part[mt][1], acc[mt][1]);
+      acc[mt][2] = fmaf(s0, part[mt][2], acc[mt][2]);
+      acc[mt][3] = fmaf(s1, part[mt][3], acc[mt][3]);
     }
   };
 

@@ -142,6 +142,12 @@ QF_HD int accCol(LaneCoord c, int r) {
   return 2 * c.t + (r % 2);
 }
 
+/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators: columns
+/// 2t and 2t + 1 of warp `warp`'s tile (c0/c2 and c1/c3), one 32-bit shared load.
+QF_HD int accScaleByte(int rows, int warp, LaneCoord c) {
+  return sSmemByte(rows, 0) + 2 * (warp * 8 + 2 * c.t);
+}
+
 /// Whether output columns col, col + 1 (col even) go out as one 32-bit bf16x2 store: both
 /// inside the row and the pair 4-byte aligned (n even, so row·n + col is even).
 QF_HD bool outputPairStorable(int col, int n) {

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -175,6 +176,10 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
       for (int warp = 0; warp < kw::kWarps; ++warp) {
         const int tile = un.x * kw::kWarps + warp;
         if (tile * 8 >= nPad) continue;
+        std::vector<float> part(static_cast<size_t>(mTiles) * 32 * 4, 0.0f);  // unscaled sums
+        const auto partAt = [&](int mt) {
+          return reinterpret_cast<float(*)[32][4]>(&part[static_cast<size_t>(mt) * 32 * 4]);
+        };
         for (int w = 0; w < 4; ++w) {
           uint32_t bPairs[32][4];
           for (int lane = 0; lane < 32; ++lane) {
@@ -182,9 +187,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
             const int wb = base + kw::wSmemByte(rows, tid) + 4 * w;
             const uint32_t q =
                 static_cast<uint32_t>(half16(wb)) | static_cast<uint32_t>(half16(wb + 2)) << 16;
-            const uint16_t sc =
-                half16(base + kw::sSmemByte(rows, 0) + 2 * (warp * 8 + kw::laneCoord(lane).g));
-            kk::int4ToBf16(q, kk::kMagicPlusEightPair, kk::broadcastBf16(sc), bPairs[lane]);
+            kk::int4ToCentredBf16(q, kk::kMagicPlusEightPair, bPairs[lane]);
           }
           // af[ks][mt][lane][reg]
           std::vector<std::array<std::array<uint32_t, 4>, 32>> af(
@@ -232,7 +235,19 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
                 bm[lane][0] = bPairs[lane][2 * ks];
                 bm[lane][1] = bPairs[lane][2 * ks + 1];
               }
-              mmaEmulate(*accAt(warp, mt), am, bm);
+              mmaEmulate(*partAt(mt), am, bm);
+            }
+          }
+        }
+        // The group's scale in fp32 (FFMA): columns 2t, 2t + 1 → c0/c2 and c1/c3.
+        for (int lane = 0; lane < 32; ++lane) {
+          const int sb = base + kw::accScaleByte(rows, warp, kw::laneCoord(lane));
+          const float sc[2] = {kk::bf16BitsToFloat(half16(sb)),
+                               kk::bf16BitsToFloat(half16(sb + 2))};
+          for (int mt = 0; mt < mTiles; ++mt) {
+            for (int r = 0; r < 4; ++r) {
+              float& into = (*accAt(warp, mt))[lane][r];
+              into = std::fma(sc[r % 2], (*partAt(mt))[lane][r], into);
             }
           }
         }
@@ -338,7 +353,11 @@ struct GemmCase {
 
 GemmCase makeCase(int m, int n, int k, uint64_t seed) {
   GemmCase gc;
-  const auto q = quantizeInt4G128(randomUniform(static_cast<int64_t>(n) * k, seed), n, k, false);
+  // Rows (output columns) of magnitudes 1/4 .. 4, so each column's scale differs from its
+  // neighbours' by 2× or more: a scale applied to the wrong column is far off.
+  std::vector<float> w = randomUniform(static_cast<int64_t>(n) * k, seed);
+  for (size_t i = 0; i < w.size(); ++i) w[i] *= std::ldexp(1.0f, static_cast<int>(i / k % 5) - 2);
+  const auto q = quantizeInt4G128(w, n, k, false);
   gc.a = floatToBf16(randomUniform(static_cast<int64_t>(m) * k, seed + 1));
   gc.packed = packInt4Mma(q);
   gc.want = gemmReference(bf16ToFloat(gc.a), bf16ToFloat(dequantInt4(q)), m, n, k);
@@ -378,11 +397,15 @@ TEST_CASE("int4_magic.cuh converts every byte, zero and scale like integer arith
           const uint32_t magic = kk::kMagicPair | (static_cast<uint32_t>(zero) * 0x00010001u);
           uint32_t out[4];
           kk::int4ToBf16(word, magic, kk::broadcastBf16(scale), out);
+          uint32_t centred[4];
+          kk::int4ToCentredBf16(word, magic, centred);
           for (int e = 0; e < 8; ++e) {
             const int code =
                 static_cast<int>((word >> (4 * kInt4SlotOfElement[static_cast<size_t>(e)])) & 0xF);
             const uint16_t want = doubleToBf16((code - zero) * bf16ToDouble(scale));
             wrong += half(out[e / 2], e % 2) == want ? 0 : 1;
+            // The fused GEMM's form: code − zero exactly, the scale applied later.
+            wrong += bf16ToDouble(half(centred[e / 2], e % 2)) == code - zero ? 0 : 1;
             ++checked;
           }
         }

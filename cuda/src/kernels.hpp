@@ -79,7 +79,7 @@ struct W4a16GemmArgs {
 /// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × smCount).
 int w4a16ResidentCtas(int64_t m, int smCount);
 /// How the fused kernel splits a shape over `residentCtas`: one wave of `ctas` CTAs, each
-/// `groupsPerCta` (128-k group, 64-column block) units; blocks shared by several CTAs are
+/// `groupsPerCta` (128-k group, 128-column block) units; blocks shared by several CTAs are
 /// reduced inside the kernel through the workspace.
 struct W4a16Plan {
   int ctas = 1;

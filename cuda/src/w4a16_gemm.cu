@@ -7,21 +7,23 @@
 //
 // Design (decode-sized m: memory-bound on the weight stream; the aim is to keep enough weight
 // bytes in flight on every SM and to spend as few issue slots per weight as possible):
-// - Work is striped (Marlin's partition): the (64-column block, 128-k group) units are dealt
+// - Work is striped (Marlin's partition): the (128-column block, 128-k group) units are dealt
 //   out in equal contiguous runs to exactly as many CTAs as fit on the chip at once
 //   (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs), at least kMinGroupsPerCta each. One
 //   wave, every CTA the same work whatever n, k and m: no tail wave with idle SMs, and a CTA's
 //   run is many pipeline chunks long, so its loads overlap its math.
 // - Weights, scales and A stream through a kStages-deep cp.async pipeline (one 128-k group per
 //   stage). cp.async copies global → shared without passing through registers, so a thread
-//   can have three stages (12 KB of weights per CTA) in flight without holding them, and the
+//   can have three stages (24 KB of weights per CTA) in flight without holding them, and the
 //   loads of later groups overlap the mma of the current one. `.cg`: the data are read once per
 //   CTA, so they bypass L1. One __syncthreads per stage: it both publishes the stage that
 //   arrived and frees the one the next copy overwrites.
+// - Each warp owns two 8-column tiles (128 columns per CTA), so each A fragment it loads
+//   feeds two mma and A is staged once per 128 columns.
 // - Weight layout (qf::ref::packInt4Mma): for one 8-column tile and one group, the warp's 32
-//   lanes each own 16 contiguous bytes, so one cp.async per lane fetches 512 contiguous bytes
-//   per warp — full sectors. Each lane's four words are already its B-fragment registers for
-//   the group's eight k16 slices after conversion: no shuffles, no ldmatrix for W.
+//   lanes each own 16 contiguous bytes, so one cp.async per lane and tile fetches 512
+//   contiguous bytes per warp — full sectors. Each lane's four words are already its B-fragment
+//   registers for the group's eight k16 slices after conversion: no shuffles, no ldmatrix for W.
 // - Dequant in registers with the LOP3 magic-number trick (int4_magic.cuh): 4 LOP3, 3 shifts,
 //   4 HFMA2 per 8 weights give code − 8 exactly; the mma sums one group unscaled and 4 FFMA
 //   per m16 tile apply the group's scale in fp32 (instead of 4 more HFMA2 per 8 weights): the
@@ -109,12 +111,13 @@ __device__ __forceinline__ void waitLock(const int* lock, int value) {
   }
 }
 
-/// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 5 at
-/// m ≤ 16 (≤ 51 registers; 5 × 34 KB of stages fit in an H100's 228 KB), 4 at 32 rows, 2 at
-/// 64 rows, where shared memory allows no more anyway. More resident warps hide more latency
-/// and keep more cp.async bytes in flight per SM.
+/// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 4 at
+/// m ≤ 16 (64 registers), 3 at 32 rows (85), 2 at 64 rows (128): what the stages' shared
+/// memory allows on an H100/H200 (42.5, 51.2, 68.6 and 103.4 KB per CTA out of 228 KB), so no
+/// register limit costs a resident CTA. Resident warps hide latency and keep more cp.async
+/// bytes in flight per SM.
 constexpr int minCtasPerSm(int rows) {
-  return rows <= 16 ? 5 : (rows <= 32 ? 4 : 2);
+  return rows <= 16 ? 4 : (rows <= 32 ? 3 : 2);
 }
 
 /// kRows A rows per CTA (8, 16, 32 or 64). Every index comes from w4a16_layout.cuh, which the
@@ -148,10 +151,13 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
       const uint16_t* src = inside ? a + static_cast<size_t>(gm) * k + gk : a;
       cpAsync16(base + static_cast<uint32_t>(aSmemByte(slot.row, slot.col)), src, inside ? 16 : 0);
     }
-    const int tile = un.x * kWarps + warp;
-    if (tile * 8 < nPad) {
-      cpAsync16(base + static_cast<uint32_t>(wSmemByte(kRows, tid)),
-                words + weightVector(tile, st.groups, un.grp, lane), 16);
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      const int tile = tileOf(un.x, warp, j);
+      if (tile * 8 < nPad) {
+        cpAsync16(base + static_cast<uint32_t>(wSmemByte(kRows, tid, j)),
+                  words + weightVector(tile, st.groups, un.grp, lane), 16);
+      }
     }
     if (tid < kScaleVectors) {
       const int col = un.x * kBlockCols + 8 * tid;
@@ -162,35 +168,50 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     }
   };
 
-  float acc[kMTiles][4];
+  float acc[kTilesPerWarp][kMTiles][4];
   auto clearAcc = [&] {
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
+    for (int j = 0; j < kTilesPerWarp; ++j) {
 #pragma unroll
-      for (int r = 0; r < 4; ++r) acc[mt][r] = 0.0f;
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[j][mt][r] = 0.0f;
+      }
     }
   };
   clearAcc();
 
   auto compute = [&](int stage, const Unit& un) {
-    const int tile = un.x * kWarps + warp;
-    if (tile * 8 >= nPad) return;  // warp-uniform, and no barrier inside
+    // Warp-uniform, and no barrier inside. A second tile beyond nPad is computed from stale
+    // shared memory and never stored: cheaper than a branch per mma.
+    if (tileOf(un.x, warp, 0) * 8 >= nPad) return;
     const unsigned char* s = smem + stage * kStage;
-    const uint4 q4 = *reinterpret_cast<const uint4*>(s + wSmemByte(kRows, tid));
-    const uint32_t q[4] = {q4.x, q4.y, q4.z, q4.w};
+    uint32_t q[kTilesPerWarp][4];
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      const uint4 q4 = *reinterpret_cast<const uint4*>(s + wSmemByte(kRows, tid, j));
+      q[j][0] = q4.x;
+      q[j][1] = q4.y;
+      q[j][2] = q4.z;
+      q[j][3] = q4.w;
+    }
     const uint32_t aBase = smemBase + static_cast<uint32_t>(stage * kStage);
     // The group's sums without its scale (weights code − 8, exact in bf16); the scale goes on
     // in fp32 below. That also rounds less than scaling each bf16 weight.
-    float part[kMTiles][4];
+    float part[kTilesPerWarp][kMTiles][4];
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
+    for (int j = 0; j < kTilesPerWarp; ++j) {
 #pragma unroll
-      for (int r = 0; r < 4; ++r) part[mt][r] = 0.0f;
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) part[j][mt][r] = 0.0f;
+      }
     }
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
-      uint32_t b[4];
-      int4ToCentredBf16(q[w], kMagicPlusEightPair, b);
+      uint32_t b[kTilesPerWarp][4];
+#pragma unroll
+      for (int j = 0; j < kTilesPerWarp; ++j) int4ToCentredBf16(q[j][w], kMagicPlusEightPair, b[j]);
       uint32_t af[2][kMTiles][4];
       if constexpr (kRows == 8) {
         uint32_t r[4];
@@ -201,9 +222,9 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
           for (int i = 0; i < 4; ++i) af[ks][0][i] = 0u;
         }
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          const FragSlot f = ldsm8Slot(j);
-          af[f.slice][0][f.reg] = r[j];
+        for (int i = 0; i < 4; ++i) {
+          const FragSlot f = ldsm8Slot(i);
+          af[f.slice][0][f.reg] = r[i];
         }
       } else {
 #pragma unroll
@@ -218,20 +239,26 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
 #pragma unroll
       for (int ks = 0; ks < 2; ++ks) {
 #pragma unroll
-        for (int mt = 0; mt < kMTiles; ++mt)
-          mmaBf16(part[mt], af[ks][mt], b[2 * ks], b[2 * ks + 1]);
+        for (int j = 0; j < kTilesPerWarp; ++j) {
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt)
+            mmaBf16(part[j][mt], af[ks][mt], b[j][2 * ks], b[j][2 * ks + 1]);
+        }
       }
     }
-    // Columns 2t, 2t + 1 of the tile: c0/c2 take the first scale, c1/c3 the second.
-    const uint32_t sc = *reinterpret_cast<const uint32_t*>(s + accScaleByte(kRows, warp, lc));
-    const float s0 = bf16BitsToFloat(sc & 0xFFFFu);
-    const float s1 = bf16BitsToFloat(sc >> 16);
 #pragma unroll
-    for (int mt = 0; mt < kMTiles; ++mt) {
-      acc[mt][0] = fmaf(s0, part[mt][0], acc[mt][0]);
-      acc[mt][1] = fmaf(s1, part[mt][1], acc[mt][1]);
-      acc[mt][2] = fmaf(s0, part[mt][2], acc[mt][2]);
-      acc[mt][3] = fmaf(s1, part[mt][3], acc[mt][3]);
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      // Columns 2t, 2t + 1 of the tile: c0/c2 take the first scale, c1/c3 the second.
+      const uint32_t sc = *reinterpret_cast<const uint32_t*>(s + accScaleByte(kRows, warp, j, lc));
+      const float s0 = bf16BitsToFloat(sc & 0xFFFFu);
+      const float s1 = bf16BitsToFloat(sc >> 16);
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+        acc[j][mt][0] = fmaf(s0, part[j][mt][0], acc[j][mt][0]);
+        acc[j][mt][1] = fmaf(s1, part[j][mt][1], acc[j][mt][1]);
+        acc[j][mt][2] = fmaf(s0, part[j][mt][2], acc[j][mt][2]);
+        acc[j][mt][3] = fmaf(s1, part[j][mt][3], acc[j][mt][3]);
+      }
     }
   };
 
@@ -244,8 +271,10 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
       if (tid == 0) waitLock(locks + un.block, share.rank);
       __syncthreads();
     }
-    const int tile = un.x * kWarps + warp;
-    if (tile * 8 < nPad) {
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      const int tile = tileOf(un.x, warp, j);
+      if (tile * 8 >= nPad) continue;
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -253,8 +282,8 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
           const int row = un.z * kRows + accRow(mt, lc, r);
           const int col = tile * 8 + accCol(lc, r);
           if (row >= m) continue;
-          float v0 = acc[mt][r];
-          float v1 = acc[mt][r + 1];
+          float v0 = acc[j][mt][r];
+          float v1 = acc[j][mt][r + 1];
           if (step.waitAndRead || step.writeBuffer) {
             auto* cell = reinterpret_cast<float2*>(buffer + bufferIndex(row, col, nPad));
             if (step.waitAndRead) {

@@ -12,9 +12,12 @@
 
 namespace qf::cuda::kern::w4a16 {
 
-inline constexpr int kWarps = 8;  ///< 8 column tiles of 8 → 64 columns per CTA
+inline constexpr int kWarps = 8;
 inline constexpr int kThreads = kWarps * 32;
-inline constexpr int kBlockCols = kWarps * 8;
+/// 8-column tiles per warp: each A fragment loaded by ldmatrix feeds this many mma, and A is
+/// staged once per 128 columns, not once per 64 (half the ldmatrix and A copies per weight).
+inline constexpr int kTilesPerWarp = 2;
+inline constexpr int kBlockCols = kWarps * kTilesPerWarp * 8;  ///< 128 columns per CTA
 inline constexpr int kGroupK = 128;        ///< k per scale group = k per pipeline stage
 inline constexpr int kSlicesPerGroup = 8;  ///< k16 slices in a group
 inline constexpr int kStages = 4;          ///< cp.async pipeline depth (3 stages in flight)
@@ -26,9 +29,9 @@ inline constexpr int kMinGroupsPerCta = 4;
 /// start in the same 4 banks (8-way conflict). 272 bytes apart, row r starts at bank 4r mod 32:
 /// the 8 rows cover all 32 banks once.
 inline constexpr int kAStride = kGroupK + 8;
-inline constexpr int kAVectorsPerRow = kGroupK / 8;   ///< 16-byte vectors per staged row
-inline constexpr int kWStageBytes = kThreads * 16;    ///< 8 tiles × 32 lanes × 16 bytes
-inline constexpr int kScaleVectors = kBlockCols / 8;  ///< 64 bf16 scales = 8 × 16 bytes
+inline constexpr int kAVectorsPerRow = kGroupK / 8;  ///< 16-byte vectors per staged row
+inline constexpr int kWStageBytes = kTilesPerWarp * kThreads * 16;  ///< 16 tiles × 32 × 16 B
+inline constexpr int kScaleVectors = kBlockCols / 8;  ///< 128 bf16 scales = 16 × 16 bytes
 
 /// Lane coordinates inside an mma fragment: lane = 4·g + t.
 struct LaneCoord {
@@ -49,7 +52,7 @@ QF_HD int ctaRowsFor(int64_t m) {
 QF_HD constexpr int mTilesForRows(int rows) {
   return rows <= 16 ? 1 : rows / 16;
 }
-/// Bytes of one pipeline stage: A (rows × 272), weights (4 KB), scales (128 B), all 16-byte
+/// Bytes of one pipeline stage: A (rows × 272), weights (8 KB), scales (256 B), all 16-byte
 /// aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
 QF_HD constexpr int aStageBytes(int rows) {
   return rows * kAStride * 2;
@@ -78,12 +81,16 @@ QF_HD int aStageVectors(int rows) {
 QF_HD int aSmemByte(int row, int col) {
   return (row * kAStride + col) * 2;
 }
-/// Thread `tid` (warp = tile of the block, lane) copies its own 16 bytes of the tile's group to
-/// this byte offset of the stage and reads them back from there (no other thread reads them).
-QF_HD int wSmemByte(int rows, int tid) {
-  return aStageBytes(rows) + tid * 16;
+/// The 8-column tile j (0, 1) of warp `warp` in column block x.
+QF_HD int tileOf(int x, int warp, int j) {
+  return (x * kWarps + warp) * kTilesPerWarp + j;
 }
-/// Scale vector v (0..7) of the stage: the bf16 scales of block columns 8v .. 8v+7.
+/// Thread `tid` (warp, lane) copies its own 16 bytes of its tile j's group to this byte offset
+/// of the stage and reads them back from there (no other thread reads them).
+QF_HD int wSmemByte(int rows, int tid, int j) {
+  return aStageBytes(rows) + (j * kThreads + tid) * 16;
+}
+/// Scale vector v (0..15) of the stage: the bf16 scales of block columns 8v .. 8v+7.
 QF_HD int sSmemByte(int rows, int v) {
   return aStageBytes(rows) + kWStageBytes + v * 16;
 }
@@ -142,10 +149,10 @@ QF_HD int accCol(LaneCoord c, int r) {
   return 2 * c.t + (r % 2);
 }
 
-/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators: columns
-/// 2t and 2t + 1 of warp `warp`'s tile (c0/c2 and c1/c3), one 32-bit shared load.
-QF_HD int accScaleByte(int rows, int warp, LaneCoord c) {
-  return sSmemByte(rows, 0) + 2 * (warp * 8 + 2 * c.t);
+/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators of tile j:
+/// columns 2t and 2t + 1 of the tile (c0/c2 and c1/c3), one 32-bit shared load.
+QF_HD int accScaleByte(int rows, int warp, int j, LaneCoord c) {
+  return sSmemByte(rows, 0) + 2 * ((warp * kTilesPerWarp + j) * 8 + 2 * c.t);
 }
 
 /// Whether output columns col, col + 1 (col even) go out as one 32-bit bf16x2 store: both
@@ -156,7 +163,7 @@ QF_HD bool outputPairStorable(int col, int n) {
 
 // ----- work partition: stripes of (block, group) units over one wave of CTAs ----------------
 
-/// The work of one launch: blocksX column blocks of 64 × blocksZ row slices, each `groups`
+/// The work of one launch: blocksX column blocks of 128 × blocksZ row slices, each `groups`
 /// k groups long. Units are numbered block-major (block = x·blocksZ + z, so the row slices of a
 /// column block are neighbours and read the same weights from L2 at about the same time), and
 /// CTA b takes the contiguous units [b·perCta, (b+1)·perCta): every CTA gets the same number

@@ -133,14 +133,15 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
               gm < m && gk < k ? a[static_cast<size_t>(gm) * k + gk + e] : uint16_t{0};
         }
       }
-      for (int tid = 0; tid < kw::kThreads; ++tid) {
-        const int tile = un.x * kw::kWarps + tid / 32;
+      for (int tid = 0; tid < kw::kThreads * kw::kTilesPerWarp; ++tid) {
+        const int j = tid / kw::kThreads, t = tid % kw::kThreads;  // tile j of thread t
+        const int tile = kw::tileOf(un.x, t / 32, j);
         if (tile * 8 >= nPad) continue;
-        const size_t vec = kw::weightVector(tile, st.groups, un.grp, tid % 32);
+        const size_t vec = kw::weightVector(tile, st.groups, un.grp, t % 32);
         for (int w = 0; w < 4; ++w) {
           const uint32_t word = p.words[vec * 4 + static_cast<size_t>(w)];
-          half16(base + kw::wSmemByte(rows, tid) + 4 * w) = static_cast<uint16_t>(word);
-          half16(base + kw::wSmemByte(rows, tid) + 4 * w + 2) = static_cast<uint16_t>(word >> 16);
+          half16(base + kw::wSmemByte(rows, t, j) + 4 * w) = static_cast<uint16_t>(word);
+          half16(base + kw::wSmemByte(rows, t, j) + 4 * w + 2) = static_cast<uint16_t>(word >> 16);
         }
       }
       for (int v = 0; v < kw::kScaleVectors; ++v) {
@@ -152,7 +153,9 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         }
       }
     };
-    std::vector<float> acc(static_cast<size_t>(kw::kWarps) * mTiles * 32 * 4, 0.0f);
+    // acc[warp · kTilesPerWarp + j][mt][lane][r]
+    std::vector<float> acc(static_cast<size_t>(kw::kWarps * kw::kTilesPerWarp) * mTiles * 32 * 4,
+                           0.0f);
     auto accAt = [&](int warp, int mt) {
       return reinterpret_cast<float(*)[32][4]>(
           &acc[((static_cast<size_t>(warp) * mTiles) + mt) * 32 * 4]);
@@ -173,8 +176,9 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         copyAt = kw::nextUnit(st, copyAt);
       }
       const int base = (i % kw::kStages) * stage;
-      for (int warp = 0; warp < kw::kWarps; ++warp) {
-        const int tile = un.x * kw::kWarps + warp;
+      for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
+        const int warp = vw / kw::kTilesPerWarp, j = vw % kw::kTilesPerWarp;
+        const int tile = kw::tileOf(un.x, warp, j);
         if (tile * 8 >= nPad) continue;
         std::vector<float> part(static_cast<size_t>(mTiles) * 32 * 4, 0.0f);  // unscaled sums
         const auto partAt = [&](int mt) {
@@ -184,7 +188,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
           uint32_t bPairs[32][4];
           for (int lane = 0; lane < 32; ++lane) {
             const int tid = warp * 32 + lane;
-            const int wb = base + kw::wSmemByte(rows, tid) + 4 * w;
+            const int wb = base + kw::wSmemByte(rows, tid, j) + 4 * w;
             const uint32_t q =
                 static_cast<uint32_t>(half16(wb)) | static_cast<uint32_t>(half16(wb + 2)) << 16;
             kk::int4ToCentredBf16(q, kk::kMagicPlusEightPair, bPairs[lane]);
@@ -202,10 +206,10 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
               addr[lane] = base / 2 + kw::ldsmAddress8(addressLane(lane), w);
             ldmatrixEmulate(smem, addr, out);
             for (int lane = 0; lane < 32; ++lane) {
-              for (int j = 0; j < 4; ++j) {
-                const kw::FragSlot f = kw::ldsm8Slot(j);
+              for (int reg = 0; reg < 4; ++reg) {
+                const kw::FragSlot f = kw::ldsm8Slot(reg);
                 af[static_cast<size_t>(f.slice)][static_cast<size_t>(lane)]
-                  [static_cast<size_t>(f.reg)] = out[lane][mut.aOrder[static_cast<size_t>(j)]];
+                  [static_cast<size_t>(f.reg)] = out[lane][mut.aOrder[static_cast<size_t>(reg)]];
               }
             }
           } else {
@@ -241,12 +245,12 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         }
         // The group's scale in fp32 (FFMA): columns 2t, 2t + 1 → c0/c2 and c1/c3.
         for (int lane = 0; lane < 32; ++lane) {
-          const int sb = base + kw::accScaleByte(rows, warp, kw::laneCoord(lane));
+          const int sb = base + kw::accScaleByte(rows, warp, j, kw::laneCoord(lane));
           const float sc[2] = {kk::bf16BitsToFloat(half16(sb)),
                                kk::bf16BitsToFloat(half16(sb + 2))};
           for (int mt = 0; mt < mTiles; ++mt) {
             for (int r = 0; r < 4; ++r) {
-              float& into = (*accAt(warp, mt))[lane][r];
+              float& into = (*accAt(vw, mt))[lane][r];
               into = std::fma(sc[r % 2], (*partAt(mt))[lane][r], into);
             }
           }
@@ -285,8 +289,8 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         t += part.units;
         if (step.waitAndRead) t = std::max(t, releasedAt[b]);
         const kw::Unit un = kw::unitAt(st, part.block * st.groups);
-        for (int warp = 0; warp < kw::kWarps; ++warp) {
-          const int tile = un.x * kw::kWarps + warp;
+        for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
+          const int tile = kw::tileOf(un.x, vw / kw::kTilesPerWarp, vw % kw::kTilesPerWarp);
           if (tile * 8 >= nPad) continue;
           for (int mt = 0; mt < mTiles; ++mt) {
             for (int lane = 0; lane < 32; ++lane) {
@@ -296,7 +300,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
                 const int col = tile * 8 + kw::accCol(lc, r);
                 if (row >= m) continue;
                 const float* accv =
-                    &part.acc[(((static_cast<size_t>(warp) * mTiles) + mt) * 32 + lane) * 4 + r];
+                    &part.acc[(((static_cast<size_t>(vw) * mTiles) + mt) * 32 + lane) * 4 + r];
                 float v[2] = {accv[0], accv[1]};
                 const size_t cell = kw::bufferIndex(row, col, nPad);
                 if (step.waitAndRead) {
@@ -572,13 +576,13 @@ TEST_CASE("a swapped A register, a wrong ldmatrix mapping or reduction order is 
 
 TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerCta units",
           "[cuda][w4a16]") {
-  // Llama-3-8B down_proj at m = 1 on 132 SMs × 4 CTAs: 64 blocks × 112 groups = 7168 units
-  // over 528 CTAs → 14 per CTA → 512 CTAs.
+  // Llama-3-8B down_proj at m = 1 on 132 SMs × 4 CTAs: 32 blocks of 128 columns × 112
+  // groups = 3584 units over 528 CTAs → 7 per CTA → 512 CTAs.
   const kw::Striping down = kw::planStriping(1, 4096, 14336, 528);
   CHECK(down.rows == 8);
-  CHECK(down.blocksX == 64);
+  CHECK(down.blocksX == 32);
   CHECK(down.groups == 112);
-  CHECK(down.perCta == 14);
+  CHECK(down.perCta == 7);
   CHECK(down.ctas == 512);
   // Little work: 1 block × 9 groups → 2 CTAs (not 9 CTAs of one group each).
   CHECK(kw::planStriping(1, 40, 1152, 528).ctas == 2);

@@ -335,11 +335,11 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     cpAsyncWait<kStages - 2>();
     __syncthreads();  // stage i visible to all warps; stage i − 1 free for the copy below
     if (u + kStages - 1 < range.end) {
-      loadStage(copyAt, (i + kStages - 1) % kStages);
+      loadStage(copyAt, copySlot(i));
       copyAt = nextUnit(st, copyAt);
     }
     cpAsyncCommit();
-    compute(i % kStages, un);
+    compute(computeSlot(i), un);
     if (un.grp == st.groups - 1 || u == range.end - 1) {
       finishBlock(un);
       clearAcc();

@@ -66,6 +66,16 @@ QF_HD constexpr int smemBytesFor(int rows) {
 
 // ----- pipeline staging (global → shared, one 16-byte cp.async each) ---------------------------
 
+/// The ring slots of iteration i of a CTA's stripe: its math reads slot i mod kStages, and it
+/// starts the copy of unit i + kStages − 1 into the slot iteration i − 1 read (free once every
+/// warp has passed the iteration's barrier). The prologue fills slots 0 .. kStages − 2.
+QF_HD int computeSlot(int i) {
+  return i % kStages;
+}
+QF_HD int copySlot(int i) {
+  return (i + kStages - 1) % kStages;
+}
+
 /// A vector v (0 .. rows·16) of a stage: staged row `row`, bf16 column `col` of the group,
 /// from A[mBase + row][grp·128 + col].
 struct StageSlot {

@@ -172,10 +172,10 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
     for (int u = range.begin; u < range.end; ++u, un = kw::nextUnit(st, un)) {
       const int i = u - range.begin;
       if (u + kw::kStages - 1 < range.end) {
-        loadStage(copyAt, (i + kw::kStages - 1) % kw::kStages);
+        loadStage(copyAt, kw::copySlot(i));
         copyAt = kw::nextUnit(st, copyAt);
       }
-      const int base = (i % kw::kStages) * stage;
+      const int base = kw::computeSlot(i) * stage;
       for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
         const int warp = vw / kw::kTilesPerWarp, j = vw % kw::kTilesPerWarp;
         const int tile = kw::tileOf(un.x, warp, j);

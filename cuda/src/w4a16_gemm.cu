@@ -88,6 +88,21 @@ __device__ __forceinline__ void cpAsync16(uint32_t smemAddr, const void* src, in
                "r"(srcBytes)
                : "memory");
 }
+/// The same for weights, with an L2 evict-first policy: with one row slice (m ≤ 64) each weight
+/// byte is read once per launch, so it should not push A, the scales and the split-K sums —
+/// all re-read — out of L2. With several row slices each slice re-reads the block's weights,
+/// and they are copied without the hint.
+__device__ __forceinline__ void cpAsync16EvictFirst(uint32_t smemAddr, const void* src,
+                                                    uint64_t policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(smemAddr),
+               "l"(src), "l"(policy)
+               : "memory");
+}
+__device__ __forceinline__ uint64_t evictFirstPolicy() {
+  uint64_t policy = 0;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
 __device__ __forceinline__ void cpAsyncCommit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
@@ -139,6 +154,7 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
   const int lane = tid % 32;
   const LaneCoord lc = laneCoord(lane);
   const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
+  const uint64_t weightPolicy = evictFirstPolicy();
 
   // One stage: A rows of the unit's row slice, the block's weights and scales of its group.
   auto loadStage = [&](const Unit& un, int stage) {
@@ -155,8 +171,13 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     for (int j = 0; j < kTilesPerWarp; ++j) {
       const int tile = tileOf(un.x, warp, j);
       if (tile * 8 < nPad) {
-        cpAsync16(base + static_cast<uint32_t>(wSmemByte(kRows, tid, j)),
-                  words + weightVector(tile, st.groups, un.grp, lane), 16);
+        const uint32_t dst = base + static_cast<uint32_t>(wSmemByte(kRows, tid, j));
+        const uint4* src = words + weightVector(tile, st.groups, un.grp, lane);
+        if (st.blocksZ == 1) {
+          cpAsync16EvictFirst(dst, src, weightPolicy);
+        } else {
+          cpAsync16(dst, src, 16);
+        }
       }
     }
     if (tid < kScaleVectors) {

@@ -22,6 +22,8 @@
 
 #if !defined(__CUDA_ARCH__)
 #include <quantfront/core/reference/numeric_formats.hpp>
+
+#include <cstring>
 #endif
 
 #if defined(__CUDACC__)
@@ -111,12 +113,34 @@ QF_HD void int4ToBiasedBf16(uint32_t q, uint32_t (&pairs)[4]) {
   pairs[3] = lop3<kLutAndOr>(q >> 12, kNibblePairMask, kMagicPair);
 }
 
+/// code − zero for eight codes, exact (small integers are exact in bf16): 4 LOP3, 3 shifts and
+/// 4 HFMA2 per 8 codes. The fused GEMM uses this form and applies the group scale to its fp32
+/// partial sums instead (4 FFMA per m16 tile and group rather than 16 HFMA2 per lane's word
+/// set).
+QF_HD void int4ToCentredBf16(uint32_t q, uint32_t magicPlusZero, uint32_t (&out)[4]) {
+  int4ToBiasedBf16(q, out);
+  QF_UNROLL
+  for (int p = 0; p < 4; ++p) out[p] = subBf16x2(out[p], magicPlusZero);
+}
+
 /// Full conversion: (code − zero)·scale for eight codes. magicPlusZero is bf16x2(128 + zero)
 /// (0x43084308 when symmetric); scale2 is the group scale in both halves.
 QF_HD void int4ToBf16(uint32_t q, uint32_t magicPlusZero, uint32_t scale2, uint32_t (&out)[4]) {
   int4ToBiasedBf16(q, out);
   QF_UNROLL
   for (int p = 0; p < 4; ++p) out[p] = mulBf16x2(subBf16x2(out[p], magicPlusZero), scale2);
+}
+
+/// The float of a bf16 bit pattern (exact: bf16 is the top half of an fp32).
+QF_HD float bf16BitsToFloat(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(bits << 16);
+#else
+  const uint32_t f = bits << 16;
+  float out = 0;
+  std::memcpy(&out, &f, sizeof out);
+  return out;
+#endif
 }
 
 /// A bf16 in both halves of a 32-bit register.

@@ -68,22 +68,29 @@ struct W4a16GemmArgs {
   const uint32_t* words = nullptr;   ///< packInt4Mma words
   const uint16_t* scales = nullptr;  ///< bf16 [kPad/128][nPad]
   uint16_t* c = nullptr;             ///< bf16 [m][n]
-  float* workspace = nullptr;        ///< fp32 [splits][m][n] when splits > 1
+  void* workspace = nullptr;         ///< split-K locks + fp32 sums (W4a16Plan::workspaceBytes),
+                                     ///< zeroed once after allocation; the kernel re-zeroes it
+  std::size_t workspaceBytes = 0;    ///< size of *workspace
   int64_t m = 0, n = 0, k = 0;       ///< logical shape: m ≥ 1, n ≥ 1, k % 8 == 0
   int64_t nPad = 0, kPad = 0;        ///< n rounded up to 8, k rounded up to 128
-  int splits = 1;                    ///< K splits (from w4a16Splits)
+  int residentCtas = 1;              ///< from w4a16ResidentCtas: the grid never exceeds it
 };
 /// CTAs of the fused kernel for m rows that are resident at once on the current device
 /// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × smCount).
 int w4a16ResidentCtas(int64_t m, int smCount);
-/// K splits filling at most one whole wave of `residentCtas`, with ≥ 2 chunks per split
-/// (kern::w4a16::chooseSplits; 1 when the grid fills the chip already).
-int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int residentCtas);
-/// Workspace bytes for a split count (0 when splits == 1).
-std::size_t w4a16WorkspaceBytes(int64_t m, int64_t n, int splits);
+/// How the fused kernel splits a shape over `residentCtas`: one wave of `ctas` CTAs, each
+/// `groupsPerCta` (128-k group, 128-column block) units; blocks shared by several CTAs are
+/// reduced inside the kernel through the workspace.
+struct W4a16Plan {
+  int ctas = 1;
+  int groupsPerCta = 1;
+  std::size_t workspaceBytes = 0;  ///< 0 when no block is shared
+  double reductionBytes = 0;       ///< fp32 partial sums written and read back (mostly L2)
+};
+W4a16Plan w4a16Plan(int64_t m, int64_t nPad, int64_t kPad, int residentCtas);
 /// Sets the fused kernel's launch attributes on the current device; once, before any launch.
 void prepareW4a16Gemm();
-/// Launches the fused kernel (and the split-K reduction when splits > 1).
+/// Launches the fused kernel (one launch, split-K included).
 void launchW4a16Gemm(const W4a16GemmArgs& args, cudaStream_t stream);
 
 }  // namespace qf::cuda::detail

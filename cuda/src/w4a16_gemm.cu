@@ -1,26 +1,44 @@
 // Fused W4A16 group-128 GEMM: C[m][n] = A[m][k]·W[n][k]ᵀ, A and C bf16, W symmetric INT4 with
 // one bf16 scale per 128 k, fp32 accumulation on the tensor cores (mma.sync m16n8k16 bf16).
 //
-// Allowed shapes: any m ≥ 1 (rows beyond 64 loop over grid.z), any n ≥ 1 (the packer pads n to
-// a multiple of 8 with zero weights, stores are guarded), k % 8 == 0 (so each 16-byte row
-// vector of A is wholly inside or outside k; the packer pads k to a multiple of 128).
+// Allowed shapes: any m ≥ 1 (rows beyond 64 are further row slices of the work), any n ≥ 1
+// (the packer pads n to a multiple of 8 with zero weights, stores are guarded), k % 8 == 0 (so
+// each 16-byte row vector of A is wholly inside or outside k; the packer pads k to 128).
 //
-// Design (decode-sized m, memory-bound on the weight stream):
-// - Weight layout (qf::ref::packInt4Mma): for one 8-column tile and one 128-k group, the warp's
-//   32 lanes each own 16 contiguous bytes, so one 128-bit load per lane fetches 512 contiguous
-//   bytes per warp — full sectors, no shared-memory round trip for B. Each lane's four words
-//   are already its B-fragment registers for the group's eight k16 slices after conversion:
-//   no shuffles, no ldmatrix for W.
+// Design (decode-sized m: memory-bound on the weight stream; the aim is to keep enough weight
+// bytes in flight on every SM and to spend as few issue slots per weight as possible):
+// - Work is striped (Marlin's partition): the (128-column block, 128-k group) units are dealt
+//   out in equal contiguous runs to exactly as many CTAs as fit on the chip at once
+//   (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs), at least kMinGroupsPerCta each. One
+//   wave, every CTA the same work whatever n, k and m: no tail wave with idle SMs, and a CTA's
+//   run is many pipeline chunks long, so its loads overlap its math.
+// - Weights, scales and A stream through a kStages-deep cp.async pipeline (one 128-k group per
+//   stage). cp.async copies global → shared without passing through registers, so a thread
+//   can have three stages (24 KB of weights per CTA) in flight without holding them, and the
+//   loads of later groups overlap the mma of the current one. `.cg`: the data are read once per
+//   CTA, so they bypass L1. One __syncthreads per stage: it both publishes the stage that
+//   arrived and frees the one the next copy overwrites.
+// - Each warp owns two 8-column tiles (128 columns per CTA), so each A fragment it loads
+//   feeds two mma and A is staged once per 128 columns.
+// - Weight layout (qf::ref::packInt4Mma): for one 8-column tile and one group, the warp's 32
+//   lanes each own 16 contiguous bytes, so one cp.async per lane and tile fetches 512
+//   contiguous bytes per warp — full sectors. Each lane's four words are already its B-fragment
+//   registers for the group's eight k16 slices after conversion: no shuffles, no ldmatrix for W.
 // - Dequant in registers with the LOP3 magic-number trick (int4_magic.cuh): 4 LOP3, 3 shifts,
-//   4 HSUB2, 4 HMUL2 per 8 weights, on the FP/ALU pipes while the tensor core is mostly idle.
-// - A is tiny at decode m (≤ 1.8 MB for m=64, k=14336) and reused by every column tile, so
-//   each CTA stages its A chunk once in shared memory and its 8 warps (8 column tiles) read
-//   fragments from there. Rows padded by 8 bf16 (16 bytes = 4 banks): fragment loads of lane
-//   (g, t) hit bank 4g + t + c, all 32 distinct, so no bank conflicts.
-// - Many CTAs over n plus split-K keep ~4 CTAs per SM streaming; partial sums go to an fp32
-//   workspace and a second small kernel reduces them (deterministic, no atomics).
-// - Next chunk's weights are loaded into registers before the current chunk is computed, so
-//   each warp has 2 × 64 bytes per lane in flight across the compute.
+//   4 HFMA2 per 8 weights give code − 8 exactly; the mma sums one group unscaled and 4 FFMA
+//   per m16 tile apply the group's scale in fp32 (instead of 4 more HFMA2 per 8 weights): the
+//   kernel is near issue-bound at decode m, so every ALU slot per weight counts.
+// - A fragments come from shared memory through ldmatrix: one instruction fills all four A
+//   registers of an m16k16 tile (instead of four 32-bit shared loads), rows padded to 272 bytes
+//   so its 8 row addresses per matrix hit 32 distinct banks. For m ≤ 8 only 8 rows are staged
+//   and one ldmatrix.x4 brings two k16 slices of them: the zero rows 8–15 cost no copies, no
+//   shared memory and no load issue (the mma gets zero registers for them).
+// - Split-K inside the kernel: a block whose k range is shared by several CTAs is reduced
+//   through an fp32 buffer in a fixed order (descending CTA index, a per-block lock), so the
+//   result is deterministic, no second launch is needed, and the buffer traffic stays in L2
+//   (reductionBytes counts it).
+// - Outputs are rounded once to bf16 and stored as 32-bit bf16x2 pairs where the pair is whole
+//   and aligned (n even): half the store instructions, full 32-byte sectors per 4 lanes.
 #include "cuda_util.hpp"
 #include "int4_magic.cuh"
 #include "kernels.hpp"
@@ -34,11 +52,15 @@ namespace qf::cuda::detail {
 
 namespace {
 
-using kern::broadcastBf16;
-using kern::int4ToBf16;
+using kern::bf16BitsToFloat;
+using kern::int4ToCentredBf16;
 using kern::kMagicPlusEightPair;
 
 using namespace kern::w4a16;
+
+/// Sleeps of ~64 ns before a lock wait gives up (2^24: about a second; a CTA's whole stripe
+/// takes microseconds).
+constexpr int kMaxLockSpins = 1 << 24;
 
 /// D += A·B on one m16n8k16 tile, bf16 inputs, fp32 accumulators. Fragment layout (PTX ISA):
 /// lane = 4g + t; a0:(row g, k 2t..2t+1) a1:(g+8, 2t..) a2:(g, 2t+8..) a3:(g+8, 2t+8..);
@@ -52,237 +74,394 @@ __device__ __forceinline__ void mmaBf16(float (&d)[4], const uint32_t (&a)[4], u
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-/// kMTiles m16 tiles per CTA (1, 2 or 4: m ≤ 16, ≤ 32, otherwise 64 rows per grid.z slice).
-/// Every index comes from w4a16_layout.cuh, which the host tests drive through an mma
-/// emulator.
-template <int kMTiles>
-__global__ void __launch_bounds__(kThreads)
+/// Four 8×8 b16 matrices from shared memory (addresses per w4a16_layout.cuh's ldsm* helpers).
+__device__ __forceinline__ void ldmatrixX4(uint32_t (&r)[4], uint32_t smemAddr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smemAddr));
+}
+
+/// 16-byte global → shared copy, asynchronous; srcBytes 0 fills the 16 bytes with zeros (rows
+/// ≥ m and columns ≥ k of A: they meet zero-padded weights and must not be NaN).
+__device__ __forceinline__ void cpAsync16(uint32_t smemAddr, const void* src, int srcBytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddr), "l"(src),
+               "r"(srcBytes)
+               : "memory");
+}
+/// The same for weights, with an L2 evict-first policy: with one row slice (m ≤ 64) each weight
+/// byte is read once per launch, so it should not push A, the scales and the split-K sums —
+/// all re-read — out of L2. With several row slices each slice re-reads the block's weights,
+/// and they are copied without the hint.
+__device__ __forceinline__ void cpAsync16EvictFirst(uint32_t smemAddr, const void* src,
+                                                    uint64_t policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(smemAddr),
+               "l"(src), "l"(policy)
+               : "memory");
+}
+__device__ __forceinline__ uint64_t evictFirstPolicy() {
+  uint64_t policy = 0;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ void cpAsyncCommit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits until at most kPending committed groups are still in flight.
+template <int kPending>
+__device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+}
+
+/// Spins until *lock == value; acquire, so the buffer reads after the following barrier see
+/// what the CTA that released the lock wrote. A lock that is never released (a CTA of the grid
+/// not resident, or a workspace not zeroed) traps after about a second of sleeps: the launch
+/// fails with an error instead of hanging the process.
+__device__ __forceinline__ void waitLock(const int* lock, int value) {
+  int cur = 0;
+  for (int spins = 0;; ++spins) {
+    asm volatile("ld.global.acquire.gpu.b32 %0, [%1];\n" : "=r"(cur) : "l"(lock) : "memory");
+    if (cur == value) break;
+    if (spins == kMaxLockSpins) __trap();
+    __nanosleep(64);
+  }
+}
+
+/// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 4 at
+/// m ≤ 16 (64 registers), 3 at 32 rows (85), 2 at 64 rows (128): what the stages' shared
+/// memory allows on an H100/H200 (42.5, 51.2, 68.6 and 103.4 KB per CTA out of 228 KB), so no
+/// register limit costs a resident CTA. Resident warps hide latency and keep more cp.async
+/// bytes in flight per SM.
+constexpr int minCtasPerSm(int rows) {
+  return rows <= 16 ? 4 : (rows <= 32 ? 3 : 2);
+}
+
+/// kRows A rows per CTA (8, 16, 32 or 64). Every index comes from w4a16_layout.cuh, which the
+/// host tests drive through ldmatrix and mma emulators.
+template <int kRows>
+__global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     w4a16GemmKernel(const uint16_t* __restrict__ a, const uint4* __restrict__ words,
                     const uint16_t* __restrict__ scales, uint16_t* __restrict__ c,
-                    float* __restrict__ workspace, int m, int n, int k, int nPad, int groups,
-                    int chunksPerSplit) {
+                    int* __restrict__ locks, float* __restrict__ buffer, int m, int n, int k,
+                    int nPad, Striping st) {
   extern __shared__ uint4 smemRaw[];
-  auto* smemA = reinterpret_cast<uint16_t*>(smemRaw);
-  const auto* smemA32 = reinterpret_cast<const uint32_t*>(smemRaw);
+  constexpr int kMTiles = mTilesForRows(kRows);
+  constexpr int kStage = stageBytes(kRows);
+  const auto* smem = reinterpret_cast<const unsigned char*>(smemRaw);
+  const auto smemBase = static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw));
 
-  constexpr int kRows = 16 * kMTiles;
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
   const LaneCoord lc = laneCoord(lane);
-  const int tile = blockIdx.x * kWarps + warp;  // 8-column tile of this warp
-  const bool tileValid = tile * 8 < nPad;
-  const int mBase = blockIdx.z * kRows;
-  const int chunkBegin = blockIdx.y * chunksPerSplit;
-  const int chunkEnd = min(chunkBegin + chunksPerSplit, chunkCount(groups));
+  const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
+  const uint64_t weightPolicy = evictFirstPolicy();
 
-  float acc[kMTiles][4];
+  // One stage: A rows of the unit's row slice, the block's weights and scales of its group.
+  auto loadStage = [&](const Unit& un, int stage) {
+    const uint32_t base = smemBase + static_cast<uint32_t>(stage * kStage);
+    for (int v = tid; v < aStageVectors(kRows); v += kThreads) {
+      const StageSlot slot = aStageSlot(v);
+      const int gm = un.z * kRows + slot.row;
+      const int gk = un.grp * kGroupK + slot.col;
+      const bool inside = gm < m && gk < k;
+      const uint16_t* src = inside ? a + static_cast<size_t>(gm) * k + gk : a;
+      cpAsync16(base + static_cast<uint32_t>(aSmemByte(slot.row, slot.col)), src, inside ? 16 : 0);
+    }
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-    for (int r = 0; r < 4; ++r) acc[mt][r] = 0.0f;
-  }
-
-  // Weight registers for one chunk: lane's 16 bytes of each of the chunk's 4 groups.
-  uint4 wNext[kGroupsPerChunk];
-  uint16_t sNext[kGroupsPerChunk];
-  auto loadWeights = [&](int chunk) {
-#pragma unroll
-    for (int j = 0; j < kGroupsPerChunk; ++j) {
-      const int grp = chunk * kGroupsPerChunk + j;
-      if (tileValid && chunk < chunkEnd && grp < groups) {
-        // Each weight byte is used once per CTA: streaming load, evict-first in L2/L1.
-        wNext[j] = __ldcs(words + weightVector(tile, groups, grp, lane));
-        sNext[j] = scales[scaleIndex(grp, nPad, tile, lc.g)];
-      } else {
-        wNext[j] = make_uint4(0, 0, 0, 0);
-        sNext[j] = 0;
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      const int tile = tileOf(un.x, warp, j);
+      if (tile * 8 < nPad) {
+        const uint32_t dst = base + static_cast<uint32_t>(wSmemByte(kRows, tid, j));
+        const uint4* src = words + weightVector(tile, st.groups, un.grp, lane);
+        if (st.blocksZ == 1) {
+          cpAsync16EvictFirst(dst, src, weightPolicy);
+        } else {
+          cpAsync16(dst, src, 16);
+        }
+      }
+    }
+    if (tid < kScaleVectors) {
+      const int col = un.x * kBlockCols + 8 * tid;
+      if (col < nPad) {
+        cpAsync16(base + static_cast<uint32_t>(sSmemByte(kRows, tid)),
+                  scales + scaleIndex(un.grp, nPad, col), 16);
       }
     }
   };
-  loadWeights(chunkBegin);
 
-  for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk) {
-    const int kChunk0 = chunk * kChunkK;
-    // Stage A[mBase .. mBase+kRows)[kChunk0 .. kChunk0+512) in shared memory; rows ≥ m and
-    // columns ≥ k read as zero (they meet zero-padded weights, and never NaN).
-    __syncthreads();  // previous chunk's fragment reads are done
-    for (int v = threadIdx.x; v < stageVectors(kRows); v += kThreads) {
-      const StageSlot slot = stageSlot(v);
-      const int gm = mBase + slot.row;
-      const int gk = kChunk0 + slot.col;
-      uint4 val = make_uint4(0, 0, 0, 0);
-      if (gm < m && gk < k)
-        val = *reinterpret_cast<const uint4*>(a + static_cast<size_t>(gm) * k + gk);
-      *reinterpret_cast<uint4*>(smemA + smemOffset(slot.row, slot.col)) = val;
+  float acc[kTilesPerWarp][kMTiles][4];
+  auto clearAcc = [&] {
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) acc[j][mt][r] = 0.0f;
+      }
     }
-    __syncthreads();
+  };
+  clearAcc();
 
-    uint4 wCur[kGroupsPerChunk];
-    uint16_t sCur[kGroupsPerChunk];
+  auto compute = [&](int stage, const Unit& un) {
+    // Warp-uniform, and no barrier inside. A second tile beyond nPad is computed from stale
+    // shared memory and never stored: cheaper than a branch per mma.
+    if (tileOf(un.x, warp, 0) * 8 >= nPad) return;
+    const unsigned char* s = smem + stage * kStage;
+    uint32_t q[kTilesPerWarp][4];
 #pragma unroll
-    for (int j = 0; j < kGroupsPerChunk; ++j) {
-      wCur[j] = wNext[j];
-      sCur[j] = sNext[j];
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      const uint4 q4 = *reinterpret_cast<const uint4*>(s + wSmemByte(kRows, tid, j));
+      q[j][0] = q4.x;
+      q[j][1] = q4.y;
+      q[j][2] = q4.z;
+      q[j][3] = q4.w;
     }
-    loadWeights(chunk + 1);  // in flight while this chunk computes
+    const uint32_t aBase = smemBase + static_cast<uint32_t>(stage * kStage);
+    // The group's sums without its scale (weights code − 8, exact in bf16); the scale goes on
+    // in fp32 below. That also rounds less than scaling each bf16 weight.
+    float part[kTilesPerWarp][kMTiles][4];
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) part[j][mt][r] = 0.0f;
+      }
+    }
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      uint32_t b[kTilesPerWarp][4];
+#pragma unroll
+      for (int j = 0; j < kTilesPerWarp; ++j) int4ToCentredBf16(q[j][w], kMagicPlusEightPair, b[j]);
+      uint32_t af[2][kMTiles][4];
+      if constexpr (kRows == 8) {
+        uint32_t r[4];
+        ldmatrixX4(r, aBase + static_cast<uint32_t>(2 * ldsmAddress8(lane, w)));
+#pragma unroll
+        for (int ks = 0; ks < 2; ++ks) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) af[ks][0][i] = 0u;
+        }
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const FragSlot f = ldsm8Slot(i);
+          af[f.slice][0][f.reg] = r[i];
+        }
+      } else {
+#pragma unroll
+        for (int ks = 0; ks < 2; ++ks) {
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            ldmatrixX4(af[ks][mt], aBase + static_cast<uint32_t>(
+                                               2 * ldsmAddress16(lane, mt, sliceOfWord(w, ks))));
+          }
+        }
+      }
+#pragma unroll
+      for (int ks = 0; ks < 2; ++ks) {
+#pragma unroll
+        for (int j = 0; j < kTilesPerWarp; ++j) {
+#pragma unroll
+          for (int mt = 0; mt < kMTiles; ++mt)
+            mmaBf16(part[j][mt], af[ks][mt], b[j][2 * ks], b[j][2 * ks + 1]);
+        }
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      // Columns 2t, 2t + 1 of the tile: c0/c2 take the first scale, c1/c3 the second.
+      const uint32_t sc = *reinterpret_cast<const uint32_t*>(s + accScaleByte(kRows, warp, j, lc));
+      const float s0 = bf16BitsToFloat(sc & 0xFFFFu);
+      const float s1 = bf16BitsToFloat(sc >> 16);
+#pragma unroll
+      for (int mt = 0; mt < kMTiles; ++mt) {
+        acc[j][mt][0] = fmaf(s0, part[j][mt][0], acc[j][mt][0]);
+        acc[j][mt][1] = fmaf(s1, part[j][mt][1], acc[j][mt][1]);
+        acc[j][mt][2] = fmaf(s0, part[j][mt][2], acc[j][mt][2]);
+        acc[j][mt][3] = fmaf(s1, part[j][mt][3], acc[j][mt][3]);
+      }
+    }
+  };
 
-    if (tileValid) {
+  // The block is done for this CTA: store it, or add it into the shared reduction in order.
+  // All threads take part (the barriers), warps of tiles beyond nPad store nothing.
+  auto finishBlock = [&](const Unit& un) {
+    const BlockShare share = blockShare(st, un.block, static_cast<int>(blockIdx.x));
+    const ReduceStep step = reduceStep(share);
+    if (step.waitAndRead) {
+      if (tid == 0) waitLock(locks + un.block, share.rank);
+      __syncthreads();
+    }
 #pragma unroll
-      for (int j = 0; j < kGroupsPerChunk; ++j) {
-        if (chunk * kGroupsPerChunk + j >= groups) break;
-        const uint32_t scale2 = broadcastBf16(sCur[j]);
-        const uint32_t q[4] = {wCur[j].x, wCur[j].y, wCur[j].z, wCur[j].w};
+    for (int j = 0; j < kTilesPerWarp; ++j) {
+      const int tile = tileOf(un.x, warp, j);
+      if (tile * 8 >= nPad) continue;
 #pragma unroll
-        for (int w = 0; w < 4; ++w) {
-          uint32_t b[4];
-          int4ToBf16(q[w], kMagicPlusEightPair, scale2, b);
+      for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-          for (int ks = 0; ks < 2; ++ks) {
-#pragma unroll
-            for (int mt = 0; mt < kMTiles; ++mt) {
-              int idx[4];
-              aFragmentWords(mt, sliceOfWord(j, w, ks), lc, idx);
-              const uint32_t af[4] = {smemA32[idx[0]], smemA32[idx[1]], smemA32[idx[2]],
-                                      smemA32[idx[3]]};
-              mmaBf16(acc[mt], af, b[2 * ks], b[2 * ks + 1]);
+        for (int r = 0; r < 4; r += 2) {
+          const int row = un.z * kRows + accRow(mt, lc, r);
+          const int col = tile * 8 + accCol(lc, r);
+          if (row >= m) continue;
+          float v0 = acc[j][mt][r];
+          float v1 = acc[j][mt][r + 1];
+          if (step.waitAndRead || step.writeBuffer) {
+            auto* cell = reinterpret_cast<float2*>(buffer + bufferIndex(row, col, nPad));
+            if (step.waitAndRead) {
+              // L2, not L1: L1 is not coherent across SMs, the sums were written by another SM.
+              const float2 sum = __ldcg(cell);
+              v0 += sum.x;
+              v1 += sum.y;
+            }
+            if (step.writeBuffer) __stcg(cell, make_float2(v0, v1));
+          }
+          if (!step.writeOutput || col >= n) continue;
+          if (outputPairStorable(col, n)) {
+            // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store.
+            *reinterpret_cast<__nv_bfloat162*>(c + static_cast<size_t>(row) * n + col) =
+                __floats2bfloat162_rn(v0, v1);
+          } else {
+            c[static_cast<size_t>(row) * n + col] = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
+            if (col + 1 < n) {
+              c[static_cast<size_t>(row) * n + col + 1] =
+                  __bfloat16_as_ushort(__float2bfloat16_rn(v1));
             }
           }
         }
       }
     }
-  }
+    if (step.writeBuffer) {
+      __threadfence();  // this thread's sums are visible at gpu scope before the release
+      __syncthreads();
+      if (tid == 0) atomicAdd(locks + un.block, 1);
+    } else if (share.count > 1 && tid == 0) {
+      atomicExch(locks + un.block, 0);  // last contributor: ready for the next launch
+    }
+  };
 
-  if (!tileValid) return;
+  // Prologue: kStages − 1 groups in flight before the first mma. Every iteration commits one
+  // group (possibly empty), so wait_group<kStages − 2> always means "this stage has landed".
+  Unit copyAt = unitAt(st, range.begin);  // the next unit to copy
 #pragma unroll
-  for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-    for (int r = 0; r < 4; r += 2) {
-      // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store where the
-      // pair is whole and 4-byte aligned (n even), instead of two 16-bit stores — half the
-      // store instructions, and a warp's stores cover each row's 16 bytes in one transaction.
-      const int row = mBase + accRow(mt, lc, r);
-      const int col = tile * 8 + accCol(lc, r);
-      if (row >= m || col >= n) continue;
-      if (workspace == nullptr && outputPairStorable(col, n)) {
-        const __nv_bfloat162 pair = __floats2bfloat162_rn(acc[mt][r], acc[mt][r + 1]);
-        *reinterpret_cast<__nv_bfloat162*>(c + static_cast<size_t>(row) * n + col) = pair;
-        continue;
-      }
-#pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        if (col + e >= n) continue;
-        const float v = acc[mt][r + e];
-        if (workspace == nullptr) {
-          c[static_cast<size_t>(row) * n + col + e] = __bfloat16_as_ushort(__float2bfloat16_rn(v));
-        } else {
-          workspace[workspaceIndex(blockIdx.y, m, n, row, col + e)] = v;
-        }
-      }
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (range.begin + s < range.end) {
+      loadStage(copyAt, s);
+      copyAt = nextUnit(st, copyAt);
+    }
+    cpAsyncCommit();
+  }
+  Unit un = unitAt(st, range.begin);  // the unit to compute
+  for (int u = range.begin; u < range.end; ++u, un = nextUnit(st, un)) {
+    const int i = u - range.begin;
+    cpAsyncWait<kStages - 2>();
+    __syncthreads();  // stage i visible to all warps; stage i − 1 free for the copy below
+    if (u + kStages - 1 < range.end) {
+      loadStage(copyAt, copySlot(i));
+      copyAt = nextUnit(st, copyAt);
+    }
+    cpAsyncCommit();
+    compute(computeSlot(i), un);
+    if (un.grp == st.groups - 1 || u == range.end - 1) {
+      finishBlock(un);
+      clearAcc();
     }
   }
+  cpAsyncWait<0>();
 }
 
-/// Sums split-K partials in a fixed order (deterministic) and rounds once to bf16.
-__global__ void splitKReduceKernel(const float* __restrict__ workspace, uint16_t* __restrict__ c,
-                                   size_t elements, int splits) {
-  const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-  for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < elements;
-       i += stride) {
-    float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) sum += workspace[static_cast<size_t>(s) * elements + i];
-    c[i] = __bfloat16_as_ushort(__float2bfloat16_rn(sum));
-  }
-}
-
-template <int kMTiles>
-constexpr size_t smemBytes() {
-  return static_cast<size_t>(16 * kMTiles) * kSmemStride * sizeof(uint16_t);
-}
-
-/// 4 m-tiles need 66.5 KB: above the 48 KB default, so the dynamic limit is raised once per
-/// device (prepareW4a16Gemm), never per launch: a launch is then one API call, as in a graph.
-template <int kMTiles>
+template <int kRows>
 void raiseSmemLimit() {
-  QF_CUDA_CHECK(cudaFuncSetAttribute(w4a16GemmKernel<kMTiles>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(smemBytes<kMTiles>())));
+  QF_CUDA_CHECK(cudaFuncSetAttribute(
+      w4a16GemmKernel<kRows>, cudaFuncAttributeMaxDynamicSharedMemorySize, smemBytesFor(kRows)));
 }
 
-template <int kMTiles>
-void launchTyped(const W4a16GemmArgs& p, cudaStream_t stream) {
-  const int groups = static_cast<int>(p.kPad / 128);
-  const GridPlan plan = gridPlan(p.m, p.nPad, p.kPad, p.splits);
-  const int chunksPerSplit = plan.chunksPerSplit;
-  const int splits = plan.splits;
-  const dim3 grid(static_cast<unsigned>(plan.x), static_cast<unsigned>(plan.splits),
-                  static_cast<unsigned>(plan.z));
-  const size_t smem = smemBytes<kMTiles>();
-  float* ws = splits > 1 ? p.workspace : nullptr;
-  if (splits > 1 && ws == nullptr) throw CudaError("launchW4a16Gemm: split-K needs a workspace");
-  w4a16GemmKernel<kMTiles><<<grid, kThreads, smem, stream>>>(
-      p.a, reinterpret_cast<const uint4*>(p.words), p.scales, p.c, ws, static_cast<int>(p.m),
-      static_cast<int>(p.n), static_cast<int>(p.k), static_cast<int>(p.nPad), groups,
-      chunksPerSplit);
-  checkLaunch("w4a16GemmKernel");
-  if (splits > 1) {
-    const size_t elements = static_cast<size_t>(p.m) * static_cast<size_t>(p.n);
-    const unsigned blocks = static_cast<unsigned>(std::min<size_t>((elements + 255) / 256, 4096));
-    splitKReduceKernel<<<blocks, 256, 0, stream>>>(p.workspace, p.c, elements, splits);
-    checkLaunch("splitKReduceKernel");
+template <int kRows>
+int residentPerSm() {
+  int perSm = 0;
+  QF_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<kRows>,
+                                                              kThreads, smemBytesFor(kRows)));
+  return perSm;
+}
+
+template <int kRows>
+void launchTyped(const W4a16GemmArgs& p, const Striping& st, cudaStream_t stream) {
+  int* locks = nullptr;
+  float* buffer = nullptr;
+  if (anyBlockShared(st)) {
+    if (p.workspace == nullptr || p.workspaceBytes < workspaceBytes(st, p.m, p.nPad))
+      throw CudaError("launchW4a16Gemm: the split-K reduction needs a larger workspace");
+    locks = static_cast<int*>(p.workspace);
+    buffer = reinterpret_cast<float*>(static_cast<unsigned char*>(p.workspace) + lockBytes(st));
   }
+  w4a16GemmKernel<kRows><<<static_cast<unsigned>(st.ctas), kThreads, smemBytesFor(kRows), stream>>>(
+      p.a, reinterpret_cast<const uint4*>(p.words), p.scales, p.c, locks, buffer,
+      static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), static_cast<int>(p.nPad),
+      st);
+  checkLaunch("w4a16GemmKernel");
+}
+
+Striping planFor(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
+  return planStriping(m, nPad, kPad, std::max(1, residentCtas));
 }
 
 }  // namespace
 
 int w4a16ResidentCtas(int64_t m, int smCount) {
   int perSm = 0;
-  const int tiles = mTilesFor(m);
-  const auto smem = static_cast<int>(tiles == 1   ? smemBytes<1>()
-                                     : tiles == 2 ? smemBytes<2>()
-                                                  : smemBytes<4>());
-  if (tiles == 1) {
-    QF_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<1>, kThreads, smem));
-  } else if (tiles == 2) {
-    QF_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<2>, kThreads, smem));
-  } else {
-    QF_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, w4a16GemmKernel<4>, kThreads, smem));
+  switch (ctaRowsFor(m)) {
+    case 8:
+      perSm = residentPerSm<8>();
+      break;
+    case 16:
+      perSm = residentPerSm<16>();
+      break;
+    case 32:
+      perSm = residentPerSm<32>();
+      break;
+    default:
+      perSm = residentPerSm<64>();
+      break;
   }
   return std::max(1, perSm) * smCount;
 }
 
-int w4a16Splits(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
-  const GridPlan one = gridPlan(m, nPad, kPad, 1);
-  return chooseSplits(static_cast<int64_t>(one.x) * one.z, chunkCount(static_cast<int>(kPad / 128)),
-                      residentCtas);
-}
-
-std::size_t w4a16WorkspaceBytes(int64_t m, int64_t n, int splits) {
-  return splits > 1 ? static_cast<std::size_t>(splits) * static_cast<std::size_t>(m * n) * 4 : 0;
+W4a16Plan w4a16Plan(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
+  const Striping st = planFor(m, nPad, kPad, residentCtas);
+  W4a16Plan plan;
+  plan.ctas = st.ctas;
+  plan.groupsPerCta = st.perCta;
+  plan.workspaceBytes = workspaceBytes(st, m, nPad);
+  plan.reductionBytes = reductionBytes(st, m, nPad);
+  return plan;
 }
 
 void prepareW4a16Gemm() {
-  raiseSmemLimit<1>();
-  raiseSmemLimit<2>();
-  raiseSmemLimit<4>();
+  raiseSmemLimit<8>();
+  raiseSmemLimit<16>();
+  raiseSmemLimit<32>();
+  raiseSmemLimit<64>();
 }
 
 void launchW4a16Gemm(const W4a16GemmArgs& p, cudaStream_t stream) {
-  if (p.m < 1 || p.n < 1 || p.k % 8 != 0 || p.nPad % 8 != 0 || p.kPad % 128 != 0 || p.splits < 1 ||
-      p.m * 1 > (int64_t{1} << 30) || p.nPad * p.kPad / 8 >= (int64_t{1} << 31)) {
+  if (p.m < 1 || p.n < 1 || p.k % 8 != 0 || p.nPad % 8 != 0 || p.kPad % 128 != 0 || p.nPad < p.n ||
+      p.kPad < p.k || p.residentCtas < 1 || p.m > (int64_t{1} << 30) ||
+      p.nPad * p.kPad / 8 >= (int64_t{1} << 31) || p.m * p.nPad >= (int64_t{1} << 31) ||
+      (p.m + 7) / 8 * ((p.nPad + 63) / 64) * (p.kPad / 128) >= (int64_t{1} << 31)) {
     throw CudaError("launchW4a16Gemm: unsupported shape");
   }
-  switch (mTilesFor(p.m)) {
-    case 1:
-      launchTyped<1>(p, stream);
+  const Striping st = planFor(p.m, p.nPad, p.kPad, p.residentCtas);
+  switch (st.rows) {
+    case 8:
+      launchTyped<8>(p, st, stream);
       break;
-    case 2:
-      launchTyped<2>(p, stream);
+    case 16:
+      launchTyped<16>(p, st, stream);
+      break;
+    case 32:
+      launchTyped<32>(p, st, stream);
       break;
     default:
-      launchTyped<4>(p, stream);
+      launchTyped<64>(p, st, stream);
       break;
   }
 }

@@ -1,7 +1,9 @@
 #pragma once
-// Index functions of the fused W4A16 GEMM (w4a16_gemm.cu): which element each lane loads,
-// stages, hands to mma.sync and stores. `__host__ __device__`, so the host tests drive the
-// same functions through an mma.sync emulator written from the PTX ISA fragment tables
+// Index functions of the fused W4A16 GEMM (w4a16_gemm.cu): which element each thread copies
+// into the cp.async pipeline, which shared-memory row each lane hands to ldmatrix, which
+// register goes to which mma operand, which CTA owns which (column block, k group) unit, and in
+// which order the CTAs sharing a block reduce it. `__host__ __device__`, so the host tests drive
+// these same functions through ldmatrix and mma.sync emulators written from the PTX ISA tables
 // (tests/cuda/test_device_source.cpp) and compare with the fp32 reference.
 #include "int4_magic.cuh"
 
@@ -10,13 +12,26 @@
 
 namespace qf::cuda::kern::w4a16 {
 
-inline constexpr int kWarps = 8;  ///< 8 column tiles of 8 → 64 columns per CTA
+inline constexpr int kWarps = 8;
 inline constexpr int kThreads = kWarps * 32;
-inline constexpr int kGroupsPerChunk = 4;  ///< 512 k per shared-memory chunk
-inline constexpr int kChunkK = kGroupsPerChunk * 128;
-inline constexpr int kSmemStride = kChunkK + 8;           ///< bf16 per staged A row (+16 B pad)
-inline constexpr int kSmemStrideWords = kSmemStride / 2;  ///< 260 words ≡ 4 (mod 32) banks
-inline constexpr int kSlicesPerGroup = 8;                 ///< k16 slices in a 128-k group
+/// 8-column tiles per warp: each A fragment loaded by ldmatrix feeds this many mma, and A is
+/// staged once per 128 columns, not once per 64 (half the ldmatrix and A copies per weight).
+inline constexpr int kTilesPerWarp = 2;
+inline constexpr int kBlockCols = kWarps * kTilesPerWarp * 8;  ///< 128 columns per CTA
+inline constexpr int kGroupK = 128;        ///< k per scale group = k per pipeline stage
+inline constexpr int kSlicesPerGroup = 8;  ///< k16 slices in a group
+inline constexpr int kStages = 4;          ///< cp.async pipeline depth (3 stages in flight)
+/// Fewest k groups (pipeline chunks) a CTA gets: with fewer, the 3-stage prologue is most of
+/// the CTA's life and nothing overlaps it.
+inline constexpr int kMinGroupsPerCta = 4;
+/// Staged A row: 128 bf16 + 8 bf16 pad = 272 bytes. ldmatrix reads one 16-byte row per lane
+/// address, 8 rows per 8×8 matrix in one shared-memory phase; rows 256 bytes apart would all
+/// start in the same 4 banks (8-way conflict). 272 bytes apart, row r starts at bank 4r mod 32:
+/// the 8 rows cover all 32 banks once.
+inline constexpr int kAStride = kGroupK + 8;
+inline constexpr int kAVectorsPerRow = kGroupK / 8;  ///< 16-byte vectors per staged row
+inline constexpr int kWStageBytes = kTilesPerWarp * kThreads * 16;  ///< 16 tiles × 32 × 16 B
+inline constexpr int kScaleVectors = kBlockCols / 8;  ///< 128 bf16 scales = 16 × 16 bytes
 
 /// Lane coordinates inside an mma fragment: lane = 4·g + t.
 struct LaneCoord {
@@ -27,51 +42,112 @@ QF_HD LaneCoord laneCoord(int lane) {
   return {lane / 4, lane % 4};
 }
 
-/// The uint4 of packed weights lane `lane` loads for 8-column tile `tile`, group `grp`
+// ----- CTA shape ------------------------------------------------------------------------------
+
+/// A rows per CTA: 8 (m ≤ 8: only 8 rows are staged and loaded), 16, 32 or 64.
+QF_HD int ctaRowsFor(int64_t m) {
+  return m <= 8 ? 8 : (m <= 16 ? 16 : (m <= 32 ? 32 : 64));
+}
+/// m16 tiles per CTA (an 8-row CTA still issues m16 mma, with zero rows 8–15).
+QF_HD constexpr int mTilesForRows(int rows) {
+  return rows <= 16 ? 1 : rows / 16;
+}
+/// Bytes of one pipeline stage: A (rows × 272), weights (8 KB), scales (256 B), all 16-byte
+/// aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
+QF_HD constexpr int aStageBytes(int rows) {
+  return rows * kAStride * 2;
+}
+QF_HD constexpr int stageBytes(int rows) {
+  return aStageBytes(rows) + kWStageBytes + kScaleVectors * 16;
+}
+QF_HD constexpr int smemBytesFor(int rows) {
+  return kStages * stageBytes(rows);
+}
+
+// ----- pipeline staging (global → shared, one 16-byte cp.async each) ---------------------------
+
+/// The ring slots of iteration i of a CTA's stripe: its math reads slot i mod kStages, and it
+/// starts the copy of unit i + kStages − 1 into the slot iteration i − 1 read (free once every
+/// warp has passed the iteration's barrier). The prologue fills slots 0 .. kStages − 2.
+QF_HD int computeSlot(int i) {
+  return i % kStages;
+}
+QF_HD int copySlot(int i) {
+  return (i + kStages - 1) % kStages;
+}
+
+/// A vector v (0 .. rows·16) of a stage: staged row `row`, bf16 column `col` of the group,
+/// from A[mBase + row][grp·128 + col].
+struct StageSlot {
+  int row, col;
+};
+QF_HD StageSlot aStageSlot(int v) {
+  return {v / kAVectorsPerRow, (v % kAVectorsPerRow) * 8};
+}
+QF_HD int aStageVectors(int rows) {
+  return rows * kAVectorsPerRow;
+}
+/// Byte offset of A element (row, col) inside a stage.
+QF_HD int aSmemByte(int row, int col) {
+  return (row * kAStride + col) * 2;
+}
+/// The 8-column tile j (0, 1) of warp `warp` in column block x.
+QF_HD int tileOf(int x, int warp, int j) {
+  return (x * kWarps + warp) * kTilesPerWarp + j;
+}
+/// Thread `tid` (warp, lane) copies its own 16 bytes of its tile j's group to this byte offset
+/// of the stage and reads them back from there (no other thread reads them).
+QF_HD int wSmemByte(int rows, int tid, int j) {
+  return aStageBytes(rows) + (j * kThreads + tid) * 16;
+}
+/// Scale vector v (0..15) of the stage: the bf16 scales of block columns 8v .. 8v+7.
+QF_HD int sSmemByte(int rows, int v) {
+  return aStageBytes(rows) + kWStageBytes + v * 16;
+}
+
+/// The uint4 of packed weights lane `lane` needs for 8-column tile `tile`, group `grp`
 /// (qf::ref::packInt4Mma: per tile and group, 32 lanes × 16 contiguous bytes).
 QF_HD std::size_t weightVector(int tile, int groups, int grp, int lane) {
   return (static_cast<std::size_t>(tile) * groups + grp) * 32 + lane;
 }
-
-/// The bf16 scale of column tile·8 + g in group grp (scales are [kPad/128][nPad]).
-QF_HD std::size_t scaleIndex(int grp, int nPad, int tile, int g) {
-  return static_cast<std::size_t>(grp) * nPad + tile * 8 + g;
+/// The bf16 scale of column col in group grp (scales are [kPad/128][nPad]).
+QF_HD std::size_t scaleIndex(int grp, int nPad, int col) {
+  return static_cast<std::size_t>(grp) * nPad + col;
 }
 
-/// Staging of A: vector v (16 bytes = 8 bf16) of the chunk goes to shared row `row`, column
-/// `col` (bf16 units) from A[mBase + row][kChunk0 + col].
-struct StageSlot {
-  int row, col;
+// ----- A fragments: ldmatrix addresses and register mapping ----------------------------------
+
+/// ldmatrix.x4 (PTX ISA): lane L supplies the address of row L%8 of matrix L/8; lane i receives
+/// in register j the 32-bit word at row i/4, columns 2(i%4), 2(i%4)+1 of matrix j. With
+/// matrices 0..3 = (rows 0–7, k 0–7), (rows 8–15, k 0–7), (rows 0–7, k 8–15), (rows 8–15,
+/// k 8–15) of a 16×16 tile, lane 4g + t gets (row g, k 2t), (g + 8, 2t), (g, 2t + 8),
+/// (g + 8, 2t + 8): exactly the mma's a0..a3. One instruction instead of four 32-bit loads.
+/// Element offset (bf16) of the row lane `lane` points at, m-tile mt, k16 slice `slice`.
+QF_HD int ldsmAddress16(int lane, int mt, int slice) {
+  const int matrix = lane / 8;
+  const int row = mt * 16 + lane % 8 + 8 * (matrix % 2);
+  const int col = slice * 16 + 8 * (matrix / 2);
+  return row * kAStride + col;
+}
+/// m ≤ 8: rows 8–15 are zero, so they are neither staged nor loaded. One ldmatrix.x4 covers
+/// two k16 slices of the 8 real rows: matrix j = rows 0–7, k 32·pair + 8j .. +7.
+QF_HD int ldsmAddress8(int lane, int pair) {
+  return (lane % 8) * kAStride + pair * 32 + 8 * (lane / 8);
+}
+/// Which mma A register ldmatrix register j (8-row form) becomes: slice 2·pair + j/2,
+/// register a0 (k 2t) for even j, a2 (k 2t + 8) for odd j; a1 and a3 (rows 8–15) are zero.
+struct FragSlot {
+  int slice;  ///< 0 or 1 within the pair
+  int reg;    ///< 0..3: a0..a3
 };
-QF_HD StageSlot stageSlot(int v) {
-  return {v / (kChunkK / 8), (v % (kChunkK / 8)) * 8};
-}
-QF_HD int stageVectors(int rows) {
-  return rows * (kChunkK / 8);
-}
-/// bf16 offset of (row, col) in the staged A chunk.
-QF_HD int smemOffset(int row, int col) {
-  return row * kSmemStride + col;
+QF_HD FragSlot ldsm8Slot(int j) {
+  return {j / 2, 2 * (j % 2)};
 }
 
-/// The four 32-bit words of the A fragment of m-tile `mt`, k16 slice `slice` of the chunk, as
-/// word offsets into the staged chunk: a0 (row g, k 2t), a1 (row g+8, k 2t), a2 (row g,
-/// k 2t+8), a3 (row g+8, k 2t+8). Rows padded to 260 words: lane (g, t) hits bank
-/// 4g + t + const, all 32 distinct.
-QF_HD void aFragmentWords(int mt, int slice, LaneCoord c, int (&words)[4]) {
-  const int r0 = (mt * 16 + c.g) * kSmemStrideWords;
-  const int r1 = r0 + 8 * kSmemStrideWords;
-  const int colWord = slice * 8 + c.t;  // (16·slice + 2t) / 2
-  words[0] = r0 + colWord;
-  words[1] = r1 + colWord;
-  words[2] = r0 + colWord + 4;
-  words[3] = r1 + colWord + 4;
-}
-
-/// Packed word w (0..3) of a lane's uint4 for group j of the chunk converts to pairs for the
-/// k16 slices 2w (b0 = pair 0, b1 = pair 1) and 2w + 1 (pairs 2, 3).
-QF_HD int sliceOfWord(int j, int w, int ks) {
-  return j * kSlicesPerGroup + 2 * w + ks;
+/// Packed word w (0..3) of a lane's uint4 converts to pairs for the k16 slices 2w (b0 = pair 0,
+/// b1 = pair 1) and 2w + 1 (pairs 2, 3).
+QF_HD int sliceOfWord(int w, int ks) {
+  return 2 * w + ks;
 }
 
 /// Accumulator element r (0..3) of m-tile mt → row offset inside the CTA's rows and column
@@ -83,58 +159,157 @@ QF_HD int accCol(LaneCoord c, int r) {
   return 2 * c.t + (r % 2);
 }
 
+/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators of tile j:
+/// columns 2t and 2t + 1 of the tile (c0/c2 and c1/c3), one 32-bit shared load.
+QF_HD int accScaleByte(int rows, int warp, int j, LaneCoord c) {
+  return sSmemByte(rows, 0) + 2 * ((warp * kTilesPerWarp + j) * 8 + 2 * c.t);
+}
+
 /// Whether output columns col, col + 1 (col even) go out as one 32-bit bf16x2 store: both
 /// inside the row and the pair 4-byte aligned (n even, so row·n + col is even).
 QF_HD bool outputPairStorable(int col, int n) {
   return n % 2 == 0 && col + 1 < n;
 }
 
-/// Split-K partial (split s, row, col) in the fp32 workspace [splits][m][n].
-QF_HD std::size_t workspaceIndex(int split, int m, int n, int row, int col) {
-  return (static_cast<std::size_t>(split) * m + row) * n + col;
-}
+// ----- work partition: stripes of (block, group) units over one wave of CTAs ----------------
 
-/// Chunks of a K range of `groups` groups, and the chunk range of split `split`.
-QF_HD int chunkCount(int groups) {
-  return (groups + kGroupsPerChunk - 1) / kGroupsPerChunk;
-}
-
-/// m16 tiles per CTA: 1 for m ≤ 16, 2 for m ≤ 32, else 4 (64 rows per grid.z slice).
-QF_HD int mTilesFor(int64_t m) {
-  return m <= 16 ? 1 : (m <= 32 ? 2 : 4);
-}
-
-/// The launch grid: x column blocks of 64, y K splits of chunksPerSplit chunks, z row slices.
-struct GridPlan {
-  int x = 1, splits = 1, chunksPerSplit = 1, z = 1;
+/// The work of one launch: blocksX column blocks of 128 × blocksZ row slices, each `groups`
+/// k groups long. Units are numbered block-major (block = x·blocksZ + z, so the row slices of a
+/// column block are neighbours and read the same weights from L2 at about the same time), and
+/// CTA b takes the contiguous units [b·perCta, (b+1)·perCta): every CTA gets the same number
+/// of units whatever the shape (Marlin's striping), so `ctas` CTAs — never more than fit on
+/// the chip at once — finish together in one wave.
+struct Striping {
+  int rows = 8;  ///< A rows per CTA (ctaRowsFor)
+  int blocksX = 1, blocksZ = 1, groups = 1;
+  int ctas = 1, perCta = 1;
 };
-
-/// Splits for `ctas` CTAs (column blocks × row slices) over `chunks` K chunks when
-/// `residentCtas` fit on the chip at once (occupancy × SMs): never more CTAs than one whole
-/// wave (a second, partial wave would leave SMs idle at the tail), and every split at least 2
-/// chunks so the next chunk's weight loads overlap the current chunk's math.
-QF_HD int chooseSplits(int64_t ctas, int chunks, int64_t residentCtas) {
-  if (ctas <= 0 || ctas >= residentCtas) return 1;
-  const int maxSplits = chunks / 2 > 1 ? chunks / 2 : 1;
-  int64_t want = residentCtas / ctas;
-  if (want > maxSplits) want = maxSplits;
-  return want < 1 ? 1 : static_cast<int>(want);
+QF_HD int64_t unitCount(const Striping& s) {
+  return static_cast<int64_t>(s.blocksX) * s.blocksZ * s.groups;
 }
 
-/// The grid for m rows, nPad × kPad padded weights and `splitsWanted` K splits; the split
-/// count is reduced so that no split is empty.
-QF_HD GridPlan gridPlan(int64_t m, int64_t nPad, int64_t kPad, int splitsWanted) {
-  GridPlan p;
-  const int rows = 16 * mTilesFor(m);
-  const int chunks = chunkCount(static_cast<int>(kPad / 128));
-  const int wanted = splitsWanted < 1 ? 1 : splitsWanted;
-  p.x = static_cast<int>((nPad / 8 + kWarps - 1) / kWarps);
-  p.chunksPerSplit = (chunks + wanted - 1) / wanted;
-  if (p.chunksPerSplit < 1) p.chunksPerSplit = 1;
-  p.splits = (chunks + p.chunksPerSplit - 1) / p.chunksPerSplit;
-  if (p.splits < 1) p.splits = 1;
-  p.z = static_cast<int>((m + rows - 1) / rows);
-  return p;
+/// The striping for m rows, nPad × kPad weights and `residentCtas` CTAs resident at once
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs): as many CTAs as fit, but at least
+/// kMinGroupsPerCta units each, and no empty CTA.
+QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t residentCtas) {
+  Striping s;
+  s.rows = ctaRowsFor(m);
+  s.blocksX = static_cast<int>((nPad + kBlockCols - 1) / kBlockCols);
+  s.blocksZ = static_cast<int>((m + s.rows - 1) / s.rows);
+  s.groups = static_cast<int>(kPad / kGroupK);
+  if (s.groups < 1) s.groups = 1;
+  const int64_t units = unitCount(s);
+  int64_t ctas = units / kMinGroupsPerCta;
+  if (ctas > residentCtas) ctas = residentCtas;
+  if (ctas < 1) ctas = 1;
+  const int64_t per = (units + ctas - 1) / ctas;
+  s.perCta = static_cast<int>(per);
+  s.ctas = static_cast<int>((units + per - 1) / per);
+  return s;
+}
+
+/// CTA b's units [begin, end).
+struct UnitRange {
+  int begin, end;
+};
+QF_HD UnitRange ctaUnits(const Striping& s, int cta) {
+  const int64_t begin = static_cast<int64_t>(cta) * s.perCta;
+  const int64_t end = begin + s.perCta;
+  const int64_t units = unitCount(s);
+  return {static_cast<int>(begin), static_cast<int>(end < units ? end : units)};
+}
+
+/// Unit u → its block (x, z) and k group.
+struct Unit {
+  int block, x, z, grp;
+};
+QF_HD Unit unitAt(const Striping& s, int u) {
+  Unit r{};
+  r.block = u / s.groups;
+  r.grp = u % s.groups;
+  r.x = r.block / s.blocksZ;
+  r.z = r.block % s.blocksZ;
+  return r;
+}
+
+/// The unit after `un` in unit order, without the two integer divisions of unitAt (each a
+/// few dozen instructions on the GPU, which has no integer divide): the kernel walks its
+/// stripe with two such cursors, one for the copies and one for the math.
+QF_HD Unit nextUnit(const Striping& s, Unit un) {
+  if (++un.grp < s.groups) return un;
+  un.grp = 0;
+  ++un.block;
+  if (++un.z < s.blocksZ) return un;
+  un.z = 0;
+  ++un.x;
+  return un;
+}
+
+/// The CTAs that share block `block` and this CTA's place among them. Reduction order is
+/// descending CTA index: the highest CTA reaches the block at the start of its range and
+/// finishes its part first; the lowest reaches it at the end of its range, goes last, adds its
+/// partial sums to the others' and writes bf16. A CTA only ever waits for CTAs that started
+/// the block earlier in their own ranges, and all CTAs are resident at once (ctas ≤ resident),
+/// so the waits cannot deadlock.
+struct BlockShare {
+  int rank;   ///< 0 .. count−1: the order in which this CTA adds its partial sums
+  int count;  ///< CTAs contributing to the block
+};
+QF_HD BlockShare blockShare(const Striping& s, int block, int cta) {
+  const int64_t first = static_cast<int64_t>(block) * s.groups / s.perCta;
+  const int64_t last = (static_cast<int64_t>(block + 1) * s.groups - 1) / s.perCta;
+  return {static_cast<int>(last - cta), static_cast<int>(last - first + 1)};
+}
+
+/// What a CTA does with its partial sums of a block (fp32 buffer [m][nPad]; the block's lock
+/// counts the CTAs that have added theirs). A sole contributor writes bf16 at once.
+struct ReduceStep {
+  bool waitAndRead;  ///< wait until lock == rank, then add the buffer to the partial sums
+  bool writeBuffer;  ///< store the sums to the buffer and increment the lock
+  bool writeOutput;  ///< round to bf16 and store C (and reset the lock to 0 when shared)
+};
+QF_HD ReduceStep reduceStep(BlockShare b) {
+  return {b.rank > 0, b.rank < b.count - 1, b.rank == b.count - 1};
+}
+/// Reduction buffer element of (row, col): row stride nPad (a multiple of 8), so col even is
+/// 8-byte aligned and a lane's two columns go out as one float2.
+QF_HD std::size_t bufferIndex(int row, int col, int nPad) {
+  return static_cast<std::size_t>(row) * nPad + col;
+}
+
+/// Workspace: one int lock per block (rounded to 16 bytes), then the fp32 buffer [m][nPad].
+/// Needed only when a block is shared (some CTA boundary falls inside a block, i.e. perCta is
+/// no multiple of groups); the kernel leaves every lock back at 0, so one zeroing
+/// after allocation serves every launch.
+QF_HD bool anyBlockShared(const Striping& s) {
+  return s.ctas > 1 && s.perCta % s.groups != 0;
+}
+QF_HD std::size_t lockBytes(const Striping& s) {
+  return (static_cast<std::size_t>(s.blocksX) * s.blocksZ * 4 + 15) / 16 * 16;
+}
+QF_HD std::size_t workspaceBytes(const Striping& s, int64_t m, int64_t nPad) {
+  return anyBlockShared(s) ? lockBytes(s) + static_cast<std::size_t>(m * nPad) * 4 : 0;
+}
+
+/// fp32 bytes the reduction moves: for a block of count c, c − 1 CTAs write their sums and
+/// c − 1 read them back, over the block's real rows × columns (rows < m, columns < nPad).
+inline double reductionBytes(const Striping& s, int64_t m, int64_t nPad) {
+  double bytes = 0;
+  for (int x = 0; x < s.blocksX; ++x) {
+    for (int z = 0; z < s.blocksZ; ++z) {
+      const int block = x * s.blocksZ + z;
+      const int c = blockShare(s, block, 0).count;
+      if (c < 2) continue;
+      const int64_t rows = m - static_cast<int64_t>(z) * s.rows < s.rows
+                               ? m - static_cast<int64_t>(z) * s.rows
+                               : s.rows;
+      const int64_t cols = nPad - static_cast<int64_t>(x) * kBlockCols < kBlockCols
+                               ? nPad - static_cast<int64_t>(x) * kBlockCols
+                               : kBlockCols;
+      bytes += 2.0 * (c - 1) * 4.0 * static_cast<double>(rows * cols);
+    }
+  }
+  return bytes;
 }
 
 }  // namespace qf::cuda::kern::w4a16

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -61,126 +62,291 @@ void mmaEmulate(float (&d)[32][4], const uint32_t (&a)[32][4], const uint32_t (&
   }
 }
 
-/// The fused kernel's structure on the host: every CTA, warp and lane in turn, each index
-/// from w4a16_layout.cuh, each weight converted by int4_magic.cuh, each mma emulated.
-/// `aOrder` permutes the A fragment registers handed to the mma (identity = the kernel).
-int64_t packedStores = 0;  // bf16x2 stores fusedGemmOnHost made (the kernel's packed path)
+/// ldmatrix.sync.aligned.m8n8.x4.b16 over a warp, from the PTX ISA: thread 8j + r supplies the
+/// address (here a bf16 offset into `smem`) of row r of matrix j; thread i receives in register
+/// j the 32-bit word at row i/4, columns 2(i%4) and 2(i%4)+1 of matrix j (low half first).
+/// Written from the table alone, not from the kernel's index functions.
+void ldmatrixEmulate(const std::vector<uint16_t>& smem, const int (&rowAddress)[32],
+                     uint32_t (&out)[32][4]) {
+  for (int i = 0; i < 32; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      const auto at = static_cast<size_t>(rowAddress[8 * j + i / 4] + 2 * (i % 4));
+      out[i][j] = static_cast<uint32_t>(smem.at(at)) | static_cast<uint32_t>(smem.at(at + 1)) << 16;
+    }
+  }
+}
 
-std::vector<uint16_t> fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, int m,
-                                      int n, int k, int splitsWanted,
-                                      std::array<int, 4> aOrder = {0, 1, 2, 3}) {
-  const int groups = static_cast<int>(p.kPad / 128);
+/// Deliberate slips the emulation can apply, each of which the tests must catch.
+struct Mutation {
+  std::array<int, 4> aOrder{0, 1, 2, 3};  ///< permutes the A registers handed to the mma
+  bool swapMatrices = false;    ///< ldmatrix lanes 8–15 and 16–23 exchange their addresses
+  bool ascendingOrder = false;  ///< split-K reduction in ascending instead of descending order
+};
+
+/// One emulated launch and what it did besides C.
+struct HostRun {
+  std::vector<uint16_t> c;
+  kw::Striping plan;
+  bool deadlock = false;     ///< some CTA waited on a lock no CTA would ever release
+  int makespan = 0;          ///< units of time until the last CTA is done (1 per unit processed)
+  double bufferBytes = 0;    ///< fp32 bytes written to and read from the reduction buffer
+  bool locksZero = true;     ///< every lock back at 0 afterwards (the next launch's start)
+  int64_t packedStores = 0;  ///< bf16x2 stores
+};
+
+/// The fused kernel's structure on the host: every CTA's stripe of units through the kStages
+/// ring of shared-memory stages (cp.async staging with zero fill), every warp's ldmatrix and
+/// mma on it, then the split-K protocol over a lock per block, with the CTAs advancing one
+/// unit per time step and a CTA at a lock waiting until the lock reaches its rank. Every index
+/// is the kernel's own, from w4a16_layout.cuh; every weight is converted by int4_magic.cuh.
+HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, int m, int n, int k,
+                        int64_t residentCtas, const Mutation& mut = {}) {
+  HostRun run;
   const int nPad = static_cast<int>(p.nPad);
-  const kw::GridPlan plan = kw::gridPlan(m, p.nPad, p.kPad, splitsWanted);
-  const int mTiles = kw::mTilesFor(m);
-  const int rows = 16 * mTiles;
-  std::vector<uint16_t> c(static_cast<size_t>(m) * n, 0xFFFF);  // poison: a NaN
-  std::vector<float> ws(static_cast<size_t>(plan.splits) * m * n, 0.0f);
-  std::vector<uint16_t> smem(static_cast<size_t>(rows) * kw::kSmemStride);
-  for (int z = 0; z < plan.z; ++z) {
-    for (int y = 0; y < plan.splits; ++y) {
-      for (int x = 0; x < plan.x; ++x) {
-        const int mBase = z * rows;
-        const int chunkBegin = y * plan.chunksPerSplit;
-        const int chunkEnd = std::min(chunkBegin + plan.chunksPerSplit, kw::chunkCount(groups));
-        // acc[warp][mt][lane][r]
-        std::vector<float> acc(static_cast<size_t>(kw::kWarps) * mTiles * 32 * 4, 0.0f);
-        auto accAt = [&](int warp, int mt) {
-          return reinterpret_cast<float(*)[4]>(
-              &acc[((static_cast<size_t>(warp) * mTiles) + mt) * 32 * 4]);
+  const kw::Striping st = kw::planStriping(m, p.nPad, p.kPad, residentCtas);
+  run.plan = st;
+  const int rows = st.rows;
+  const int mTiles = kw::mTilesForRows(rows);
+  const int stage = kw::stageBytes(rows);
+  run.c.assign(static_cast<size_t>(m) * n, 0xFFFF);  // poison: a NaN
+
+  // Per CTA, per block it touches, the accumulators acc[warp][mt][lane][r] it ends with.
+  struct Partial {
+    int block, units;  // units: how many of the CTA's units fell in this block
+    std::vector<float> acc;
+  };
+  std::vector<std::vector<Partial>> partials(static_cast<size_t>(st.ctas));
+  // Shared memory as bf16 halves; unloaded bytes read as NaN.
+  std::vector<uint16_t> smem(static_cast<size_t>(kw::smemBytesFor(rows) / 2));
+  const auto half16 = [&](int byte) -> uint16_t& { return smem.at(static_cast<size_t>(byte / 2)); };
+
+  for (int cta = 0; cta < st.ctas; ++cta) {
+    std::fill(smem.begin(), smem.end(), uint16_t{0x7FC1});
+    const kw::UnitRange range = kw::ctaUnits(st, cta);
+    const auto loadStage = [&](const kw::Unit& un, int slot) {
+      const int base = slot * stage;
+      for (int v = 0; v < kw::aStageVectors(rows); ++v) {
+        const kw::StageSlot s = kw::aStageSlot(v);
+        const int gm = un.z * rows + s.row, gk = un.grp * kw::kGroupK + s.col;
+        for (int e = 0; e < 8; ++e) {  // cp.async 16 bytes, or 16 zero bytes (src-size 0)
+          half16(base + kw::aSmemByte(s.row, s.col + e)) =
+              gm < m && gk < k ? a[static_cast<size_t>(gm) * k + gk + e] : uint16_t{0};
+        }
+      }
+      for (int tid = 0; tid < kw::kThreads * kw::kTilesPerWarp; ++tid) {
+        const int j = tid / kw::kThreads, t = tid % kw::kThreads;  // tile j of thread t
+        const int tile = kw::tileOf(un.x, t / 32, j);
+        if (tile * 8 >= nPad) continue;
+        const size_t vec = kw::weightVector(tile, st.groups, un.grp, t % 32);
+        for (int w = 0; w < 4; ++w) {
+          const uint32_t word = p.words[vec * 4 + static_cast<size_t>(w)];
+          half16(base + kw::wSmemByte(rows, t, j) + 4 * w) = static_cast<uint16_t>(word);
+          half16(base + kw::wSmemByte(rows, t, j) + 4 * w + 2) = static_cast<uint16_t>(word >> 16);
+        }
+      }
+      for (int v = 0; v < kw::kScaleVectors; ++v) {
+        const int col = un.x * kw::kBlockCols + 8 * v;
+        if (col >= nPad) continue;
+        for (int e = 0; e < 8; ++e) {
+          half16(base + kw::sSmemByte(rows, v) + 2 * e) =
+              p.scales[kw::scaleIndex(un.grp, nPad, col) + static_cast<size_t>(e)];
+        }
+      }
+    };
+    // acc[warp · kTilesPerWarp + j][mt][lane][r]
+    std::vector<float> acc(static_cast<size_t>(kw::kWarps * kw::kTilesPerWarp) * mTiles * 32 * 4,
+                           0.0f);
+    auto accAt = [&](int warp, int mt) {
+      return reinterpret_cast<float(*)[32][4]>(
+          &acc[((static_cast<size_t>(warp) * mTiles) + mt) * 32 * 4]);
+    };
+    int unitsInBlock = 0;
+    kw::Unit copyAt = kw::unitAt(st, range.begin);  // the kernel's two cursors
+    for (int s = 0; s < kw::kStages - 1; ++s) {
+      if (range.begin + s < range.end) {
+        loadStage(copyAt, s);
+        copyAt = kw::nextUnit(st, copyAt);
+      }
+    }
+    kw::Unit un = kw::unitAt(st, range.begin);
+    for (int u = range.begin; u < range.end; ++u, un = kw::nextUnit(st, un)) {
+      const int i = u - range.begin;
+      if (u + kw::kStages - 1 < range.end) {
+        loadStage(copyAt, kw::copySlot(i));
+        copyAt = kw::nextUnit(st, copyAt);
+      }
+      const int base = kw::computeSlot(i) * stage;
+      for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
+        const int warp = vw / kw::kTilesPerWarp, j = vw % kw::kTilesPerWarp;
+        const int tile = kw::tileOf(un.x, warp, j);
+        if (tile * 8 >= nPad) continue;
+        std::vector<float> part(static_cast<size_t>(mTiles) * 32 * 4, 0.0f);  // unscaled sums
+        const auto partAt = [&](int mt) {
+          return reinterpret_cast<float(*)[32][4]>(&part[static_cast<size_t>(mt) * 32 * 4]);
         };
-        for (int chunk = chunkBegin; chunk < chunkEnd; ++chunk) {
-          std::fill(smem.begin(), smem.end(), uint16_t{0x7FC1});  // unstaged reads show as NaN
-          for (int v = 0; v < kw::stageVectors(rows); ++v) {
-            const kw::StageSlot s = kw::stageSlot(v);
-            const int gm = mBase + s.row, gk = chunk * kw::kChunkK + s.col;
-            for (int e = 0; e < 8; ++e) {
-              smem[static_cast<size_t>(kw::smemOffset(s.row, s.col + e))] =
-                  gm < m && gk < k ? a[static_cast<size_t>(gm) * k + gk + e] : uint16_t{0};
-            }
+        for (int w = 0; w < 4; ++w) {
+          uint32_t bPairs[32][4];
+          for (int lane = 0; lane < 32; ++lane) {
+            const int tid = warp * 32 + lane;
+            const int wb = base + kw::wSmemByte(rows, tid, j) + 4 * w;
+            const uint32_t q =
+                static_cast<uint32_t>(half16(wb)) | static_cast<uint32_t>(half16(wb + 2)) << 16;
+            kk::int4ToCentredBf16(q, kk::kMagicPlusEightPair, bPairs[lane]);
           }
-          auto smem32 = [&](int word) {
-            return static_cast<uint32_t>(smem[static_cast<size_t>(2 * word)]) |
-                   static_cast<uint32_t>(smem[static_cast<size_t>(2 * word + 1)]) << 16;
+          // af[ks][mt][lane][reg]
+          std::vector<std::array<std::array<uint32_t, 4>, 32>> af(
+              static_cast<size_t>(2 * mTiles), std::array<std::array<uint32_t, 4>, 32>{});
+          const auto addressLane = [&](int lane) {
+            return mut.swapMatrices && lane >= 8 && lane < 24 ? lane ^ 24 : lane;
           };
-          for (int warp = 0; warp < kw::kWarps; ++warp) {
-            const int tile = x * kw::kWarps + warp;
-            if (tile * 8 >= nPad) continue;
-            for (int j = 0; j < kw::kGroupsPerChunk; ++j) {
-              const int grp = chunk * kw::kGroupsPerChunk + j;
-              if (grp >= groups) break;
-              for (int w = 0; w < 4; ++w) {
-                uint32_t bPairs[32][4];
+          uint32_t out[32][4];
+          int addr[32];
+          if (rows == 8) {
+            for (int lane = 0; lane < 32; ++lane)
+              addr[lane] = base / 2 + kw::ldsmAddress8(addressLane(lane), w);
+            ldmatrixEmulate(smem, addr, out);
+            for (int lane = 0; lane < 32; ++lane) {
+              for (int reg = 0; reg < 4; ++reg) {
+                const kw::FragSlot f = kw::ldsm8Slot(reg);
+                af[static_cast<size_t>(f.slice)][static_cast<size_t>(lane)]
+                  [static_cast<size_t>(f.reg)] = out[lane][mut.aOrder[static_cast<size_t>(reg)]];
+              }
+            }
+          } else {
+            for (int ks = 0; ks < 2; ++ks) {
+              for (int mt = 0; mt < mTiles; ++mt) {
                 for (int lane = 0; lane < 32; ++lane) {
-                  const kw::LaneCoord lc = kw::laneCoord(lane);
-                  const uint32_t q = p.words[kw::weightVector(tile, groups, grp, lane) * 4 +
-                                             static_cast<size_t>(w)];
-                  const uint32_t scale2 =
-                      kk::broadcastBf16(p.scales[kw::scaleIndex(grp, nPad, tile, lc.g)]);
-                  kk::int4ToBf16(q, kk::kMagicPlusEightPair, scale2, bPairs[lane]);
+                  addr[lane] =
+                      base / 2 + kw::ldsmAddress16(addressLane(lane), mt, kw::sliceOfWord(w, ks));
                 }
-                for (int ks = 0; ks < 2; ++ks) {
-                  for (int mt = 0; mt < mTiles; ++mt) {
-                    uint32_t af[32][4], bf[32][2];
-                    for (int lane = 0; lane < 32; ++lane) {
-                      int idx[4];
-                      kw::aFragmentWords(mt, kw::sliceOfWord(j, w, ks), kw::laneCoord(lane), idx);
-                      for (int r = 0; r < 4; ++r)
-                        af[lane][r] = smem32(idx[aOrder[static_cast<size_t>(r)]]);
-                      bf[lane][0] = bPairs[lane][2 * ks];
-                      bf[lane][1] = bPairs[lane][2 * ks + 1];
-                    }
-                    mmaEmulate(*reinterpret_cast<float(*)[32][4]>(accAt(warp, mt)), af, bf);
+                ldmatrixEmulate(smem, addr, out);
+                for (int lane = 0; lane < 32; ++lane) {
+                  for (int r = 0; r < 4; ++r) {
+                    af[static_cast<size_t>(ks * mTiles + mt)][static_cast<size_t>(lane)]
+                      [static_cast<size_t>(r)] = out[lane][mut.aOrder[static_cast<size_t>(r)]];
                   }
                 }
               }
             }
           }
+          for (int ks = 0; ks < 2; ++ks) {
+            for (int mt = 0; mt < mTiles; ++mt) {
+              uint32_t am[32][4], bm[32][2];
+              for (int lane = 0; lane < 32; ++lane) {
+                for (int r = 0; r < 4; ++r)
+                  am[lane][r] = af[static_cast<size_t>(rows == 8 ? ks : ks * mTiles + mt)]
+                                  [static_cast<size_t>(lane)][static_cast<size_t>(r)];
+                bm[lane][0] = bPairs[lane][2 * ks];
+                bm[lane][1] = bPairs[lane][2 * ks + 1];
+              }
+              mmaEmulate(*partAt(mt), am, bm);
+            }
+          }
         }
-        for (int warp = 0; warp < kw::kWarps; ++warp) {
-          const int tile = x * kw::kWarps + warp;
+        // The group's scale in fp32 (FFMA): columns 2t, 2t + 1 → c0/c2 and c1/c3.
+        for (int lane = 0; lane < 32; ++lane) {
+          const int sb = base + kw::accScaleByte(rows, warp, j, kw::laneCoord(lane));
+          const float sc[2] = {kk::bf16BitsToFloat(half16(sb)),
+                               kk::bf16BitsToFloat(half16(sb + 2))};
+          for (int mt = 0; mt < mTiles; ++mt) {
+            for (int r = 0; r < 4; ++r) {
+              float& into = (*accAt(vw, mt))[lane][r];
+              into = std::fma(sc[r % 2], (*partAt(mt))[lane][r], into);
+            }
+          }
+        }
+      }
+      ++unitsInBlock;
+      if (un.grp == st.groups - 1 || u == range.end - 1) {
+        partials[static_cast<size_t>(cta)].push_back({un.block, unitsInBlock, acc});
+        std::fill(acc.begin(), acc.end(), 0.0f);
+        unitsInBlock = 0;
+      }
+    }
+  }
+
+  // The split-K protocol (kernel: finishBlock). Each CTA's clock advances by the units it
+  // computes; at a lock it waits until the lock reaches its rank and until the releasing CTA's
+  // clock; a pass in which no CTA can move is a deadlock.
+  const int blocks = st.blocksX * st.blocksZ;
+  std::vector<int> lock(static_cast<size_t>(blocks), 0), releasedAt(static_cast<size_t>(blocks), 0);
+  std::vector<float> buffer(static_cast<size_t>(m) * nPad, std::nanf(""));
+  std::vector<size_t> next(static_cast<size_t>(st.ctas), 0);
+  std::vector<int> clock(static_cast<size_t>(st.ctas), 0);
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int cta = 0; cta < st.ctas; ++cta) {
+      auto& mine = partials[static_cast<size_t>(cta)];
+      size_t& at = next[static_cast<size_t>(cta)];
+      while (at < mine.size()) {
+        const Partial& part = mine[at];
+        kw::BlockShare share = kw::blockShare(st, part.block, cta);
+        if (mut.ascendingOrder) share.rank = share.count - 1 - share.rank;
+        const kw::ReduceStep step = kw::reduceStep(share);
+        const auto b = static_cast<size_t>(part.block);
+        if (step.waitAndRead && lock[b] != share.rank) break;  // spinning
+        int& t = clock[static_cast<size_t>(cta)];
+        t += part.units;
+        if (step.waitAndRead) t = std::max(t, releasedAt[b]);
+        const kw::Unit un = kw::unitAt(st, part.block * st.groups);
+        for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
+          const int tile = kw::tileOf(un.x, vw / kw::kTilesPerWarp, vw % kw::kTilesPerWarp);
           if (tile * 8 >= nPad) continue;
           for (int mt = 0; mt < mTiles; ++mt) {
             for (int lane = 0; lane < 32; ++lane) {
               const kw::LaneCoord lc = kw::laneCoord(lane);
               for (int r = 0; r < 4; r += 2) {
-                const int row = mBase + kw::accRow(mt, lc, r);
+                const int row = un.z * rows + kw::accRow(mt, lc, r);
                 const int col = tile * 8 + kw::accCol(lc, r);
-                if (row >= m || col >= n) continue;
-                const float* v = &accAt(warp, mt)[lane][r];
-                if (plan.splits == 1 && kw::outputPairStorable(col, n)) {
-                  // The kernel's packed bf16x2 store: low half = column col.
+                if (row >= m) continue;
+                const float* accv =
+                    &part.acc[(((static_cast<size_t>(vw) * mTiles) + mt) * 32 + lane) * 4 + r];
+                float v[2] = {accv[0], accv[1]};
+                const size_t cell = kw::bufferIndex(row, col, nPad);
+                if (step.waitAndRead) {
+                  v[0] += buffer.at(cell);
+                  v[1] += buffer.at(cell + 1);
+                  run.bufferBytes += 8;
+                }
+                if (step.writeBuffer) {
+                  buffer.at(cell) = v[0];
+                  buffer.at(cell + 1) = v[1];
+                  run.bufferBytes += 8;
+                }
+                if (!step.writeOutput || col >= n) continue;
+                const size_t o = static_cast<size_t>(row) * n + col;
+                if (kw::outputPairStorable(col, n)) {  // bf16x2: low half = column col
                   const uint32_t pair = static_cast<uint32_t>(floatToBf16(v[0])) |
                                         static_cast<uint32_t>(floatToBf16(v[1])) << 16;
-                  c[static_cast<size_t>(row) * n + col] = half(pair, 0);
-                  c[static_cast<size_t>(row) * n + col + 1] = half(pair, 1);
-                  ++packedStores;
+                  run.c[o] = half(pair, 0);
+                  run.c[o + 1] = half(pair, 1);
+                  ++run.packedStores;
                   continue;
                 }
-                for (int e = 0; e < 2; ++e) {
-                  if (col + e >= n) continue;
-                  if (plan.splits == 1) {
-                    c[static_cast<size_t>(row) * n + col + e] = floatToBf16(v[e]);
-                  } else {
-                    ws[kw::workspaceIndex(y, m, n, row, col + e)] = v[e];
-                  }
-                }
+                run.c[o] = floatToBf16(v[0]);
+                if (col + 1 < n) run.c[o + 1] = floatToBf16(v[1]);
               }
             }
           }
         }
+        if (step.writeBuffer) {
+          ++lock[b];
+          releasedAt[b] = t;
+        } else if (share.count > 1) {
+          lock[b] = 0;
+        }
+        ++at;
+        moved = true;
       }
     }
   }
-  if (plan.splits > 1) {  // splitKReduceKernel: fixed order, one rounding
-    const size_t elements = static_cast<size_t>(m) * n;
-    for (size_t i = 0; i < elements; ++i) {
-      float sum = 0.0f;
-      for (int s = 0; s < plan.splits; ++s) sum += ws[static_cast<size_t>(s) * elements + i];
-      c[i] = floatToBf16(sum);
-    }
+  for (int cta = 0; cta < st.ctas; ++cta) {
+    run.deadlock =
+        run.deadlock || next[static_cast<size_t>(cta)] < partials[static_cast<size_t>(cta)].size();
+    run.makespan = std::max(run.makespan, clock[static_cast<size_t>(cta)]);
   }
-  return c;
+  run.locksZero = std::count(lock.begin(), lock.end(), 0) == blocks;
+  return run;
 }
 
 struct GemmCase {
@@ -191,7 +357,11 @@ struct GemmCase {
 
 GemmCase makeCase(int m, int n, int k, uint64_t seed) {
   GemmCase gc;
-  const auto q = quantizeInt4G128(randomUniform(static_cast<int64_t>(n) * k, seed), n, k, false);
+  // Rows (output columns) of magnitudes 1/4 .. 4, so each column's scale differs from its
+  // neighbours' by 2× or more: a scale applied to the wrong column is far off.
+  std::vector<float> w = randomUniform(static_cast<int64_t>(n) * k, seed);
+  for (size_t i = 0; i < w.size(); ++i) w[i] *= std::ldexp(1.0f, static_cast<int>(i / k % 5) - 2);
+  const auto q = quantizeInt4G128(w, n, k, false);
   gc.a = floatToBf16(randomUniform(static_cast<int64_t>(m) * k, seed + 1));
   gc.packed = packInt4Mma(q);
   gc.want = gemmReference(bf16ToFloat(gc.a), bf16ToFloat(dequantInt4(q)), m, n, k);
@@ -231,11 +401,15 @@ TEST_CASE("int4_magic.cuh converts every byte, zero and scale like integer arith
           const uint32_t magic = kk::kMagicPair | (static_cast<uint32_t>(zero) * 0x00010001u);
           uint32_t out[4];
           kk::int4ToBf16(word, magic, kk::broadcastBf16(scale), out);
+          uint32_t centred[4];
+          kk::int4ToCentredBf16(word, magic, centred);
           for (int e = 0; e < 8; ++e) {
             const int code =
                 static_cast<int>((word >> (4 * kInt4SlotOfElement[static_cast<size_t>(e)])) & 0xF);
             const uint16_t want = doubleToBf16((code - zero) * bf16ToDouble(scale));
             wrong += half(out[e / 2], e % 2) == want ? 0 : 1;
+            // The fused GEMM's form: code − zero exactly, the scale applied later.
+            wrong += bf16ToDouble(half(centred[e / 2], e % 2)) == code - zero ? 0 : 1;
             ++checked;
           }
         }
@@ -273,54 +447,191 @@ TEST_CASE("the mma emulator multiplies a hand-made tile", "[cuda][w4a16]") {
   }
 }
 
-TEST_CASE("the fused W4A16 kernel's index functions reproduce A·Wᵀ for awkward m, n, k, splits",
+TEST_CASE("the ldmatrix emulator hands out the PTX ISA fragment of a hand-made tile",
           "[cuda][w4a16]") {
-  int64_t cases = 0;
-  packedStores = 0;
-  // n = 37 and 203 (odd: every store 16-bit), 64 (even: packed bf16x2 stores).
+  // Four 8×8 matrices, element (matrix j, row r, col c) = 64j + 8r + c, rows 16 halves apart.
+  std::vector<uint16_t> smem(4 * 8 * 16);
+  int addr[32];
+  for (int j = 0; j < 4; ++j) {
+    for (int r = 0; r < 8; ++r) {
+      addr[8 * j + r] = (8 * j + r) * 16;
+      for (int col = 0; col < 8; ++col)
+        smem[static_cast<size_t>((8 * j + r) * 16 + col)] =
+            static_cast<uint16_t>(64 * j + 8 * r + col);
+    }
+  }
+  uint32_t out[32][4];
+  ldmatrixEmulate(smem, addr, out);
+  for (int i = 0; i < 32; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      CHECK(half(out[i][j], 0) == 64 * j + 8 * (i / 4) + 2 * (i % 4));
+      CHECK(half(out[i][j], 1) == 64 * j + 8 * (i / 4) + 2 * (i % 4) + 1);
+    }
+  }
+}
+
+TEST_CASE("the ldmatrix addresses give every lane its mma A fragment", "[cuda][w4a16]") {
+  // Staged element (row, col) holds row·256 + col: each received word names its source.
+  std::vector<uint16_t> smem(static_cast<size_t>(64 * kw::kAStride));
+  for (int row = 0; row < 64; ++row) {
+    for (int col = 0; col < kw::kGroupK; ++col)
+      smem[static_cast<size_t>(row * kw::kAStride + col)] = static_cast<uint16_t>(row * 256 + col);
+  }
+  const auto element = [](int row, int col) { return static_cast<uint16_t>(row * 256 + col); };
+  uint32_t out[32][4];
+  int addr[32];
+  for (int mt = 0; mt < 4; ++mt) {
+    for (int slice = 0; slice < kw::kSlicesPerGroup; ++slice) {
+      for (int lane = 0; lane < 32; ++lane) addr[lane] = kw::ldsmAddress16(lane, mt, slice);
+      ldmatrixEmulate(smem, addr, out);
+      for (int lane = 0; lane < 32; ++lane) {
+        const kw::LaneCoord lc = kw::laneCoord(lane);
+        for (int r = 0; r < 4; ++r) {  // a_r: row g + 8(r%2), k 2t + 8(r/2)
+          const int row = mt * 16 + lc.g + 8 * (r % 2), col = slice * 16 + 2 * lc.t + 8 * (r / 2);
+          CHECK(half(out[lane][r], 0) == element(row, col));
+          CHECK(half(out[lane][r], 1) == element(row, col + 1));
+        }
+      }
+    }
+  }
+  for (int pair = 0; pair < 4; ++pair) {  // m ≤ 8: rows 0–7 only, two slices per ldmatrix
+    for (int lane = 0; lane < 32; ++lane) addr[lane] = kw::ldsmAddress8(lane, pair);
+    ldmatrixEmulate(smem, addr, out);
+    for (int lane = 0; lane < 32; ++lane) {
+      const kw::LaneCoord lc = kw::laneCoord(lane);
+      for (int j = 0; j < 4; ++j) {
+        const kw::FragSlot f = kw::ldsm8Slot(j);
+        CHECK((f.reg == 0 || f.reg == 2));  // a0 / a2: the real rows
+        const int col = (2 * pair + f.slice) * 16 + 2 * lc.t + 8 * (f.reg / 2);
+        CHECK(half(out[lane][j], 0) == element(lc.g, col));
+      }
+    }
+    for (int lane = 0; lane < 32; ++lane) CHECK(addr[lane] / kw::kAStride < 8);  // never row ≥ 8
+  }
+}
+
+TEST_CASE("the fused W4A16 kernel's pipeline, ldmatrix, mma and split-K reproduce A·Wᵀ",
+          "[cuda][w4a16]") {
+  int64_t cases = 0, packed = 0, shared = 0;
+  // n = 37 and 203 (odd: 16-bit stores), 64 (even: packed bf16x2 stores); k not a multiple of
+  // 128 in the first two. Resident CTAs 1 (no split), 3 (long stripes over several blocks) and
+  // 1000 (as many CTAs as kMinGroupsPerCta allows: most blocks shared).
   for (const auto& [n, k] : {std::pair<int, int>{37, 1064}, {203, 648}, {64, 392}}) {
     for (const int m : {1, 3, 5, 20, 33, 70, 118}) {
       const GemmCase gc = makeCase(m, n, k, static_cast<uint64_t>(m * 7919 + n));
-      for (const int splits : {1, 2, 3}) {
-        INFO("m " << m << " n " << n << " k " << k << " splits " << splits);
-        const auto c = fusedGemmOnHost(gc.a, gc.packed, m, n, k, splits);
-        CHECK(std::count(c.begin(), c.end(), uint16_t{0xFFFF}) == 0);  // every element written
-        CHECK(relativeError(bf16ToFloat(c), gc.want) < 4e-3);
+      for (const int64_t resident : {1, 3, 1000}) {
+        INFO("m " << m << " n " << n << " k " << k << " resident " << resident);
+        const HostRun run = fusedGemmOnHost(gc.a, gc.packed, m, n, k, resident);
+        CHECK_FALSE(run.deadlock);
+        CHECK(run.locksZero);
+        CHECK(std::count(run.c.begin(), run.c.end(), uint16_t{0xFFFF}) == 0);  // all written
+        CHECK(relativeError(bf16ToFloat(run.c), gc.want) < 4e-3);
+        // What the kernel reports as reduction traffic is what the protocol moved.
+        CHECK(run.bufferBytes == kw::reductionBytes(run.plan, m, gc.packed.nPad));
+        // The descending order never makes a CTA wait past its own stripe.
+        CHECK(run.makespan == run.plan.perCta);
+        shared += kw::anyBlockShared(run.plan) ? 1 : 0;
+        packed += run.packedStores;
         ++cases;
       }
     }
   }
   CHECK(cases == 3 * 7 * 3);
-  CHECK(packedStores > 0);
+  CHECK(packed > 0);
+  CHECK(shared >= 2 * 7 * 2);  // the split-K paths really ran
 }
 
-TEST_CASE("a swapped A fragment register is caught", "[cuda][w4a16]") {
-  const int m = 20, n = 37, k = 392;
-  const GemmCase gc = makeCase(m, n, k, 99);
-  CHECK(relativeError(bf16ToFloat(fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1)), gc.want) < 4e-3);
-  // a1 and a2 exchanged (rows g+8 vs k 2t+8): a plausible slip, far off the reference.
-  CHECK(relativeError(bf16ToFloat(fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1, {0, 2, 1, 3})),
-                      gc.want) > 0.1);
-}
-
-TEST_CASE("split-K planning fills at most one wave with at least two chunks per split",
+TEST_CASE("a swapped A register, a wrong ldmatrix mapping or reduction order is caught",
           "[cuda][w4a16]") {
-  // Llama-3-8B down_proj at m = 1: n = 4096 → 64 column blocks; k = 14336 → 28 chunks.
-  // 132 SMs × 2 resident CTAs = 264: 264 / 64 = 4 splits (256 CTAs, one wave).
-  CHECK(kw::chooseSplits(64, 28, 264) == 4);
-  // Already a wave: no split.
-  CHECK(kw::chooseSplits(300, 28, 264) == 1);
-  // Few chunks: at least 2 per split → 3 chunks allow 1 split, 8 chunks allow 4.
-  CHECK(kw::chooseSplits(8, 3, 264) == 1);
-  CHECK(kw::chooseSplits(8, 8, 264) == 4);
-  const kw::GridPlan p = kw::gridPlan(1, 4096, 14336, 4);
-  CHECK(p.x == 64);
-  CHECK(p.z == 1);
-  CHECK(p.chunksPerSplit == 7);
-  CHECK(p.splits == 4);
-  // 9 chunks wanted in 4 splits: 3 per split → 3 splits (none empty).
-  const kw::GridPlan q = kw::gridPlan(118, 1008, 1152 * 4, 4);
-  CHECK(q.chunksPerSplit == 3);
-  CHECK(q.splits == 3);
-  CHECK(q.z == 2);
+  for (const int m : {5, 20}) {  // the 8-row form and the m16 form
+    INFO("m " << m);
+    const int n = 37, k = 392;
+    const GemmCase gc = makeCase(m, n, k, 99);
+    const auto err = [&](const Mutation& mut) {
+      return relativeError(bf16ToFloat(fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1, mut).c),
+                           gc.want);
+    };
+    CHECK(err({}) < 4e-3);
+    // a1 and a2 exchanged (m16: rows g+8 vs k 2t+8; 8 rows: the two slices' a2 and a0).
+    Mutation swapped;
+    swapped.aOrder = {0, 2, 1, 3};
+    CHECK(err(swapped) > 0.1);
+    // ldmatrix matrices 1 and 2 swapped (lanes 8–15 point at matrix 2's rows and back).
+    Mutation matrices;
+    matrices.swapMatrices = true;
+    CHECK(err(matrices) > 0.1);
+  }
+  // Ascending reduction order: the CTA that reaches a block first would wait for the one that
+  // reaches it at the end of its stripe: some CTA then finishes after its own stripe's time.
+  const int m = 3, n = 203, k = 648;
+  const GemmCase gc = makeCase(m, n, k, 7);
+  const HostRun good = fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1000);
+  Mutation ascending;
+  ascending.ascendingOrder = true;
+  const HostRun bad = fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1000, ascending);
+  REQUIRE(kw::anyBlockShared(good.plan));
+  CHECK(good.makespan == good.plan.perCta);
+  CHECK(bad.makespan > bad.plan.perCta);
+}
+
+TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerCta units",
+          "[cuda][w4a16]") {
+  // Llama-3-8B down_proj at m = 1 on 132 SMs × 4 CTAs: 32 blocks of 128 columns × 112
+  // groups = 3584 units over 528 CTAs → 7 per CTA → 512 CTAs.
+  const kw::Striping down = kw::planStriping(1, 4096, 14336, 528);
+  CHECK(down.rows == 8);
+  CHECK(down.blocksX == 32);
+  CHECK(down.groups == 112);
+  CHECK(down.perCta == 7);
+  CHECK(down.ctas == 512);
+  // Little work: 1 block × 9 groups → 2 CTAs (not 9 CTAs of one group each).
+  CHECK(kw::planStriping(1, 40, 1152, 528).ctas == 2);
+  // 118 rows: two 64-row slices.
+  const kw::Striping tall = kw::planStriping(118, 1008, 1152, 264);
+  CHECK(tall.rows == 64);
+  CHECK(tall.blocksZ == 2);
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int64_t m = 1 + rng() % 300, nPad = 8 * (1 + rng() % 2000),
+                  kPad = 128 * (1 + rng() % 120);
+    const int64_t resident = 1 + rng() % 1100;
+    const kw::Striping s = kw::planStriping(m, nPad, kPad, resident);
+    INFO("m " << m << " nPad " << nPad << " kPad " << kPad << " resident " << resident);
+    const int64_t units = kw::unitCount(s);
+    REQUIRE(s.ctas >= 1);
+    CHECK(s.ctas <= resident);  // one wave: every CTA resident at once
+    CHECK((s.perCta >= kw::kMinGroupsPerCta || s.ctas == 1));
+    // Contiguous, complete, no empty CTA.
+    CHECK(kw::ctaUnits(s, 0).begin == 0);
+    CHECK(kw::ctaUnits(s, s.ctas - 1).end == units);
+    CHECK(kw::ctaUnits(s, s.ctas - 1).end > kw::ctaUnits(s, s.ctas - 1).begin);
+    // Each block: its CTAs hold ranks 0 .. count−1 once, the highest CTA rank 0.
+    const int blocks = s.blocksX * s.blocksZ;
+    for (int block = 0; block < blocks; block += 1 + blocks / 17) {
+      std::vector<int> ranks;
+      for (int cta = 0; cta < s.ctas; ++cta) {
+        const kw::UnitRange r = kw::ctaUnits(s, cta);
+        if (r.end <= block * s.groups || r.begin >= (block + 1) * s.groups) continue;
+        const kw::BlockShare share = kw::blockShare(s, block, cta);
+        CHECK(share.count >= 1);
+        ranks.push_back(share.rank);
+      }
+      std::vector<int> want(ranks.size());
+      for (size_t i = 0; i < want.size(); ++i) want[i] = static_cast<int>(want.size() - 1 - i);
+      CHECK(ranks == want);
+      CHECK(kw::blockShare(s, block, 0).count == static_cast<int>(ranks.size()));
+    }
+    CHECK(kw::anyBlockShared(s) == (kw::reductionBytes(s, m, nPad) > 0));
+    // The kernel's cursor walk visits the units unitAt names, across block and slice ends.
+    kw::Unit cursor = kw::unitAt(s, 0);
+    int64_t wrong = 0;
+    for (int u = 0; u < units; ++u, cursor = kw::nextUnit(s, cursor)) {
+      const kw::Unit want = kw::unitAt(s, u);
+      wrong += cursor.block == want.block && cursor.x == want.x && cursor.z == want.z &&
+                       cursor.grp == want.grp
+                   ? 0
+                   : 1;
+    }
+    CHECK(wrong == 0);
+  }
 }

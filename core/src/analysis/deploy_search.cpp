@@ -182,7 +182,9 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
           s.memUtil = sp.memUtil;
           s.reserveGib = sp.reserveGib;
           sp.catalog->setFallbacks(s);
-          s.efficiency = efficiencyFromGpu(gpu);
+          // The constants the rest of the tool predicts with: the GPU file's calibration, else
+          // the catalog's bundled defaults; the ideal roofline only when asked for.
+          s.efficiency = scenarioEfficiency(gpu, sp.datasheet, *sp.catalog);
           auto eng = engineServing(s, as.a);
           if (!eng) return eng.error();
           if (eng->kvCapacityTokens < I + O) {

@@ -40,6 +40,9 @@ struct DeploySpace {
                              96, 128, 192, 256, 384, 512, 768, 1024};
   double tokenBudget = 8192;  ///< per step, per replica
   double memUtil = 0.92;
+  /// The ideal roofline (no per-step overhead, datasheet bandwidth and peaks) instead of the
+  /// GPU's calibration or the catalog's bundled defaults (qfront search --datasheet).
+  bool datasheet = false;
   double reserveGib = 6.0;
   const Catalog* catalog = &Catalog::bundled();  ///< its fallback kernels price missing paths
 };

@@ -1,0 +1,85 @@
+// The Deploy tab's view: a search over the catalog's priced GPUs for Llama-3-8B, the frontier
+// drawn one point per configuration and listed row for row, the hover naming the whole
+// configuration, "Add as candidate" emitting the selected deployment, and refusals said.
+#include <catch2/catch.hpp>
+
+#include <qcustomplot.h>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/ui/deploy_view.hpp>
+
+#include "support/qt_app.hpp"
+
+TEST_CASE("the Deploy view searches, draws and lists the frontier", "[ui][deploy]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  auto model = qf::Catalog::bundled().resolveModel("llama-3-8b");
+  REQUIRE(model.ok());
+  v.setModel(*model);
+  v.sloTpotBox()->setValue(40);
+  REQUIRE(v.search());
+  const auto& r = *v.result();
+  REQUIRE_FALSE(r.frontier.empty());
+  CHECK(r.evaluated > 1000);
+  REQUIRE(r.best.has_value());
+  // Every frontier point is drawn once (the staircase and the ring aside) and listed once.
+  int points = 0;
+  for (int g = 0; g < v.plot()->graphCount(); ++g) {
+    const auto* graph = v.plot()->graph(g);
+    if (graph->name() == "frontier" || graph->name() == "cheapest feasible") continue;
+    points += graph->dataCount();
+  }
+  CHECK(points == static_cast<int>(r.frontier.size()));
+  CHECK(v.table()->rowCount() == static_cast<int>(r.frontier.size()));
+  for (const auto& c : r.frontier) CHECK(c.tpotMs <= 40.0);
+  CHECK(v.status().contains("feasible"));
+  CHECK(v.status().contains("Cheapest"));
+  // The hover names the configuration; the table's first row is the frontier's first.
+  const auto& f0 = r.frontier.front();
+  CHECK(v.hoverText(0).contains(QString::fromStdString(f0.gpu)));
+  CHECK(v.hoverText(0).contains("USD per million output tokens"));
+  CHECK(v.table()->item(0, 0)->text() == QString::fromStdString(f0.gpu));
+  // Add as candidate: the selected row's deployment, with its figures as modelled metrics.
+  QSignalSpy spy(&v, &qf::ui::DeployView::addCandidateRequested);
+  v.selectRow(0);
+  auto c = v.selectedCandidate();
+  REQUIRE(c.has_value());
+  CHECK(c->gpu == f0.gpu);
+  CHECK(c->gpuCount == f0.gpuCount);
+  CHECK(c->model == "llama-3-8b");
+  CHECK(c->metrics.at("usd_per_million_output_tokens").value == f0.usdPerMillionOutputTokens);
+  CHECK(c->metrics.at("deploy_tpot_ms").provenance.kind == qf::ProvenanceKind::Modelled);
+  auto* add = v.findChild<QPushButton*>();
+  for (auto* b : v.findChildren<QPushButton*>()) {
+    if (b->text() == "Add as candidate") add = b;
+  }
+  REQUIRE(add != nullptr);
+  REQUIRE(add->isEnabled());
+  add->click();
+  REQUIRE(spy.count() == 1);
+  CHECK(spy.at(0).at(0).value<qf::Candidate>().id == c->id);
+}
+
+TEST_CASE("the Deploy view says why it did not search or found nothing", "[ui][deploy]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  auto model = qf::Catalog::bundled().resolveModel("llama-3-8b");
+  REQUIRE(model.ok());
+  v.setModel(*model);
+  for (int i = 0; i < v.gpuList()->count(); ++i) v.gpuList()->item(i)->setCheckState(Qt::Unchecked);
+  CHECK_FALSE(v.search());
+  CHECK(v.status().contains("no GPU is ticked"));
+  for (int i = 0; i < v.gpuList()->count(); ++i) {
+    auto* item = v.gpuList()->item(i);
+    if (item->flags() & Qt::ItemIsUserCheckable) item->setCheckState(Qt::Checked);
+  }
+  v.sloTpotBox()->setValue(0.1);  // no GPU decodes a token of an 8B model in 0.1 ms
+  CHECK_FALSE(v.search());
+  CHECK(v.status().contains("none feasible"));
+  CHECK(v.table()->rowCount() == 0);
+}

@@ -1,0 +1,99 @@
+#pragma once
+/// The Deploy tab: what to deploy for a workload under latency targets. The user sets the
+/// workload (a use case or prompt and output lengths), the SLOs, the load and the space (GPUs,
+/// most GPUs, schemes, per-kind schemes, KV dtypes); core's searchDeployments does the rest.
+/// The cost/latency frontier is drawn with each point coloured by GPU and marked by scheme
+/// (hover: the whole configuration), listed in a table, and a chosen row can be added to the
+/// session as a candidate (candidateFromDeployment). Thin: computes nothing itself.
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/model_config.hpp>
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace qf::ui {
+
+class DeployView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DeployView(QWidget* parent = nullptr);
+
+  /// The model searched for (the scenario's); a new model clears the last result.
+  void setModel(const ModelArch& model);
+  /// Runs the search with the inputs shown; false (and the reason in status()) when the
+  /// inputs are refused or nothing is feasible.
+  bool search();
+
+  [[nodiscard]] const std::optional<DeployResult>& result() const { return m_result; }
+  [[nodiscard]] DeployOptions options() const;
+  [[nodiscard]] QString status() const;
+  [[nodiscard]] QCustomPlot* plot() const { return m_plot; }
+  [[nodiscard]] QTableWidget* table() const { return m_table; }
+  /// Selects frontier row `row` of the table (tests).
+  void selectRow(int row);
+  /// The candidate the selected row stands for; nullopt without a selection.
+  [[nodiscard]] std::optional<Candidate> selectedCandidate() const;
+  /// The hover text of frontier point `i` (what the tooltip shows).
+  [[nodiscard]] QString hoverText(int i) const;
+
+  // Inputs, for tests and the window's keyboard map.
+  [[nodiscard]] QComboBox* useCaseBox() const { return m_useCase; }
+  [[nodiscard]] QSpinBox* inputLenBox() const { return m_inputLen; }
+  [[nodiscard]] QSpinBox* outputLenBox() const { return m_outputLen; }
+  [[nodiscard]] QDoubleSpinBox* sloTtftBox() const { return m_sloTtft; }
+  [[nodiscard]] QDoubleSpinBox* sloTpotBox() const { return m_sloTpot; }
+  [[nodiscard]] QComboBox* loadBox() const { return m_load; }
+  [[nodiscard]] QDoubleSpinBox* rateBox() const { return m_rate; }
+  [[nodiscard]] QListWidget* gpuList() const { return m_gpus; }
+  [[nodiscard]] QListWidget* schemeList() const { return m_schemes; }
+  [[nodiscard]] QSpinBox* maxGpusBox() const { return m_maxGpus; }
+
+ signals:
+  /// The user asked to add the selected deployment to the session.
+  void addCandidateRequested(const qf::Candidate& c);
+
+ private:
+  void draw();
+  void fillTable();
+  void onUseCase(int index);
+  void onHover(QMouseEvent* event);
+
+  ModelArch m_model;
+  std::optional<DeployResult> m_result;
+  DeployOptions m_lastOptions;
+  QString m_status;
+
+  QComboBox* m_useCase = nullptr;
+  QSpinBox* m_inputLen = nullptr;
+  QSpinBox* m_outputLen = nullptr;
+  QDoubleSpinBox* m_sloTtft = nullptr;
+  QDoubleSpinBox* m_sloTpot = nullptr;
+  QComboBox* m_load = nullptr;
+  QDoubleSpinBox* m_rate = nullptr;
+  QComboBox* m_axis = nullptr;
+  QListWidget* m_gpus = nullptr;
+  QListWidget* m_schemes = nullptr;
+  QSpinBox* m_maxGpus = nullptr;
+  QCheckBox* m_perKind = nullptr;
+  QCheckBox* m_kvBf16 = nullptr;
+  QCheckBox* m_kvFp8 = nullptr;
+  QPushButton* m_run = nullptr;
+  QPushButton* m_add = nullptr;
+  QLabel* m_summary = nullptr;
+  QCustomPlot* m_plot = nullptr;
+  QTableWidget* m_table = nullptr;
+};
+
+}  // namespace qf::ui

@@ -1,0 +1,493 @@
+// The Deploy tab (deploy_view.hpp): inputs, core's deployment search, the cost/latency
+// frontier plot and table, and "Add as candidate".
+#include <quantfront/ui/deploy_view.hpp>
+
+#include <qcustomplot.h>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/cost.hpp>
+#include <quantfront/core/session/deploy_candidate.hpp>
+#include <quantfront/ui/plot_style.hpp>
+
+namespace qf::ui {
+
+namespace {
+
+QString qs(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+/// Three significant figures, without exponents for the sizes a deployment has.
+QString fmt3(double v) {
+  if (!std::isfinite(v)) return "–";
+  if (std::abs(v) >= 100) return QString::number(v, 'f', 0);
+  return QString::number(v, 'g', 3);
+}
+
+/// One colour per GPU (the Okabe–Ito palette, then greys), in the order of the list.
+QColor gpuColor(int index) {
+  static const QColor kPalette[] = {
+      QColor(0, 114, 178),   QColor(230, 159, 0),  QColor(0, 158, 115),  QColor(204, 121, 167),
+      QColor(86, 180, 233),  QColor(213, 94, 0),   QColor(240, 228, 66), QColor(0, 0, 0),
+      QColor(120, 120, 120), QColor(170, 170, 170)};
+  return kPalette[static_cast<std::size_t>(index) % std::size(kPalette)];
+}
+
+/// One marker per scheme assignment, in order of first appearance.
+QCPScatterStyle::ScatterShape schemeShape(int index) {
+  static const QCPScatterStyle::ScatterShape kShapes[] = {
+      QCPScatterStyle::ssDisc,        QCPScatterStyle::ssSquare,
+      QCPScatterStyle::ssTriangle,    QCPScatterStyle::ssDiamond,
+      QCPScatterStyle::ssCross,       QCPScatterStyle::ssPlus,
+      QCPScatterStyle::ssStar,        QCPScatterStyle::ssTriangleInverted,
+      QCPScatterStyle::ssCrossSquare, QCPScatterStyle::ssPlusCircle};
+  return kShapes[static_cast<std::size_t>(index) % std::size(kShapes)];
+}
+
+double latencyOf(const DeployConfig& c, LatencyAxis axis) {
+  return axis == LatencyAxis::Tpot ? c.tpotMs : c.ttftMs;
+}
+
+}  // namespace
+
+DeployView::DeployView(QWidget* parent) : QWidget(parent) {
+  const Catalog& cat = Catalog::bundled();
+  auto* inputs = new QWidget(this);
+  auto* form = new QFormLayout;
+  m_useCase = new QComboBox(inputs);
+  m_useCase->addItem("Custom lengths", QString());
+  if (auto cases = bundledUseCases()) {
+    for (const auto& u : *cases) {
+      m_useCase->addItem(
+          QString("%1 (%2 → %3 tokens)").arg(qs(u.name)).arg(u.prefillTokens).arg(u.decodeTokens),
+          qs(u.id));
+    }
+  }
+  m_useCase->setToolTip("A use case of the bundled presets sets the prompt and output lengths");
+  m_inputLen = new QSpinBox(inputs);
+  m_inputLen->setRange(1, 1'000'000);
+  m_inputLen->setValue(1024);
+  m_outputLen = new QSpinBox(inputs);
+  m_outputLen->setRange(1, 1'000'000);
+  m_outputLen->setValue(128);
+  m_sloTtft = new QDoubleSpinBox(inputs);
+  m_sloTtft->setRange(0, 1e7);
+  m_sloTtft->setDecimals(0);
+  m_sloTtft->setSpecialValueText("none");
+  m_sloTtft->setSuffix(" ms");
+  m_sloTpot = new QDoubleSpinBox(inputs);
+  m_sloTpot->setRange(0, 1e6);
+  m_sloTpot->setDecimals(1);
+  m_sloTpot->setSpecialValueText("none");
+  m_sloTpot->setSuffix(" ms");
+  m_load = new QComboBox(inputs);
+  m_load->addItem("Saturated (max throughput)", "max");
+  m_load->addItem("Synchronous (one request at a time)", "sync");
+  m_load->addItem("Request rate", "rate");
+  m_rate = new QDoubleSpinBox(inputs);
+  m_rate->setRange(0.01, 1e6);
+  m_rate->setValue(10);
+  m_rate->setSuffix(" req/s");
+  m_rate->setEnabled(false);
+  m_axis = new QComboBox(inputs);
+  m_axis->addItem("TPOT", "tpot");
+  m_axis->addItem("TTFT", "ttft");
+  m_maxGpus = new QSpinBox(inputs);
+  m_maxGpus->setRange(1, 64);
+  m_maxGpus->setValue(8);
+  m_perKind = new QCheckBox("a scheme per layer kind", inputs);
+  m_kvBf16 = new QCheckBox("bf16", inputs);
+  m_kvFp8 = new QCheckBox("fp8", inputs);
+  m_kvBf16->setChecked(true);
+  m_kvFp8->setChecked(true);
+  auto* kv = new QHBoxLayout;
+  kv->addWidget(m_kvBf16);
+  kv->addWidget(m_kvFp8);
+  m_gpus = new QListWidget(inputs);
+  for (const auto& g : cat.gpus()) {
+    auto* item = new QListWidgetItem(qs(g.name), m_gpus);
+    item->setData(Qt::UserRole, qs(g.id));
+    const bool priced = g.pricePerGpuHourUsd && *g.pricePerGpuHourUsd > 0;
+    item->setFlags(priced ? (Qt::ItemIsUserCheckable | Qt::ItemIsEnabled) : Qt::NoItemFlags);
+    item->setCheckState(priced ? Qt::Checked : Qt::Unchecked);
+    item->setToolTip(priced ? QString("%1 USD per GPU-hour (%2)")
+                                  .arg(*g.pricePerGpuHourUsd, 0, 'f', 2)
+                                  .arg(qs(g.priceSource))
+                            : "no price per GPU-hour: not searched");
+  }
+  m_schemes = new QListWidget(inputs);
+  for (const auto& s : cat.schemes()) {
+    auto* item = new QListWidgetItem(qs(s.id), m_schemes);
+    item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
+    const bool common =
+        s.id == "bf16" || s.id == "w8a8-fp8" || s.id == "w8a8-int8" || s.id == "w4a16-g128";
+    item->setCheckState(common ? Qt::Checked : Qt::Unchecked);
+  }
+  form->addRow("Use case", m_useCase);
+  form->addRow("Prompt tokens", m_inputLen);
+  form->addRow("Output tokens", m_outputLen);
+  form->addRow("SLO TTFT", m_sloTtft);
+  form->addRow("SLO TPOT", m_sloTpot);
+  form->addRow("Load", m_load);
+  form->addRow("Rate", m_rate);
+  form->addRow("Latency axis", m_axis);
+  form->addRow("Most GPUs", m_maxGpus);
+  form->addRow("Schemes", m_perKind);
+  form->addRow("KV cache", kv);
+  auto* left = new QVBoxLayout(inputs);
+  left->addLayout(form);
+  left->addWidget(new QLabel("GPUs (priced ones)", inputs));
+  left->addWidget(m_gpus, 1);
+  left->addWidget(new QLabel("Schemes", inputs));
+  left->addWidget(m_schemes, 1);
+  m_run = new QPushButton("Search", inputs);
+  m_run->setToolTip(
+      "Evaluate every GPU × count × TP/replica split × scheme × KV dtype × batch "
+      "cap that fits, at the analytic steady state");
+  left->addWidget(m_run);
+  inputs->setMaximumWidth(360);
+
+  auto* right = new QWidget(this);
+  auto* rv = new QVBoxLayout(right);
+  m_summary = new QLabel("Set the workload and targets, then Search.", right);
+  m_summary->setWordWrap(true);
+  m_plot = new QCustomPlot(right);
+  applyPlotStyle(m_plot);
+  m_plot->setMinimumHeight(300);
+  m_plot->yAxis->setLabel("USD per million output tokens");
+  m_plot->xAxis->setLabel("TPOT (ms)");
+  m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
+  m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  // The legend beside the data, never over a point.
+  auto* side = new QCPLayoutGrid;
+  m_plot->plotLayout()->addElement(0, 1, side);
+  side->addElement(0, 0, m_plot->legend);
+  m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
+  m_plot->legend->setVisible(false);
+  m_plot->setMouseTracking(true);
+  connect(m_plot, &QCustomPlot::mouseMove, this, &DeployView::onHover);
+  m_table = new QTableWidget(right);
+  m_table->setColumnCount(11);
+  m_table->setHorizontalHeaderLabels({"GPU", "GPUs", "TP × replicas", "Schemes", "KV", "Batch cap",
+                                      "TTFT ms", "TPOT ms", "Output tok/s", "USD / M tok",
+                                      "Concurrency capped by"});
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->horizontalHeader()->setStretchLastSection(true);
+  m_add = new QPushButton("Add as candidate", right);
+  m_add->setEnabled(false);
+  m_add->setToolTip("Add the selected deployment to the session's candidates");
+  auto* split = new QSplitter(Qt::Vertical, right);
+  split->addWidget(m_plot);
+  split->addWidget(m_table);
+  rv->addWidget(m_summary);
+  rv->addWidget(split, 1);
+  rv->addWidget(m_add, 0, Qt::AlignRight);
+
+  auto* h = new QHBoxLayout(this);
+  h->addWidget(inputs);
+  h->addWidget(right, 1);
+
+  connect(m_useCase, &QComboBox::currentIndexChanged, this, &DeployView::onUseCase);
+  connect(m_load, &QComboBox::currentIndexChanged, this,
+          [this](int) { m_rate->setEnabled(m_load->currentData().toString() == "rate"); });
+  connect(m_run, &QPushButton::clicked, this, [this] { search(); });
+  connect(m_table, &QTableWidget::itemSelectionChanged, this,
+          [this] { m_add->setEnabled(selectedCandidate().has_value()); });
+  connect(m_add, &QPushButton::clicked, this, [this] {
+    if (auto c = selectedCandidate()) emit addCandidateRequested(*c);
+  });
+}
+
+void DeployView::setModel(const ModelArch& model) {
+  if (model.id == m_model.id && model.name == m_model.name) return;
+  m_model = model;
+  m_result.reset();
+  m_status.clear();
+  m_summary->setText(QString("Model %1: set the workload and targets, then Search.")
+                         .arg(qs(model.name.empty() ? model.id : model.name)));
+  draw();
+  fillTable();
+}
+
+void DeployView::onUseCase(int index) {
+  const QString id = m_useCase->itemData(index).toString();
+  if (id.isEmpty()) return;
+  auto u = findUseCase(id.toStdString());
+  if (!u) return;
+  m_inputLen->setValue(static_cast<int>(u->prefillTokens));
+  m_outputLen->setValue(static_cast<int>(u->decodeTokens));
+}
+
+DeployOptions DeployView::options() const {
+  DeployOptions o;
+  const QString load = m_load->currentData().toString();
+  o.load.kind = load == "sync"   ? DeployLoad::Kind::Sync
+                : load == "rate" ? DeployLoad::Kind::Rate
+                                 : DeployLoad::Kind::Max;
+  o.load.requestsPerS = o.load.kind == DeployLoad::Kind::Rate ? m_rate->value() : 0;
+  o.workload.inputTokens = m_inputLen->value();
+  o.workload.outputTokens = m_outputLen->value();
+  o.sloTtftMs = m_sloTtft->value();
+  o.sloTpotMs = m_sloTpot->value();
+  o.axis = m_axis->currentData().toString() == "ttft" ? LatencyAxis::Ttft : LatencyAxis::Tpot;
+  return o;
+}
+
+bool DeployView::search() {
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  sp.model = m_model;
+  sp.catalog = &cat;
+  sp.maxGpus = m_maxGpus->value();
+  sp.perKind = m_perKind->isChecked();
+  sp.kvDtypes.clear();
+  if (m_kvBf16->isChecked()) sp.kvDtypes.push_back("bf16");
+  if (m_kvFp8->isChecked()) sp.kvDtypes.push_back("fp8");
+  for (int i = 0; i < m_gpus->count(); ++i) {
+    const auto* item = m_gpus->item(i);
+    if (item->checkState() != Qt::Checked) continue;
+    if (auto g = cat.resolveGpu(item->data(Qt::UserRole).toString().toStdString())) {
+      sp.gpus.push_back(*g);
+    }
+  }
+  for (int i = 0; i < m_schemes->count(); ++i) {
+    const auto* item = m_schemes->item(i);
+    if (item->checkState() != Qt::Checked) continue;
+    if (auto s = cat.scheme(item->text().toStdString())) sp.schemes.push_back(*s);
+  }
+  m_result.reset();
+  QString why;
+  if (m_model.layers <= 0) why = "no model: the scenario's model is needed";
+  if (sp.gpus.empty()) why = "no GPU is ticked";
+  if (sp.schemes.empty()) why = "no scheme is ticked";
+  if (sp.kvDtypes.empty()) why = "no KV dtype is ticked";
+  if (!why.isEmpty()) {
+    m_status = "Not searched: " + why;
+    m_summary->setText(m_status);
+    draw();
+    fillTable();
+    return false;
+  }
+  m_lastOptions = options();
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  auto r = searchDeployments(sp, m_lastOptions);
+  QApplication::restoreOverrideCursor();
+  if (!r) {
+    m_status = "Not searched: " + qs(r.error().message);
+    m_summary->setText(m_status);
+    draw();
+    fillTable();
+    return false;
+  }
+  m_result = std::move(*r);
+  if (!m_result->nothingFeasible.empty()) {
+    m_status = QString("%1 configurations evaluated, none feasible: %2")
+                   .arg(m_result->evaluated)
+                   .arg(qs(m_result->nothingFeasible));
+  } else {
+    const auto& b = *m_result->best;
+    m_status = QString(
+                   "%1 configurations evaluated, %2 feasible, %3 on the frontier. Cheapest: "
+                   "%4 × %5, %6, KV %7, batch cap %8 — %9 USD per million output tokens at "
+                   "TPOT %10 ms, TTFT %11 ms (%12, load %13).")
+                   .arg(m_result->evaluated)
+                   .arg(m_result->feasible)
+                   .arg(m_result->frontier.size())
+                   .arg(b.gpuCount)
+                   .arg(qs(b.gpu))
+                   .arg(qs(b.schemeId()))
+                   .arg(qs(b.kvDtype))
+                   .arg(b.maxBatch)
+                   .arg(fmt3(b.usdPerMillionOutputTokens))
+                   .arg(fmt3(b.tpotMs))
+                   .arg(fmt3(b.ttftMs))
+                   .arg(QString("%1 → %2 tokens")
+                            .arg(m_lastOptions.workload.inputTokens)
+                            .arg(m_lastOptions.workload.outputTokens))
+                   .arg(qs(deployLoadText(m_lastOptions.load)));
+  }
+  m_summary->setText(m_status);
+  draw();
+  fillTable();
+  return m_result->nothingFeasible.empty();
+}
+
+QString DeployView::status() const {
+  return m_status;
+}
+
+void DeployView::draw() {
+  m_plot->clearGraphs();
+  m_plot->clearItems();
+  m_plot->legend->setVisible(false);
+  const LatencyAxis axis = m_lastOptions.axis;
+  m_plot->xAxis->setLabel(axis == LatencyAxis::Tpot ? "TPOT (ms)" : "TTFT (ms)");
+  if (!m_result || m_result->frontier.empty()) {
+    m_plot->replot();
+    return;
+  }
+  const auto& f = m_result->frontier;
+  // The frontier as a staircase, then one scatter per (GPU, scheme) so the legend names both.
+  auto* line = m_plot->addGraph();
+  line->setName("frontier");
+  line->setPen(QPen(QColor(150, 150, 150), 1.2, Qt::DashLine));
+  line->setLineStyle(QCPGraph::lsStepLeft);
+  line->removeFromLegend();
+  QVector<double> lx, ly;
+  for (const auto& c : f) {
+    lx.push_back(latencyOf(c, axis));
+    ly.push_back(c.usdPerMillionOutputTokens);
+  }
+  line->setData(lx, ly, true);
+  std::map<std::string, int> gpuIndex, schemeIndex;
+  for (const auto& c : f) {
+    gpuIndex.emplace(c.gpu, static_cast<int>(gpuIndex.size()));
+    schemeIndex.emplace(c.schemeId(), static_cast<int>(schemeIndex.size()));
+  }
+  std::map<std::pair<std::string, std::string>, QCPGraph*> graphs;
+  for (const auto& c : f) {
+    auto key = std::make_pair(c.gpu, c.schemeId());
+    auto it = graphs.find(key);
+    if (it == graphs.end()) {
+      auto* g = m_plot->addGraph();
+      g->setLineStyle(QCPGraph::lsNone);
+      const QColor col = gpuColor(gpuIndex[c.gpu]);
+      g->setPen(QPen(col, 1.6));
+      g->setScatterStyle(QCPScatterStyle(schemeShape(schemeIndex[c.schemeId()]), col, col, 9));
+      g->setName(qs(c.gpu + ", " + c.schemeId()));
+      it = graphs.emplace(key, g).first;
+    }
+    it->second->addData(latencyOf(c, axis), c.usdPerMillionOutputTokens);
+  }
+  // The cheapest feasible configuration, ringed.
+  if (m_result->best) {
+    auto* ring = m_plot->addGraph();
+    ring->setLineStyle(QCPGraph::lsNone);
+    ring->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(Qt::black, 1.5), QBrush(Qt::NoBrush), 18));
+    ring->setName("cheapest feasible");
+    ring->addData(latencyOf(*m_result->best, axis), m_result->best->usdPerMillionOutputTokens);
+  }
+  m_plot->legend->setVisible(true);
+  m_plot->rescaleAxes();
+  auto widen = [](QCPAxis* a, bool logScale) {
+    const QCPRange r = a->range();
+    if (logScale) {
+      a->setRange(r.lower / 1.3, r.upper * 1.3);
+    } else {
+      const double pad = std::max(r.size() * 0.08, std::abs(r.upper) * 0.05 + 1e-9);
+      a->setRange(std::max(0.0, r.lower - pad), r.upper + pad);
+    }
+  };
+  widen(m_plot->xAxis, false);
+  widen(m_plot->yAxis, true);
+  m_plot->replot();
+}
+
+void DeployView::fillTable() {
+  m_table->clearContents();
+  const int rows = m_result ? static_cast<int>(m_result->frontier.size()) : 0;
+  m_table->setRowCount(rows);
+  for (int r = 0; r < rows; ++r) {
+    const auto& c = m_result->frontier[static_cast<std::size_t>(r)];
+    const QStringList cells = {qs(c.gpu),
+                               QString::number(c.gpuCount),
+                               QString("%1 × %2").arg(c.tp).arg(c.replicas),
+                               qs(c.schemeId()),
+                               qs(c.kvDtype),
+                               QString::number(c.maxBatch),
+                               fmt3(c.ttftMs),
+                               fmt3(c.tpotMs),
+                               fmt3(c.outputTokS),
+                               fmt3(c.usdPerMillionOutputTokens),
+                               qs(c.bindingLimit)};
+    for (int k = 0; k < cells.size(); ++k) {
+      auto* item = new QTableWidgetItem(cells[k]);
+      if (k >= 5 && k <= 9) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      m_table->setItem(r, k, item);
+    }
+  }
+  m_table->resizeColumnsToContents();
+  m_add->setEnabled(false);
+}
+
+void DeployView::selectRow(int row) {
+  m_table->selectRow(row);
+}
+
+std::optional<Candidate> DeployView::selectedCandidate() const {
+  if (!m_result) return std::nullopt;
+  const auto rows = m_table->selectionModel()->selectedRows();
+  if (rows.isEmpty()) return std::nullopt;
+  const int r = rows.front().row();
+  if (r < 0 || r >= static_cast<int>(m_result->frontier.size())) return std::nullopt;
+  return candidateFromDeployment(m_result->frontier[static_cast<std::size_t>(r)], m_model.id,
+                                 m_lastOptions);
+}
+
+QString DeployView::hoverText(int i) const {
+  if (!m_result || i < 0 || i >= static_cast<int>(m_result->frontier.size())) return {};
+  const auto& c = m_result->frontier[static_cast<std::size_t>(i)];
+  return QString(
+             "%1 × %2 (TP %3 × %4 replicas)\nschemes: %5\nKV cache: %6, batch cap %7\n"
+             "TTFT %8 ms, TPOT %9 ms\noutput %10 tok/s\n%11 USD per million output tokens "
+             "(%12 USD/h)\nconcurrency capped by %13")
+      .arg(c.gpuCount)
+      .arg(qs(c.gpu))
+      .arg(c.tp)
+      .arg(c.replicas)
+      .arg(qs(c.schemeId()))
+      .arg(qs(c.kvDtype))
+      .arg(c.maxBatch)
+      .arg(fmt3(c.ttftMs))
+      .arg(fmt3(c.tpotMs))
+      .arg(fmt3(c.outputTokS))
+      .arg(fmt3(c.usdPerMillionOutputTokens))
+      .arg(fmt3(c.pricePerHourUsd))
+      .arg(qs(c.bindingLimit));
+}
+
+void DeployView::onHover(QMouseEvent* event) {
+  if (!m_result || m_result->frontier.empty()) return;
+  const QPointF pos = event->position();
+  int best = -1;
+  double bestD = 12.0;
+  for (std::size_t i = 0; i < m_result->frontier.size(); ++i) {
+    const auto& c = m_result->frontier[i];
+    const double px = m_plot->xAxis->coordToPixel(latencyOf(c, m_lastOptions.axis));
+    const double py = m_plot->yAxis->coordToPixel(c.usdPerMillionOutputTokens);
+    const double d = std::hypot(px - pos.x(), py - pos.y());
+    if (d < bestD) {
+      bestD = d;
+      best = static_cast<int>(i);
+    }
+  }
+  if (best < 0) {
+    QToolTip::hideText();
+    return;
+  }
+  QToolTip::showText(m_plot->mapToGlobal(pos.toPoint()), hoverText(best), m_plot);
+}
+
+}  // namespace qf::ui

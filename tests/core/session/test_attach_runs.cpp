@@ -11,6 +11,8 @@
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include "support/find_by_key.hpp"
+
 using namespace qf;
 
 namespace {
@@ -47,11 +49,7 @@ std::vector<std::string> e2eFiles() {
 }
 
 const Candidate& byId(const Session& s, const std::string& id) {
-  for (const auto& c : s.candidates) {
-    if (c.id == id) return c;
-  }
-  FAIL("no candidate " << id);
-  return s.candidates.front();
+  return qf::testing::byKey(s.candidates, &Candidate::id, id, "candidate");
 }
 
 }  // namespace

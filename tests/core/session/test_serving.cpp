@@ -14,6 +14,8 @@
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include "support/find_by_key.hpp"
+
 using namespace qf;
 
 namespace {
@@ -74,11 +76,7 @@ ImportedRun sweepRun(const std::string& file, const std::string& candidate, cons
 }
 
 const ServingGroup& groupOf(const ServingSweeps& sw, const std::string& key) {
-  for (const auto& g : sw.groups) {
-    if (g.key == key) return g;
-  }
-  FAIL("no group " << key);
-  return sw.groups.front();
+  return qf::testing::byKey(sw.groups, &ServingGroup::key, key, "group");
 }
 
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {

@@ -398,9 +398,10 @@ std::optional<int> checkScenario(const QCommandLineParser& parser, const Options
     return badInput(
         qf::Error{file, "", gpuFile ? "gpu" : "model", std::string("cannot read: ") + e.what()});
   }
-  if (auto c = qf::makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
-      !c) {
-    qf::Error e = c.error();
+  if (auto cands =
+          qf::makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
+      !cands) {
+    qf::Error e = cands.error();
     if (e.field.empty() || e.field == "scheme") e.field = "schemes";
     return badInput(e);
   }

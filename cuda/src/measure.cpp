@@ -1,5 +1,6 @@
 // measure(): plans the records, checks each kernel against the host references
 // (core/reference), then times it with rotating buffer sets so weights come from HBM, not L2.
+#include "device_props.hpp"
 #include "measure_run.hpp"
 
 #include <algorithm>
@@ -11,23 +12,6 @@
 namespace qf::cuda {
 
 namespace measure_detail {
-
-namespace {
-
-/// The runtime's device UUID as NVML and nvidia-smi print it: "GPU-xxxxxxxx-xxxx-…".
-std::string uuidText(const cudaUUID_t& u) {
-  std::string out = "GPU-";
-  char hex[3];
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
-    std::snprintf(hex, sizeof hex, "%02x",
-                  static_cast<unsigned>(static_cast<unsigned char>(u.bytes[i])));
-    out += hex;
-  }
-  return out;
-}
-
-}  // namespace
 
 void Session::openDevice() {
   std::string why;
@@ -49,12 +33,7 @@ void Session::openDevice() {
                     std::to_string(prop.minor) +
                     "; measuring needs 8.0 or newer (A100, A10, L4, L40S, H100, H200)");
   }
-  env.smCount = prop.multiProcessorCount;
-  env.smMajor = prop.major;
-  env.smMinor = prop.minor;
-  env.memoryGib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
-  env.l2Bytes = prop.l2CacheSize;
-  env.memoryBusBits = prop.memoryBusWidth;
+  detail::describeDevice(prop, env);
   int khz = 0;
   if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, m_cfg.device) == cudaSuccess) {
     env.smClockMhz = khz / 1000.0;
@@ -63,8 +42,6 @@ void Session::openDevice() {
     env.memoryClockMhz = khz / 1000.0;
   }
   cudaGetLastError();  // an unsupported attribute is not an error here
-  env.eccEnabled = prop.ECCEnabled != 0 ? 1 : 0;
-  env.uuid = uuidText(prop.uuid);
   char bus[32] = {};
   if (cudaDeviceGetPCIBusId(bus, sizeof bus, m_cfg.device) == cudaSuccess) env.pciBusId = bus;
   m_nvml = std::make_unique<detail::NvmlSampler>(env.pciBusId);

@@ -81,6 +81,29 @@ bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& ou
   return true;
 }
 
+bool takeOptions(Args& a, OptionSlots slots, const std::string& command, std::ostream& err,
+                 int& rc) {
+  for (const auto& [name, dst] : slots) {
+    if (!takeSingle(a, name, *dst, err, rc)) return false;
+  }
+  if (!a.rest().empty()) {
+    rc = badArg(err, a.rest().front(),
+                "unknown argument '" + a.rest().front() + "' (see qfront " + command + " --help)");
+    return false;
+  }
+  return true;
+}
+
+bool tableCsvJsonFormat(const std::optional<std::string>& format, std::string& name,
+                        std::ostream& err, int& rc) {
+  name = format.value_or("table");
+  if (name != "table" && name != "csv" && name != "json") {
+    rc = badArg(err, "format", "expected table, csv or json, found '" + name + "'");
+    return false;
+  }
+  return true;
+}
+
 bool Args::takeFlag(const std::string& name) {
   const auto it = std::find(m_args.begin(), m_args.end(), name);
   if (it == m_args.end()) return false;

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
@@ -92,6 +94,19 @@ class Args {
 /// false. Every command's single-valued options go through this.
 bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
                 std::ostream& err, int& rc);
+
+/// A command's single-valued options: each name ("--gpu") with where its value goes.
+using OptionSlots = std::span<const std::pair<const char*, std::optional<std::string>*>>;
+
+/// Takes every option of `slots` (takeSingle), then refuses what is left as an unknown
+/// argument of `command` ("serving"). False, with `rc` set, after printing the error.
+bool takeOptions(Args& a, OptionSlots slots, const std::string& command, std::ostream& err,
+                 int& rc);
+
+/// --format of a command that prints a table, CSV or JSON: the name (default "table") in
+/// `name`. False, with `rc` set, after printing the error.
+bool tableCsvJsonFormat(const std::optional<std::string>& format, std::string& name,
+                        std::ostream& err, int& rc);
 
 /// Locks `path` for a read-modify-write by command `what` ("qfront import"), waiting at most
 /// lockWaitFromEnvironment() for another writer. On failure prints the one line naming the

@@ -102,6 +102,102 @@ Json fitJson(const FittedValue& f, double value) {
   return Json{{"value", value}, {"rel_spread", f.relSpread}, {"records", f.records}};
 }
 
+/// What the calibration prints: the fit, the GPU file written, the measured steps and energy.
+struct CalibrationReport {
+  const Calibration& cal;
+  const GpuSpec& gpu;
+  const Json& gpuJson;
+  const std::vector<std::pair<std::string, std::vector<MeasuredStep>>>& steps;
+  const std::vector<std::pair<std::string, std::vector<MeasuredEnergy>>>& energy;
+  const std::optional<ModelArch>& model;
+  const std::optional<std::string>& written;  ///< the GPU file written (-o)
+};
+
+void printCalibrationJson(const CalibrationReport& r, std::ostream& out) {
+  Json j;
+  j["device"] = r.cal.device;
+  j["gpu"] = r.gpu.name;
+  if (r.cal.bandwidthBytesPerS) {
+    j["bandwidth_tbs"] = fitJson(*r.cal.bandwidthBytesPerS, r.cal.bandwidthBytesPerS->value / 1e12);
+  }
+  j["tensor_tflops"] = Json::object();
+  for (const auto& [key, f] : r.cal.peakFlopsPerS)
+    j["tensor_tflops"][key] = fitJson(f, f.value / 1e12);
+  j["dequant_s_per_weight"] = Json::object();
+  for (const auto& [key, f] : r.cal.dequantSecondsPerWeight) {
+    j["dequant_s_per_weight"][key] = fitJson(f, f.value);
+  }
+  j["calibration"] = r.gpuJson.at("calibration");
+  j["measured_step"] = Json::array();
+  for (const auto& [scheme, st] : r.steps) {
+    Json s{{"scheme", scheme}, {"model", r.model ? r.model->name : ""}, {"points", Json::array()}};
+    for (const auto& p : st) {
+      s["points"].push_back(
+          {{"batch", p.batch}, {"step_ms", p.stepS * 1e3}, {"spread_ms", p.spreadS * 1e3}});
+    }
+    j["measured_step"].push_back(s);
+  }
+  if (!r.energy.empty()) {
+    j["measured_energy"] = Json::array();
+    for (const auto& [scheme, es] : r.energy) {
+      Json s{{"scheme", scheme}, {"metric", kEnergyPerTokenMetric}, {"points", Json::array()}};
+      for (const auto& p : es) {
+        s["points"].push_back({{"batch", p.batch},
+                               {"j_per_step", p.joulesPerStep},
+                               {"j_per_token", p.joulesPerToken}});
+      }
+      j["measured_energy"].push_back(s);
+    }
+  }
+  j["warnings"] = r.cal.warnings;
+  if (r.written) j["written"] = *r.written;
+  stampOutput(j);
+  out << j.dump(2) << "\n";
+}
+
+void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {
+  out << "device   " << r.cal.device << "   (datasheet: " << r.gpu.name << ")\n";
+  if (r.cal.bandwidthBytesPerS) {
+    const auto& f = *r.cal.bandwidthBytesPerS;
+    out << "bandwidth  " << fmt(f.value / 1e12, 3) << " TB/s ± " << fmt(100 * f.relSpread, 1)
+        << "%  (" << f.records << " records; datasheet " << fmt(r.gpu.hbmBandwidthTBps, 2)
+        << " TB/s: " << fmt(100 * f.value / r.gpu.bandwidthBytesPerS(), 1) << "%)\n";
+  }
+  for (const auto& [key, f] : r.cal.peakFlopsPerS) {
+    const auto path = tensorPathFromName(key);
+    const TensorPath p = path ? *path : TensorPath::Bf16;
+    out << "tensor " << std::left << std::setw(11) << key << std::right << fmt(f.value / 1e12, 1)
+        << " TFLOP/s ± " << fmt(100 * f.relSpread, 1) << "%  (" << f.records << " records";
+    if (r.gpu.hasPath(p)) {
+      out << "; " << fmt(100 * f.value / r.gpu.peakFlopsPerS(p), 1) << "% of the "
+          << tensorPathName(p) << " peak";
+    }
+    out << ")\n";
+  }
+  for (const auto& [key, f] : r.cal.dequantSecondsPerWeight) {
+    out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
+        << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
+        << fmt(100 * f.relSpread, 1) << "%  (" << fmt(1.0 / f.value / 1e9, 1) << " G weights/s, "
+        << f.records << " records)\n";
+  }
+  for (const auto& [scheme, st] : r.steps) {
+    out << "\nmeasured step time, " << (r.model ? r.model->name : "") << ", " << scheme
+        << " (sum of its decode GEMMs at M = B)\n";
+    for (const auto& p : st) {
+      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.stepS * 1e3, 3) << " ms ± "
+          << fmt(p.spreadS * 1e3, 3) << "\n";
+    }
+  }
+  for (const auto& [scheme, es] : r.energy) {
+    out << "\nmeasured GEMM energy, " << (r.model ? r.model->name : "") << ", " << scheme
+        << " (board joules of its decode GEMMs at M = B, NVML)\n";
+    for (const auto& p : es) {
+      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.joulesPerStep, 4) << " J/step  "
+          << fmt(p.joulesPerToken, 4) << " J/token\n";
+    }
+  }
+}
+
 }  // namespace
 
 int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -235,88 +331,12 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   }
   for (const auto& w : cal->warnings) err << "qfront: warning: " << files[0] << ": " << w << "\n";
 
+  const CalibrationReport report{*cal, *gpu, gpuJson, steps, energy, model, outOpt};
   if (format == "json") {
-    Json j;
-    j["device"] = cal->device;
-    j["gpu"] = gpu->name;
-    if (cal->bandwidthBytesPerS) {
-      j["bandwidth_tbs"] = fitJson(*cal->bandwidthBytesPerS, cal->bandwidthBytesPerS->value / 1e12);
-    }
-    j["tensor_tflops"] = Json::object();
-    for (const auto& [key, f] : cal->peakFlopsPerS)
-      j["tensor_tflops"][key] = fitJson(f, f.value / 1e12);
-    j["dequant_s_per_weight"] = Json::object();
-    for (const auto& [key, f] : cal->dequantSecondsPerWeight) {
-      j["dequant_s_per_weight"][key] = fitJson(f, f.value);
-    }
-    j["calibration"] = gpuJson.at("calibration");
-    j["measured_step"] = Json::array();
-    for (const auto& [scheme, st] : steps) {
-      Json s{{"scheme", scheme}, {"model", model ? model->name : ""}, {"points", Json::array()}};
-      for (const auto& p : st) {
-        s["points"].push_back(
-            {{"batch", p.batch}, {"step_ms", p.stepS * 1e3}, {"spread_ms", p.spreadS * 1e3}});
-      }
-      j["measured_step"].push_back(s);
-    }
-    if (!energy.empty()) {
-      j["measured_energy"] = Json::array();
-      for (const auto& [scheme, es] : energy) {
-        Json s{{"scheme", scheme}, {"metric", kEnergyPerTokenMetric}, {"points", Json::array()}};
-        for (const auto& p : es) {
-          s["points"].push_back({{"batch", p.batch},
-                                 {"j_per_step", p.joulesPerStep},
-                                 {"j_per_token", p.joulesPerToken}});
-        }
-        j["measured_energy"].push_back(s);
-      }
-    }
-    j["warnings"] = cal->warnings;
-    if (outOpt) j["written"] = *outOpt;
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    printCalibrationJson(report, out);
     return kExitOk;
   }
-  out << "device   " << cal->device << "   (datasheet: " << gpu->name << ")\n";
-  if (cal->bandwidthBytesPerS) {
-    const auto& f = *cal->bandwidthBytesPerS;
-    out << "bandwidth  " << fmt(f.value / 1e12, 3) << " TB/s ± " << fmt(100 * f.relSpread, 1)
-        << "%  (" << f.records << " records; datasheet " << fmt(gpu->hbmBandwidthTBps, 2)
-        << " TB/s: " << fmt(100 * f.value / gpu->bandwidthBytesPerS(), 1) << "%)\n";
-  }
-  for (const auto& [key, f] : cal->peakFlopsPerS) {
-    const auto path = tensorPathFromName(key);
-    const TensorPath p = path ? *path : TensorPath::Bf16;
-    out << "tensor " << std::left << std::setw(11) << key << std::right << fmt(f.value / 1e12, 1)
-        << " TFLOP/s ± " << fmt(100 * f.relSpread, 1) << "%  (" << f.records << " records";
-    if (gpu->hasPath(p)) {
-      out << "; " << fmt(100 * f.value / gpu->peakFlopsPerS(p), 1) << "% of the "
-          << tensorPathName(p) << " peak";
-    }
-    out << ")\n";
-  }
-  for (const auto& [key, f] : cal->dequantSecondsPerWeight) {
-    out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
-        << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
-        << fmt(100 * f.relSpread, 1) << "%  (" << fmt(1.0 / f.value / 1e9, 1) << " G weights/s, "
-        << f.records << " records)\n";
-  }
-  for (const auto& [scheme, st] : steps) {
-    out << "\nmeasured step time, " << (model ? model->name : "") << ", " << scheme
-        << " (sum of its decode GEMMs at M = B)\n";
-    for (const auto& p : st) {
-      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.stepS * 1e3, 3) << " ms ± "
-          << fmt(p.spreadS * 1e3, 3) << "\n";
-    }
-  }
-  for (const auto& [scheme, es] : energy) {
-    out << "\nmeasured GEMM energy, " << (model ? model->name : "") << ", " << scheme
-        << " (board joules of its decode GEMMs at M = B, NVML)\n";
-    for (const auto& p : es) {
-      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.joulesPerStep, 4) << " J/step  "
-          << fmt(p.joulesPerToken, 4) << " J/token\n";
-    }
-  }
+  printCalibrationTable(report, out);
   if (outOpt) out << "\nwrote " << *outOpt << ": qfront model --gpu " << *outOpt << " ...\n";
   return kExitOk;
 }

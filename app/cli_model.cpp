@@ -246,6 +246,137 @@ bool parseBatchList(const std::string& spec, std::vector<double>& out, std::stri
   return true;
 }
 
+namespace {
+
+/// KEY=X,... where KEY is a tensor path or a built-in scheme id (a scheme id only when
+/// `schemesOnly`) and X lies in the range lo (open when `loOpen`) to hi; the exit status of a
+/// bad item (printed on `err`), none when all are good.
+std::optional<int> keyedValues(const std::string& text, const char* field, bool schemesOnly,
+                               double lo, bool loOpen, double hi,
+                               std::map<std::string, double>& dst, const Catalog& cat,
+                               std::ostream& err) {
+  for (const auto& item : splitComma(text)) {
+    const auto eq = item.find('=');
+    const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
+    const auto v = eq == std::string::npos ? std::nullopt : parseNumber(item.substr(eq + 1));
+    if (!v || (loOpen ? !(*v > lo) : *v < lo) || *v > hi) {
+      std::ostringstream msg;
+      msg << "expected KEY=X with X in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found '"
+          << item << "'";
+      return badArg(err, field, msg.str());
+    }
+    std::string id = key;
+    if (!(!schemesOnly && tensorPathFromName(key))) {
+      auto sc = cat.scheme(key, field);
+      if (!sc) {
+        return badArg(err, field,
+                      "'" + key + "' is not " +
+                          (schemesOnly ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
+                          "a scheme id (" + cat.schemeIds() + ")");
+      }
+      id = sc->id;
+    }
+    dst[id] = *v;
+  }
+  return std::nullopt;
+}
+
+/// Efficiency flags override the GPU file's calibration block, value by value; 0, or the exit
+/// status of a bad flag (printed on `err`).
+int applyEfficiencyFlags(Efficiency& e, const std::optional<std::string>& overheadMs,
+                         const std::optional<std::string>& bwEff,
+                         const std::optional<std::string>& computeEff,
+                         const std::optional<std::string>& dequantCost, const Catalog& cat,
+                         std::ostream& err) {
+  std::vector<std::string> used;
+  if (overheadMs) {
+    const auto v = parseNumber(*overheadMs);
+    if (!v || *v < 0 || *v > kMaxOverheadMs) {
+      return badArg(err, "overhead-ms",
+                    "expected a number of ms in [0, 1000], found '" + *overheadMs + "'");
+    }
+    e.overheadMs = *v;
+    used.push_back("--overhead-ms");
+  }
+  if (bwEff) {
+    const auto v = parseNumber(*bwEff);
+    if (!v || !(*v > 0) || *v > kMaxEfficiency) {
+      return badArg(err, "bw-eff", "expected a fraction in (0, 1.5], found '" + *bwEff + "'");
+    }
+    e.bandwidthEff = *v;
+    used.push_back("--bw-eff");
+  }
+  if (computeEff) {
+    if (auto rcE = keyedValues(*computeEff, "compute-eff", false, 0, true, kMaxEfficiency,
+                               e.computeEff, cat, err))
+      return *rcE;
+    used.push_back("--compute-eff");
+  }
+  if (dequantCost) {
+    if (auto rcD = keyedValues(*dequantCost, "dequant-s-per-weight", true, 0, false,
+                               kMaxDequantSPerWeight, e.dequantSPerWeight, cat, err)) {
+      return *rcD;
+    }
+    used.push_back("--dequant-s-per-weight");
+  }
+  if (!used.empty()) {
+    std::string flags;
+    for (const auto& f : used) flags += (flags.empty() ? "" : " ") + f;
+    e.source = (e.source == "datasheet" ? std::string() : e.source + "; ") + "flags " + flags;
+  }
+  return kExitOk;
+}
+
+/// The engine's report with the `level` intervals of its end-to-end predictions, as JSON, CSV
+/// or a table.
+void printModel(const std::string& fmtName, const EngineReport& rep, double level,
+                std::ostream& out) {
+  // Intervals of the end-to-end predictions, from the calibration's fit record.
+  std::vector<std::vector<StaticBatchInterval>> intervals;
+  for (const auto& sr : rep.schemes)
+    intervals.push_back(staticBatchIntervals(rep.scenario, rep.params, sr, level));
+  if (fmtName == "json") {
+    Json j = reportToJson(rep);
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+      for (std::size_t k = 0; k < intervals[i].size(); ++k) {
+        const auto& iv = intervals[i][k];
+        Json& pt = j["schemes"][i]["points"][k];
+        pt["interval_level"] = level;
+        pt["extrapolated"] = iv.latencyS.extrapolated;
+        pt["e2e_latency_s_interval"] = {iv.latencyS.low, iv.latencyS.high};
+        pt["ttft_ms_interval"] = {iv.ttftMs.low, iv.ttftMs.high};
+        if (!pt["tpot_ms"].is_null()) pt["tpot_ms_interval"] = {iv.tpotMs.low, iv.tpotMs.high};
+        pt["total_tokens_per_s_interval"] = {iv.totalTokensPerS.low, iv.totalTokensPerS.high};
+      }
+    }
+    stampOutput(j);
+    out << j.dump(2) << "\n";
+  } else if (fmtName == "csv") {
+    out << engineCsvText(rep);
+  } else {
+    printTable(rep, out);
+    bool any = false;
+    for (std::size_t i = 0; i < intervals.size(); ++i) {
+      for (std::size_t k = 0; k < intervals[i].size(); ++k) {
+        if (!any) {
+          out << "\n"
+              << fmt(100 * level, 0)
+              << "% intervals of the calibrated latency (from the fit's spread and residuals)\n";
+          any = true;
+        }
+        const auto& iv = intervals[i][k].latencyS;
+        out << "  " << std::left << std::setw(32) << rep.schemes[i].assignment.id << std::right
+            << " B " << std::setw(6) << rep.schemes[i].e2e[k].batch << "  " << fmt(iv.value, 3)
+            << " s  [" << fmt(iv.low, 3) << ", " << fmt(iv.high, 3) << "]"
+            << (iv.extrapolated ? "  extrapolated: outside the batch and lengths the fit saw" : "")
+            << "\n";
+      }
+    }
+  }
+}
+
+}  // namespace
+
 int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   Args a(argv);
   if (a.help()) {
@@ -281,13 +412,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--input-len", &inputLen},
       {"--output-len", &outputLen},
       {"--interval", &intervalOpt}};
-  for (const auto& [name, dst] : opts) {
-    if (!takeSingle(a, name, *dst, err, rc)) return rc;
-  }
-  if (!a.rest().empty()) {
-    return badArg(err, a.rest().front(),
-                  "unknown argument '" + a.rest().front() + "' (see qfront model --help)");
-  }
+  if (!takeOptions(a, opts, "model", err, rc)) return rc;
   if (!model)
     return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
   if (!gpu) return badArg(err, "gpu", "--gpu is required (a catalog id or a GPU JSON path)");
@@ -327,10 +452,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
     spec.contextTokens = *v;
   }
-  const std::string fmtName = format.value_or("table");
-  if (fmtName != "table" && fmtName != "csv" && fmtName != "json") {
-    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
-  }
+  std::string fmtName;
+  if (!tableCsvJsonFormat(format, fmtName, err, rc)) return rc;
   std::vector<double> batches;
   {
     std::string why;
@@ -355,75 +478,9 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     s.inputLen = *i;
     s.outputLen = *o;
   }
-  {
-    // Efficiency flags override the GPU file's calibration block, value by value.
-    Efficiency& e = s.efficiency;
-    std::vector<std::string> used;
-    if (overheadMs) {
-      const auto v = parseNumber(*overheadMs);
-      if (!v || *v < 0 || *v > kMaxOverheadMs) {
-        return badArg(err, "overhead-ms",
-                      "expected a number of ms in [0, 1000], found '" + *overheadMs + "'");
-      }
-      e.overheadMs = *v;
-      used.push_back("--overhead-ms");
-    }
-    if (bwEff) {
-      const auto v = parseNumber(*bwEff);
-      if (!v || !(*v > 0) || *v > kMaxEfficiency) {
-        return badArg(err, "bw-eff", "expected a fraction in (0, 1.5], found '" + *bwEff + "'");
-      }
-      e.bandwidthEff = *v;
-      used.push_back("--bw-eff");
-    }
-    // KEY=X,... where KEY is a tensor path or a built-in scheme id.
-    auto keyed = [&](const std::string& text, const char* field, bool schemesOnly, double lo,
-                     bool loOpen, double hi,
-                     std::map<std::string, double>& dst) -> std::optional<int> {
-      for (const auto& item : splitComma(text)) {
-        const auto eq = item.find('=');
-        const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
-        const auto v = eq == std::string::npos ? std::nullopt : parseNumber(item.substr(eq + 1));
-        if (!v || (loOpen ? !(*v > lo) : *v < lo) || *v > hi) {
-          std::ostringstream msg;
-          msg << "expected KEY=X with X in " << (loOpen ? "(" : "[") << lo << ", " << hi
-              << "], found '" << item << "'";
-          return badArg(err, field, msg.str());
-        }
-        std::string id = key;
-        if (!(!schemesOnly && tensorPathFromName(key))) {
-          auto sc = cat.scheme(key, field);
-          if (!sc) {
-            return badArg(
-                err, field,
-                "'" + key + "' is not " +
-                    (schemesOnly ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
-                    "a scheme id (" + cat.schemeIds() + ")");
-          }
-          id = sc->id;
-        }
-        dst[id] = *v;
-      }
-      return std::nullopt;
-    };
-    if (computeEff) {
-      if (auto rcE =
-              keyed(*computeEff, "compute-eff", false, 0, true, kMaxEfficiency, e.computeEff))
-        return *rcE;
-      used.push_back("--compute-eff");
-    }
-    if (dequantCost) {
-      if (auto rcD = keyed(*dequantCost, "dequant-s-per-weight", true, 0, false,
-                           kMaxDequantSPerWeight, e.dequantSPerWeight)) {
-        return *rcD;
-      }
-      used.push_back("--dequant-s-per-weight");
-    }
-    if (!used.empty()) {
-      std::string flags;
-      for (const auto& f : used) flags += (flags.empty() ? "" : " ") + f;
-      e.source = (e.source == "datasheet" ? std::string() : e.source + "; ") + "flags " + flags;
-    }
+  if (const int bad = applyEfficiencyFlags(s.efficiency, overheadMs, bwEff, computeEff, dequantCost,
+                                           cat, err)) {
+    return bad;
   }
   std::vector<std::string> ids;
   for (const auto& list : schemeLists) {
@@ -456,48 +513,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   }
   auto rep = runEngine(s, cands, batches);
   if (!rep) return badInput(err, rep.error());
-  // Intervals of the end-to-end predictions, from the calibration's fit record.
-  std::vector<std::vector<StaticBatchInterval>> intervals;
-  for (const auto& sr : rep->schemes)
-    intervals.push_back(staticBatchIntervals(rep->scenario, rep->params, sr, level));
-  if (fmtName == "json") {
-    Json j = reportToJson(*rep);
-    for (std::size_t i = 0; i < intervals.size(); ++i) {
-      for (std::size_t k = 0; k < intervals[i].size(); ++k) {
-        const auto& iv = intervals[i][k];
-        Json& pt = j["schemes"][i]["points"][k];
-        pt["interval_level"] = level;
-        pt["extrapolated"] = iv.latencyS.extrapolated;
-        pt["e2e_latency_s_interval"] = {iv.latencyS.low, iv.latencyS.high};
-        pt["ttft_ms_interval"] = {iv.ttftMs.low, iv.ttftMs.high};
-        if (!pt["tpot_ms"].is_null()) pt["tpot_ms_interval"] = {iv.tpotMs.low, iv.tpotMs.high};
-        pt["total_tokens_per_s_interval"] = {iv.totalTokensPerS.low, iv.totalTokensPerS.high};
-      }
-    }
-    stampOutput(j);
-    out << j.dump(2) << "\n";
-  } else if (fmtName == "csv") {
-    out << engineCsvText(*rep);
-  } else {
-    printTable(*rep, out);
-    bool any = false;
-    for (std::size_t i = 0; i < intervals.size(); ++i) {
-      for (std::size_t k = 0; k < intervals[i].size(); ++k) {
-        if (!any) {
-          out << "\n"
-              << fmt(100 * level, 0)
-              << "% intervals of the calibrated latency (from the fit's spread and residuals)\n";
-          any = true;
-        }
-        const auto& iv = intervals[i][k].latencyS;
-        out << "  " << std::left << std::setw(32) << rep->schemes[i].assignment.id << std::right
-            << " B " << std::setw(6) << rep->schemes[i].e2e[k].batch << "  " << fmt(iv.value, 3)
-            << " s  [" << fmt(iv.low, 3) << ", " << fmt(iv.high, 3) << "]"
-            << (iv.extrapolated ? "  extrapolated: outside the batch and lengths the fit saw" : "")
-            << "\n";
-      }
-    }
-  }
+  printModel(fmtName, *rep, level, out);
   return kExitOk;
 }
 

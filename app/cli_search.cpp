@@ -64,50 +64,11 @@ std::string lowerAscii(std::string s) {
   return s;
 }
 
-}  // namespace
-
-int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kSearchHelp;
-    return kExitOk;
-  }
-  int rc = kExitOk;
-  const bool perKind = a.takeFlag("--per-kind");
-  const bool skipUnpriced = a.takeFlag("--skip-unpriced");
-  bool missing = false;
-  const auto prices = a.take("--price", missing);
-  if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
-  std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
-      maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format;
-  const std::pair<const char*, std::optional<std::string>*> opts[] = {
-      {"--model", &model},          {"--use-case", &useCase},   {"--input-len", &inputLen},
-      {"--output-len", &outputLen}, {"--gpus", &gpus},          {"--max-gpus", &maxGpus},
-      {"--schemes", &schemes},      {"--kv-dtypes", &kvDtypes}, {"--max-batch", &maxBatch},
-      {"--token-budget", &budget},  {"--load", &load},          {"--slo-ttft-ms", &sloTtft},
-      {"--slo-tpot-ms", &sloTpot},  {"--latency", &latency},    {"--mem-util", &memUtil},
-      {"--reserve-gib", &reserve},  {"--format", &format}};
-  for (const auto& [name, dst] : opts) {
-    if (!takeSingle(a, name, *dst, err, rc)) return rc;
-  }
-  if (!a.rest().empty())
-    return badArg(err, a.rest().front(),
-                  "unknown argument '" + a.rest().front() + "' (see qfront search --help)");
-  if (!model) return badArg(err, "model", "--model is required");
-  const std::string fmtName = format.value_or("table");
-  if (fmtName != "table" && fmtName != "csv" && fmtName != "json")
-    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
-  std::string useCaseId;
-  const auto w = workloadOption(useCase, inputLen, outputLen, useCaseId, err, rc);
-  if (!w) return rc;
-
-  const Catalog& cat = Catalog::bundled();
-  DeploySpace sp;
-  auto m = cat.resolveModel(*model);
-  if (!m) return badInput(err, m.error());
-  sp.model = *m;
-  sp.perKind = perKind;
-  sp.catalog = &cat;
+/// The GPUs searched (--gpus, default all), priced from --price or the catalog; 0, or the exit
+/// status of a bad option (printed on `err`).
+int searchedGpus(const std::vector<std::string>& prices, const std::optional<std::string>& gpus,
+                 bool skipUnpriced, const Catalog& cat, std::vector<GpuSpec>& out,
+                 std::ostream& err) {
   // Prices given on the command line, by GPU id.
   std::map<std::string, double> priceOf;
   for (const auto& list : prices) {
@@ -140,12 +101,111 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                     "GPU '" + g->id + "' has no price per GPU-hour; give one with --price " +
                         g->id + "=USD or leave it out with --skip-unpriced");
     }
-    sp.gpus.push_back(std::move(*g));
+    out.push_back(std::move(*g));
   }
   if (!priceOf.empty())
     return badArg(err, "price",
                   "--price names GPU '" + priceOf.begin()->first + "', which is not searched");
-  if (sp.gpus.empty()) return badArg(err, "gpus", "no priced GPU left to search");
+  if (out.empty()) return badArg(err, "gpus", "no priced GPU left to search");
+  return kExitOk;
+}
+
+/// The frontier as CSV or a table (with the best deployment).
+void printSearch(const std::string& fmtName, const DeploySpace& sp, const ServingWorkload& w,
+                 const DeployOptions& o, const DeployResult& r, const Json& j, std::ostream& out,
+                 std::ostream& err) {
+  const char* cols[] = {"gpu",
+                        "gpu_count",
+                        "tp",
+                        "replicas",
+                        "scheme_id",
+                        "kv_dtype",
+                        "max_batch",
+                        "ttft_ms",
+                        "tpot_ms",
+                        "output_tok_s",
+                        "usd_per_million_output_tokens"};
+  auto cell = [](const Json& v) {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_number_integer()) return std::to_string(v.get<long long>());
+    return fixedText(v.get<double>(), 3);
+  };
+  if (fmtName == "csv") {
+    for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
+    out << "\n";
+    for (const auto& c : j["frontier"]) {
+      for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cell(c[cols[i]]);
+      out << "\n";
+    }
+    if (!r.nothingFeasible.empty())
+      err << "qfront: nothing feasible: " << r.nothingFeasible << "\n";
+    return;
+  }
+  out << sp.model.id << ", " << w.inputTokens << " -> " << w.outputTokens << " tokens, load "
+      << deployLoadText(o.load) << "; " << r.space << " configurations, " << r.evaluated
+      << " fit in memory and were evaluated, " << r.feasible << " feasible\n";
+  if (!r.nothingFeasible.empty()) {
+    out << "nothing feasible: " << r.nothingFeasible << "\n";
+    return;
+  }
+  out << "frontier (USD per million output tokens against "
+      << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
+  const char* heads[] = {"gpu",       "count",   "tp",      "replicas",  "schemes",  "kv",
+                         "max_batch", "TTFT ms", "TPOT ms", "out tok/s", "USD/M tok"};
+  const int widths[] = {10, 6, 4, 9, 34, 6, 10, 10, 9, 11, 10};
+  for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
+  out << "\n";
+  for (const auto& c : j["frontier"]) {
+    for (std::size_t i = 0; i < std::size(cols); ++i)
+      out << std::setw(widths[i]) << cell(c[cols[i]]);
+    out << "\n";
+  }
+  const auto& b = *r.best;
+  out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp << ", " << b.replicas
+      << " replica" << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
+      << ", batch cap " << b.maxBatch << ": " << fixedText(b.usdPerMillionOutputTokens, 3)
+      << " USD per million output tokens\n";
+}
+
+}  // namespace
+
+int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kSearchHelp;
+    return kExitOk;
+  }
+  int rc = kExitOk;
+  const bool perKind = a.takeFlag("--per-kind");
+  const bool skipUnpriced = a.takeFlag("--skip-unpriced");
+  bool missing = false;
+  const auto prices = a.take("--price", missing);
+  if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
+  std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
+      maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format;
+  const std::pair<const char*, std::optional<std::string>*> opts[] = {
+      {"--model", &model},          {"--use-case", &useCase},   {"--input-len", &inputLen},
+      {"--output-len", &outputLen}, {"--gpus", &gpus},          {"--max-gpus", &maxGpus},
+      {"--schemes", &schemes},      {"--kv-dtypes", &kvDtypes}, {"--max-batch", &maxBatch},
+      {"--token-budget", &budget},  {"--load", &load},          {"--slo-ttft-ms", &sloTtft},
+      {"--slo-tpot-ms", &sloTpot},  {"--latency", &latency},    {"--mem-util", &memUtil},
+      {"--reserve-gib", &reserve},  {"--format", &format}};
+  if (!takeOptions(a, opts, "search", err, rc)) return rc;
+  if (!model) return badArg(err, "model", "--model is required");
+  std::string fmtName;
+  if (!tableCsvJsonFormat(format, fmtName, err, rc)) return rc;
+  std::string useCaseId;
+  const auto w = workloadOption(useCase, inputLen, outputLen, useCaseId, err, rc);
+  if (!w) return rc;
+
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  auto m = cat.resolveModel(*model);
+  if (!m) return badInput(err, m.error());
+  sp.model = *m;
+  sp.perKind = perKind;
+  sp.catalog = &cat;
+  if (const int bad = searchedGpus(prices, gpus, skipUnpriced, cat, sp.gpus, err)) return bad;
   if (!schemes || *schemes == "all") {
     sp.schemes = cat.schemes();
   } else {
@@ -203,57 +263,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     out << j.dump(2) << "\n";
     return kExitOk;
   }
-  const char* cols[] = {"gpu",
-                        "gpu_count",
-                        "tp",
-                        "replicas",
-                        "scheme_id",
-                        "kv_dtype",
-                        "max_batch",
-                        "ttft_ms",
-                        "tpot_ms",
-                        "output_tok_s",
-                        "usd_per_million_output_tokens"};
-  auto cell = [](const Json& v) {
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_integer()) return std::to_string(v.get<long long>());
-    return fixedText(v.get<double>(), 3);
-  };
-  if (fmtName == "csv") {
-    for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
-    out << "\n";
-    for (const auto& c : j["frontier"]) {
-      for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cell(c[cols[i]]);
-      out << "\n";
-    }
-    if (!r->nothingFeasible.empty())
-      err << "qfront: nothing feasible: " << r->nothingFeasible << "\n";
-    return kExitOk;
-  }
-  out << sp.model.id << ", " << w->inputTokens << " -> " << w->outputTokens << " tokens, load "
-      << deployLoadText(o.load) << "; " << r->space << " configurations, " << r->evaluated
-      << " fit in memory and were evaluated, " << r->feasible << " feasible\n";
-  if (!r->nothingFeasible.empty()) {
-    out << "nothing feasible: " << r->nothingFeasible << "\n";
-    return kExitOk;
-  }
-  out << "frontier (USD per million output tokens against "
-      << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
-  const char* heads[] = {"gpu",       "count",   "tp",      "replicas",  "schemes",  "kv",
-                         "max_batch", "TTFT ms", "TPOT ms", "out tok/s", "USD/M tok"};
-  const int widths[] = {10, 6, 4, 9, 34, 6, 10, 10, 9, 11, 10};
-  for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
-  out << "\n";
-  for (const auto& c : j["frontier"]) {
-    for (std::size_t i = 0; i < std::size(cols); ++i)
-      out << std::setw(widths[i]) << cell(c[cols[i]]);
-    out << "\n";
-  }
-  const auto& b = *r->best;
-  out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp << ", " << b.replicas
-      << " replica" << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
-      << ", batch cap " << b.maxBatch << ": " << fixedText(b.usdPerMillionOutputTokens, 3)
-      << " USD per million output tokens\n";
+  printSearch(fmtName, sp, *w, o, *r, j, out, err);
   return kExitOk;
 }
 

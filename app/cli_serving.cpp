@@ -64,6 +64,126 @@ Json finiteOrNull(double v) {
   return std::isfinite(v) ? Json(v) : Json(nullptr);
 }
 
+/// One row per load: the simulation beside the analytic steady state.
+Result<Json> loadRows(const StepTimeModel& steps, const ServingLimits& lim,
+                      const ServingWorkload& w, const SimOptions& sim,
+                      const std::vector<LoadPoint>& loads, bool withSlo) {
+  Json rows = Json::array();
+  for (const auto& lp : loads) {
+    SimOptions o = sim;
+    SteadyState analytic;
+    if (lp.kind == LoadPoint::Kind::Sync) {
+      o.closedLoopConcurrency = 1;
+      analytic = stateAtConcurrency(steps, lim, w, 1.0);
+    } else if (lp.kind == LoadPoint::Kind::Max) {
+      o.requestsPerS = std::numeric_limits<double>::infinity();
+      analytic = saturatedState(steps, lim, w);
+    } else {
+      o.requestsPerS = lp.rate;
+      analytic = stateAtRate(steps, lim, w, lp.rate);
+    }
+    auto r = simulateServing(steps, lim, o);
+    if (!r) return r.error();
+    Json row;
+    row["load"] = lp.text;
+    row["requests_per_s"] = r->requestsPerS;
+    row["output_tok_s"] = r->outputTokPerS;
+    row["ttft_p50_ms"] = r->ttftP50S * 1e3;
+    row["ttft_p99_ms"] = r->ttftP99S * 1e3;
+    row["tpot_p50_ms"] = r->tpotP50S * 1e3;
+    row["tpot_p99_ms"] = r->tpotP99S * 1e3;
+    row["goodput_req_s"] = withSlo ? Json(r->goodputReqPerS) : Json(nullptr);
+    row["preemptions"] = r->preemptions;
+    row["mean_concurrency"] = r->meanConcurrency;
+    const bool ok = analytic.stable || lp.kind == LoadPoint::Kind::Max;
+    row["analytic_output_tok_s"] = ok ? finiteOrNull(analytic.outputTokPerS) : Json(nullptr);
+    row["analytic_ttft_ms"] = ok ? finiteOrNull(analytic.ttftS * 1e3) : Json(nullptr);
+    row["analytic_tpot_ms"] = ok ? finiteOrNull(analytic.tpotS * 1e3) : Json(nullptr);
+    row["binding_limit"] = analytic.bindingLimit;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+/// What the three output formats print.
+struct ServingReport {
+  const Scenario& scenario;
+  const ScenarioSpec& spec;
+  const std::string& scheme;
+  const std::string& useCaseId;
+  const ServingWorkload& workload;
+  const ServingLimits& limits;
+  const SimOptions& sim;
+  const Json& rows;
+};
+
+void printJson(const ServingReport& r, std::ostream& out) {
+  Json j;
+  j["qfront_version"] = qfrontVersion();
+  j["model"] = r.scenario.model.id;
+  j["gpu"] = r.scenario.gpu.id;
+  j["tp"] = r.spec.tp;
+  j["scheme"] = r.scheme;
+  j["kv_dtype"] = r.spec.kvDtype;
+  j["use_case"] = r.useCaseId.empty() ? Json(nullptr) : Json(r.useCaseId);
+  j["input_len"] = r.workload.inputTokens;
+  j["output_len"] = r.workload.outputTokens;
+  j["max_batch"] = r.limits.maxBatch;
+  j["token_budget"] = r.limits.tokenBudget;
+  j["kv_capacity_tokens"] = r.limits.kvCapacityTokens;
+  j["requests"] = r.sim.requests;
+  j["seed"] = r.sim.seed;
+  j["efficiency_source"] = r.scenario.efficiency.source;
+  j["loads"] = r.rows;
+  out << j.dump(2) << "\n";
+}
+
+/// The columns of the CSV and of the table, in order.
+constexpr const char* kColumns[] = {
+    "load",        "requests_per_s",        "output_tok_s",     "ttft_p50_ms",
+    "ttft_p99_ms", "tpot_p50_ms",           "tpot_p99_ms",      "goodput_req_s",
+    "preemptions", "analytic_output_tok_s", "analytic_ttft_ms", "analytic_tpot_ms"};
+
+std::string cell(const Json& v) {
+  if (v.is_null()) return std::string("-");
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  return fixedText(v.get<double>(), 2);
+}
+
+void printCsv(const ServingReport& r, std::ostream& out) {
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i ? "," : "") << kColumns[i];
+  out << "\n";
+  for (const auto& row : r.rows) {
+    for (std::size_t i = 0; i < std::size(kColumns); ++i) {
+      const auto& v = row[kColumns[i]];
+      out << (i ? "," : "") << (v.is_null() ? std::string() : cell(v));
+    }
+    out << "\n";
+  }
+}
+
+void printTable(const ServingReport& r, std::ostream& out) {
+  out << r.scenario.model.id << " on " << r.spec.tp << " x " << r.scenario.gpu.id << ", "
+      << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
+      << r.workload.outputTokens << " tokens; batch cap " << r.limits.maxBatch << ", token budget "
+      << r.limits.tokenBudget << ", KV cache " << fixedText(r.limits.kvCapacityTokens, 0)
+      << " tokens\n"
+      << "simulated: " << r.sim.requests << " requests per load, seed " << r.sim.seed
+      << "; analytic: steady state (efficiency: " << r.scenario.efficiency.source << ")\n";
+  const char* heads[] = {"load",     "req/s",       "out tok/s",  "TTFT p50",
+                         "TTFT p99", "TPOT p50",    "TPOT p99",   "goodput",
+                         "preempt",  "model tok/s", "model TTFT", "model TPOT"};
+  for (const char* h : heads) out << std::setw(12) << h;
+  out << "\n";
+  for (const auto& row : r.rows) {
+    for (const char* c : kColumns) out << std::setw(12) << cell(row[c]);
+    out << "\n";
+  }
+  out << "(latencies in ms; model = analytic steady state, TTFT at max = prefill after "
+         "admission)\n";
+}
+
 }  // namespace
 
 int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -97,19 +217,13 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
                                                                       {"--mem-util", &memUtil},
                                                                       {"--reserve-gib", &reserve},
                                                                       {"--format", &format}};
-  for (const auto& [name, dst] : opts) {
-    if (!takeSingle(a, name, *dst, err, rc)) return rc;
-  }
-  if (!a.rest().empty())
-    return badArg(err, a.rest().front(),
-                  "unknown argument '" + a.rest().front() + "' (see qfront serving --help)");
+  if (!takeOptions(a, opts, "serving", err, rc)) return rc;
   if (!model) return badArg(err, "model", "--model is required");
   if (!gpu) return badArg(err, "gpu", "--gpu is required");
   if (!scheme && !linear) return badArg(err, "scheme", "--scheme (or --linear) is required");
   if (scheme && linear) return badArg(err, "scheme", "give --scheme or --linear, not both");
-  const std::string fmtName = format.value_or("table");
-  if (fmtName != "table" && fmtName != "csv" && fmtName != "json")
-    return badArg(err, "format", "expected table, csv or json, found '" + fmtName + "'");
+  std::string fmtName;
+  if (!tableCsvJsonFormat(format, fmtName, err, rc)) return rc;
 
   std::string useCaseId;
   const auto w = workloadOption(useCase, inputLen, outputLen, useCaseId, err, rc);
@@ -180,101 +294,16 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   std::vector<LoadPoint> loads;
   if (!parseLoads(load.value_or("sync,max"), loads, err, rc)) return rc;
 
-  Json rows = Json::array();
-  for (const auto& lp : loads) {
-    SimOptions o = sim;
-    SteadyState analytic;
-    if (lp.kind == LoadPoint::Kind::Sync) {
-      o.closedLoopConcurrency = 1;
-      analytic = stateAtConcurrency(eng->steps, lim, *w, 1.0);
-    } else if (lp.kind == LoadPoint::Kind::Max) {
-      o.requestsPerS = std::numeric_limits<double>::infinity();
-      analytic = saturatedState(eng->steps, lim, *w);
-    } else {
-      o.requestsPerS = lp.rate;
-      analytic = stateAtRate(eng->steps, lim, *w, lp.rate);
-    }
-    auto r = simulateServing(eng->steps, lim, o);
-    if (!r) return badInput(err, r.error());
-    Json row;
-    row["load"] = lp.text;
-    row["requests_per_s"] = r->requestsPerS;
-    row["output_tok_s"] = r->outputTokPerS;
-    row["ttft_p50_ms"] = r->ttftP50S * 1e3;
-    row["ttft_p99_ms"] = r->ttftP99S * 1e3;
-    row["tpot_p50_ms"] = r->tpotP50S * 1e3;
-    row["tpot_p99_ms"] = r->tpotP99S * 1e3;
-    row["goodput_req_s"] = (ttftSlo || tpotSlo) ? Json(r->goodputReqPerS) : Json(nullptr);
-    row["preemptions"] = r->preemptions;
-    row["mean_concurrency"] = r->meanConcurrency;
-    const bool ok = analytic.stable || lp.kind == LoadPoint::Kind::Max;
-    row["analytic_output_tok_s"] = ok ? finiteOrNull(analytic.outputTokPerS) : Json(nullptr);
-    row["analytic_ttft_ms"] = ok ? finiteOrNull(analytic.ttftS * 1e3) : Json(nullptr);
-    row["analytic_tpot_ms"] = ok ? finiteOrNull(analytic.tpotS * 1e3) : Json(nullptr);
-    row["binding_limit"] = analytic.bindingLimit;
-    rows.push_back(std::move(row));
-  }
-
+  auto rows = loadRows(eng->steps, lim, *w, sim, loads, ttftSlo || tpotSlo);
+  if (!rows) return badInput(err, rows.error());
+  const ServingReport report{*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows};
   if (fmtName == "json") {
-    Json j;
-    j["qfront_version"] = qfrontVersion();
-    j["model"] = scenario->model.id;
-    j["gpu"] = scenario->gpu.id;
-    j["tp"] = spec.tp;
-    j["scheme"] = cands->front().id;
-    j["kv_dtype"] = spec.kvDtype;
-    j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
-    j["input_len"] = w->inputTokens;
-    j["output_len"] = w->outputTokens;
-    j["max_batch"] = lim.maxBatch;
-    j["token_budget"] = lim.tokenBudget;
-    j["kv_capacity_tokens"] = lim.kvCapacityTokens;
-    j["requests"] = sim.requests;
-    j["seed"] = sim.seed;
-    j["efficiency_source"] = scenario->efficiency.source;
-    j["loads"] = rows;
-    out << j.dump(2) << "\n";
-    return kExitOk;
+    printJson(report, out);
+  } else if (fmtName == "csv") {
+    printCsv(report, out);
+  } else {
+    printTable(report, out);
   }
-  const char* cols[] = {
-      "load",        "requests_per_s",        "output_tok_s",     "ttft_p50_ms",
-      "ttft_p99_ms", "tpot_p50_ms",           "tpot_p99_ms",      "goodput_req_s",
-      "preemptions", "analytic_output_tok_s", "analytic_ttft_ms", "analytic_tpot_ms"};
-  auto cell = [](const Json& v) {
-    if (v.is_null()) return std::string("-");
-    if (v.is_string()) return v.get<std::string>();
-    if (v.is_number_integer()) return std::to_string(v.get<long long>());
-    return fixedText(v.get<double>(), 2);
-  };
-  if (fmtName == "csv") {
-    for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
-    out << "\n";
-    for (const auto& row : rows) {
-      for (std::size_t i = 0; i < std::size(cols); ++i) {
-        const auto& v = row[cols[i]];
-        out << (i ? "," : "") << (v.is_null() ? std::string() : cell(v));
-      }
-      out << "\n";
-    }
-    return kExitOk;
-  }
-  out << scenario->model.id << " on " << spec.tp << " x " << scenario->gpu.id << ", "
-      << cands->front().id << ", KV " << spec.kvDtype << "; " << w->inputTokens << " -> "
-      << w->outputTokens << " tokens; batch cap " << lim.maxBatch << ", token budget "
-      << lim.tokenBudget << ", KV cache " << fixedText(lim.kvCapacityTokens, 0) << " tokens\n"
-      << "simulated: " << sim.requests << " requests per load, seed " << sim.seed
-      << "; analytic: steady state (efficiency: " << scenario->efficiency.source << ")\n";
-  const char* heads[] = {"load",     "req/s",       "out tok/s",  "TTFT p50",
-                         "TTFT p99", "TPOT p50",    "TPOT p99",   "goodput",
-                         "preempt",  "model tok/s", "model TTFT", "model TPOT"};
-  for (const char* h : heads) out << std::setw(12) << h;
-  out << "\n";
-  for (const auto& row : rows) {
-    for (const char* c : cols) out << std::setw(12) << cell(row[c]);
-    out << "\n";
-  }
-  out << "(latencies in ms; model = analytic steady state, TTFT at max = prefill after "
-         "admission)\n";
   return kExitOk;
 }
 

@@ -26,6 +26,7 @@
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
+#include <quantfront/ui/tabs.hpp>
 #ifdef QF_HAVE_CUDA
 #include <quantfront/cuda/backend.hpp>
 #endif
@@ -54,10 +55,6 @@ std::optional<long long> parseInteger(const QString& text) {
   if (!ok) return std::nullopt;
   return v;
 }
-
-const QStringList kTabs = {"step",   "throughput", "serving",  "schemes",
-                           "pareto", "candidates", "evidence", "measured"};
-const QStringList kPlotTabs = {"step", "throughput", "serving", "pareto", "measured"};
 
 bool environmentSet(const char* name) {
   const char* v = std::getenv(name);
@@ -145,8 +142,349 @@ QStringList argumentsBeforeApplication(int argc, char** argv) {
 
 /// The window tab of an export view name.
 QString tabOfView(const QString& view) {
-  if (view == "step-time") return "step";
-  return view;
+  const qf::ui::TabSpec* tab = qf::ui::tabByView(view);
+  return tab ? QString(tab->key) : view;
+}
+
+/// "a, b or c".
+QString orList(QStringList items) {
+  const QString last = items.isEmpty() ? QString() : items.takeLast();
+  return items.isEmpty() ? last : items.join(", ") + " or " + last;
+}
+
+/// The command line's options (help and version aside, which the parser adds).
+struct Options {
+  QCommandLineOption model{"model", "Catalog model id or config.json path.", "ID|FILE"};
+  QCommandLineOption gpu{"gpu", "Catalog GPU id or GPU JSON path.", "ID|FILE"};
+  QCommandLineOption schemes{"schemes", "Comma-separated scheme ids.", "S,S,..."};
+  QCommandLineOption tp{"tp", "Tensor-parallel degree (1 to 1024).", "N"};
+  QCommandLineOption session{"session", "Open this session (as the positional SESSION does).",
+                             "FILE"};
+  QCommandLineOption export_{
+      "export",
+      "With --out: export VIEW (" + qf::ui::exportedViews(qf::ui::TabExport::Plot).join(", ") +
+          " as .png, .pdf or .svg; " + qf::ui::exportedViews(qf::ui::TabExport::Table).join(", ") +
+          " as .csv; report: the review report PDF) and exit. "
+          "Without --out: render the --tab plot to FILE (.png, .pdf, .svg) or write the engine's "
+          "data (.csv, .json) and exit. No display needed. A failed write exits with status 2 and "
+          "leaves an existing file intact.",
+      "VIEW|FILE"};
+  QCommandLineOption out{"out", "The file --export VIEW writes.", "FILE"};
+  QCommandLineOption tab{"tab",
+                         "Tab to show or export: " + qf::ui::tabKeys().join(", ") +
+                             " (default: step, or the opened session's).",
+                         "TAB", "step"};
+  QCommandLineOption size{"size",
+                          "Export size in pixels, WxH (default 2126x1329: 180 mm at 300 dpi; "
+                          "PDF and SVG get the same figure in mm); with --screenshot the "
+                          "window's size (default 1400x900).",
+                          "WxH", "2126x1329"};
+  QCommandLineOption shot{"screenshot",
+                          "Grab the whole window to FILE (.png) after start-up and exit.", "FILE"};
+  QCommandLineOption recover{
+      "recover",
+      "What to do with unsaved work a crashed QuantFront left (its autosave): ask (default), "
+      "accept, discard or later.",
+      "WHAT", "ask"};
+  QCommandLineOption dump{"dump-session",
+                          "Write the session as it stands after start-up (and recovery) to "
+                          "FILE and exit.",
+                          "FILE"};
+  QCommandLineOption interval{"autosave-interval-ms", "Autosave this long after an edit.", "MS",
+                              "2000"};
+
+  QCommandLineOption asEdit{"apply-as-edit", "Apply --model, --gpu, --tp, --schemes as an edit."};
+
+  Options() {
+    // For tests: autosave soon after the first edit, and take the command line's scenario as
+    // an edit (so there is something to autosave).
+    interval.setFlags(QCommandLineOption::HiddenFromHelp);
+    asEdit.setFlags(QCommandLineOption::HiddenFromHelp);
+  }
+  [[nodiscard]] QList<QCommandLineOption> all() const {
+    return {model, gpu,  schemes, tp,      session, export_,  out,
+            tab,   size, shot,    recover, dump,    interval, asEdit};
+  }
+};
+
+/// What the checked command line asks for.
+struct Checked {
+  QString sessionPath;
+  bool headless = false;
+  QString tab;
+  std::optional<long long> tp;
+  int exportW = qf::ui::kExportWidthPx, exportH = qf::ui::kExportHeightPx;
+  QString recover;
+  std::optional<long long> intervalMs;
+  std::optional<qf::ui::ExportFormat> exportFormat;  ///< the old form: --export FILE
+  QString exportViewName;                            ///< the new form: --export VIEW --out FILE
+  std::optional<qf::Session> session;
+  bool explicitScenario = false;
+  qf::ScenarioSpec spec;  ///< the scenario the window will start from
+};
+
+/// The session to open: --session or the positional SESSION, which must exist.
+std::optional<int> checkSessionArgument(const QCommandLineParser& parser, const Options& o,
+                                        Checked& c) {
+  c.sessionPath = parser.value(o.session);
+  {
+    const QStringList rest = parser.positionalArguments();
+    if (rest.size() > 1 || (rest.size() == 1 && parser.isSet(o.session))) {
+      const std::string arg = rest.back().toStdString();
+      return badOption(arg, "unexpected argument '" + arg +
+                                "' (one session at most; see "
+                                "quantfront --help)");
+    }
+    if (rest.size() == 1) c.sessionPath = rest.front();
+  }
+  if (!c.sessionPath.isEmpty() && !QFile::exists(c.sessionPath)) {
+    const std::string name = c.sessionPath.toStdString();
+    return badOption(parser.isSet(o.session) ? "session" : name, "no session file '" + name + "'");
+  }
+  return std::nullopt;
+}
+
+/// --tab, --tp, --size, --recover and the autosave interval.
+std::optional<int> checkScalarOptions(const QCommandLineParser& parser, const Options& o,
+                                      Checked& c) {
+  // Every option is checked before a window exists.
+  c.tab = parser.value(o.tab);
+  if (!qf::ui::tabByKey(c.tab)) {
+    return badOption("tab", "expected one of " + qf::ui::tabKeys().join(", ").toStdString() +
+                                ", found '" + c.tab.toStdString() + "'");
+  }
+  if (parser.isSet(o.tp)) {
+    c.tp = parseInteger(parser.value(o.tp));
+    if (!c.tp || *c.tp < 1 || *c.tp > 1024) {
+      return badOption("tp", "expected an integer from 1 to 1024, found '" +
+                                 parser.value(o.tp).toStdString() + "'");
+    }
+  }
+  c.exportW = parser.isSet(o.shot) && !parser.isSet(o.size) ? 1400 : qf::ui::kExportWidthPx;
+  c.exportH = parser.isSet(o.shot) && !parser.isSet(o.size) ? 900 : qf::ui::kExportHeightPx;
+  if (parser.isSet(o.size)) {
+    const QStringList wh = parser.value(o.size).split('x');
+    const auto w = wh.size() == 2 ? parseInteger(wh[0]) : std::nullopt;
+    const auto h = wh.size() == 2 ? parseInteger(wh[1]) : std::nullopt;
+    if (!w || !h || *w < 64 || *h < 64 || *w > 20000 || *h > 20000) {
+      return badOption("size", "expected WxH between 64 and 20000 pixels, found '" +
+                                   parser.value(o.size).toStdString() + "'");
+    }
+    c.exportW = static_cast<int>(*w);
+    c.exportH = static_cast<int>(*h);
+  }
+  c.recover = parser.value(o.recover);
+  if (!QStringList({"ask", "accept", "discard", "later"}).contains(c.recover)) {
+    return badOption("recover", "expected ask, accept, discard or later, found '" +
+                                    c.recover.toStdString() + "'");
+  }
+  c.intervalMs = parseInteger(parser.value(o.interval));
+  if (!c.intervalMs || *c.intervalMs < 1 || *c.intervalMs > 3600000) {
+    return badOption("autosave-interval-ms", "expected an integer from 1 to 3600000, found '" +
+                                                 parser.value(o.interval).toStdString() + "'");
+  }
+  return std::nullopt;
+}
+
+/// --export VIEW --out FILE, or --export FILE with the --tab plot.
+std::optional<int> checkExport(const QCommandLineParser& parser, const Options& o, Checked& c) {
+  if (parser.isSet(o.out) && !parser.isSet(o.export_)) {
+    return badOption("out", "--out names the file --export VIEW writes; give --export too");
+  }
+  if (parser.isSet(o.export_) && parser.isSet(o.out)) {
+    c.exportViewName = parser.value(o.export_);
+    const QStringList views = qf::ui::MainWindow::exportViews();
+    if (!views.contains(c.exportViewName)) {
+      return badOption("export", "expected a view: " + views.join(", ").toStdString() +
+                                     ", found '" + c.exportViewName.toStdString() + "'");
+    }
+    const QString out = parser.value(o.out);
+    const auto f = qf::ui::exportFormatFor(out);
+    const qf::ui::TabSpec* view = qf::ui::tabByView(c.exportViewName);
+    const bool table = view && view->exports == qf::ui::TabExport::Table;
+    const bool ok = c.exportViewName == "report" ? f == qf::ui::ExportFormat::Pdf
+                    : table                      ? f == qf::ui::ExportFormat::Csv
+                                                 : f && qf::ui::isPlotFormat(*f);
+    if (!ok) {
+      const char* want = c.exportViewName == "report" ? ".pdf"
+                         : table                      ? ".csv"
+                                                      : ".png, .pdf or .svg";
+      return badOption("out", "expected a file ending in " + std::string(want) + " for " +
+                                  c.exportViewName.toStdString() + ", found '" + out.toStdString() +
+                                  "'");
+    }
+  } else if (parser.isSet(o.export_)) {
+    if (qf::ui::MainWindow::exportViews().contains(parser.value(o.export_))) {
+      return badOption("out",
+                       "--export " + parser.value(o.export_).toStdString() + " needs --out FILE");
+    }
+    c.exportFormat = qf::ui::exportFormatFor(parser.value(o.export_));
+    if (!c.exportFormat) {
+      return badOption("export",
+                       "expected a view (" +
+                           qf::ui::MainWindow::exportViews().join(", ").toStdString() +
+                           ") with --out, or a file ending in .png, .pdf, .svg, .csv or .json, "
+                           "found '" +
+                           parser.value(o.export_).toStdString() + "'");
+    }
+    if (qf::ui::isPlotFormat(*c.exportFormat) && !qf::ui::plotTabKeys().contains(c.tab)) {
+      return badOption("tab", "expected " + orList(qf::ui::plotTabKeys()).toStdString() +
+                                  " for a plot export, found '" + c.tab.toStdString() + "'");
+    }
+  }
+  return std::nullopt;
+}
+
+/// The session is read before any window exists: headless, a bad one is one line.
+std::optional<int> loadSessionArgument(Checked& c) {
+  if (!c.sessionPath.isEmpty()) {
+    try {
+      auto loaded = qf::loadSession(QFile::encodeName(c.sessionPath).toStdString());
+      if (loaded) {
+        c.session = std::move(*loaded);
+      } else if (c.headless) {
+        return badInput(loaded.error());
+      }
+    } catch (const std::exception& e) {
+      if (c.headless) {
+        return badInput(qf::Error{c.sessionPath.toStdString(), "", "session",
+                                  std::string("cannot read: ") + e.what()});
+      }
+    }
+  }
+
+  return std::nullopt;
+}
+
+/// The scenario the window will start from (the session's, else the bundled example's, with
+/// --model, --gpu, --tp, --schemes), checked as the engine checks it.
+std::optional<int> checkScenario(const QCommandLineParser& parser, const Options& o, Checked& c) {
+  c.explicitScenario =
+      parser.isSet(o.model) || parser.isSet(o.gpu) || c.tp || parser.isSet(o.schemes);
+  qf::ScenarioSpec& spec = c.spec;
+  spec = c.session ? c.session->scenario : qf::ui::bundledExampleSession().scenario;
+  if (parser.isSet(o.model)) spec.model = parser.value(o.model).toStdString();
+  if (parser.isSet(o.gpu)) spec.gpu = parser.value(o.gpu).toStdString();
+  if (c.tp) spec.tp = static_cast<int>(*c.tp);
+  if (parser.isSet(o.schemes)) {
+    spec.schemes.clear();
+    for (const QString& s : parser.value(o.schemes).split(',', Qt::SkipEmptyParts)) {
+      spec.schemes.push_back(s.trimmed().toStdString());
+    }
+    if (spec.schemes.empty()) return badOption("schemes", "expected at least one scheme id");
+  }
+  // The same checks the engine makes, so a typo exits instead of opening a window that
+  // silently drops it.
+  // (An exception a reader lets escape is a bad file too: one line, status 2, no crash.)
+  try {
+    if (auto scen = qf::resolveScenario(spec); !scen) {
+      // A figure the user did not give on the command line came from the session: the
+      // error names the session file and its scenario key, not an option never typed.
+      qf::Error e = scen.error();
+      const bool fromOption = (e.field == "model" && parser.isSet(o.model)) ||
+                              (e.field == "gpu" && parser.isSet(o.gpu)) ||
+                              (e.field == "tp" && c.tp) ||
+                              (e.field == "schemes" && parser.isSet(o.schemes));
+      if (c.session && !fromOption && e.file.empty()) {
+        e.file = QFile::encodeName(c.sessionPath).toStdString();
+        std::replace(e.field.begin(), e.field.end(), '-', '_');
+        e.position = "/scenario/" + e.field;
+      }
+      return badInput(e);
+    }
+  } catch (const std::exception& e) {
+    const bool gpuFile = QFile::exists(QString::fromStdString(spec.gpu));
+    const std::string& file = gpuFile ? spec.gpu : spec.model;
+    return badInput(
+        qf::Error{file, "", gpuFile ? "gpu" : "model", std::string("cannot read: ") + e.what()});
+  }
+  if (auto cands =
+          qf::makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
+      !cands) {
+    qf::Error e = cands.error();
+    if (e.field.empty() || e.field == "scheme") e.field = "schemes";
+    return badInput(e);
+  }
+  return std::nullopt;
+}
+
+/// The headless exports: a view by name, or the --tab plot or the engine's data to a file;
+/// none when the command line asks for none.
+std::optional<int> runExport(qf::ui::MainWindow& window, const QCommandLineParser& parser,
+                             const Options& o, const Checked& c) {
+  if (!c.exportViewName.isEmpty()) {
+    QElapsedTimer timer;
+    timer.start();
+    const QString out = parser.value(o.out);
+    window.showTab(tabOfView(c.exportViewName));
+    const QString err = window.exportView(c.exportViewName, out, c.exportW, c.exportH);
+    if (!err.isEmpty()) {
+      std::cerr << "quantfront: " << err.toStdString() << "\n";
+      return kExitBadInput;
+    }
+    if (qEnvironmentVariableIsSet("QF_EXPORT_TIMING")) {
+      std::cerr << "quantfront: exported " << c.exportViewName.toStdString() << " in "
+                << timer.elapsed() << " ms\n";
+    }
+    return kExitOk;
+  }
+  if (c.exportFormat) {
+    const QString path = parser.value(o.export_);
+    QString err;
+    if (qf::ui::isPlotFormat(*c.exportFormat)) {
+      window.showTab(c.tab);
+      err = qf::ui::exportPlotFile(window.currentPlot(), path, c.exportW, c.exportH);
+    } else if (!window.report()) {
+      err = path + ": no engine report to export";
+    } else {
+      err = qf::ui::exportDataFile(*window.report(), path);
+    }
+    if (!err.isEmpty()) {
+      std::cerr << "quantfront: " << err.toStdString() << "\n";
+      return kExitBadInput;
+    }
+    return kExitOk;
+  }
+
+  return std::nullopt;
+}
+
+/// The window, interactive: autosave and recovery, then the event loop (or a session dump or
+/// a screenshot).
+int runWindow(qf::ui::MainWindow& window, const QCommandLineParser& parser, const Options& o,
+              const Checked& c) {
+  // Interactive: autosave this window's unsaved work, and first offer what a crashed one
+  // left, before anything is written.
+  window.startAutosave(QString(), static_cast<int>(*c.intervalMs));
+  if (c.recover != "ask") {
+    const auto choice = c.recover == "accept"    ? qf::ui::RecoveryChoice::Recover
+                        : c.recover == "discard" ? qf::ui::RecoveryChoice::Discard
+                                                 : qf::ui::RecoveryChoice::Later;
+    window.setRecoveryPrompt([choice](const qf::ui::AutosaveInfo&) { return choice; });
+  }
+  // The window opens on the step-time view unless --tab says otherwise or a session was
+  // opened explicitly (then its saved tab).
+  if (parser.isSet(o.tab) || !c.session) window.showTab(c.tab);
+  if (parser.isSet(o.shot)) window.resize(c.exportW, c.exportH);
+  if (!parser.isSet(o.dump)) window.show();
+  const bool recovered = window.offerRecovery();
+  if (!recovered && parser.isSet(o.asEdit)) window.editScenario(c.spec);
+  if (parser.isSet(o.dump)) {
+    const QString dump = parser.value(o.dump);
+    if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(dump).toStdString())) {
+      std::cerr << "quantfront: " << e->str() << "\n";
+      return kExitBadInput;
+    }
+    return kExitOk;
+  }
+  if (parser.isSet(o.shot)) {
+    const QString shot = parser.value(o.shot);
+    QTimer::singleShot(1500, &window, [&window, shot] {
+      window.grab().save(shot);
+      QApplication::quit();
+    });
+  }
+  return QApplication::exec();
 }
 
 }  // namespace
@@ -161,54 +499,9 @@ int main(int argc, char** argv) {
       "quantization schemes.");
   const QCommandLineOption helpOpt = parser.addHelpOption();
   const QCommandLineOption versionOpt = parser.addVersionOption();
-  QCommandLineOption modelOpt("model", "Catalog model id or config.json path.", "ID|FILE");
-  QCommandLineOption gpuOpt("gpu", "Catalog GPU id or GPU JSON path.", "ID|FILE");
-  QCommandLineOption schemesOpt("schemes", "Comma-separated scheme ids.", "S,S,...");
-  QCommandLineOption tpOpt("tp", "Tensor-parallel degree (1 to 1024).", "N");
-  QCommandLineOption sessionOpt("session", "Open this session (as the positional SESSION does).",
-                                "FILE");
-  QCommandLineOption exportOpt(
-      "export",
-      "With --out: export VIEW (step-time, throughput, serving, pareto, measured as .png, .pdf "
-      "or .svg; schemes, candidates as .csv; report: the review report PDF) and exit. "
-      "Without --out: render the --tab plot to FILE (.png, .pdf, .svg) or write the engine's "
-      "data (.csv, .json) and exit. No display needed. A failed write exits with status 2 and "
-      "leaves an existing file intact.",
-      "VIEW|FILE");
-  QCommandLineOption outOpt("out", "The file --export VIEW writes.", "FILE");
-  QCommandLineOption tabOpt(
-      "tab",
-      "Tab to show or export: step, throughput, serving, schemes, pareto, candidates, "
-      "evidence, measured "
-      "(default: step, or the opened session's).",
-      "TAB", "step");
-  QCommandLineOption sizeOpt("size",
-                             "Export size in pixels, WxH (default 2126x1329: 180 mm at 300 dpi; "
-                             "PDF and SVG get the same figure in mm); with --screenshot the "
-                             "window's size (default 1400x900).",
-                             "WxH", "2126x1329");
-  QCommandLineOption shotOpt(
-      "screenshot", "Grab the whole window to FILE (.png) after start-up and exit.", "FILE");
-  QCommandLineOption recoverOpt(
-      "recover",
-      "What to do with unsaved work a crashed QuantFront left (its autosave): ask (default), "
-      "accept, discard or later.",
-      "WHAT", "ask");
-  QCommandLineOption dumpOpt("dump-session",
-                             "Write the session as it stands after start-up (and recovery) to "
-                             "FILE and exit.",
-                             "FILE");
-  // For tests: autosave soon after the first edit, and take the command line's scenario as
-  // an edit (so there is something to autosave).
-  QCommandLineOption intervalOpt("autosave-interval-ms", "Autosave this long after an edit.", "MS",
-                                 "2000");
-  intervalOpt.setFlags(QCommandLineOption::HiddenFromHelp);
-  QCommandLineOption asEditOpt("apply-as-edit",
-                               "Apply --model, --gpu, --tp, --schemes as an edit.");
-  asEditOpt.setFlags(QCommandLineOption::HiddenFromHelp);
   parser.addPositionalArgument("SESSION", "A session file to open.", "[SESSION]");
-  parser.addOptions({modelOpt, gpuOpt, schemesOpt, tpOpt, sessionOpt, exportOpt, outOpt, tabOpt,
-                     sizeOpt, shotOpt, recoverOpt, dumpOpt, intervalOpt, asEditOpt});
+  const Options o;
+  parser.addOptions(o.all());
   if (!parser.parse(argumentsBeforeApplication(argc, argv))) {
     std::cerr << "quantfront: " << kCommandLine << ": " << parser.errorText().toStdString()
               << " (see quantfront --help)\n";
@@ -222,173 +515,17 @@ int main(int argc, char** argv) {
     if (parser.isSet(helpOpt)) parser.showHelp(kExitOk);
     parser.showVersion();
   }
-  QString sessionPath = parser.value(sessionOpt);
-  {
-    const QStringList rest = parser.positionalArguments();
-    if (rest.size() > 1 || (rest.size() == 1 && parser.isSet(sessionOpt))) {
-      const std::string arg = rest.back().toStdString();
-      return badOption(arg, "unexpected argument '" + arg +
-                                "' (one session at most; see "
-                                "quantfront --help)");
-    }
-    if (rest.size() == 1) sessionPath = rest.front();
-  }
-  if (!sessionPath.isEmpty() && !QFile::exists(sessionPath)) {
-    const std::string name = sessionPath.toStdString();
-    return badOption(parser.isSet(sessionOpt) ? "session" : name, "no session file '" + name + "'");
-  }
-  const bool headless = parser.isSet(exportOpt) || parser.isSet(dumpOpt);
-
+  Checked c;
+  if (auto rc = checkSessionArgument(parser, o, c)) return *rc;
+  c.headless = parser.isSet(o.export_) || parser.isSet(o.dump);
   // Every option is checked before a window exists.
-  const QString tab = parser.value(tabOpt);
-  if (!kTabs.contains(tab)) {
-    return badOption("tab", "expected one of " + kTabs.join(", ").toStdString() + ", found '" +
-                                tab.toStdString() + "'");
-  }
-  std::optional<long long> tp;
-  if (parser.isSet(tpOpt)) {
-    tp = parseInteger(parser.value(tpOpt));
-    if (!tp || *tp < 1 || *tp > 1024) {
-      return badOption("tp", "expected an integer from 1 to 1024, found '" +
-                                 parser.value(tpOpt).toStdString() + "'");
-    }
-  }
-  int exportW = parser.isSet(shotOpt) && !parser.isSet(sizeOpt) ? 1400 : qf::ui::kExportWidthPx;
-  int exportH = parser.isSet(shotOpt) && !parser.isSet(sizeOpt) ? 900 : qf::ui::kExportHeightPx;
-  if (parser.isSet(sizeOpt)) {
-    const QStringList wh = parser.value(sizeOpt).split('x');
-    const auto w = wh.size() == 2 ? parseInteger(wh[0]) : std::nullopt;
-    const auto h = wh.size() == 2 ? parseInteger(wh[1]) : std::nullopt;
-    if (!w || !h || *w < 64 || *h < 64 || *w > 20000 || *h > 20000) {
-      return badOption("size", "expected WxH between 64 and 20000 pixels, found '" +
-                                   parser.value(sizeOpt).toStdString() + "'");
-    }
-    exportW = static_cast<int>(*w);
-    exportH = static_cast<int>(*h);
-  }
-  const QString recover = parser.value(recoverOpt);
-  if (!QStringList({"ask", "accept", "discard", "later"}).contains(recover)) {
-    return badOption(
-        "recover", "expected ask, accept, discard or later, found '" + recover.toStdString() + "'");
-  }
-  const auto intervalMs = parseInteger(parser.value(intervalOpt));
-  if (!intervalMs || *intervalMs < 1 || *intervalMs > 3600000) {
-    return badOption("autosave-interval-ms", "expected an integer from 1 to 3600000, found '" +
-                                                 parser.value(intervalOpt).toStdString() + "'");
-  }
-  std::optional<qf::ui::ExportFormat> exportFormat;
-  QString exportViewName;  // the new form: --export VIEW --out FILE
-  if (parser.isSet(outOpt) && !parser.isSet(exportOpt)) {
-    return badOption("out", "--out names the file --export VIEW writes; give --export too");
-  }
-  if (parser.isSet(exportOpt) && parser.isSet(outOpt)) {
-    exportViewName = parser.value(exportOpt);
-    const QStringList views = qf::ui::MainWindow::exportViews();
-    if (!views.contains(exportViewName)) {
-      return badOption("export", "expected a view: " + views.join(", ").toStdString() +
-                                     ", found '" + exportViewName.toStdString() + "'");
-    }
-    const QString out = parser.value(outOpt);
-    const auto f = qf::ui::exportFormatFor(out);
-    const bool table = exportViewName == "schemes" || exportViewName == "candidates";
-    const bool ok = exportViewName == "report" ? f == qf::ui::ExportFormat::Pdf
-                    : table                    ? f == qf::ui::ExportFormat::Csv
-                                               : f && qf::ui::isPlotFormat(*f);
-    if (!ok) {
-      const char* want = exportViewName == "report" ? ".pdf"
-                         : table                    ? ".csv"
-                                                    : ".png, .pdf or .svg";
-      return badOption("out", "expected a file ending in " + std::string(want) + " for " +
-                                  exportViewName.toStdString() + ", found '" + out.toStdString() +
-                                  "'");
-    }
-  } else if (parser.isSet(exportOpt)) {
-    if (qf::ui::MainWindow::exportViews().contains(parser.value(exportOpt))) {
-      return badOption("out",
-                       "--export " + parser.value(exportOpt).toStdString() + " needs --out FILE");
-    }
-    exportFormat = qf::ui::exportFormatFor(parser.value(exportOpt));
-    if (!exportFormat) {
-      return badOption("export",
-                       "expected a view (" +
-                           qf::ui::MainWindow::exportViews().join(", ").toStdString() +
-                           ") with --out, or a file ending in .png, .pdf, .svg, .csv or .json, "
-                           "found '" +
-                           parser.value(exportOpt).toStdString() + "'");
-    }
-    if (qf::ui::isPlotFormat(*exportFormat) && !kPlotTabs.contains(tab)) {
-      return badOption("tab",
-                       "expected step, throughput, serving, pareto or measured for a plot export, "
-                       "found '" +
-                           tab.toStdString() + "'");
-    }
-  }
-  // The session is read before any window exists: headless, a bad one is one line.
-  std::optional<qf::Session> session;
-  if (!sessionPath.isEmpty()) {
-    try {
-      auto loaded = qf::loadSession(QFile::encodeName(sessionPath).toStdString());
-      if (loaded) {
-        session = std::move(*loaded);
-      } else if (headless) {
-        return badInput(loaded.error());
-      }
-    } catch (const std::exception& e) {
-      if (headless) {
-        return badInput(qf::Error{sessionPath.toStdString(), "", "session",
-                                  std::string("cannot read: ") + e.what()});
-      }
-    }
-  }
-
-  const bool explicitScenario =
-      parser.isSet(modelOpt) || parser.isSet(gpuOpt) || tp || parser.isSet(schemesOpt);
-  // The scenario the window will start from: the session's, else the bundled example's.
-  qf::ScenarioSpec spec = session ? session->scenario : qf::ui::bundledExampleSession().scenario;
-  if (parser.isSet(modelOpt)) spec.model = parser.value(modelOpt).toStdString();
-  if (parser.isSet(gpuOpt)) spec.gpu = parser.value(gpuOpt).toStdString();
-  if (tp) spec.tp = static_cast<int>(*tp);
-  if (parser.isSet(schemesOpt)) {
-    spec.schemes.clear();
-    for (const QString& s : parser.value(schemesOpt).split(',', Qt::SkipEmptyParts)) {
-      spec.schemes.push_back(s.trimmed().toStdString());
-    }
-    if (spec.schemes.empty()) return badOption("schemes", "expected at least one scheme id");
-  }
-  // The same checks the engine makes, so a typo exits instead of opening a window that
-  // silently drops it.
-  // (An exception a reader lets escape is a bad file too: one line, status 2, no crash.)
-  try {
-    if (auto scen = qf::resolveScenario(spec); !scen) {
-      // A figure the user did not give on the command line came from the session: the
-      // error names the session file and its scenario key, not an option never typed.
-      qf::Error e = scen.error();
-      const bool fromOption = (e.field == "model" && parser.isSet(modelOpt)) ||
-                              (e.field == "gpu" && parser.isSet(gpuOpt)) ||
-                              (e.field == "tp" && tp) ||
-                              (e.field == "schemes" && parser.isSet(schemesOpt));
-      if (session && !fromOption && e.file.empty()) {
-        e.file = QFile::encodeName(sessionPath).toStdString();
-        std::replace(e.field.begin(), e.field.end(), '-', '_');
-        e.position = "/scenario/" + e.field;
-      }
-      return badInput(e);
-    }
-  } catch (const std::exception& e) {
-    const bool gpuFile = QFile::exists(QString::fromStdString(spec.gpu));
-    const std::string& file = gpuFile ? spec.gpu : spec.model;
-    return badInput(
-        qf::Error{file, "", gpuFile ? "gpu" : "model", std::string("cannot read: ") + e.what()});
-  }
-  if (auto c = qf::makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
-      !c) {
-    qf::Error e = c.error();
-    if (e.field.empty() || e.field == "scheme") e.field = "schemes";
-    return badInput(e);
-  }
+  if (auto rc = checkScalarOptions(parser, o, c)) return *rc;
+  if (auto rc = checkExport(parser, o, c)) return *rc;
+  if (auto rc = loadSessionArgument(c)) return *rc;
+  if (auto rc = checkScenario(parser, o, c)) return *rc;
   // Every option is good: now the application, which needs a display unless the run is
   // headless (an export or a session dump renders offscreen).
-  if (!headless && !environmentSet("QT_QPA_PLATFORM") && !environmentSet("DISPLAY") &&
+  if (!c.headless && !environmentSet("QT_QPA_PLATFORM") && !environmentSet("DISPLAY") &&
       !environmentSet("WAYLAND_DISPLAY")) {
     return badOption("display",
                      "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are not "
@@ -406,81 +543,17 @@ int main(int argc, char** argv) {
 #ifdef QF_HAVE_CUDA
   window.setMeasurementBackend(qf::cuda::makeCudaBackend());
 #endif
-  if (session) {
-    window.setSession(*session, sessionPath);
-  } else if (!sessionPath.isEmpty()) {
+  if (c.session) {
+    window.setSession(*c.session, c.sessionPath);
+  } else if (!c.sessionPath.isEmpty()) {
     // In the window a bad session is a message; the example session stays.
-    QTimer::singleShot(0, &window, [&window, sessionPath] { window.openSession(sessionPath); });
+    QTimer::singleShot(0, &window, [&window, path = c.sessionPath] { window.openSession(path); });
   }
-  if (!parser.isSet(asEditOpt) && (explicitScenario || !session)) window.setScenario(spec);
+  if (!parser.isSet(o.asEdit) && (c.explicitScenario || !c.session)) window.setScenario(c.spec);
   if (!window.lastError().isEmpty()) {
     std::cerr << "quantfront: " << window.lastError().toStdString() << "\n";
     return kExitBadInput;
   }
-  if (!exportViewName.isEmpty()) {
-    QElapsedTimer timer;
-    timer.start();
-    const QString out = parser.value(outOpt);
-    window.showTab(tabOfView(exportViewName));
-    const QString err = window.exportView(exportViewName, out, exportW, exportH);
-    if (!err.isEmpty()) {
-      std::cerr << "quantfront: " << err.toStdString() << "\n";
-      return kExitBadInput;
-    }
-    if (qEnvironmentVariableIsSet("QF_EXPORT_TIMING")) {
-      std::cerr << "quantfront: exported " << exportViewName.toStdString() << " in "
-                << timer.elapsed() << " ms\n";
-    }
-    return kExitOk;
-  }
-  if (exportFormat) {
-    const QString path = parser.value(exportOpt);
-    QString err;
-    if (qf::ui::isPlotFormat(*exportFormat)) {
-      window.showTab(tab);
-      err = qf::ui::exportPlotFile(window.currentPlot(), path, exportW, exportH);
-    } else if (!window.report()) {
-      err = path + ": no engine report to export";
-    } else {
-      err = qf::ui::exportDataFile(*window.report(), path);
-    }
-    if (!err.isEmpty()) {
-      std::cerr << "quantfront: " << err.toStdString() << "\n";
-      return kExitBadInput;
-    }
-    return kExitOk;
-  }
-
-  // Interactive: autosave this window's unsaved work, and first offer what a crashed one
-  // left, before anything is written.
-  window.startAutosave(QString(), static_cast<int>(*intervalMs));
-  if (recover != "ask") {
-    const auto choice = recover == "accept"    ? qf::ui::RecoveryChoice::Recover
-                        : recover == "discard" ? qf::ui::RecoveryChoice::Discard
-                                               : qf::ui::RecoveryChoice::Later;
-    window.setRecoveryPrompt([choice](const qf::ui::AutosaveInfo&) { return choice; });
-  }
-  // The window opens on the step-time view unless --tab says otherwise or a session was
-  // opened explicitly (then its saved tab).
-  if (parser.isSet(tabOpt) || !session) window.showTab(tab);
-  if (parser.isSet(shotOpt)) window.resize(exportW, exportH);
-  if (!parser.isSet(dumpOpt)) window.show();
-  const bool recovered = window.offerRecovery();
-  if (!recovered && parser.isSet(asEditOpt)) window.editScenario(spec);
-  if (parser.isSet(dumpOpt)) {
-    const QString dump = parser.value(dumpOpt);
-    if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(dump).toStdString())) {
-      std::cerr << "quantfront: " << e->str() << "\n";
-      return kExitBadInput;
-    }
-    return kExitOk;
-  }
-  if (parser.isSet(shotOpt)) {
-    const QString shot = parser.value(shotOpt);
-    QTimer::singleShot(1500, &window, [&window, shot] {
-      window.grab().save(shot);
-      QApplication::quit();
-    });
-  }
-  return QApplication::exec();
+  if (auto rc = runExport(window, parser, o, c)) return *rc;
+  return runWindow(window, parser, o, c);
 }

@@ -2,9 +2,12 @@
 // build on this facade; callers above cuda/ see only DeviceInfo.
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <string>
 
 #include <quantfront/cuda/device.hpp>
+
+#include "device_props.hpp"
 
 namespace qf::cuda {
 
@@ -39,5 +42,37 @@ std::vector<DeviceInfo> queryDevices(std::string& why) {
   }
   return out;
 }
+
+namespace detail {
+
+namespace {
+
+/// The runtime's device UUID as NVML and nvidia-smi print it: "GPU-xxxxxxxx-xxxx-…".
+std::string uuidText(const cudaUUID_t& u) {
+  std::string out = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    std::snprintf(hex, sizeof hex, "%02x",
+                  static_cast<unsigned>(static_cast<unsigned char>(u.bytes[i])));
+    out += hex;
+  }
+  return out;
+}
+
+}  // namespace
+
+void describeDevice(const cudaDeviceProp& prop, EnvironmentInfo& env) {
+  env.smCount = prop.multiProcessorCount;
+  env.smMajor = prop.major;
+  env.smMinor = prop.minor;
+  env.memoryGib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
+  env.l2Bytes = prop.l2CacheSize;
+  env.memoryBusBits = prop.memoryBusWidth;
+  env.eccEnabled = prop.ECCEnabled != 0 ? 1 : 0;
+  env.uuid = uuidText(prop.uuid);
+}
+
+}  // namespace detail
 
 }  // namespace qf::cuda

@@ -68,6 +68,45 @@ int bad(const std::string& field, const std::string& message) {
   return kExitBadInput;
 }
 
+/// --schemes: each one a scheme a kernel measures; 0, or the exit status of a bad one.
+int parseSchemes(const std::string& schemesArg, std::vector<std::string>& schemes) {
+  for (const auto& s : qf::splitAt(schemesArg, ',')) {
+    if (qf::measurableScheme(s) == nullptr) {
+      std::string list;
+      for (const auto& k : qf::measurableSchemeIds()) list += (list.empty() ? "" : ", ") + k;
+      return bad("schemes", "no kernel measures scheme '" + s + "' (measurable: " + list + ")");
+    }
+    schemes.push_back(s);
+  }
+  return kExitOk;
+}
+
+/// --m-list: GEMM row counts replacing the default list; 0, or the exit status of a bad one.
+int parseMList(const std::string& mArg, std::vector<std::int64_t>& mList) {
+  if (mArg.empty()) {
+    return bad("m-list",
+               "expected at least one GEMM row count; leave --m-list out for the "
+               "default list");
+  }
+  const auto items = qf::splitAt(mArg, ',');
+  if (items.size() > kMaxMListEntries) {
+    return bad("m-list", "at most " + std::to_string(kMaxMListEntries) +
+                             " row counts (each is a full sweep of the model's GEMMs), found " +
+                             std::to_string(items.size()));
+  }
+  mList.clear();
+  for (const auto& s : items) {
+    std::int64_t m = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), m);
+    if (ec != std::errc() || p != s.data() + s.size() || m < 1 || m > 65536) {
+      return bad("m-list",
+                 "expected positive integers up to 65536 separated by commas, found '" + s + "'");
+    }
+    mList.push_back(m);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -123,37 +162,10 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   std::vector<std::string> schemes;
-  for (const auto& s : qf::splitAt(schemesArg, ',')) {
-    if (qf::measurableScheme(s) == nullptr) {
-      std::string list;
-      for (const auto& k : qf::measurableSchemeIds()) list += (list.empty() ? "" : ", ") + k;
-      return bad("schemes", "no kernel measures scheme '" + s + "' (measurable: " + list + ")");
-    }
-    schemes.push_back(s);
-  }
+  if (const int rc = parseSchemes(schemesArg, schemes)) return rc;
   std::vector<std::int64_t> mList = qf::cuda::defaultMList(quick);
   if (std::find(seen.begin(), seen.end(), "--m-list") != seen.end()) {
-    if (mArg.empty()) {
-      return bad("m-list",
-                 "expected at least one GEMM row count; leave --m-list out for the "
-                 "default list");
-    }
-    const auto items = qf::splitAt(mArg, ',');
-    if (items.size() > kMaxMListEntries) {
-      return bad("m-list", "at most " + std::to_string(kMaxMListEntries) +
-                               " row counts (each is a full sweep of the model's GEMMs), found " +
-                               std::to_string(items.size()));
-    }
-    mList.clear();
-    for (const auto& s : items) {
-      std::int64_t m = 0;
-      auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), m);
-      if (ec != std::errc() || p != s.data() + s.size() || m < 1 || m > 65536) {
-        return bad("m-list",
-                   "expected positive integers up to 65536 separated by commas, found '" + s + "'");
-      }
-      mList.push_back(m);
-    }
+    if (const int rc = parseMList(mArg, mList)) return rc;
   }
   const std::filesystem::path outPath(out);
   const auto folder =

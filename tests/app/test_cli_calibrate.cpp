@@ -12,20 +12,16 @@
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
+#include "support/cli_run.hpp"
 #include "support/synthetic_measurements.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace qf::testing;
 
 namespace {
-struct Run {
-  int rc;
-  std::string out, err;
-};
-Run qfront(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int rc = qf::cli::run(args, out, err);
-  return {rc, out.str(), err.str()};
+using Run = qf::testing::CliRun;
+Run qfront(const std::vector<std::string>& args) {
+  return qf::testing::runQfront(args);
 }
 
 using qf::testing::TempDir;

@@ -9,16 +9,12 @@
 #include <quantfront/core/base/version.hpp>
 
 #include "cli.hpp"
+#include "support/cli_run.hpp"
 
 namespace {
-struct Run {
-  int rc;
-  std::string out, err;
-};
-Run qfront(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int rc = qf::cli::run(args, out, err);
-  return {rc, out.str(), err.str()};
+using Run = qf::testing::CliRun;
+Run qfront(const std::vector<std::string>& args) {
+  return qf::testing::runQfront(args);
 }
 std::string data(const std::string& name) {
   return std::string(QF_TEST_DATA_DIR) + "/cli/" + name;

@@ -15,13 +15,11 @@
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 /// One evidence edit: the states before and after it.
 class EvidenceCommand : public QUndoCommand {

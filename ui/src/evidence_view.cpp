@@ -23,17 +23,11 @@
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/serving.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-QString num(double v) {
-  return QString::number(v, 'g', 5);
-}
 
 std::optional<double> metricOf(const ImportedRun& r, const char* name) {
   const auto it = r.metrics.find(name);
@@ -61,10 +55,14 @@ QString summaryOf(const ImportedRun& r) {
   QStringList parts;
   if (isTimedRun(r.kind)) {
     if (const auto v = metricOf(r, "completed")) parts << QString("%1 requests").arg(*v);
-    if (const auto v = metricOf(r, "output_throughput_tok_s")) parts << num(*v) + " out tok/s";
-    if (const auto v = metricOf(r, "tpot_p99_ms")) parts << "TPOT p99 " + num(*v) + " ms";
-    if (const auto v = metricOf(r, "ttft_p99_ms")) parts << "TTFT p99 " + num(*v) + " ms";
-    if (const auto v = metricOf(r, "latency_mean_s")) parts << "latency " + num(*v) + " s";
+    if (const auto v = metricOf(r, "output_throughput_tok_s"))
+      parts << significant(*v, 5) + " out tok/s";
+    if (const auto v = metricOf(r, "tpot_p99_ms"))
+      parts << "TPOT p99 " + significant(*v, 5) + " ms";
+    if (const auto v = metricOf(r, "ttft_p99_ms"))
+      parts << "TTFT p99 " + significant(*v, 5) + " ms";
+    if (const auto v = metricOf(r, "latency_mean_s"))
+      parts << "latency " + significant(*v, 5) + " s";
     if (!r.requests.empty()) {
       double out = 0;
       int n = 0;
@@ -73,7 +71,7 @@ QString summaryOf(const ImportedRun& r) {
         out += static_cast<double>(q.outputLen);
         ++n;
       }
-      if (n > 0) parts << "mean output " + num(out / n) + " tok";
+      if (n > 0) parts << "mean output " + significant(out / n, 5) + " tok";
     }
   } else if (r.kind == RunKind::EvalResults) {
     std::set<std::string> tasks;
@@ -404,8 +402,9 @@ void EvidenceView::fillMetrics() {
     m_metrics->setItem(row, 1, value);
     m_metrics->setItem(
         row, 2,
-        new QTableWidgetItem(m.lo && m.hi ? QString("[%1, %2]").arg(num(*m.lo), num(*m.hi))
-                                          : QString()));
+        new QTableWidgetItem(
+            m.lo && m.hi ? QString("[%1, %2]").arg(significant(*m.lo, 5), significant(*m.hi, 5))
+                         : QString()));
     m_metrics->setItem(row, 3, new QTableWidgetItem(info ? qs(info->unit) : QString()));
     QString kind = provenanceName(m.provenance.kind);
     if (isDerivedFigure(m.provenance)) kind += " (derived)";

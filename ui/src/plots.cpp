@@ -6,13 +6,11 @@
 
 #include <quantfront/ui/plot_style.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 
 QString formatBatch(double b) {
   return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);

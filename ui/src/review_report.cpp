@@ -20,17 +20,11 @@
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-QString num(double v, int prec) {
-  return QString::number(v, 'f', prec);
-}
 
 constexpr double kPageWidth = 210 * kLogicalPxPerMm;  ///< A4, logical pixels at 96 dpi
 constexpr double kPageHeight = 297 * kLogicalPxPerMm;
@@ -294,10 +288,11 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
   w.heading("Schemes");
   rows.clear();
   for (const auto& s : r.schemes) {
-    rows.push_back({qs(s.assignment.id), num(s.bitsPerWeight, 3), qs(s.pathName),
-                    num(s.memoryFloorMs, 3), s.ridgeBatch ? num(*s.ridgeBatch, 0) : "none",
-                    num(s.capacity.weightsGib, 1), QString::number(s.capacity.maxSeqs),
-                    num(s.capacity.tokensPerSAtCapacity, 0)});
+    rows.push_back({qs(s.assignment.id), fixedDecimals(s.bitsPerWeight, 3), qs(s.pathName),
+                    fixedDecimals(s.memoryFloorMs, 3),
+                    s.ridgeBatch ? fixedDecimals(*s.ridgeBatch, 0) : "none",
+                    fixedDecimals(s.capacity.weightsGib, 1), QString::number(s.capacity.maxSeqs),
+                    fixedDecimals(s.capacity.tokensPerSAtCapacity, 0)});
   }
   w.table({"scheme", "bits/weight", "path", "floor ms", "ridge B", "weights GiB/GPU", "max seqs",
            "tok/s at capacity"},
@@ -430,13 +425,14 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
 
 QString optMs(const std::optional<MetricValue>& m) {
   if (!m) return "—";
-  QString t = num(m->value, 1);
-  if (m->lo && m->hi) t += QString(" [%1, %2]").arg(num(*m->lo, 1), num(*m->hi, 1));
+  QString t = fixedDecimals(m->value, 1);
+  if (m->lo && m->hi)
+    t += QString(" [%1, %2]").arg(fixedDecimals(*m->lo, 1), fixedDecimals(*m->hi, 1));
   return t;
 }
 
 QString optNum(const std::optional<double>& v, int prec) {
-  return v ? num(*v, prec) : QString("—");
+  return v ? fixedDecimals(*v, prec) : QString("—");
 }
 
 /// Seed 002's two regimes from the imported runs: each candidate's lowest-load (batch-1) point
@@ -465,8 +461,8 @@ void servingPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
     if (g.saturated != g.batch1) add("saturated (most tok/s)", g.saturated);
     if (g.capacity) {
       rows.push_back({qs(g.key), "modelled capacity",
-                      QString("%1 seqs").arg(num(g.capacity->maxConcurrency, 0)),
-                      num(g.capacity->tokensPerS, 0), "—", "—", "—", "—"});
+                      QString("%1 seqs").arg(fixedDecimals(g.capacity->maxConcurrency, 0)),
+                      fixedDecimals(g.capacity->tokensPerS, 0), "—", "—", "—", "—"});
     }
   }
   w.table({"candidate", "regime", "offered load", "output tok/s", "TTFT p50 ms", "TPOT p50 ms",
@@ -514,9 +510,10 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
                           .arg(qs(uc.name))
                           .arg(uc.prefillTokens)
                           .arg(uc.decodeTokens),
-                      qs(s.assignment.id), num(e->latency.prefillS * 1e3, 1),
-                      num(e->latency.decodeS * 1e3, 0), num(e->latency.totalS, 2),
-                      e->queriesPerUsd ? num(*e->queriesPerUsd, 0) : QString("—")});
+                      qs(s.assignment.id), fixedDecimals(e->latency.prefillS * 1e3, 1),
+                      fixedDecimals(e->latency.decodeS * 1e3, 0),
+                      fixedDecimals(e->latency.totalS, 2),
+                      e->queriesPerUsd ? fixedDecimals(*e->queriesPerUsd, 0) : QString("—")});
     }
   }
   w.table({"use case", "scheme", "prefill ms", "decode ms", "total s", "queries per USD"}, rows,
@@ -551,8 +548,9 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
         continue;
       }
       anyPriced = true;
-      QString cell = num(q->second.value, 0);
-      if (red != c.metrics.end()) cell += QString(" (%1%)").arg(num(red->second.value, 0));
+      QString cell = fixedDecimals(q->second.value, 0);
+      if (red != c.metrics.end())
+        cell += QString(" (%1%)").arg(fixedDecimals(red->second.value, 0));
       row << cell;
     }
     rows.push_back(row);
@@ -608,10 +606,10 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
     std::vector<QStringList> rows;
     for (const auto& s : in.report->schemes) {
       const auto& cap = s.capacity;
-      rows.push_back({qs(s.assignment.id), num(cap.budgetGib, 1), num(cap.weightsGib, 1),
-                      num(cap.kvGibPerSeq, 3),
+      rows.push_back({qs(s.assignment.id), fixedDecimals(cap.budgetGib, 1),
+                      fixedDecimals(cap.weightsGib, 1), fixedDecimals(cap.kvGibPerSeq, 3),
                       cap.fits ? QString::number(cap.maxSeqs) : "does not fit",
-                      num(cap.tokensPerSAtCapacity, 0)});
+                      fixedDecimals(cap.tokensPerSAtCapacity, 0)});
     }
     w.table({"scheme", "budget GiB/GPU", "weights GiB/GPU", "KV GiB per seq", "max seqs",
              "tok/s at capacity"},

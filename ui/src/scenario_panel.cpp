@@ -20,12 +20,11 @@
 
 #include <quantfront/core/model/catalog.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
 constexpr const char* kBrowse = "__browse__";
 
 void selectData(QComboBox* box, const QString& value) {
@@ -242,7 +241,23 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   const Catalog& cat = Catalog::bundled();
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(buildHardwareGroup(cat));
+  layout->addWidget(buildSchemesGroup(cat));
+  layout->addWidget(buildServingGroup());
 
+  m_feedback = new QLabel(this);
+  m_feedback->setObjectName("feedback");
+  m_feedback->setWordWrap(true);
+  m_feedback->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_feedback->setToolTip("What the model is, or why the scenario cannot be evaluated");
+  layout->addWidget(m_feedback);
+  layout->addStretch(1);
+
+  setSpec(ScenarioSpec{});
+  connectChanges();
+}
+
+QGroupBox* ScenarioPanel::buildHardwareGroup(const Catalog& cat) {
   auto* hw = new QGroupBox("Model and hardware", this);
   auto* hwForm = new QFormLayout(hw);
   m_model = new QComboBox(hw);
@@ -276,8 +291,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_tp->setRange(1, 64);
   m_tp->setToolTip("Tensor-parallel degree: GPUs per replica");
   hwForm->addRow("GPUs (TP)", m_tp);
-  layout->addWidget(hw);
+  return hw;
+}
 
+QGroupBox* ScenarioPanel::buildSchemesGroup(const Catalog& cat) {
   auto* sch = new QGroupBox("Schemes", this);
   auto* schLayout = new QVBoxLayout(sch);
   m_schemes = new QListWidget(sch);
@@ -323,8 +340,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   mixedForm->addRow("Mixed: MoE experts", m_mixedMoe);
   mixedForm->addRow("Mixed: LM head", m_mixedLmHead);
   schLayout->addLayout(mixedForm);
-  layout->addWidget(sch);
+  return sch;
+}
 
+QGroupBox* ScenarioPanel::buildServingGroup() {
   auto* srv = new QGroupBox("Serving", this);
   auto* srvForm = new QFormLayout(srv);
   m_batchMin = new QSpinBox(srv);
@@ -378,17 +397,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
   m_context->setSpecialValueText("off");
   m_context->setToolTip("Adds the KV-cache read and attention math at this context length");
   srvForm->addRow("Context tokens", m_context);
-  layout->addWidget(srv);
+  return srv;
+}
 
-  m_feedback = new QLabel(this);
-  m_feedback->setObjectName("feedback");
-  m_feedback->setWordWrap(true);
-  m_feedback->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_feedback->setToolTip("What the model is, or why the scenario cannot be evaluated");
-  layout->addWidget(m_feedback);
-  layout->addStretch(1);
-
-  setSpec(ScenarioSpec{});
+void ScenarioPanel::connectChanges() {
   // Coalesced: a spin box held down ticks many times a second; the window recomputes once
   // the values settle (one scenarioChanged per burst, not one per tick).
   m_coalesce.setSingleShot(true);

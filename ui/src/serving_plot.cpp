@@ -8,17 +8,11 @@
 
 #include <quantfront/ui/plot_style.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
-
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
-QString num(double v) {
-  return QString::number(v, 'g', 4);
-}
 
 /// Candidate colours when the candidates' schemes do not tell them apart (Okabe–Ito).
 const QColor kPalette[] = {QColor(0, 114, 178), QColor(213, 94, 0),    QColor(0, 158, 115),
@@ -38,30 +32,33 @@ QCPScatterStyle marker(QCPScatterStyle::ScatterShape shape, const QColor& c, boo
 /// Interval text of a latency figure: "12.1 ms [11.9, 12.4]".
 QString latencyText(const char* name, const std::optional<MetricValue>& m) {
   if (!m) return {};
-  QString t = QString("%1 %2 ms").arg(name, num(m->value));
-  if (m->lo && m->hi) t += QString(" [%1, %2]").arg(num(*m->lo), num(*m->hi));
+  QString t = QString("%1 %2 ms").arg(name, significant(m->value, 4));
+  if (m->lo && m->hi) t += QString(" [%1, %2]").arg(significant(*m->lo, 4), significant(*m->hi, 4));
   return t;
 }
 
 QString describe(const QString& candidate, const ServingPoint& p) {
   QStringList lines;
   lines << candidate << qs(offeredLoadText(p.load));
-  if (p.outputThroughputTokS) lines << "output " + num(*p.outputThroughputTokS) + " tok/s";
-  if (p.requestThroughputReqS) lines << "requests " + num(*p.requestThroughputReqS) + " req/s";
-  if (p.goodputReqS) lines << "goodput " + num(*p.goodputReqS) + " req/s";
+  if (p.outputThroughputTokS)
+    lines << "output " + significant(*p.outputThroughputTokS, 4) + " tok/s";
+  if (p.requestThroughputReqS)
+    lines << "requests " + significant(*p.requestThroughputReqS, 4) + " req/s";
+  if (p.goodputReqS) lines << "goodput " + significant(*p.goodputReqS, 4) + " req/s";
   for (const QString& l :
        {latencyText("TTFT p50", p.ttftP50Ms), latencyText("TTFT p99", p.ttftP99Ms),
         latencyText("TPOT p50", p.tpotP50Ms), latencyText("TPOT p99", p.tpotP99Ms)}) {
     if (!l.isEmpty()) lines << l;
   }
   if (p.meanOutputTokens) {
-    QString l = "mean output " + num(*p.meanOutputTokens) + " tokens";
-    if (p.medianOutputTokens) l += " (median " + num(*p.medianOutputTokens) + ")";
+    QString l = "mean output " + significant(*p.meanOutputTokens, 4) + " tokens";
+    if (p.medianOutputTokens) l += " (median " + significant(*p.medianOutputTokens, 4) + ")";
     lines << l;
   }
   if (p.completed) {
     lines << QString("%1 completed, %2 failed")
-                 .arg(num(*p.completed), p.failed ? num(*p.failed) : QString("?"));
+                 .arg(significant(*p.completed, 4),
+                      p.failed ? significant(*p.failed, 4) : QString("?"));
   }
   lines << qs(p.sourceFile);
   return lines.join("\n");
@@ -284,6 +281,45 @@ void ServingPlot::setNotes(const QStringList& notes) {
 
 void ServingPlot::setData(const ServingSweeps& sweeps) {
   clearAll();
+  const QStringList notes = chooseLoadKind(sweeps);
+  const LoadRange x = setLoadAxis(sweeps);
+
+  // Legend columns: two for long candidate names, else three (set before items are added).
+  std::size_t longestName = 0;
+  for (const auto& g : sweeps.groups) longestName = std::max(longestName, g.key.size());
+  legend->setWrap(longestName > 28 ? 2 : 3);
+
+  // Colours: by scheme when the schemes tell the candidates apart, else by order.
+  std::set<std::string> schemes;
+  bool bySchemes = true;
+  for (const auto& g : sweeps.groups) {
+    bySchemes = bySchemes && !g.scheme.empty() && schemes.insert(g.scheme).second;
+  }
+
+  ValueRanges ranges;
+  std::vector<CapacityLine> capacities;  // drawn once the y range is known
+  int index = 0;
+  for (const auto& g : sweeps.groups) {
+    std::vector<const ServingPoint*> pts;
+    for (const auto& p : g.points) {
+      if (p.load.kind == m_kind) pts.push_back(&p);
+    }
+    if (pts.empty()) continue;
+    const QColor color = bySchemes ? schemeColor(qs(g.scheme)) : kPalette[index % 8];
+    const auto shape = kShapes[index % 5];
+    ++index;
+    drawGroup(g, pts, color, shape, ranges);
+    if (g.capacity) capacities.push_back({qs(g.key), *g.capacity, color});
+  }
+  drawCapacities(capacities, ranges, x.lo);
+  if (!x.empty) drawKeys(ranges.anyGoodput);
+  fitAxes(ranges);
+  showEmpty(x.empty);
+  setNotes(notes);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList ServingPlot::chooseLoadKind(const ServingSweeps& sweeps) {
   // The load axis: the kind most points state.
   std::size_t rates = 0, concs = 0;
   for (const auto& g : sweeps.groups) {
@@ -299,6 +335,10 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
                                                                    : LoadKind::RequestRate),
                       loadKindName(m_kind));
   }
+  return notes;
+}
+
+ServingPlot::LoadRange ServingPlot::setLoadAxis(const ServingSweeps& sweeps) {
   // Where the loads go: an infinite rate right of the highest finite one.
   std::set<double> finite;
   bool hasInf = false;
@@ -319,7 +359,8 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
   {
     std::vector<double> ticks(finite.begin(), finite.end());
     const std::size_t stride = std::max<std::size_t>(1, (ticks.size() + 9) / 10);
-    for (std::size_t i = 0; i < ticks.size(); i += stride) ticker->addTick(ticks[i], num(ticks[i]));
+    for (std::size_t i = 0; i < ticks.size(); i += stride)
+      ticker->addTick(ticks[i], significant(ticks[i], 4));
     if (hasInf) ticker->addTick(m_infX, "\u221e");
   }
   const double xLo = empty ? 1 : (finite.empty() ? m_infX : *finite.begin());
@@ -337,165 +378,143 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
                          ? "offered load: request rate (req/s; \u221e = every request at once)"
                          : "offered load: max concurrency (requests in flight)");
   xAxis->setRange(xLo / 1.5, xHi * 1.5);
+  return {xLo, xHi, empty};
+}
 
-  // Legend columns: two for long candidate names, else three (set before items are added).
-  std::size_t longestName = 0;
-  for (const auto& g : sweeps.groups) longestName = std::max(longestName, g.key.size());
-  legend->setWrap(longestName > 28 ? 2 : 3);
-
-  // Colours: by scheme when the schemes tell the candidates apart, else by order.
-  std::set<std::string> schemes;
-  bool bySchemes = true;
-  for (const auto& g : sweeps.groups) {
-    bySchemes = bySchemes && !g.scheme.empty() && schemes.insert(g.scheme).second;
+QCPGraph* ServingPlot::addCurve(
+    const Curve& c, Series s, QCPAxisRect* r, QCPAxis* y, bool filled, Qt::PenStyle style,
+    const std::function<std::optional<double>(const ServingPoint&)>& value) {
+  QVector<double> xs, ys;
+  for (const ServingPoint* p : *c.pts) {
+    if (const std::optional<double> v = value(*p)) {
+      xs << xOf(p->load);
+      ys << *v;
+    }
   }
+  if (xs.isEmpty()) return nullptr;
+  QCPGraph* gr = addGraph(r->axis(QCPAxis::atBottom), y);
+  gr->setData(xs, ys, true);
+  gr->setPen(QPen(c.color, filled ? 2.0 : 1.6, style));
+  gr->setScatterStyle(marker(c.shape, c.color, filled));
+  gr->removeFromLegend();
+  gr->setProperty("qf_candidate", c.name);
+  m_series[c.name][s] = gr;
+  return gr;
+}
 
-  double tokMax = 0, goodMax = 0, lenMax = 0;
-  double ttftLo = std::numeric_limits<double>::infinity(), ttftHi = 0;
-  double tpotLo = ttftLo, tpotHi = 0;
-  double tokLo = std::numeric_limits<double>::infinity(), goodLo = tokLo;
-  bool anyGoodput = false;
-  struct CapacityLine {
-    QString name;
-    ModelledCapacity capacity;
-    QColor color;
+void ServingPlot::addLatency(const Curve& c, Series s, Panel pn, bool p50,
+                             std::optional<MetricValue> ServingPoint::*member,
+                             ValueRanges& ranges) {
+  QCPAxisRect* r = m_panels[static_cast<int>(pn)];
+  QCPGraph* gr =
+      addCurve(c, s, r, r->axis(QCPAxis::atLeft), p50, p50 ? Qt::SolidLine : Qt::DashLine,
+               [&](const ServingPoint& p) -> std::optional<double> {
+                 const auto& m = p.*member;
+                 return m ? std::optional<double>(m->value) : std::nullopt;
+               });
+  if (!gr) return;
+  QVector<double> minus, plus;
+  bool anyInterval = false;
+  double& lo = pn == Panel::Ttft ? ranges.ttftLo : ranges.tpotLo;
+  double& hi = pn == Panel::Ttft ? ranges.ttftHi : ranges.tpotHi;
+  for (const ServingPoint* p : *c.pts) {
+    const auto& m = p->*member;
+    if (!m) continue;
+    lo = std::min(lo, m->lo.value_or(m->value));
+    hi = std::max(hi, m->hi.value_or(m->value));
+    if (m->lo && m->hi) {
+      minus << m->value - *m->lo;
+      plus << *m->hi - m->value;
+      anyInterval = true;
+    } else {
+      minus << std::numeric_limits<double>::quiet_NaN();
+      plus << std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  if (!anyInterval) return;
+  auto* bars = new QCPErrorBars(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+  bars->setDataPlottable(gr);
+  bars->setData(minus, plus);
+  bars->setPen(QPen(c.color, 1.1));
+  bars->setWhiskerWidth(5);
+  bars->removeFromLegend();
+  m_errorBars[c.name][s] = bars;
+}
+
+void ServingPlot::drawGroup(const ServingGroup& g, const std::vector<const ServingPoint*>& pts,
+                            const QColor& color, QCPScatterStyle::ScatterShape shape,
+                            ValueRanges& ranges) {
+  const QString name = qs(g.key);
+  m_candidates << name;
+  m_series[name];  // every candidate drawn has its entry, curves or not
+  const Curve c{name, &pts, color, shape};
+  QCPAxisRect* top = m_panels[0];
+  addCurve(c, Series::OutputThroughput, top, yAxis, true, Qt::SolidLine,
+           [](const ServingPoint& p) { return p.outputThroughputTokS; });
+  if (addCurve(c, Series::Goodput, top, yAxis2, false, Qt::DotLine,
+               [](const ServingPoint& p) { return p.goodputReqS; })) {
+    ranges.anyGoodput = true;
+  }
+  addLatency(c, Series::TtftP50, Panel::Ttft, true, &ServingPoint::ttftP50Ms, ranges);
+  addLatency(c, Series::TtftP99, Panel::Ttft, false, &ServingPoint::ttftP99Ms, ranges);
+  addLatency(c, Series::TpotP50, Panel::Tpot, true, &ServingPoint::tpotP50Ms, ranges);
+  addLatency(c, Series::TpotP99, Panel::Tpot, false, &ServingPoint::tpotP99Ms, ranges);
+  QCPAxisRect* lenRect = m_panels[3];
+  addCurve(c, Series::MeanLength, lenRect, lenRect->axis(QCPAxis::atLeft), true, Qt::SolidLine,
+           [](const ServingPoint& p) { return p.meanOutputTokens; });
+  for (const ServingPoint* p : pts) {
+    if (p->outputThroughputTokS && *p->outputThroughputTokS > 0) {
+      ranges.tokLo = std::min(ranges.tokLo, *p->outputThroughputTokS);
+      ranges.tokMax = std::max(ranges.tokMax, *p->outputThroughputTokS);
+    }
+    if (p->goodputReqS && *p->goodputReqS > 0) {
+      ranges.goodLo = std::min(ranges.goodLo, *p->goodputReqS);
+      ranges.goodMax = std::max(ranges.goodMax, *p->goodputReqS);
+    }
+    ranges.lenMax = std::max(ranges.lenMax, p->meanOutputTokens.value_or(0));
+    const QString text = describe(name, *p);
+    const double x = xOf(p->load);
+    if (p->outputThroughputTokS)
+      m_drawn.push_back({x, *p->outputThroughputTokS, Panel::Throughput, text});
+    if (p->ttftP99Ms) m_drawn.push_back({x, p->ttftP99Ms->value, Panel::Ttft, text});
+    if (p->ttftP50Ms) m_drawn.push_back({x, p->ttftP50Ms->value, Panel::Ttft, text});
+    if (p->tpotP99Ms) m_drawn.push_back({x, p->tpotP99Ms->value, Panel::Tpot, text});
+    if (p->tpotP50Ms) m_drawn.push_back({x, p->tpotP50Ms->value, Panel::Tpot, text});
+    if (p->meanOutputTokens) m_drawn.push_back({x, *p->meanOutputTokens, Panel::Length, text});
+  }
+  // The two regimes: the saturated point ringed on the throughput panel, the batch-1 point
+  // on the latency panels.
+  auto ring = [&](QCPAxisRect* r, double x, double y) {
+    QCPGraph* gr = addGraph(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    gr->setData(QVector<double>{x}, QVector<double>{y}, true);
+    gr->setLineStyle(QCPGraph::lsNone);
+    gr->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.2), Qt::NoBrush, 17));
+    gr->removeFromLegend();
+    gr->setProperty("qf_role", "regime");
   };
-  std::vector<CapacityLine> capacities;  // drawn once the y range is known
-  int index = 0;
-  for (const auto& g : sweeps.groups) {
-    std::vector<const ServingPoint*> pts;
-    for (const auto& p : g.points) {
-      if (p.load.kind == m_kind) pts.push_back(&p);
-    }
-    if (pts.empty()) continue;
-    const QString name = qs(g.key);
-    m_candidates << name;
-    const QColor color = bySchemes ? schemeColor(qs(g.scheme)) : kPalette[index % 8];
-    const auto shape = kShapes[index % 5];
-    ++index;
-    auto& mine = m_series[name];
-    auto addCurve = [&](Series s, QCPAxisRect* r, QCPAxis* y, bool filled, Qt::PenStyle style,
-                        auto value) -> QCPGraph* {
-      QVector<double> xs, ys;
-      for (const ServingPoint* p : pts) {
-        if (const std::optional<double> v = value(*p)) {
-          xs << xOf(p->load);
-          ys << *v;
-        }
-      }
-      if (xs.isEmpty()) return nullptr;
-      QCPGraph* gr = addGraph(r->axis(QCPAxis::atBottom), y);
-      gr->setData(xs, ys, true);
-      gr->setPen(QPen(color, filled ? 2.0 : 1.6, style));
-      gr->setScatterStyle(marker(shape, color, filled));
-      gr->removeFromLegend();
-      gr->setProperty("qf_candidate", name);
-      mine[s] = gr;
-      return gr;
-    };
-    QCPAxisRect* top = m_panels[0];
-    addCurve(Series::OutputThroughput, top, yAxis, true, Qt::SolidLine,
-             [](const ServingPoint& p) { return p.outputThroughputTokS; });
-    if (addCurve(Series::Goodput, top, yAxis2, false, Qt::DotLine,
-                 [](const ServingPoint& p) { return p.goodputReqS; })) {
-      anyGoodput = true;
-    }
-    auto latency = [&](Series s, Panel pn, bool p50, auto member) {
-      QCPAxisRect* r = m_panels[static_cast<int>(pn)];
-      QCPGraph* gr =
-          addCurve(s, r, r->axis(QCPAxis::atLeft), p50, p50 ? Qt::SolidLine : Qt::DashLine,
-                   [&](const ServingPoint& p) -> std::optional<double> {
-                     const auto& m = p.*member;
-                     return m ? std::optional<double>(m->value) : std::nullopt;
-                   });
-      if (!gr) return;
-      QVector<double> minus, plus;
-      bool anyInterval = false;
-      double& lo = pn == Panel::Ttft ? ttftLo : tpotLo;
-      double& hi = pn == Panel::Ttft ? ttftHi : tpotHi;
-      for (const ServingPoint* p : pts) {
-        const auto& m = p->*member;
-        if (!m) continue;
-        lo = std::min(lo, m->lo.value_or(m->value));
-        hi = std::max(hi, m->hi.value_or(m->value));
-        if (m->lo && m->hi) {
-          minus << m->value - *m->lo;
-          plus << *m->hi - m->value;
-          anyInterval = true;
-        } else {
-          minus << std::numeric_limits<double>::quiet_NaN();
-          plus << std::numeric_limits<double>::quiet_NaN();
-        }
-      }
-      if (!anyInterval) return;
-      auto* bars = new QCPErrorBars(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
-      bars->setDataPlottable(gr);
-      bars->setData(minus, plus);
-      bars->setPen(QPen(color, 1.1));
-      bars->setWhiskerWidth(5);
-      bars->removeFromLegend();
-      m_errorBars[name][s] = bars;
-    };
-    latency(Series::TtftP50, Panel::Ttft, true, &ServingPoint::ttftP50Ms);
-    latency(Series::TtftP99, Panel::Ttft, false, &ServingPoint::ttftP99Ms);
-    latency(Series::TpotP50, Panel::Tpot, true, &ServingPoint::tpotP50Ms);
-    latency(Series::TpotP99, Panel::Tpot, false, &ServingPoint::tpotP99Ms);
-    QCPAxisRect* lenRect = m_panels[3];
-    addCurve(Series::MeanLength, lenRect, lenRect->axis(QCPAxis::atLeft), true, Qt::SolidLine,
-             [](const ServingPoint& p) { return p.meanOutputTokens; });
-    for (const ServingPoint* p : pts) {
-      if (p->outputThroughputTokS && *p->outputThroughputTokS > 0) {
-        tokLo = std::min(tokLo, *p->outputThroughputTokS);
-        tokMax = std::max(tokMax, *p->outputThroughputTokS);
-      }
-      if (p->goodputReqS && *p->goodputReqS > 0) {
-        goodLo = std::min(goodLo, *p->goodputReqS);
-        goodMax = std::max(goodMax, *p->goodputReqS);
-      }
-      lenMax = std::max(lenMax, p->meanOutputTokens.value_or(0));
-      const QString text = describe(name, *p);
-      const double x = xOf(p->load);
-      if (p->outputThroughputTokS)
-        m_drawn.push_back({x, *p->outputThroughputTokS, Panel::Throughput, text});
-      if (p->ttftP99Ms) m_drawn.push_back({x, p->ttftP99Ms->value, Panel::Ttft, text});
-      if (p->ttftP50Ms) m_drawn.push_back({x, p->ttftP50Ms->value, Panel::Ttft, text});
-      if (p->tpotP99Ms) m_drawn.push_back({x, p->tpotP99Ms->value, Panel::Tpot, text});
-      if (p->tpotP50Ms) m_drawn.push_back({x, p->tpotP50Ms->value, Panel::Tpot, text});
-      if (p->meanOutputTokens) m_drawn.push_back({x, *p->meanOutputTokens, Panel::Length, text});
-    }
-    // The two regimes: the saturated point ringed on the throughput panel, the batch-1 point
-    // on the latency panels.
-    auto ring = [&](QCPAxisRect* r, double x, double y) {
-      QCPGraph* gr = addGraph(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
-      gr->setData(QVector<double>{x}, QVector<double>{y}, true);
-      gr->setLineStyle(QCPGraph::lsNone);
-      gr->setScatterStyle(
-          QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, 1.2), Qt::NoBrush, 17));
-      gr->removeFromLegend();
-      gr->setProperty("qf_role", "regime");
-    };
-    if (g.saturated && g.points[*g.saturated].load.kind == m_kind) {
-      const ServingPoint& p = g.points[*g.saturated];
-      ring(top, xOf(p.load), *p.outputThroughputTokS);
-    }
-    if (g.batch1 && g.points[*g.batch1].load.kind == m_kind) {
-      const ServingPoint& p = g.points[*g.batch1];
-      if (p.ttftP50Ms) ring(m_panels[1], xOf(p.load), p.ttftP50Ms->value);
-      if (p.tpotP50Ms) ring(m_panels[2], xOf(p.load), p.tpotP50Ms->value);
-    }
-    // The legend entry: the candidate's marker and line.
-    QCPGraph* entry = addGraph();
-    entry->setPen(QPen(color, 2.0));
-    entry->setScatterStyle(marker(shape, color, true));
-    entry->setProperty("qf_role", "legend");
-    entry->setName(name);
-    if (g.capacity) {
-      capacities.push_back({name, *g.capacity, color});
-    }
+  if (g.saturated && g.points[*g.saturated].load.kind == m_kind) {
+    const ServingPoint& p = g.points[*g.saturated];
+    ring(top, xOf(p.load), *p.outputThroughputTokS);
   }
+  if (g.batch1 && g.points[*g.batch1].load.kind == m_kind) {
+    const ServingPoint& p = g.points[*g.batch1];
+    if (p.ttftP50Ms) ring(m_panels[1], xOf(p.load), p.ttftP50Ms->value);
+    if (p.tpotP50Ms) ring(m_panels[2], xOf(p.load), p.tpotP50Ms->value);
+  }
+  // The legend entry: the candidate's marker and line.
+  QCPGraph* entry = addGraph();
+  entry->setPen(QPen(color, 2.0));
+  entry->setScatterStyle(marker(shape, color, true));
+  entry->setProperty("qf_role", "legend");
+  entry->setName(name);
+}
 
+void ServingPlot::drawCapacities(const std::vector<CapacityLine>& capacities,
+                                 const ValueRanges& ranges, double xLo) {
   // Throughput axis: the measured points, and each modelled capacity within reach of them
   // (4x on a linear axis, 20x on a log one); one beyond is named at the top instead.
+  const double tokLo = ranges.tokLo, tokMax = ranges.tokMax;
   const bool logTok = wantsLog(tokLo, tokMax);
   double tokTop = tokMax;
   int above = 0;
@@ -532,39 +551,39 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
     m_capacity[c.name] = cap;
     m_labels.add(labelX, cap, text, c.color, true, true, false, false);
   }
-  if (!empty) {
-    // Keys to the line styles, in grey.
-    auto key = [&](const QString& text, const QPen& pen, const QCPScatterStyle& style) {
-      QCPGraph* k = addGraph();
-      k->setPen(pen);
-      k->setScatterStyle(style);
-      k->setName(text);
-      k->setProperty("qf_role", "key");
-    };
-    const QColor grey(90, 90, 90);
-    key("solid, filled: tok/s, p50, mean length", QPen(grey, 2.0),
-        marker(QCPScatterStyle::ssCircle, grey, true));
-    key("dashed, hollow: p99 (bars: 95% CI)", QPen(grey, 1.6, Qt::DashLine),
-        marker(QCPScatterStyle::ssCircle, grey, false));
-    if (anyGoodput) {
-      key("dotted: goodput req/s (right axis)", QPen(grey, 1.6, Qt::DotLine),
-          marker(QCPScatterStyle::ssCircle, grey, false));
-    }
-    key("ringed: saturated, batch-1 point", QPen(Qt::NoPen),
-        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(grey, 1.2), Qt::NoBrush, 13));
-  }
+}
 
-  yAxis2->setVisible(anyGoodput);
-  yAxis2->setTickLabels(anyGoodput);
-  fitValueAxis(yAxis2, std::isfinite(goodLo) ? goodLo : 0, goodMax, 4);
-  fitValueAxis(m_panels[1]->axis(QCPAxis::atLeft), ttftLo, ttftHi, 3);
-  fitValueAxis(m_panels[2]->axis(QCPAxis::atLeft), tpotLo, tpotHi, 3);
+void ServingPlot::drawKeys(bool anyGoodput) {
+  // Keys to the line styles, in grey.
+  auto key = [&](const QString& text, const QPen& pen, const QCPScatterStyle& style) {
+    QCPGraph* k = addGraph();
+    k->setPen(pen);
+    k->setScatterStyle(style);
+    k->setName(text);
+    k->setProperty("qf_role", "key");
+  };
+  const QColor grey(90, 90, 90);
+  key("solid, filled: tok/s, p50, mean length", QPen(grey, 2.0),
+      marker(QCPScatterStyle::ssCircle, grey, true));
+  key("dashed, hollow: p99 (bars: 95% CI)", QPen(grey, 1.6, Qt::DashLine),
+      marker(QCPScatterStyle::ssCircle, grey, false));
+  if (anyGoodput) {
+    key("dotted: goodput req/s (right axis)", QPen(grey, 1.6, Qt::DotLine),
+        marker(QCPScatterStyle::ssCircle, grey, false));
+  }
+  key("ringed: saturated, batch-1 point", QPen(Qt::NoPen),
+      QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(grey, 1.2), Qt::NoBrush, 13));
+}
+
+void ServingPlot::fitAxes(const ValueRanges& ranges) {
+  yAxis2->setVisible(ranges.anyGoodput);
+  yAxis2->setTickLabels(ranges.anyGoodput);
+  fitValueAxis(yAxis2, std::isfinite(ranges.goodLo) ? ranges.goodLo : 0, ranges.goodMax, 4);
+  fitValueAxis(m_panels[1]->axis(QCPAxis::atLeft), ranges.ttftLo, ranges.ttftHi, 3);
+  fitValueAxis(m_panels[2]->axis(QCPAxis::atLeft), ranges.tpotLo, ranges.tpotHi, 3);
   QCPAxis* lenAxis = m_panels[3]->axis(QCPAxis::atLeft);
   lenAxis->ticker()->setTickCount(2);
-  lenAxis->setRange(0, lenMax > 0 ? lenMax * 1.25 : 1);
-  showEmpty(empty);
-  setNotes(notes);
-  replot(QCustomPlot::rpQueuedReplot);
+  lenAxis->setRange(0, ranges.lenMax > 0 ? ranges.lenMax * 1.25 : 1);
 }
 
 void ServingPlot::onMouseMove(QMouseEvent* event) {

@@ -109,9 +109,9 @@ std::vector<Assignment> assignments(const DeploySpace& sp) {
   return out;
 }
 
-}  // namespace
-
-Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOptions& o) {
+/// The search space and options checked; `kvBytes` gets the bytes per element of each KV dtype.
+std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
+                                 std::vector<double>& kvBytes) {
   if (sp.gpus.empty()) return Error{"", "", "gpus", "no GPU to search"};
   if (sp.schemes.empty()) return Error{"", "", "schemes", "no scheme to search"};
   if (sp.kvDtypes.empty()) return Error{"", "", "kv-dtypes", "no KV dtype to search"};
@@ -129,9 +129,8 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
     ServingLimits lim;
     lim.maxBatch = cap;
     lim.tokenBudget = std::max(sp.tokenBudget, static_cast<double>(cap));
-    if (auto e = validateServing(lim, o.workload)) return *e;
+    if (auto e = validateServing(lim, o.workload)) return e;
   }
-  std::vector<double> kvBytes;
   for (const auto& d : sp.kvDtypes) {
     const double b = kvBytesForDtype(d);
     if (b == 0) return Error{"", "", "kv-dtypes", "expected bf16 or fp8, found '" + d + "'"};
@@ -143,6 +142,38 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
                    "GPU '" + g.id + "' has no price per GPU-hour; give one with --price " + g.id +
                        "=USD or leave it out with --skip-unpriced"};
   }
+  return std::nullopt;
+}
+
+/// Which constraint binds when nothing is feasible, in words.
+std::string nothingFeasibleReason(const DeployResult& res, const DeployOptions& o,
+                                  double bestCapacity, double bestTtft, double bestTpot) {
+  std::ostringstream why;
+  why.precision(4);
+  if (res.evaluated == 0) {
+    why << "no configuration fits in memory (the weights and one request's KV cache exceed "
+           "every GPU count searched; raise --max-gpus or choose smaller schemes)";
+  } else if (res.rejectedLoad == res.evaluated) {
+    why << "the load binds: no configuration sustains " << deployLoadText(o.load)
+        << " (the most any sustains is " << bestCapacity << " req/s)";
+  } else if (res.rejectedGate > 0 && res.rejectedTtft == 0 && res.rejectedTpot == 0) {
+    why << "the quality gates bind: every configuration meeting the SLOs uses a scheme "
+           "whose candidate fails them";
+  } else if (res.rejectedTpot >= res.rejectedTtft) {
+    why << "the TPOT SLO binds: the lowest TPOT reached is " << bestTpot << " ms against "
+        << o.sloTpotMs << " ms";
+  } else {
+    why << "the TTFT SLO binds: the lowest TTFT reached is " << bestTtft << " ms against "
+        << o.sloTtftMs << " ms";
+  }
+  return why.str();
+}
+
+}  // namespace
+
+Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOptions& o) {
+  std::vector<double> kvBytes;
+  if (auto e = checkSearch(sp, o, kvBytes)) return *e;
 
   const auto assigns = assignments(sp);
   std::vector<int> counts;
@@ -259,25 +290,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
   if (!res.frontier.empty()) {
     res.best = res.frontier.back();
   } else {
-    std::ostringstream why;
-    why.precision(4);
-    if (res.evaluated == 0) {
-      why << "no configuration fits in memory (the weights and one request's KV cache exceed "
-             "every GPU count searched; raise --max-gpus or choose smaller schemes)";
-    } else if (res.rejectedLoad == res.evaluated) {
-      why << "the load binds: no configuration sustains " << deployLoadText(o.load)
-          << " (the most any sustains is " << bestCapacity << " req/s)";
-    } else if (res.rejectedGate > 0 && res.rejectedTtft == 0 && res.rejectedTpot == 0) {
-      why << "the quality gates bind: every configuration meeting the SLOs uses a scheme "
-             "whose candidate fails them";
-    } else if (res.rejectedTpot >= res.rejectedTtft) {
-      why << "the TPOT SLO binds: the lowest TPOT reached is " << bestTpot << " ms against "
-          << o.sloTpotMs << " ms";
-    } else {
-      why << "the TTFT SLO binds: the lowest TTFT reached is " << bestTtft << " ms against "
-          << o.sloTtftMs << " ms";
-    }
-    res.nothingFeasible = why.str();
+    res.nothingFeasible = nothingFeasibleReason(res, o, bestCapacity, bestTtft, bestTpot);
   }
   return res;
 }

@@ -462,45 +462,55 @@ double studentTQuantile(double level, int dof) {
          (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v);
 }
 
-Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source) {
-  if (points.empty()) return Error{source, "", "", "no measured points for this GPU"};
-  // Candidate constants: t0 and η_β always; η_P of every tensor path a point's GEMMs run on;
-  // the dequant cost of every kernel class with a conversion (c > 0).
+namespace {
+
+/// Candidate constants: t0 and η_β always; η_P of every tensor path a point's GEMMs run on;
+/// the dequant cost of every kernel class with a conversion (c > 0). `start` gets their
+/// starting values.
+std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& points,
+                                            Efficiency& start) {
   std::vector<std::string> names{kOverhead, kBandwidth};
-  Efficiency start;
   start.overheadMs = 1.0;
   start.bandwidthEff = 0.8;
-  {
-    std::set<std::string> paths, dequant;
+  std::set<std::string> paths, dequant;
+  for (const auto& pp : points) {
+    auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
+    if (!curve) continue;
+    for (const auto& k : curve->kinds) {
+      if (!k.present) continue;
+      paths.insert(tensorPathName(k.effectivePath));
+      if (k.effectiveC > 0) dequant.insert(k.runsAs);
+    }
+  }
+  for (const auto& p : paths) {
+    names.push_back(kComputePrefix + p);
+    start.computeEff[p] = 0.7;
+  }
+  for (const auto& d : dequant) {
+    names.push_back(kDequantPrefix + d);
+    // Start at the counted c/D of that kernel class (any point using it gives D and c).
     for (const auto& pp : points) {
       auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
       if (!curve) continue;
       for (const auto& k : curve->kinds) {
-        if (!k.present) continue;
-        paths.insert(tensorPathName(k.effectivePath));
-        if (k.effectiveC > 0) dequant.insert(k.runsAs);
-      }
-    }
-    for (const auto& p : paths) {
-      names.push_back(kComputePrefix + p);
-      start.computeEff[p] = 0.7;
-    }
-    for (const auto& d : dequant) {
-      names.push_back(kDequantPrefix + d);
-      // Start at the counted c/D of that kernel class (any point using it gives D and c).
-      for (const auto& pp : points) {
-        auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
-        if (!curve) continue;
-        for (const auto& k : curve->kinds) {
-          if (k.present && k.runsAs == d) start.dequantSPerWeight[d] = k.dequantSPerWeight;
-        }
+        if (k.present && k.runsAs == d) start.dequantSPerWeight[d] = k.dequantSPerWeight;
       }
     }
   }
-  const std::size_t n = points.size();
-  std::vector<double> measured(n);
-  for (std::size_t i = 0; i < n; ++i) measured[i] = points[i].point.value;
-  auto residualsAt = [&](const Efficiency& e, std::vector<double>& r) {
+  return names;
+}
+
+/// The log residuals ln(predicted / measured) of the points and their Jacobian in the
+/// ln-constants.
+struct LogResiduals {
+  const std::vector<PreparedPoint>& points;
+  std::vector<double> measured;
+
+  explicit LogResiduals(const std::vector<PreparedPoint>& pts) : points(pts), measured(pts.size()) {
+    for (std::size_t i = 0; i < pts.size(); ++i) measured[i] = pts[i].point.value;
+  }
+  bool at(const Efficiency& e, std::vector<double>& r) const {
+    const std::size_t n = points.size();
     r.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       const double p = predictPoint(points[i], e);
@@ -508,36 +518,24 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
       r[i] = std::log(p / measured[i]);
     }
     return true;
-  };
-  auto jacobianAt = [&](const Efficiency& e, const std::vector<std::string>& ps,
-                        std::vector<double>& jac) {
+  }
+  bool jacobian(const Efficiency& e, const std::vector<std::string>& ps,
+                std::vector<double>& jac) const {
+    const std::size_t n = points.size();
     const double h = 1e-4;
     jac.assign(n * ps.size(), 0.0);
     std::vector<double> up, dn;
     for (std::size_t k = 0; k < ps.size(); ++k) {
-      if (!residualsAt(perturbed(e, ps[k], h), up) || !residualsAt(perturbed(e, ps[k], -h), dn))
-        return false;
+      if (!at(perturbed(e, ps[k], h), up) || !at(perturbed(e, ps[k], -h), dn)) return false;
       for (std::size_t i = 0; i < n; ++i) jac[i * ps.size() + k] = (up[i] - dn[i]) / (2 * h);
     }
     return true;
-  };
-  // Keep only the constants some point depends on (|∂ ln pred / ∂ ln c| ≥ 1% somewhere).
-  std::vector<std::string> params;
-  std::vector<std::string> fixedNames;
-  {
-    std::vector<double> jac;
-    if (!jacobianAt(start, names, jac))
-      return Error{source, "", "", "the model cannot predict these points (check their figures)"};
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      double most = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        most = std::max(most, std::abs(jac[i * names.size() + k]));
-      (most >= 0.01 ? params : fixedNames).push_back(names[k]);
-    }
   }
-  Efficiency eff = start;
+};
+
+/// A constant no point depends on keeps the datasheet value.
+void keepDatasheetValues(const std::vector<std::string>& fixedNames, Efficiency& eff) {
   for (const auto& f : fixedNames) {
-    // A constant no point depends on keeps the datasheet value.
     if (f == kOverhead) eff.overheadMs = 0;
     if (f == kBandwidth) eff.bandwidthEff = 1;
     if (f.rfind(kComputePrefix, 0) == 0)
@@ -545,18 +543,26 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
     if (f.rfind(kDequantPrefix, 0) == 0)
       eff.dequantSPerWeight.erase(f.substr(std::string(kDequantPrefix).size()));
   }
-  const std::size_t p = params.size();
-  if (n < p || n == 0) {
-    std::string list;
-    for (const auto& q : params) list += (list.empty() ? "" : ", ") + q;
-    return Error{source, "", "points",
-                 std::to_string(n) + " point" + (n == 1 ? "" : "s") + " cannot determine " +
-                     std::to_string(p) + " constants (" + list + "); measure more batches, " +
-                     "lengths or schemes"};
-  }
-  // Levenberg-Marquardt on Huber-weighted log residuals (iteratively reweighted).
-  std::vector<double> r, jac, w(n, 1.0);
-  if (!residualsAt(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+}
+
+/// The weighted normal matrix JᵀWJ (p × p).
+std::vector<double> normalMatrix(const std::vector<double>& jac, const std::vector<double>& w,
+                                 std::size_t n, std::size_t p) {
+  std::vector<double> normal(p * p, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t a = 0; a < p; ++a)
+      for (std::size_t b = 0; b < p; ++b)
+        normal[a * p + b] += w[i] * jac[i * p + a] * jac[i * p + b];
+  return normal;
+}
+
+/// Levenberg-Marquardt on Huber-weighted log residuals (iteratively reweighted), from `eff`
+/// with residuals `r`; leaves the fitted constants in `eff`, their residuals in `r` and the
+/// last Huber weights in `w`.
+void fitRobust(const LogResiduals& model, const std::vector<std::string>& params, Efficiency& eff,
+               std::vector<double>& r, std::vector<double>& w) {
+  const std::size_t n = r.size(), p = params.size();
+  std::vector<double> jac;
   auto cost = [&](const std::vector<double>& res) {
     double c = 0;
     for (std::size_t i = 0; i < n; ++i) c += w[i] * res[i] * res[i];
@@ -574,7 +580,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
       const double k = 1.345 * scale;
       for (std::size_t i = 0; i < n; ++i) w[i] = absr[i] <= k ? 1.0 : k / absr[i];
     }
-    if (!jacobianAt(eff, params, jac)) break;
+    if (!model.jacobian(eff, params, jac)) break;
     normal.assign(p * p, 0.0);
     rhs.assign(p, 0.0);
     for (std::size_t i = 0; i < n; ++i) {
@@ -605,7 +611,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
       for (auto& [key, v] : trial.dequantSPerWeight)
         v = std::clamp(v, 1e-18, kMaxDequantSPerWeight);
       std::vector<double> rt;
-      if (residualsAt(trial, rt) && cost(rt) < before) {
+      if (model.at(trial, rt) && cost(rt) < before) {
         eff = trial;
         r = rt;
         lambda = std::max(lambda / 10, 1e-9);
@@ -619,72 +625,51 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
     }
     if (!improved) break;
   }
-  // Identifiability: the weighted normal matrix, columns scaled to unit diagonal, must be
-  // well conditioned; else name the constants the points cannot tell apart.
-  if (!jacobianAt(eff, params, jac))
-    return Error{source, "", "", "the model cannot predict these points at the fitted values"};
-  normal.assign(p * p, 0.0);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t a = 0; a < p; ++a)
-      for (std::size_t b = 0; b < p; ++b)
-        normal[a * p + b] += w[i] * jac[i * p + a] * jac[i * p + b];
+}
+
+/// Identifiability: the weighted normal matrix, columns scaled to unit diagonal, must be well
+/// conditioned; `inverse` gets the inverse of the scaled matrix. Else an error names the
+/// constants the points cannot tell apart.
+std::optional<Error> checkIdentifiable(const std::vector<double>& normal,
+                                       const std::vector<std::string>& params,
+                                       std::vector<double>& inverse, const std::string& source) {
+  const std::size_t p = params.size();
   std::vector<double> scaled = normal;
   for (std::size_t a = 0; a < p; ++a)
     for (std::size_t b = 0; b < p; ++b) {
       const double d = std::sqrt(normal[a * p + a] * normal[b * p + b]);
       scaled[a * p + b] = d > 0 ? normal[a * p + b] / d : 0.0;
     }
-  std::vector<double> dummy(p, 0.0), inverse;
+  std::vector<double> dummy(p, 0.0);
   bool conditioned = solveSymmetric(scaled, p, dummy, &inverse, 1e-9);
   if (conditioned) {
     for (std::size_t a = 0; a < p; ++a) conditioned = conditioned && inverse[a * p + a] < 1e6;
   }
-  if (!conditioned) {
-    // Name the pair with the strongest correlation.
-    std::string pair;
-    double worst = -1;
-    for (std::size_t a = 0; a < p; ++a)
-      for (std::size_t b = a + 1; b < p; ++b)
-        if (std::abs(scaled[a * p + b]) > worst) {
-          worst = std::abs(scaled[a * p + b]);
-          pair = params[a] + " and " + params[b];
-        }
-    return Error{
-        source, "", "points",
-        "these points cannot determine the constants: " + (pair.empty() ? params.front() : pair) +
-            " change the predictions alike; add points at other batches, lengths or "
-            "schemes"};
-  }
-  E2eFit fit;
-  fit.dof = static_cast<int>(n - p);
-  // Residual scale: weighted RMS over the degrees of freedom (the robust MAD scale when no
-  // degree of freedom is left).
-  double ss = 0, sw = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    ss += w[i] * r[i] * r[i];
-    sw += w[i];
-  }
-  fit.sigmaLog = fit.dof > 0 ? std::sqrt(ss / static_cast<double>(fit.dof) *
-                                         static_cast<double>(n) / std::max(sw, 1e-12))
-                             : 0.0;
-  // Covariance of the ln-constants: σ²·(JᵀWJ)⁻¹ (unscale the inverse).
-  fit.covariance.assign(p * p, 0.0);
+  if (conditioned) return std::nullopt;
+  // Name the pair with the strongest correlation.
+  std::string pair;
+  double worst = -1;
   for (std::size_t a = 0; a < p; ++a)
-    for (std::size_t b = 0; b < p; ++b) {
-      const double d = std::sqrt(normal[a * p + a] * normal[b * p + b]);
-      fit.covariance[a * p + b] = d > 0 ? fit.sigmaLog * fit.sigmaLog * inverse[a * p + b] / d : 0;
-    }
-  eff.source = source;
-  fit.efficiency = eff;
-  for (std::size_t a = 0; a < p; ++a) {
-    const double v = getConstant(eff, params[a]);
-    fit.constants.push_back({params[a], v, v * std::sqrt(fit.covariance[a * p + a])});
-  }
-  fit.fixed = fixedNames;
+    for (std::size_t b = a + 1; b < p; ++b)
+      if (std::abs(scaled[a * p + b]) > worst) {
+        worst = std::abs(scaled[a * p + b]);
+        pair = params[a] + " and " + params[b];
+      }
+  return Error{
+      source, "", "points",
+      "these points cannot determine the constants: " + (pair.empty() ? params.front() : pair) +
+          " change the predictions alike; add points at other batches, lengths or "
+          "schemes"};
+}
+
+/// Each point's fitted and datasheet prediction beside its measurement, the median errors and
+/// the range of batches and lengths the fit saw.
+void describeResiduals(const std::vector<PreparedPoint>& points, const Efficiency& eff,
+                       const std::vector<double>& r, const std::vector<double>& w, E2eFit& fit) {
   Efficiency datasheet;
   std::vector<double> errs, dsErrs;
   bool first = true;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& pt = points[i].point;
     E2eFitResidual res;
     res.origin = pt.origin;
@@ -711,6 +696,76 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
   }
   fit.medianAbsErrorPct = medianOf(errs);
   fit.datasheetMedianAbsErrorPct = medianOf(dsErrs);
+}
+
+}  // namespace
+
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source) {
+  if (points.empty()) return Error{source, "", "", "no measured points for this GPU"};
+  Efficiency start;
+  const std::vector<std::string> names = candidateConstants(points, start);
+  const std::size_t n = points.size();
+  const LogResiduals model(points);
+  // Keep only the constants some point depends on (|∂ ln pred / ∂ ln c| ≥ 1% somewhere).
+  std::vector<std::string> params;
+  std::vector<std::string> fixedNames;
+  {
+    std::vector<double> jac;
+    if (!model.jacobian(start, names, jac))
+      return Error{source, "", "", "the model cannot predict these points (check their figures)"};
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      double most = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        most = std::max(most, std::abs(jac[i * names.size() + k]));
+      (most >= 0.01 ? params : fixedNames).push_back(names[k]);
+    }
+  }
+  Efficiency eff = start;
+  keepDatasheetValues(fixedNames, eff);
+  const std::size_t p = params.size();
+  if (n < p || n == 0) {
+    std::string list;
+    for (const auto& q : params) list += (list.empty() ? "" : ", ") + q;
+    return Error{source, "", "points",
+                 std::to_string(n) + " point" + (n == 1 ? "" : "s") + " cannot determine " +
+                     std::to_string(p) + " constants (" + list + "); measure more batches, " +
+                     "lengths or schemes"};
+  }
+  std::vector<double> r, jac, w(n, 1.0);
+  if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+  fitRobust(model, params, eff, r, w);
+  if (!model.jacobian(eff, params, jac))
+    return Error{source, "", "", "the model cannot predict these points at the fitted values"};
+  const std::vector<double> normal = normalMatrix(jac, w, n, p);
+  std::vector<double> inverse;
+  if (auto e = checkIdentifiable(normal, params, inverse, source)) return *e;
+  E2eFit fit;
+  fit.dof = static_cast<int>(n - p);
+  // Residual scale: weighted RMS over the degrees of freedom (the robust MAD scale when no
+  // degree of freedom is left).
+  double ss = 0, sw = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    ss += w[i] * r[i] * r[i];
+    sw += w[i];
+  }
+  fit.sigmaLog = fit.dof > 0 ? std::sqrt(ss / static_cast<double>(fit.dof) *
+                                         static_cast<double>(n) / std::max(sw, 1e-12))
+                             : 0.0;
+  // Covariance of the ln-constants: σ²·(JᵀWJ)⁻¹ (unscale the inverse).
+  fit.covariance.assign(p * p, 0.0);
+  for (std::size_t a = 0; a < p; ++a)
+    for (std::size_t b = 0; b < p; ++b) {
+      const double d = std::sqrt(normal[a * p + a] * normal[b * p + b]);
+      fit.covariance[a * p + b] = d > 0 ? fit.sigmaLog * fit.sigmaLog * inverse[a * p + b] / d : 0;
+    }
+  eff.source = source;
+  fit.efficiency = eff;
+  for (std::size_t a = 0; a < p; ++a) {
+    const double v = getConstant(eff, params[a]);
+    fit.constants.push_back({params[a], v, v * std::sqrt(fit.covariance[a * p + a])});
+  }
+  fit.fixed = fixedNames;
+  describeResiduals(points, eff, r, w, fit);
   return fit;
 }
 

@@ -72,21 +72,23 @@ std::optional<Error> validateLength(const LengthDistribution& d, const char* fie
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
-                                  const SimOptions& o) {
-  if (auto e = validateLength(o.input, "input-len")) return *e;
-  if (auto e = validateLength(o.output, "output-len")) return *e;
+std::optional<Error> validateSim(const ServingLimits& lim, const SimOptions& o) {
+  if (auto e = validateLength(o.input, "input-len")) return e;
+  if (auto e = validateLength(o.output, "output-len")) return e;
   ServingWorkload w{std::max(1.0, o.input.mean), std::max(1.0, o.output.mean)};
-  if (auto e = validateServing(lim, w)) return *e;
+  if (auto e = validateServing(lim, w)) return e;
   if (o.requests < 1 || o.requests > 10'000'000)
     return Error{"", "", "requests", "must be between 1 and 10000000"};
   if (!(o.requestsPerS > 0) || std::isnan(o.requestsPerS))
     return Error{"", "", "load", "the request rate must be positive"};
   if (o.closedLoopConcurrency && *o.closedLoopConcurrency < 1)
     return Error{"", "", "load", "the concurrency must be at least 1"};
+  return std::nullopt;
+}
 
+/// The requests with their lengths and arrival times (Poisson, or the closed loop's first
+/// wave at 0 and the rest released as requests finish).
+std::vector<Request> drawRequests(const SimOptions& o) {
   Rng rng{o.seed * 0x2545F4914F6CDD1DULL + 1};
   const std::size_t n = static_cast<std::size_t>(o.requests);
   std::vector<Request> reqs(n);
@@ -105,6 +107,148 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
         std::min<std::size_t>(n, static_cast<std::size_t>(*o.closedLoopConcurrency));
     for (std::size_t i = 0; i < first; ++i) reqs[i].arrival = 0;
   }
+  return reqs;
+}
+
+/// Every running sequence past its prompt needs one more KV token: the latest admitted are
+/// preempted (by recompute) until the decodes fit. Returns how many decode.
+std::int64_t makeRoomForDecodes(std::vector<Request>& reqs, std::vector<std::size_t>& running,
+                                std::deque<std::size_t>& waiting, double& kvUsed, double kvCap,
+                                SimResult& res) {
+  std::int64_t decoding = 0;
+  for (auto id : running)
+    if (reqs[id].computed == reqs[id].target) ++decoding;
+  while (kvUsed + static_cast<double>(decoding) > kvCap && !running.empty()) {
+    const std::size_t victim = running.back();
+    running.pop_back();
+    auto& v = reqs[victim];
+    if (v.computed == v.target) --decoding;
+    kvUsed -= static_cast<double>(v.kv);
+    v.kv = 0;
+    v.computed = 0;
+    v.target = v.input + v.generated;
+    waiting.push_front(victim);
+    ++res.preemptions;
+  }
+  return decoding;
+}
+
+/// How many pure decode steps (nothing to admit) run together: until a sequence finishes, the
+/// cache fills or a request could join (at `nextArrivalT`, infinite when none).
+std::int64_t decodeRepeat(const StepTimeModel& m, std::int64_t decoding, double dc,
+                          std::int64_t minLeft, double kvRoom, bool canAdmit, double nextArrivalT,
+                          double now, bool anyWaiting) {
+  const double tau = m.decodeStepS(static_cast<double>(decoding), dc);
+  std::int64_t k = minLeft - 1;
+  k = std::min<std::int64_t>(k,
+                             1 + static_cast<std::int64_t>(kvRoom / static_cast<double>(decoding)));
+  if (canAdmit && std::isfinite(nextArrivalT)) {
+    const double gap = nextArrivalT - now;
+    k = std::min<std::int64_t>(k, std::max<std::int64_t>(1, static_cast<std::int64_t>(gap / tau)));
+  }
+  if (anyWaiting && canAdmit) k = 1;
+  return std::max<std::int64_t>(1, k);
+}
+
+/// Applies a step ending at `now`: decodes produce `repeat` tokens each, finished prompts their
+/// first (or next) token; `finish` is called for each request done. Returns those still
+/// running, in order.
+template <class Finish>
+std::vector<std::size_t> applyStep(std::vector<Request>& reqs,
+                                   const std::vector<std::size_t>& running, std::int64_t repeat,
+                                   double now, Finish&& finish) {
+  std::vector<std::size_t> still;
+  still.reserve(running.size());
+  for (auto id : running) {
+    auto& r = reqs[id];
+    if (r.chunk > 0) {
+      r.computed += r.chunk;
+      r.kv += r.chunk;
+      r.chunk = 0;
+      if (r.computed == r.target) {
+        ++r.generated;
+        if (r.firstTokenT < 0) r.firstTokenT = now;
+      }
+    } else if (r.computed == r.target) {
+      r.kv += repeat;
+      r.generated += repeat;
+    }
+    if (r.generated >= r.output) {
+      finish(id);
+    } else {
+      still.push_back(id);
+    }
+  }
+  return still;
+}
+
+/// Latencies of every request; throughput over the middle 80% of completions (ramp-up and
+/// drain left out).
+void summarise(const std::vector<Request>& reqs, std::vector<double> finishOrder, double now,
+               double meanOutput, double busyConcurrency, const SimOptions& o, SimResult& res) {
+  const std::size_t n = reqs.size();
+  std::vector<double> ttft, tpot;
+  ttft.reserve(n);
+  tpot.reserve(n);
+  double first = std::numeric_limits<double>::infinity();
+  std::int64_t good = 0;
+  double ttftSum = 0, tpotSum = 0;
+  for (const auto& r : reqs) {
+    first = std::min(first, r.arrival);
+    const double tt = r.firstTokenT - r.arrival;
+    ttft.push_back(tt);
+    ttftSum += tt;
+    const double tp =
+        r.output > 1 ? (r.doneT - r.firstTokenT) / static_cast<double>(r.output - 1) : 0.0;
+    if (r.output > 1) {
+      tpot.push_back(tp);
+      tpotSum += tp;
+    }
+    const bool ok = (o.sloTtftS <= 0 || tt <= o.sloTtftS) && (o.sloTpotS <= 0 || tp <= o.sloTpotS);
+    if (ok) ++good;
+  }
+  res.completed = static_cast<int>(n);
+  res.durationS = now - first;
+  std::sort(finishOrder.begin(), finishOrder.end());
+  double outTokensWindow = 0;
+  double window = 0;
+  double reqWindow = 0;
+  if (n >= 10) {
+    // Completions in (t_lo, t_hi]: counted by time, since several may finish in one step.
+    const double tLo = finishOrder[n / 10], tHi = finishOrder[n - n / 10 - 1];
+    window = tHi - tLo;
+    const auto upTo = [&](double at) {
+      return std::upper_bound(finishOrder.begin(), finishOrder.end(), at) - finishOrder.begin();
+    };
+    reqWindow = static_cast<double>(upTo(tHi) - upTo(tLo));
+  }
+  if (!(window > 0)) {
+    window = res.durationS;
+    reqWindow = static_cast<double>(n);
+  }
+  outTokensWindow = reqWindow * meanOutput;
+  res.requestsPerS = window > 0 ? reqWindow / window : 0.0;
+  res.outputTokPerS = window > 0 ? outTokensWindow / window : 0.0;
+  res.goodputReqPerS = res.requestsPerS * static_cast<double>(good) / static_cast<double>(n);
+  res.ttftMeanS = ttftSum / static_cast<double>(n);
+  res.ttftP50S = percentileLinear(ttft, 50);
+  res.ttftP99S = percentileLinear(ttft, 99);
+  if (!tpot.empty()) {
+    res.tpotMeanS = tpotSum / static_cast<double>(tpot.size());
+    res.tpotP50S = percentileLinear(tpot, 50);
+    res.tpotP99S = percentileLinear(tpot, 99);
+  }
+  res.meanConcurrency = res.durationS > 0 ? busyConcurrency / res.durationS : 0.0;
+}
+
+}  // namespace
+
+Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
+                                  const SimOptions& o) {
+  if (auto e = validateSim(lim, o)) return *e;
+  std::vector<Request> reqs = drawRequests(o);
+  const std::size_t n = reqs.size();
+  const bool closed = o.closedLoopConcurrency.has_value();
   // A request that can never fit the cache would wait forever.
   const double kvCap = lim.kvCapacityTokens;
   for (const auto& r : reqs) {
@@ -155,21 +299,7 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
       continue;
     }
     // 1. Decodes: every running sequence past its prompt needs one more KV token.
-    std::int64_t decoding = 0;
-    for (auto id : running)
-      if (reqs[id].computed == reqs[id].target) ++decoding;
-    while (kvUsed + static_cast<double>(decoding) > kvCap && !running.empty()) {
-      const std::size_t victim = running.back();
-      running.pop_back();
-      auto& v = reqs[victim];
-      if (v.computed == v.target) --decoding;
-      kvUsed -= static_cast<double>(v.kv);
-      v.kv = 0;
-      v.computed = 0;
-      v.target = v.input + v.generated;
-      waiting.push_front(victim);
-      ++res.preemptions;
-    }
+    std::int64_t decoding = makeRoomForDecodes(reqs, running, waiting, kvUsed, kvCap, res);
     kvUsed += static_cast<double>(decoding);
     std::int64_t budget = K - decoding;
     // 2. Prompt chunks of running sequences, then newly admitted ones.
@@ -236,18 +366,10 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
     std::int64_t repeat = 1;
     if (prefillTokens == 0 && decoding > 0 && minLeft > 1) {
       const bool canAdmit = running.size() < static_cast<std::size_t>(lim.maxBatch);
-      const double tau = m.decodeStepS(static_cast<double>(decoding), dc);
-      std::int64_t k = minLeft - 1;
-      const double kvRoom = kvCap - kvUsed;
-      k = std::min<std::int64_t>(
-          k, 1 + static_cast<std::int64_t>(kvRoom / static_cast<double>(decoding)));
-      if (canAdmit && nextArrival < n && std::isfinite(reqs[nextArrival].arrival)) {
-        const double gap = reqs[nextArrival].arrival - now;
-        k = std::min<std::int64_t>(k,
-                                   std::max<std::int64_t>(1, static_cast<std::int64_t>(gap / tau)));
-      }
-      if (!waiting.empty() && canAdmit) k = 1;
-      repeat = std::max<std::int64_t>(1, k);
+      const double nextArrivalT =
+          nextArrival < n ? reqs[nextArrival].arrival : std::numeric_limits<double>::infinity();
+      repeat = decodeRepeat(m, decoding, dc, minLeft, kvCap - kvUsed, canAdmit, nextArrivalT, now,
+                            !waiting.empty());
     }
     double tau = 0;
     if (repeat > 1) {
@@ -262,85 +384,11 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
     now += tau;
     res.steps += repeat;
     // Apply the step: decodes produce a token each; finished prompts produce their next token.
-    std::vector<std::size_t> still;
-    still.reserve(running.size());
-    for (auto id : running) {
-      auto& r = reqs[id];
-      if (r.chunk > 0) {
-        r.computed += r.chunk;
-        r.kv += r.chunk;
-        r.chunk = 0;
-        if (r.computed == r.target) {
-          ++r.generated;
-          if (r.firstTokenT < 0) r.firstTokenT = now;
-        }
-      } else if (r.computed == r.target) {
-        r.kv += repeat;
-        r.generated += repeat;
-      }
-      if (r.generated >= r.output) {
-        finish(id);
-      } else {
-        still.push_back(id);
-      }
-    }
+    std::vector<std::size_t> still = applyStep(reqs, running, repeat, now, finish);
     running.swap(still);
   }
 
-  // Latencies of every request; throughput over the middle 80% of completions (ramp-up and
-  // drain left out).
-  std::vector<double> ttft, tpot;
-  ttft.reserve(n);
-  tpot.reserve(n);
-  double first = std::numeric_limits<double>::infinity();
-  std::int64_t good = 0;
-  double ttftSum = 0, tpotSum = 0;
-  for (const auto& r : reqs) {
-    first = std::min(first, r.arrival);
-    const double tt = r.firstTokenT - r.arrival;
-    ttft.push_back(tt);
-    ttftSum += tt;
-    const double tp =
-        r.output > 1 ? (r.doneT - r.firstTokenT) / static_cast<double>(r.output - 1) : 0.0;
-    if (r.output > 1) {
-      tpot.push_back(tp);
-      tpotSum += tp;
-    }
-    const bool ok = (o.sloTtftS <= 0 || tt <= o.sloTtftS) && (o.sloTpotS <= 0 || tp <= o.sloTpotS);
-    if (ok) ++good;
-  }
-  res.completed = static_cast<int>(n);
-  res.durationS = now - first;
-  std::sort(finishOrder.begin(), finishOrder.end());
-  double outTokensWindow = 0;
-  double window = 0;
-  double reqWindow = 0;
-  if (n >= 10) {
-    // Completions in (t_lo, t_hi]: counted by time, since several may finish in one step.
-    const double tLo = finishOrder[n / 10], tHi = finishOrder[n - n / 10 - 1];
-    window = tHi - tLo;
-    const auto upTo = [&](double at) {
-      return std::upper_bound(finishOrder.begin(), finishOrder.end(), at) - finishOrder.begin();
-    };
-    reqWindow = static_cast<double>(upTo(tHi) - upTo(tLo));
-  }
-  if (!(window > 0)) {
-    window = res.durationS;
-    reqWindow = static_cast<double>(n);
-  }
-  outTokensWindow = reqWindow * meanOutput;
-  res.requestsPerS = window > 0 ? reqWindow / window : 0.0;
-  res.outputTokPerS = window > 0 ? outTokensWindow / window : 0.0;
-  res.goodputReqPerS = res.requestsPerS * static_cast<double>(good) / static_cast<double>(n);
-  res.ttftMeanS = ttftSum / static_cast<double>(n);
-  res.ttftP50S = percentileLinear(ttft, 50);
-  res.ttftP99S = percentileLinear(ttft, 99);
-  if (!tpot.empty()) {
-    res.tpotMeanS = tpotSum / static_cast<double>(tpot.size());
-    res.tpotP50S = percentileLinear(tpot, 50);
-    res.tpotP99S = percentileLinear(tpot, 99);
-  }
-  res.meanConcurrency = res.durationS > 0 ? busyConcurrency / res.durationS : 0.0;
+  summarise(reqs, std::move(finishOrder), now, meanOutput, busyConcurrency, o, res);
   return res;
 }
 

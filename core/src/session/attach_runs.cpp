@@ -459,6 +459,180 @@ std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselin
   return written;
 }
 
+namespace {
+
+/// A new candidate `id` for runs that name no existing one: its model, scheme and GPU from
+/// the files' names, else the options (each choice noted in `rep`).
+Result<Candidate> newCandidate(const Session& s, const std::string& id, const std::string& named,
+                               const std::vector<ImportedRun*>& runs, const AttachOptions& opts,
+                               const Catalog& cat, AttachReport& rep) {
+  Candidate nc;
+  nc.id = id;
+  // Model: the catalog model the files name, else the flag, else the name as given.
+  const std::string fromName = named.empty() ? std::string() : catalogModelFromName(named, cat);
+  if (!fromName.empty()) {
+    nc.model = fromName;
+    rep.notes.push_back(id + ": model " + fromName + " from the files ('" + named + "')");
+  } else if (!opts.model.empty()) {
+    nc.model = opts.model;
+    rep.notes.push_back(id + ": model " + opts.model + " from --model");
+  } else {
+    nc.model = named.empty() ? id : named;
+    rep.notes.push_back(id + ": model '" + nc.model +
+                        "' as the files name it (not a catalog model: no modelled figures)");
+  }
+  // Scheme: an unambiguous hint in the name, else the flag, else bf16 for a name with no hint.
+  const SchemeHint hint = schemeFromName(named.empty() ? id : named);
+  if (!hint.scheme.empty()) {
+    nc.schemeLinear = hint.scheme;
+    rep.notes.push_back(id + ": scheme " + hint.scheme + " from the name");
+  } else if (!opts.scheme.empty()) {
+    nc.schemeLinear = opts.scheme;
+    rep.notes.push_back(id + ": scheme " + opts.scheme + " from --scheme");
+  } else if (hint.ambiguous) {
+    std::string words;
+    for (const auto& w : hint.matched) words += (words.empty() ? "" : ", ") + w;
+    return Error{"", "candidate '" + id + "'", "scheme",
+                 "the model name hints at several schemes (" + words + "); give --scheme"};
+  } else {
+    nc.schemeLinear = "bf16";
+    rep.notes.push_back(id +
+                        ": scheme bf16 (the name has no quantization hint; --scheme "
+                        "overrides)");
+  }
+  nc.gpu = opts.gpu.empty() ? s.scenario.gpu : opts.gpu;
+  if (opts.gpu.empty()) {
+    rep.notes.push_back(id + ": GPU " + nc.gpu + " from the session scenario (--gpu overrides)");
+  }
+  nc.gpuCount = opts.gpuCount.value_or(1);
+  for (const ImportedRun* run : runs) {
+    if (const auto b = run->setup.find("backend"); b != run->setup.end() && nc.engine.empty()) {
+      nc.engine = b->second;
+    }
+  }
+  return nc;
+}
+
+/// Attaches `runs` to candidate `c` (`id`): their figures become its measured metrics, a
+/// sweep's lowest load winning; figures the same runs gave another candidate leave it.
+void attachRuns(Session& s, Candidate& cand, const std::string& id, std::vector<ImportedRun*>& runs,
+                const AttachOptions& opts, AttachReport& rep) {
+  Candidate* c = &cand;
+  // A sweep (serving runs of one candidate at several offered loads): the candidate's
+  // serving metrics are the lowest load's, the batch-1 regime a single user sees; the
+  // Serving tab keeps every load. Runs are attached highest load first so the lowest wins.
+  std::map<const ImportedRun*, OfferedLoad> loadOf;
+  for (const ImportedRun* run : runs) {
+    if (run->kind != RunKind::Serving) continue;
+    if (auto load = offeredLoadOf(*run)) loadOf[run] = *load;
+  }
+  std::stable_sort(runs.begin(), runs.end(), [&](const ImportedRun* a, const ImportedRun* b) {
+    const auto la = loadOf.find(a), lb = loadOf.find(b);
+    if ((la == loadOf.end()) != (lb == loadOf.end())) return la == loadOf.end();
+    if (la == loadOf.end()) return false;
+    if (la->second.kind != lb->second.kind) return la->second.kind < lb->second.kind;
+    return la->second.value > lb->second.value;
+  });
+  const ImportedRun* lowest = nullptr;
+  std::set<std::string> sweepFiles;
+  for (const auto& [run, load] : loadOf) sweepFiles.insert(run->sourceFile);
+  for (const ImportedRun* run : runs) {
+    if (loadOf.count(run)) lowest = run;
+  }
+  // Re-attaching moves: figures these runs gave another candidate leave it.
+  std::set<std::string> moved;
+  for (const ImportedRun* run : runs) {
+    if (!run->sha256.empty()) moved.insert(run->sha256);
+  }
+  for (const auto& from : dropFiguresOf(s, moved, id).candidates) {
+    rep.notes.push_back(id + ": figures of the same runs removed from '" + from +
+                        "' (a run feeds one candidate)");
+  }
+  std::map<std::string, std::string> sourceOf;
+  for (ImportedRun* run : runs) {
+    run->setup[kCandidateSetupKey] = id;
+    for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
+      if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
+        if (old->second.provenance.kind == ProvenanceKind::Published) {
+          rep.warnings.push_back(id + ": " + name + " is a published figure; " + run->sourceFile +
+                                 "'s measured value not attached");
+          continue;
+        }
+        if (const auto prev = sourceOf.find(name); prev != sourceOf.end()) {
+          // Two loads of one sweep: the lower load is meant to win (one note below).
+          const bool sweep = loadOf.count(run) > 0 && sweepFiles.count(prev->second) > 0;
+          if (!sweep) {
+            rep.warnings.push_back(id + ": " + name + " given by both " + prev->second + " and " +
+                                   run->sourceFile + "; the latter is kept");
+          }
+        }
+      }
+      sourceOf[name] = run->sourceFile;
+      c->metrics[name] = std::move(m);
+      ++rep.metricsAttached;
+    }
+  }
+  if (loadOf.size() > 1 && lowest) {
+    rep.notes.push_back(id + ": a sweep of " + std::to_string(loadOf.size()) +
+                        " serving runs; its serving metrics are the lowest load's (" +
+                        lowest->sourceFile + ", " + offeredLoadText(loadOf.at(lowest)) +
+                        "), the batch-1 regime; every load is on the Serving tab");
+  }
+}
+
+/// Modelled figures for the candidates touched, where model and GPU resolve.
+void addModelledFigures(Session& s, const std::vector<std::string>& touched, const Catalog& cat,
+                        AttachReport& rep) {
+  for (const auto& id : touched) {
+    Candidate* c = findCandidate(s, id);
+    auto m = modelledMetrics(*c, s.scenario, cat);
+    if (!m) {
+      rep.warnings.push_back(id + ": no modelled figures (" + m.error().message + ")");
+      continue;
+    }
+    std::erase_if(c->metrics, [](const auto& kv) {
+      return kv.second.provenance.kind == ProvenanceKind::Modelled;
+    });
+    for (auto& [name, v] : *m) c->metrics[name] = std::move(v);
+  }
+}
+
+/// Objectives for a session without any: measured quality (primary score per task, at most
+/// three tasks) and the serving latency every touched candidate carries.
+void chooseViewObjectives(Session& s, const std::vector<std::string>& touched, AttachReport& rep) {
+  if (s.view.objectives.empty() && !touched.empty()) {
+    auto carriedByAll = [&](const std::string& name) {
+      return std::all_of(touched.begin(), touched.end(), [&](const std::string& id) {
+        return findCandidate(s, id)->metrics.count(name) > 0;
+      });
+    };
+    std::map<std::string, std::string> primary;
+    for (const auto& [name, m] : findCandidate(s, touched.front())->metrics) {
+      const auto sm = splitScore(name);
+      if (!sm || m.provenance.kind != ProvenanceKind::Measured || !carriedByAll(name)) continue;
+      auto& cur = primary[sm->task];
+      if (cur.empty() || primaryRank(sm->metric) < primaryRank(splitScore(cur)->metric)) cur = name;
+    }
+    for (const auto& [task, name] : primary) {
+      if (s.view.objectives.size() >= 3) break;
+      s.view.objectives.push_back({name, Direction::Max});
+    }
+    for (const char* latency : {"tpot_p99_ms", "itl_p99_ms", "e2el_p99_ms", "latency_mean_s"}) {
+      if (carriedByAll(latency)) {
+        s.view.objectives.push_back({latency, Direction::Min});
+        break;
+      }
+    }
+    if (!s.view.objectives.empty()) {
+      std::string names;
+      for (const auto& o : s.view.objectives) names += (names.empty() ? "" : ", ") + o.metric;
+      rep.notes.push_back("objectives saved in the session view: " + names);
+    }
+  }
+}
+
+}  // namespace
+
 Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opts,
                                             const Catalog& cat) {
   AttachReport rep;
@@ -510,169 +684,23 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
     Candidate* c = findCandidate(s, id);
     const bool created = c == nullptr;
     if (created) {
-      Candidate nc;
-      nc.id = id;
       const std::string named = modelNameOf.count(id) ? modelNameOf.at(id) : std::string();
-      // Model: the catalog model the files name, else the flag, else the name as given.
-      const std::string fromName = named.empty() ? std::string() : catalogModelFromName(named, cat);
-      if (!fromName.empty()) {
-        nc.model = fromName;
-        rep.notes.push_back(id + ": model " + fromName + " from the files ('" + named + "')");
-      } else if (!opts.model.empty()) {
-        nc.model = opts.model;
-        rep.notes.push_back(id + ": model " + opts.model + " from --model");
-      } else {
-        nc.model = named.empty() ? id : named;
-        rep.notes.push_back(id + ": model '" + nc.model +
-                            "' as the files name it (not a catalog model: no modelled figures)");
-      }
-      // Scheme: an unambiguous hint in the name, else the flag, else bf16 for a name with no hint.
-      const SchemeHint hint = schemeFromName(named.empty() ? id : named);
-      if (!hint.scheme.empty()) {
-        nc.schemeLinear = hint.scheme;
-        rep.notes.push_back(id + ": scheme " + hint.scheme + " from the name");
-      } else if (!opts.scheme.empty()) {
-        nc.schemeLinear = opts.scheme;
-        rep.notes.push_back(id + ": scheme " + opts.scheme + " from --scheme");
-      } else if (hint.ambiguous) {
-        std::string words;
-        for (const auto& w : hint.matched) words += (words.empty() ? "" : ", ") + w;
-        return Error{"", "candidate '" + id + "'", "scheme",
-                     "the model name hints at several schemes (" + words + "); give --scheme"};
-      } else {
-        nc.schemeLinear = "bf16";
-        rep.notes.push_back(id +
-                            ": scheme bf16 (the name has no quantization hint; --scheme "
-                            "overrides)");
-      }
-      nc.gpu = opts.gpu.empty() ? s.scenario.gpu : opts.gpu;
-      if (opts.gpu.empty()) {
-        rep.notes.push_back(id + ": GPU " + nc.gpu +
-                            " from the session scenario (--gpu overrides)");
-      }
-      nc.gpuCount = opts.gpuCount.value_or(1);
-      for (const ImportedRun* run : byCandidate.at(id)) {
-        if (const auto b = run->setup.find("backend"); b != run->setup.end() && nc.engine.empty()) {
-          nc.engine = b->second;
-        }
-      }
-      s.candidates.push_back(std::move(nc));
+      auto nc = newCandidate(s, id, named, byCandidate.at(id), opts, cat, rep);
+      if (!nc) return nc.error();
+      s.candidates.push_back(std::move(*nc));
       c = &s.candidates.back();
       rep.created.push_back(id);
     } else {
       rep.updated.push_back(id);
     }
-    // A sweep (serving runs of one candidate at several offered loads): the candidate's
-    // serving metrics are the lowest load's, the batch-1 regime a single user sees; the
-    // Serving tab keeps every load. Runs are attached highest load first so the lowest wins.
-    auto& runs = byCandidate.at(id);
-    std::map<const ImportedRun*, OfferedLoad> loadOf;
-    for (const ImportedRun* run : runs) {
-      if (run->kind != RunKind::Serving) continue;
-      if (auto load = offeredLoadOf(*run)) loadOf[run] = *load;
-    }
-    std::stable_sort(runs.begin(), runs.end(), [&](const ImportedRun* a, const ImportedRun* b) {
-      const auto la = loadOf.find(a), lb = loadOf.find(b);
-      if ((la == loadOf.end()) != (lb == loadOf.end())) return la == loadOf.end();
-      if (la == loadOf.end()) return false;
-      if (la->second.kind != lb->second.kind) return la->second.kind < lb->second.kind;
-      return la->second.value > lb->second.value;
-    });
-    const ImportedRun* lowest = nullptr;
-    std::set<std::string> sweepFiles;
-    for (const auto& [run, load] : loadOf) sweepFiles.insert(run->sourceFile);
-    for (const ImportedRun* run : runs) {
-      if (loadOf.count(run)) lowest = run;
-    }
-    // Re-attaching moves: figures these runs gave another candidate leave it.
-    std::set<std::string> moved;
-    for (const ImportedRun* run : runs) {
-      if (!run->sha256.empty()) moved.insert(run->sha256);
-    }
-    for (const auto& from : dropFiguresOf(s, moved, id).candidates) {
-      rep.notes.push_back(id + ": figures of the same runs removed from '" + from +
-                          "' (a run feeds one candidate)");
-    }
-    std::map<std::string, std::string> sourceOf;
-    for (ImportedRun* run : runs) {
-      run->setup[kCandidateSetupKey] = id;
-      for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
-        if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
-          if (old->second.provenance.kind == ProvenanceKind::Published) {
-            rep.warnings.push_back(id + ": " + name + " is a published figure; " + run->sourceFile +
-                                   "'s measured value not attached");
-            continue;
-          }
-          if (const auto prev = sourceOf.find(name); prev != sourceOf.end()) {
-            // Two loads of one sweep: the lower load is meant to win (one note below).
-            const bool sweep = loadOf.count(run) > 0 && sweepFiles.count(prev->second) > 0;
-            if (!sweep) {
-              rep.warnings.push_back(id + ": " + name + " given by both " + prev->second + " and " +
-                                     run->sourceFile + "; the latter is kept");
-            }
-          }
-        }
-        sourceOf[name] = run->sourceFile;
-        c->metrics[name] = std::move(m);
-        ++rep.metricsAttached;
-      }
-    }
-    if (loadOf.size() > 1 && lowest) {
-      rep.notes.push_back(id + ": a sweep of " + std::to_string(loadOf.size()) +
-                          " serving runs; its serving metrics are the lowest load's (" +
-                          lowest->sourceFile + ", " + offeredLoadText(loadOf.at(lowest)) +
-                          "), the batch-1 regime; every load is on the Serving tab");
-    }
+    attachRuns(s, *c, id, byCandidate.at(id), opts, rep);
     touched.push_back(id);
   }
 
   rep.recoveryDerived = deriveRecovery(s, opts.baselineId, rep.warnings);
 
-  // Modelled figures for the candidates touched, where model and GPU resolve.
-  for (const auto& id : touched) {
-    Candidate* c = findCandidate(s, id);
-    auto m = modelledMetrics(*c, s.scenario, cat);
-    if (!m) {
-      rep.warnings.push_back(id + ": no modelled figures (" + m.error().message + ")");
-      continue;
-    }
-    std::erase_if(c->metrics, [](const auto& kv) {
-      return kv.second.provenance.kind == ProvenanceKind::Modelled;
-    });
-    for (auto& [name, v] : *m) c->metrics[name] = std::move(v);
-  }
-
-  // Objectives for a session without any: measured quality (primary score per task, at most
-  // three tasks) and the serving latency every touched candidate carries.
-  if (opts.setViewObjectives && s.view.objectives.empty() && !touched.empty()) {
-    auto carriedByAll = [&](const std::string& name) {
-      return std::all_of(touched.begin(), touched.end(), [&](const std::string& id) {
-        return findCandidate(s, id)->metrics.count(name) > 0;
-      });
-    };
-    std::map<std::string, std::string> primary;
-    for (const auto& [name, m] : findCandidate(s, touched.front())->metrics) {
-      const auto sm = splitScore(name);
-      if (!sm || m.provenance.kind != ProvenanceKind::Measured || !carriedByAll(name)) continue;
-      auto& cur = primary[sm->task];
-      if (cur.empty() || primaryRank(sm->metric) < primaryRank(splitScore(cur)->metric)) cur = name;
-    }
-    for (const auto& [task, name] : primary) {
-      if (s.view.objectives.size() >= 3) break;
-      s.view.objectives.push_back({name, Direction::Max});
-    }
-    for (const char* latency : {"tpot_p99_ms", "itl_p99_ms", "e2el_p99_ms", "latency_mean_s"}) {
-      if (carriedByAll(latency)) {
-        s.view.objectives.push_back({latency, Direction::Min});
-        break;
-      }
-    }
-    if (!s.view.objectives.empty()) {
-      std::string names;
-      for (const auto& o : s.view.objectives) names += (names.empty() ? "" : ", ") + o.metric;
-      rep.notes.push_back("objectives saved in the session view: " + names);
-    }
-  }
+  addModelledFigures(s, touched, cat, rep);
+  if (opts.setViewObjectives) chooseViewObjectives(s, touched, rep);
   return rep;
 }
 

@@ -11,6 +11,9 @@
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include "support/find_by_key.hpp"
+#include "support/serving_runs.hpp"
+
 using namespace qf;
 
 namespace {
@@ -47,11 +50,7 @@ std::vector<std::string> e2eFiles() {
 }
 
 const Candidate& byId(const Session& s, const std::string& id) {
-  for (const auto& c : s.candidates) {
-    if (c.id == id) return c;
-  }
-  FAIL("no candidate " << id);
-  return s.candidates.front();
+  return qf::testing::byKey(s.candidates, &Candidate::id, id, "candidate");
 }
 
 }  // namespace
@@ -219,11 +218,7 @@ TEST_CASE("a named candidate takes every run of the files", "[session][attach]")
 
 TEST_CASE("a model name hinting at two schemes needs --scheme", "[session][attach]") {
   Session s;
-  ImportedRun run;
-  run.format = "vllm-serve";
-  run.kind = qf::RunKind::Serving;
-  run.sourceFile = "serve.json";
-  run.sha256 = std::string(64, 'a');
+  ImportedRun run = qf::testing::servingRun("vllm-serve", "serve.json", 'a');
   run.setup["model_id"] = "org/Llama-3.1-8B-FP8-w4a16";
   run.metrics["tpot_p99_ms"] = 9;
   s.importedRuns.push_back(run);
@@ -277,11 +272,7 @@ TEST_CASE("a request-rate sweep gives its candidate the lowest load's serving fi
 TEST_CASE("attach follows a run's kind, not its format's name", "[session][attach]") {
   // A serving run of a format this code has never heard of reaches its candidate...
   Session s;
-  ImportedRun run;
-  run.format = "some-new-serving-tool";
-  run.kind = qf::RunKind::Serving;
-  run.sourceFile = "new.json";
-  run.sha256 = std::string(64, 'b');
+  ImportedRun run = qf::testing::servingRun("some-new-serving-tool", "new.json", 'b');
   run.label = "meta-llama/Llama-3.1-8B-Instruct";
   run.metrics["tpot_p99_ms"] = 11;
   s.importedRuns.push_back(run);

@@ -14,6 +14,9 @@
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
+#include "support/find_by_key.hpp"
+#include "support/serving_runs.hpp"
+
 using namespace qf;
 
 namespace {
@@ -33,11 +36,7 @@ RequestRecord request(double ttft, double latency, std::int64_t outputLen, bool 
 /// Seven successful requests and one failure. TTFT 0.1..0.7 s; TPOT (latency − ttft)/(len − 1)
 /// of 10, 20, 15, 30, 25, 12 and 50 ms; output lengths 11, 21, 5, 41, 11, 101, 3.
 ImportedRun handRun() {
-  ImportedRun run;
-  run.format = "vllm-serve";
-  run.kind = qf::RunKind::Serving;
-  run.sourceFile = "hand.json";
-  run.sha256 = std::string(64, '1');
+  ImportedRun run = qf::testing::servingRun("vllm-serve", "hand.json", '1');
   run.setup["model_id"] = "org/hand-model";
   run.setup["request_rate"] = "2";
   run.setup["max_concurrency"] = "none";
@@ -56,11 +55,7 @@ ImportedRun handRun() {
 /// A summary-only run (no per-request records) at the given load.
 ImportedRun sweepRun(const std::string& file, const std::string& candidate, const std::string& rate,
                      double outTokS, const std::string& concurrency = "none") {
-  ImportedRun run;
-  run.format = "vllm-serve";
-  run.kind = qf::RunKind::Serving;
-  run.sourceFile = file;
-  run.sha256 = std::string(64, 'f');
+  ImportedRun run = qf::testing::servingRun("vllm-serve", file, 'f');
   if (!candidate.empty()) run.setup[kCandidateSetupKey] = candidate;
   run.setup["request_rate"] = rate;
   run.setup["max_concurrency"] = concurrency;
@@ -74,11 +69,7 @@ ImportedRun sweepRun(const std::string& file, const std::string& candidate, cons
 }
 
 const ServingGroup& groupOf(const ServingSweeps& sw, const std::string& key) {
-  for (const auto& g : sw.groups) {
-    if (g.key == key) return g;
-  }
-  FAIL("no group " << key);
-  return sw.groups.front();
+  return qf::testing::byKey(sw.groups, &ServingGroup::key, key, "group");
 }
 
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {

@@ -45,6 +45,8 @@ class ResidualPlot;
 class ThroughputPlot;
 class ParetoView;
 class AutosaveSlot;
+struct TabSpec;
+enum class Tab;
 struct AutosaveInfo;
 
 /// What to do with an orphaned autosave (its program crashed or was killed).
@@ -73,8 +75,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ThroughputPlot* throughputPlot() const { return m_throughputPlot; }
   /// The plot on the current tab (nullptr when the tab is not a plot).
   [[nodiscard]] QCustomPlot* currentPlot() const;
-  /// Selects the tab by its key: "step", "throughput", "serving", "schemes", "pareto",
-  /// "candidates", "evidence", "measured".
+  /// Selects the tab by its key (tabs.hpp): "step", "throughput", "serving", "schemes",
+  /// "pareto", "candidates", "evidence", "measured".
   void showTab(const QString& key);
   /// The current tab's key.
   [[nodiscard]] QString currentTabKey() const;
@@ -88,7 +90,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QString fitBanner() const;
 
   /// Views `exportView` knows: step-time, throughput, serving, pareto, measured, schemes,
-  /// candidates, report.
+  /// candidates, report (tabs.hpp).
   static QStringList exportViews();
   /// Exports one view headless: a plot view as PNG, PDF or SVG (by `path`'s extension, at
   /// `widthPx` × `heightPx`, see writePlot), a table view as CSV, "report" as the review
@@ -195,6 +197,22 @@ class MainWindow : public QMainWindow {
   void reportUpdated();
 
  private:
+  /// What a tab shows: its page in the tab bar, and the plot or table it exports.
+  struct TabParts {
+    QWidget* page = nullptr;
+    QCustomPlot* plot = nullptr;
+    QTableWidget* table = nullptr;
+  };
+  [[nodiscard]] TabParts tabParts(Tab tab) const;
+  [[nodiscard]] const TabSpec* currentTabSpec() const;
+  void buildSchemesTab();
+  void buildServingTab();
+  /// One tab per row of tabSpecs(), in its order, with its title, key and tooltip.
+  void addTabs();
+  void connectTabs();
+  /// The fit banner over the tabs.
+  QWidget* buildCentre(QWidget* parent);
+  void buildStatusBar();
   void buildMenus();
   void buildToolBar();
   /// Pushes the edit that brought the window from the last recorded state to this one.

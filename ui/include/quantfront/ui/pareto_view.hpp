@@ -65,6 +65,36 @@ class ParetoPlot : public QCustomPlot {
     double x = 0, y = 0;
     QString id;
   };
+  static constexpr int kClasses = 6;  ///< one per Verdict, in its order
+  /// A candidate's point with its interval (distances below and above the value).
+  struct ClassPoint {
+    double x, y, xMinus, xPlus, yMinus, yPlus;
+    QString id;
+    const std::string* model;
+  };
+  /// The points to draw, per class (Verdict order), candidates in their order, and the
+  /// range their intervals span.
+  struct PlotPoints {
+    std::array<std::vector<ClassPoint>, kClasses> byClass;
+    double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
+  };
+  struct PendingLabel {
+    int order;
+    double x, y;
+    QString text;
+    Verdict verdict;
+  };
+  [[nodiscard]] static PlotPoints plotPoints(
+      const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
+      const Objective& x, const Objective& y);
+  void resetDrawing(const std::vector<Candidate>& cands);
+  void setTitles(const Objective& x, const Objective& y);
+  void drawBands();
+  /// One class's points with their interval bars.
+  void drawClass(int k, std::vector<ClassPoint> points);
+  void drawColourBins();
+  void drawLabels(std::vector<PendingLabel> labelled);
+  void drawFrontierLines(std::map<std::string, std::vector<std::pair<double, double>>>& front);
   std::vector<DrawnPoint> m_drawn;
   QHash<QString, std::size_t> m_index;  ///< candidate id → index in m_cands
   std::string m_colourMetric;

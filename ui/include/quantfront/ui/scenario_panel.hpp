@@ -19,6 +19,11 @@ class QDoubleSpinBox;
 class QListWidget;
 class QLabel;
 class QPushButton;
+class QGroupBox;
+
+namespace qf {
+class Catalog;
+}  // namespace qf
 
 namespace qf::ui {
 
@@ -89,6 +94,14 @@ class ScenarioPanel : public QWidget {
   void scenarioChanged();
 
  private:
+  /// The model, GPU (with Edit GPU…) and tensor-parallel degree.
+  QGroupBox* buildHardwareGroup(const Catalog& cat);
+  /// The uniform schemes to compare and the mixed candidate's scheme per layer kind.
+  QGroupBox* buildSchemesGroup(const Catalog& cat);
+  /// Batch range, max model length, KV dtype, memory budget, context.
+  QGroupBox* buildServingGroup();
+  /// Every control's edit reaches scenarioChanged, coalesced.
+  void connectChanges();
   void addFileEntry(QComboBox* box, const QString& title, const QString& filter);
   /// Marks the GPU entry the edited copy belongs to "(edited)", and no other.
   void updateGpuLabels();

@@ -10,6 +10,8 @@
 #include <qcustomplot.h>
 #include <QString>
 #include <QStringList>
+#include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -72,6 +74,50 @@ class ServingPlot : public QCustomPlot {
   void updateLayout() override;
 
  private:
+  /// The load range drawn (1 to 64 when there is none: `empty`).
+  struct LoadRange {
+    double lo = 1, hi = 64;
+    bool empty = true;
+  };
+  /// The value ranges of the points drawn, for the axes.
+  struct ValueRanges {
+    double tokLo = std::numeric_limits<double>::infinity(), tokMax = 0;
+    double goodLo = std::numeric_limits<double>::infinity(), goodMax = 0;
+    double ttftLo = std::numeric_limits<double>::infinity(), ttftHi = 0;
+    double tpotLo = std::numeric_limits<double>::infinity(), tpotHi = 0;
+    double lenMax = 0;
+    bool anyGoodput = false;
+  };
+  /// A candidate's modelled capacity, drawn as a line once the throughput range is known.
+  struct CapacityLine {
+    QString name;
+    ModelledCapacity capacity;
+    QColor color;
+  };
+  /// One candidate's curves: its name, points at the drawn load kind, colour and marker.
+  struct Curve {
+    QString name;
+    const std::vector<const ServingPoint*>* pts;
+    QColor color;
+    QCPScatterStyle::ScatterShape shape;
+  };
+  /// The load kind drawn (the one most points state); notes on the runs left out.
+  QStringList chooseLoadKind(const ServingSweeps& sweeps);
+  /// The load axes' ticks (an infinite rate right of the highest finite one) and range.
+  LoadRange setLoadAxis(const ServingSweeps& sweeps);
+  QCPGraph* addCurve(const Curve& c, Series s, QCPAxisRect* r, QCPAxis* y, bool filled,
+                     Qt::PenStyle style,
+                     const std::function<std::optional<double>(const ServingPoint&)>& value);
+  /// A latency percentile's curve with its interval bars.
+  void addLatency(const Curve& c, Series s, Panel pn, bool p50,
+                  std::optional<MetricValue> ServingPoint::*member, ValueRanges& ranges);
+  /// One candidate: its curves, hover points, regime rings and legend entry.
+  void drawGroup(const ServingGroup& g, const std::vector<const ServingPoint*>& pts,
+                 const QColor& color, QCPScatterStyle::ScatterShape shape, ValueRanges& ranges);
+  void drawCapacities(const std::vector<CapacityLine>& capacities, const ValueRanges& ranges,
+                      double xLo);
+  void drawKeys(bool anyGoodput);
+  void fitAxes(const ValueRanges& ranges);
   void clearAll();
   void showEmpty(bool empty);
   void setNotes(const QStringList& notes);

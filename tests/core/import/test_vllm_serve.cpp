@@ -1,7 +1,7 @@
-// Serving benchmark importers against hand-written fixtures (tests/data/import/) whose
-// statistics were computed by hand. Percentiles follow numpy's default ("linear", as
-// np.percentile in vLLM and SGLang): sorted x, h = (n − 1)·p/100,
-// value = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]).
+// The vLLM bench serve reader (core/src/import/vllm_serve.cpp).
+// Fixtures are hand-written (tests/data/import/) with statistics computed by hand.
+// Percentiles follow numpy's default ("linear", as np.percentile in vLLM and SGLang): sorted x,
+// h = (n − 1)·p/100, value = x[⌊h⌋] + (h − ⌊h⌋)·(x[⌊h⌋+1] − x[⌊h⌋]).
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -10,40 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
 #include "import/formats.hpp"
+#include "support/import_fixtures.hpp"
 
 using namespace qf;
-
-namespace {
-
-std::string fixture(const std::string& name) {
-  return std::string(QF_TEST_DATA_DIR) + "/import/" + name;
-}
-
-ImportReport importOk(const std::string& name) {
-  auto r = importFile(fixture(name));
-  INFO((r.ok() ? std::string() : r.error().str()));
-  REQUIRE(r.ok());
-  return std::move(r).value();
-}
-
-double metric(const ImportedRun& run, const std::string& name) {
-  const auto it = run.metrics.find(name);
-  INFO("metric " << name);
-  REQUIRE(it != run.metrics.end());
-  return it->second;
-}
-
-bool hasWarning(const std::vector<std::string>& warnings, const std::string& part) {
-  return std::any_of(warnings.begin(), warnings.end(),
-                     [&](const std::string& w) { return w.find(part) != std::string::npos; });
-}
-
-bool listed(const std::string& commaList, const std::string& name) {
-  const std::string padded = ", " + commaList + ",";
-  return padded.find(", " + name + ",") != std::string::npos;
-}
-
-}  // namespace
+using namespace qf::test;
 
 TEST_CASE("vLLM bench serve 2024 file: arrays read, percentiles recomputed", "[import]") {
   const ImportReport rep = importOk("vllm_serve_2024.json");
@@ -206,151 +176,6 @@ TEST_CASE("vLLM --append-result file: one run per object, a cut-off object skipp
   CHECK(hasWarning(rep.warnings, "line skipped"));
 }
 
-TEST_CASE("vLLM bench latency: percentiles read and recomputed from latencies", "[import]") {
-  const ImportReport rep = importOk("vllm_latency.json");
-  CHECK(rep.format == "vllm-latency");
-  REQUIRE(rep.runs.size() == 1);
-  const ImportedRun& run = rep.runs[0];
-  // latencies {0.49, 0.50, 0.51, 0.52, 0.55}: mean 0.514; p99 h = 3.96 → 0.52 + 0.96·0.03.
-  CHECK(metric(run, "iterations") == 5);
-  CHECK(metric(run, "latency_mean_s") == Approx(0.514).epsilon(1e-12));
-  CHECK(metric(run, "latency_p50_s") == Approx(0.51).epsilon(1e-12));
-  CHECK(metric(run, "latency_p99_s") == Approx(0.5488).epsilon(1e-12));
-  CHECK(metric(run, "latency_p10_s") == Approx(0.494).epsilon(1e-12));  // h = 0.4
-  CHECK(metric(run, "latency_p25_s") == Approx(0.50).epsilon(1e-12));   // h = 1
-  CHECK(metric(run, "latency_p75_s") == Approx(0.52).epsilon(1e-12));   // h = 3
-  CHECK(metric(run, "latency_p90_s") == Approx(0.538).epsilon(1e-12));  // h = 3.6
-  CHECK_FALSE(hasWarning(run.warnings, "the file says"));
-  CHECK(listed(run.setup.at("metrics_checked"), "latency_p25_s"));
-  CHECK(hasWarning(run.warnings, "batch size"));
-}
-
-TEST_CASE("vLLM bench throughput", "[import]") {
-  const ImportReport rep = importOk("vllm_throughput.json");
-  CHECK(rep.format == "vllm-throughput");
-  REQUIRE(rep.runs.size() == 1);
-  const ImportedRun& run = rep.runs[0];
-  CHECK(metric(run, "duration_s") == 52.3);
-  CHECK(metric(run, "num_requests") == 1000);
-  CHECK(metric(run, "total_num_tokens") == 1250000);
-  CHECK(metric(run, "request_throughput_req_s") == Approx(19.120458891013385));
-  CHECK(metric(run, "total_token_throughput_tok_s") == Approx(23900.573613766733));
-  CHECK(run.warnings.empty());
-}
-
-TEST_CASE("SGLang bench_one_batch: decode step by batch, output_len 1 warned", "[import]") {
-  const ImportReport rep = importOk("sglang_one_batch.jsonl");
-  CHECK(rep.format == "sglang-one-batch");
-  // (w4a16, 1024, 16) with batches 8, 1, 32; (w4a16, 1024, 1) on its own.
-  REQUIRE(rep.runs.size() == 2);
-  const ImportedRun& run = rep.runs[0];
-  CHECK(run.label == "w4a16");
-  CHECK(run.setup.at("input_len") == "1024");
-  CHECK(run.setup.at("output_len") == "16");
-  CHECK(run.setup.at("batch_sizes") == "1, 8, 32");
-  using Pair = std::pair<double, double>;
-  CHECK(run.decodeStepByBatch ==
-        std::vector<Pair>{Pair{1.0, 0.007}, Pair{8.0, 0.0085}, Pair{32.0, 0.012}});
-  CHECK(metric(run, "bs8/decode_step_ms") == Approx(8.5).epsilon(1e-12));
-  CHECK(metric(run, "bs1/prefill_latency_ms") == Approx(50.0).epsilon(1e-12));
-  CHECK(metric(run, "bs32/decode_throughput_tok_s") == Approx(2666.6666666666665));
-  CHECK(metric(run, "bs32/total_latency_s") == 0.98);
-  CHECK(metric(run, "bs1/overall_throughput_tok_s") == Approx(6709.677419354839));
-
-  const ImportedRun& single = rep.runs[1];
-  CHECK(single.setup.at("output_len") == "1");
-  CHECK(single.decodeStepByBatch.empty());
-  CHECK(single.metrics.count("bs1/decode_step_ms") == 0);
-  CHECK(metric(single, "bs1/prefill_latency_ms") == Approx(50.0).epsilon(1e-12));
-  CHECK(hasWarning(single.warnings, "line 4: batch 1 has output_len 1"));
-}
-
-TEST_CASE("SGLang bench_serving: Infinity, NaN, old lines, details, a bad line", "[import]") {
-  const ImportReport rep = importOk("sglang_serving.jsonl");
-  CHECK(rep.format == "sglang-serving");
-  REQUIRE(rep.runs.size() == 3);
-
-  // Line 1: an older line with a subset of keys and a bare Infinity request rate.
-  const ImportedRun& old = rep.runs[0];
-  CHECK(old.setup.at("request_rate") == "inf");
-  CHECK(old.setup.at("dataset_name") == "random");
-  CHECK(old.label == "sglang");
-  CHECK(metric(old, "e2el_mean_ms") == 3000.0);
-  CHECK(metric(old, "e2el_median_ms") == 2900.0);
-  CHECK(metric(old, "ttft_p99_ms") == 900.0);
-  CHECK(metric(old, "request_throughput_req_s") == 16.0);
-  CHECK(metric(old, "input_throughput_tok_s") == 16384.0);
-  CHECK(old.requests.empty());
-
-  // Line 2: NaN values are not imported, and said so.
-  const ImportedRun& newer = rep.runs[1];
-  CHECK(newer.metrics.count("tpot_std_ms") == 0);
-  CHECK(newer.metrics.count("accept_length_tokens") == 0);
-  CHECK(hasWarning(newer.warnings, "'std_tpot_ms' is nan"));
-  CHECK(metric(newer, "itl_p95_ms") == 38.0);
-  CHECK(metric(newer, "concurrency") == 40.7);
-  CHECK(metric(newer, "total_output_tokens_retokenized") == 94870);
-  CHECK(metric(newer, "e2el_p99_ms") == 9800.0);
-
-  // Line 3: per-request details under "details": recomputed.
-  // ttft {50, 100, 150} ms: p99 h = 1.98 → 149; e2el = ttft + sum(itls) = {200, 200, 300} ms.
-  const ImportedRun& detailed = rep.runs[2];
-  REQUIRE(detailed.requests.size() == 3);
-  CHECK(metric(detailed, "ttft_p99_ms") == Approx(149.0).epsilon(1e-12));
-  CHECK(metric(detailed, "e2el_p99_ms") == Approx(298.0).epsilon(1e-12));
-  CHECK(metric(detailed, "e2el_mean_ms") == Approx(700.0 / 3.0).epsilon(1e-12));
-  CHECK(metric(detailed, "tpot_mean_ms") == Approx(50.0).epsilon(1e-12));
-  CHECK(metric(detailed, "itl_p95_ms") == Approx(50.0).epsilon(1e-12));
-  CHECK(listed(detailed.setup.at("metrics_checked"), "itl_p95_ms"));     // stated, confirmed
-  CHECK(listed(detailed.setup.at("metrics_recomputed"), "itl_p90_ms"));  // not stated: filled
-  CHECK_FALSE(hasWarning(detailed.warnings, "the file says"));
-
-  // Line 4 is not valid JSON: skipped, with its line and column.
-  REQUIRE(rep.warnings.size() == 1);
-  CHECK(rep.warnings[0].rfind("line 4, column 61:", 0) == 0);
-}
-
-TEST_CASE("vLLM and SGLang serving objects are told apart by content", "[import]") {
-  // Same shape, different telling keys; the file name says nothing.
-  auto vllm = importBytes(
-      R"({"date": "20250101-000000", "model_id": "m", "num_prompts": 10, "duration": 1.0,
-          "completed": 10, "request_throughput": 10.0, "mean_ttft_ms": 5.0})",
-      "a.txt");
-  REQUIRE(vllm.ok());
-  CHECK(vllm->format == "vllm-serve");
-  CHECK(vllm->runs[0].metrics.at("ttft_mean_ms") == 5.0);
-  auto sglang = importBytes(
-      R"({"backend": "sglang", "dataset_name": "random", "duration": 1.0, "completed": 10,
-          "request_throughput": 10.0, "mean_ttft_ms": 5.0, "mean_e2e_latency_ms": 9.0})",
-      "b.txt");
-  REQUIRE(sglang.ok());
-  CHECK(sglang->format == "sglang-serving");
-  CHECK(sglang->runs[0].metrics.at("e2el_mean_ms") == 9.0);
-}
-
-TEST_CASE("SGLang bench_serving with per-request details at the top level", "[import]") {
-  // ttfts {0.2, 0.4} s; e2el = ttft + sum(itls) = {0.5, 0.7} s; TPOT (3 and 2 output tokens):
-  // (0.5 − 0.2)/2 = 0.15 s and (0.7 − 0.4)/1 = 0.3 s; one failed request left out.
-  auto r = importBytes(
-      R"({"backend": "sglang", "dataset_name": "random", "request_rate": 1.0, "duration": 3.0,
-          "completed": 2, "mean_ttft_ms": 300.0, "input_lens": [10, 20, 30],
-          "output_lens": [3, 2, 0], "ttfts": [0.2, 0.4, 0.0],
-          "itls": [[0.1, 0.2], [0.3], []], "errors": ["", "", "timeout"]})",
-      "s.jsonl");
-  REQUIRE(r.ok());
-  CHECK(r->format == "sglang-serving");
-  const ImportedRun& run = r->runs.at(0);
-  REQUIRE(run.requests.size() == 3);
-  CHECK_FALSE(run.requests[2].success);
-  CHECK(metric(run, "ttft_mean_ms") == Approx(300.0).epsilon(1e-12));
-  CHECK(metric(run, "e2el_p50_ms") == Approx(600.0).epsilon(1e-12));
-  CHECK(metric(run, "tpot_mean_ms") == Approx(225.0).epsilon(1e-12));
-  // ITL pooled {100, 200, 300} ms: p90 h = 1.8 → 200 + 0.8·100 = 280.
-  CHECK(metric(run, "itl_p90_ms") == Approx(280.0).epsilon(1e-12));
-  CHECK(metric(run, "failed") == 1);
-  CHECK(hasWarning(run.warnings, "1 of 3 requests failed; most common error (1x): \"timeout\""));
-}
-
 TEST_CASE("vLLM run whose every request failed: no 0 ms latencies, failures named", "[import]") {
   // vLLM writes mean/median/std/p99 of every latency as 0.0 when nothing completed.
   const ImportReport rep = importOk("vllm_serve_all_failed.json");
@@ -383,20 +208,4 @@ TEST_CASE("vLLM run with arrays whose every request failed", "[import]") {
   CHECK(metric(run, "failed") == 3);
   CHECK(hasWarning(run.warnings, "all 3 requests failed"));
   CHECK(hasWarning(run.warnings, "3 of 3 requests failed; most common error (2x): \"timeout\""));
-}
-
-TEST_CASE("serving file missing throughput, duration or completed says so", "[import]") {
-  auto r = importBytes(
-      R"({"date": "20250101-000000", "model_id": "m", "num_prompts": 10, "mean_ttft_ms": 5.0,
-          "p99_ttft_ms": 9.0, "failed": 0, "burstiness": 1.0})",
-      "partial.json");
-  REQUIRE(r.ok());
-  const ImportedRun& run = r->runs.at(0);
-  CHECK(hasWarning(run.warnings, "no 'duration'"));
-  CHECK(hasWarning(run.warnings, "no 'completed'"));
-  CHECK(hasWarning(run.warnings, "no 'request_throughput'"));
-  CHECK(metric(run, "ttft_p99_ms") == 9.0);
-  // A complete file has none of these warnings.
-  const ImportReport full = importOk("vllm_serve_detailed.json");
-  CHECK_FALSE(hasWarning(full.runs.at(0).warnings, "the file has no"));
 }

@@ -1,0 +1,381 @@
+// The Pareto tab's plot: candidates classed by their frontier verdict (frontier, uncertain,
+// dominated, gated out, undecided, not scored) with interval bars, the uncertain band, the
+// frontier line per model, names placed without overlaps and a third objective as colour.
+#include <quantfront/ui/pareto_view.hpp>
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+#include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/base/text.hpp>
+#include <quantfront/ui/plot_style.hpp>
+
+#include "candidate_metric.hpp"
+#include "text.hpp"
+
+namespace qf::ui {
+
+namespace {
+/// Points in one graph beyond which its symbol is drawn from a pre-rendered pixmap rather
+/// than painted as a shape per point (10^5 antialiased ellipses take ~0.5 s a frame).
+constexpr int kPixmapScatterAbove = 300;
+/// Dominated or gated-out points beyond which their interval bars are not drawn.
+constexpr qsizetype kMaxBarsPerClass = 2000;
+
+/// `style` as drawn for `count` points: the shape itself for a few, a pixmap of it (painted
+/// once, antialiased, at twice the size for sharp exports) for many.
+QCPScatterStyle scatterFor(const QCPScatterStyle& style, qsizetype count) {
+  if (count <= kPixmapScatterAbove || style.shape() == QCPScatterStyle::ssPixmap) return style;
+  const int side = static_cast<int>(std::ceil(style.size() + style.pen().widthF() + 2));
+  QPixmap pm(side * 2, side * 2);
+  pm.setDevicePixelRatio(2.0);
+  pm.fill(Qt::transparent);
+  QCPPainter p(&pm);
+  p.setRenderHint(QPainter::Antialiasing);
+  style.applyTo(&p, style.pen());
+  style.drawShape(&p, side / 2.0, side / 2.0);
+  p.end();
+  return QCPScatterStyle(pm);
+}
+
+/// How each class of point is drawn, one per Verdict in its order.
+struct ClassStyle {
+  const char* name;
+  QCPScatterStyle scatter;
+};
+
+const ClassStyle& classStyle(int k) {
+  static const ClassStyle styles[] = {
+      {"frontier",
+       QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(0, 114, 178), QColor(0, 114, 178), 11)},
+      {"uncertain (within uncertainty)",
+       QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(230, 159, 0), 2), Qt::white, 11)},
+      {"dominated",
+       QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(180, 180, 180), QColor(210, 210, 210), 9)},
+      {"gated out (fails a gate)",
+       QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(176, 0, 0), 2), Qt::NoBrush, 10)},
+      {"undecided (a gate's interval crosses its threshold)",
+       QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(QColor(213, 94, 0), 2), Qt::white, 11)},
+      {"not scored (a gated metric missing)",
+       QCPScatterStyle(QCPScatterStyle::ssSquare, QPen(QColor(120, 120, 120), 1.5), Qt::white, 8)},
+  };
+  return styles[k];
+}
+}  // namespace
+
+ParetoPlot::PlotPoints ParetoPlot::plotPoints(
+    const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
+    const Objective& x, const Objective& y) {
+  PlotPoints out;
+  for (const auto& c : cands) {
+    const auto it = verdicts.find(c.id);
+    if (it == verdicts.end()) continue;
+    const int k = static_cast<int>(it->second.verdict);
+    if (k < 0 || k >= kClasses) continue;
+    const auto mx = metricOf(c, x.metric);
+    const auto my = metricOf(c, y.metric);
+    if (!mx || !my) continue;
+    out.byClass[static_cast<std::size_t>(k)].push_back(
+        {mx->value, my->value, mx->lo ? mx->value - *mx->lo : 0, mx->hi ? *mx->hi - mx->value : 0,
+         my->lo ? my->value - *my->lo : 0, my->hi ? *my->hi - my->value : 0, qs(c.id), &c.model});
+    out.xMin = std::min(out.xMin, mx->lo.value_or(mx->value));
+    out.xMax = std::max(out.xMax, mx->hi.value_or(mx->value));
+    out.yMin = std::min(out.yMin, my->lo.value_or(my->value));
+    out.yMax = std::max(out.yMax, my->hi.value_or(my->value));
+  }
+  return out;
+}
+
+ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
+  applyPlotStyle(this);
+  setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  setMouseTracking(true);
+  connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+    const QString id = candidateAt(event->position());
+    if (id.isEmpty()) {
+      QToolTip::hideText();
+      return;
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), describe(id), this);
+  });
+  connect(this, &QCustomPlot::mousePress, this, [this](QMouseEvent* event) {
+    const QString id = candidateAt(event->position());
+    if (!id.isEmpty()) emit candidateClicked(id);
+  });
+}
+
+QString ParetoPlot::candidateAt(const QPointF& pos) const {
+  QString best;
+  double bestD2 = 12.0 * 12.0;
+  for (const auto& p : m_drawn) {
+    const double dx = xAxis->coordToPixel(p.x) - pos.x();
+    const double dy = yAxis->coordToPixel(p.y) - pos.y();
+    if (dx * dx + dy * dy <= bestD2) {
+      bestD2 = dx * dx + dy * dy;
+      best = p.id;
+    }
+  }
+  return best;
+}
+
+QString ParetoPlot::describe(const QString& id) const {
+  const auto at = m_index.constFind(id);
+  if (at == m_index.constEnd()) return {};
+  const auto it = m_cands.begin() + static_cast<std::ptrdiff_t>(*at);
+  QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
+  for (const auto& [name, m] : it->metrics) {
+    QString line = QString("<br>%1: %2").arg(qs(name).toHtmlEscaped()).arg(m.value, 0, 'g', 6);
+    if (m.lo && m.hi) line += QString(" [%1, %2]").arg(*m.lo, 0, 'g', 5).arg(*m.hi, 0, 'g', 5);
+    const auto& p = m.provenance;
+    const std::string& source = !p.citation.empty()     ? p.citation
+                                : !p.sourceFile.empty() ? p.sourceFile
+                                                        : std::string();
+    line += QString(" <i>%1%2</i>")
+                .arg(provenanceName(p.kind))
+                .arg(source.empty() ? QString() : ", " + qs(source).toHtmlEscaped());
+    text += line;
+  }
+  return text;
+}
+
+void ParetoPlot::highlight(const QString& id) {
+  if (!m_ring) {
+    m_ring = addGraph();
+    m_ring->setLineStyle(QCPGraph::lsNone);
+    m_ring->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0, 0, 0), 2.2), Qt::NoBrush, 20));
+    m_ring->removeFromLegend();
+  }
+  QVector<double> x, y;
+  for (const auto& p : m_drawn) {
+    if (p.id == id) {
+      x.push_back(p.x);
+      y.push_back(p.y);
+    }
+  }
+  m_ring->setData(x, y);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setData(const std::vector<Candidate>& cands,
+                         const std::map<std::string, CandidateVerdict>& verdicts,
+                         const Objective& x, const Objective& y) {
+  resetDrawing(cands);
+  setTitles(x, y);
+  m_counts = {};
+  // The uncertain band first: behind the points, lines and labels drawn after it.
+  drawBands();
+  const PlotPoints points = plotPoints(cands, verdicts, x, y);
+  // Frontier points per base model: a frontier is drawn within a group (analyseFrontier
+  // groups relative metrics by model), never across two models' candidates.
+  std::map<std::string, std::vector<std::pair<double, double>>> front;
+  std::vector<PendingLabel> labelled;
+  for (int k = 0; k < kClasses; ++k) {
+    const auto& inClass = points.byClass[static_cast<std::size_t>(k)];
+    for (const ClassPoint& p : inClass) {
+      if (k == static_cast<int>(Verdict::Frontier)) front[*p.model].emplace_back(p.x, p.y);
+      labelled.push_back({k, p.x, p.y, p.id, static_cast<Verdict>(k)});
+      m_drawn.push_back({p.x, p.y, p.id});
+      ++m_counts[static_cast<std::size_t>(k)];
+    }
+    drawClass(k, inClass);
+  }
+  // The third objective as colour: quintiles of its values over the drawn candidates.
+  drawColourBins();
+  drawLabels(labelled);
+  drawFrontierLines(front);
+  if (points.xMin <= points.xMax) {
+    const double dx = std::max(1e-9, (points.xMax - points.xMin) * 0.12);
+    const double dy = std::max(1e-9, (points.yMax - points.yMin) * 0.12);
+    xAxis->setRange(points.xMin - dx, points.xMax + dx * 2.5);
+    yAxis->setRange(points.yMin - dy, points.yMax + dy);
+  }
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::resetDrawing(const std::vector<Candidate>& cands) {
+  clearGraphs();
+  clearItems();
+  clearPlottables();
+  m_labels.clear();
+  m_ring = nullptr;
+  m_drawn.clear();
+  m_cands = cands;
+  m_index.clear();
+  m_index.reserve(static_cast<qsizetype>(m_cands.size()));
+  for (std::size_t i = 0; i < m_cands.size(); ++i) m_index.insert(qs(m_cands[i].id), i);
+}
+
+void ParetoPlot::setTitles(const Objective& x, const Objective& y) {
+  if (!m_title) {
+    plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(this, "", plotFont(12));
+    plotLayout()->addElement(0, 0, m_title);
+  }
+  // Readable names, as the objective rows show them.
+  const QString xName = qs(readableMetricName(x.metric));
+  const QString yName = qs(readableMetricName(y.metric));
+  m_title->setText(QString("Pareto frontier: %1 (%2) vs %3 (%4)")
+                       .arg(xName, directionName(x.direction), yName, directionName(y.direction)));
+  xAxis->setLabel(
+      xName + (x.direction == Direction::Max ? "  (higher is better →)" : "  (← lower is better)"));
+  yAxis->setLabel(yName +
+                  (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
+}
+
+void ParetoPlot::drawBands() {
+  m_bandCurves.clear();
+  for (const auto& band : m_bands) {
+    auto* area = new QCPCurve(xAxis, yAxis);
+    QVector<double> bx, by;
+    for (const auto& [px, py] : band.polygon) {
+      bx.push_back(px);
+      by.push_back(py);
+    }
+    area->setData(bx, by);
+    area->setPen(QPen(QColor(230, 159, 0, 160), 1));
+    area->setBrush(QColor(230, 159, 0, 50));
+    area->setName("uncertain band (95% intervals)");
+    if (!m_bandCurves.empty()) area->removeFromLegend();
+    m_bandCurves.push_back(area);
+  }
+}
+
+void ParetoPlot::drawClass(int k, std::vector<ClassPoint> points) {
+  const ClassStyle& style = classStyle(k);
+  QCPGraph* g = addGraph();
+  g->setLineStyle(QCPGraph::lsNone);
+  g->setScatterStyle(style.scatter);
+  g->setName(style.name);
+  auto* xErr = new QCPErrorBars(xAxis, yAxis);
+  auto* yErr = new QCPErrorBars(xAxis, yAxis);
+  xErr->setErrorType(QCPErrorBars::etKeyError);
+  yErr->setErrorType(QCPErrorBars::etValueError);
+  for (QCPErrorBars* e : {xErr, yErr}) {
+    e->removeFromLegend();
+    e->setPen(QPen(style.scatter.pen().color(), 1));
+  }
+  // The graph keeps its points sorted by x and the error bars go by the graph's order: the
+  // points sorted first, or a candidate would be drawn with another one's interval.
+  std::stable_sort(points.begin(), points.end(),
+                   [](const ClassPoint& a, const ClassPoint& b) { return a.x < b.x; });
+  QVector<double> xs, ys;
+  QVector<double> xeMinus, xePlus, yeMinus, yePlus;
+  for (const ClassPoint& p : points) {
+    xs.push_back(p.x);
+    ys.push_back(p.y);
+    xeMinus.push_back(p.xMinus);
+    xePlus.push_back(p.xPlus);
+    yeMinus.push_back(p.yMinus);
+    yePlus.push_back(p.yPlus);
+  }
+  g->setData(xs, ys, true);
+  g->setScatterStyle(scatterFor(style.scatter, xs.size()));
+  // Interval bars: always on the frontier and uncertain points; on a crowd of dominated or
+  // gated-out points (thousands) they would hide the plot and cost a frame each, so those
+  // keep theirs in the hover text and the tables only.
+  const bool bars = k == static_cast<int>(Verdict::Frontier) ||
+                    k == static_cast<int>(Verdict::Uncertain) || xs.size() <= kMaxBarsPerClass;
+  if (bars) {
+    xErr->setDataPlottable(g);
+    yErr->setDataPlottable(g);
+    xErr->setData(xeMinus, xePlus);
+    yErr->setData(yeMinus, yePlus);
+  } else {
+    removePlottable(xErr);
+    removePlottable(yErr);
+  }
+  if (xs.isEmpty()) g->removeFromLegend();
+}
+
+void ParetoPlot::drawColourBins() {
+  m_coloured = 0;
+  if (m_colourMetric.empty()) return;
+  std::vector<std::pair<DrawnPoint, double>> pts;
+  for (const auto& d : m_drawn) {
+    const auto at = m_index.constFind(d.id);
+    if (at == m_index.constEnd()) continue;
+    if (const auto v = metricOf(m_cands[*at], m_colourMetric)) pts.emplace_back(d, v->value);
+  }
+  if (pts.empty()) return;
+  std::vector<double> values;
+  for (const auto& p : pts) values.push_back(p.second);
+  std::sort(values.begin(), values.end());
+  // Viridis at five stops: ordered light to dark, readable in grey too.
+  const QColor viridis[5] = {QColor(253, 231, 37), QColor(94, 201, 98), QColor(33, 145, 140),
+                             QColor(59, 82, 139), QColor(68, 1, 84)};
+  const std::size_t bins = std::min<std::size_t>(5, values.size());
+  for (std::size_t b = 0; b < bins; ++b) {
+    const double lo = values[b * values.size() / bins];
+    const double hi = values[std::min(values.size() - 1, (b + 1) * values.size() / bins - 1)];
+    QVector<double> bx, by;
+    for (const auto& [d, v] : pts) {
+      const bool last = b + 1 == bins;
+      if (v >= lo && (last ? v <= hi : v < values[(b + 1) * values.size() / bins])) {
+        bx.push_back(d.x);
+        by.push_back(d.y);
+      }
+    }
+    if (bx.isEmpty()) continue;
+    QCPGraph* g = addGraph();
+    g->setLineStyle(QCPGraph::lsNone);
+    // ssCircle fills with the brush (ssDisc would fill with the pen colour).
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(40, 40, 40), 0.6),
+                                       viridis[b * 4 / std::max<std::size_t>(1, bins - 1)], 6));
+    g->setName(QString("%1 %2 – %3")
+                   .arg(qs(readableMetricName(m_colourMetric)))
+                   .arg(lo, 0, 'g', 4)
+                   .arg(hi, 0, 'g', 4));
+    g->setData(bx, by);
+    g->setScatterStyle(scatterFor(g->scatterStyle(), bx.size()));
+    m_coloured += static_cast<int>(bx.size());
+  }
+}
+
+void ParetoPlot::drawLabels(std::vector<PendingLabel> labelled) {
+  // Names without overlaps: the frontier's first, then uncertain, gated out and dominated
+  // (a crowded dominated name is left out; the Candidates table lists every one).
+  const int rank[kClasses] = {0, 1, 4, 3, 2, 5};
+  std::stable_sort(
+      labelled.begin(), labelled.end(),
+      [&](const PendingLabel& a, const PendingLabel& b) { return rank[a.order] < rank[b.order]; });
+  // At most kMaxLabels names are offered, frontier first (a plot of 10^5 candidates cannot
+  // show them all, and placing them again on every pan would cost seconds); the label layout
+  // shows those that find room, the Candidates table lists every one.
+  std::size_t offered = 0;
+  for (const PendingLabel& p : labelled) {
+    if (++offered > kMaxLabels) break;
+    const QColor color = p.verdict == Verdict::Dominated  ? QColor(140, 140, 140)
+                         : p.verdict == Verdict::GatedOut ? QColor(176, 0, 0)
+                                                          : QColor(30, 30, 30);
+    QCPItemText* t = m_labels.add(p.x, p.y, p.text, color, true, false, true, true);
+    QFont f = plotFont(8);
+    f.setStrikeOut(p.verdict == Verdict::GatedOut);
+    t->setFont(f);
+  }
+}
+
+void ParetoPlot::drawFrontierLines(
+    std::map<std::string, std::vector<std::pair<double, double>>>& front) {
+  // Frontier line: through each group's frontier points, sorted along x; one legend entry.
+  bool named = false;
+  for (auto& [model, points] : front) {
+    if (points.size() < 2) continue;
+    std::sort(points.begin(), points.end());
+    QCPCurve* line = new QCPCurve(xAxis, yAxis);
+    QVector<double> lx, ly;
+    for (const auto& [px, py] : points) {
+      lx.push_back(px);
+      ly.push_back(py);
+    }
+    line->setData(lx, ly);
+    line->setPen(QPen(QColor(0, 114, 178), 1.5, Qt::DashLine));
+    line->setName(front.size() > 1 ? "frontier line (per model)" : "frontier line");
+    if (named) line->removeFromLegend();
+    named = true;
+  }
+}
+
+}  // namespace qf::ui

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -215,73 +216,6 @@ std::string childPointer(const std::string& pointer, const std::string& key) {
   return out;
 }
 
-Result<std::optional<double>> JsonReader::optNumber(const Json& obj, const std::string& pointer,
-                                                    const std::string& key, bool positive) const {
-  if (!obj.is_object()) return error(pointer, key, "expected an object here");
-  const auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::optional<double>{};
-  const std::string ptr = childPointer(pointer, key);
-  if (!it->is_number()) {
-    return error(ptr, key, std::string("expected a number, found ") + it->type_name());
-  }
-  const double v = it->get<double>();
-  if (!std::isfinite(v)) return error(ptr, key, "expected a finite number, found NaN or infinity");
-  if (positive && !(v > 0)) {
-    std::ostringstream msg;
-    msg << "must be positive, found " << v;
-    return error(ptr, key, msg.str());
-  }
-  return std::optional<double>{v};
-}
-
-Result<double> JsonReader::number(const Json& obj, const std::string& pointer,
-                                  const std::string& key, bool positive) const {
-  auto v = optNumber(obj, pointer, key, positive);
-  if (!v) return v.error();
-  if (!v->has_value()) return error(childPointer(pointer, key), key, "required number is missing");
-  return **v;
-}
-
-Result<std::optional<std::int64_t>> JsonReader::optInteger(const Json& obj,
-                                                           const std::string& pointer,
-                                                           const std::string& key) const {
-  if (!obj.is_object()) return error(pointer, key, "expected an object here");
-  const auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return std::optional<std::int64_t>{};
-  const std::string ptr = childPointer(pointer, key);
-  if (it->is_number_integer()) {
-    const auto v = it->get<std::int64_t>();
-    if (v < 0) return error(ptr, key, "must not be negative, found " + std::to_string(v));
-    return std::optional<std::int64_t>{v};
-  }
-  if (it->is_number_float()) {
-    const double d = it->get<double>();
-    if (std::isfinite(d) && d >= 0 && std::floor(d) == d && d < 9.0e15) {
-      return std::optional<std::int64_t>{static_cast<std::int64_t>(d)};
-    }
-  }
-  return error(ptr, key, std::string("expected a non-negative integer, found ") + it->dump());
-}
-
-Result<std::int64_t> JsonReader::integer(const Json& obj, const std::string& pointer,
-                                         const std::string& key) const {
-  auto v = optInteger(obj, pointer, key);
-  if (!v) return v.error();
-  if (!v->has_value()) return error(childPointer(pointer, key), key, "required integer is missing");
-  return **v;
-}
-
-Result<std::string> JsonReader::string(const Json& obj, const std::string& pointer,
-                                       const std::string& key) const {
-  if (!obj.is_object()) return error(pointer, key, "expected an object here");
-  const auto it = obj.find(key);
-  const std::string ptr = childPointer(pointer, key);
-  if (it == obj.end() || it->is_null()) return error(ptr, key, "required string is missing");
-  if (!it->is_string())
-    return error(ptr, key, std::string("expected a string, found ") + it->type_name());
-  return it->get<std::string>();
-}
-
 std::optional<std::string_view> bundledFile(std::string_view path) {
   for (const auto& f : embedded::files()) {
     if (path == f.path) return std::string_view(f.data, f.sizeBytes);
@@ -296,6 +230,235 @@ std::vector<std::string> bundledFilesUnder(std::string_view prefix) {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// JsonReader
+
+namespace {
+constexpr std::string_view kNaNText = "NaN";
+constexpr std::string_view kInfText = "Infinity";
+constexpr std::string_view kNegInfText = "-Infinity";
+}  // namespace
+
+std::optional<std::string> integerOutOfRange(std::int64_t v, std::int64_t lo, std::int64_t hi) {
+  if (v >= lo && v <= hi) return std::nullopt;
+  if (hi == std::numeric_limits<std::int64_t>::max()) {
+    if (lo == 0) return "must not be negative, found " + std::to_string(v);
+    return "must be at least " + std::to_string(lo) + ", found " + std::to_string(v);
+  }
+  return "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+}
+
+Error JsonReader::missing(const std::string& pointer, const std::string& key,
+                          const std::string& what) const {
+  return error(childPointer(pointer, key), key, "required " + what + " is missing");
+}
+
+const Json* JsonReader::find(const Json& obj, const std::string& key) {
+  if (!obj.is_object()) return nullptr;
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::string JsonReader::describe(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned:
+    case Json::value_t::number_float:
+      return "a number";
+    default:
+      return "an unsupported value";
+  }
+}
+
+std::optional<Error> JsonReader::object(const Json& j, const std::string& pointer,
+                                        const std::string& field,
+                                        std::initializer_list<const char*> known) const {
+  if (!j.is_object()) return error(pointer, field, "expected an object, found " + describe(j));
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const bool ok =
+        std::any_of(known.begin(), known.end(), [&](const char* k) { return it.key() == k; });
+    if (!ok) note("ignored unknown key " + childPointer(pointer, it.key()));
+  }
+  return std::nullopt;
+}
+
+Result<std::optional<double>> JsonReader::optNumber(const Json& obj, const std::string& pointer,
+                                                    const std::string& key, bool positive,
+                                                    bool finite) const {
+  if (!obj.is_object()) return error(pointer, key, "expected an object here");
+  const Json* v = find(obj, key);
+  if (!v) return std::optional<double>{};
+  const std::string ptr = childPointer(pointer, key);
+  if (!v->is_number()) return error(ptr, key, "expected a number, found " + describe(*v));
+  const double d = v->get<double>();
+  if (finite && !std::isfinite(d)) {
+    return error(ptr, key, "expected a finite number, found NaN or infinity");
+  }
+  if (positive && !(d > 0)) {
+    std::ostringstream msg;
+    msg << "must be positive, found " << d;
+    return error(ptr, key, msg.str());
+  }
+  return std::optional<double>{d};
+}
+
+Result<double> JsonReader::number(const Json& obj, const std::string& pointer,
+                                  const std::string& key, bool positive) const {
+  auto v = optNumber(obj, pointer, key, positive);
+  if (!v) return v.error();
+  if (!v->has_value()) return missing(pointer, key, "number");
+  return **v;
+}
+
+Result<std::optional<double>> JsonReader::optNumberOrNumericString(const Json& obj,
+                                                                   const std::string& pointer,
+                                                                   const std::string& key) const {
+  if (!obj.is_object()) return error(pointer, key, "expected an object here");
+  const Json* v = find(obj, key);
+  if (!v) return std::optional<double>();
+  if (v->is_number()) return std::optional<double>(v->get<double>());
+  const std::string ptr = childPointer(pointer, key);
+  if (!v->is_string()) {
+    return error(ptr, key, "expected a number or a numeric string, found " + describe(*v));
+  }
+  const auto& s = v->get_ref<const std::string&>();
+  double d = 0;
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (first != last && *first == '+') ++first;
+  const auto r = std::from_chars(first, last, d);
+  if (r.ec == std::errc() && r.ptr == last && first != last) return std::optional<double>(d);
+  if (s == "inf" || s == "Infinity") return std::optional<double>(HUGE_VAL);
+  if (s == "-inf" || s == "-Infinity") return std::optional<double>(-HUGE_VAL);
+  if (s == "nan" || s == "NaN" || s == "-nan") return std::optional<double>(std::nan(""));
+  return error(ptr, key,
+               "expected a number written as a string, found \"" + s.substr(0, 40) + "\"");
+}
+
+Result<double> JsonReader::looseNumber(const Json& v, const std::string& pointer,
+                                       const std::string& field) const {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return error(pointer, field, "expected a number, found " + describe(v));
+  const auto& s = v.get_ref<const std::string&>();
+  if (s == kNaNText) return std::numeric_limits<double>::quiet_NaN();
+  if (s == kInfText) return std::numeric_limits<double>::infinity();
+  if (s == kNegInfText) return -std::numeric_limits<double>::infinity();
+  return error(pointer, field,
+               "expected a number (or \"NaN\", \"Infinity\", \"-Infinity\"), found the string '" +
+                   s.substr(0, 40) + "'");
+}
+
+Result<std::optional<std::int64_t>> JsonReader::optInteger(const Json& obj,
+                                                           const std::string& pointer,
+                                                           const std::string& key, std::int64_t lo,
+                                                           std::int64_t hi) const {
+  if (!obj.is_object()) return error(pointer, key, "expected an object here");
+  const Json* v = find(obj, key);
+  if (!v) return std::optional<std::int64_t>{};
+  const std::string ptr = childPointer(pointer, key);
+  std::optional<std::int64_t> got;
+  if (v->is_number_unsigned()) {
+    const auto u = v->get<std::uint64_t>();
+    if (u <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      got = static_cast<std::int64_t>(u);
+    }
+  } else if (v->is_number_integer()) {
+    got = v->get<std::int64_t>();
+  } else if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (!(std::isfinite(d) && std::floor(d) == d && std::abs(d) < 9.0e15)) {
+      return error(ptr, key,
+                   "expected an integer, found a non-integral number (" + v->dump() + ")");
+    }
+    got = static_cast<std::int64_t>(d);
+  } else {
+    return error(ptr, key, "expected an integer, found " + describe(*v));
+  }
+  if (!got) {
+    return error(ptr, key,
+                 "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  if (auto problem = integerOutOfRange(*got, lo, hi)) return error(ptr, key, *problem);
+  return got;
+}
+
+Result<std::int64_t> JsonReader::integer(const Json& obj, const std::string& pointer,
+                                         const std::string& key, std::int64_t lo,
+                                         std::int64_t hi) const {
+  auto v = optInteger(obj, pointer, key, lo, hi);
+  if (!v) return v.error();
+  if (!v->has_value()) return missing(pointer, key, "integer");
+  return **v;
+}
+
+Result<std::optional<std::string>> JsonReader::optString(const Json& obj,
+                                                         const std::string& pointer,
+                                                         const std::string& key,
+                                                         bool allowEmpty) const {
+  if (!obj.is_object()) return error(pointer, key, "expected an object here");
+  const Json* v = find(obj, key);
+  if (!v) return std::optional<std::string>{};
+  const std::string ptr = childPointer(pointer, key);
+  if (!v->is_string()) return error(ptr, key, "expected a string, found " + describe(*v));
+  if (!allowEmpty && v->get_ref<const std::string&>().empty()) {
+    return error(ptr, key, "must not be empty");
+  }
+  return std::optional<std::string>{v->get<std::string>()};
+}
+
+Result<std::string> JsonReader::string(const Json& obj, const std::string& pointer,
+                                       const std::string& key, bool allowEmpty) const {
+  auto v = optString(obj, pointer, key, allowEmpty);
+  if (!v) return v.error();
+  if (!v->has_value()) return missing(pointer, key, "string");
+  return std::move(**v);
+}
+
+Result<std::optional<bool>> JsonReader::optBoolean(const Json& obj, const std::string& pointer,
+                                                   const std::string& key) const {
+  if (!obj.is_object()) return error(pointer, key, "expected an object here");
+  const Json* v = find(obj, key);
+  if (!v) return std::optional<bool>{};
+  if (!v->is_boolean()) {
+    return error(childPointer(pointer, key), key, "expected true or false, found " + describe(*v));
+  }
+  return std::optional<bool>{v->get<bool>()};
+}
+
+Result<std::optional<std::vector<std::string>>> JsonReader::optStringList(
+    const Json& obj, const std::string& pointer, const std::string& key,
+    bool allowEmptyItems) const {
+  using List = std::optional<std::vector<std::string>>;
+  if (!obj.is_object()) return error(pointer, key, "expected an object here");
+  const Json* v = find(obj, key);
+  if (!v) return List{};
+  const std::string ptr = childPointer(pointer, key);
+  if (!v->is_array()) return error(ptr, key, "expected an array of strings, found " + describe(*v));
+  std::vector<std::string> out;
+  out.reserve(v->size());
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const Json& item = (*v)[i];
+    const std::string ip = childPointer(ptr, std::to_string(i));
+    if (!item.is_string()) return error(ip, key, "expected a string, found " + describe(item));
+    if (!allowEmptyItems && item.get_ref<const std::string&>().empty()) {
+      return error(ip, key, "must not be empty");
+    }
+    out.push_back(item.get<std::string>());
+  }
+  return List{std::move(out)};
 }
 
 std::optional<Error> JsonReader::readNumber(double& out, const Json& obj,
@@ -314,6 +477,90 @@ std::optional<Error> JsonReader::readOptNumber(double& out, const Json& obj,
   if (!r) return r.error();
   if (r->has_value()) out = **r;
   return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readOptNumber(std::optional<double>& out, const Json& obj,
+                                               const std::string& pointer,
+                                               const std::string& key) const {
+  auto r = optNumber(obj, pointer, key);
+  if (!r) return r.error();
+  if (r->has_value()) out = **r;
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readLooseNumber(double& out, const Json& obj,
+                                                 const std::string& pointer, const std::string& key,
+                                                 bool required) const {
+  const Json* v = find(obj, key);
+  if (!v) return required ? std::optional<Error>(missing(pointer, key, "number")) : std::nullopt;
+  auto r = looseNumber(*v, childPointer(pointer, key), key);
+  if (!r) return r.error();
+  out = *r;
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readInteger(std::int64_t& out, const Json& obj,
+                                             const std::string& pointer, const std::string& key,
+                                             bool required, std::int64_t lo,
+                                             std::int64_t hi) const {
+  auto r = optInteger(obj, pointer, key, lo, hi);
+  if (!r) return r.error();
+  if (r->has_value()) {
+    out = **r;
+  } else if (required) {
+    return missing(pointer, key, "integer");
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readString(std::string& out, const Json& obj,
+                                            const std::string& pointer, const std::string& key,
+                                            bool required, bool allowEmpty) const {
+  auto r = optString(obj, pointer, key, allowEmpty);
+  if (!r) return r.error();
+  if (r->has_value()) {
+    out = std::move(**r);
+  } else if (required) {
+    return missing(pointer, key, "string");
+  }
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readBoolean(bool& out, const Json& obj, const std::string& pointer,
+                                             const std::string& key) const {
+  auto r = optBoolean(obj, pointer, key);
+  if (!r) return r.error();
+  if (r->has_value()) out = **r;
+  return std::nullopt;
+}
+
+std::optional<Error> JsonReader::readStringList(std::vector<std::string>& out, const Json& obj,
+                                                const std::string& pointer, const std::string& key,
+                                                bool required, bool allowEmptyItems) const {
+  auto r = optStringList(obj, pointer, key, allowEmptyItems);
+  if (!r) return r.error();
+  if (r->has_value()) {
+    out = std::move(**r);
+  } else if (required) {
+    return missing(pointer, key, "array");
+  }
+  return std::nullopt;
+}
+
+std::string JsonReader::stringOr(const Json& obj, const std::string& key,
+                                 const std::string& fallback) {
+  const Json* v = find(obj, key);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+
+double JsonReader::numberOr(const Json& obj, const std::string& key, double fallback) {
+  const Json* v = find(obj, key);
+  return v && v->is_number() ? v->get<double>() : fallback;
+}
+
+bool JsonReader::booleanOr(const Json& obj, const std::string& key, bool fallback) {
+  const Json* v = find(obj, key);
+  return v && v->is_boolean() ? v->get<bool>() : fallback;
 }
 
 }  // namespace qf

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/base/json_scanner.hpp>
 #include <quantfront/core/base/records.hpp>
 
@@ -50,29 +51,10 @@ struct ImportContext {
   bool multiDoc = false;  ///< several values (JSON lines): positions name the line too
 };
 
-/// Builds errors that name the file, the position (JSON pointer, prefixed by the line when
-/// the file holds several values) and the field; reads typed fields.
-class FieldReader {
- public:
-  /// `ctx` must outlive the reader; `line` is where the value being read starts.
-  FieldReader(const ImportContext& ctx, std::size_t line) : m_ctx(ctx), m_line(line) {}
-  /// "line 3, /mean_ttft_ms" in a JSON-lines file, "/mean_ttft_ms" otherwise.
-  [[nodiscard]] std::string position(const std::string& pointer) const;
-  [[nodiscard]] Error error(const std::string& pointer, const std::string& field,
-                            const std::string& message) const;
-  /// Number at obj[key]; nullopt when absent or null; an error for any other type.
-  /// Non-finite values pass through (only SGLang files can carry them).
-  Result<std::optional<double>> number(const Json& obj, const std::string& objPointer,
-                                       const std::string& key) const;
-  /// Like number(), but also reads a number written as a string ("0.0010034", nvbench).
-  Result<std::optional<double>> numberOrNumericString(const Json& obj,
-                                                      const std::string& objPointer,
-                                                      const std::string& key) const;
-
- private:
-  const ImportContext& m_ctx;
-  std::size_t m_line;
-};
+/// The field reader for the value of `ctx`'s file that starts on `line`: errors name the file,
+/// the position (the JSON pointer, prefixed by the line when the file holds several values)
+/// and the field.
+JsonReader fieldReader(const ImportContext& ctx, std::size_t line);
 
 /// "POSITION: field 'F': MESSAGE" + tail, for a warning about a value or line skipped.
 std::string warningText(const Error& e, const std::string& tail);

@@ -20,7 +20,7 @@ Result<ImportedRun> importGsm8kEval(ImportedDoc& d, const ImportContext& ctx) {
   run.format = importformat::kGsm8kEval;
   run.sourceFile = ctx.label;
   run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
+  const JsonReader fr = fieldReader(ctx, d.line);
   const Json& o = d.doc.dom;
   struct Name {
     const char* key;
@@ -38,7 +38,7 @@ Result<ImportedRun> importGsm8kEval(ImportedDoc& d, const ImportContext& ctx) {
   std::set<std::string> known;
   for (const auto& n : kNames) {
     known.insert(n.key);
-    auto v = fr.number(o, "", n.key);
+    auto v = fr.optNumber(o, "", n.key, false, false);
     if (!v) return v.error();
     if (v->has_value()) run.metrics[n.name] = **v;
   }

@@ -37,7 +37,7 @@ std::string pretrainedFrom(const Json& modelArgs) {
 }
 
 /// Reads one results-like object (task → {"<metric>,<filter>": value, ...}) into metrics.
-Result<bool> readTaskMetrics(const Json& tasks, const std::string& pointer, const FieldReader& fr,
+Result<bool> readTaskMetrics(const Json& tasks, const std::string& pointer, const JsonReader& fr,
                              ImportedRun& run, std::vector<std::string>& naStderr,
                              std::vector<std::string>& skipped, std::set<std::string>& taskNames,
                              bool onlyNew) {
@@ -76,7 +76,7 @@ Result<ImportedRun> importLmEvalResults(ImportedDoc& d, const ImportContext& ctx
   run.format = importformat::kLmEvalResults;
   run.sourceFile = ctx.label;
   run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
+  const JsonReader fr = fieldReader(ctx, d.line);
   const Json& o = d.doc.dom;
   const auto results = o.find("results");
   if (results == o.end() || !results->is_object()) {
@@ -101,9 +101,9 @@ Result<ImportedRun> importLmEvalResults(ImportedDoc& d, const ImportContext& ctx
       if (!t.value().is_object()) {
         return fr.error(pointer, t.key(), "expected {\"original\": n, \"effective\": n}");
       }
-      auto effective = fr.number(t.value(), pointer, "effective");
+      auto effective = fr.optNumber(t.value(), pointer, "effective", false, false);
       if (!effective) return effective.error();
-      auto original = fr.number(t.value(), pointer, "original");
+      auto original = fr.optNumber(t.value(), pointer, "original", false, false);
       if (!original) return original.error();
       if (effective->has_value()) run.metrics[t.key() + "/n_samples"] = **effective;
       if (original->has_value()) run.metrics[t.key() + "/n_samples_original"] = **original;

@@ -33,7 +33,7 @@ std::string stringField(const Json& o, const char* key) {
 
 /// The numeric `value` entry of a summary's data list (new layout: "data", old: "values").
 Result<std::optional<double>> summaryValue(const Json& summary, const std::string& pointer,
-                                           const std::string& tag, const FieldReader& fr) {
+                                           const std::string& tag, const JsonReader& fr) {
   const char* listKey = summary.contains("data") ? "data" : "values";
   const auto list = summary.find(listKey);
   if (list == summary.end()) return std::optional<double>();
@@ -46,7 +46,8 @@ Result<std::optional<double>> summaryValue(const Json& summary, const std::strin
     if (!entry.is_object() || stringField(entry, "name") != "value") continue;
     const std::string type = stringField(entry, "type");
     if (type == "string") return std::optional<double>();
-    auto v = fr.numberOrNumericString(entry, childPointer(listPointer, std::to_string(i)), "value");
+    auto v =
+        fr.optNumberOrNumericString(entry, childPointer(listPointer, std::to_string(i)), "value");
     if (!v) return Error{v.error().file, v.error().position, tag, v.error().message};
     return *v;
   }
@@ -155,190 +156,194 @@ struct NvbenchRead {
   std::vector<KernelMeasurement> measurements;
 };
 
-Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
-  ImportedRun run;
-  run.format = importformat::kNvbench;
-  run.sourceFile = ctx.label;
-  run.sha256 = ctx.sha256;
-  run.setup["units"] = "nvbench tags as metric names: times in s, bandwidth in bytes/s";
-  const FieldReader fr(ctx, d.line);
-  const Json& o = d.doc.dom;
-
+/// The command line and the nvbench and JSON versions from `meta`, as setup.
+void readMeta(const Json& o, ImportedRun& run) {
   const auto meta = o.find("meta");
-  if (meta != o.end() && meta->is_object()) {
-    const auto argv = meta->find("argv");
-    if (argv != meta->end() && argv->is_array()) {
-      std::string joined;
-      for (const auto& a : *argv) joined += (joined.empty() ? "" : " ") + setupText(a);
-      run.setup["argv"] = joined;
-      if (!argv->empty() && argv->front().is_string()) {
-        std::string prog = argv->front().get<std::string>();
-        const auto slash = prog.find_last_of('/');
-        run.label = slash == std::string::npos ? prog : prog.substr(slash + 1);
-      }
-    }
-    const auto version = meta->find("version");
-    if (version != meta->end() && version->is_object()) {
-      const auto nvb = version->find("nvbench");
-      if (nvb != version->end() && nvb->is_object()) {
-        if (nvb->contains("string")) run.setup["nvbench_version"] = stringField(*nvb, "string");
-        if (nvb->contains("git_sha")) run.setup["nvbench_git_sha"] = stringField(*nvb, "git_sha");
-      }
-      const auto js = version->find("json");
-      if (js != version->end() && js->is_object() && js->contains("string")) {
-        run.setup["nvbench_json_version"] = stringField(*js, "string");
-      }
+  if (meta == o.end() || !meta->is_object()) return;
+  const auto argv = meta->find("argv");
+  if (argv != meta->end() && argv->is_array()) {
+    std::string joined;
+    for (const auto& a : *argv) joined += (joined.empty() ? "" : " ") + setupText(a);
+    run.setup["argv"] = joined;
+    if (!argv->empty() && argv->front().is_string()) {
+      std::string prog = argv->front().get<std::string>();
+      const auto slash = prog.find_last_of('/');
+      run.label = slash == std::string::npos ? prog : prog.substr(slash + 1);
     }
   }
+  const auto version = meta->find("version");
+  if (version != meta->end() && version->is_object()) {
+    const auto nvb = version->find("nvbench");
+    if (nvb != version->end() && nvb->is_object()) {
+      if (nvb->contains("string")) run.setup["nvbench_version"] = stringField(*nvb, "string");
+      if (nvb->contains("git_sha")) run.setup["nvbench_git_sha"] = stringField(*nvb, "git_sha");
+    }
+    const auto js = version->find("json");
+    if (js != version->end() && js->is_object() && js->contains("string")) {
+      run.setup["nvbench_json_version"] = stringField(*js, "string");
+    }
+  }
+}
 
-  std::map<std::string, std::string> deviceNames;  // id text → name
+/// Device names by id text; every device's scalar properties go into setup.
+std::map<std::string, std::string> readDevices(const Json& o, ImportedRun& run) {
+  std::map<std::string, std::string> deviceNames;
   const auto devices = o.find("devices");
-  if (devices != o.end() && devices->is_array()) {
-    for (const auto& dev : *devices) {
-      if (!dev.is_object()) continue;
-      const std::string id = stringField(dev, "id");
-      const std::string name = stringField(dev, "name");
-      deviceNames[id] = name;
-      for (auto it = dev.begin(); it != dev.end(); ++it) {
-        if (it.key() != "id" && it.value().is_primitive()) {
-          run.setup["device/" + id + "/" + it.key()] = setupText(it.value());
-        }
+  if (devices == o.end() || !devices->is_array()) return deviceNames;
+  for (const auto& dev : *devices) {
+    if (!dev.is_object()) continue;
+    const std::string id = stringField(dev, "id");
+    const std::string name = stringField(dev, "name");
+    deviceNames[id] = name;
+    for (auto it = dev.begin(); it != dev.end(); ++it) {
+      if (it.key() != "id" && it.value().is_primitive()) {
+        run.setup["device/" + id + "/" + it.key()] = setupText(it.value());
       }
     }
   }
+  return deviceNames;
+}
 
-  const auto benchesIt = o.find("benchmarks");
-  if (benchesIt == o.end() || !benchesIt->is_array()) {
-    return fr.error("/benchmarks", "benchmarks", "expected an array of benchmarks");
-  }
-  const Json& benches = *benchesIt;
+/// What reading the benchmarks has gathered so far.
+struct BenchTally {
   std::string stateList;
   std::size_t states = 0, skippedStates = 0, summaries = 0;
   bool preOneNoted = false;
   std::vector<StateData> stateData;
-  for (std::size_t b = 0; b < benches.size(); ++b) {
-    const Json& bench = benches[b];
-    const std::string benchPointer = "/benchmarks/" + std::to_string(b);
-    if (!bench.is_object()) return fr.error(benchPointer, "benchmarks", "expected an object");
-    const auto nameIt = bench.find("name");
-    if (nameIt == bench.end() || !nameIt->is_string()) {
-      return fr.error(childPointer(benchPointer, "name"), "name",
-                      "expected the benchmark's name as a string");
+};
+
+/// One state's summaries (an array of tagged summaries, or the early layout keyed by tag)
+/// as metrics named `prefix`/tag.
+std::optional<Error> readSummaries(const Json& summ, const std::string& summPointer,
+                                   const std::string& prefix, const JsonReader& fr,
+                                   ImportedRun& run, StateData& sd, BenchTally& tally) {
+  auto keep = [&](const std::string& tag, double v) {
+    run.metrics[std::string(prefix).append("/").append(tag)] = v;
+    sd.tags[tag] = v;
+    ++tally.summaries;
+  };
+  if (summ.is_array()) {
+    for (std::size_t i = 0; i < summ.size(); ++i) {
+      const Json& one = summ[i];
+      const std::string onePointer = summPointer + "/" + std::to_string(i);
+      const std::string tag = stringField(one, "tag");
+      if (tag.empty()) {
+        return fr.error(childPointer(onePointer, "tag"), "tag", "summary without a tag");
+      }
+      auto v = summaryValue(one, onePointer, tag, fr);
+      if (!v) return v.error();
+      if (v->has_value()) keep(tag, **v);
     }
-    const std::string benchName = nameIt->get<std::string>();
-    const auto statesIt = bench.find("states");
-    if (statesIt == bench.end() || statesIt->is_null()) continue;
-    // nvbench JSON 1.x writes states as an array; pre-1.0 files keyed them by state name.
-    std::vector<std::pair<std::string, const Json*>> stateEntries;
-    if (statesIt->is_array()) {
-      for (std::size_t s = 0; s < statesIt->size(); ++s) {
-        stateEntries.emplace_back(std::to_string(s), &(*statesIt)[s]);
-      }
-    } else if (statesIt->is_object()) {
-      if (!preOneNoted) {
-        run.warnings.push_back(
-            "pre-1.0 nvbench layout (states keyed by name, not a list): read, the state "
-            "names taken from the keys");
-        preOneNoted = true;
-      }
-      for (auto it = statesIt->begin(); it != statesIt->end(); ++it) {
-        stateEntries.emplace_back(it.key(), &it.value());
-      }
-    } else {
-      return fr.error(childPointer(benchPointer, "states"), "states",
-                      std::string("expected a list of states (nvbench JSON 1.x) or an object of "
-                                  "states keyed by name (pre-1.0 nvbench), found ") +
-                          (statesIt->is_string() ? "a string" : "a scalar"));
+  } else if (summ.is_object()) {  // early layout: summaries keyed by tag
+    for (auto it = summ.begin(); it != summ.end(); ++it) {
+      if (!it.value().is_object()) continue;
+      auto v = summaryValue(it.value(), childPointer(summPointer, it.key()), it.key(), fr);
+      if (!v) return v.error();
+      if (v->has_value()) keep(it.key(), **v);
     }
-    for (std::size_t s = 0; s < stateEntries.size(); ++s) {
-      const Json& st = *stateEntries[s].second;
-      const std::string statePointer =
-          childPointer(benchPointer + "/states", stateEntries[s].first);
-      if (!st.is_object()) return fr.error(statePointer, "states", "expected an object");
-      std::string stateName = stringField(st, "name");
-      if (stateName.empty() && statesIt->is_object()) stateName = stateEntries[s].first;
-      if (stateName.empty()) stateName = stringField(st, "description");
-      if (stateName.empty()) stateName = "state" + std::to_string(s);
-      const std::string prefix = std::string(benchName).append("/").append(stateName);
-      const auto skippedIt = st.find("is_skipped");
-      if (skippedIt != st.end() && skippedIt->is_boolean() && skippedIt->get<bool>()) {
-        ++skippedStates;
-        run.warnings.push_back("state '" + prefix +
-                               "' was skipped by nvbench: " + stringField(st, "skip_reason"));
-        continue;
+  } else {
+    return fr.error(summPointer, "summaries", "expected an array of summaries");
+  }
+  return std::nullopt;
+}
+
+/// One state of benchmark `benchName`: its setup, axes and summaries (a skipped state is
+/// counted and warned about).
+std::optional<Error> readState(const Json& st, const std::string& statePointer,
+                               const std::string& benchName, std::string stateName,
+                               const std::map<std::string, std::string>& deviceNames,
+                               const JsonReader& fr, ImportedRun& run, BenchTally& tally) {
+  const std::string prefix = std::string(benchName).append("/").append(stateName);
+  const auto skippedIt = st.find("is_skipped");
+  if (skippedIt != st.end() && skippedIt->is_boolean() && skippedIt->get<bool>()) {
+    ++tally.skippedStates;
+    run.warnings.push_back("state '" + prefix +
+                           "' was skipped by nvbench: " + stringField(st, "skip_reason"));
+    return std::nullopt;
+  }
+  ++tally.states;
+  tally.stateList += (tally.stateList.empty() ? "" : "\n") + prefix;
+  run.setup[prefix + "/benchmark"] = benchName;
+  const std::string deviceId = stringField(st, "device");
+  const auto dn = deviceNames.find(deviceId);
+  run.setup[prefix + "/device"] = dn != deviceNames.end() ? dn->second : deviceId;
+  StateData sd;
+  sd.benchmark = benchName;
+  sd.state = std::move(stateName);
+  sd.device = run.setup[prefix + "/device"];
+  const auto axes = st.find("axis_values");
+  if (axes != st.end() && axes->is_array()) {
+    for (const auto& axis : *axes) {
+      const std::string axisName = stringField(axis, "name");
+      if (!axisName.empty()) {
+        run.setup[std::string(prefix).append("/axis/").append(axisName)] =
+            stringField(axis, "value");
+        sd.axes[axisName] = stringField(axis, "value");
       }
-      ++states;
-      stateList += (stateList.empty() ? "" : "\n") + prefix;
-      run.setup[prefix + "/benchmark"] = benchName;
-      const std::string deviceId = stringField(st, "device");
-      const auto dn = deviceNames.find(deviceId);
-      run.setup[prefix + "/device"] = dn != deviceNames.end() ? dn->second : deviceId;
-      StateData sd;
-      sd.benchmark = benchName;
-      sd.state = stateName;
-      sd.device = run.setup[prefix + "/device"];
-      const auto axes = st.find("axis_values");
-      if (axes != st.end() && axes->is_array()) {
-        for (const auto& axis : *axes) {
-          const std::string axisName = stringField(axis, "name");
-          if (!axisName.empty()) {
-            run.setup[std::string(prefix).append("/axis/").append(axisName)] =
-                stringField(axis, "value");
-            sd.axes[axisName] = stringField(axis, "value");
-          }
-        }
-      }
-      const auto summ = st.find("summaries");
-      if (summ == st.end() || summ->is_null()) {
-        stateData.push_back(std::move(sd));
-        continue;
-      }
-      const std::string summPointer = childPointer(statePointer, "summaries");
-      if (summ->is_array()) {
-        for (std::size_t i = 0; i < summ->size(); ++i) {
-          const Json& one = (*summ)[i];
-          const std::string onePointer = summPointer + "/" + std::to_string(i);
-          const std::string tag = stringField(one, "tag");
-          if (tag.empty()) {
-            return fr.error(childPointer(onePointer, "tag"), "tag", "summary without a tag");
-          }
-          auto v = summaryValue(one, onePointer, tag, fr);
-          if (!v) return v.error();
-          if (v->has_value()) {
-            run.metrics[std::string(prefix).append("/").append(tag)] = **v;
-            sd.tags[tag] = **v;
-            ++summaries;
-          }
-        }
-      } else if (summ->is_object()) {  // early layout: summaries keyed by tag
-        for (auto it = summ->begin(); it != summ->end(); ++it) {
-          if (!it.value().is_object()) continue;
-          auto v = summaryValue(it.value(), childPointer(summPointer, it.key()), it.key(), fr);
-          if (!v) return v.error();
-          if (v->has_value()) {
-            run.metrics[prefix + "/" + it.key()] = **v;
-            sd.tags[it.key()] = **v;
-            ++summaries;
-          }
-        }
-      } else {
-        return fr.error(summPointer, "summaries", "expected an array of summaries");
-      }
-      stateData.push_back(std::move(sd));
     }
   }
-  run.setup[kStatesKey] = stateList;
-  if (run.label.empty() && !benches.empty() && benches[0].is_object()) {
-    run.label = stringField(benches[0], "name");
+  const auto summ = st.find("summaries");
+  if (summ != st.end() && !summ->is_null()) {
+    const std::string summPointer = childPointer(statePointer, "summaries");
+    if (auto e = readSummaries(*summ, summPointer, prefix, fr, run, sd, tally)) return e;
   }
-  if (states == 0) {
-    if (skippedStates > 0) {
-      return fr.error("/benchmarks", "benchmarks", "every benchmark state was skipped");
+  tally.stateData.push_back(std::move(sd));
+  return std::nullopt;
+}
+
+/// One benchmark and its states (a list in nvbench JSON 1.x, keyed by name before 1.0).
+std::optional<Error> readBenchmark(const Json& bench, std::size_t b,
+                                   const std::map<std::string, std::string>& deviceNames,
+                                   const JsonReader& fr, ImportedRun& run, BenchTally& tally) {
+  const std::string benchPointer = "/benchmarks/" + std::to_string(b);
+  if (!bench.is_object()) return fr.error(benchPointer, "benchmarks", "expected an object");
+  const auto nameIt = bench.find("name");
+  if (nameIt == bench.end() || !nameIt->is_string()) {
+    return fr.error(childPointer(benchPointer, "name"), "name",
+                    "expected the benchmark's name as a string");
+  }
+  const std::string benchName = nameIt->get<std::string>();
+  const auto statesIt = bench.find("states");
+  if (statesIt == bench.end() || statesIt->is_null()) return std::nullopt;
+  std::vector<std::pair<std::string, const Json*>> stateEntries;
+  if (statesIt->is_array()) {
+    for (std::size_t s = 0; s < statesIt->size(); ++s) {
+      stateEntries.emplace_back(std::to_string(s), &(*statesIt)[s]);
     }
-    return fr.error("/benchmarks", "benchmarks", "no benchmark states in the file");
+  } else if (statesIt->is_object()) {
+    if (!tally.preOneNoted) {
+      run.warnings.push_back(
+          "pre-1.0 nvbench layout (states keyed by name, not a list): read, the state "
+          "names taken from the keys");
+      tally.preOneNoted = true;
+    }
+    for (auto it = statesIt->begin(); it != statesIt->end(); ++it) {
+      stateEntries.emplace_back(it.key(), &it.value());
+    }
+  } else {
+    return fr.error(childPointer(benchPointer, "states"), "states",
+                    std::string("expected a list of states (nvbench JSON 1.x) or an object of "
+                                "states keyed by name (pre-1.0 nvbench), found ") +
+                        (statesIt->is_string() ? "a string" : "a scalar"));
   }
-  if (summaries == 0) run.warnings.push_back("no numeric summaries in any state");
-  // Figures no kernel can have are refused (naming the file and the state), never stored.
+  for (std::size_t s = 0; s < stateEntries.size(); ++s) {
+    const Json& st = *stateEntries[s].second;
+    const std::string statePointer = childPointer(benchPointer + "/states", stateEntries[s].first);
+    if (!st.is_object()) return fr.error(statePointer, "states", "expected an object");
+    std::string stateName = stringField(st, "name");
+    if (stateName.empty() && statesIt->is_object()) stateName = stateEntries[s].first;
+    if (stateName.empty()) stateName = stringField(st, "description");
+    if (stateName.empty()) stateName = "state" + std::to_string(s);
+    if (auto e = readState(st, statePointer, benchName, std::move(stateName), deviceNames, fr, run,
+                           tally)) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Figures no kernel can have are refused (naming the file and the state), never stored.
+std::optional<Error> checkStates(const std::vector<StateData>& stateData, const JsonReader& fr) {
   for (const StateData& sd : stateData) {
     const std::string where = "benchmark '" + sd.benchmark + "', state '" + sd.state + "'";
     for (const auto& [name, text] : sd.axes) {
@@ -371,9 +376,43 @@ Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
       }
     }
   }
+  return std::nullopt;
+}
+
+Result<NvbenchRead> importNvbench(ImportedDoc& d, const ImportContext& ctx) {
+  ImportedRun run;
+  run.format = importformat::kNvbench;
+  run.sourceFile = ctx.label;
+  run.sha256 = ctx.sha256;
+  run.setup["units"] = "nvbench tags as metric names: times in s, bandwidth in bytes/s";
+  const JsonReader fr = fieldReader(ctx, d.line);
+  const Json& o = d.doc.dom;
+  readMeta(o, run);
+  const std::map<std::string, std::string> deviceNames = readDevices(o, run);
+  const auto benchesIt = o.find("benchmarks");
+  if (benchesIt == o.end() || !benchesIt->is_array()) {
+    return fr.error("/benchmarks", "benchmarks", "expected an array of benchmarks");
+  }
+  const Json& benches = *benchesIt;
+  BenchTally tally;
+  for (std::size_t b = 0; b < benches.size(); ++b) {
+    if (auto e = readBenchmark(benches[b], b, deviceNames, fr, run, tally)) return *e;
+  }
+  run.setup[kStatesKey] = tally.stateList;
+  if (run.label.empty() && !benches.empty() && benches[0].is_object()) {
+    run.label = stringField(benches[0], "name");
+  }
+  if (tally.states == 0) {
+    if (tally.skippedStates > 0) {
+      return fr.error("/benchmarks", "benchmarks", "every benchmark state was skipped");
+    }
+    return fr.error("/benchmarks", "benchmarks", "no benchmark states in the file");
+  }
+  if (tally.summaries == 0) run.warnings.push_back("no numeric summaries in any state");
+  if (auto e = checkStates(tally.stateData, fr)) return *e;
   NvbenchRead out;
-  out.measurements = measurementsOf(stateData, run.sourceFile);
-  std::size_t withoutTime = stateData.size() - out.measurements.size();
+  out.measurements = measurementsOf(tally.stateData, run.sourceFile);
+  std::size_t withoutTime = tally.stateData.size() - out.measurements.size();
   if (withoutTime > 0) {
     run.warnings.push_back(std::to_string(withoutTime) +
                            " state(s) without a GPU time summary (nv/cold/time/gpu/mean or "

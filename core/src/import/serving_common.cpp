@@ -156,15 +156,6 @@ std::optional<std::string_view> metricFor(std::string_view key, bool sglang) {
   return std::nullopt;
 }
 
-const char* jsonKind(const Json& v) {
-  if (v.is_number()) return "a number";
-  if (v.is_string()) return "a string";
-  if (v.is_array()) return "an array";
-  if (v.is_object()) return "an object";
-  if (v.is_boolean()) return "a boolean";
-  return "null";
-}
-
 const char* seriesKind(JsonSeries::Kind k) {
   switch (k) {
     case JsonSeries::Kind::Empty:
@@ -182,9 +173,10 @@ const char* seriesKind(JsonSeries::Kind k) {
 /// An array that the scanner kept in the DOM (its elements were not of one streamable kind)
 /// turned into a series, or an error naming the first element that does not fit.
 Result<JsonSeries> seriesFromDom(const Json& v, const std::string& pointer, const std::string& key,
-                                 const FieldReader& fr) {
+                                 const JsonReader& fr) {
   if (!v.is_array()) {
-    return fr.error(pointer, key, std::string("expected an array, found ") + jsonKind(v));
+    return fr.error(pointer, key,
+                    std::string("expected an array, found ") + JsonReader::describe(v));
   }
   JsonSeries s;
   s.count = v.size();
@@ -198,9 +190,9 @@ Result<JsonSeries> seriesFromDom(const Json& v, const std::string& pointer, cons
   } else if (first.is_string() || first.is_null()) {
     s.kind = JsonSeries::Kind::Strings;
   } else {
-    return fr.error(
-        childPointer(pointer, "0"), key,
-        std::string("expected numbers, lists of numbers or strings, found ") + jsonKind(first));
+    return fr.error(childPointer(pointer, "0"), key,
+                    std::string("expected numbers, lists of numbers or strings, found ") +
+                        JsonReader::describe(first));
   }
   for (std::size_t i = 0; i < v.size(); ++i) {
     const Json& e = v[i];
@@ -208,19 +200,21 @@ Result<JsonSeries> seriesFromDom(const Json& v, const std::string& pointer, cons
     switch (s.kind) {
       case JsonSeries::Kind::Numbers:
         if (!e.is_number()) {
-          return fr.error(ptr, key, std::string("expected a number, found ") + jsonKind(e));
+          return fr.error(ptr, key,
+                          std::string("expected a number, found ") + JsonReader::describe(e));
         }
         s.values.push_back(e.get<double>());
         break;
       case JsonSeries::Kind::NumberLists:
         if (!e.is_array()) {
-          return fr.error(ptr, key,
-                          std::string("expected a list of numbers, found ") + jsonKind(e));
+          return fr.error(
+              ptr, key,
+              std::string("expected a list of numbers, found ") + JsonReader::describe(e));
         }
         for (std::size_t j = 0; j < e.size(); ++j) {
           if (!e[j].is_number()) {
             return fr.error(childPointer(ptr, std::to_string(j)), key,
-                            std::string("expected a number, found ") + jsonKind(e[j]));
+                            std::string("expected a number, found ") + JsonReader::describe(e[j]));
           }
           s.values.push_back(e[j].get<double>());
         }
@@ -228,7 +222,8 @@ Result<JsonSeries> seriesFromDom(const Json& v, const std::string& pointer, cons
         break;
       case JsonSeries::Kind::Strings:
         if (!e.is_string() && !e.is_null()) {
-          return fr.error(ptr, key, std::string("expected a string, found ") + jsonKind(e));
+          return fr.error(ptr, key,
+                          std::string("expected a string, found ") + JsonReader::describe(e));
         }
         s.strings.push_back(e.is_string() ? e.get<std::string>() : std::string());
         break;
@@ -243,7 +238,7 @@ Result<JsonSeries> seriesFromDom(const Json& v, const std::string& pointer, cons
 /// series when there is one, else the DOM array converted. nullopt when absent or null.
 Result<std::optional<JsonSeries>> takeSeries(JsonDocument& doc, const Json* parent,
                                              const std::string& parentPointer,
-                                             const std::string& key, const FieldReader& fr) {
+                                             const std::string& key, const JsonReader& fr) {
   const std::string pointer = childPointer(parentPointer, key);
   const auto it = doc.series.find(pointer);
   if (it != doc.series.end()) {
@@ -264,7 +259,7 @@ Result<std::optional<JsonSeries>> takeSeries(JsonDocument& doc, const Json* pare
 
 /// A token count from a lengths array: finite, non-negative, integral.
 Result<std::int64_t> tokenCount(double v, const std::string& pointer, std::size_t i,
-                                const std::string& key, const FieldReader& fr) {
+                                const std::string& key, const JsonReader& fr) {
   if (!std::isfinite(v) || v < 0 || std::floor(v) != v || v > 9.0e15) {
     return fr.error(childPointer(pointer, std::to_string(i)), key,
                     "expected a non-negative whole number of tokens, found " + formatNumber(v));
@@ -285,7 +280,7 @@ struct RequestArrays {
 
 /// Fills run.requests from the per-request arrays of the object at `parentPointer`.
 Result<RequestArrays> readRequests(JsonDocument& doc, const Json* parent,
-                                   const std::string& parentPointer, const FieldReader& fr,
+                                   const std::string& parentPointer, const JsonReader& fr,
                                    ImportedRun& run) {
   RequestArrays out;
   auto take = [&](const char* key) { return takeSeries(doc, parent, parentPointer, key, fr); };
@@ -506,7 +501,7 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
   run.format = sglang ? importformat::kSglangServing : importformat::kVllmServe;
   run.sourceFile = ctx.label;
   run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
+  const JsonReader fr = fieldReader(ctx, d.line);
   const Json& o = d.doc.dom;
   if (!o.is_object()) return fr.error("", "", "expected a JSON object");
   const auto& setupKeys = sglang ? kSglangSetup : kVllmSetup;
@@ -530,7 +525,7 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
       if (!label.empty()) percentileLabels.insert(label);
     }
     if (name) {
-      auto num = fr.number(o, "", key);
+      auto num = fr.optNumber(o, "", key, false, false);
       if (!num) return num.error();
       if (!num->has_value()) continue;  // null: not measured (goodput without SLOs)
       if (!std::isfinite(**num)) {

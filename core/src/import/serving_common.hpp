@@ -31,8 +31,6 @@ void recordMetricSources(ImportedRun& run, const std::set<std::string>& readName
                          const std::vector<std::string>& recomputed,
                          const std::vector<std::string>& checked = {});
 
-/// "a string", "an array", ... for messages.
-const char* jsonKind(const Json& v);
 /// "numbers", "lists of numbers", ... for messages.
 const char* seriesKind(JsonSeries::Kind k);
 
@@ -40,7 +38,7 @@ const char* seriesKind(JsonSeries::Kind k);
 /// series when there is one, else the DOM array converted. nullopt when absent or null.
 Result<std::optional<JsonSeries>> takeSeries(JsonDocument& doc, const Json* parent,
                                              const std::string& parentPointer,
-                                             const std::string& key, const FieldReader& fr);
+                                             const std::string& key, const JsonReader& fr);
 
 /// Where the recompute step puts its figures. A figure the file states is the tool's own and
 /// is kept: when the per-request arrays agree it is listed in `checked`; when they differ the

@@ -48,7 +48,7 @@ Result<std::vector<ImportedRun>> importSglangOneBatch(std::vector<ImportedDoc*>&
   };
   // clang-format on
   for (ImportedDoc* d : docs) {
-    const FieldReader fr(ctx, d->line);
+    const JsonReader fr = fieldReader(ctx, d->line);
     const Json& o = d->doc.dom;
     auto rowOrError = [&]() -> Result<Row> {
       Row row;
@@ -57,7 +57,7 @@ Result<std::vector<ImportedRun>> importSglangOneBatch(std::vector<ImportedDoc*>&
       const auto name = o.find("run_name");
       if (name != o.end() && !name->is_null()) row.runName = setupText(*name);
       auto intField = [&](const char* key, bool required) -> Result<std::int64_t> {
-        auto v = fr.number(o, "", key);
+        auto v = fr.optNumber(o, "", key, false, false);
         if (!v) return v.error();
         if (!v->has_value()) {
           if (required) return fr.error(childPointer("", key), key, "required number is missing");
@@ -81,7 +81,7 @@ Result<std::vector<ImportedRun>> importSglangOneBatch(std::vector<ImportedDoc*>&
       row.outputLen = *outLen;
       for (const auto& m : kNames) {
         const std::string key(m.key);
-        auto v = fr.number(o, "", key);
+        auto v = fr.optNumber(o, "", key, false, false);
         if (!v) return v.error();
         if (!v->has_value()) continue;
         if (!std::isfinite(**v)) {

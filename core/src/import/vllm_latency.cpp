@@ -22,7 +22,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
   run.format = importformat::kVllmLatency;
   run.sourceFile = ctx.label;
   run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
+  const JsonReader fr = fieldReader(ctx, d.line);
   const Json& o = d.doc.dom;
   if (!o.is_object()) return fr.error("", "", "expected a JSON object");
   std::set<std::string> readNames;
@@ -32,7 +32,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     const std::string& key = it.key();
     if (key == "latencies") continue;
     if (key == "avg_latency") {
-      auto v = fr.number(o, "", key);
+      auto v = fr.optNumber(o, "", key, false, false);
       if (!v) return v.error();
       if (v->has_value()) {
         run.metrics["latency_mean_s"] = **v;
@@ -41,9 +41,9 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     } else if (key == "percentiles") {
       const Json& p = it.value();
       if (!p.is_object()) {
-        return fr.error(
-            "/percentiles", key,
-            std::string("expected an object {\"50\": seconds, ...}, found ") + jsonKind(p));
+        return fr.error("/percentiles", key,
+                        std::string("expected an object {\"50\": seconds, ...}, found ") +
+                            JsonReader::describe(p));
       }
       for (auto pit = p.begin(); pit != p.end(); ++pit) {
         const std::string label = percentileLabel("p" + pit.key());
@@ -51,7 +51,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
           return fr.error(childPointer("/percentiles", pit.key()), pit.key(),
                           "expected a percentile such as \"99\" as the key");
         }
-        auto v = fr.number(p, "/percentiles", pit.key());
+        auto v = fr.optNumber(p, "/percentiles", pit.key(), false, false);
         if (!v) return v.error();
         if (!v->has_value()) continue;
         const std::string name = "latency_p" + label + "_s";

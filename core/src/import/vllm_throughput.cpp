@@ -22,7 +22,7 @@ Result<ImportedRun> importVllmThroughput(ImportedDoc& d, const ImportContext& ct
   run.format = importformat::kVllmThroughput;
   run.sourceFile = ctx.label;
   run.sha256 = ctx.sha256;
-  const FieldReader fr(ctx, d.line);
+  const JsonReader fr = fieldReader(ctx, d.line);
   const Json& o = d.doc.dom;
   if (!o.is_object()) return fr.error("", "", "expected a JSON object");
   // clang-format off
@@ -44,7 +44,7 @@ Result<ImportedRun> importVllmThroughput(ImportedDoc& d, const ImportContext& ct
       if (candidate.key == key) m = &candidate;
     }
     if (m) {
-      auto v = fr.number(o, "", key);
+      auto v = fr.optNumber(o, "", key, false, false);
       if (!v) return v.error();
       if (v->has_value()) run.metrics[std::string(m->name)] = **v;
     } else if (it.value().is_primitive()) {

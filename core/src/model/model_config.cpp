@@ -75,12 +75,6 @@ Result<std::int64_t> positiveInt(const JsonReader& rd, const Json& obj, const st
   return **v;
 }
 
-/// The string at obj[key], or "" when absent or not a string.
-std::string stringOr(const Json& obj, const char* key) {
-  const auto it = obj.find(key);
-  return (it != obj.end() && it->is_string()) ? it->get<std::string>() : std::string();
-}
-
 /// transformers' default for tie_word_embeddings when a config omits it: the model classes
 /// of these types tie the LM head to the input embedding (their configs default to true);
 /// every other type (llama, qwen2, mistral, phi3, ...) defaults to false.
@@ -91,19 +85,7 @@ bool tiesByDefault(const std::string& modelType) {
 
 CheckpointQuant mapQuantizationConfig(const Json& q) {
   CheckpointQuant cq;
-  auto str = [&](const Json& o, const char* key) -> std::string {
-    const auto it = o.find(key);
-    return (it != o.end() && it->is_string()) ? it->get<std::string>() : std::string();
-  };
-  auto num = [&](const Json& o, const char* key, double dflt) -> double {
-    const auto it = o.find(key);
-    return (it != o.end() && it->is_number()) ? it->get<double>() : dflt;
-  };
-  auto boolean = [&](const Json& o, const char* key, bool dflt) -> bool {
-    const auto it = o.find(key);
-    return (it != o.end() && it->is_boolean()) ? it->get<bool>() : dflt;
-  };
-  cq.quantMethod = str(q, "quant_method");
+  cq.quantMethod = JsonReader::stringOr(q, "quant_method");
   std::string m = cq.quantMethod;
   std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
   auto groupNote = [](double group) {
@@ -112,9 +94,9 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
                               " modelled with the g128 scheme's storage width";
   };
   if (m == "gptq" || m == "gptq_marlin" || m == "auto_gptq") {
-    const double bits = num(q, "bits", 4);
-    const bool sym = boolean(q, "sym", true);
-    const double group = num(q, "group_size", 128);
+    const double bits = JsonReader::numberOr(q, "bits", 4);
+    const bool sym = JsonReader::booleanOr(q, "sym", true);
+    const double group = JsonReader::numberOr(q, "group_size", 128);
     if (bits == 4) {
       cq.schemeId = sym ? "w4a16-g128" : "w4a16-g128-asym";
       cq.note = std::string("GPTQ 4-bit ") + (sym ? "symmetric" : "asymmetric") + groupNote(group);
@@ -126,19 +108,21 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
           "GPTQ with " + std::to_string(static_cast<int>(bits)) + " bits has no built-in scheme";
     }
   } else if (m == "awq" || m == "awq_marlin") {
-    const double group = num(q, "group_size", num(q, "q_group_size", 128));
-    cq.schemeId = boolean(q, "zero_point", true) ? "w4a16-g128-asym" : "w4a16-g128";
+    const double group =
+        JsonReader::numberOr(q, "group_size", JsonReader::numberOr(q, "q_group_size", 128));
+    cq.schemeId = JsonReader::booleanOr(q, "zero_point", true) ? "w4a16-g128-asym" : "w4a16-g128";
     cq.note = "AWQ 4-bit" + groupNote(group);
   } else if (m == "fp8" || m == "fbgemm_fp8") {
     cq.schemeId = "w8a8-fp8";
     cq.note = "FP8 checkpoint (activation_scheme " +
-              (str(q, "activation_scheme").empty() ? std::string("dynamic")
-                                                   : str(q, "activation_scheme")) +
+              (JsonReader::stringOr(q, "activation_scheme").empty()
+                   ? std::string("dynamic")
+                   : JsonReader::stringOr(q, "activation_scheme")) +
               ")";
   } else if (m == "modelopt" || m == "modelopt_fp4") {
-    std::string algo = str(q, "quant_algo");
+    std::string algo = JsonReader::stringOr(q, "quant_algo");
     if (algo.empty() && q.contains("quantization") && q["quantization"].is_object()) {
-      algo = str(q["quantization"], "quant_algo");
+      algo = JsonReader::stringOr(q["quantization"], "quant_algo");
     }
     if (algo == "FP8")
       cq.schemeId = "w8a8-fp8";
@@ -151,11 +135,11 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
       const Json& g = groups->begin().value();
       const Json w = g.value("weights", Json::object());
       const Json a = g.contains("input_activations") ? g["input_activations"] : Json();
-      const double wb = w.is_object() ? num(w, "num_bits", 0) : 0;
-      const std::string wt = w.is_object() ? str(w, "type") : "";
-      const bool wsym = w.is_object() ? boolean(w, "symmetric", true) : true;
-      const double ab = a.is_object() ? num(a, "num_bits", 0) : 0;
-      const std::string at = a.is_object() ? str(a, "type") : "";
+      const double wb = w.is_object() ? JsonReader::numberOr(w, "num_bits", 0) : 0;
+      const std::string wt = w.is_object() ? JsonReader::stringOr(w, "type") : "";
+      const bool wsym = w.is_object() ? JsonReader::booleanOr(w, "symmetric", true) : true;
+      const double ab = a.is_object() ? JsonReader::numberOr(a, "num_bits", 0) : 0;
+      const std::string at = a.is_object() ? JsonReader::stringOr(a, "type") : "";
       if (wb == 4 && wt == "float")
         cq.schemeId = "nvfp4";
       else if (wb == 4 && ab == 0)
@@ -207,6 +191,228 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
   return cq;
 }
 
+/// The fields of one config object (`c`, at pointer `base`, inside the document `root`).
+struct ConfigFields {
+  const JsonReader& rd;
+  const Json& root;
+  const Json& c;
+  std::string base;
+
+  /// A positive integer field into `var` (0 when optional and absent); the error, if any.
+  std::optional<Error> positive(std::int64_t& var, const char* key, bool required) const {
+    auto r = positiveInt(rd, c, base, key, required);
+    if (!r) return r.error();
+    var = *r;
+    return std::nullopt;
+  }
+  /// A list of layer indices (mlp_only_layers, Llama-4's moe_layers); `present` says whether
+  /// the config has it.
+  std::optional<Error> indexList(const char* key, std::set<std::int64_t>& out,
+                                 bool& present) const {
+    const Json* v = JsonReader::find(c, key);
+    present = v != nullptr;
+    if (!present) return std::nullopt;
+    if (!v->is_array())
+      return rd.error(base + "/" + key, key, "expected an array of layer indices");
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const Json& e = (*v)[i];
+      if (!e.is_number_integer() || e.get<std::int64_t>() < 0) {
+        return rd.error(base + "/" + key + "/" + std::to_string(i), key,
+                        "expected a non-negative layer index, found " + e.dump());
+      }
+      out.insert(e.get<std::int64_t>());
+    }
+    return std::nullopt;
+  }
+};
+
+/// Layers, widths, heads, vocabulary and tied embeddings.
+std::optional<Error> readDims(const ConfigFields& f, ModelArch& m, const std::string& outerType) {
+  const JsonReader& rd = f.rd;
+  const std::string& base = f.base;
+  if (auto err = f.positive(m.layers, "num_hidden_layers", true)) return err;
+  if (auto err = f.positive(m.hidden, "hidden_size", true)) return err;
+  if (auto err = f.positive(m.heads, "num_attention_heads", true)) return err;
+  if (auto err = f.positive(m.vocab, "vocab_size", true)) return err;
+  if (auto err = f.positive(m.kvHeads, "num_key_value_heads", false)) return err;
+  if (m.kvHeads == 0) m.kvHeads = m.heads;
+  if (auto err = f.positive(m.headDim, "head_dim", false)) return err;
+  if (m.headDim == 0) {
+    if (m.hidden % m.heads != 0) {
+      return rd.error(base + "/num_attention_heads", "num_attention_heads",
+                      "hidden_size is not divisible by num_attention_heads and head_dim is absent");
+    }
+    m.headDim = m.hidden / m.heads;
+  }
+  if (m.kvHeads > m.heads) {
+    return rd.error(base + "/num_key_value_heads", "num_key_value_heads",
+                    "exceeds num_attention_heads (" + std::to_string(m.heads) + ")");
+  }
+  // The text model's key, else the outer config's (multimodal configs keep it outside),
+  // else the model type's default.
+  m.tiedEmbeddings = tiesByDefault(m.modelType) || tiesByDefault(outerType);
+  for (const auto& [obj, ptr] : {std::pair<const Json*, std::string>{&f.c, base},
+                                 std::pair<const Json*, std::string>{&f.root, ""}}) {
+    auto tied = rd.optBoolean(*obj, ptr, "tie_word_embeddings");
+    if (!tied) return tied.error();
+    if (!tied->has_value()) continue;
+    m.tiedEmbeddings = **tied;
+    break;
+  }
+  return std::nullopt;
+}
+
+/// Which layers are MoE layers, from the first-dense, step, frequency and list keys.
+std::optional<Error> readMoeLayers(const ConfigFields& f, ModelArch& m) {
+  std::int64_t firstDense = 0, sparseStep = 0, layerFreq = 0, interleave = 0;
+  if (auto err = f.positive(interleave, "interleave_moe_layer_step", false)) return err;
+  if (auto err = f.positive(firstDense, "first_k_dense_replace", false)) return err;
+  if (auto err = f.positive(sparseStep, "decoder_sparse_step", false)) return err;
+  if (auto err = f.positive(layerFreq, "moe_layer_freq", false)) return err;
+  std::set<std::int64_t> mlpOnly, moeLayers;
+  bool hasMlpOnly = false, hasMoeLayers = false;
+  if (auto err = f.indexList("mlp_only_layers", mlpOnly, hasMlpOnly)) return err;
+  if (auto err = f.indexList("moe_layers", moeLayers, hasMoeLayers)) return err;
+  m.moeLayer.assign(static_cast<std::size_t>(m.layers), true);
+  for (std::int64_t i = 0; i < m.layers; ++i) {
+    bool moe = i >= firstDense && !mlpOnly.contains(i);
+    if (sparseStep > 1) moe = moe && ((i + 1) % sparseStep == 0);
+    if (layerFreq > 1) moe = moe && (i % layerFreq == 0);
+    // transformers' Llama4TextConfig: moe_layers, else every interleave-th layer
+    // (indices step−1, 2·step−1, ...).
+    if (hasMoeLayers)
+      moe = moe && moeLayers.contains(i);
+    else if (interleave > 1)
+      moe = moe && ((i + 1) % interleave == 0);
+    m.moeLayer[static_cast<std::size_t>(i)] = moe;
+  }
+  return std::nullopt;
+}
+
+/// Routed and shared experts, their widths and the MLP width; `expertsKey` names the key
+/// the expert count came from.
+std::optional<Error> readExperts(const ConfigFields& f, ModelArch& m, bool llama4,
+                                 std::string& expertsKey) {
+  const JsonReader& rd = f.rd;
+  const std::string& base = f.base;
+  for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
+    std::int64_t e = 0;
+    if (auto err = f.positive(e, key, false)) return err;
+    if (e > 0) {
+      m.experts = e;
+      expertsKey = key;
+      break;
+    }
+  }
+  if (auto err = f.positive(m.intermediate, "intermediate_size", false)) return err;
+  if (m.experts == 0) {
+    m.moeLayer.assign(static_cast<std::size_t>(m.layers), false);
+    if (m.intermediate == 0) {
+      return rd.error(base + "/intermediate_size", "intermediate_size",
+                      "required key is missing from config.json");
+    }
+    return std::nullopt;
+  }
+  if (auto err = f.positive(m.expertsPerToken, "num_experts_per_tok", true)) return err;
+  if (m.expertsPerToken > m.experts) {
+    return rd.error(base + "/num_experts_per_tok", "num_experts_per_tok",
+                    "exceeds the number of routed experts (" + std::to_string(m.experts) + ")");
+  }
+  if (auto err = f.positive(m.expertWidth, "moe_intermediate_size", false)) return err;
+  if (m.expertWidth == 0) m.expertWidth = m.intermediate;
+  if (llama4) {
+    // Routed experts and the one shared expert have width intermediate_size; the dense
+    // layers between MoE layers have width intermediate_size_mlp.
+    m.sharedExpertWidthTotal = m.expertWidth;
+    std::int64_t denseWidth = 0;
+    if (auto err = f.positive(denseWidth, "intermediate_size_mlp", false)) return err;
+    m.intermediate = denseWidth;
+  }
+  if (m.expertWidth == 0) {
+    return rd.error(base + "/moe_intermediate_size", "moe_intermediate_size",
+                    "an MoE model needs moe_intermediate_size or intermediate_size");
+  }
+  std::int64_t nShared = 0, sharedWidth = 0;
+  if (auto err = f.positive(nShared, "n_shared_experts", false)) return err;
+  if (auto err = f.positive(sharedWidth, "shared_expert_intermediate_size", false)) return err;
+  if (nShared > 0 || sharedWidth > 0) {
+    m.sharedExpertWidthTotal = nShared > 0 ? nShared * m.expertWidth : sharedWidth;
+  }
+  if (auto err = readMoeLayers(f, m)) return err;
+  if (m.intermediate == 0 && m.moeLayerCount() < m.layers) {
+    const char* key = llama4 ? "intermediate_size_mlp" : "intermediate_size";
+    return rd.error(base + "/" + key, key, "required for the dense layers of this MoE model");
+  }
+  return std::nullopt;
+}
+
+/// Sliding-window attention: which layers keep only the last `sliding_window` tokens of KV.
+std::optional<Error> readSlidingWindow(const ConfigFields& f, ModelArch& m) {
+  const JsonReader& rd = f.rd;
+  const std::string& base = f.base;
+  const Json& c = f.c;
+  if (auto err = f.positive(m.slidingWindow, "sliding_window", false)) return err;
+  m.slidingLayer.assign(static_cast<std::size_t>(m.layers), false);
+  if (const Json* types = JsonReader::find(c, "layer_types")) {
+    // transformers' layer_types (gpt-oss, Gemma-2/3 in recent configs, Qwen, ...).
+    const std::string ptr = base + "/layer_types";
+    if (!types->is_array() || static_cast<std::int64_t>(types->size()) != m.layers) {
+      return rd.error(
+          ptr, "layer_types",
+          "expected an array of num_hidden_layers (" + std::to_string(m.layers) + ") layer types");
+    }
+    for (std::size_t i = 0; i < types->size(); ++i) {
+      const Json& v = (*types)[i];
+      if (!v.is_string()) {
+        return rd.error(ptr + "/" + std::to_string(i), "layer_types",
+                        "expected a layer type string, found " + v.dump());
+      }
+      m.slidingLayer[i] = v.get<std::string>() == "sliding_attention";
+    }
+    if (m.slidingWindow == 0 &&
+        std::count(m.slidingLayer.begin(), m.slidingLayer.end(), true) > 0) {
+      return rd.error(base + "/sliding_window", "sliding_window",
+                      "layer_types has sliding_attention layers but sliding_window is not set");
+    }
+  } else if (m.slidingWindow > 0) {
+    const auto use = c.find("use_sliding_window");
+    const bool useGiven = use != c.end() && use->is_boolean();
+    const bool isQwen = m.modelType.rfind("qwen", 0) == 0;
+    std::int64_t pattern = 0, maxWindowLayers = 0;
+    if (auto err = f.positive(pattern, "sliding_window_pattern", false)) return err;
+    if (auto err = f.positive(maxWindowLayers, "max_window_layers", false)) return err;
+    for (std::int64_t i = 0; i < m.layers; ++i) {
+      bool windowed = true;  // Mistral and others: every layer
+      if (useGiven && !use->get<bool>())
+        windowed = false;
+      else if (isQwen)
+        windowed = useGiven && i >= maxWindowLayers;  // Qwen2: off unless use_sliding_window
+      else if (m.modelType == "gemma2")
+        windowed = i % 2 == 0;  // local, global, local, ...
+      else if (pattern > 0 || m.modelType.rfind("gemma3", 0) == 0) {
+        windowed = (i + 1) % (pattern > 0 ? pattern : 6) != 0;  // Gemma-3: 5 local, 1 global
+      }
+      m.slidingLayer[static_cast<std::size_t>(i)] = windowed;
+    }
+  }
+  if (m.slidingLayerCount() == 0) m.slidingWindow = 0;
+  return std::nullopt;
+}
+
+/// Multi-head latent attention (kv_lora_rank and its companions), when the config has it.
+std::optional<Error> readMla(const ConfigFields& f, ModelArch& m) {
+  if (!JsonReader::find(f.c, "kv_lora_rank")) return std::nullopt;
+  MlaDims mla;
+  if (auto err = f.positive(mla.kvLoraRank, "kv_lora_rank", true)) return err;
+  if (auto err = f.positive(mla.qLoraRank, "q_lora_rank", false)) return err;
+  if (auto err = f.positive(mla.qkNopeHeadDim, "qk_nope_head_dim", true)) return err;
+  if (auto err = f.positive(mla.qkRopeHeadDim, "qk_rope_head_dim", true)) return err;
+  if (auto err = f.positive(mla.vHeadDim, "v_head_dim", true)) return err;
+  m.mla = mla;
+  m.headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file,
@@ -224,216 +430,32 @@ Result<ModelArch> parseModelConfig(const Json& rootIn, const std::string& file,
     base = "/text_config";
   }
   const Json& c = *cfg;
-  JsonReader rd(rootIn, file);
+  const JsonReader rd(file);
+  const ConfigFields f{rd, rootIn, c, base};
   ModelArch m;
   m.id = id;
   m.sourceFile = file;
-  m.name = stringOr(c, "_name_or_path");
-  if (m.name.empty()) m.name = stringOr(rootIn, "_name_or_path");
+  m.name = JsonReader::stringOr(c, "_name_or_path");
+  if (m.name.empty()) m.name = JsonReader::stringOr(rootIn, "_name_or_path");
   if (m.name.empty()) m.name = id;
-  const std::string outerType = stringOr(rootIn, "model_type");
-  m.modelType = stringOr(c, "model_type");
+  const std::string outerType = JsonReader::stringOr(rootIn, "model_type");
+  m.modelType = JsonReader::stringOr(c, "model_type");
   if (m.modelType.empty()) m.modelType = outerType;
   // Llama-4 (text model llama4_text): MoE every interleave_moe_layer_step-th layer, dense
   // layers of width intermediate_size_mlp, experts and the shared expert of intermediate_size.
   const bool llama4 =
       m.modelType == "llama4_text" || m.modelType == "llama4" || outerType == "llama4";
-
-  // Reads a positive integer field into `var` (required or optional); the error, if any.
-  auto readInt = [&](std::int64_t& var, const char* key, bool required) -> std::optional<Error> {
-    auto r = positiveInt(rd, c, base, key, required);
-    if (!r) return r.error();
-    var = *r;
-    return std::nullopt;
-  };
-
-  if (auto err = readInt(m.layers, "num_hidden_layers", true)) return *err;
-  if (auto err = readInt(m.hidden, "hidden_size", true)) return *err;
-  if (auto err = readInt(m.heads, "num_attention_heads", true)) return *err;
-  if (auto err = readInt(m.vocab, "vocab_size", true)) return *err;
-  if (auto err = readInt(m.kvHeads, "num_key_value_heads", false)) return *err;
-  if (m.kvHeads == 0) m.kvHeads = m.heads;
-  if (auto err = readInt(m.headDim, "head_dim", false)) return *err;
-  if (m.headDim == 0) {
-    if (m.hidden % m.heads != 0) {
-      return rd.error(base + "/num_attention_heads", "num_attention_heads",
-                      "hidden_size is not divisible by num_attention_heads and head_dim is absent");
-    }
-    m.headDim = m.hidden / m.heads;
-  }
-  if (m.kvHeads > m.heads) {
-    return rd.error(base + "/num_key_value_heads", "num_key_value_heads",
-                    "exceeds num_attention_heads (" + std::to_string(m.heads) + ")");
-  }
-  {
-    // The text model's key, else the outer config's (multimodal configs keep it outside),
-    // else the model type's default.
-    m.tiedEmbeddings = tiesByDefault(m.modelType) || tiesByDefault(outerType);
-    for (const auto& [obj, ptr] : {std::pair<const Json*, std::string>{&c, base},
-                                   std::pair<const Json*, std::string>{&rootIn, ""}}) {
-      const auto it = obj->find("tie_word_embeddings");
-      if (it == obj->end() || it->is_null()) continue;
-      if (!it->is_boolean()) {
-        return rd.error(ptr + "/tie_word_embeddings", "tie_word_embeddings",
-                        std::string("expected true or false, found ") + it->type_name());
-      }
-      m.tiedEmbeddings = it->get<bool>();
-      break;
-    }
-  }
-  // Experts.
+  if (auto err = readDims(f, m, outerType)) return *err;
   std::string expertsKey = "num_local_experts";
-  for (const char* key : {"num_local_experts", "num_experts", "n_routed_experts"}) {
-    std::int64_t e = 0;
-    if (auto err = readInt(e, key, false)) return *err;
-    if (e > 0) {
-      m.experts = e;
-      expertsKey = key;
-      break;
-    }
-  }
-  if (auto err = readInt(m.intermediate, "intermediate_size", false)) return *err;
-  if (m.experts > 0) {
-    if (auto err = readInt(m.expertsPerToken, "num_experts_per_tok", true)) return *err;
-    if (m.expertsPerToken > m.experts) {
-      return rd.error(base + "/num_experts_per_tok", "num_experts_per_tok",
-                      "exceeds the number of routed experts (" + std::to_string(m.experts) + ")");
-    }
-    if (auto err = readInt(m.expertWidth, "moe_intermediate_size", false)) return *err;
-    if (m.expertWidth == 0) m.expertWidth = m.intermediate;
-    if (llama4) {
-      // Routed experts and the one shared expert have width intermediate_size; the dense
-      // layers between MoE layers have width intermediate_size_mlp.
-      m.sharedExpertWidthTotal = m.expertWidth;
-      std::int64_t denseWidth = 0;
-      if (auto err = readInt(denseWidth, "intermediate_size_mlp", false)) return *err;
-      m.intermediate = denseWidth;
-    }
-    if (m.expertWidth == 0) {
-      return rd.error(base + "/moe_intermediate_size", "moe_intermediate_size",
-                      "an MoE model needs moe_intermediate_size or intermediate_size");
-    }
-    std::int64_t nShared = 0, sharedWidth = 0;
-    if (auto err = readInt(nShared, "n_shared_experts", false)) return *err;
-    if (auto err = readInt(sharedWidth, "shared_expert_intermediate_size", false)) return *err;
-    if (nShared > 0 || sharedWidth > 0) {
-      m.sharedExpertWidthTotal = nShared > 0 ? nShared * m.expertWidth : sharedWidth;
-    }
-    std::int64_t firstDense = 0, sparseStep = 0, layerFreq = 0, interleave = 0;
-    if (auto err = readInt(interleave, "interleave_moe_layer_step", false)) return *err;
-    if (auto err = readInt(firstDense, "first_k_dense_replace", false)) return *err;
-    if (auto err = readInt(sparseStep, "decoder_sparse_step", false)) return *err;
-    if (auto err = readInt(layerFreq, "moe_layer_freq", false)) return *err;
-    // A list of layer indices (mlp_only_layers, Llama-4's moe_layers).
-    auto indexList = [&](const char* key, std::set<std::int64_t>& out,
-                         bool& present) -> std::optional<Error> {
-      const auto it = c.find(key);
-      present = it != c.end() && !it->is_null();
-      if (!present) return std::nullopt;
-      if (!it->is_array()) {
-        return rd.error(base + "/" + key, key, "expected an array of layer indices");
-      }
-      for (std::size_t i = 0; i < it->size(); ++i) {
-        const Json& v = (*it)[i];
-        if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-          return rd.error(base + "/" + key + "/" + std::to_string(i), key,
-                          "expected a non-negative layer index, found " + v.dump());
-        }
-        out.insert(v.get<std::int64_t>());
-      }
-      return std::nullopt;
-    };
-    std::set<std::int64_t> mlpOnly, moeLayers;
-    bool hasMlpOnly = false, hasMoeLayers = false;
-    if (auto err = indexList("mlp_only_layers", mlpOnly, hasMlpOnly)) return *err;
-    if (auto err = indexList("moe_layers", moeLayers, hasMoeLayers)) return *err;
-    m.moeLayer.assign(static_cast<std::size_t>(m.layers), true);
-    for (std::int64_t i = 0; i < m.layers; ++i) {
-      bool moe = i >= firstDense && !mlpOnly.contains(i);
-      if (sparseStep > 1) moe = moe && ((i + 1) % sparseStep == 0);
-      if (layerFreq > 1) moe = moe && (i % layerFreq == 0);
-      // transformers' Llama4TextConfig: moe_layers, else every interleave-th layer
-      // (indices step−1, 2·step−1, ...).
-      if (hasMoeLayers)
-        moe = moe && moeLayers.contains(i);
-      else if (interleave > 1)
-        moe = moe && ((i + 1) % interleave == 0);
-      m.moeLayer[static_cast<std::size_t>(i)] = moe;
-    }
-    if (m.intermediate == 0 && m.moeLayerCount() < m.layers) {
-      const char* key = llama4 ? "intermediate_size_mlp" : "intermediate_size";
-      return rd.error(base + "/" + key, key, "required for the dense layers of this MoE model");
-    }
-  } else {
-    m.moeLayer.assign(static_cast<std::size_t>(m.layers), false);
-    if (m.intermediate == 0) {
-      return rd.error(base + "/intermediate_size", "intermediate_size",
-                      "required key is missing from config.json");
-    }
-  }
-  // Sliding-window attention: which layers keep only the last `sliding_window` tokens of KV.
-  if (auto err = readInt(m.slidingWindow, "sliding_window", false)) return *err;
-  m.slidingLayer.assign(static_cast<std::size_t>(m.layers), false);
-  if (const auto it = c.find("layer_types"); it != c.end() && !it->is_null()) {
-    // transformers' layer_types (gpt-oss, Gemma-2/3 in recent configs, Qwen, ...).
-    const std::string ptr = base + "/layer_types";
-    if (!it->is_array() || static_cast<std::int64_t>(it->size()) != m.layers) {
-      return rd.error(
-          ptr, "layer_types",
-          "expected an array of num_hidden_layers (" + std::to_string(m.layers) + ") layer types");
-    }
-    for (std::size_t i = 0; i < it->size(); ++i) {
-      const Json& v = (*it)[i];
-      if (!v.is_string()) {
-        return rd.error(ptr + "/" + std::to_string(i), "layer_types",
-                        "expected a layer type string, found " + v.dump());
-      }
-      m.slidingLayer[i] = v.get<std::string>() == "sliding_attention";
-    }
-    if (m.slidingWindow == 0 &&
-        std::count(m.slidingLayer.begin(), m.slidingLayer.end(), true) > 0) {
-      return rd.error(base + "/sliding_window", "sliding_window",
-                      "layer_types has sliding_attention layers but sliding_window is not set");
-    }
-  } else if (m.slidingWindow > 0) {
-    const auto use = c.find("use_sliding_window");
-    const bool useGiven = use != c.end() && use->is_boolean();
-    const bool isQwen = m.modelType.rfind("qwen", 0) == 0;
-    std::int64_t pattern = 0, maxWindowLayers = 0;
-    if (auto err = readInt(pattern, "sliding_window_pattern", false)) return *err;
-    if (auto err = readInt(maxWindowLayers, "max_window_layers", false)) return *err;
-    for (std::int64_t i = 0; i < m.layers; ++i) {
-      bool windowed = true;  // Mistral and others: every layer
-      if (useGiven && !use->get<bool>())
-        windowed = false;
-      else if (isQwen)
-        windowed = useGiven && i >= maxWindowLayers;  // Qwen2: off unless use_sliding_window
-      else if (m.modelType == "gemma2")
-        windowed = i % 2 == 0;  // local, global, local, ...
-      else if (pattern > 0 || m.modelType.rfind("gemma3", 0) == 0) {
-        windowed = (i + 1) % (pattern > 0 ? pattern : 6) != 0;  // Gemma-3: 5 local, 1 global
-      }
-      m.slidingLayer[static_cast<std::size_t>(i)] = windowed;
-    }
-  }
-  if (m.slidingLayerCount() == 0) m.slidingWindow = 0;
-  // Multi-head latent attention.
-  if (const auto it = c.find("kv_lora_rank"); it != c.end() && !it->is_null()) {
-    MlaDims mla;
-    if (auto err = readInt(mla.kvLoraRank, "kv_lora_rank", true)) return *err;
-    if (auto err = readInt(mla.qLoraRank, "q_lora_rank", false)) return *err;
-    if (auto err = readInt(mla.qkNopeHeadDim, "qk_nope_head_dim", true)) return *err;
-    if (auto err = readInt(mla.qkRopeHeadDim, "qk_rope_head_dim", true)) return *err;
-    if (auto err = readInt(mla.vHeadDim, "v_head_dim", true)) return *err;
-    m.mla = mla;
-    m.headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
-  }
-  if (const auto it = rootIn.find("quantization_config"); it != rootIn.end() && !it->is_null()) {
-    if (!it->is_object()) {
+  if (auto err = readExperts(f, m, llama4, expertsKey)) return *err;
+  if (auto err = readSlidingWindow(f, m)) return *err;
+  if (auto err = readMla(f, m)) return *err;
+  if (const Json* q = JsonReader::find(rootIn, "quantization_config")) {
+    if (!q->is_object()) {
       return rd.error("/quantization_config", "quantization_config",
-                      std::string("expected an object, found ") + it->type_name());
+                      "expected an object, found " + JsonReader::describe(*q));
     }
-    m.checkpointQuant = mapQuantizationConfig(*it);
+    m.checkpointQuant = mapQuantizationConfig(*q);
   }
   if (auto e = checkParamTotal(m)) {
     const std::string key = e->field == "experts" ? expertsKey : e->field;

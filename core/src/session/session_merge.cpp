@@ -1,4 +1,6 @@
-// Whole-session merge: measurements keyed by device, runs by digest, candidates by id.
+// Whole-session merge: measurements keyed by device, runs by digest, candidates by id; and
+// an import report merged into a session (runs deduplicated by digest).
+#include <quantfront/core/session/session.hpp>
 #include <quantfront/core/session/session_merge.hpp>
 
 #include <algorithm>
@@ -78,6 +80,38 @@ SessionMergeResult mergeSession(Session& into, const Session& from) {
     }
   }
   return r;
+}
+
+MergeResult mergeImport(Session& s, const ImportReport& report) {
+  MergeResult result;
+  // Digests already in the session before this report: several runs of one file share one.
+  std::map<std::string, std::string> known;
+  for (const auto& r : s.importedRuns) {
+    if (!r.sha256.empty()) known.emplace(r.sha256, r.sourceFile);
+  }
+  for (const auto& incoming : report.runs) {
+    ImportedRun run = incoming;
+    if (run.sha256.empty()) run.sha256 = report.sha256;
+    if (run.sourceFile.empty()) run.sourceFile = report.file;
+    if (run.format.empty()) run.format = report.format;
+    if (run.kind == RunKind::Unknown) run.kind = runKindOfFormat(run.format);
+    if (const auto it = known.find(run.sha256); !run.sha256.empty() && it != known.end()) {
+      result.duplicate = true;
+      result.duplicateOf = it->second;
+      continue;
+    }
+    s.importedRuns.push_back(std::move(run));
+    ++result.runsAdded;
+  }
+  // The file's kernel measurements come with its runs (a duplicate file adds neither).
+  if (result.runsAdded > 0) {
+    for (auto k : report.kernelMeasurements) {
+      if (k.sourceFile.empty()) k.sourceFile = report.file;
+      s.kernelMeasurements.push_back(std::move(k));
+      ++result.measurementsAdded;
+    }
+  }
+  return result;
 }
 
 }  // namespace qf

@@ -485,6 +485,104 @@ TEST_CASE("session: unknown keys are noted, not fatal", "[session]") {
   CHECK(s->loadNotes[0] == "ignored unknown key /colour_scheme");
 }
 
+TEST_CASE("session: validate refuses what the reader would, naming the same field",
+          "[session][validate]") {
+  const Session good = richSession();
+  CHECK_FALSE(validate(good).has_value());
+  using Edit = void (*)(Session&);
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const std::vector<std::pair<const char*, Edit>> edits = {
+      {"empty model", [](Session& s) { s.scenario.model.clear(); }},
+      {"empty GPU", [](Session& s) { s.scenario.gpu.clear(); }},
+      {"edited GPU refused", [](Session& s) { s.scenario.gpuJson = R"({"memory_gib": "x"})"; }},
+      {"TP 0", [](Session& s) { s.scenario.tp = 0; }},
+      {"TP 2000", [](Session& s) { s.scenario.tp = 2000; }},
+      {"empty scheme", [](Session& s) { s.scenario.schemes.push_back(""); }},
+      {"empty KV dtype", [](Session& s) { s.scenario.kvDtype.clear(); }},
+      {"unknown KV dtype", [](Session& s) { s.scenario.kvDtype = "int3"; }},
+      {"max_model_len 0", [](Session& s) { s.scenario.maxModelLen = 0; }},
+      {"mem_util NaN", [](Session& s) { s.scenario.memUtil = kNaN; }},
+      {"mem_util 1.5", [](Session& s) { s.scenario.memUtil = 1.5; }},
+      {"reserve -1", [](Session& s) { s.scenario.reserveGib = -1; }},
+      {"reserve inf", [](Session& s) { s.scenario.reserveGib = kInf; }},
+      {"context -1", [](Session& s) { s.scenario.contextTokens = -1; }},
+      {"batch min 0.5", [](Session& s) { s.scenario.batchMin = 0.5; }},
+      {"batch min NaN", [](Session& s) { s.scenario.batchMin = kNaN; }},
+      {"batch max below min", [](Session& s) { s.scenario.batchMax = 1; }},
+      {"empty candidate id", [](Session& s) { s.candidates[0].id.clear(); }},
+      {"empty candidate model", [](Session& s) { s.candidates[1].model.clear(); }},
+      {"empty linear scheme", [](Session& s) { s.candidates[0].schemeLinear.clear(); }},
+      {"empty candidate GPU", [](Session& s) { s.candidates[0].gpu.clear(); }},
+      {"GPU count 0", [](Session& s) { s.candidates[1].gpuCount = 0; }},
+      {"empty metric name", [](Session& s) { s.candidates[0].metrics[""] = MetricValue{}; }},
+      {"metric value inf", [](Session& s) { s.candidates[0].metrics["step_ms_b1"].value = kInf; }},
+      {"interval upside down", [](Session& s) { s.candidates[0].metrics["tpot_p99_ms"].lo = 8.0; }},
+      {"negative count", [](Session& s) { s.candidates[0].metrics["tpot_p99_ms"].n = -1; }},
+      {"bad digest",
+       [](Session& s) { s.candidates[0].metrics["tpot_p99_ms"].provenance.sha256 = "XYZ"; }},
+      {"measured without file",
+       [](Session& s) { s.candidates[0].metrics["tpot_p99_ms"].provenance.sourceFile.clear(); }},
+      {"published without citation",
+       [](Session& s) {
+         s.candidates[0].metrics["open_llm_v1_recovery_pct"].provenance.citation.clear();
+       }},
+      {"duplicate candidate id", [](Session& s) { s.candidates[1].id = "c1"; }},
+      {"empty run format", [](Session& s) { s.importedRuns[0].format.clear(); }},
+      {"empty run source", [](Session& s) { s.importedRuns[0].sourceFile.clear(); }},
+      {"bad run digest", [](Session& s) { s.importedRuns[0].sha256 = "abc"; }},
+      {"negative input length", [](Session& s) { s.importedRuns[0].requests[1].inputLen = -1; }},
+      {"negative output length", [](Session& s) { s.importedRuns[0].requests[0].outputLen = -5; }},
+      {"negative kernel m", [](Session& s) { s.kernelMeasurements[0].m = -1; }},
+      {"median 0", [](Session& s) { s.kernelMeasurements[0].medianS = 0; }},
+      {"median NaN", [](Session& s) { s.kernelMeasurements[0].medianS = kNaN; }},
+      {"min NaN", [](Session& s) { s.kernelMeasurements[0].minS = kNaN; }},
+      {"noise -1", [](Session& s) { s.kernelMeasurements[0].relNoise = -1; }},
+      {"samples -1", [](Session& s) { s.kernelMeasurements[0].samples = -1; }},
+      {"flops inf", [](Session& s) { s.kernelMeasurements[0].flops = kInf; }},
+      {"empty objective", [](Session& s) { s.view.objectives[1].metric.clear(); }},
+      {"empty gate", [](Session& s) { s.view.gates.push_back(""); }},
+      {"unreadable gate", [](Session& s) { s.view.gates[1] = "tpot_p99_ms"; }},
+      {"empty hidden id",
+       [](Session& s) {
+         s.view.hidden = {"c1", ""};
+       }},
+      {"empty tab", [](Session& s) { s.view.tab.clear(); }},
+  };
+  for (const auto& [what, edit] : edits) {
+    INFO(what);
+    Session bad = good;
+    edit(bad);
+    // What the reader says of the saved text is what validation must say of the session.
+    auto back = parseSessionText(sessionToText(bad), "s.json");
+    REQUIRE_FALSE(back.ok());
+    const auto e = validateSession(bad, "s.json");
+    REQUIRE(e.has_value());
+    CHECK(e->file == "s.json");
+    CHECK(e->position == back.error().position);
+    CHECK(e->field == back.error().field);
+    CHECK(validate(bad)->file.empty());
+  }
+  SECTION("what the file drops, validation lets pass as the reader does") {
+    Session s = good;
+    s.candidates[0].metrics["tpot_p99_ms"].lo = kNaN;  // written as null: no bound
+    s.candidates[0].metrics["tpot_p99_ms"].n = kInf;
+    s.kernelMeasurements[0].energyJ = kNaN;
+    s.importedRuns[0].requests[0].ttftS = kNaN;
+    REQUIRE(parseSessionText(sessionToText(s), "s.json").ok());
+    CHECK_FALSE(validate(s).has_value());
+  }
+  SECTION("validation writes no text: an edited GPU that is no JSON is refused, not thrown") {
+    Session s = good;
+    s.scenario.gpuJson = "{not json";
+    CHECK_THROWS(sessionToText(s));
+    const auto e = validateSession(s, "s.json");
+    REQUIRE(e.has_value());
+    CHECK(e->position == "/scenario/gpu_spec");
+    CHECK(e->field == "gpu_spec");
+  }
+}
+
 TEST_CASE("session: atomic save never damages the file it replaces", "[session]") {
   TempDir dir;
   const std::string path = dir.file("s.json");

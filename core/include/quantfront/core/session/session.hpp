@@ -93,7 +93,12 @@ Json sessionToJson(const Session& s);
 std::string sessionToText(const Session& s);
 
 /// Checks what the file format cannot carry (metric values must be finite, candidate ids
-/// unique and non-empty, published figures cited, ...). `file` names the session in errors.
+/// unique and non-empty, published figures cited, ...): whatever the reader would refuse in
+/// the saved file, checked on the Session itself (nothing is written or parsed). The error
+/// names the position and field the reader would name; its `file` is empty.
+std::optional<Error> validate(const Session& s);
+
+/// validate(), with `file` naming the session in errors.
 std::optional<Error> validateSession(const Session& s, const std::string& file);
 
 /// Writes the session to `path` atomically: a temporary file in the same directory is

@@ -1,0 +1,162 @@
+// A candidate's modelled metrics: the analytic engine's figures for its model, schemes and
+// GPUs under the session's scenario.
+#include <nlohmann/json.hpp>
+#include <quantfront/core/session/session.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <sstream>
+
+#include <quantfront/core/model/cost.hpp>
+#include <quantfront/core/model/engine.hpp>
+
+namespace qf {
+
+namespace {
+/// ASCII case-insensitive equality (catalog ids are matched so).
+bool sameIgnoringCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
+}
+
+}  // namespace
+
+std::string useCaseMetricStem(const std::string& id) {
+  std::string out = id;
+  std::replace(out.begin(), out.end(), '-', '_');
+  return out;
+}
+
+std::vector<std::string> modelledMetricNames() {
+  std::vector<std::string> names = {"memory_floor_ms", "step_ms_b1",
+                                    "step_ms_b64",     "weights_gib",
+                                    "max_concurrency", "tokens_per_s_at_capacity"};
+  if (const auto useCases = bundledUseCases()) {
+    for (const auto& u : *useCases) {
+      const std::string stem = useCaseMetricStem(u.id);
+      names.push_back("latency_" + stem + "_sync_s");
+      names.push_back("queries_per_usd_" + stem);
+      names.push_back("cost_reduction_pct_" + stem);
+    }
+  }
+  return names;
+}
+
+Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
+                                                           const ScenarioSpec& scenario,
+                                                           const Catalog& cat) {
+  auto wrap = [&](const Error& e) {
+    return Error{e.file, "candidate '" + c.id + "'", e.field, e.message};
+  };
+  ScenarioSpec spec = scenario;
+  spec.model = c.model;
+  spec.gpu = c.gpu;
+  // The scenario's edited GPU is the GPU it was edited from: it applies to the candidates on
+  // that GPU only (ids compared as the catalog does, ignoring case).
+  const bool editedGpu = !spec.gpuJson.empty() && sameIgnoringCase(c.gpu, scenario.gpu);
+  if (!editedGpu) spec.gpuJson.clear();
+  spec.tp = c.gpuCount;
+  auto s = resolveScenario(spec, cat);
+  if (!s) return wrap(s.error());
+  auto cands = makeCandidates({}, c.schemeLinear, c.schemeMoe, c.schemeLmHead, cat);
+  if (!cands) return wrap(cands.error());
+  auto rep = runEngine(*s, *cands, {1.0, 64.0});
+  if (!rep) return wrap(rep.error());
+  auto useCases = bundledUseCases();
+  if (!useCases) return wrap(useCases.error());
+  const SchemeReport& sr = rep->schemes.front();
+  std::ostringstream note;
+  note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu
+       << (editedGpu ? " (edited: " + s->gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
+       << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
+       << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
+       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens
+       << "; constants: " << s->efficiency.source;
+  auto make = [&](double v, const std::string& more = {}) {
+    MetricValue m;
+    m.value = v;
+    m.provenance.kind = ProvenanceKind::Modelled;
+    m.provenance.note = note.str() + more;
+    return m;
+  };
+  std::map<std::string, MetricValue> out;
+  out.emplace("memory_floor_ms", make(sr.memoryFloorMs));
+  out.emplace("step_ms_b1", make(sr.points[0].stepMs));
+  out.emplace("step_ms_b64", make(sr.points[1].stepMs));
+  out.emplace("weights_gib", make(sr.capacity.weightsGib));
+  out.emplace("max_concurrency", make(static_cast<double>(sr.capacity.maxSeqs)));
+  out.emplace("tokens_per_s_at_capacity", make(sr.capacity.tokensPerSAtCapacity));
+
+  // Per use case: one request served alone (batch 1), its synchronous queries per USD and the
+  // cost per query saved against the same model's bf16 on the same GPUs (modelled here, so no
+  // bf16 candidate is needed in the session). Unpriced GPUs get no USD figures.
+  const auto price = deploymentPricePerHour(s->gpu, s->tp);
+  const bool priced = price && *price > 0;
+  const SchemeAssignment& own = sr.assignment;
+  const bool isBf16 = !own.mixed() && own.linear.id == "bf16";
+  std::optional<StepCurve> bf16Curve;
+  if (priced && !isBf16) {
+    auto base = makeCandidates({"bf16"}, "", "", "", cat);
+    if (!base) return wrap(base.error());
+    auto curve = buildStepCurve(*s, rep->params, base->front());
+    if (!curve) return wrap(curve.error());
+    bf16Curve = std::move(*curve);
+  }
+  for (const UseCase& u : *useCases) {
+    const std::string stem = useCaseMetricStem(u.id);
+    const RequestLatency lat =
+        estimateRequestLatency(sr.curve, u.prefillTokens, u.decodeTokens, 1.0);
+    std::ostringstream shape;
+    shape << "; use case " << u.id << ": " << u.prefillTokens << " prompt + " << u.decodeTokens
+          << " output tokens, batch 1 (one request served alone)";
+    out.emplace("latency_" + stem + "_sync_s", make(lat.totalS, shape.str()));
+    if (!priced || !(lat.totalS > 0)) continue;
+    std::ostringstream usd;
+    usd << shape.str() << "; price " << *s->gpu.pricePerGpuHourUsd << " USD/h x " << s->tp
+        << (s->tp == 1 ? " GPU" : " GPUs") << " = " << *price
+        << " USD/h; queries per USD = 3600 / (modelled latency " << lat.totalS << " s x price)";
+    const double queries = queriesPerUsdSync(lat.totalS, *price);
+    out.emplace("queries_per_usd_" + stem, make(queries, usd.str()));
+    double pct = 0;  // a bf16 candidate is its own baseline
+    std::ostringstream base;
+    base << usd.str() << "; baseline: " << c.model << " bf16 on the same GPUs";
+    if (bf16Curve) {
+      const RequestLatency baseLat =
+          estimateRequestLatency(*bf16Curve, u.prefillTokens, u.decodeTokens, 1.0);
+      const double baseQueries = queriesPerUsdSync(baseLat.totalS, *price);
+      pct = 100.0 * (1.0 - costPerQueryUsd(queries) / costPerQueryUsd(baseQueries));
+      base << ", modelled alike (latency " << baseLat.totalS << " s)";
+    } else {
+      base << " (this candidate)";
+    }
+    out.emplace("cost_reduction_pct_" + stem, make(pct, base.str()));
+  }
+
+  // A published or measured figure of the same name is kept: the modelled one is left out.
+  std::erase_if(out, [&](const auto& kv) {
+    const auto it = c.metrics.find(kv.first);
+    return it != c.metrics.end() && it->second.provenance.kind != ProvenanceKind::Modelled;
+  });
+  return out;
+}
+
+std::optional<Error> refreshModelledMetrics(Session& s, const Catalog& cat) {
+  for (std::size_t i = 0; i < s.candidates.size(); ++i) {
+    Candidate& c = s.candidates[i];
+    auto m = modelledMetrics(c, s.scenario, cat);
+    if (!m) {
+      Error e = m.error();
+      e.position = "/candidates/" + std::to_string(i) + " (" + e.position + ")";
+      return e;
+    }
+    std::erase_if(c.metrics, [](const auto& kv) {
+      return kv.second.provenance.kind == ProvenanceKind::Modelled;
+    });
+    for (auto& [name, v] : *m) c.metrics[name] = std::move(v);
+  }
+  return std::nullopt;
+}
+
+}  // namespace qf

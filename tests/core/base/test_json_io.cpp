@@ -72,6 +72,45 @@ TEST_CASE("JsonReader names pointer and field", "[json]") {
   CHECK(missing.error().message.find("missing") != std::string::npos);
 }
 
+TEST_CASE("JsonReader: one reader for sessions, importers and config files", "[json]") {
+  const Json j = Json::parse(R"({"o": {"i": -2, "f": 2.5, "big": 7, "s": "", "l": ["a", ""],
+    "b": "yes", "loose": "Infinity", "text": "1.5e-3", "null": null, "extra": 1}})");
+  const Json& o = j["o"];
+  SECTION("a value of a JSON-lines file names its line") {
+    const JsonReader lines("f.jsonl", std::size_t{3});
+    auto e = lines.number(o, "/o", "s");
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.error().position == "line 3, /o/s");
+    CHECK(e.error().message == "expected a number, found a string");
+    CHECK(JsonReader("f.json").error("", "x", "m").position == "/");
+  }
+  SECTION("integers within a range") {
+    const JsonReader rd("f.json");
+    CHECK(rd.integer(o, "/o", "i").error().message == "must not be negative, found -2");
+    CHECK(rd.integer(o, "/o", "big", 1, 5).error().message == "must be an integer from 1 to 5");
+    CHECK(rd.integer(o, "/o", "big", 8).error().message == "must be at least 8, found 7");
+    CHECK(rd.integer(o, "/o", "f").error().field == "f");
+    CHECK(*rd.integer(o, "/o", "big", 1, 7) == 7);
+    CHECK_FALSE(rd.optInteger(o, "/o", "null")->has_value());
+  }
+  SECTION("strings, lists, booleans and the looser numbers") {
+    std::vector<std::string> notes;
+    const JsonReader rd("f.json", &notes);
+    CHECK(rd.string(o, "/o", "s", false).error().message == "must not be empty");
+    CHECK(rd.optStringList(o, "/o", "l", false).error().position == "/o/l/1");
+    CHECK(rd.optStringList(o, "/o", "l", true)->value().size() == 2);
+    CHECK(rd.optBoolean(o, "/o", "b").error().message == "expected true or false, found a string");
+    CHECK(std::isinf(*rd.looseNumber(o["loose"], "/o/loose", "loose")));
+    CHECK(**rd.optNumberOrNumericString(o, "/o", "text") == 1.5e-3);
+    CHECK(rd.string(o, "/o", "null").error().message == "required string is missing");
+    REQUIRE_FALSE(
+        rd.object(o, "/o", "o", {"i", "f", "big", "s", "l", "b", "loose", "text", "null"}));
+    CHECK(notes == std::vector<std::string>{"ignored unknown key /o/extra"});
+    CHECK(JsonReader::stringOr(o, "b") == "yes");
+    CHECK(JsonReader::numberOr(o, "b", 4) == 4);
+  }
+}
+
 TEST_CASE("numbers beyond double and mistyped names are errors, not exceptions (fuzz findings)",
           "[base]") {
   const std::string dir = std::string(QF_SOURCE_DIR) + "/fuzz/regressions/";

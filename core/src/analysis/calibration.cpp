@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/kernels.hpp>
@@ -270,43 +271,83 @@ std::vector<double> measuredGemmBatches(const std::vector<KernelMeasurement>& re
 }
 
 namespace {
+std::string fmtNum(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
 Json fitJson(const FittedValue& f) {
   return Json{
       {"rel_spread", f.relSpread}, {"records", f.records}, {"rel_residuals", f.relResiduals}};
 }
 }  // namespace
 
-Json calibratedGpuJson(const GpuSpec& datasheet, const Calibration& c, const std::string& source) {
-  Json j = gpuToJson(datasheet);
-  Json cal = Json::object();
-  cal["source"] = source;
-  cal["device"] = c.device;
+Result<GpuSpec> applyCalibration(GpuSpec gpu, const Calibration& c, const std::string& source) {
+  GpuCalibration cal;
+  cal.source = source;
+  Json extra = Json::object();
+  extra["device"] = c.device;
   Json fits = Json::object();
+  // The ranges a GPU file's reader accepts (parseGpuCalibration), so what is applied here is
+  // what a written file would read back as.
+  auto efficiency = [&](const std::string& field, double v) -> std::optional<Error> {
+    if (std::isfinite(v) && v > 0 && v <= kMaxEfficiency) return std::nullopt;
+    return Error{source, "", "calibration." + field,
+                 "must be in (0, " + fmtNum(kMaxEfficiency) + "], found " + fmtNum(v)};
+  };
   if (c.bandwidthBytesPerS) {
-    cal["bandwidth_efficiency"] = c.bandwidthBytesPerS->value / datasheet.bandwidthBytesPerS();
-    cal["measured_bandwidth_tbs"] = c.bandwidthBytesPerS->value / 1e12;
+    const double eta = c.bandwidthBytesPerS->value / gpu.bandwidthBytesPerS();
+    if (auto e = efficiency("bandwidth_efficiency", eta)) return *e;
+    cal.bandwidthEfficiency = eta;
+    extra["measured_bandwidth_tbs"] = c.bandwidthBytesPerS->value / 1e12;
     fits["bandwidth"] = fitJson(*c.bandwidthBytesPerS);
   }
-  Json eff = Json::object();
   Json measuredTflops = Json::object();
   for (const auto& [key, f] : c.peakFlopsPerS) {
     // Library GEMMs are keyed by tensor path; our fused kernels by scheme (bf16 path).
     auto path = tensorPathFromName(key);
     const TensorPath p = path ? *path : TensorPath::Bf16;
-    if (!datasheet.hasPath(p)) continue;
-    eff[key] = f.value / datasheet.peakFlopsPerS(p);
+    if (!gpu.hasPath(p)) continue;
+    const double eta = f.value / gpu.peakFlopsPerS(p);
+    if (auto e = efficiency("compute_efficiency." + key, eta)) return *e;
+    cal.computeEfficiency[key] = eta;
     measuredTflops[key] = f.value / 1e12;
     fits["compute/" + key] = fitJson(f);
   }
-  if (!eff.empty()) cal["compute_efficiency"] = eff;
-  if (!measuredTflops.empty()) cal["measured_tensor_tflops"] = measuredTflops;
-  Json deq = Json::object();
+  if (!measuredTflops.empty()) extra["measured_tensor_tflops"] = measuredTflops;
   for (const auto& [scheme, f] : c.dequantSecondsPerWeight) {
-    deq[scheme] = f.value;
+    if (!(std::isfinite(f.value) && f.value >= 0 && f.value <= kMaxDequantSPerWeight)) {
+      return Error{
+          source, "", "calibration.dequant_s_per_weight." + scheme,
+          "must be in [0, " + fmtNum(kMaxDequantSPerWeight) + "], found " + fmtNum(f.value)};
+    }
+    cal.dequantSPerWeight[scheme] = f.value;
     fits["dequant/" + scheme] = fitJson(f);
   }
-  if (!deq.empty()) cal["dequant_s_per_weight"] = deq;
-  cal["fits"] = fits;
+  extra["fits"] = fits;
+  cal.extraJson = extra.dump();
+  gpu.calibration = std::move(cal);
+  return gpu;
+}
+
+Json calibratedGpuJson(const GpuSpec& datasheet, const Calibration& c, const std::string& source) {
+  auto gpu = applyCalibration(datasheet, c, source);
+  if (gpu) return gpuToJson(*gpu);
+  // Out of range: the figures as they are, for the reader to refuse naming the field.
+  Json j = gpuToJson(datasheet);
+  Json cal{{"source", source}, {"device", c.device}};
+  if (c.bandwidthBytesPerS) {
+    cal["bandwidth_efficiency"] = c.bandwidthBytesPerS->value / datasheet.bandwidthBytesPerS();
+  }
+  for (const auto& [key, f] : c.peakFlopsPerS) {
+    auto path = tensorPathFromName(key);
+    const TensorPath p = path ? *path : TensorPath::Bf16;
+    if (datasheet.hasPath(p)) cal["compute_efficiency"][key] = f.value / datasheet.peakFlopsPerS(p);
+  }
+  for (const auto& [scheme, f] : c.dequantSecondsPerWeight) {
+    cal["dequant_s_per_weight"][scheme] = f.value;
+  }
   j["calibration"] = cal;
   return j;
 }
@@ -386,7 +427,7 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
 
 Result<GpuSpec> calibratedGpu(const GpuSpec& datasheet, const Calibration& calibration,
                               const std::string& source) {
-  return parseGpu(calibratedGpuJson(datasheet, calibration, source), source, "/");
+  return applyCalibration(datasheet, calibration, source);
 }
 
 Result<MeasurementOverlay> measurementOverlay(const std::vector<KernelMeasurement>& records,

@@ -131,3 +131,30 @@ TEST_CASE("measured step time sums the model's GEMMs at M = B", "[analysis][cali
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "scheme");
 }
+
+TEST_CASE("applyCalibration gives the GPU file's calibration without a JSON round trip",
+          "[calibration]") {
+  const std::string dev = "NVIDIA H100 80GB HBM3";
+  auto cal = calibrate(synthetic(dev, 1.0), dev, "m.json");
+  REQUIRE(cal.ok());
+  const GpuSpec h100 = *Catalog::bundled().resolveGpu("h100-sxm");
+  auto typed = applyCalibration(h100, *cal, "m.json");
+  auto file = parseGpu(calibratedGpuJson(h100, *cal, "m.json"), "m.json", "/");
+  REQUIRE(typed.ok());
+  REQUIRE(file.ok());
+  REQUIRE(typed->calibration.has_value());
+  CHECK(typed->calibration->bandwidthEfficiency == file->calibration->bandwidthEfficiency);
+  CHECK(typed->calibration->bandwidthEfficiency.value() == Approx(kBeta / 3.35e12).epsilon(0.06));
+  CHECK(typed->calibration->computeEfficiency == file->calibration->computeEfficiency);
+  CHECK(typed->calibration->dequantSPerWeight == file->calibration->dequantSPerWeight);
+  CHECK(nlohmann::json::parse(typed->calibration->extraJson) ==
+        nlohmann::json::parse(file->calibration->extraJson));
+  CHECK(typed->calibration->source == "m.json");
+  // A figure no GPU file may hold is refused naming the field, as the reader would.
+  Calibration absurd = *cal;
+  REQUIRE(absurd.bandwidthBytesPerS.has_value());
+  absurd.bandwidthBytesPerS->value = 1e30;
+  auto bad = applyCalibration(h100, absurd, "m.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "calibration.bandwidth_efficiency");
+}

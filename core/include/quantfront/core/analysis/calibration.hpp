@@ -115,7 +115,14 @@ Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeas
                                                     const std::vector<double>& batches,
                                                     const std::string& source);
 
-/// `datasheet` with `calibration` applied as `qfront model --gpu calibrated.json` reads it.
+/// `gpu` with `calibration` as its calibration block (source, β and P per path or scheme over
+/// the datasheet's, dequant seconds per weight, the fits' spreads and residuals), typed, no
+/// JSON round trip. Errors name the field when a figure is outside what a GPU file may hold
+/// (η in (0, 1.5], dequant in [0, 1e-6] s per weight).
+Result<GpuSpec> applyCalibration(GpuSpec gpu, const Calibration& calibration,
+                                 const std::string& source);
+
+/// applyCalibration (kept for its callers).
 Result<GpuSpec> calibratedGpu(const GpuSpec& datasheet, const Calibration& calibration,
                               const std::string& source);
 

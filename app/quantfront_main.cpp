@@ -20,6 +20,7 @@
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/measure_process.hpp>
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/example_session.hpp>
@@ -27,9 +28,6 @@
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/tabs.hpp>
-#ifdef QF_HAVE_CUDA
-#include <quantfront/cuda/backend.hpp>
-#endif
 
 namespace {
 
@@ -540,9 +538,13 @@ int main(int argc, char** argv) {
   QApplication::setApplicationVersion(qf::qfrontVersion());
 
   qf::ui::MainWindow window;
-#ifdef QF_HAVE_CUDA
-  window.setMeasurementBackend(qf::cuda::makeCudaBackend());
-#endif
+  // Measure runs qfront-measure in a child process: a kernel fault ends the child, never the
+  // window or the open session. Without it (a build without CUDA) Measure says so.
+  if (const std::string measure =
+          qf::findMeasureExecutable(QCoreApplication::applicationFilePath().toStdString());
+      !measure.empty()) {
+    window.setMeasurementBackend(qf::makeChildProcessBackend(measure));
+  }
   if (c.session) {
     window.setSession(*c.session, c.sessionPath);
   } else if (!c.sessionPath.isEmpty()) {

@@ -29,7 +29,8 @@ constexpr int kExitBadInput = 2;
 
 constexpr const char* kHelp =
     R"(usage: qfront-measure --out SESSION [--model ID|CONFIG.json] [--schemes LIST]
-                      [--m-list M1,M2,...] [--quick] [--device N]
+                      [--m-list M1,M2,...] [--quick] [--device N] [--progress-jsonl]
+       qfront-measure --list-devices
 
 Times, on the attached NVIDIA GPU, what a decode step of the model runs: the HBM copy and
 read probes, the streaming dequantisation of each 4- and 8-bit scheme, and the model's
@@ -49,6 +50,10 @@ written atomically: a failed or cancelled run leaves SESSION as it was.
                      (default 1,2,4,...,4096; with --quick 1,4,16,64,256,1024,4096)
   --quick            shorter sampling caps and fewer M: about a minute on an H100
   --device N         CUDA device index (default 0)
+  --progress-jsonl   also one JSON line per record on stdout: {"done": fraction, "what": text,
+                     "record": a session holding the record when it is valid} (the window's
+                     Measure action reads it)
+  --list-devices     print the CUDA devices as JSON ({"devices": [...], "why": ...}) and exit
 
 Then: qfront calibrate SESSION -o my-gpu.json; qfront model --gpu my-gpu.json ...
 Exit status: 0 success, 1 a kernel failed its correctness check or the run failed,
@@ -109,10 +114,45 @@ int parseMList(const std::string& mArg, std::vector<std::int64_t>& mList) {
 
 }  // namespace
 
+/// --list-devices: the devices as one JSON object on stdout; exit 0 either way.
+int listDevices() {
+  std::string why;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& d : qf::cuda::queryDevices(why)) {
+    list.push_back({{"index", d.index},
+                    {"name", d.name},
+                    {"sm_major", d.smMajor},
+                    {"sm_minor", d.smMinor},
+                    {"sm_count", d.smCount},
+                    {"memory_gib", d.memoryGib}});
+  }
+  nlohmann::json out{{"devices", list}};
+  if (list.empty()) out["why"] = why.empty() ? "no CUDA device visible" : why;
+  std::cout << out.dump() << std::endl;
+  return kExitOk;
+}
+
+/// One record's progress: a line on stderr, and with --progress-jsonl a JSON line on stdout.
+void reportRecord(const qf::cuda::MeasureRecord& r, double done, bool jsonl,
+                  const std::string& device) {
+  const std::string what = r.kernel + " " + r.scheme + " m=" + std::to_string(r.m) +
+                           " n=" + std::to_string(r.n) + " k=" + std::to_string(r.k);
+  std::cerr << "[" << static_cast<int>(done * 100) << "%] " << what << "  "
+            << (r.valid ? std::to_string(r.medianS * 1e6) + " us" : "INVALID: " + r.check) << "\n";
+  if (!jsonl) return;
+  nlohmann::json line{{"done", done}, {"what", what}};
+  if (r.valid) {
+    qf::Session one;
+    one.kernelMeasurements.push_back(qf::cuda::toKernelMeasurement(r, device, "qfront-measure"));
+    line["record"] = qf::sessionToJson(one);
+  }
+  std::cout << line.dump() << std::endl;  // flushed: the reader shows it as it lands
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string out, modelId = "llama-3-8b", schemesArg = "bf16,w8a8-fp8,w4a16-g128", mArg;
-  bool quick = false;
+  bool quick = false, progressJsonl = false;
   int device = 0;
   std::vector<std::string> seen;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -125,8 +165,9 @@ int main(int argc, char** argv) {
       std::cout << "qfront-measure " << qf::qfrontVersion() << "\n";
       return kExitOk;
     }
-    if (a == "--quick") {
-      quick = true;
+    if (a == "--list-devices") return listDevices();
+    if (a == "--quick" || a == "--progress-jsonl") {
+      (a == "--quick" ? quick : progressJsonl) = true;
       continue;
     }
     const bool takesValue =
@@ -205,11 +246,9 @@ int main(int argc, char** argv) {
             << model->name << ", " << plan.shapes.size() << " GEMM shapes, " << mList.size()
             << " M values\n";
   const auto started = std::chrono::steady_clock::now();
-  const auto result = qf::cuda::measure(plan, [](const qf::cuda::MeasureRecord& r, double done) {
-    std::cerr << "[" << static_cast<int>(done * 100) << "%] " << r.kernel << " " << r.scheme
-              << " m=" << r.m << " n=" << r.n << " k=" << r.k << "  "
-              << (r.valid ? std::to_string(r.medianS * 1e6) + " us" : "INVALID: " + r.check)
-              << "\n";
+  const std::string deviceName = devices[static_cast<std::size_t>(device)].name;
+  const auto result = qf::cuda::measure(plan, [&](const qf::cuda::MeasureRecord& r, double done) {
+    reportRecord(r, done, progressJsonl, deviceName);
     return !gInterrupted.load();
   });
   const double seconds =

@@ -10,6 +10,8 @@
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/deploy_gate.hpp>
+#include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
 #include "cli_workload.hpp"
@@ -46,18 +48,56 @@ options:
   --latency tpot|ttft    the frontier's latency axis (default tpot)
   --price GPU=USD[,...]  USD per GPU-hour, overriding the catalog (repeatable)
   --skip-unpriced        leave out GPUs without a price instead of refusing them
+  --datasheet            the ideal roofline (no per-step overhead, datasheet bandwidth and
+                         peaks) instead of the GPU file's calibration or the bundled defaults
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --gate "metric>=X"     a quality gate (repeatable), with --session: only schemes whose
+                         candidate of the model in SESSION passes every gate on its whole
+                         interval are searched ("score>=baseline-0.5" takes --baseline, else the
+                         model's bf16 candidate); the candidates that do not pass are noted
+  --session SESSION      the session whose candidates the gates read
+  --baseline ID          the candidate baseline-relative gates compare with
   --format table|csv|json   output format (default table)
 
 JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
 ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas,
 schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
-usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible.
+usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible;
+gate (with --gate: the session, the gates, the passing schemes and the candidates that do not
+pass), null without.
 
 Exit status: 0 on success (also when nothing is feasible: the message says which constraint
 binds), 2 on bad input (one line naming the file and field).
 )";
+
+/// --gate with --session: the search's gate from the session's candidates of the model
+/// (deployGateFromSession); 0, or the exit status after printing the error.
+int sessionGate(const std::vector<std::string>& gateTexts,
+                const std::optional<std::string>& session,
+                const std::optional<std::string>& baseline, const std::string& modelId,
+                DeployOptions& o, Json& gateJson, std::ostream& err) {
+  if (gateTexts.empty() && !session && !baseline) return kExitOk;
+  if (gateTexts.empty()) return badArg(err, "gate", "--session and --baseline go with --gate");
+  if (!session) return badArg(err, "session", "--gate needs --session SESSION (its candidates)");
+  std::vector<Gate> gates;
+  for (const auto& t : gateTexts) {
+    auto g = parseGate(t);
+    if (!g) return badInput(err, g.error().from(kCommandLine));
+    gates.push_back(*g);
+  }
+  auto s = loadSession(*session);
+  if (!s) return badInput(err, s.error());
+  auto dg = deployGateFromSession(*s, modelId, gates, baseline);
+  if (!dg) return badInput(err, Error{*session, "", dg.error().field, dg.error().message});
+  for (const auto& n : dg->notes) err << "qfront: note: " << *session << ": " << n << "\n";
+  o.gate = dg->passes;
+  gateJson = {{"session", *session},
+              {"gates", gateTexts},
+              {"passing_schemes", dg->passingSchemes},
+              {"not_passing", dg->notes}};
+  return kExitOk;
+}
 
 std::string lowerAscii(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -178,18 +218,23 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   int rc = kExitOk;
   const bool perKind = a.takeFlag("--per-kind");
   const bool skipUnpriced = a.takeFlag("--skip-unpriced");
+  const bool datasheet = a.takeFlag("--datasheet");
   bool missing = false;
   const auto prices = a.take("--price", missing);
   if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
+  const auto gateTexts = a.take("--gate", missing);
+  if (missing) return badArg(err, "gate", "option --gate needs a value (metric>=threshold)");
   std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
-      maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format;
+      maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format, session,
+      baseline;
   const std::pair<const char*, std::optional<std::string>*> opts[] = {
       {"--model", &model},          {"--use-case", &useCase},   {"--input-len", &inputLen},
       {"--output-len", &outputLen}, {"--gpus", &gpus},          {"--max-gpus", &maxGpus},
       {"--schemes", &schemes},      {"--kv-dtypes", &kvDtypes}, {"--max-batch", &maxBatch},
       {"--token-budget", &budget},  {"--load", &load},          {"--slo-ttft-ms", &sloTtft},
       {"--slo-tpot-ms", &sloTpot},  {"--latency", &latency},    {"--mem-util", &memUtil},
-      {"--reserve-gib", &reserve},  {"--format", &format}};
+      {"--reserve-gib", &reserve},  {"--format", &format},      {"--session", &session},
+      {"--baseline", &baseline}};
   if (!takeOptions(a, opts, "search", err, rc)) return rc;
   if (!model) return badArg(err, "model", "--model is required");
   std::string fmtName;
@@ -204,6 +249,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (!m) return badInput(err, m.error());
   sp.model = *m;
   sp.perKind = perKind;
+  sp.datasheet = datasheet;
   sp.catalog = &cat;
   if (const int bad = searchedGpus(prices, gpus, skipUnpriced, cat, sp.gpus, err)) return bad;
   if (!schemes || *schemes == "all") {
@@ -254,9 +300,13 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                                                         : DeployLoad::Kind::Rate;
   o.load.requestsPerS = loads[0].rate;
 
+  Json gateJson = nullptr;
+  if (const int bad = sessionGate(gateTexts, session, baseline, sp.model.id, o, gateJson, err))
+    return bad;
   auto r = searchDeployments(sp, o);
   if (!r) return badInput(err, r.error());
   Json j = deployResultToJson(*r, o);
+  j["gate"] = gateJson;
   j["model"] = sp.model.id;
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
   if (fmtName == "json") {

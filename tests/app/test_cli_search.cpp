@@ -1,11 +1,16 @@
 // `qfront serving` and `qfront search`: JSON contracts, seed 001's Finding 5, bad input.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include <quantfront/core/session/session.hpp>
+
 #include "support/cli_run.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -193,4 +198,72 @@ TEST_CASE("qfront search: a GPU without a price is refused unless skipped or pri
   const auto j = nlohmann::json::parse(priced.out);
   REQUIRE(!j["frontier"].empty());
   CHECK(j["best"]["usd_per_hour"] == 1.5);
+}
+
+TEST_CASE("qfront search --gate --session keeps the schemes whose candidate passes",
+          "[cli][search]") {
+  qf::testing::TempDir dir;
+  qf::Session s;
+  for (auto [id, scheme, score] :
+       {std::tuple{"bf16", "bf16", 0.80}, {"fp8", "w8a8-fp8", 0.797}, {"w4", "w4a16-g128", 0.70}}) {
+    qf::Candidate c;
+    c.id = id;
+    c.model = "llama-3-8b";
+    c.schemeLinear = scheme;
+    c.gpu = "h100-sxm";
+    qf::MetricValue m;
+    m.value = score;
+    m.provenance.kind = qf::ProvenanceKind::Measured;
+    m.provenance.sourceFile = "samples_gsm8k.jsonl";
+    c.metrics["gsm8k_score"] = m;
+    s.candidates.push_back(c);
+  }
+  const std::string session = dir.file("s.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, session).has_value());
+  const std::vector<std::string> base = {"search",
+                                         "--model",
+                                         "llama-3-8b",
+                                         "--input-len",
+                                         "1024",
+                                         "--output-len",
+                                         "128",
+                                         "--gpus",
+                                         "h100-sxm",
+                                         "--max-gpus",
+                                         "2",
+                                         "--schemes",
+                                         "bf16,w8a8-fp8,w4a16-g128",
+                                         "--load",
+                                         "sync"};
+  auto args = base;
+  args.insert(args.end(),
+              {"--gate", "gsm8k_score>=baseline-0.01", "--session", session, "--format", "json"});
+  const auto r = qf::testing::runQfront(args);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("w4: gsm8k_score>=baseline-0.01") != std::string::npos);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["gate"]["passing_schemes"] == nlohmann::json::array({"bf16", "w8a8-fp8"}));
+  CHECK(j["rejected"]["gate"].get<long long>() > 0);
+  REQUIRE_FALSE(j["frontier"].empty());
+  for (const auto& c : j["frontier"]) CHECK(c["schemes"]["linear"] != "w4a16-g128");
+  // Ungated, synchronous serving's cheapest is W4A16 (seed 001, Finding 5).
+  auto open = base;
+  open.insert(open.end(), {"--format", "json"});
+  const auto u = qf::testing::runQfront(open);
+  REQUIRE(u.rc == 0);
+  CHECK(nlohmann::json::parse(u.out)["best"]["schemes"]["linear"] == "w4a16-g128");
+  // A gate without its session, a session without a gate, a bad gate: exit 2, one line.
+  for (const auto& extra : std::vector<std::vector<std::string>>{
+           {"--gate", "gsm8k_score>=0.7"},
+           {"--session", session},
+           {"--gate", "gsm8k_scor>=0.7", "--session", session},
+           {"--gate", "gsm8k_score>=0.7", "--session", dir.file("missing.json")}}) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto e = qf::testing::runQfront(a);
+    INFO(e.err);
+    CHECK(e.rc == 2);
+    CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
+  }
 }

@@ -8,6 +8,7 @@
 #include <QTableWidget>
 #include <QUndoCommand>
 #include <QUndoStack>
+#include <algorithm>
 
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
@@ -80,6 +81,22 @@ void MainWindow::applyEvidenceState(const EvidenceState& state) {
 
 void MainWindow::commitEvidence(const Session& next, const QString& text) {
   m_undo->push(new EvidenceCommand(this, evidenceStateOf(session()), evidenceStateOf(next), text));
+}
+
+void MainWindow::addDeploymentCandidate(const Candidate& c) {
+  Session next = session();
+  Candidate k = c;
+  auto taken = [&](const std::string& id) {
+    return std::any_of(next.candidates.begin(), next.candidates.end(),
+                       [&](const Candidate& o) { return o.id == id; });
+  };
+  for (int n = 2; taken(k.id); ++n) k.id = c.id + " (" + std::to_string(n) + ")";
+  next.candidates.push_back(k);
+  if (auto e = refreshModelledMetrics(next)) {
+    statusBar()->showMessage("Deployment added without modelled figures: " + qs(e->str()), 10000);
+  }
+  commitEvidence(next, "Add deployment " + qs(k.id));
+  statusBar()->showMessage("Added candidate " + qs(k.id) + " (Candidates and Pareto tabs)", 10000);
 }
 
 void MainWindow::setMismatchPrompt(std::function<bool(const QString&)> prompt) {

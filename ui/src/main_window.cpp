@@ -42,6 +42,7 @@
 #include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
+#include <quantfront/ui/deploy_view.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_export.hpp>
@@ -121,6 +122,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_pareto = new ParetoView(m_tabs);
   m_evidence = new EvidenceView(m_tabs);
   m_residualPlot = new ResidualPlot(m_tabs);
+  m_deploy = new DeployView(m_tabs);
   buildServingTab();
   addTabs();
   connectTabs();
@@ -236,6 +238,8 @@ MainWindow::TabParts MainWindow::tabParts(Tab tab) const {
       return {m_evidence, nullptr, nullptr};
     case Tab::Measured:
       return {m_residualPlot, m_residualPlot, nullptr};
+    case Tab::Deploy:
+      return {m_deploy, m_deploy->plot(), nullptr};
   }
   return {};
 }
@@ -258,6 +262,8 @@ void MainWindow::connectTabs() {
   connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
     if (m_tabs->currentWidget() == m_servingTab) updateServing();
   });
+  connect(m_deploy, &DeployView::addCandidateRequested, this,
+          [this](const Candidate& c) { addDeploymentCandidate(c); });
   connect(m_evidence, &EvidenceView::attachRequested, this, [this](const AttachRequest& req) {
     statusBar()->showMessage(attachRuns(req).join("; "), 15000);
   });
@@ -457,6 +463,7 @@ void MainWindow::recompute() {
   }
   m_lastError.clear();
   m_report = std::move(*rep);
+  m_deploy->setModel(m_report->scenario.model);
   const auto& p = m_report->params;
   QString facts = QString("%1: %2 B parameters stored, %3 B streamed per token")
                       .arg(qs(m_report->scenario.model.name))

@@ -28,6 +28,10 @@ constexpr std::array kTabs = {
             TabExport::None, "evidence", true},
     TabSpec{Tab::Measured, "measured", "measured", "Measured vs model", nullptr, TabExport::Plot,
             "measured", false},
+    TabSpec{Tab::Deploy, "deploy", "deploy", "Deploy",
+            "What to deploy for a workload under TTFT/TPOT targets: every GPU x count x scheme x "
+            "KV dtype x batch cap at the serving steady state, cost per million output tokens",
+            TabExport::Plot, "deploy", true},
 };
 }  // namespace
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <set>
 
 namespace qf {
@@ -51,6 +52,22 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
   if (ofModel.empty()) {
     return Error{"", "", "session",
                  "no candidate of model '" + modelId + "' in the session to gate the search on"};
+  }
+  // A gate on a metric no candidate of the model carries is a typo or the wrong session, not
+  // a search with nothing to keep.
+  for (const auto& g : gates) {
+    const bool carried = std::any_of(ofModel.begin(), ofModel.end(), [&](const Candidate& c) {
+      const auto it = c.metrics.find(g.metric);
+      return it != c.metrics.end() && std::isfinite(it->second.value);
+    });
+    if (!carried) {
+      std::string known;
+      for (const auto& [name, v] : ofModel.front().metrics)
+        known += (known.empty() ? "" : ", ") + name;
+      return Error{"", "", "gate",
+                   "no candidate of model '" + modelId + "' carries metric '" + g.metric +
+                       "' (candidate '" + ofModel.front().id + "' has: " + known + ")"};
+    }
   }
   FrontierOptions fo;
   // The gates' metrics as objectives: gating comes first and needs them anyway.

@@ -20,6 +20,7 @@ Candidate cand(const std::string& id, const std::string& scheme, double score) {
   MetricValue m;
   m.value = score;
   m.provenance.kind = ProvenanceKind::Measured;
+  m.provenance.sourceFile = "samples_gsm8k.jsonl";
   c.metrics["gsm8k_score"] = m;
   return c;
 }

@@ -35,6 +35,7 @@ class MeasurementBackend;
 namespace qf::ui {
 
 class MeasureWorker;
+class DeployView;
 class EvidenceView;
 class ServingPlot;
 struct AttachRequest;
@@ -152,6 +153,7 @@ class MainWindow : public QMainWindow {
   /// Puts `state` on screen (undo and redo of an evidence step).
   void applyEvidenceState(const EvidenceState& state);
   [[nodiscard]] EvidenceView* evidenceView() const { return m_evidence; }
+  [[nodiscard]] DeployView* deployView() const { return m_deploy; }
   /// The Serving tab's plot (up to date after updateServing, showing it, or exporting it).
   [[nodiscard]] ServingPlot* servingPlot() const { return m_serving; }
   /// The serving sweeps of the session as it stands (runs by candidate against offered load).
@@ -249,6 +251,9 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   /// Makes `next` (the session after an evidence edit) current as one undoable step.
   void commitEvidence(const Session& next, const QString& text);
+  /// Adds a deployment the Deploy tab found as a candidate (one undoable step; an id already
+  /// taken gets " (2)", " (3)", ...), with the engine's modelled figures.
+  void addDeploymentCandidate(const Candidate& c);
   [[nodiscard]] EvidenceState evidenceStateOf(const Session& s) const;
   /// Window shortcuts that work in text fields, Ctrl+Tab / Ctrl+Shift+Tab over `tabs`, the
   /// Help menu (window_keys.cpp).
@@ -307,6 +312,7 @@ class MainWindow : public QMainWindow {
   bool m_haveDevice = false;
   ParetoView* m_pareto = nullptr;
   EvidenceView* m_evidence = nullptr;
+  DeployView* m_deploy = nullptr;
   QWidget* m_servingTab = nullptr;
   ServingPlot* m_serving = nullptr;
   QLabel* m_servingNotes = nullptr;

@@ -9,7 +9,17 @@
 
 namespace qf::ui {
 
-enum class Tab { Step, Throughput, Serving, Schemes, Pareto, Candidates, Evidence, Measured };
+enum class Tab {
+  Step,
+  Throughput,
+  Serving,
+  Schemes,
+  Pareto,
+  Candidates,
+  Evidence,
+  Measured,
+  Deploy
+};
 
 /// What a tab exports: its plot (PNG, PDF, SVG), its table (CSV) or nothing.
 enum class TabExport { None, Plot, Table };

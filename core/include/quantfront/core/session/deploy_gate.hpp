@@ -25,7 +25,8 @@ struct DeployGate {
 /// The gate for `modelId` from the session's candidates of that model (catalog ids compared).
 /// A candidate passes when every gate passes on its whole interval; undecided or not scored
 /// is not passing. Baseline-relative gates use `baselineId`, else the model's bf16 candidate.
-/// Errors: no candidate of the model, or what computeFrontier refuses (a baseline gate
+/// Errors: no candidate of the model, a gated metric none of them carries, or what
+/// computeFrontier refuses (a baseline gate
 /// without a baseline, a baseline lacking the metric).
 Result<DeployGate> deployGateFromSession(const Session& s, const std::string& modelId,
                                          const std::vector<Gate>& gates,

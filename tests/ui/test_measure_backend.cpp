@@ -6,9 +6,11 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QTest>
+#include <filesystem>
 #include <memory>
 
 #include <quantfront/core/base/kernels.hpp>
+#include <quantfront/core/session/measure_process.hpp>
 #include <quantfront/core/session/measurement.hpp>
 #include <quantfront/ui/main_window.hpp>
 
@@ -89,3 +91,18 @@ TEST_CASE("Measure runs the plugged-in backend and adds what it measured", "[ui]
   w.setMeasurementBackend(nullptr);
   CHECK_FALSE(measure->isEnabled());
 }
+
+#ifdef QF_MEASURE_EXE
+TEST_CASE("the window's executable finds qfront-measure in the build tree and asks it for devices",
+          "[ui][measure]") {
+  const std::string found = qf::findMeasureExecutable(QF_QUANTFRONT_EXE);
+  REQUIRE_FALSE(found.empty());
+  CHECK(std::filesystem::equivalent(found, QF_MEASURE_EXE));
+  // Through the child-process backend: the real qfront-measure answers (here without a GPU:
+  // no device and the reason; with one: its name).
+  auto backend = qf::makeChildProcessBackend(found);
+  std::string why;
+  const auto devices = backend->devices(why);
+  CHECK((devices.empty() ? !why.empty() : !devices.front().name.empty()));
+}
+#endif

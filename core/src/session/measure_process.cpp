@@ -295,8 +295,7 @@ std::string findMeasureExecutable(const std::string& selfExecutable) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::path(selfExecutable).parent_path();
   std::error_code ec;
-  for (const fs::path& p :
-       {dir / "qfront-measure", dir / ".." / "cuda" / "tools" / "qfront-measure"}) {
+  for (const fs::path& p : {dir / "qfront-measure", dir / ".." / "cuda" / "qfront-measure"}) {
     if (fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0) {
       return fs::weakly_canonical(p, ec).string();
     }

@@ -22,8 +22,8 @@ namespace qf {
 /// The backend running `executable` (a path to qfront-measure).
 std::shared_ptr<MeasurementBackend> makeChildProcessBackend(const std::string& executable);
 
-/// qfront-measure beside `selfExecutable` (the same folder, or ../cuda/tools in a build
-/// tree), else empty when there is none.
+/// qfront-measure beside `selfExecutable` (the same folder, or ../cuda in a build tree), else
+/// empty when there is none.
 std::string findMeasureExecutable(const std::string& selfExecutable);
 
 }  // namespace qf

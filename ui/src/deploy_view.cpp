@@ -181,6 +181,9 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
   auto* side = new QCPLayoutGrid;
   m_plot->plotLayout()->addElement(0, 1, side);
   side->addElement(0, 0, m_plot->legend);
+  side->addElement(1, 0, new QCPLayoutElement(m_plot));  // the rest of the height, empty
+  side->setRowStretchFactor(0, 0.001);
+  side->setRowStretchFactor(1, 1.0);
   m_plot->plotLayout()->setColumnStretchFactor(1, 0.001);
   m_plot->legend->setVisible(false);
   m_plot->setMouseTracking(true);
@@ -200,6 +203,8 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Vertical, right);
   split->addWidget(m_plot);
   split->addWidget(m_table);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
   rv->addWidget(m_summary);
   rv->addWidget(split, 1);
   rv->addWidget(m_add, 0, Qt::AlignRight);

@@ -7,6 +7,7 @@
 #include <QStandardPaths>
 #include <QThread>
 
+#include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
 #include "support/qt_app.hpp"
@@ -41,4 +42,25 @@ TEST_CASE("GUI tests keep settings and autosaves out of the user's folders", "[u
   const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
   CHECK(config.contains(".qttest"));
   CHECK(data.contains(".qttest"));
+}
+
+TEST_CASE("the datasheet toggle switches the model's constants and every title says which",
+          "[ui][datasheet]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  auto spec = w.scenario();
+  spec.datasheet = false;
+  w.setScenario(spec);
+  w.recompute();
+  CHECK(w.windowTitle().contains("calibrated constants"));
+  REQUIRE(w.report().has_value());
+  const double calibrated = w.report()->schemes.front().points.front().stepMs;
+  spec.datasheet = true;
+  w.setScenario(spec);
+  w.recompute();
+  CHECK(w.windowTitle().contains("datasheet roofline"));
+  const double ideal = w.report()->schemes.front().points.front().stepMs;
+  // The bundled constants add a per-step overhead and lose bandwidth: slower than the ideal.
+  CHECK(calibrated > ideal * 1.2);
+  CHECK(w.scenario().datasheet);
 }

@@ -367,7 +367,12 @@ QString MainWindow::sessionName() const {
 }
 
 void MainWindow::updateTitle() {
-  setWindowTitle(QString("QuantFront — %1%2").arg(sessionName(), m_dirty ? " *" : ""));
+  // Which constants the figures are computed with, always in sight.
+  const QString constants = !m_report ? QString()
+                            : m_report->scenario.efficiency.isDatasheet()
+                                ? QString(" — datasheet roofline")
+                                : QString(" — calibrated constants");
+  setWindowTitle(QString("QuantFront — %1%2%3").arg(sessionName(), constants, m_dirty ? " *" : ""));
 }
 
 void MainWindow::editScenario(const ScenarioSpec& spec) {
@@ -464,6 +469,7 @@ void MainWindow::recompute() {
   m_lastError.clear();
   m_report = std::move(*rep);
   m_deploy->setModel(m_report->scenario.model);
+  updateTitle();
   const auto& p = m_report->params;
   QString facts = QString("%1: %2 B parameters stored, %3 B streamed per token")
                       .arg(qs(m_report->scenario.model.name))

@@ -12,6 +12,14 @@ namespace qf::ui {
 
 namespace {
 
+/// The efficiency's source up to its first colon or parenthesis ("bundled defaults"), for a title.
+std::string shortSource(const std::string& source) {
+  const auto cut = source.find_first_of(":(");
+  std::string out = cut == std::string::npos ? source : source.substr(0, cut);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out.empty() ? std::string("calibration") : out;
+}
+
 QString formatBatch(double b) {
   return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
 }
@@ -119,7 +127,12 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   clearItems();
   m_labels.clear();
   m_title = ensureTitle(this, m_title);
-  m_title->setText(reportTitle(report) + " — decode step time (analytic model)");
+  const Efficiency& eff = report.scenario.efficiency;
+  const bool ideal = eff.isDatasheet();
+  m_title->setText(reportTitle(report) + " — decode step time (analytic model, " +
+                   (ideal ? QString("datasheet roofline")
+                          : QString("calibrated: %1").arg(qs(shortSource(eff.source)))) +
+                   ")");
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_schemeCurves = 0;
   m_curves.clear();
@@ -154,18 +167,25 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
         QString("%1  (%2 b/w, %3)").arg(id).arg(s.bitsPerWeight, 0, 'f', 3).arg(qs(s.pathName)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
-    // Memory floor: thin and dotted, same colour, not in the legend.
+    // Memory floor: thin and dotted, same colour, not in the legend. Calibrated, the floor the
+    // curve rests on is the memory time at the achieved bandwidth plus the per-step overhead;
+    // the label keeps the datasheet floor beside it.
+    const double floorMs =
+        ideal ? s.memoryFloorMs : s.memoryFloorMs / eff.bandwidthEff + eff.overheadMs;
     QCPGraph* floor = addGraph();
-    floor->setData(QVector<double>{xLo, xHi}, QVector<double>{s.memoryFloorMs, s.memoryFloorMs},
-                   true);
+    floor->setData(QVector<double>{xLo, xHi}, QVector<double>{floorMs, floorMs}, true);
     QColor floorColor = color;
     floorColor.setAlpha(170);
     floor->setPen(QPen(floorColor, 1.0, Qt::DotLine));
     floor->removeFromLegend();
     floor->setProperty("qf_role", "floor");
-    m_labels.add(xLo, s.memoryFloorMs,
-                 QString("%1 floor %2 ms").arg(id).arg(s.memoryFloorMs, 0, 'f', 2), color, true,
-                 false, false, false);
+    m_labels.add(xLo, floorMs,
+                 ideal ? QString("%1 floor %2 ms").arg(id).arg(s.memoryFloorMs, 0, 'f', 2)
+                       : QString("%1 floor %2 ms (datasheet %3)")
+                             .arg(id)
+                             .arg(floorMs, 0, 'f', 2)
+                             .arg(s.memoryFloorMs, 0, 'f', 2),
+                 color, true, false, false, false);
     if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
       const double rb = *s.ridgeBatch;
       const double rt = s.curve.stepSeconds(rb) * 1e3;

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -291,6 +292,13 @@ QGroupBox* ScenarioPanel::buildHardwareGroup(const Catalog& cat) {
   m_tp->setRange(1, 64);
   m_tp->setToolTip("Tensor-parallel degree: GPUs per replica");
   hwForm->addRow("GPUs (TP)", m_tp);
+  m_datasheet = new QCheckBox("Ideal roofline (datasheet)", hw);
+  m_datasheet->setObjectName("datasheet");
+  m_datasheet->setToolTip(
+      "Unchecked: the GPU file's calibration, else the bundled constants fitted to published "
+      "end-to-end figures (per-step overhead, achieved bandwidth and compute). Checked: the "
+      "datasheet's ideal roofline. Plot titles and exports say which is shown.");
+  hwForm->addRow("Model constants", m_datasheet);
   return hw;
 }
 
@@ -420,6 +428,7 @@ void ScenarioPanel::connectChanges() {
     connect(box, &QDoubleSpinBox::valueChanged, this, changed);
   }
   connect(m_schemes, &QListWidget::itemChanged, this, changed);
+  connect(m_datasheet, &QCheckBox::toggled, this, changed);
   // Another GPU chosen: the edited copy belonged to the one before.
   connect(m_gpu, &QComboBox::currentIndexChanged, this, [this](int index) {
     const QString id = m_gpu->itemData(index).toString();
@@ -577,6 +586,7 @@ void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
   selectData(m_gpu, qs(spec.gpu));
   updateGpuLabels();
   m_tp->setValue(spec.tp);
+  m_datasheet->setChecked(spec.datasheet);
   for (int i = 0; i < m_schemes->count(); ++i) {
     QListWidgetItem* item = m_schemes->item(i);
     const std::string id = item->data(Qt::UserRole).toString().toStdString();
@@ -602,6 +612,7 @@ ScenarioSpec ScenarioPanel::spec() const {
   s.gpu = m_gpu->currentData().toString().toStdString();
   if (s.gpu == m_gpuJsonFor) s.gpuJson = m_gpuJson;
   s.tp = m_tp->value();
+  s.datasheet = m_datasheet->isChecked();
   s.schemes.clear();
   for (int i = 0; i < m_schemes->count(); ++i) {
     const QListWidgetItem* item = m_schemes->item(i);

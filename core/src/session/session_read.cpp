@@ -31,10 +31,10 @@ std::optional<Error> looseInto(const JsonReader& r, const Json& v, const std::st
 
 std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std::string& p,
                                   ScenarioSpec& s) {
-  if (auto e =
-          r.object(j, p, "scenario",
-                   {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype",
-                    "max_model_len", "mem_util", "reserve_gib", "context", "use_case", "batch"})) {
+  if (auto e = r.object(
+          j, p, "scenario",
+          {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype", "max_model_len",
+           "mem_util", "reserve_gib", "context", "use_case", "batch", "datasheet"})) {
     return e;
   }
   if (auto e = r.readString(s.model, j, p, "model", true, false)) return e;
@@ -75,6 +75,8 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   if (auto e = r.readInteger(s.contextTokens, j, p, "context", true, 0, kMaxTokens)) return e;
   s.useCase.clear();
   if (auto e = r.readString(s.useCase, j, p, "use_case", false)) return e;
+  s.datasheet = false;
+  if (auto e = r.readBoolean(s.datasheet, j, p, "datasheet")) return e;
   const Json* b = JsonReader::find(j, "batch");
   if (!b) return r.missing(p, "batch", "object");
   const std::string bp = child(p, "batch");

@@ -75,6 +75,7 @@ J scenarioJson(const ScenarioSpec& s) {
   }
   j["kv_dtype"] = s.kvDtype;
   j["max_model_len"] = s.maxModelLen;
+  if (s.datasheet) j["datasheet"] = true;
   j["mem_util"] = s.memUtil;
   j["reserve_gib"] = s.reserveGib;
   j["context"] = s.contextTokens;

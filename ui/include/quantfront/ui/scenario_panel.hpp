@@ -13,6 +13,7 @@
 #include <quantfront/core/model/hardware.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
+class QCheckBox;
 class QComboBox;
 class QSpinBox;
 class QDoubleSpinBox;
@@ -115,6 +116,7 @@ class ScenarioPanel : public QWidget {
   QComboBox* m_model = nullptr;
   QComboBox* m_gpu = nullptr;
   QSpinBox* m_tp = nullptr;
+  QCheckBox* m_datasheet = nullptr;  ///< the ideal roofline instead of the calibrated constants
   QListWidget* m_schemes = nullptr;
   QComboBox* m_mixedLinear = nullptr;
   QComboBox* m_mixedMoe = nullptr;

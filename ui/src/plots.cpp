@@ -167,11 +167,10 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
         QString("%1  (%2 b/w, %3)").arg(id).arg(s.bitsPerWeight, 0, 'f', 3).arg(qs(s.pathName)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
-    // Memory floor: thin and dotted, same colour, not in the legend. Calibrated, the floor the
-    // curve rests on is the memory time at the achieved bandwidth plus the per-step overhead;
-    // the label keeps the datasheet floor beside it.
-    const double floorMs =
-        ideal ? s.memoryFloorMs : s.memoryFloorMs / eff.bandwidthEff + eff.overheadMs;
+    // Memory floor: thin and dotted, same colour, not in the legend: the curve's own step time
+    // at batch 1 (the memory-bound floor it rests on, with the per-step overhead when
+    // calibrated), so the line and the curve never disagree.
+    const double floorMs = s.curve.stepSeconds(1.0) * 1e3;
     QCPGraph* floor = addGraph();
     floor->setData(QVector<double>{xLo, xHi}, QVector<double>{floorMs, floorMs}, true);
     QColor floorColor = color;
@@ -180,11 +179,12 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     floor->removeFromLegend();
     floor->setProperty("qf_role", "floor");
     m_labels.add(xLo, floorMs,
-                 ideal ? QString("%1 floor %2 ms").arg(id).arg(s.memoryFloorMs, 0, 'f', 2)
-                       : QString("%1 floor %2 ms (datasheet %3)")
+                 ideal ? QString("%1 floor %2 ms").arg(id).arg(floorMs, 0, 'f', 2)
+                       : QString("%1 floor %2 ms (t0 %3 ms + memory at %4% of datasheet bandwidth)")
                              .arg(id)
                              .arg(floorMs, 0, 'f', 2)
-                             .arg(s.memoryFloorMs, 0, 'f', 2),
+                             .arg(eff.overheadMs, 0, 'f', 2)
+                             .arg(100 * eff.bandwidthEff, 0, 'f', 0),
                  color, true, false, false, false);
     if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
       const double rb = *s.ridgeBatch;

@@ -69,7 +69,7 @@ double latencyOf(const DeployConfig& c, LatencyAxis axis) {
 
 }  // namespace
 
-DeployView::DeployView(QWidget* parent) : QWidget(parent) {
+QWidget* DeployView::buildInputs() {
   const Catalog& cat = Catalog::bundled();
   auto* inputs = new QWidget(this);
   auto* form = new QFormLayout;
@@ -165,7 +165,11 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
       "cap that fits, at the analytic steady state");
   left->addWidget(m_run);
   inputs->setMaximumWidth(360);
+  return inputs;
+}
 
+DeployView::DeployView(QWidget* parent) : QWidget(parent) {
+  QWidget* inputs = buildInputs();
   auto* right = new QWidget(this);
   auto* rv = new QVBoxLayout(right);
   m_summary = new QLabel("Set the workload and targets, then Search.", right);

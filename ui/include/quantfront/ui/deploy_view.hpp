@@ -65,6 +65,7 @@ class DeployView : public QWidget {
   void addCandidateRequested(const qf::Candidate& c);
 
  private:
+  QWidget* buildInputs();  ///< the workload, SLO, load and space inputs and Search
   void draw();
   void fillTable();
   void onUseCase(int index);

@@ -137,27 +137,30 @@ constexpr int minCtasPerSm(int rows) {
 
 /// kRows A rows per CTA (8, 16, 32 or 64). Every index comes from w4a16_layout.cuh, which the
 /// host tests drive through ldmatrix and mma emulators.
+/// One CTA's state and its steps: copy a stage, the mma over a stage, store or reduce a
+/// finished block. Member functions instead of lambdas only to keep the kernel short; all of
+/// it is inlined, so the registers are the same.
 template <int kRows>
-__global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
-    w4a16GemmKernel(const uint16_t* __restrict__ a, const uint4* __restrict__ words,
-                    const uint16_t* __restrict__ scales, uint16_t* __restrict__ c,
-                    int* __restrict__ locks, float* __restrict__ buffer, int m, int n, int k,
-                    int nPad, Striping st) {
-  extern __shared__ uint4 smemRaw[];
-  constexpr int kMTiles = mTilesForRows(kRows);
-  constexpr int kStage = stageBytes(kRows);
-  const auto* smem = reinterpret_cast<const unsigned char*>(smemRaw);
-  const auto smemBase = static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw));
-
-  const int tid = static_cast<int>(threadIdx.x);
-  const int warp = tid / 32;
-  const int lane = tid % 32;
-  const LaneCoord lc = laneCoord(lane);
-  const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
-  const uint64_t weightPolicy = evictFirstPolicy();
+struct W4a16Cta {
+  static constexpr int kMTiles = mTilesForRows(kRows);
+  static constexpr int kStage = stageBytes(kRows);
+  const uint16_t* __restrict__ a;
+  const uint4* __restrict__ words;
+  const uint16_t* __restrict__ scales;
+  uint16_t* __restrict__ c;
+  int* __restrict__ locks;
+  float* __restrict__ buffer;
+  int m, n, k, nPad;
+  Striping st;
+  const unsigned char* smem;
+  uint32_t smemBase;
+  int tid, warp, lane;
+  LaneCoord lc;
+  uint64_t weightPolicy;
+  float acc[kTilesPerWarp][kMTiles][4];
 
   // One stage: A rows of the unit's row slice, the block's weights and scales of its group.
-  auto loadStage = [&](const Unit& un, int stage) {
+  __device__ __forceinline__ void loadStage(const Unit& un, int stage) {
     const uint32_t base = smemBase + static_cast<uint32_t>(stage * kStage);
     for (int v = tid; v < aStageVectors(kRows); v += kThreads) {
       const StageSlot slot = aStageSlot(v);
@@ -187,10 +190,9 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
                   scales + scaleIndex(un.grp, nPad, col), 16);
       }
     }
-  };
+  }
 
-  float acc[kTilesPerWarp][kMTiles][4];
-  auto clearAcc = [&] {
+  __device__ __forceinline__ void clearAcc() {
 #pragma unroll
     for (int j = 0; j < kTilesPerWarp; ++j) {
 #pragma unroll
@@ -199,10 +201,9 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
         for (int r = 0; r < 4; ++r) acc[j][mt][r] = 0.0f;
       }
     }
-  };
-  clearAcc();
+  }
 
-  auto compute = [&](int stage, const Unit& un) {
+  __device__ __forceinline__ void compute(int stage, const Unit& un) {
     // Warp-uniform, and no barrier inside. A second tile beyond nPad is computed from stale
     // shared memory and never stored: cheaper than a branch per mma.
     if (tileOf(un.x, warp, 0) * 8 >= nPad) return;
@@ -281,11 +282,11 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
         acc[j][mt][3] = fmaf(s1, part[j][mt][3], acc[j][mt][3]);
       }
     }
-  };
+  }
 
   // The block is done for this CTA: store it, or add it into the shared reduction in order.
   // All threads take part (the barriers), warps of tiles beyond nPad store nothing.
-  auto finishBlock = [&](const Unit& un) {
+  __device__ __forceinline__ void finishBlock(const Unit& un) {
     const BlockShare share = blockShare(st, un.block, static_cast<int>(blockIdx.x));
     const ReduceStep step = reduceStep(share);
     if (step.waitAndRead) {
@@ -337,15 +338,46 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     } else if (share.count > 1 && tid == 0) {
       atomicExch(locks + un.block, 0);  // last contributor: ready for the next launch
     }
-  };
+  }
+};
 
+template <int kRows>
+__global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
+    w4a16GemmKernel(const uint16_t* __restrict__ a, const uint4* __restrict__ words,
+                    const uint16_t* __restrict__ scales, uint16_t* __restrict__ c,
+                    int* __restrict__ locks, float* __restrict__ buffer, int m, int n, int k,
+                    int nPad, Striping st) {
+  extern __shared__ uint4 smemRaw[];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % 32;
+  W4a16Cta<kRows> cta{a,
+                      words,
+                      scales,
+                      c,
+                      locks,
+                      buffer,
+                      m,
+                      n,
+                      k,
+                      nPad,
+                      st,
+                      reinterpret_cast<const unsigned char*>(smemRaw),
+                      static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)),
+                      tid,
+                      tid / 32,
+                      lane,
+                      laneCoord(lane),
+                      evictFirstPolicy(),
+                      {}};
+  cta.clearAcc();
+  const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
   // Prologue: kStages − 1 groups in flight before the first mma. Every iteration commits one
   // group (possibly empty), so wait_group<kStages − 2> always means "this stage has landed".
   Unit copyAt = unitAt(st, range.begin);  // the next unit to copy
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (range.begin + s < range.end) {
-      loadStage(copyAt, s);
+      cta.loadStage(copyAt, s);
       copyAt = nextUnit(st, copyAt);
     }
     cpAsyncCommit();
@@ -356,14 +388,14 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     cpAsyncWait<kStages - 2>();
     __syncthreads();  // stage i visible to all warps; stage i − 1 free for the copy below
     if (u + kStages - 1 < range.end) {
-      loadStage(copyAt, copySlot(i));
+      cta.loadStage(copyAt, copySlot(i));
       copyAt = nextUnit(st, copyAt);
     }
     cpAsyncCommit();
-    compute(computeSlot(i), un);
+    cta.compute(computeSlot(i), un);
     if (un.grp == st.groups - 1 || u == range.end - 1) {
-      finishBlock(un);
-      clearAcc();
+      cta.finishBlock(un);
+      cta.clearAcc();
     }
   }
   cpAsyncWait<0>();

@@ -501,9 +501,17 @@ void MainWindow::recompute() {
 }
 
 void MainWindow::updateSchemesTable() {
-  const QStringList headers = {"scheme",     "bits/weight",      "path",    "floor ms",
-                               "mma µs/seq", "dequant ms",       "ridge B", "weights GiB",
-                               "max seqs",   "tok/s at capacity"};
+  QStringList headers = {"scheme",     "bits/weight",      "path",    "floor ms",
+                         "mma µs/seq", "dequant ms",       "ridge B", "weights GiB",
+                         "max seqs",   "tok/s at capacity"};
+  // With the panel's prompt and output tokens: one request's end-to-end figures (batch 1).
+  const double inLen = static_cast<double>(m_report->scenario.inputLen);
+  const double outLen = static_cast<double>(m_report->scenario.outputLen);
+  const bool e2e = inLen > 0 && outLen > 0;
+  if (e2e)
+    headers << "TTFT ms (B=1)"
+            << "TPOT ms (B=1)"
+            << "latency s (B=1)";
   m_schemesTable->setSortingEnabled(false);
   m_schemesTable->clear();
   m_schemesTable->setColumnCount(static_cast<int>(headers.size()));
@@ -534,6 +542,12 @@ void MainWindow::updateSchemesTable() {
     m_schemesTable->setItem(row, 7, num(s.capacity.weightsGib, 2));
     m_schemesTable->setItem(row, 8, num(static_cast<double>(s.capacity.maxSeqs), 0));
     m_schemesTable->setItem(row, 9, num(s.capacity.tokensPerSAtCapacity, 0));
+    if (e2e) {
+      const StaticBatchPrediction p = predictStaticBatch(s.curve, 1.0, inLen, outLen);
+      m_schemesTable->setItem(row, 10, num(p.ttftMs, 2));
+      m_schemesTable->setItem(row, 11, num(p.tpotMs, 3));
+      m_schemesTable->setItem(row, 12, num(p.e2eLatencyS, 3));
+    }
     ++row;
   }
   m_schemesTable->setSortingEnabled(true);

@@ -405,6 +405,22 @@ QGroupBox* ScenarioPanel::buildServingGroup() {
   m_context->setSpecialValueText("off");
   m_context->setToolTip("Adds the KV-cache read and attention math at this context length");
   srvForm->addRow("Context tokens", m_context);
+  m_inputLen = new QSpinBox(srv);
+  m_inputLen->setObjectName("inputLen");
+  m_inputLen->setRange(0, 10'000'000);
+  m_inputLen->setSingleStep(128);
+  m_inputLen->setSpecialValueText("off");
+  m_inputLen->setToolTip(
+      "Prompt tokens of a static batch (as vLLM bench latency runs it): with output tokens, the "
+      "Schemes table adds TTFT, TPOT and end-to-end latency at batch 1");
+  srvForm->addRow("Prompt tokens", m_inputLen);
+  m_outputLen = new QSpinBox(srv);
+  m_outputLen->setObjectName("outputLen");
+  m_outputLen->setRange(0, 10'000'000);
+  m_outputLen->setSingleStep(64);
+  m_outputLen->setSpecialValueText("off");
+  m_outputLen->setToolTip("Output tokens of the static batch (0: no end-to-end figures)");
+  srvForm->addRow("Output tokens", m_outputLen);
   return srv;
 }
 
@@ -421,7 +437,8 @@ void ScenarioPanel::connectChanges() {
   for (QComboBox* box : {m_kvDtype, m_mixedLinear, m_mixedMoe, m_mixedLmHead}) {
     connect(box, &QComboBox::currentIndexChanged, this, changed);
   }
-  for (QSpinBox* box : {m_tp, m_batchMin, m_batchMax, m_maxModelLen, m_context}) {
+  for (QSpinBox* box :
+       {m_tp, m_batchMin, m_batchMax, m_maxModelLen, m_context, m_inputLen, m_outputLen}) {
     connect(box, &QSpinBox::valueChanged, this, changed);
   }
   for (QDoubleSpinBox* box : {m_memUtil, m_reserve}) {
@@ -603,6 +620,8 @@ void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
   m_memUtil->setValue(spec.memUtil);
   m_reserve->setValue(spec.reserveGib);
   m_context->setValue(static_cast<int>(spec.contextTokens));
+  m_inputLen->setValue(static_cast<int>(spec.inputLen));
+  m_outputLen->setValue(static_cast<int>(spec.outputLen));
   m_updating = false;
 }
 
@@ -631,6 +650,8 @@ ScenarioSpec ScenarioPanel::spec() const {
   s.memUtil = m_memUtil->value();
   s.reserveGib = m_reserve->value();
   s.contextTokens = m_context->value();
+  s.inputLen = m_inputLen->value();
+  s.outputLen = m_outputLen->value();
   return s;
 }
 

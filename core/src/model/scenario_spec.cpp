@@ -60,6 +60,10 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   s.memUtil = spec.memUtil;
   s.reserveGib = spec.reserveGib;
   s.contextTokens = spec.contextTokens;
+  if (spec.inputLen > 0 && spec.outputLen > 0) {
+    s.inputLen = spec.inputLen;
+    s.outputLen = spec.outputLen;
+  }
   cat.setFallbacks(s);
   s.efficiency = scenarioEfficiency(s.gpu, spec.datasheet, cat);
   if (auto e = validateScenario(s)) return *e;

@@ -31,10 +31,10 @@ std::optional<Error> looseInto(const JsonReader& r, const Json& v, const std::st
 
 std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std::string& p,
                                   ScenarioSpec& s) {
-  if (auto e = r.object(
-          j, p, "scenario",
-          {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype", "max_model_len",
-           "mem_util", "reserve_gib", "context", "use_case", "batch", "datasheet"})) {
+  if (auto e = r.object(j, p, "scenario",
+                        {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype",
+                         "max_model_len", "mem_util", "reserve_gib", "context", "use_case", "batch",
+                         "datasheet", "input_len", "output_len"})) {
     return e;
   }
   if (auto e = r.readString(s.model, j, p, "model", true, false)) return e;
@@ -73,6 +73,9 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   if (auto e = r.readNumber(s.reserveGib, j, p, "reserve_gib")) return e;
   if (s.reserveGib < 0) return r.error(child(p, "reserve_gib"), "reserve_gib", "must be >= 0");
   if (auto e = r.readInteger(s.contextTokens, j, p, "context", true, 0, kMaxTokens)) return e;
+  s.inputLen = s.outputLen = 0;
+  if (auto e = r.readInteger(s.inputLen, j, p, "input_len", false, 0, kMaxTokens)) return e;
+  if (auto e = r.readInteger(s.outputLen, j, p, "output_len", false, 0, kMaxTokens)) return e;
   s.useCase.clear();
   if (auto e = r.readString(s.useCase, j, p, "use_case", false)) return e;
   s.datasheet = false;

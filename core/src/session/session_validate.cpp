@@ -79,6 +79,8 @@ std::optional<Error> checkScenario(const ScenarioSpec& s) {
   if (auto e = finite(s.reserveGib, p, "reserve_gib")) return e;
   if (s.reserveGib < 0) return at(child(p, "reserve_gib"), "reserve_gib", "must be >= 0");
   if (auto e = inRange(s.contextTokens, p, "context", 0, kMaxTokens)) return e;
+  if (auto e = inRange(s.inputLen, p, "input_len", 0, kMaxTokens)) return e;
+  if (auto e = inRange(s.outputLen, p, "output_len", 0, kMaxTokens)) return e;
   const std::string bp = child(p, "batch");
   if (auto e = finite(s.batchMin, bp, "min")) return e;
   if (auto e = finite(s.batchMax, bp, "max")) return e;

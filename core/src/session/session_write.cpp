@@ -79,6 +79,8 @@ J scenarioJson(const ScenarioSpec& s) {
   j["mem_util"] = s.memUtil;
   j["reserve_gib"] = s.reserveGib;
   j["context"] = s.contextTokens;
+  if (s.inputLen > 0) j["input_len"] = s.inputLen;
+  if (s.outputLen > 0) j["output_len"] = s.outputLen;
   j["use_case"] = s.useCase;
   J batch = J::object();
   batch["min"] = s.batchMin;

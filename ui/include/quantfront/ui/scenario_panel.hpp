@@ -116,7 +116,10 @@ class ScenarioPanel : public QWidget {
   QComboBox* m_model = nullptr;
   QComboBox* m_gpu = nullptr;
   QSpinBox* m_tp = nullptr;
-  QCheckBox* m_datasheet = nullptr;  ///< the ideal roofline instead of the calibrated constants
+  QCheckBox* m_datasheet = nullptr;
+  QSpinBox* m_inputLen = nullptr;   ///< static batch prompt tokens, 0: off
+  QSpinBox* m_outputLen = nullptr;  ///< static batch output tokens, 0: off  ///< the ideal roofline
+                                    ///< instead of the calibrated constants
   QListWidget* m_schemes = nullptr;
   QComboBox* m_mixedLinear = nullptr;
   QComboBox* m_mixedMoe = nullptr;

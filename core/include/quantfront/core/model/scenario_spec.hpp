@@ -31,6 +31,10 @@ struct ScenarioSpec {
   double reserveGib = 6.0;
   std::int64_t contextTokens = 0;
   std::string useCase;  ///< deployment use-case preset id, empty for none
+  /// A static batch's prompt and output tokens for the end-to-end figures (TTFT, TPOT,
+  /// latency of B requests, as vLLM bench latency runs them); 0: none.
+  std::int64_t inputLen = 0;
+  std::int64_t outputLen = 0;
   /// The ideal roofline: no calibration at all (neither the GPU file's block nor the bundled
   /// defaults). Off: the GPU's own calibration block, else the catalog's bundled defaults.
   bool datasheet = false;

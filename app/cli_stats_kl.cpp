@@ -63,8 +63,9 @@ std::map<std::string, MetricValue> divergenceMetrics(const stats::Divergence& d,
   p.note = "qfront stats kl against the baseline run " + fileA;
   std::map<std::string, MetricValue> m;
   if (d.positions > 0) {
+    // n counts prompts: the interval resamples prompts, not positions.
     MetricValue kl{d.meanTokenKl, d.meanTokenKlCi.lo, d.meanTokenKlCi.hi,
-                   static_cast<double>(d.positions), p};
+                   static_cast<double>(d.prompts), p};
     m["kl_per_token_nats"] = kl;
     m["token_flip_rate_pct"] = MetricValue{100 * d.tokenFlipRate, std::nullopt, std::nullopt,
                                            static_cast<double>(d.positions), p};

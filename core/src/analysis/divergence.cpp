@@ -246,11 +246,16 @@ Result<std::vector<LogprobSample>> readLogprobSamples(const std::string& path) {
 }
 
 double tokenKl(const TokenLogprobs& a, const TokenLogprobs& b) {
-  std::map<std::string, double> pa, qb;
-  pa[a.token] = std::exp(a.logprob);
-  for (const auto& [t, v] : a.top) pa[t] = std::exp(v);
-  qb[b.token] = std::exp(b.logprob);
-  for (const auto& [t, v] : b.top) qb[t] = std::exp(v);
+  // Tokens by text: entries of one text (byte-fallback pieces decode alike) add up; the
+  // produced token counts once, from the list when it is there.
+  auto masses = [](const TokenLogprobs& t) {
+    std::map<std::string, double> m;
+    for (const auto& [tok, v] : t.top) m[tok] += std::exp(v);
+    if (!m.count(t.token)) m[t.token] = std::exp(t.logprob);
+    for (auto& [tok, p] : m) p = std::min(p, 1.0);
+    return m;
+  };
+  const std::map<std::string, double> pa = masses(a), qb = masses(b);
   double qMin = 1.0;
   for (const auto& [t, v] : qb) qMin = std::min(qMin, v);
   double kl = 0, pListed = 0, qListed = 0;
@@ -270,6 +275,12 @@ double tokenKl(const TokenLogprobs& a, const TokenLogprobs& b) {
 Result<Divergence> compareDivergence(const std::vector<LogprobSample>& a, const std::string& fileA,
                                      const std::vector<LogprobSample>& b, const std::string& fileB,
                                      const BootstrapOptions& boot) {
+  if (boot.resamples < kMinResamples || boot.resamples > kMaxResamples ||
+      !(boot.confidence > 0 && boot.confidence < 1)) {
+    return Error{"", "", "resamples",
+                 "resamples must be " + std::to_string(kMinResamples) + " to " +
+                     std::to_string(kMaxResamples) + " and confidence in (0, 1)"};
+  }
   std::map<std::string, const LogprobSample*> byKey;
   for (const auto& s : b) byKey[s.key] = &s;
   Divergence d;
@@ -325,6 +336,7 @@ Result<Divergence> compareDivergence(const std::vector<LogprobSample>& a, const 
         d.positionsAfter += std::max(sa.tokens.size(), sb.tokens.size()) - (i + 1);
         break;
       }
+      if (i + 1 == n) d.positionsAfter += std::max(sa.tokens.size(), sb.tokens.size()) - n;
     }
     d.diverged += diverged ? 1 : 0;
     d.positions += count;

@@ -8,7 +8,9 @@
 namespace qf {
 
 double percentileFromOrder(std::size_t n, double pct, const std::map<std::size_t, double>& order) {
-  const double h = (static_cast<double>(n) - 1.0) * std::clamp(pct, 0.0, 100.0) / 100.0;
+  // As numpy: the quantile (pct / 100) times (n − 1), in that order (the other order differs
+  // in the last bits and, sometimes, in the floor).
+  const double h = (static_cast<double>(n) - 1.0) * (std::clamp(pct, 0.0, 100.0) / 100.0);
   const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
   const double frac = h - static_cast<double>(lo);
   const double a = order.at(lo);
@@ -19,7 +21,7 @@ double percentileFromOrder(std::size_t n, double pct, const std::map<std::size_t
 }
 
 void addPercentileRanks(std::size_t n, double pct, std::vector<std::size_t>& ranks) {
-  const double h = (static_cast<double>(n) - 1.0) * std::clamp(pct, 0.0, 100.0) / 100.0;
+  const double h = (static_cast<double>(n) - 1.0) * (std::clamp(pct, 0.0, 100.0) / 100.0);
   const auto lo = std::min(static_cast<std::size_t>(std::floor(h)), n - 1);
   ranks.push_back(lo);
   if (lo + 1 < n) ranks.push_back(lo + 1);

@@ -97,10 +97,17 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
       out.notes.push_back(g.id + ": " + g.gate + ": " + g.reason);
     }
   }
+  // An assignment passes when a candidate with it passes and none with it fails: evidence
+  // against a scheme is not outvoted by evidence for it.
+  std::vector<Assignment> failed;
+  for (const auto& c : ofModel) {
+    if (failing.count(c.id)) failed.push_back(assignmentOf(c));
+  }
   std::vector<Assignment> passing;
   for (const auto& c : ofModel) {
     if (failing.count(c.id)) continue;
     const Assignment a = assignmentOf(c);
+    if (std::find(failed.begin(), failed.end(), a) != failed.end()) continue;
     if (std::find(passing.begin(), passing.end(), a) != passing.end()) continue;
     passing.push_back(a);
     out.passingSchemes.push_back(a.moe == a.linear && a.lmHead == a.linear

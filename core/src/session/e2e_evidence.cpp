@@ -37,7 +37,11 @@ std::optional<StaticBatch> stamped(const ImportedRun& run) {
   return StaticBatch{*b, *i, *o};
 }
 
+/// A count as the importers write it: a whole number in plain digits (never "1e+05").
 std::string formatCount(double v) {
+  if (std::floor(v) == v && std::abs(v) < 9.0e15) {
+    return std::to_string(static_cast<long long>(v));
+  }
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);

@@ -57,7 +57,11 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
     }
     fi.report = std::move(*rep);
     if (fi.report->file.empty()) fi.report->file = file;
-    if (plan.staticBatch) stampStaticBatch(fi.report->runs, *plan.staticBatch);
+    if (plan.staticBatch && stampStaticBatch(fi.report->runs, *plan.staticBatch) == 0) {
+      fi.report->warnings.push_back(
+          "--batch/--input-len/--output-len given, but this file holds no vLLM bench latency or "
+          "throughput run to record them on (left as they were)");
+    }
     for (const auto& run : fi.report->runs) fi.metricsRead += run.metrics.size();
     fi.warnings = warningsOf(*fi.report);
     out.push_back(std::move(fi));

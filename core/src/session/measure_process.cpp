@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -42,14 +43,14 @@ class Child {
   std::optional<std::string> start(const std::vector<std::string>& argv,
                                    const std::string& errFile) {
     int fds[2];
-    if (::pipe(fds) != 0) return std::string("pipe: ") + std::strerror(errno);
+    // Close-on-exec: no other child started meanwhile inherits the write end (which would
+    // hold off the end of output until it exits); dup2 onto fd 1 clears the flag there.
+    if (::pipe2(fds, O_CLOEXEC) != 0) return std::string("pipe: ") + std::strerror(errno);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
     posix_spawn_file_actions_addopen(&fa, 2, errFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addclose(&fa, fds[1]);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -102,13 +103,18 @@ class Child {
   void terminate() {
     if (m_pid > 0) ::kill(m_pid, SIGTERM);
   }
+  void kill() {
+    if (m_pid > 0) ::kill(m_pid, SIGKILL);
+  }
 
   /// Waits for the child; its exit status, or −signal when a signal ended it.
   int wait() {
     int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    pid_t r = 0;
+    while ((r = ::waitpid(m_pid, &status, 0)) < 0 && errno == EINTR) {
     }
     m_pid = -1;
+    if (r < 0) return 127;  // not ours to wait for (reaped elsewhere): not a success
     if (WIFSIGNALED(status)) return -WTERMSIG(status);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   }
@@ -166,29 +172,47 @@ class ChildProcessBackend final : public MeasurementBackend {
     }
     std::string text;
     bool timedOut = false;
-    while (auto l = child.line(30'000, timedOut)) text += *l + "\n";
-    if (timedOut) child.terminate();
+    // At most 30 s in all (the window waits on it): then the child is killed.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+      auto l = child.line(250, timedOut);
+      if (l) text += *l + "\n";
+      if (!l && !timedOut) break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        child.kill();
+        break;
+      }
+    }
     const int rc = child.wait();
     std::vector<MeasureDevice> out;
     auto doc = parseJson(text, m_exe + " --list-devices");
-    if (!doc || !doc->is_object() || !doc->contains("devices")) {
+    if (!doc || !doc->is_object() || !doc->contains("devices") || !(*doc)["devices"].is_array()) {
       const std::string err = lastLine(tmp.path() + "/stderr");
       why = !err.empty() ? err
                          : "qfront-measure --list-devices gave no device list (exit " +
                                std::to_string(rc) + ")";
       return {};
     }
+    auto number = [](const Json& d, const char* key) {
+      const auto it = d.find(key);
+      return it != d.end() && it->is_number() ? it->get<double>() : 0.0;
+    };
     for (const auto& d : (*doc)["devices"]) {
+      if (!d.is_object()) continue;
       MeasureDevice m;
-      m.index = d.value("index", 0);
-      m.name = d.value("name", std::string());
-      m.smMajor = d.value("sm_major", 0);
-      m.smMinor = d.value("sm_minor", 0);
-      m.smCount = d.value("sm_count", 0);
-      m.memoryGib = d.value("memory_gib", 0.0);
+      m.index = static_cast<int>(number(d, "index"));
+      if (const auto n = d.find("name"); n != d.end() && n->is_string())
+        m.name = n->get<std::string>();
+      m.smMajor = static_cast<int>(number(d, "sm_major"));
+      m.smMinor = static_cast<int>(number(d, "sm_minor"));
+      m.smCount = static_cast<int>(number(d, "sm_count"));
+      m.memoryGib = number(d, "memory_gib");
       out.push_back(m);
     }
-    if (out.empty()) why = doc->value("why", std::string("no CUDA device"));
+    if (out.empty()) {
+      const auto w = doc->find("why");
+      why = w != doc->end() && w->is_string() ? w->get<std::string>() : "no CUDA device";
+    }
     return out;
   }
 
@@ -223,21 +247,31 @@ class ChildProcessBackend final : public MeasurementBackend {
     double done = 0;
     std::string what;
     bool cancelled = false, timedOut = false;
+    std::chrono::steady_clock::time_point cancelledAt;
+    auto cancel = [&] {
+      cancelled = true;
+      cancelledAt = std::chrono::steady_clock::now();
+      child.terminate();
+    };
     for (;;) {
       auto l = child.line(250, timedOut);
       if (timedOut) {
-        // Nothing new: ask whether to go on (a null record only reports progress).
-        if (!cancelled && progress && !progress(nullptr, done, what)) {
-          cancelled = true;
-          child.terminate();
+        // Nothing new: ask whether to go on (a null record only reports progress). A child
+        // that does not stop within 10 s of Cancel (a hung kernel) is killed.
+        if (!cancelled && progress && !progress(nullptr, done, what)) cancel();
+        if (cancelled &&
+            std::chrono::steady_clock::now() - cancelledAt > std::chrono::seconds(10)) {
+          child.kill();
         }
         continue;
       }
       if (!l) break;
       auto j = parseJson(*l, "qfront-measure progress");
       if (!j || !j->is_object()) continue;
-      done = j->value("done", done);
-      what = j->value("what", std::string());
+      if (const auto d = j->find("done"); d != j->end() && d->is_number()) done = d->get<double>();
+      what.clear();
+      if (const auto w = j->find("what"); w != j->end() && w->is_string())
+        what = w->get<std::string>();
       std::optional<KernelMeasurement> rec;
       if (const auto r = j->find("record"); r != j->end() && r->is_object()) {
         if (auto s = parseSession(*r, "qfront-measure progress");
@@ -246,10 +280,7 @@ class ChildProcessBackend final : public MeasurementBackend {
           batch.records.push_back(*rec);
         }
       }
-      if (!cancelled && progress && !progress(rec ? &*rec : nullptr, done, what)) {
-        cancelled = true;
-        child.terminate();
-      }
+      if (!cancelled && progress && !progress(rec ? &*rec : nullptr, done, what)) cancel();
     }
     const int rc = child.wait();
     if (cancelled) {

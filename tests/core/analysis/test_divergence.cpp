@@ -88,6 +88,24 @@ TEST_CASE("two runs' generations compared until they diverge", "[stats][kl]") {
   CHECK(d->unmatched == 0);
 }
 
+TEST_CASE("a run that stops early: its missing positions are counted as left out", "[stats][kl]") {
+  const std::string a = chatLine("p", {{"x", 0.9}, {"y", 0.8}, {"z", 0.7}}, 0.05);
+  const std::string b = chatLine("p", {{"x", 0.9}, {"y", 0.8}}, 0.05);
+  auto ra = parseLogprobSamples(a, "a");
+  auto rb = parseLogprobSamples(b, "b");
+  REQUIRE(ra.ok());
+  REQUIRE(rb.ok());
+  auto d = compareDivergence(*ra, "a", *rb, "b");
+  REQUIRE(d.ok());
+  CHECK(d->positions == 2);
+  CHECK(d->positionsAfter == 1);
+  CHECK(d->diverged == 1);
+  // Top-k entries of one text add up (byte-fallback pieces decode alike).
+  TokenLogprobs t1 = tok("a", 0.4, {{"a", 0.4}, {"\xef\xbf\xbd", 0.2}, {"\xef\xbf\xbd", 0.2}});
+  TokenLogprobs t2 = tok("a", 0.4, {{"a", 0.4}, {"\xef\xbf\xbd", 0.4}});
+  CHECK(tokenKl(t1, t2) == Approx(0.0).margin(1e-12));
+}
+
 TEST_CASE("multiple-choice samples: KL over the choices and the answer flip rate", "[stats][kl]") {
   auto line = [](int doc, double p0, double p1, double p2) {
     return R"({"doc_id": )" + std::to_string(doc) + R"(, "arguments": {}, "resps": [[[")" +

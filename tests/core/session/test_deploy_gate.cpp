@@ -70,4 +70,9 @@ TEST_CASE("search gated by the session's candidates", "[session][deploy]") {
   CHECK(k.id.find("h100-sxm") != std::string::npos);
 
   CHECK_FALSE(deployGateFromSession(s, "qwen3-30b-a3b", {*gate}, std::nullopt).ok());
+  // A second FP8 candidate that fails: evidence against the scheme is not outvoted.
+  s.candidates.push_back(cand("fp8-b", "w8a8-fp8", 0.70));
+  auto g2 = deployGateFromSession(s, "llama-3-8b", {*gate}, std::nullopt);
+  REQUIRE(g2.ok());
+  CHECK(g2->passingSchemes == std::vector<std::string>{"bf16"});
 }

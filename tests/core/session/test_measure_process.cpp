@@ -59,7 +59,9 @@ void prepare(TempDir& dir) {
                  .dump() +
              "\n";
   }
-  write(dir.file("lines.jsonl"), lines);
+  // A line of the wrong shape (null fraction, numeric text) is passed over, never thrown on.
+  write(dir.file("lines.jsonl"),
+        "{\"done\": null, \"what\": 3, \"record\": 1}\nnot json\n" + lines);
   write(dir.file("final.json"), sessionToText(finished));
 }
 

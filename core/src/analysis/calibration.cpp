@@ -283,23 +283,18 @@ Json fitJson(const FittedValue& f) {
 }
 }  // namespace
 
-Result<GpuSpec> applyCalibration(GpuSpec gpu, const Calibration& c, const std::string& source) {
+namespace {
+
+/// The calibration block of `c` over `gpu`'s datasheet, figures as fitted (not range-checked).
+GpuCalibration calibrationBlock(const GpuSpec& gpu, const Calibration& c,
+                                const std::string& source) {
   GpuCalibration cal;
   cal.source = source;
   Json extra = Json::object();
   extra["device"] = c.device;
   Json fits = Json::object();
-  // The ranges a GPU file's reader accepts (parseGpuCalibration), so what is applied here is
-  // what a written file would read back as.
-  auto efficiency = [&](const std::string& field, double v) -> std::optional<Error> {
-    if (std::isfinite(v) && v > 0 && v <= kMaxEfficiency) return std::nullopt;
-    return Error{source, "", "calibration." + field,
-                 "must be in (0, " + fmtNum(kMaxEfficiency) + "], found " + fmtNum(v)};
-  };
   if (c.bandwidthBytesPerS) {
-    const double eta = c.bandwidthBytesPerS->value / gpu.bandwidthBytesPerS();
-    if (auto e = efficiency("bandwidth_efficiency", eta)) return *e;
-    cal.bandwidthEfficiency = eta;
+    cal.bandwidthEfficiency = c.bandwidthBytesPerS->value / gpu.bandwidthBytesPerS();
     extra["measured_bandwidth_tbs"] = c.bandwidthBytesPerS->value / 1e12;
     fits["bandwidth"] = fitJson(*c.bandwidthBytesPerS);
   }
@@ -309,47 +304,57 @@ Result<GpuSpec> applyCalibration(GpuSpec gpu, const Calibration& c, const std::s
     auto path = tensorPathFromName(key);
     const TensorPath p = path ? *path : TensorPath::Bf16;
     if (!gpu.hasPath(p)) continue;
-    const double eta = f.value / gpu.peakFlopsPerS(p);
-    if (auto e = efficiency("compute_efficiency." + key, eta)) return *e;
-    cal.computeEfficiency[key] = eta;
+    cal.computeEfficiency[key] = f.value / gpu.peakFlopsPerS(p);
     measuredTflops[key] = f.value / 1e12;
     fits["compute/" + key] = fitJson(f);
   }
   if (!measuredTflops.empty()) extra["measured_tensor_tflops"] = measuredTflops;
   for (const auto& [scheme, f] : c.dequantSecondsPerWeight) {
-    if (!(std::isfinite(f.value) && f.value >= 0 && f.value <= kMaxDequantSPerWeight)) {
-      return Error{
-          source, "", "calibration.dequant_s_per_weight." + scheme,
-          "must be in [0, " + fmtNum(kMaxDequantSPerWeight) + "], found " + fmtNum(f.value)};
-    }
     cal.dequantSPerWeight[scheme] = f.value;
     fits["dequant/" + scheme] = fitJson(f);
   }
   extra["fits"] = fits;
   cal.extraJson = extra.dump();
+  return cal;
+}
+
+/// The ranges a GPU file's reader accepts (parseGpuCalibration): what is applied is what a
+/// written file would read back as.
+std::optional<Error> checkCalibrationBlock(const GpuCalibration& cal, const std::string& source) {
+  auto efficiency = [&](const std::string& field, double v) -> std::optional<Error> {
+    if (std::isfinite(v) && v > 0 && v <= kMaxEfficiency) return std::nullopt;
+    return Error{source, "", "calibration." + field,
+                 "must be in (0, " + fmtNum(kMaxEfficiency) + "], found " + fmtNum(v)};
+  };
+  if (cal.bandwidthEfficiency) {
+    if (auto e = efficiency("bandwidth_efficiency", *cal.bandwidthEfficiency)) return e;
+  }
+  for (const auto& [key, eta] : cal.computeEfficiency) {
+    if (auto e = efficiency("compute_efficiency." + key, eta)) return e;
+  }
+  for (const auto& [scheme, v] : cal.dequantSPerWeight) {
+    if (!(std::isfinite(v) && v >= 0 && v <= kMaxDequantSPerWeight)) {
+      return Error{source, "", "calibration.dequant_s_per_weight." + scheme,
+                   "must be in [0, " + fmtNum(kMaxDequantSPerWeight) + "], found " + fmtNum(v)};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<GpuSpec> applyCalibration(GpuSpec gpu, const Calibration& c, const std::string& source) {
+  GpuCalibration cal = calibrationBlock(gpu, c, source);
+  if (auto e = checkCalibrationBlock(cal, source)) return *e;
   gpu.calibration = std::move(cal);
   return gpu;
 }
 
 Json calibratedGpuJson(const GpuSpec& datasheet, const Calibration& c, const std::string& source) {
-  auto gpu = applyCalibration(datasheet, c, source);
-  if (gpu) return gpuToJson(*gpu);
-  // Out of range: the figures as they are, for the reader to refuse naming the field.
-  Json j = gpuToJson(datasheet);
-  Json cal{{"source", source}, {"device", c.device}};
-  if (c.bandwidthBytesPerS) {
-    cal["bandwidth_efficiency"] = c.bandwidthBytesPerS->value / datasheet.bandwidthBytesPerS();
-  }
-  for (const auto& [key, f] : c.peakFlopsPerS) {
-    auto path = tensorPathFromName(key);
-    const TensorPath p = path ? *path : TensorPath::Bf16;
-    if (datasheet.hasPath(p)) cal["compute_efficiency"][key] = f.value / datasheet.peakFlopsPerS(p);
-  }
-  for (const auto& [scheme, f] : c.dequantSecondsPerWeight) {
-    cal["dequant_s_per_weight"][scheme] = f.value;
-  }
-  j["calibration"] = cal;
-  return j;
+  // Figures out of range are written as they are, for the reader to refuse naming the field.
+  GpuSpec gpu = datasheet;
+  gpu.calibration = calibrationBlock(datasheet, c, source);
+  return gpuToJson(gpu);
 }
 
 Result<std::vector<MeasuredStep>> measuredStepTimes(const std::vector<KernelMeasurement>& records,

@@ -284,15 +284,15 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
     prefixes.push_back(prefix);
   }
   if (wanted.empty()) return;
-  auto run2 = stats::bootstrapRun(run.requests, wanted, std::nullopt, boot);
-  if (!run2) {
-    warnings.push_back(run.sourceFile + ": no bootstrap intervals: " + run2.error().message);
+  auto intervals = stats::bootstrapRun(run.requests, wanted, std::nullopt, boot);
+  if (!intervals) {
+    warnings.push_back(run.sourceFile + ": no bootstrap intervals: " + intervals.error().message);
     return;
   }
   std::size_t requests = 0;
   for (const auto& r : run.requests) requests += stats::producedOutput(r) ? 1 : 0;
   for (std::size_t w = 0; w < wanted.size(); ++w) {
-    const auto& b = run2->percentiles[w];
+    const auto& b = intervals->percentiles[w];
     if (!b) {
       warnings.push_back(run.sourceFile + ": no bootstrap interval for " + prefixes[w] +
                          " percentiles: " + b.error().message);

@@ -54,15 +54,20 @@ TEST_CASE("GPU fields: prefilled from the GPU, read back as its document", "[ui]
   t.hbmBandwidthTBps = " 1.675 ";
   t.tensorTflops[static_cast<std::size_t>(qf::TensorPath::Fp8)].clear();  // drop the fp8 path
   t.pricePerGpuHourUsd = "2.5";
-  auto doc = qf::ui::editedGpuJson(h100, t);
-  if (!doc) FAIL(doc.error().str());
-  const qf::Json j = qf::Json::parse(*doc);
-  CHECK(j.at("id") == "h100-sxm");
-  CHECK(j.at("hbm_bandwidth_tbs") == 1.675);
-  CHECK_FALSE(j.at("tensor_tflops").contains("fp8"));
-  CHECK(j.at("tensor_tflops").at("bf16") == 989.4);  // H100 SXM dense bf16, kept as it was
-  CHECK(j.at("price_per_hour") == 2.5);
-  CHECK(j.at("price_source") == "entered by hand");
+  auto g = qf::ui::editedGpu(h100, t);
+  if (!g) FAIL(g.error().str());
+  CHECK(g->id == "h100-sxm");
+  CHECK(g->hbmBandwidthTBps == 1.675);
+  CHECK_FALSE(g->hasPath(qf::TensorPath::Fp8));
+  CHECK(g->tensorTflops[static_cast<std::size_t>(qf::TensorPath::Bf16)] ==
+        989.4);  // H100 SXM dense bf16, kept as it was
+  CHECK(g->pricePerGpuHourUsd == 2.5);
+  CHECK(g->priceSource == "entered by hand");
+  CHECK(g->source == h100.source);
+  // The same figures as the catalog's: equal to it, so no edit.
+  auto same = qf::ui::editedGpu(h100, qf::ui::gpuFieldTexts(h100));
+  REQUIRE(same.ok());
+  CHECK(*same == h100);
 
   // Errors name the field and the text or value at fault.
   struct Bad {
@@ -82,7 +87,7 @@ TEST_CASE("GPU fields: prefilled from the GPU, read back as its document", "[ui]
     GpuFieldTexts b = qf::ui::gpuFieldTexts(h100);
     b.*(bad.field) = bad.text;
     INFO(bad.key << " = '" << bad.text.toStdString() << "'");
-    auto r = qf::ui::editedGpuJson(h100, b);
+    auto r = qf::ui::editedGpu(h100, b);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().field == bad.key);
     CHECK_THAT(r.error().message, Catch::Contains(bad.says));
@@ -90,7 +95,7 @@ TEST_CASE("GPU fields: prefilled from the GPU, read back as its document", "[ui]
   GpuFieldTexts noBf16 = qf::ui::gpuFieldTexts(h100);
   noBf16.tensorTflops[static_cast<std::size_t>(qf::TensorPath::Bf16)].clear();
   noBf16.tensorTflops[static_cast<std::size_t>(qf::TensorPath::Fp16)].clear();
-  auto r = qf::ui::editedGpuJson(h100, noBf16);
+  auto r = qf::ui::editedGpu(h100, noBf16);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().field == "tensor_tflops");
 }
@@ -111,7 +116,7 @@ TEST_CASE("edited GPU: the window recomputes, undo restores, the session keeps i
   REQUIRE_FALSE(panel->applyGpuEdit(t).has_value());
   CHECK(floorMs(w) / before == Approx(2.0).epsilon(1e-12));
   CHECK(w.scenario().gpu == "h100-sxm");
-  CHECK_FALSE(w.scenario().gpuJson.empty());
+  CHECK(w.scenario().gpuSpec.has_value());
   CHECK(gpuLabel(*panel) == "H100 SXM 80GB (edited)");
   CHECK(w.isModified());
   REQUIRE(w.undoStack()->count() == steps + 1);
@@ -133,7 +138,7 @@ TEST_CASE("edited GPU: the window recomputes, undo restores, the session keeps i
   {
     qf::ui::MainWindow w2;
     REQUIRE(w2.openSession(path));
-    CHECK(w2.scenario().gpuJson == w.scenario().gpuJson);
+    CHECK(w2.scenario().gpuSpec == w.scenario().gpuSpec);
     CHECK(floorMs(w2) / before == Approx(2.0).epsilon(1e-12));
     CHECK(gpuLabel(*w2.scenarioPanel()) == "H100 SXM 80GB (edited)");
   }
@@ -141,7 +146,7 @@ TEST_CASE("edited GPU: the window recomputes, undo restores, the session keeps i
   // Undo: the catalog figures again; redo: the edit again.
   w.undoStack()->undo();
   CHECK(floorMs(w) == Approx(before).epsilon(1e-12));
-  CHECK(w.scenario().gpuJson.empty());
+  CHECK_FALSE(w.scenario().gpuSpec.has_value());
   CHECK(gpuLabel(*panel) == "H100 SXM 80GB");
   w.undoStack()->redo();
   CHECK(floorMs(w) / before == Approx(2.0).epsilon(1e-12));
@@ -150,9 +155,9 @@ TEST_CASE("edited GPU: the window recomputes, undo restores, the session keeps i
   // Choosing another GPU drops the edited copy (it belonged to the H100).
   auto spec = w.scenario();
   spec.gpu = "a100-80gb";
-  spec.gpuJson.clear();
+  spec.gpuSpec.reset();
   w.setScenario(spec);
-  CHECK(w.scenario().gpuJson.empty());
+  CHECK_FALSE(w.scenario().gpuSpec.has_value());
   CHECK(gpuLabel(*panel) == "A100 SXM 80GB");
 }
 
@@ -195,7 +200,7 @@ TEST_CASE("Edit GPU button: the editor's choice is applied, reset and cancel", "
   // Reset to catalog: the datasheet figures, one more undo step.
   next.action = GpuEditChoice::Action::Reset;
   button->click();
-  CHECK(w.scenario().gpuJson.empty());
+  CHECK_FALSE(w.scenario().gpuSpec.has_value());
   CHECK(floorMs(w) == Approx(before).epsilon(1e-12));
   CHECK(w.undoStack()->count() == steps + 1);
 
@@ -203,7 +208,7 @@ TEST_CASE("Edit GPU button: the editor's choice is applied, reset and cancel", "
   next.action = GpuEditChoice::Action::Apply;
   next.texts = qf::ui::gpuFieldTexts(catalogGpu("h100-sxm"));
   button->click();
-  CHECK(w.scenario().gpuJson.empty());
+  CHECK_FALSE(w.scenario().gpuSpec.has_value());
   CHECK(w.undoStack()->count() == steps + 1);
 }
 
@@ -241,7 +246,7 @@ TEST_CASE("Edit GPU dialog: an invalid figure keeps it open with the field named
   CHECK(floorMs(w) / before == Approx(2.0).epsilon(1e-12));
 
   // Cancel changes nothing.
-  const std::string edited = w.scenario().gpuJson;
+  const std::optional<qf::GpuSpec> edited = w.scenario().gpuSpec;
   QTimer::singleShot(0, [&] {
     auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
     REQUIRE(dialog);
@@ -249,5 +254,6 @@ TEST_CASE("Edit GPU dialog: an invalid figure keeps it open with the field named
     dialog->reject();
   });
   panel->editGpu();
-  CHECK(w.scenario().gpuJson == edited);
+  REQUIRE(edited.has_value());
+  CHECK(w.scenario().gpuSpec == edited);
 }

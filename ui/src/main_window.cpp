@@ -88,7 +88,7 @@ class EditCommand : public QUndoCommand {
 QString describeEdit(const MainWindow::EditState& a, const MainWindow::EditState& b) {
   const ScenarioSpec &x = a.spec, &y = b.spec;
   if (x.model != y.model) return "change of model";
-  if (x.gpu != y.gpu || x.gpuJson != y.gpuJson) return "change of GPU";
+  if (x.gpu != y.gpu || x.gpuSpec != y.gpuSpec) return "change of GPU";
   if (x.tp != y.tp) return "change of GPU count";
   if (x.schemes != y.schemes || x.mixedLinear != y.mixedLinear || x.mixedMoe != y.mixedMoe ||
       x.mixedLmHead != y.mixedLmHead) {

@@ -140,12 +140,12 @@ class GpuEditDialog : public QDialog {
 
  private:
   void tryAccept() {
-    auto doc = editedGpuJson(m_base, texts());
-    if (doc) {
+    auto gpu = editedGpu(m_base, texts());
+    if (gpu) {
       accept();
       return;
     }
-    const Error& e = doc.error();
+    const Error& e = gpu.error();
     m_error->setText(QString("%1: %2").arg(gpuFieldLabel(e.field), qs(e.message)));
     for (const auto& [key, edit] : m_edits) {
       if (key == e.field) edit->setFocus();
@@ -188,54 +188,53 @@ GpuFieldTexts gpuFieldTexts(const GpuSpec& gpu) {
   return t;
 }
 
-Result<std::string> editedGpuJson(const GpuSpec& base, const GpuFieldTexts& texts) {
-  // A figure as typed: empty is null (absent), anything else must read as a number; the
-  // ranges are the GPU file reader's (canonicalGpuJson below).
-  auto figure = [](const QString& text, const std::string& key, bool required) -> Result<Json> {
+Result<GpuSpec> editedGpu(const GpuSpec& base, const GpuFieldTexts& texts) {
+  // A figure as typed: empty is absent, anything else must read as a number; the ranges are
+  // the GPU file reader's (checkGpu below).
+  auto figure = [](const QString& text, const std::string& key,
+                   bool required) -> Result<std::optional<double>> {
     const QString v = text.trimmed();
     if (v.isEmpty()) {
       if (required) return Error{"", "", key, "required number is missing"};
-      return Json(nullptr);
+      return std::optional<double>{};
     }
     bool ok = false;
     double x = QLocale::c().toDouble(v, &ok);
     if (!ok) x = QLocale().toDouble(v, &ok);
     if (!ok) return Error{"", "", key, "expected a number, found '" + v.toStdString() + "'"};
-    return Json(x);
+    return std::optional<double>{x};
   };
-  Json doc = gpuToJson(base);
-  const QString name = texts.name.trimmed();
-  if (name.isEmpty()) return Error{"", "", "name", "required text is missing"};
-  doc["name"] = name.toStdString();
-  const std::pair<const QString*, const char*> required[] = {
-      {&texts.memoryGib, "memory_gib"},
-      {&texts.hbmBandwidthTBps, "hbm_bandwidth_tbs"},
-      {&texts.vectorFp32Tflops, "vector_fp32_tflops"}};
-  for (const auto& [text, key] : required) {
-    auto v = figure(*text, key, true);
+  GpuSpec g = base;
+  g.name = texts.name.trimmed().toStdString();
+  if (g.name.empty()) return Error{"", "", "name", "required text is missing"};
+  const std::pair<const QString*, std::pair<const char*, double*>> required[] = {
+      {&texts.memoryGib, {"memory_gib", &g.memoryGib}},
+      {&texts.hbmBandwidthTBps, {"hbm_bandwidth_tbs", &g.hbmBandwidthTBps}},
+      {&texts.vectorFp32Tflops, {"vector_fp32_tflops", &g.vectorFp32Tflops}}};
+  for (const auto& [text, field] : required) {
+    auto v = figure(*text, field.first, true);
     if (!v) return v.error();
-    doc[key] = *v;
+    *field.second = **v;
   }
-  Json tensor = Json::object();
   for (TensorPath p : kAllTensorPaths) {
-    const std::string path = tensorPathName(p);
+    const auto i = static_cast<std::size_t>(p);
     auto v =
-        figure(texts.tensorTflops[static_cast<std::size_t>(p)], "tensor_tflops." + path, false);
+        figure(texts.tensorTflops[i], std::string("tensor_tflops.") + tensorPathName(p), false);
     if (!v) return v.error();
-    if (!v->is_null()) tensor[path] = *v;
+    g.tensorTflops[i] = *v;
   }
-  doc["tensor_tflops"] = tensor;
   auto nvlink = figure(texts.nvlinkGBps, "nvlink_gbs", false);
   if (!nvlink) return nvlink.error();
-  doc["nvlink_gbs"] = *nvlink;
+  g.nvlinkGBps = *nvlink;
   auto price = figure(texts.pricePerGpuHourUsd, "price_per_hour", false);
   if (!price) return price.error();
-  const bool samePrice = price->is_null() ? !base.pricePerGpuHourUsd
-                                          : base.pricePerGpuHourUsd &&
-                                                *base.pricePerGpuHourUsd == price->get<double>();
-  doc["price_per_hour"] = *price;
-  if (!samePrice) doc["price_source"] = price->is_null() ? "" : "entered by hand";
-  return canonicalGpuJson(doc, base.id);
+  if (*price != base.pricePerGpuHourUsd) g.priceSource = *price ? "entered by hand" : "";
+  g.pricePerGpuHourUsd = *price;
+  if (auto e = checkGpu(g)) {
+    e->position.clear();  // a dialog's field, not a place in a file
+    return *e;
+  }
+  return g;
 }
 
 ScenarioPanel::ScenarioPanel(QWidget* parent) : QWidget(parent) {
@@ -449,9 +448,9 @@ void ScenarioPanel::connectChanges() {
   // Another GPU chosen: the edited copy belonged to the one before.
   connect(m_gpu, &QComboBox::currentIndexChanged, this, [this](int index) {
     const QString id = m_gpu->itemData(index).toString();
-    if (m_gpuJson.empty() || id == kBrowse || id.toStdString() == m_gpuJsonFor) return;
-    m_gpuJson.clear();
-    m_gpuJsonFor.clear();
+    if (!m_gpuSpec || id == kBrowse || id.toStdString() == m_gpuSpecFor) return;
+    m_gpuSpec.reset();
+    m_gpuSpecFor.clear();
     updateGpuLabels();
   });
   connect(m_editGpu, &QPushButton::clicked, this, &ScenarioPanel::editGpu);
@@ -461,7 +460,7 @@ void ScenarioPanel::updateGpuLabels() {
   for (int i = 0; i < m_gpu->count(); ++i) {
     QString text = m_gpu->itemText(i);
     if (text.endsWith(kEditedSuffix)) text.chop(kEditedSuffix.size());
-    if (!m_gpuJson.empty() && m_gpu->itemData(i).toString().toStdString() == m_gpuJsonFor) {
+    if (m_gpuSpec && m_gpu->itemData(i).toString().toStdString() == m_gpuSpecFor) {
       text += kEditedSuffix;
     }
     m_gpu->setItemText(i, text);
@@ -485,7 +484,7 @@ void ScenarioPanel::editGpu() {
     setFeedback(qs(gpu.error().str()), true);
     return;
   }
-  const bool edited = !current.gpuJson.empty();
+  const bool edited = current.gpuSpec.has_value();
   const GpuEditChoice choice =
       m_gpuEditor ? m_gpuEditor(*gpu, edited) : runGpuDialog(*gpu, edited, this);
   switch (choice.action) {
@@ -505,27 +504,27 @@ std::optional<Error> ScenarioPanel::applyGpuEdit(const GpuFieldTexts& texts) {
   const ScenarioSpec current = spec();
   auto base = scenarioGpu(current);
   if (!base) return base.error();
-  auto doc = editedGpuJson(*base, texts);
-  if (!doc) return doc.error();
-  if (*doc == current.gpuJson) return std::nullopt;
+  auto gpu = editedGpu(*base, texts);
+  if (!gpu) return gpu.error();
+  if (*gpu == current.gpuSpec) return std::nullopt;
   // Figures equal to the catalog's (or the file's) are no edit.
   auto plain = Catalog::bundled().resolveGpu(current.gpu);
-  if (plain && gpuToJson(*plain).dump() == *doc) {
+  if (plain && *plain == *gpu) {
     resetGpuToCatalog();
     return std::nullopt;
   }
-  m_gpuJson = std::move(*doc);
-  m_gpuJsonFor = current.gpu;
+  m_gpuSpec = std::move(*gpu);
+  m_gpuSpecFor = current.gpu;
   updateGpuLabels();
   emitNow();
   return std::nullopt;
 }
 
 void ScenarioPanel::resetGpuToCatalog() {
-  if (m_gpuJson.empty()) return;
+  if (!m_gpuSpec) return;
   flushPendingChange();
-  m_gpuJson.clear();
-  m_gpuJsonFor.clear();
+  m_gpuSpec.reset();
+  m_gpuSpecFor.clear();
   updateGpuLabels();
   emitNow();
 }
@@ -598,8 +597,8 @@ void ScenarioPanel::flushPendingChange() {
 void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
   m_updating = true;
   selectData(m_model, qs(spec.model));
-  m_gpuJson = spec.gpuJson;
-  m_gpuJsonFor = spec.gpuJson.empty() ? std::string() : spec.gpu;
+  m_gpuSpec = spec.gpuSpec;
+  m_gpuSpecFor = spec.gpuSpec ? spec.gpu : std::string();
   selectData(m_gpu, qs(spec.gpu));
   updateGpuLabels();
   m_tp->setValue(spec.tp);
@@ -629,7 +628,7 @@ ScenarioSpec ScenarioPanel::spec() const {
   ScenarioSpec s;
   s.model = m_model->currentData().toString().toStdString();
   s.gpu = m_gpu->currentData().toString().toStdString();
-  if (s.gpu == m_gpuJsonFor) s.gpuJson = m_gpuJson;
+  if (s.gpu == m_gpuSpecFor) s.gpuSpec = m_gpuSpec;
   s.tp = m_tp->value();
   s.datasheet = m_datasheet->isChecked();
   s.schemes.clear();

@@ -30,6 +30,63 @@ std::optional<TensorPath> tensorPathFromName(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+
+std::string rangeMessage(double v, double lo, double hi, const char* unit) {
+  std::ostringstream msg;
+  msg << "must be between " << lo << " and " << hi << " " << unit << ", found " << v;
+  return msg.str();
+}
+
+std::optional<Error> figureInRange(double v, const std::string& pointer, const std::string& key,
+                                   const GpuFieldRange& r) {
+  if (v >= r.min && v <= r.max) return std::nullopt;
+  std::string ptr = pointer + "/" + key;
+  for (char& ch : ptr) {
+    if (ch == '.') ch = '/';
+  }
+  return Error{"", ptr, key, rangeMessage(v, r.min, r.max, r.unit)};
+}
+
+std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string& pointer) {
+  const std::string base = pointer + "/calibration";
+  auto ranged = [&](double x, const std::string& key, double lo, bool loOpen,
+                    double hi) -> std::optional<Error> {
+    if (std::isfinite(x) && (loOpen ? x > lo : x >= lo) && x <= hi) return std::nullopt;
+    std::ostringstream msg;
+    msg << "must be in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found " << x;
+    std::string ptr = key;
+    for (char& ch : ptr) {
+      if (ch == '.') ch = '/';
+    }
+    return Error{"", pointer + "/" + ptr, key, msg.str()};
+  };
+  if (c.overheadMs) {
+    if (auto e = ranged(*c.overheadMs, "calibration.overhead_ms", 0, false, kMaxOverheadMs))
+      return e;
+  }
+  if (c.bandwidthEfficiency) {
+    if (auto e = ranged(*c.bandwidthEfficiency, "calibration.bandwidth_efficiency", 0, true,
+                        kMaxEfficiency)) {
+      return e;
+    }
+  }
+  for (const auto& [key, x] : c.computeEfficiency) {
+    if (key.empty()) return Error{"", base + "/compute_efficiency", "calibration", "empty key"};
+    if (auto e = ranged(x, "calibration.compute_efficiency." + key, 0, true, kMaxEfficiency))
+      return e;
+  }
+  for (const auto& [key, x] : c.dequantSPerWeight) {
+    if (key.empty()) return Error{"", base + "/dequant_s_per_weight", "calibration", "empty key"};
+    if (auto e =
+            ranged(x, "calibration.dequant_s_per_weight." + key, 0, false, kMaxDequantSPerWeight))
+      return e;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer) {
   JsonReader rd(j, file);
   if (!j.is_object())
@@ -45,9 +102,7 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
   auto inRange = [&](double v, const std::string& ptr, const std::string& field,
                      const GpuFieldRange& r) -> std::optional<Error> {
     if (v >= r.min && v <= r.max) return std::nullopt;
-    std::ostringstream msg;
-    msg << "must be between " << r.min << " and " << r.max << " " << r.unit << ", found " << v;
-    return rd.error(ptr, field, msg.str());
+    return rd.error(ptr, field, rangeMessage(v, r.min, r.max, r.unit));
   };
   if (auto err = rd.readNumber(g.memoryGib, j, pointer, "memory_gib", true)) return *err;
   if (auto err = inRange(g.memoryGib, base + "/memory_gib", "memory_gib", kGpuMemoryGibRange))
@@ -209,6 +264,38 @@ Result<GpuSpec> loadGpuFile(const std::string& path) {
   if (!g) return g.error();
   if (g->id.empty()) g->id = std::filesystem::path(path).stem().string();
   return g;
+}
+
+std::optional<Error> checkGpu(const GpuSpec& g, const std::string& pointer) {
+  if (g.name.empty()) return Error{"", pointer + "/name", "name", "required text is missing"};
+  if (auto e = figureInRange(g.memoryGib, pointer, "memory_gib", kGpuMemoryGibRange)) return e;
+  if (auto e =
+          figureInRange(g.hbmBandwidthTBps, pointer, "hbm_bandwidth_tbs", kGpuBandwidthTBpsRange)) {
+    return e;
+  }
+  if (auto e = figureInRange(g.vectorFp32Tflops, pointer, "vector_fp32_tflops", kGpuTflopsRange))
+    return e;
+  for (TensorPath p : kAllTensorPaths) {
+    const auto& v = g.tensorTflops[static_cast<std::size_t>(p)];
+    if (!v) continue;
+    if (auto e = figureInRange(*v, pointer, std::string("tensor_tflops.") + tensorPathName(p),
+                               kGpuTflopsRange)) {
+      return e;
+    }
+  }
+  if (!g.hasPath(TensorPath::Bf16) && !g.hasPath(TensorPath::Fp16)) {
+    return Error{"", pointer + "/tensor_tflops", "tensor_tflops",
+                 "needs at least a bf16 or fp16 peak (the fallback path)"};
+  }
+  if (g.nvlinkGBps) {
+    if (auto e = figureInRange(*g.nvlinkGBps, pointer, "nvlink_gbs", kGpuNvlinkGBpsRange)) return e;
+  }
+  if (g.pricePerGpuHourUsd) {
+    if (auto e = figureInRange(*g.pricePerGpuHourUsd, pointer, "price_per_hour", kGpuPriceRange))
+      return e;
+  }
+  if (g.calibration) return checkCalibration(*g.calibration, pointer);
+  return std::nullopt;
 }
 
 Json gpuToJson(const GpuSpec& g) {

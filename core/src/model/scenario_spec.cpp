@@ -12,21 +12,11 @@ double kvBytesForDtype(const std::string& dtype) {
   return 0.0;
 }
 
-Result<std::string> canonicalGpuJson(const Json& doc, const std::string& fallbackId,
-                                     const std::string& file, const std::string& pointer) {
-  auto gpu = parseGpu(doc, file, pointer);
-  if (!gpu) return gpu.error();
-  if (gpu->id.empty()) gpu->id = fallbackId;
-  return gpuToJson(*gpu).dump();
-}
-
 Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat) {
-  if (spec.gpuJson.empty()) return cat.resolveGpu(spec.gpu);
-  auto doc = parseJson(spec.gpuJson, "");
-  if (!doc) return Error{"", doc.error().position, "gpu_spec", doc.error().message};
-  auto gpu = parseGpu(*doc, "", "/gpu_spec");
-  if (!gpu) return gpu.error();
-  if (gpu->id.empty()) gpu->id = spec.gpu;
+  if (!spec.gpuSpec) return cat.resolveGpu(spec.gpu);
+  if (auto e = checkGpu(*spec.gpuSpec, "/gpu_spec")) return *e;
+  GpuSpec gpu = *spec.gpuSpec;
+  if (gpu.id.empty()) gpu.id = spec.gpu;
   return gpu;
 }
 

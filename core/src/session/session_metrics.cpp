@@ -55,8 +55,8 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   spec.gpu = c.gpu;
   // The scenario's edited GPU is the GPU it was edited from: it applies to the candidates on
   // that GPU only (ids compared as the catalog does, ignoring case).
-  const bool editedGpu = !spec.gpuJson.empty() && sameIgnoringCase(c.gpu, scenario.gpu);
-  if (!editedGpu) spec.gpuJson.clear();
+  const bool editedGpu = spec.gpuSpec && sameIgnoringCase(c.gpu, scenario.gpu);
+  if (!editedGpu) spec.gpuSpec.reset();
   spec.tp = c.gpuCount;
   auto s = resolveScenario(spec, cat);
   if (!s) return wrap(s.error());

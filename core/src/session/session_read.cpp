@@ -39,11 +39,12 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   }
   if (auto e = r.readString(s.model, j, p, "model", true, false)) return e;
   if (auto e = r.readString(s.gpu, j, p, "gpu", true, false)) return e;
-  s.gpuJson.clear();
+  s.gpuSpec.reset();
   if (const Json* g = JsonReader::find(j, "gpu_spec")) {
-    auto doc = canonicalGpuJson(*g, s.gpu, r.file(), child(p, "gpu_spec"));
-    if (!doc) return doc.error();
-    s.gpuJson = std::move(*doc);
+    auto gpu = parseGpu(*g, r.file(), child(p, "gpu_spec"));
+    if (!gpu) return gpu.error();
+    if (gpu->id.empty()) gpu->id = s.gpu;
+    s.gpuSpec = std::move(*gpu);
   }
   std::int64_t tp = 1;
   if (auto e = r.readInteger(tp, j, p, "tp", true, 1, kMaxTp)) return e;

@@ -54,15 +54,8 @@ std::optional<Error> checkScenario(const ScenarioSpec& s) {
   const std::string p = "/scenario";
   if (auto e = nonEmpty(s.model, p, "model")) return e;
   if (auto e = nonEmpty(s.gpu, p, "gpu")) return e;
-  if (!s.gpuJson.empty()) {
-    const Json doc = Json::parse(s.gpuJson, nullptr, false);
-    if (doc.is_discarded()) {
-      return at(child(p, "gpu_spec"), "gpu_spec", "the edited GPU is not a JSON document");
-    }
-    if (!doc.is_null()) {  // written as null, which the reader takes for absent
-      auto canonical = canonicalGpuJson(doc, s.gpu, "", child(p, "gpu_spec"));
-      if (!canonical) return canonical.error();
-    }
+  if (s.gpuSpec) {
+    if (auto e = checkGpu(*s.gpuSpec, child(p, "gpu_spec"))) return e;
   }
   if (auto e = inRange(s.tp, p, "tp", 1, kMaxTp)) return e;
   if (auto e = nonEmptyItems(s.schemes, p, "schemes")) return e;

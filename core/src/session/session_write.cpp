@@ -61,7 +61,7 @@ J scenarioJson(const ScenarioSpec& s) {
   J j = J::object();
   j["model"] = s.model;
   j["gpu"] = s.gpu;
-  if (!s.gpuJson.empty()) j["gpu_spec"] = J::parse(s.gpuJson);
+  if (s.gpuSpec) j["gpu_spec"] = gpuToJson(*s.gpuSpec);
   j["tp"] = s.tp;
   J schemes = J::array();
   for (const auto& id : s.schemes) schemes.push_back(id);

@@ -1,4 +1,4 @@
-// The scenario's edited GPU (ScenarioSpec::gpuJson): the engine runs on the edited figures,
+// The scenario's edited GPU (ScenarioSpec::gpuSpec): the engine runs on the edited figures,
 // the GPU file reader's checks apply, and sessions keep it.
 #include <catch2/catch.hpp>
 
@@ -19,6 +19,12 @@
 using namespace qf;
 
 namespace {
+
+GpuSpec catalogH100() {
+  auto gpu = Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  return *gpu;
+}
 
 /// The catalog H100 SXM as a GPU document, with `key` set to `value`.
 Json h100With(const std::string& key, const Json& value) {
@@ -50,9 +56,9 @@ double memoryFloorMs(ScenarioSpec spec) {
 
 ScenarioSpec editedSpec(double bandwidthTBps) {
   ScenarioSpec spec;
-  auto doc = canonicalGpuJson(h100With("hbm_bandwidth_tbs", bandwidthTBps), spec.gpu);
-  if (!doc) FAIL(doc.error().str());
-  spec.gpuJson = *doc;
+  GpuSpec gpu = catalogH100();
+  gpu.hbmBandwidthTBps = bandwidthTBps;
+  spec.gpuSpec = gpu;
   return spec;
 }
 
@@ -95,54 +101,77 @@ TEST_CASE("edited GPU: values outside the GPU file ranges are refused, naming th
           "[scenario][gpu-edit]") {
   struct Bad {
     std::string key;
-    Json value;
+    std::function<void(GpuSpec&)> set;
     std::string shown;  // the value as the message states it
+    std::string position;
   };
   const Bad cases[] = {
-      {"hbm_bandwidth_tbs", -1.0, "found -1"},
-      {"hbm_bandwidth_tbs", std::numeric_limits<double>::quiet_NaN(), "NaN"},
-      {"memory_gib", 1e308, "found 1e+308"},
-      {"vector_fp32_tflops", 0.0, "found 0"},
+      {"hbm_bandwidth_tbs", [](GpuSpec& g) { g.hbmBandwidthTBps = -1; }, "found -1",
+       "/gpu_spec/hbm_bandwidth_tbs"},
+      {"hbm_bandwidth_tbs",
+       [](GpuSpec& g) { g.hbmBandwidthTBps = std::numeric_limits<double>::quiet_NaN(); }, "nan",
+       "/gpu_spec/hbm_bandwidth_tbs"},
+      {"memory_gib", [](GpuSpec& g) { g.memoryGib = 1e308; }, "found 1e+308",
+       "/gpu_spec/memory_gib"},
+      {"vector_fp32_tflops", [](GpuSpec& g) { g.vectorFp32Tflops = 0; }, "found 0",
+       "/gpu_spec/vector_fp32_tflops"},
+      {"tensor_tflops.fp8",
+       [](GpuSpec& g) { g.tensorTflops[static_cast<std::size_t>(TensorPath::Fp8)] = -5; },
+       "found -5", "/gpu_spec/tensor_tflops/fp8"},
+      {"nvlink_gbs", [](GpuSpec& g) { g.nvlinkGBps = 0; }, "found 0", "/gpu_spec/nvlink_gbs"},
+      {"price_per_hour", [](GpuSpec& g) { g.pricePerGpuHourUsd = -1; }, "found -1",
+       "/gpu_spec/price_per_hour"},
+      {"name", [](GpuSpec& g) { g.name.clear(); }, "missing", "/gpu_spec/name"},
+      {"tensor_tflops",
+       [](GpuSpec& g) {
+         g.tensorTflops = {};
+         g.tensorTflops[static_cast<std::size_t>(TensorPath::Fp8)] = 1979.0;
+       },
+       "bf16 or fp16", "/gpu_spec/tensor_tflops"},
+      {"calibration.bandwidth_efficiency",
+       [](GpuSpec& g) {
+         g.calibration = GpuCalibration{};
+         g.calibration->bandwidthEfficiency = 0;
+       },
+       "found 0", "/gpu_spec/calibration/bandwidth_efficiency"},
+      {"calibration.compute_efficiency.bf16",
+       [](GpuSpec& g) {
+         g.calibration = GpuCalibration{};
+         g.calibration->computeEfficiency["bf16"] = 2.0;
+       },
+       "found 2", "/gpu_spec/calibration/compute_efficiency/bf16"},
   };
   for (const auto& bad : cases) {
-    INFO(bad.key << " = " << bad.value.dump());
-    auto doc = canonicalGpuJson(h100With(bad.key, bad.value), "h100-sxm");
-    REQUIRE_FALSE(doc.ok());
-    CHECK(doc.error().field == bad.key);
-    CHECK_THAT(doc.error().message, Catch::Contains(bad.shown));
+    INFO(bad.key);
+    ScenarioSpec spec;
+    GpuSpec gpu = catalogH100();
+    bad.set(gpu);
+    spec.gpuSpec = gpu;
+    // resolveScenario checks an edited GPU set directly, naming the field and its pointer.
+    auto s = resolveScenario(spec);
+    REQUIRE_FALSE(s.ok());
+    CHECK(s.error().field == bad.key);
+    CHECK(s.error().position == bad.position);
+    CHECK_THAT(s.error().message, Catch::Contains(bad.shown));
   }
-  // A tensor path and the required bf16/fp16 fallback are checked too.
-  Json noBf16 = h100With("tensor_tflops", Json{{"fp8", 1979.0}});
-  auto doc = canonicalGpuJson(noBf16, "h100-sxm");
-  REQUIRE_FALSE(doc.ok());
-  CHECK(doc.error().field == "tensor_tflops");
-
-  // resolveScenario checks a document set directly, and names the field and its pointer.
-  ScenarioSpec spec;
-  spec.gpuJson = h100With("hbm_bandwidth_tbs", -2.5).dump();
-  auto s = resolveScenario(spec);
-  REQUIRE_FALSE(s.ok());
-  CHECK(s.error().field == "hbm_bandwidth_tbs");
-  CHECK(s.error().position == "/gpu_spec/hbm_bandwidth_tbs");
-  spec.gpuJson = "{not json";
-  s = resolveScenario(spec);
-  REQUIRE_FALSE(s.ok());
-  CHECK(s.error().field == "gpu_spec");
+  // The catalog's own figures pass the same checks.
+  CHECK_FALSE(checkGpu(catalogH100()).has_value());
+  for (const auto& g : Catalog::bundled().gpus()) {
+    INFO(g.id);
+    CHECK_FALSE(checkGpu(g).has_value());
+  }
 }
 
-TEST_CASE("edited GPU: a document without an id takes the scenario's GPU id",
-          "[scenario][gpu-edit]") {
-  Json doc = h100With("name", "H100, memory clock lowered");
-  doc.erase("id");
-  auto text = canonicalGpuJson(doc, "h100-sxm");
-  REQUIRE(text.ok());
-  const Json back = Json::parse(*text);
-  CHECK(back.at("id") == "h100-sxm");
-  CHECK(back.at("name") == "H100, memory clock lowered");
-  // Canonical: the same document twice gives the same text.
-  auto again = canonicalGpuJson(back, "other");
-  REQUIRE(again.ok());
-  CHECK(*again == *text);
+TEST_CASE("edited GPU: one without an id takes the scenario's GPU id", "[scenario][gpu-edit]") {
+  ScenarioSpec spec;
+  GpuSpec gpu = catalogH100();
+  gpu.id.clear();
+  gpu.name = "H100, memory clock lowered";
+  spec.gpuSpec = gpu;
+  auto s = resolveScenario(spec);
+  REQUIRE(s.ok());
+  CHECK(s->gpu.id == "h100-sxm");
+  CHECK(s->gpu.name == "H100, memory clock lowered");
 }
 
 TEST_CASE("edited GPU: sessions save and load it under scenario.gpu_spec",
@@ -161,7 +190,7 @@ TEST_CASE("edited GPU: sessions save and load it under scenario.gpu_spec",
   auto back = loadSession(path);
   if (!back) FAIL(back.error().str());
   CHECK(back->loadNotes.empty());  // gpu_spec is a known key
-  CHECK(back->scenario.gpuJson == s.scenario.gpuJson);
+  CHECK(back->scenario.gpuSpec == s.scenario.gpuSpec);
   CHECK(back->scenario.gpu == "h100-sxm");
   auto resolved = resolveScenario(back->scenario);
   REQUIRE(resolved.ok());
@@ -187,7 +216,7 @@ TEST_CASE("edited GPU: a session without gpu_spec has none", "[scenario][gpu-edi
   CHECK(text.find("gpu_spec") == std::string::npos);
   auto back = parseSessionText(text, "plain.json");
   REQUIRE(back.ok());
-  CHECK(back->scenario.gpuJson.empty());
+  CHECK_FALSE(back->scenario.gpuSpec.has_value());
   CHECK(sessionToText(*back) == text);
 }
 
@@ -225,7 +254,7 @@ TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]"
   const std::vector<std::function<void(ScenarioSpec&)>> changes = {
       [](ScenarioSpec& s) { s.model = "llama-3-70b"; },
       [](ScenarioSpec& s) { s.gpu = "h200-sxm"; },
-      [](ScenarioSpec& s) { s.gpuJson = "{}"; },
+      [](ScenarioSpec& s) { s.gpuSpec = GpuSpec{}; },
       [](ScenarioSpec& s) { s.tp = 2; },
       [](ScenarioSpec& s) { s.schemes.pop_back(); },
       [](ScenarioSpec& s) { s.mixedLinear = "w8a8-fp8"; },
@@ -239,6 +268,9 @@ TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]"
       [](ScenarioSpec& s) { s.reserveGib = 4; },
       [](ScenarioSpec& s) { s.contextTokens = 1024; },
       [](ScenarioSpec& s) { s.useCase = "chat"; },
+      [](ScenarioSpec& s) { s.inputLen = 128; },
+      [](ScenarioSpec& s) { s.outputLen = 128; },
+      [](ScenarioSpec& s) { s.datasheet = true; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     INFO("field " << i);
@@ -246,4 +278,21 @@ TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]"
     changes[i](changed);
     CHECK_FALSE(changed == base);
   }
+  // Two edited copies of one GPU differ when any figure, source or calibration does.
+  ScenarioSpec edited;
+  edited.gpuSpec = catalogH100();
+  const std::vector<std::function<void(GpuSpec&)>> gpuChanges = {
+      [](GpuSpec& g) { g.tensorTflops[static_cast<std::size_t>(TensorPath::Fp4)] = 1.0; },
+      [](GpuSpec& g) { g.nvlinkGBps.reset(); },
+      [](GpuSpec& g) { g.priceSource = "entered by hand"; },
+      [](GpuSpec& g) { g.calibration = GpuCalibration{}; },
+  };
+  for (std::size_t i = 0; i < gpuChanges.size(); ++i) {
+    INFO("GPU field " << i);
+    ScenarioSpec changed = edited;
+    gpuChanges[i](*changed.gpuSpec);
+    CHECK_FALSE(changed == edited);
+  }
+  ScenarioSpec same = edited;
+  CHECK(same == edited);
 }

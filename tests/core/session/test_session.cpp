@@ -495,7 +495,11 @@ TEST_CASE("session: validate refuses what the reader would, naming the same fiel
   const std::vector<std::pair<const char*, Edit>> edits = {
       {"empty model", [](Session& s) { s.scenario.model.clear(); }},
       {"empty GPU", [](Session& s) { s.scenario.gpu.clear(); }},
-      {"edited GPU refused", [](Session& s) { s.scenario.gpuJson = R"({"memory_gib": "x"})"; }},
+      {"edited GPU refused",
+       [](Session& s) {
+         s.scenario.gpuSpec = *Catalog::bundled().resolveGpu("h100-sxm");
+         s.scenario.gpuSpec->memoryGib = -80;
+       }},
       {"TP 0", [](Session& s) { s.scenario.tp = 0; }},
       {"TP 2000", [](Session& s) { s.scenario.tp = 2000; }},
       {"empty scheme", [](Session& s) { s.scenario.schemes.push_back(""); }},
@@ -572,14 +576,15 @@ TEST_CASE("session: validate refuses what the reader would, naming the same fiel
     REQUIRE(parseSessionText(sessionToText(s), "s.json").ok());
     CHECK_FALSE(validate(s).has_value());
   }
-  SECTION("validation writes no text: an edited GPU that is no JSON is refused, not thrown") {
+  SECTION("an edited GPU is checked typed: its field and pointer are named") {
     Session s = good;
-    s.scenario.gpuJson = "{not json";
-    CHECK_THROWS(sessionToText(s));
+    s.scenario.gpuSpec = *Catalog::bundled().resolveGpu("h100-sxm");
+    s.scenario.gpuSpec->hbmBandwidthTBps = kNaN;
     const auto e = validateSession(s, "s.json");
     REQUIRE(e.has_value());
-    CHECK(e->position == "/scenario/gpu_spec");
-    CHECK(e->field == "gpu_spec");
+    CHECK(e->file == "s.json");
+    CHECK(e->position == "/scenario/gpu_spec/hbm_bandwidth_tbs");
+    CHECK(e->field == "hbm_bandwidth_tbs");
   }
 }
 
@@ -960,13 +965,11 @@ TEST_CASE("modelled metrics: a bf16 candidate saves nothing; an unpriced GPU has
   // A GPU without a price (the H200 edited to state none): no queries per USD and no cost
   // reduction (not zeros).
   const Candidate h200 = costCandidate("llama-3.1-8b", "w4a16-g128", "h200-sxm", 1);
-  Json noPrice = gpuToJson(*Catalog::bundled().resolveGpu("h200-sxm"));
-  noPrice["price_per_hour"] = nullptr;
+  GpuSpec noPrice = *Catalog::bundled().resolveGpu("h200-sxm");
+  noPrice.pricePerGpuHourUsd.reset();
   ScenarioSpec unpricedScenario = scenario;
   unpricedScenario.gpu = "h200-sxm";
-  auto edited = canonicalGpuJson(noPrice, "h200-sxm");
-  REQUIRE(edited);
-  unpricedScenario.gpuJson = *edited;
+  unpricedScenario.gpuSpec = noPrice;
   auto unpriced = modelledMetrics(h200, unpricedScenario);
   REQUIRE(unpriced.ok());
   std::size_t latencies = 0;

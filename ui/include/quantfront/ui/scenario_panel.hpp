@@ -43,10 +43,10 @@ struct GpuFieldTexts {
 /// The fields showing `gpu`.
 GpuFieldTexts gpuFieldTexts(const GpuSpec& gpu);
 
-/// The edited GPU document (ScenarioSpec::gpuJson) from `texts` over `base`, whose id,
-/// sources and calibration are kept; checked by the GPU file reader (canonicalGpuJson).
-/// Errors name the field (its GPU file key) and the text at fault.
-Result<std::string> editedGpuJson(const GpuSpec& base, const GpuFieldTexts& texts);
+/// The edited GPU (ScenarioSpec::gpuSpec) from `texts` over `base`, whose id, sources and
+/// calibration are kept; checked against the GPU file reader's ranges (checkGpu). Errors
+/// name the field (its GPU file key) and the text at fault.
+Result<GpuSpec> editedGpu(const GpuSpec& base, const GpuFieldTexts& texts);
 
 /// What the GPU editor decided.
 struct GpuEditChoice {
@@ -108,8 +108,8 @@ class ScenarioPanel : public QWidget {
   void updateGpuLabels();
   void emitNow();
   GpuEditor m_gpuEditor;
-  std::string m_gpuJson;     ///< the edited GPU document, empty for none
-  std::string m_gpuJsonFor;  ///< the GPU combo's entry it was edited from
+  std::optional<GpuSpec> m_gpuSpec;  ///< the edited GPU, none for the catalog's figures
+  std::string m_gpuSpecFor;          ///< the GPU combo's entry it was edited from
   QPushButton* m_editGpu = nullptr;
   QTimer m_coalesce;
   int m_changes = 0;

@@ -33,6 +33,8 @@ struct GpuCalibration {
   /// Every other key (device, residuals, fits, ...), kept as read: a serialised JSON object
   /// (this header sees only nlohmann's forward declarations).
   std::string extraJson = "{}";
+
+  bool operator==(const GpuCalibration&) const = default;
 };
 
 /// Accepted ranges of calibration figures.
@@ -64,6 +66,9 @@ struct GpuSpec {
   [[nodiscard]] double bandwidthBytesPerS() const { return hbmBandwidthTBps * 1e12; }
   /// D: non-tensor issue rate in instruction-lanes per second (an FMA counts two FLOP).
   [[nodiscard]] double issueRatePerS() const { return vectorFp32Tflops * 1e12 / 2.0; }
+
+  /// Every field compared: an edited GPU equal to the catalog's is no edit.
+  bool operator==(const GpuSpec&) const = default;
 };
 
 /// The range parseGpu accepts for one GPU figure.
@@ -82,6 +87,11 @@ inline constexpr GpuFieldRange kGpuPriceRange{0, 1e6, "USD per hour"};
 /// Every figure must lie in its physical range (kGpu*Range); errors name the field.
 Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::string& pointer);
 Result<GpuSpec> loadGpuFile(const std::string& path);
+/// Checks a GPU held in memory against what parseGpu accepts (a name, every figure in its
+/// kGpu*Range, a bf16 or fp16 path, the calibration block's ranges). `pointer` (e.g.
+/// "/scenario/gpu_spec") prefixes the position of the field at fault; errors name the field
+/// by its GPU file key.
+std::optional<Error> checkGpu(const GpuSpec& gpu, const std::string& pointer = "");
 /// Parses a `calibration` block (`pointer` locates it). Errors name the field, e.g.
 /// "calibration.compute_efficiency.bf16".
 Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& file,

@@ -2,6 +2,7 @@
 /// A scenario as a user states it (ids, paths, numbers): what the CLI's options, the GUI's
 /// scenario panel and a session file hold. `resolveScenario` turns it into engine inputs.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,10 @@ struct ScenarioSpec {
   std::string model = "llama-3-8b";  ///< catalog id or config.json path
   std::string gpu = "h100-sxm";      ///< catalog id or GPU JSON path
   /// An edited copy of the GPU, used instead of looking `gpu` up (`gpu` keeps the id it was
-  /// edited from, for display): a GPU document in the shape of a GPU file, as
-  /// `canonicalGpuJson` writes it; empty for none. A session's modelled metrics use it for
-  /// the candidates whose GPU is `gpu` (ignoring case) and the catalog for the others.
-  std::string gpuJson;
+  /// edited from, for display); none for the catalog's (or the file's) figures. A session's
+  /// modelled metrics use it for the candidates whose GPU is `gpu` (ignoring case) and the
+  /// catalog for the others.
+  std::optional<GpuSpec> gpuSpec;
   int tp = 1;  ///< GPUs per replica (tensor parallel)
   std::vector<std::string> schemes{"bf16", "w8a8-fp8", "w4a16-g128"};  ///< uniform candidates
   /// Optional mixed candidate (per layer kind); empty mixedLinear means none.
@@ -49,15 +50,9 @@ struct ScenarioSpec {
 Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet,
                               const Catalog& cat = Catalog::bundled());
 
-/// Checks a GPU document (the shape of a GPU file) with the GPU file reader, `parseGpu`, and
-/// returns it as `ScenarioSpec::gpuJson` holds it (compact, keys in `gpuToJson`'s form). A
-/// document without an `id` gets `fallbackId`. Errors name the field and the value.
-Result<std::string> canonicalGpuJson(const Json& doc, const std::string& fallbackId,
-                                     const std::string& file = "",
-                                     const std::string& pointer = "/");
-
-/// The GPU a scenario runs on: the edited copy `gpuJson` when set, else `gpu` looked up in
-/// `cat` (catalog id or GPU file). Errors name the field.
+/// The GPU a scenario runs on: the edited copy `gpuSpec` when set (checked by `checkGpu`; an
+/// empty id becomes `gpu`), else `gpu` looked up in `cat` (catalog id or GPU file). Errors
+/// name the field.
 Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
 
 /// Resolves model, GPU (`scenarioGpu`) and KV settings. Errors name the field at fault.

@@ -1,6 +1,9 @@
 // Text helpers shared by the command line, the window and the tools.
 #include <quantfront/core/base/text.hpp>
 
+#include <algorithm>
+#include <cctype>
+
 #include <ctime>
 
 namespace qf {
@@ -53,6 +56,19 @@ std::string utcTimestamp() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
+}
+
+std::string asciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool sameIgnoringCase(std::string_view a, std::string_view b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 }  // namespace qf

@@ -1,4 +1,5 @@
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/catalog.hpp>
 
 #include <algorithm>
@@ -10,10 +11,6 @@
 namespace qf {
 
 namespace {
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 template <class T, class F>
 std::string joinIds(const std::vector<T>& v, F get) {
   std::string out;
@@ -127,9 +124,9 @@ const Catalog& Catalog::bundled() {
 }
 
 Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {
-  const std::string key = lower(idOrPath);
+  const std::string key = asciiLower(idOrPath);
   for (const auto& m : m_models) {
-    if (lower(m.id) == key) {
+    if (asciiLower(m.id) == key) {
       auto j = parseJson(m.configText, m.resourcePath);
       if (!j) return j.error();
       return parseModelConfig(*j, m.resourcePath, m.id);
@@ -143,9 +140,9 @@ Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {
 }
 
 Result<GpuSpec> Catalog::resolveGpu(const std::string& idOrPath) const {
-  const std::string key = lower(idOrPath);
+  const std::string key = asciiLower(idOrPath);
   for (const auto& g : m_gpus) {
-    if (lower(g.id) == key) return g;
+    if (asciiLower(g.id) == key) return g;
   }
   std::error_code ec;
   if (std::filesystem::exists(idOrPath, ec)) return loadGpuFile(idOrPath);
@@ -155,9 +152,9 @@ Result<GpuSpec> Catalog::resolveGpu(const std::string& idOrPath) const {
 }
 
 Result<Scheme> Catalog::scheme(const std::string& id, const std::string& field) const {
-  const std::string key = lower(id);
+  const std::string key = asciiLower(id);
   for (const auto& s : m_schemes) {
-    if (lower(s.id) == key) return s;
+    if (asciiLower(s.id) == key) return s;
   }
   return Error{"", "", field, "unknown scheme '" + id + "'; known: " + schemeIds()};
 }

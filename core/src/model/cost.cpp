@@ -1,4 +1,5 @@
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/cost.hpp>
 
 #include <algorithm>
@@ -94,13 +95,9 @@ Result<std::vector<UseCase>> bundledUseCases() {
 Result<UseCase> findUseCase(const std::string& id, const std::string& field) {
   auto all = bundledUseCases();
   if (!all) return all.error();
-  const auto lower = [](std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
   std::string known;
   for (const auto& u : *all) {
-    if (lower(u.id) == lower(id)) return u;
+    if (asciiLower(u.id) == asciiLower(id)) return u;
     known += (known.empty() ? "" : ", ") + u.id;
   }
   return Error{"", "", field, "unknown use case '" + id + "' (known: " + known + ")"};

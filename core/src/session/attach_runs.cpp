@@ -1,4 +1,5 @@
 // Imported runs become measured metrics of candidates; recovery derived per task.
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 
 #include <algorithm>
@@ -20,12 +21,6 @@ namespace {
 
 constexpr double kZ95 = 1.959963984540054;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::string fmt(double v) {
   std::ostringstream o;
   o << std::setprecision(6) << v;
@@ -35,7 +30,7 @@ std::string fmt(double v) {
 std::vector<std::string> wordsOf(std::string_view name) {
   std::vector<std::string> words;
   std::string cur;
-  for (char c : lower(name)) {
+  for (char c : asciiLower(name)) {
     if (std::isalnum(static_cast<unsigned char>(c))) {
       cur.push_back(c);
     } else if (!cur.empty()) {
@@ -223,8 +218,8 @@ std::string targetOf(const ImportedRun& run, const AttachOptions& opts) {
 
 /// A model name as compared for a mismatch: the catalog id it refers to, else lower case.
 std::string modelKey(const std::string& name, const Catalog& cat) {
-  if (std::string id = catalogModelFromName(name, cat); !id.empty()) return lower(id);
-  return lower(name);
+  if (std::string id = catalogModelFromName(name, cat); !id.empty()) return asciiLower(id);
+  return asciiLower(name);
 }
 
 }  // namespace
@@ -349,12 +344,12 @@ SchemeHint schemeFromName(std::string_view name) {
 }
 
 std::string catalogModelFromName(std::string_view name, const Catalog& cat) {
-  std::string n = lower(name);
+  std::string n = asciiLower(name);
   if (const auto slash = n.rfind('/'); slash != std::string::npos) n = n.substr(slash + 1);
   if (n.starts_with("meta-")) n = n.substr(5);
   std::string best;
   for (const auto& m : cat.models()) {
-    const std::string id = lower(m.id);
+    const std::string id = asciiLower(m.id);
     if (!n.starts_with(id)) continue;
     if (n.size() > id.size()) {
       const char next = n[id.size()];
@@ -392,7 +387,7 @@ std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselin
     baselineOf[b->model] = b;
   }
   for (const auto& c : s.candidates) {
-    if (lower(c.schemeLinear) != "bf16" || baselineOf.count(c.model)) continue;
+    if (asciiLower(c.schemeLinear) != "bf16" || baselineOf.count(c.model)) continue;
     const bool hasScores = std::any_of(c.metrics.begin(), c.metrics.end(), [](const auto& kv) {
       return kv.second.provenance.kind == ProvenanceKind::Measured && splitScore(kv.first);
     });

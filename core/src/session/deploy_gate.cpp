@@ -1,4 +1,5 @@
 // Quality gates of the deployment search from a session's candidates (deploy_gate.hpp).
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/deploy_gate.hpp>
 
@@ -11,11 +12,6 @@ namespace qf {
 
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 /// The schemes a candidate runs per kind (an empty one inherits the linear scheme).
 struct Assignment {
   std::string linear, moe, lmHead;
@@ -23,15 +19,15 @@ struct Assignment {
 };
 
 Assignment assignmentOf(const Candidate& c) {
-  Assignment a{lower(c.schemeLinear.empty() ? "bf16" : c.schemeLinear), lower(c.schemeMoe),
-               lower(c.schemeLmHead)};
+  Assignment a{asciiLower(c.schemeLinear.empty() ? "bf16" : c.schemeLinear),
+               asciiLower(c.schemeMoe), asciiLower(c.schemeLmHead)};
   if (a.moe.empty()) a.moe = a.linear;
   if (a.lmHead.empty()) a.lmHead = a.linear;
   return a;
 }
 
 Assignment assignmentOf(const DeployConfig& c) {
-  Assignment a{lower(c.linear), lower(c.moe), lower(c.lmHead)};
+  Assignment a{asciiLower(c.linear), asciiLower(c.moe), asciiLower(c.lmHead)};
   if (a.moe.empty()) a.moe = a.linear;
   if (a.lmHead.empty()) a.lmHead = a.linear;
   return a;
@@ -43,11 +39,11 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
                                          const std::vector<Gate>& gates,
                                          const std::optional<std::string>& baselineId,
                                          const Catalog& cat) {
-  const std::string want = lower(modelId);
+  const std::string want = asciiLower(modelId);
   std::vector<Candidate> ofModel;
   for (const auto& c : s.candidates) {
     const std::string id = catalogModelFromName(c.model, cat);
-    if (lower(id.empty() ? c.model : id) == want) ofModel.push_back(c);
+    if (asciiLower(id.empty() ? c.model : id) == want) ofModel.push_back(c);
   }
   if (ofModel.empty()) {
     return Error{"", "", "session",

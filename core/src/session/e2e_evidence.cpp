@@ -1,4 +1,5 @@
 // The session's static-batch runs as end-to-end measured points (e2e_evidence.hpp).
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
 
@@ -93,6 +94,7 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     base.tp = std::max(1, c->gpuCount);
     base.scheme = c->schemeLinear.empty() ? "bf16" : c->schemeLinear;
     base.origin = file + ": " + run.sourceFile;
+    base.candidate = c->id;
     if (run.kind == RunKind::DecodeSweep) {
       const auto in = setupNumber(run, "input_len");
       const auto outLen = setupNumber(run, "output_len");
@@ -150,6 +152,58 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
       p.value = *v;
     }
     out.push_back(p);
+  }
+  return out;
+}
+
+double E2eComparison::datasheetErrorPct() const {
+  return 100.0 * (datasheet / point.value - 1.0);
+}
+
+double E2eComparison::calibratedErrorPct() const {
+  return 100.0 * (calibrated.value / point.value - 1.0);
+}
+
+std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& file,
+                                           std::vector<std::string>& notes, const Catalog& cat,
+                                           double level) {
+  std::vector<E2eComparison> out;
+  const std::vector<MeasuredPoint> points = measuredPointsFromSession(s, file, notes, cat);
+  for (const auto& p : points) {
+    // The candidate's GPU as the session models it: the scenario's edited copy for the GPU
+    // it was edited from (as the candidate metrics do), else the catalog's.
+    const bool edited = s.scenario.gpuSpec && sameIgnoringCase(p.gpu, s.scenario.gpu);
+    ScenarioSpec gpuOnly;
+    gpuOnly.gpu = p.gpu;
+    if (edited) gpuOnly.gpuSpec = s.scenario.gpuSpec;
+    auto gpu = scenarioGpu(gpuOnly, cat);
+    if (!gpu) {
+      notes.push_back(p.origin + ": " + gpu.error().message + "; not compared");
+      continue;
+    }
+    std::vector<std::string> unused;
+    auto prepared = preparePoints({p}, *gpu, p.gpu, unused, cat);
+    if (!prepared || prepared->empty()) {
+      notes.push_back(p.origin + ": " +
+                      (prepared ? std::string("its GPU does not resolve")
+                                : prepared.error().field + ": " + prepared.error().message) +
+                      "; not compared");
+      continue;
+    }
+    const PreparedPoint& pp = prepared->front();
+    E2eComparison row;
+    row.point = p;
+    row.datasheet = predictPoint(pp, Efficiency{});
+    const Efficiency eff = scenarioEfficiency(*gpu, false, cat);
+    row.calibrationSource = eff.source;
+    row.calibrated = intervalFor([&pp](const Efficiency& e) { return predictPoint(pp, e); }, eff,
+                                 eff.calibrationExtra, level, p.batch, p.inputLen, p.outputLen);
+    if (!(row.datasheet > 0) || !(row.calibrated.value > 0)) {
+      notes.push_back(p.origin + ": the model has no " + e2eMetricName(p.metric) +
+                      " for these conditions; not compared");
+      continue;
+    }
+    out.push_back(std::move(row));
   }
   return out;
 }

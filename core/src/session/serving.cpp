@@ -1,4 +1,5 @@
 // Serving sweeps: serving runs grouped by candidate, ordered by offered load.
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/serving.hpp>
 
 #include <algorithm>
@@ -23,23 +24,18 @@ std::string fmt(double v) {
   return o.str();
 }
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 /// The setup value of `key`, "" when absent or null ("none", as the importers write null).
 std::string setupValue(const ImportedRun& run, const char* key) {
   const auto it = run.setup.find(key);
   if (it == run.setup.end()) return {};
-  const std::string v = lower(it->second);
+  const std::string v = asciiLower(it->second);
   if (v == "none" || v == "null") return {};
   return it->second;
 }
 
 /// A positive number or +inf from setup text; nullopt when it is neither.
 std::optional<double> positiveNumber(const std::string& text) {
-  const std::string t = lower(text);
+  const std::string t = asciiLower(text);
   if (t == "inf" || t == "+inf" || t == "infinity") return std::numeric_limits<double>::infinity();
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);

@@ -1,6 +1,7 @@
 // A candidate's modelled metrics: the analytic engine's figures for its model, schemes and
 // GPUs under the session's scenario.
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/session.hpp>
 
 #include <algorithm>
@@ -11,17 +12,6 @@
 #include <quantfront/core/model/engine.hpp>
 
 namespace qf {
-
-namespace {
-/// ASCII case-insensitive equality (catalog ids are matched so).
-bool sameIgnoringCase(std::string_view a, std::string_view b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) ==
-           std::tolower(static_cast<unsigned char>(y));
-  });
-}
-
-}  // namespace
 
 std::string useCaseMetricStem(const std::string& id) {
   std::string out = id;

@@ -2,6 +2,7 @@
 // runs left out with the reason.
 #include <catch2/catch.hpp>
 
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
 
@@ -77,4 +78,96 @@ TEST_CASE("static-batch runs become measured points of their candidate", "[sessi
   CHECK(notes[0].find("serve.json: a serving run under load is not a static batch") == 0);
   CHECK(notes[1].find("bare.json: its file states no batch or lengths") == 0);
   CHECK(notes[2].find("loose.json: not attached to a candidate") == 0);
+}
+
+namespace {
+
+/// The model's latency for Llama-3-8B bf16 on one H100 at batch `b`, 1024 in / 512 out,
+/// under `eff`.
+double modelLatencyS(double b, const Efficiency& eff, const GpuSpec& gpu) {
+  MeasuredPoint p;
+  p.model = "llama-3-8b";
+  p.gpu = gpu.id;
+  p.scheme = "bf16";
+  p.batch = b;
+  p.inputLen = 1024;
+  p.outputLen = 512;
+  p.metric = E2eMetric::E2eLatencyS;
+  p.value = 1;
+  std::vector<std::string> notes;
+  auto pp = preparePoints({p}, gpu, gpu.id, notes);
+  REQUIRE(pp.ok());
+  REQUIRE(pp->size() == 1);
+  return predictPoint(pp->front(), eff);
+}
+
+Session latencySession(double measuredS, double batch) {
+  Session s;
+  Candidate c;
+  c.id = "bf16-h100";
+  c.model = "llama-3-8b";
+  c.schemeLinear = "bf16";
+  c.gpu = "H100-SXM";  // matched ignoring case, as the catalog is
+  s.candidates.push_back(c);
+  ImportedRun r = run(RunKind::Latency, "lat.json", "bf16-h100");
+  r.metrics["latency_p50_s"] = measuredS;
+  std::vector<ImportedRun> runs{r};
+  stampStaticBatch(runs, StaticBatch{batch, 1024, 512});
+  s.importedRuns = runs;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("an imported run is compared with the datasheet and calibrated predictions",
+          "[session][e2e]") {
+  const GpuSpec h100 = *Catalog::bundled().resolveGpu("h100-sxm");
+  const Efficiency bundled = scenarioEfficiency(h100, false);
+  REQUIRE(bundled.overheadMs > 0);  // the bundled defaults are not the datasheet
+  // Batch 1, 1,024 in, 512 out: inside what the bundled fit saw (batch 1, 256-4,096 in,
+  // 512-1,024 out).
+  const double calibratedS = modelLatencyS(1, bundled, h100);
+  const double datasheetS = modelLatencyS(1, Efficiency{}, h100);
+  REQUIRE(datasheetS < calibratedS);  // the ideal roofline has no per-step overhead
+
+  // Measured 10% slower than the calibrated model says.
+  const Session s = latencySession(calibratedS * 1.1, 1);
+  std::vector<std::string> notes;
+  const auto rows = compareEndToEnd(s, "s.json", notes);
+  REQUIRE(rows.size() == 1);
+  CHECK(notes.empty());
+  const E2eComparison& r = rows[0];
+  CHECK(r.point.candidate == "bf16-h100");
+  CHECK(r.point.origin == "s.json: lat.json");
+  CHECK(r.datasheet == Approx(datasheetS).epsilon(1e-12));
+  CHECK(r.calibrated.value == Approx(calibratedS).epsilon(1e-12));
+  CHECK(r.calibratedErrorPct() == Approx(100.0 * (1 / 1.1 - 1)).epsilon(1e-9));
+  CHECK(r.datasheetErrorPct() == Approx(100.0 * (datasheetS / (calibratedS * 1.1) - 1)));
+  CHECK(r.calibrationSource == bundled.source);
+  // The bundled H100 fit has degrees of freedom: an interval around the value.
+  CHECK(r.calibrated.low < r.calibrated.value);
+  CHECK(r.calibrated.high > r.calibrated.value);
+  CHECK_FALSE(r.calibrated.extrapolated);
+
+  // A batch outside what the bundled fit saw is flagged as extrapolated.
+  const auto far = compareEndToEnd(latencySession(1.0, 8), "s.json", notes);
+  REQUIRE(far.size() == 1);
+  CHECK(far[0].calibrated.extrapolated);
+}
+
+TEST_CASE("the comparison runs on the scenario's edited GPU for its candidates",
+          "[session][e2e][gpu-edit]") {
+  GpuSpec halved = *Catalog::bundled().resolveGpu("h100-sxm");
+  halved.hbmBandwidthTBps /= 2;
+  Session s = latencySession(1.0, 1);
+  s.scenario.gpu = "h100-sxm";
+  s.scenario.gpuSpec = halved;
+  std::vector<std::string> notes;
+  const auto rows = compareEndToEnd(s, "s.json", notes);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].datasheet == Approx(modelLatencyS(1, Efficiency{}, halved)).epsilon(1e-12));
+  // Batch 1 decode is memory-bound: half the bandwidth, nearly twice the datasheet latency.
+  const double catalogS =
+      modelLatencyS(1, Efficiency{}, *Catalog::bundled().resolveGpu("h100-sxm"));
+  CHECK(rows[0].datasheet / catalogS > 1.8);
 }

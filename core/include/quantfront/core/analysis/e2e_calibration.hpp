@@ -50,8 +50,9 @@ struct MeasuredPoint {
   double outputLen = 0;
   E2eMetric metric = E2eMetric::E2eLatencyS;
   double value = 0;
-  std::string origin;   ///< "points.csv row 3", for messages and residual lists
-  std::string baseDir;  ///< folder relative model paths are resolved against
+  std::string origin;     ///< "points.csv row 3", for messages and residual lists
+  std::string candidate;  ///< the session candidate the run is attached to (sessions only)
+  std::string baseDir;    ///< folder relative model paths are resolved against
 };
 
 /// Reads the measured-points CSV. Errors name the row and the field (a missing column, an

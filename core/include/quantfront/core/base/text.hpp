@@ -17,6 +17,12 @@ std::string trimmed(std::string_view text);
 /// is trimmed. UTF-8 text is kept as it is.
 std::string printableText(std::string_view text);
 
+/// `text` with ASCII letters lower-cased (ids and keys are matched so).
+std::string asciiLower(std::string_view text);
+
+/// ASCII case-insensitive equality ("H100-SXM" names the catalog's "h100-sxm").
+bool sameIgnoringCase(std::string_view a, std::string_view b);
+
 /// The current time in UTC as ISO 8601, "2026-11-30T16:40:00Z".
 std::string utcTimestamp();
 

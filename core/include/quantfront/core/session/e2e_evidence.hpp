@@ -42,4 +42,26 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
                                                      std::vector<std::string>& notes,
                                                      const Catalog& cat = Catalog::bundled());
 
+/// One imported end-to-end measurement beside the model's prediction for the same conditions
+/// (model, GPU, TP, scheme, batch, lengths): the ideal roofline's, and the calibrated one's
+/// (the GPU's own calibration block, else the catalog's bundled defaults) with its interval.
+struct E2eComparison {
+  MeasuredPoint point;  ///< what was measured, and where (`origin`, `candidate`)
+  double datasheet = 0;
+  IntervalEstimate calibrated;    ///< value, interval, and whether it is extrapolated
+  std::string calibrationSource;  ///< where the calibrated constants come from; empty: none
+  /// (model / measured − 1) × 100: positive where the model is too slow (latency) or too
+  /// fast (throughput).
+  [[nodiscard]] double datasheetErrorPct() const;
+  [[nodiscard]] double calibratedErrorPct() const;
+};
+
+/// Every measured point of `measuredPointsFromSession` compared with the model; a point the
+/// model cannot price gets a line in `notes` (as do the runs left out). `level` is the
+/// interval's confidence.
+std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& file,
+                                           std::vector<std::string>& notes,
+                                           const Catalog& cat = Catalog::bundled(),
+                                           double level = 0.8);
+
 }  // namespace qf

@@ -2,12 +2,18 @@
 // error bars, the calibrated curves beside the datasheet ones, and the residual view.
 #include <catch2/catch.hpp>
 
+#include <QImage>
+#include <QLabel>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
 #include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/measured_view.hpp>
 #include <quantfront/ui/plots.hpp>
 
 #include "support/qt_app.hpp"
@@ -54,4 +60,77 @@ TEST_CASE("measured points, calibrated curves and residuals come from the sessio
   }
   CHECK(names.filter("(measured, NVIDIA H100 80GB HBM3)").size() == 2);
   CHECK(names.filter("(calibrated to NVIDIA H100 80GB HBM3)").size() == 3);
+}
+
+namespace {
+
+/// A latency run of `candidate` (batch 1, 1,024 → 512 tokens) that measured `seconds`.
+qf::ImportedRun latencyRun(const std::string& file, const std::string& candidate, double seconds) {
+  qf::ImportedRun r;
+  r.kind = qf::RunKind::Latency;
+  r.format = "vllm-latency";
+  r.sourceFile = file;
+  r.sha256 = std::string(64, file.back());
+  r.metrics["latency_p50_s"] = seconds;
+  if (!candidate.empty()) r.setup[qf::kCandidateSetupKey] = candidate;
+  std::vector<qf::ImportedRun> runs{r};
+  qf::stampStaticBatch(runs, qf::StaticBatch{1, 1024, 512});
+  return runs.front();
+}
+
+}  // namespace
+
+TEST_CASE("imported end-to-end runs are drawn and listed against the model", "[ui][e2e]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  qf::Session s;
+  qf::Candidate c;
+  c.id = "8b-bf16";
+  c.model = "llama-3-8b";
+  c.schemeLinear = "bf16";
+  c.gpu = "h100-sxm";
+  s.candidates.push_back(c);
+  s.importedRuns = {latencyRun("lat-a.json", "8b-bf16", 4.0),
+                    latencyRun("lat-b.json", "8b-bf16", 5.0),
+                    latencyRun("lat-c.json", "", 5.0)};  // attached to nothing: left out
+  w.setSession(s, QString());
+  qf::ui::MeasuredView* view = w.measuredView();
+  REQUIRE(view);
+  // Computed when the tab is shown (as the Serving sweeps are).
+  w.showTab("measured");
+  REQUIRE(w.currentTabKey() == "measured");
+  REQUIRE(view->rows().size() == 2);
+  CHECK(view->table()->rowCount() == 2);
+  CHECK(view->e2ePlot()->pointCount() == 2);
+  CHECK(view->exportPlot() == view->e2ePlot());
+  // No kernel records: the kernel residual plot steps aside for the end-to-end one.
+  CHECK(view->kernelPlot()->isHidden());
+  CHECK_FALSE(view->e2ePlot()->isHidden());
+
+  // The table's figures are core's comparison, row by row.
+  const auto& r = view->rows()[0];
+  CHECK(view->table()->item(0, 1)->text() == "8b-bf16");
+  CHECK(view->table()->item(0, 2)->text() == "lat-a.json");
+  CHECK(view->table()->item(0, 3)->text() == "e2e_latency_s");
+  CHECK(view->table()->item(0, 7)->text() == "4 s");
+  CHECK(view->table()->item(0, 10)->text() == QString::number(r.calibrated.value, 'g', 3));
+  const double err = 100.0 * (r.calibrated.value / 4.0 - 1.0);
+  CHECK(view->table()->item(0, 12)->text() ==
+        QString("%1%2%").arg(err > 0 ? "+" : "").arg(QString::number(err, 'f', 1)));
+  CHECK(view->summaryText().contains("2 end-to-end measurements"));
+  CHECK(view->summaryText().contains("datasheet roofline"));
+  CHECK(view->findChild<QLabel*>("e2eNotes")->text().contains("lat-c.json"));
+
+  // The legend tells calibrated and datasheet apart.
+  QStringList names;
+  for (int i = 0; i < view->e2ePlot()->graphCount(); ++i)
+    names << view->e2ePlot()->graph(i)->name();
+  CHECK(names.contains("bf16  calibrated (bar: 80% interval)"));
+  CHECK(names.contains("bf16  datasheet roofline"));
+
+  // Exporting the tab draws the end-to-end plot.
+  QTemporaryDir dir;
+  const QString png = dir.filePath("measured.png");
+  CHECK(w.exportView("measured", png, 800, 500).isEmpty());
+  CHECK(QImage(png).width() == 800);
 }

@@ -1,6 +1,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/ui/example_session.hpp>
 #include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/measured_view.hpp>
 
 #include <QApplication>
 #include <QDoubleSpinBox>
@@ -121,7 +122,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildSchemesTab();
   m_pareto = new ParetoView(m_tabs);
   m_evidence = new EvidenceView(m_tabs);
-  m_residualPlot = new ResidualPlot(m_tabs);
+  m_measured = new MeasuredView(m_tabs);
   m_deploy = new DeployView(m_tabs);
   buildServingTab();
   addTabs();
@@ -237,7 +238,7 @@ MainWindow::TabParts MainWindow::tabParts(Tab tab) const {
     case Tab::Evidence:
       return {m_evidence, nullptr, nullptr};
     case Tab::Measured:
-      return {m_residualPlot, m_residualPlot, nullptr};
+      return {m_measured, m_measured->exportPlot(), m_measured->table()};
     case Tab::Deploy:
       return {m_deploy, m_deploy->plot(), nullptr};
   }
@@ -261,6 +262,7 @@ void MainWindow::connectTabs() {
   // shown or exported, not on every scenario tick.
   connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
     if (m_tabs->currentWidget() == m_servingTab) updateServing();
+    if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
   });
   connect(m_deploy, &DeployView::addCandidateRequested, this,
           [this](const Candidate& c) { addDeploymentCandidate(c); });
@@ -496,6 +498,7 @@ void MainWindow::recompute() {
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
+  if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
   updateSchemesTable();
   emit reportUpdated();
 }

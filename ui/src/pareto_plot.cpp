@@ -209,11 +209,7 @@ void ParetoPlot::resetDrawing(const std::vector<Candidate>& cands) {
 }
 
 void ParetoPlot::setTitles(const Objective& x, const Objective& y) {
-  if (!m_title) {
-    plotLayout()->insertRow(0);
-    m_title = new QCPTextElement(this, "", plotFont(12));
-    plotLayout()->addElement(0, 0, m_title);
-  }
+  m_title = ensurePlotTitle(this, m_title);
   // Readable names, as the objective rows show them.
   const QString xName = qs(readableMetricName(x.metric));
   const QString yName = qs(readableMetricName(y.metric));

@@ -76,6 +76,14 @@ QFont plotFont(int pointSize) {
   return f;
 }
 
+QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title) {
+  if (title) return title;
+  plot->plotLayout()->insertRow(0);
+  auto* t = new QCPTextElement(plot, "", plotFont(12));
+  plot->plotLayout()->addElement(0, 0, t);
+  return t;
+}
+
 void applyPlotStyle(QCustomPlot* plot) {
   plot->setBackground(Qt::white);
   for (QCPAxis* axis : {plot->xAxis, plot->yAxis}) {

@@ -63,14 +63,6 @@ QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QStr
   return row;
 }
 
-QCPTextElement* ensureTitle(QCustomPlot* plot, QCPTextElement* title) {
-  if (title) return title;
-  plot->plotLayout()->insertRow(0);
-  auto* t = new QCPTextElement(plot, "", plotFont(12));
-  plot->plotLayout()->addElement(0, 0, t);
-  return t;
-}
-
 }  // namespace
 
 QString reportTitle(const EngineReport& r) {
@@ -126,7 +118,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   clearGraphs();
   clearItems();
   m_labels.clear();
-  m_title = ensureTitle(this, m_title);
+  m_title = ensurePlotTitle(this, m_title);
   const Efficiency& eff = report.scenario.efficiency;
   const bool ideal = eff.isDatasheet();
   m_title->setText(reportTitle(report) + " — decode step time (analytic model, " +
@@ -404,7 +396,7 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
   clearGraphs();
   clearItems();
   m_empty = nullptr;
-  m_title = ensureTitle(this, m_title);
+  m_title = ensurePlotTitle(this, m_title);
   m_title->setText(title + " — where the model departs from the measurements");
   m_points = 0;
   double lo = -10, hi = 10, xLo = 1e300, xHi = 0;
@@ -442,8 +434,9 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
     m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);
     m_empty->position->setCoords(0.5, 0.5);
     m_empty->setText(
-        "No kernel measurements in this session.\nMeasure (needs a CUDA device) or "
-        "open a measured session (qfront-measure).");
+        "No measurements in this session.\nMeasure the kernels (needs a CUDA device), open a "
+        "session measured with qfront-measure,\nor import end-to-end runs (vLLM bench latency "
+        "or throughput, SGLang bench_one_batch)\nand attach them to a candidate.");
     m_empty->setFont(plotFont(11));
     m_empty->setColor(QColor(100, 100, 100));
     xAxis->setRange(1, 4096);
@@ -481,7 +474,7 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
   clearGraphs();
   clearItems();
   m_labels.clear();
-  m_title = ensureTitle(this, m_title);
+  m_title = ensurePlotTitle(this, m_title);
   m_title->setText(reportTitle(report) + " — throughput and KV capacity");
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_labels.clear();

@@ -482,6 +482,40 @@ void servingPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
   for (const auto& n : notes) w.text("• " + n, kMuted, 8);
 }
 
+void e2ePage(ReportWriter& w, const ReviewReportInputs& in) {
+  w.newPage();
+  w.heading("Measured vs model: imported end-to-end runs");
+  w.text(in.e2eSummary);
+  if (in.e2ePlot) w.plot(in.e2ePlot, 240);
+  std::vector<QStringList> rows;
+  int n = 0;
+  for (const auto& r : *in.e2eRows) {
+    const auto& p = r.point;
+    const bool hasInterval = r.calibrated.high > r.calibrated.low;
+    rows.push_back(
+        {QString::number(++n), qs(p.candidate), qs(e2eMetricName(p.metric)),
+         QString("%1 × %2 → %3")
+             .arg(significant(p.batch, 6), significant(p.inputLen, 6), significant(p.outputLen, 6)),
+         significant(p.value, 3) + " " + qs(e2eMetricUnit(p.metric)), significant(r.datasheet, 3),
+         QString::number(r.datasheetErrorPct(), 'f', 1) + "%",
+         significant(r.calibrated.value, 3) +
+             (hasInterval
+                  ? QString(" [%1, %2]")
+                        .arg(significant(r.calibrated.low, 3), significant(r.calibrated.high, 3))
+                  : QString()),
+         QString::number(r.calibratedErrorPct(), 'f', 1) + "%" +
+             (r.calibrated.extrapolated ? " (extrap.)" : "")});
+  }
+  w.table({"#", "candidate", "metric", "batch × prompt → output", "measured", "datasheet", "Δ",
+           "calibrated [80%]", "Δ"},
+          rows, {0.04, 0.2, 0.12, 0.14, 0.11, 0.09, 0.07, 0.15, 0.08});
+  w.text(
+      "Δ: (model − measured) / measured. Datasheet: the ideal roofline; calibrated: the GPU's "
+      "calibration block, else the catalog's bundled constants (docs/model.md). A prediction "
+      "outside the batch and lengths the calibration was fitted on is marked extrapolated.",
+      kMuted, 8);
+}
+
 void costPage(ReportWriter& w, const ReviewReportInputs& in) {
   const EngineReport& r = *in.report;
   w.heading("Cost per deployment use case (batch 1, synchronous serving)");
@@ -638,6 +672,7 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
                  .arg(in.session->kernelMeasurements.size()));
       w.plot(in.residualPlot, plotH);
     }
+    if (in.e2eRows && !in.e2eRows->empty()) e2ePage(w, in);
     count = w.pages();
     if (pageText) *pageText = w.pageText();
     if (!w.end()) return "could not finish the PDF";

@@ -1,6 +1,7 @@
 // The window's exports: the current plot or table, a view by name (quantfront --export
 // VIEW), the review report and the engine's data.
 #include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/measured_view.hpp>
 
 #include <QFileDialog>
 #include <QMessageBox>
@@ -71,6 +72,7 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   }
   if (tab->exports == TabExport::Table) return exportTableFile(tabParts(tab->id).table, path);
   if (tab->id == Tab::Serving) updateServing();
+  if (tab->id == Tab::Measured) updateEndToEnd();
   return exportPlotFile(tabParts(tab->id).plot, path, widthPx, heightPx);
 }
 
@@ -87,7 +89,11 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   in.servingPlot = m_serving;
   in.serving = &m_servingSweeps;
   in.paretoPlot = m_pareto->plot();
-  in.residualPlot = m_residualPlot;
+  updateEndToEnd();
+  in.residualPlot = m_measured->kernelPlot();
+  in.e2ePlot = m_measured->e2ePlot();
+  in.e2eRows = &m_measured->rows();
+  in.e2eSummary = m_measured->summaryText();
   in.paretoStatus = m_pareto->statusText();
   in.objectives = m_pareto->objectives();
   in.gates = m_pareto->appliedGates();

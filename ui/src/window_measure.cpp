@@ -1,6 +1,7 @@
 // The window's measurements: the device the backend reports, Measure / Cancel on a worker
 // thread, and the measured points drawn over the modelled curves.
 #include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/measured_view.hpp>
 
 #include <QMessageBox>
 #include <QProgressBar>
@@ -10,6 +11,7 @@
 
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/base/kernels.hpp>
+#include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/measurement.hpp>
 #include <quantfront/ui/measure_worker.hpp>
 #include <quantfront/ui/plots.hpp>
@@ -68,8 +70,23 @@ void MainWindow::updateMeasurementOverlay(const Scenario& scenario,
     overlay = MeasurementOverlay{};
   }
   m_stepPlot->setOverlay(*overlay);
-  m_residualPlot->setOverlay(*overlay, reportTitle(*m_report));
+  m_measured->setKernelOverlay(*overlay, reportTitle(*m_report));
   for (const auto& n : overlay->notes) statusBar()->showMessage(qs(n), 8000);
+}
+
+ResidualPlot* MainWindow::residualPlot() const {
+  return m_measured->kernelPlot();
+}
+
+void MainWindow::updateEndToEnd() {
+  const Session s = withoutHidden(session());
+  std::vector<std::string> notes;
+  const std::string file = m_sessionPath.isEmpty() ? "session" : m_sessionPath.toStdString();
+  auto rows = guarded("end-to-end runs", [&]() -> Result<std::vector<E2eComparison>> {
+    return compareEndToEnd(s, file, notes);
+  });
+  if (!rows) notes.push_back(rows.error().str());
+  m_measured->setEndToEnd(rows ? *rows : std::vector<E2eComparison>{}, notes, sessionName());
 }
 
 void MainWindow::setMeasurementBackend(std::shared_ptr<MeasurementBackend> backend) {

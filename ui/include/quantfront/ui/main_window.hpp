@@ -43,6 +43,7 @@ struct AttachRequest;
 class ScenarioPanel;
 class StepTimePlot;
 class ResidualPlot;
+class MeasuredView;
 class ThroughputPlot;
 class ParetoView;
 class AutosaveSlot;
@@ -86,7 +87,12 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QTableWidget* schemesTable() const { return m_schemesTable; }
   /// The crossovers under the Schemes table: faster below, than, at B, faster above.
   [[nodiscard]] QTableWidget* crossoversTable() const { return m_crossoversTable; }
-  [[nodiscard]] ResidualPlot* residualPlot() const { return m_residualPlot; }
+  [[nodiscard]] ResidualPlot* residualPlot() const;
+  /// The "Measured vs model" tab (its end-to-end part up to date after updateEndToEnd,
+  /// showing the tab, or exporting it).
+  [[nodiscard]] MeasuredView* measuredView() const { return m_measured; }
+  /// Compares the session's imported end-to-end runs with the model (the Measured tab).
+  void updateEndToEnd();
   /// The red banner over every tab naming the schemes that do not fit (empty when hidden).
   [[nodiscard]] QString fitBanner() const;
 
@@ -301,7 +307,7 @@ class MainWindow : public QMainWindow {
   EditState m_editState;  ///< the state the last recorded edit left
   QLabel* m_gpuStatus = nullptr;
   QPushButton* m_measure = nullptr;
-  ResidualPlot* m_residualPlot = nullptr;
+  MeasuredView* m_measured = nullptr;
   QProgressBar* m_measureProgress = nullptr;
   QThread* m_measureThread = nullptr;
   QThread* m_importThread = nullptr;                  ///< reading files to import (importAndShow)

@@ -25,6 +25,8 @@ QPen schemePen(const QString& schemeId, double width = 2.2);
 QFont plotFont(int pointSize = 10);
 /// Applies the house style to a plot (background, grid, fonts, legend).
 void applyPlotStyle(QCustomPlot* plot);
+/// The plot's title row: `title` when it exists, else a new one above the axes.
+QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title);
 
 /// The print theme for the lifetime of the object: the house style's white background, fonts
 /// sized for a figure about 180 mm wide (title 10 pt, axis labels 9 pt, ticks 8 pt, legend and

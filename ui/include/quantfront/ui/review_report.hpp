@@ -19,6 +19,7 @@
 
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -38,7 +39,10 @@ struct ReviewReportInputs {
   const ServingSweeps* serving = nullptr;  ///< what servingPlot draws (may be null)
   QCustomPlot* paretoPlot = nullptr;       ///< may be null when there are no candidates
   QCustomPlot* residualPlot = nullptr;     ///< shown only with kernel measurements
-  QString paretoStatus;                    ///< the Pareto view's summary line and warnings
+  QCustomPlot* e2ePlot = nullptr;          ///< imported end-to-end runs against the model
+  const std::vector<E2eComparison>* e2eRows = nullptr;  ///< what e2ePlot draws (may be null)
+  QString e2eSummary;                                   ///< its one-line summary
+  QString paretoStatus;  ///< the Pareto view's summary line and warnings
   std::vector<Objective> objectives;
   std::vector<std::string> gates;
   std::map<std::string, CandidateVerdict> verdicts;

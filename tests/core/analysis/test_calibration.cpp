@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/calibration.hpp>
@@ -157,4 +158,29 @@ TEST_CASE("applyCalibration gives the GPU file's calibration without a JSON roun
   auto bad = applyCalibration(h100, absurd, "m.json");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().field == "calibration.bandwidth_efficiency");
+}
+
+TEST_CASE("driver device names map to the catalog GPU they stand for", "[analysis][calibration]") {
+  const std::pair<const char*, const char*> names[] = {{"NVIDIA H100 80GB HBM3", "h100-sxm"},
+                                                       {"NVIDIA H100 PCIe", "h100-pcie"},
+                                                       {"NVIDIA H200", "h200-sxm"},
+                                                       {"NVIDIA H20", "h20"},
+                                                       {"NVIDIA A100-SXM4-80GB", "a100-80gb"},
+                                                       {"NVIDIA A100-SXM4-40GB", "a100-40gb"},
+                                                       {"NVIDIA L40S", "l40s"},
+                                                       {"NVIDIA L4", "l4"},
+                                                       {"NVIDIA B200", "b200"},
+                                                       {"NVIDIA GB200", "gb200"},
+                                                       {"NVIDIA GeForce RTX 4090", "rtx-4090"},
+                                                       {"NVIDIA GeForce RTX 5090", "rtx-5090"},
+                                                       // Not in the catalog: no guess.
+                                                       {"NVIDIA L40", ""},
+                                                       {"NVIDIA GeForce RTX 4090 D", ""},
+                                                       {"NVIDIA GeForce RTX 3090", ""},
+                                                       {"Tesla T4", ""}};
+  for (const auto& [device, id] : names) {
+    INFO(device);
+    CHECK(catalogGpuForDevice(device) == id);
+    if (*id != '\0') CHECK(Catalog::bundled().resolveGpu(id).ok());
+  }
 }

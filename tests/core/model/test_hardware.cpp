@@ -1,10 +1,11 @@
-// GPU files: ranges, and the calibration block.
+// GPU files: ranges, the calibration block, and the catalog's datasheet figures read back.
 #include <catch2/catch.hpp>
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
 using namespace qf;
@@ -113,4 +114,62 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
     INFO(b.block);
     CHECK(gpuError(jb).field == b.field);
   }
+}
+
+TEST_CASE("the catalog's newer GPUs read back their datasheet figures", "[gpu][catalog]") {
+  const auto& cat = Catalog::bundled();
+  auto peak = [](const GpuSpec& g, TensorPath p) {
+    return g.tensorTflops[static_cast<std::size_t>(p)];
+  };
+  for (const char* id : {"a100-40gb", "l4", "h20", "rtx-4090", "rtx-5090", "gb200"}) {
+    INFO(id);
+    auto g = cat.resolveGpu(id);
+    REQUIRE(g.ok());
+    CHECK(g->id == id);
+    REQUIRE(g->pricePerGpuHourUsd.has_value());
+    CHECK(*g->pricePerGpuHourUsd > 0);
+    CHECK(g->priceSource.find("on-demand") != std::string::npos);
+    CHECK(g->priceSource.find("dated") != std::string::npos);
+    CHECK_FALSE(g->source.empty());
+    CHECK((g->hasPath(TensorPath::Bf16) && g->hasPath(TensorPath::Fp16)));
+    // Bundled end-to-end constants, carried over from the A6000 fit and marked so.
+    const GpuCalibration* c = cat.defaultCalibration(id);
+    REQUIRE(c != nullptr);
+    CHECK(c->source.find("carried over from the A6000 fit") != std::string::npos);
+    CHECK(c->extraJson.find("\"carried_over_from\":\"a6000\"") != std::string::npos);
+  }
+  // Figures checked by hand against the datasheets (dense = the sparse figure halved).
+  const auto a100 = *cat.resolveGpu("a100-40gb");
+  CHECK(a100.hbmBandwidthTBps == 1.555);  // A100 datasheet: 1,555 GB/s for the 40GB part
+  CHECK(*peak(a100, TensorPath::Bf16) == 312);
+  CHECK(*a100.nvlinkGBps == 600);
+  CHECK_FALSE(a100.hasPath(TensorPath::Fp8));
+  CHECK(a100.memoryGib < cat.resolveGpu("a100-80gb")->memoryGib / 2);
+  const auto l4 = *cat.resolveGpu("l4");
+  CHECK(*peak(l4, TensorPath::Fp8) == 242.5);  // L4 datasheet: 485 TFLOPS fp8 with sparsity
+  CHECK(*peak(l4, TensorPath::Bf16) == 121);   // 242 with sparsity
+  CHECK(l4.hbmBandwidthTBps == 0.3);
+  CHECK_FALSE(l4.nvlinkGBps.has_value());
+  const auto h20 = *cat.resolveGpu("h20");
+  CHECK(h20.hbmBandwidthTBps == 4.0);  // more than an H100's 3.35 TB/s
+  CHECK(*peak(h20, TensorPath::Bf16) == 148);
+  CHECK(*peak(h20, TensorPath::Fp8) == 296);
+  CHECK(*h20.nvlinkGBps == 900);
+  const auto r4090 = *cat.resolveGpu("rtx-4090");
+  CHECK(*peak(r4090, TensorPath::Bf16) == 165.2);  // Ada whitepaper, FP32 accumulate
+  CHECK(*peak(r4090, TensorPath::Int8) == 660.6);
+  CHECK(r4090.hbmBandwidthTBps == 1.008);
+  CHECK_FALSE(r4090.hasPath(TensorPath::Fp4));
+  const auto r5090 = *cat.resolveGpu("rtx-5090");
+  CHECK(*peak(r5090, TensorPath::Bf16) == 209.5);  // RTX Blackwell whitepaper: 209.5/419
+  CHECK(*peak(r5090, TensorPath::Fp4) == 1676);
+  CHECK(r5090.hbmBandwidthTBps == 1.792);
+  CHECK_FALSE(r5090.nvlinkGBps.has_value());
+  // One GPU of a GB200 superchip: half the superchip's 10 PFLOPS bf16 and 16 TB/s.
+  const auto gb200 = *cat.resolveGpu("gb200");
+  CHECK(*peak(gb200, TensorPath::Bf16) == 2500);
+  CHECK(*peak(gb200, TensorPath::Fp4) == 10000);
+  CHECK(gb200.hbmBandwidthTBps == 8.0);
+  CHECK(*gb200.nvlinkGBps == 1800);
+  CHECK(gb200.vectorFp32Tflops == 80);
 }

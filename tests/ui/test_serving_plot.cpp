@@ -188,7 +188,10 @@ TEST_CASE("serving plot: three vLLM files, one point per candidate, as core comp
   opts.gpu = "h100-sxm";
   REQUIRE(qf::attachRunsToCandidates(s, opts).ok());
   REQUIRE(s.candidates.size() == 3);
-  const qf::ServingSweeps sw = qf::servingSweeps(s);
+  // The measured points and capacity labels alone (the modelled curves have their own test).
+  qf::ServingOptions measuredOnly;
+  measuredOnly.modelledCurves = false;
+  const qf::ServingSweeps sw = qf::servingSweeps(s, measuredOnly);
   REQUIRE(sw.groups.size() == 3);
 
   ServingPlot plot;
@@ -344,4 +347,55 @@ TEST_CASE("serving plot: without serving runs it says what to import", "[ui][ser
   CHECK(plot.emptyText().isEmpty());
   plot.setData({});
   CHECK(plot.emptyText() == ServingPlot::kEmptyText);
+}
+
+TEST_CASE("serving plot: the serving model's curves beside the measured sweeps",
+          "[ui][serving][modelled]") {
+  qf::testing::app();
+  const qf::Session s = syntheticSweep();
+  const qf::ServingSweeps sw = qf::servingSweeps(s);
+  ServingPlot plot;
+  plot.resize(1400, 900);
+  plot.setData(sw);
+  for (const auto& g : sw.groups) {
+    const QString id = QString::fromStdString(g.key);
+    INFO(g.key);
+    REQUIRE(g.modelled.size() == 2);
+    for (const auto& curve : g.modelled) {
+      // Every modelled load drawn where the measured loads are: the same x mapping.
+      QCPGraph* tok = plot.modelledCurve(id, Panel::Throughput, curve.datasheet);
+      QCPGraph* tpot = plot.modelledCurve(id, Panel::Tpot, curve.datasheet);
+      REQUIRE(tok);
+      REQUIRE(tpot);
+      REQUIRE(tok->data()->size() == static_cast<int>(curve.points.size()));
+      for (std::size_t i = 0; i < curve.points.size(); ++i) {
+        const auto& p = curve.points[i];
+        CHECK(tok->data()->at(static_cast<int>(i))->key == plot.xOf(p.load));
+        CHECK(tok->data()->at(static_cast<int>(i))->value == p.outputTokS);
+        CHECK(tpot->data()->at(static_cast<int>(i))->value == p.tpotMs);
+      }
+      // No TTFT drawn at or past saturation.
+      QCPGraph* ttft = plot.modelledCurve(id, Panel::Ttft, curve.datasheet);
+      REQUIRE(ttft);
+      int finite = 0;
+      for (const auto& p : curve.points) finite += p.ttftMs ? 1 : 0;
+      CHECK(ttft->data()->size() == finite);
+      CHECK(finite < static_cast<int>(curve.points.size()));
+      // Calibrated and datasheet told apart by line style.
+      CHECK(tok->pen().style() == (curve.datasheet ? Qt::DashDotDotLine : Qt::DashDotLine));
+    }
+  }
+  // The legend keys name both.
+  QStringList names;
+  for (int i = 0; i < plot.graphCount(); ++i) names << plot.graph(i)->name();
+  CHECK(names.contains("dash-dot: modelled, calibrated (steady state, means)"));
+  CHECK(names.contains("dash-dot-dot: modelled, datasheet roofline"));
+  // One mark per overtake core found, named.
+  REQUIRE(plot.overtakeLabels().size() == static_cast<int>(sw.overtakes.size()));
+  for (int i = 0; i < plot.overtakeLabels().size(); ++i) {
+    CHECK(plot.overtakeLabels()[i].contains(" overtakes "));
+    CHECK(plot.overtakeLabels()[i].contains(QString::fromStdString(sw.overtakes[i].ahead)));
+  }
+  plot.replot();
+  keep(plot.grab().toImage(), "serving_modelled.png");
 }

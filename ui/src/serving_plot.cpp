@@ -195,6 +195,9 @@ void ServingPlot::clearAll() {
   m_series.clear();
   m_errorBars.clear();
   m_capacity.clear();
+  m_modelled.clear();
+  m_overtakes.clear();
+  m_anyModelled = false;
 }
 
 QCPAxisRect* ServingPlot::panel(Panel p) const {
@@ -309,9 +312,11 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
     const auto shape = kShapes[index % 5];
     ++index;
     drawGroup(g, pts, color, shape, ranges);
+    drawModelled(g, color, ranges);
     if (g.capacity) capacities.push_back({qs(g.key), *g.capacity, color});
   }
   drawCapacities(capacities, ranges, x.lo);
+  drawOvertakes(sweeps);
   if (!x.empty) drawKeys(ranges.anyGoodput);
   fitAxes(ranges);
   showEmpty(x.empty);
@@ -553,6 +558,99 @@ void ServingPlot::drawCapacities(const std::vector<CapacityLine>& capacities,
   }
 }
 
+QCPGraph* ServingPlot::modelledCurve(const QString& candidate, Panel p, bool datasheet) const {
+  const auto it = m_modelled.find(candidate);
+  if (it == m_modelled.end()) return nullptr;
+  const auto jt = it->second.find({p, datasheet});
+  return jt == it->second.end() ? nullptr : jt->second;
+}
+
+void ServingPlot::drawModelled(const ServingGroup& g, const QColor& color, ValueRanges& ranges) {
+  const QString name = qs(g.key);
+  for (const ModelledServingCurve& curve : g.modelled) {
+    QVector<double> x, tok, ttft, ttftX, tpot;
+    for (const auto& p : curve.points) {
+      if (p.load.kind != m_kind) continue;
+      const double at = xOf(p.load);
+      x << at;
+      tok << p.outputTokS;
+      tpot << p.tpotMs;
+      if (p.ttftMs) {
+        ttftX << at;
+        ttft << *p.ttftMs;
+      }
+    }
+    if (x.isEmpty()) continue;
+    m_anyModelled = true;
+    const QPen pen = curve.datasheet ? QPen(color.lighter(125), 1.0, Qt::DashDotDotLine)
+                                     : QPen(color, 1.6, Qt::DashDotLine);
+    auto add = [&](Panel pn, const QVector<double>& xs, const QVector<double>& ys) {
+      if (xs.isEmpty()) return;
+      QCPAxisRect* r = m_panels[static_cast<int>(pn)];
+      QCPGraph* gr = addGraph(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+      gr->setData(xs, ys, true);
+      gr->setPen(pen);
+      gr->removeFromLegend();
+      gr->setProperty("qf_role", curve.datasheet ? "modelled-datasheet" : "modelled");
+      gr->setProperty("qf_candidate", name);
+      m_modelled[name][{pn, curve.datasheet}] = gr;
+    };
+    add(Panel::Throughput, x, tok);
+    add(Panel::Ttft, ttftX, ttft);
+    add(Panel::Tpot, x, tpot);
+    if (curve.datasheet) continue;
+    // The calibrated curve is part of what the axes must show; the ideal roofline may run off.
+    for (double v : tok) ranges.tokMax = std::max(ranges.tokMax, v);
+    for (double v : tpot) {
+      ranges.tpotLo = std::min(ranges.tpotLo, v);
+      ranges.tpotHi = std::max(ranges.tpotHi, v);
+    }
+  }
+}
+
+void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
+  QCPAxisRect* r = m_panels[static_cast<int>(Panel::Tpot)];
+  int n = 0;
+  for (const ServingOvertake& o : sweeps.overtakes) {
+    if (o.kind != m_kind) continue;
+    OfferedLoad load;
+    load.kind = o.kind;
+    load.value = o.load;
+    const double x = xOf(load);
+    auto* line = new QCPItemStraightLine(this);
+    line->setClipAxisRect(r);
+    line->point1->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    line->point2->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    line->point1->setCoords(x, 0);
+    line->point2->setCoords(x, 1);
+    line->setPen(QPen(QColor(90, 90, 90), 1.0, Qt::DotLine));
+    line->setProperty("qf_role", "overtake");
+    const QString text =
+        QString("%1 overtakes %2 at %3").arg(qs(o.ahead), qs(o.behind), qs(offeredLoadText(load)));
+    m_overtakes << text;
+    auto* label = new QCPItemText(this);
+    label->setClipAxisRect(r);
+    label->setClipToAxisRect(true);
+    label->position->setAxisRect(r);
+    label->position->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    label->position->setCoords(x, 0.06 + 0.12 * (n++ % 4));  // staggered: never on each other
+    // Right of the line in the left half of the axis, left of it in the right half.
+    const QCPAxis* ax = r->axis(QCPAxis::atBottom);
+    const QCPRange range = ax->range();
+    const double mid = ax->scaleType() == QCPAxis::stLogarithmic && range.lower > 0
+                           ? std::sqrt(range.lower * range.upper)
+                           : range.center();
+    const bool leftOfLine = x > mid;
+    label->setPositionAlignment((leftOfLine ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+    label->setText(leftOfLine ? text + " " : " " + text);
+    label->setFont(plotFont(8));
+    label->setColor(QColor(70, 70, 70));
+    label->setProperty("qf_role", "overtake");
+  }
+}
+
 void ServingPlot::drawKeys(bool anyGoodput) {
   // Keys to the line styles, in grey.
   auto key = [&](const QString& text, const QPen& pen, const QCPScatterStyle& style) {
@@ -570,6 +668,12 @@ void ServingPlot::drawKeys(bool anyGoodput) {
   if (anyGoodput) {
     key("dotted: goodput req/s (right axis)", QPen(grey, 1.6, Qt::DotLine),
         marker(QCPScatterStyle::ssCircle, grey, false));
+  }
+  if (m_anyModelled) {
+    key("dash-dot: modelled, calibrated (steady state, means)", QPen(grey, 1.6, Qt::DashDotLine),
+        QCPScatterStyle());
+    key("dash-dot-dot: modelled, datasheet roofline", QPen(grey, 1.0, Qt::DashDotDotLine),
+        QCPScatterStyle());
   }
   key("ringed: saturated, batch-1 point", QPen(Qt::NoPen),
       QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(grey, 1.2), Qt::NoBrush, 13));

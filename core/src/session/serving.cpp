@@ -352,6 +352,7 @@ ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts, const 
     ++out.runsUsed;
   }
   for (auto& g : out.groups) finishGroup(s, g, opts, cat);
+  if (opts.modelledCurves) addModelledServing(out, s, cat);
   return out;
 }
 

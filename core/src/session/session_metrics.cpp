@@ -34,20 +34,25 @@ std::vector<std::string> modelledMetricNames() {
   return names;
 }
 
+ScenarioSpec candidateScenarioSpec(const Candidate& c, const ScenarioSpec& scenario) {
+  ScenarioSpec spec = scenario;
+  spec.model = c.model;
+  spec.gpu = c.gpu;
+  // The scenario's edited GPU is the GPU it was edited from: it applies to the candidates on
+  // that GPU only (ids compared as the catalog does, ignoring case).
+  if (spec.gpuSpec && !sameIgnoringCase(c.gpu, scenario.gpu)) spec.gpuSpec.reset();
+  spec.tp = c.gpuCount;
+  return spec;
+}
+
 Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
                                                            const ScenarioSpec& scenario,
                                                            const Catalog& cat) {
   auto wrap = [&](const Error& e) {
     return Error{e.file, "candidate '" + c.id + "'", e.field, e.message};
   };
-  ScenarioSpec spec = scenario;
-  spec.model = c.model;
-  spec.gpu = c.gpu;
-  // The scenario's edited GPU is the GPU it was edited from: it applies to the candidates on
-  // that GPU only (ids compared as the catalog does, ignoring case).
-  const bool editedGpu = spec.gpuSpec && sameIgnoringCase(c.gpu, scenario.gpu);
-  if (!editedGpu) spec.gpuSpec.reset();
-  spec.tp = c.gpuCount;
+  const ScenarioSpec spec = candidateScenarioSpec(c, scenario);
+  const bool editedGpu = spec.gpuSpec.has_value();
   auto s = resolveScenario(spec, cat);
   if (!s) return wrap(s.error());
   auto cands = makeCandidates({}, c.schemeLinear, c.schemeMoe, c.schemeLmHead, cat);

@@ -393,3 +393,106 @@ TEST_CASE("goodput under an SLO counts the requests that meet it", "[session][se
                  std::string::npos;
         }) == 1);
 }
+
+namespace {
+
+/// A sweep run of `candidate` at `rate` whose requests all had 1,024 prompt and 128 output
+/// tokens.
+ImportedRun modelledSweepRun(const std::string& file, const std::string& candidate,
+                             const std::string& rate) {
+  ImportedRun run = sweepRun(file, candidate, rate, 1000);
+  run.sha256 = std::string(64, file[0]);
+  for (int i = 0; i < 4; ++i) {
+    RequestRecord r = request(0.1, 1.0, 128);
+    r.inputLen = 1024;
+    run.requests.push_back(r);
+  }
+  return run;
+}
+
+Candidate servingCandidate(const std::string& id, const std::string& scheme) {
+  Candidate c;
+  c.id = id;
+  c.model = "llama-3-8b";
+  c.schemeLinear = scheme;
+  c.gpu = "h100-sxm";
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("modelled serving curves: calibrated and datasheet beside each candidate's sweep",
+          "[session][serving][modelled]") {
+  Session s;
+  s.candidates = {servingCandidate("bf16", "bf16"), servingCandidate("w4", "w4a16-g128")};
+  for (const char* rate : {"1", "4", "16", "inf"}) {
+    s.importedRuns.push_back(modelledSweepRun(std::string("a-") + rate, "bf16", rate));
+    s.importedRuns.push_back(modelledSweepRun(std::string("b-") + rate, "w4", rate));
+  }
+  const ServingSweeps sw = servingSweeps(s);
+  REQUIRE(sw.groups.size() == 2);
+  for (const auto& g : sw.groups) {
+    INFO(g.key);
+    REQUIRE(g.modelled.size() == 2);
+    const ModelledServingCurve& cal = g.modelled[0];
+    const ModelledServingCurve& ds = g.modelled[1];
+    CHECK_FALSE(cal.datasheet);
+    CHECK(ds.datasheet);
+    CHECK(cal.inputTokens == 1024);
+    CHECK(cal.outputTokens == 128);
+    CHECK_THAT(cal.constants, Catch::Contains("bundled defaults"));
+    // The grid: half the lowest rate to 1.5 × the highest finite one, then ∞.
+    REQUIRE(cal.points.size() == ds.points.size());
+    CHECK(cal.points.front().load.value == Approx(0.5));
+    CHECK(cal.points[cal.points.size() - 2].load.value == Approx(24));
+    CHECK(std::isinf(cal.points.back().load.value));
+    // Below saturation a server delivers what is offered: rate × output tokens.
+    const ModelledServingPoint& low = cal.points.front();
+    CHECK_FALSE(low.saturated);
+    CHECK(low.outputTokS == Approx(0.5 * 128).epsilon(1e-6));
+    REQUIRE(low.ttftMs.has_value());
+    // At ∞ the saturated throughput, no finite TTFT, and the calibrated server is slower
+    // than the ideal roofline.
+    const ModelledServingPoint& inf = cal.points.back();
+    CHECK(inf.saturated);
+    CHECK_FALSE(inf.ttftMs.has_value());
+    CHECK(inf.outputTokS < ds.points.back().outputTokS);
+    CHECK(low.tpotMs > ds.points.front().tpotMs);
+    // Throughput never falls as the offered load grows.
+    for (std::size_t i = 1; i < cal.points.size(); ++i) {
+      CHECK(cal.points[i].outputTokS >= cal.points[i - 1].outputTokS * (1 - 1e-9));
+    }
+  }
+  // At the lowest load W4A16 streams a quarter of the weight bytes: lower TPOT than bf16.
+  const auto& bf16 = groupOf(sw, "bf16").modelled[0].points;
+  const auto& w4 = groupOf(sw, "w4").modelled[0].points;
+  CHECK(w4.front().tpotMs < bf16.front().tpotMs);
+  // Each overtake is a real change of order on the curves around its load.
+  for (const auto& o : sw.overtakes) {
+    INFO(o.ahead << " overtakes " << o.behind << " at " << o.load);
+    const auto& ahead = groupOf(sw, o.ahead).modelled[0].points;
+    const auto& behind = groupOf(sw, o.behind).modelled[0].points;
+    std::size_t k = 0;
+    while (k + 1 < ahead.size() && ahead[k + 1].load.value < o.load) ++k;
+    REQUIRE(k + 1 < ahead.size());
+    CHECK(ahead[k].tpotMs > behind[k].tpotMs);
+    CHECK(ahead[k + 1].tpotMs < behind[k + 1].tpotMs);
+  }
+  // Without the option, no curves.
+  ServingOptions off;
+  off.modelledCurves = false;
+  const ServingSweeps plain = servingSweeps(s, off);
+  CHECK(plain.groups[0].modelled.empty());
+  CHECK(plain.overtakes.empty());
+}
+
+TEST_CASE("modelled serving curves: a run without request lengths says why it has none",
+          "[session][serving][modelled]") {
+  Session s;
+  s.candidates = {servingCandidate("bf16", "bf16")};
+  s.importedRuns = {sweepRun("a.json", "bf16", "1", 100), sweepRun("b.json", "bf16", "4", 400)};
+  const ServingSweeps sw = servingSweeps(s);
+  REQUIRE(sw.groups.size() == 1);
+  CHECK(sw.groups[0].modelled.empty());
+  CHECK(mentions(sw.groups[0].warnings, "no per-request lengths"));
+}

@@ -50,6 +50,11 @@ class ServingPlot : public QCustomPlot {
   [[nodiscard]] QCPErrorBars* errorBars(const QString& candidate, Series s) const;
   /// The modelled capacity line of `candidate` (tok/s); nullopt when none is drawn.
   [[nodiscard]] std::optional<double> capacityLine(const QString& candidate) const;
+  /// The modelled curve of `candidate` on `p` (Throughput, Ttft or Tpot), calibrated or the
+  /// datasheet roofline; nullptr when none is drawn.
+  [[nodiscard]] QCPGraph* modelledCurve(const QString& candidate, Panel p, bool datasheet) const;
+  /// The overtake marks drawn on the TPOT panel ("w4 overtakes bf16 at 3.2 req/s").
+  [[nodiscard]] QStringList overtakeLabels() const { return m_overtakes; }
   /// The axis rect of a panel.
   [[nodiscard]] QCPAxisRect* panel(Panel p) const;
   /// The load axis: its kind and where a load is drawn on it.
@@ -116,6 +121,10 @@ class ServingPlot : public QCustomPlot {
                  const QColor& color, QCPScatterStyle::ScatterShape shape, ValueRanges& ranges);
   void drawCapacities(const std::vector<CapacityLine>& capacities, const ValueRanges& ranges,
                       double xLo);
+  /// The serving model's curves of one candidate (calibrated dash-dot, datasheet dash-dot-dot).
+  void drawModelled(const ServingGroup& g, const QColor& color, ValueRanges& ranges);
+  /// Where one candidate's modelled TPOT overtakes another's, marked on the TPOT panel.
+  void drawOvertakes(const ServingSweeps& sweeps);
   void drawKeys(bool anyGoodput);
   void fitAxes(const ValueRanges& ranges);
   void clearAll();
@@ -142,6 +151,9 @@ class ServingPlot : public QCustomPlot {
   std::map<QString, std::map<Series, QCPGraph*>> m_series;
   std::map<QString, std::map<Series, QCPErrorBars*>> m_errorBars;
   std::map<QString, double> m_capacity;
+  std::map<QString, std::map<std::pair<Panel, bool>, QCPGraph*>> m_modelled;
+  QStringList m_overtakes;
+  bool m_anyModelled = false;
 };
 
 }  // namespace qf::ui

@@ -75,6 +75,33 @@ struct ModelledCapacity {
   std::string note;           ///< the engine's note on its inputs
 };
 
+/// The serving model at one offered load: the analytic steady state of the candidate's
+/// deployment (docs/model.md, "Serving under load"), means over requests.
+struct ModelledServingPoint {
+  OfferedLoad load;
+  double outputTokS = 0;
+  std::optional<double> ttftMs;  ///< none at or past saturation (the queue grows without end)
+  double tpotMs = 0;
+  bool saturated = false;  ///< the load is at or past what the deployment serves
+};
+
+/// One modelled curve of a group's candidate at the group's workload (the mean prompt and
+/// output tokens of its runs' requests).
+struct ModelledServingCurve {
+  bool datasheet = false;  ///< the ideal roofline; else the calibrated constants
+  std::string constants;   ///< where the constants come from (Efficiency::source)
+  double inputTokens = 0, outputTokens = 0;
+  std::vector<ModelledServingPoint> points;  ///< ascending load
+};
+
+/// Where one candidate's modelled (calibrated) TPOT falls below another's as the load grows:
+/// below `load` `behind` is faster per token, above it `ahead` is.
+struct ServingOvertake {
+  std::string ahead, behind;  ///< group keys
+  LoadKind kind = LoadKind::RequestRate;
+  double load = 0;
+};
+
 /// Every serving run of one candidate (or model, or file), ordered by offered load.
 struct ServingGroup {
   std::string key;        ///< what the runs share: candidate id, model name or file
@@ -92,7 +119,10 @@ struct ServingGroup {
   /// Index in `points` of the saturated point: the highest output throughput.
   std::optional<std::size_t> saturated;
   std::optional<ModelledCapacity> capacity;  ///< when the candidate resolves in the catalog
-  std::vector<std::string> warnings;         ///< points missing figures, mixed sweeps, ...
+  /// The serving model beside the measurements: calibrated first, then the datasheet
+  /// roofline, at loads spanning the sweeps' (ServingOptions::modelledCurves).
+  std::vector<ModelledServingCurve> modelled;
+  std::vector<std::string> warnings;  ///< points missing figures, mixed sweeps, ...
 };
 
 /// What servingSweeps found.
@@ -100,12 +130,15 @@ struct ServingSweeps {
   std::vector<ServingGroup> groups;   ///< in the order of their first run in the session
   std::vector<std::string> warnings;  ///< runs left out and why
   std::size_t runsUsed = 0;           ///< serving runs that became points
+  /// Loads where one candidate's calibrated modelled TPOT overtakes another's (same load kind).
+  std::vector<ServingOvertake> overtakes;
 };
 
 /// Options of servingSweeps.
 struct ServingOptions {
   stats::BootstrapOptions bootstrap;  ///< for the percentile intervals (95% by default)
   bool modelledCapacity = true;       ///< run the engine for each candidate's capacity
+  bool modelledCurves = true;         ///< the serving model's curves beside each sweep
   /// Objectives a request must meet to count toward goodput. With any set, each run's goodput
   /// is computed from its per-request records and duration (stats::goodputReqPerS) instead of
   /// read from the file; a run without records keeps the file's own figure, with a warning.
@@ -121,6 +154,13 @@ struct ServingOptions {
 /// resolve is a warning of its group.
 ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts = {},
                             const Catalog& cat = Catalog::bundled());
+
+/// Adds the modelled curves of every group attached to a candidate (steady state of one
+/// replica on the candidate's GPUs as TP, the scenario's KV dtype, memory and max model
+/// length, vLLM's default batch cap and token budget) at loads spanning all groups of each
+/// load kind, and the overtakes between them. A group it cannot model gets a warning.
+void addModelledServing(ServingSweeps& sweeps, const Session& s,
+                        const Catalog& cat = Catalog::bundled());
 
 /// The point of one run (no grouping, no capacity): offered load, throughputs, latency
 /// percentiles with intervals, generated length. Errors when the run is not a serving sweep

@@ -133,6 +133,11 @@ std::string useCaseMetricStem(const std::string& id);
 /// written only for a GPU with a price.
 std::vector<std::string> modelledMetricNames();
 
+/// The scenario a candidate runs on: the session scenario with the candidate's model, GPU and
+/// GPU count (as TP); the scenario's edited GPU only when the candidate is on the GPU it was
+/// edited from (ids compared ignoring case).
+ScenarioSpec candidateScenarioSpec(const Candidate& c, const ScenarioSpec& scenario);
+
 /// The analytic engine's figures for one candidate: its model, GPU, count (as TP) and
 /// schemes, under the serving settings of `scenario` (max model length, KV dtype, memory
 /// utilisation, reserve, context). Keys are modelledMetricNames(): per use case the latency

@@ -70,7 +70,10 @@ with `qfront stats paired`.
 
 Each imported file is recorded with its name and SHA-256: importing a file that is already
 in the session (same content, whatever its name) adds nothing. The summary lists, per file,
-the detected format, the runs and metrics read, and warnings saying what was skipped and why.
+the detected format, the runs and metrics read, and warnings saying what was skipped and why
+(the same warnings, in the same words, as the window's import summary and Evidence tab). A
+run whose requests all failed ('completed' 0) is named as failed: its 0 throughputs are not
+attached to a candidate and it is not a point on the Serving tab.
 
 Candidates: without --candidate, each distinct model the files name gets a candidate of its
 own, with the model name as its id. A file whose model differs from the model of the existing
@@ -109,6 +112,10 @@ std::string status(const FileSummary& f) {
   if (f.merge.measurementsAdded > 0) {
     s += " (+" + std::to_string(f.merge.measurementsAdded) + " kernel measurements)";
   }
+  if (f.failedRuns > 0) {
+    s += "; " + std::to_string(f.failedRuns) + " failed run(s): every request failed, no figures";
+  }
+  if (!f.warnings.empty()) s += "; " + std::to_string(f.warnings.size()) + " warning(s)";
   return s;
 }
 
@@ -162,6 +169,7 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
     o["metrics"] = f.metricsRead;
     o["kernel_measurements_added"] = f.merge.measurementsAdded;
     o["duplicate_of"] = f.merge.duplicate ? Json(f.merge.duplicateOf) : Json(nullptr);
+    o["failed_runs"] = f.failedRuns;
     o["warnings"] = f.warnings;
     j["files"].push_back(o);
   }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
@@ -337,4 +338,43 @@ TEST_CASE("qfront import: a read-only session is left as it is", "[session][cli]
   CHECK(r.err.find("read-only") != std::string::npos);
   CHECK(readAll(s) == before);
   CHECK(dir.count() == 1);
+}
+
+TEST_CASE("qfront import: warnings as core lists them, a failed run named and never a 0 figure",
+          "[session][cli]") {
+  TempDir dir;
+  const std::string data = std::string(QF_TEST_DATA_DIR) + "/import/";
+  const std::string failed = data + "vllm_serve_all_failed_8.json";
+  const std::string tput = data + "vllm_throughput.json";
+  const std::string out = dir.file("s.json");
+  const Run r = qfront({"import", failed, tput, "-o", out});
+  INFO(r.out << r.err);
+  REQUIRE(r.rc == cli::kExitOk);
+  // The same list the window shows: core's FileImport::warnings, word for word.
+  ImportPlan plan;
+  auto read = readImports({failed, tput}, plan);
+  REQUIRE(read.ok());
+  REQUIRE(read->at(0).warnings.size() == 1);
+  for (const auto& f : *read) {
+    for (const auto& w : f.warnings)
+      CHECK(r.out.find("    warning: " + w + "\n") != std::string::npos);
+  }
+  CHECK(r.out.find("added; 1 failed run(s): every request failed, no figures; 1 warning(s)") !=
+        std::string::npos);
+  CHECK(r.out.find("all 8 requests failed: no figures attached") != std::string::npos);
+  // No candidate carries the failed run's 0.0 throughputs as measured figures.
+  auto s = loadSession(out);
+  REQUIRE(s.ok());
+  for (const auto& c : s->candidates) {
+    for (const auto& [name, m] : c.metrics) {
+      INFO(name);
+      CHECK(m.provenance.sourceFile != failed);
+    }
+  }
+  // The JSON summary counts the failed run.
+  const Run j = qfront({"import", failed, "-o", dir.file("t.json"), "--format=json"});
+  REQUIRE(j.rc == cli::kExitOk);
+  const Json doc = Json::parse(j.out);
+  CHECK(doc["files"][0]["failed_runs"] == 1);
+  CHECK(doc["files"][0]["warnings"].size() == 1);
 }

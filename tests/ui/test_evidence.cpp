@@ -8,18 +8,15 @@
 #include <QApplication>
 #include <QDropEvent>
 #include <QFileInfo>
-#include <QMessageBox>
 #include <QMimeData>
 #include <QTableWidget>
-#include <QTest>
-#include <QTimer>
-#include <QUrl>
 
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 
+#include "support/drop_files.hpp"
 #include "support/qt_app.hpp"
 
 namespace {
@@ -201,30 +198,11 @@ TEST_CASE("files dropped on the window are imported and shown selected on the Ev
   qf::testing::app();
   qf::ui::MainWindow w;
   importInto(w, {});
-  const QStringList paths = e2ePaths({"w4a16"});
-  QMimeData mime;
-  QList<QUrl> urls;
-  for (const QString& p : paths) urls << QUrl::fromLocalFile(p);
-  mime.setUrls(urls);
-  // The summary is a message box: close it as soon as it is up.
-  QString shown;
-  QTimer closer;
-  QObject::connect(&closer, &QTimer::timeout, [&] {
-    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
-      shown = box->text();
-      box->accept();
-    }
-  });
-  closer.start(20);
-  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-  QApplication::sendEvent(&w, &enter);
-  REQUIRE(enter.isAccepted());
-  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-  QApplication::sendEvent(&w, &drop);
   // The files are read on a worker thread: the drop returns at once, the window stays live.
-  CHECK(w.importRunning());
-  REQUIRE(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 20000));
-  closer.stop();
+  bool runningAfterDrop = false;
+  const QString shown = qf::testing::dropFilesAndReadSummary(
+      w, e2ePaths({"w4a16"}), [&] { runningAfterDrop = w.importRunning(); });
+  CHECK(runningAfterDrop);
   CHECK_FALSE(w.importRunning());
   CHECK(shown.contains("vllm_serve_w4a16.json: vllm-serve, 1 run(s)"));
   CHECK(shown.contains("Evidence tab"));

@@ -50,28 +50,42 @@ QString loadOf(const ImportedRun& r) {
   return {};
 }
 
-/// One line saying what the run holds.
+/// One line saying what the run holds: the figures the import read (never blank for a run
+/// with metrics); a failed run says so instead of showing its zeros.
 QString summaryOf(const ImportedRun& r) {
   QStringList parts;
-  if (isTimedRun(r.kind)) {
-    if (const auto v = metricOf(r, "completed")) parts << QString("%1 requests").arg(*v);
-    if (const auto v = metricOf(r, "output_throughput_tok_s"))
-      parts << significant(*v, 5) + " out tok/s";
+  if (allRequestsFailed(r)) {
+    parts << qs(failedRunText(r)) + ": no throughput or latency figures";
+  } else if (isTimedRun(r.kind)) {
+    const auto requests =
+        metricOf(r, "completed") ? metricOf(r, "completed") : metricOf(r, "num_requests");
+    if (requests) parts << QString("%1 requests").arg(*requests);
+    if (const auto v = metricOf(r, "request_throughput_req_s"))
+      parts << significant(*v, 5) + " req/s";
+    const auto out = metricOf(r, "output_throughput_tok_s");
+    if (out) parts << significant(*out, 5) + " out tok/s";
+    if (const auto v = metricOf(r, "total_token_throughput_tok_s"); v && !out)
+      parts << significant(*v, 5) + " tok/s (in + out)";
     if (const auto v = metricOf(r, "tpot_p99_ms"))
       parts << "TPOT p99 " + significant(*v, 5) + " ms";
     if (const auto v = metricOf(r, "ttft_p99_ms"))
       parts << "TTFT p99 " + significant(*v, 5) + " ms";
     if (const auto v = metricOf(r, "latency_mean_s"))
       parts << "latency " + significant(*v, 5) + " s";
+    if (r.kind == RunKind::Throughput) {
+      if (const auto v = metricOf(r, "total_num_tokens"))
+        parts << QString("%1 tokens").arg(*v, 0, 'f', 0);
+      if (const auto v = metricOf(r, "duration_s")) parts << "in " + significant(*v, 5) + " s";
+    }
     if (!r.requests.empty()) {
-      double out = 0;
+      double sum = 0;
       int n = 0;
       for (const auto& q : r.requests) {
         if (!q.success) continue;
-        out += static_cast<double>(q.outputLen);
+        sum += static_cast<double>(q.outputLen);
         ++n;
       }
-      if (n > 0) parts << "mean output " + significant(out / n, 5) + " tok";
+      if (n > 0) parts << "mean output " + significant(sum / n, 5) + " tok";
     }
   } else if (r.kind == RunKind::EvalResults) {
     std::set<std::string> tasks;
@@ -82,11 +96,38 @@ QString summaryOf(const ImportedRun& r) {
     QStringList t;
     for (const auto& s : tasks) t << qs(s);
     parts << "scores: " + t.join(", ");
-  } else {
-    parts << QString("%1 metrics").arg(r.metrics.size());
   }
-  if (!r.warnings.empty()) parts << QString("%1 warning(s)").arg(r.warnings.size());
+  if (parts.isEmpty()) parts << QString("%1 metrics").arg(r.metrics.size());
   return parts.join("; ");
+}
+
+/// The run's warnings as the import listed them, one a line.
+QString warningsText(const ImportedRun& r) {
+  QStringList lines;
+  for (const auto& w : r.warnings) lines << "warning: " + qs(w);
+  return lines.join("\n");
+}
+
+/// The status cell: failed (every request), its warning count, or ok; the tooltip lists the
+/// warnings.
+QTableWidgetItem* statusItem(const ImportedRun& r) {
+  const bool failed = allRequestsFailed(r);
+  QString text = failed ? "failed: " + qs(failedRunText(r)) : QString("ok");
+  if (!r.warnings.empty()) {
+    text += QString(failed ? " (%1 warning(s))" : ", %1 warning(s)").arg(r.warnings.size());
+  }
+  auto* item = new QTableWidgetItem(text);
+  if (failed) {
+    item->setForeground(QColor(176, 0, 0));
+  } else if (!r.warnings.empty()) {
+    item->setForeground(QColor(138, 90, 0));
+  }
+  QString tip = failed ? "Every request of this run failed: its figures are not attached to a "
+                         "candidate and it is not drawn on the Serving tab."
+                       : QString();
+  if (!r.warnings.empty()) tip += (tip.isEmpty() ? "" : "\n") + warningsText(r);
+  item->setToolTip(tip);
+  return item;
 }
 
 /// Where a number comes from, in one cell.
@@ -322,15 +363,16 @@ std::optional<AttachRequest> EvidenceView::chooseTarget(const QStringList& diges
 }
 
 void EvidenceView::fillRuns() {
-  const QStringList headers = {"file",   "format",    "model (as the file names it)",
-                               "load",   "candidate", "what it holds",
-                               "SHA-256"};
+  const QStringList headers = {"file",          "format",    "model (as the file names it)",
+                               "load",          "candidate", "status",
+                               "what it holds", "SHA-256"};
   m_runs->setSortingEnabled(false);
   m_runs->clear();
   m_runs->setColumnCount(static_cast<int>(headers.size()));
   m_runs->setHorizontalHeaderLabels(headers);
   m_runs->setRowCount(static_cast<int>(m_runData.size()));
-  int attached = 0;
+  int attached = 0, failed = 0;
+  std::size_t warnings = 0;
   for (int row = 0; row < static_cast<int>(m_runData.size()); ++row) {
     const ImportedRun& r = m_runData[static_cast<std::size_t>(row)];
     auto* file = new QTableWidgetItem(QFileInfo(qs(r.sourceFile)).fileName());
@@ -345,14 +387,15 @@ void EvidenceView::fillRuns() {
     auto* c = new QTableWidgetItem(cand.empty() ? QString("— not attached") : qs(cand));
     if (cand.empty()) c->setForeground(QColor(120, 120, 120));
     m_runs->setItem(row, 4, c);
+    m_runs->setItem(row, 5, statusItem(r));
+    failed += allRequestsFailed(r) ? 1 : 0;
+    warnings += r.warnings.size();
     auto* what = new QTableWidgetItem(summaryOf(r));
-    QString warnings;
-    for (const auto& w : r.warnings) warnings += "\n" + qs(w);
-    what->setToolTip(summaryOf(r) + warnings);
-    m_runs->setItem(row, 5, what);
+    what->setToolTip(r.warnings.empty() ? summaryOf(r) : summaryOf(r) + "\n" + warningsText(r));
+    m_runs->setItem(row, 6, what);
     auto* sha = new QTableWidgetItem(qs(r.sha256.substr(0, 16)));
     sha->setToolTip(qs(r.sha256));
-    m_runs->setItem(row, 6, sha);
+    m_runs->setItem(row, 7, sha);
   }
   m_runs->setSortingEnabled(true);
   m_runs->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -360,10 +403,15 @@ void EvidenceView::fillRuns() {
       m_runData.empty()
           ? QString("No runs imported. File › Import results… (or drop files on the window) reads "
                     "vLLM / SGLang benchmark results, lm-eval results and nvbench files.")
-          : QString("%1 run(s) imported, %2 attached to a candidate. Attached figures become "
-                    "measured metrics of the candidate and reach the Pareto tab.")
+          : QString("%1 run(s) imported, %2 attached to a candidate%3%4. Attached figures "
+                    "become measured metrics of the candidate and reach the Pareto tab.")
                 .arg(m_runData.size())
-                .arg(attached));
+                .arg(attached)
+                .arg(failed > 0
+                         ? QString(", %1 failed (every request: no figures, not drawn)").arg(failed)
+                         : QString())
+                .arg(warnings > 0 ? QString(", %1 warning(s) (status column)").arg(warnings)
+                                  : QString()));
   updateButtons();
 }
 

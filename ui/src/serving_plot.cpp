@@ -1,5 +1,6 @@
 #include <quantfront/ui/serving_plot.hpp>
 
+#include <QFileInfo>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -284,7 +285,14 @@ void ServingPlot::setNotes(const QStringList& notes) {
 
 void ServingPlot::setData(const ServingSweeps& sweeps) {
   clearAll();
-  const QStringList notes = chooseLoadKind(sweeps);
+  QStringList notes = chooseLoadKind(sweeps);
+  if (!sweeps.failedRuns.empty()) {
+    QStringList names;
+    for (const auto& f : sweeps.failedRuns) names << QFileInfo(qs(f)).fileName();
+    notes << QString("%1 run(s) not drawn: every request failed (%2)")
+                 .arg(sweeps.failedRuns.size())
+                 .arg(names.join(", "));
+  }
   const LoadRange x = setLoadAxis(sweeps);
 
   // Legend columns: two for long candidate names, else three (set before items are added).

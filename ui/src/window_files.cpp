@@ -46,7 +46,8 @@ ImportPlan windowImportPlan() {
   return plan;
 }
 
-/// One line per file: what was imported, or why not.
+/// One entry per file: what was imported, or why not; then the file's warnings, one a line,
+/// as core lists them (FileImport::warnings, what `qfront import` prints).
 QStringList importLines(const ImportOutcome& outcome) {
   QStringList lines;
   for (const FileImport& f : outcome.files) {
@@ -63,14 +64,22 @@ QStringList importLines(const ImportOutcome& outcome) {
     } else if (f.merge.duplicate && f.merge.runsAdded == 0) {
       lines << QString("%1: already imported (same SHA-256 as %2)").arg(p, qs(f.merge.duplicateOf));
     } else {
-      lines << QString("%1: %2, %3 run(s), %4 warning(s)")
-                   .arg(p, qs(f.report->format))
-                   .arg(f.merge.runsAdded)
-                   .arg(f.report->warnings.size());
+      QString line = QString("%1: %2, %3 run(s), %4 warning(s)")
+                         .arg(p, qs(f.report->format))
+                         .arg(f.merge.runsAdded)
+                         .arg(f.warnings.size());
+      if (f.failedRuns > 0) {
+        line += QString("; %1 failed run(s): every request failed, no figures").arg(f.failedRuns);
+      }
+      for (const auto& w : f.warnings) line += "\n    warning: " + qs(w);
+      lines << line;
     }
   }
   return lines;
 }
+
+/// The lines the import message box shows in full; the rest go to its details.
+constexpr int kImportBoxLines = 30;
 }  // namespace
 
 void MainWindow::startAutosave(const QString& dir, int intervalMs) {
@@ -345,7 +354,19 @@ void MainWindow::showImportOutcome(std::size_t runsBefore, QStringList lines) {
              "(\"Attach to candidate…\") or let each model become one (\"One candidate per "
              "model\"); their figures then reach the Pareto and Serving tabs.";
   }
-  QMessageBox::information(this, "Import", lines.join("\n"));
+  // Every warning is listed; a long list continues under "Show Details...".
+  const QString text = lines.join("\n");
+  QStringList shown = text.split('\n');
+  QMessageBox box(QMessageBox::Information, "Import", QString(), QMessageBox::Ok, this);
+  box.setTextFormat(Qt::PlainText);
+  if (shown.size() > kImportBoxLines) {
+    const auto more = shown.size() - kImportBoxLines;
+    shown = shown.mid(0, kImportBoxLines);
+    shown << QString("… %1 more line(s) under Show Details").arg(more);
+    box.setDetailedText(text);
+  }
+  box.setText(shown.join("\n"));
+  box.exec();
 }
 
 QStringList MainWindow::attachRuns(const AttachRequest& req) {

@@ -1,5 +1,9 @@
 #include <quantfront/core/base/records.hpp>
 
+#include <cmath>
+
+#include <quantfront/core/base/json_scanner.hpp>
+
 namespace qf {
 
 const char* provenanceName(ProvenanceKind k) {
@@ -42,6 +46,24 @@ bool isTimedRun(RunKind kind) {
 
 bool givesCandidateMetrics(RunKind kind) {
   return isTimedRun(kind) || kind == RunKind::EvalResults;
+}
+
+bool allRequestsFailed(const ImportedRun& run) {
+  if (!isTimedRun(run.kind)) return false;
+  if (const auto it = run.setup.find("all_requests_failed");
+      it != run.setup.end() && it->second == "true") {
+    return true;
+  }
+  const auto completed = run.metrics.find("completed");
+  return completed != run.metrics.end() && completed->second == 0;
+}
+
+std::string failedRunText(const ImportedRun& run) {
+  const auto failed = run.metrics.find("failed");
+  if (failed != run.metrics.end() && std::isfinite(failed->second) && failed->second > 0) {
+    return "all " + formatNumber(failed->second) + " requests failed";
+  }
+  return "no request completed";
 }
 
 }  // namespace qf

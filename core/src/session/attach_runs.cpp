@@ -518,7 +518,7 @@ void attachRuns(Session& s, Candidate& cand, const std::string& id, std::vector<
   // Serving tab keeps every load. Runs are attached highest load first so the lowest wins.
   std::map<const ImportedRun*, OfferedLoad> loadOf;
   for (const ImportedRun* run : runs) {
-    if (run->kind != RunKind::Serving) continue;
+    if (run->kind != RunKind::Serving || allRequestsFailed(*run)) continue;
     if (auto load = offeredLoadOf(*run)) loadOf[run] = *load;
   }
   std::stable_sort(runs.begin(), runs.end(), [&](const ImportedRun* a, const ImportedRun* b) {
@@ -546,6 +546,13 @@ void attachRuns(Session& s, Candidate& cand, const std::string& id, std::vector<
   std::map<std::string, std::string> sourceOf;
   for (ImportedRun* run : runs) {
     run->setup[kCandidateSetupKey] = id;
+    if (allRequestsFailed(*run)) {
+      // The tool writes 0.0 for throughputs when nothing came back: not a measurement.
+      rep.warnings.push_back(run->sourceFile + ": " + failedRunText(*run) +
+                             ": no figures attached to '" + id +
+                             "' (a failed run is not a measured 0 tok/s)");
+      continue;
+    }
     for (auto& [name, m] : metricsOfRun(*run, opts.bootstrap, rep.warnings)) {
       if (const auto old = c->metrics.find(name); old != c->metrics.end()) {
         if (old->second.provenance.kind == ProvenanceKind::Published) {

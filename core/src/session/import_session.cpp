@@ -1,18 +1,22 @@
 // The import path both front ends use: read, merge, validate, attach (import_session.hpp).
 #include <quantfront/core/session/import_session.hpp>
 
+#include <algorithm>
 #include <utility>
 
 namespace qf {
 
 namespace {
 
-/// The file's warnings, then each run's, prefixed with the run when the file holds several.
+/// The file's warnings, then each run's own, prefixed with the run when the file holds
+/// several. A run's copies of the file's warnings (shareFileWarnings) are listed once, as the
+/// file's.
 std::vector<std::string> warningsOf(const ImportReport& r) {
   std::vector<std::string> out = r.warnings;
   for (std::size_t i = 0; i < r.runs.size(); ++i) {
     const auto& run = r.runs[i];
     for (const auto& w : run.warnings) {
+      if (std::find(r.warnings.begin(), r.warnings.end(), w) != r.warnings.end()) continue;
       if (r.runs.size() == 1) {
         out.push_back(w);
       } else {
@@ -22,6 +26,19 @@ std::vector<std::string> warningsOf(const ImportReport& r) {
     }
   }
   return out;
+}
+
+/// The file's warnings (lines skipped, options that found no run) go first on each of its
+/// runs: the session keeps them with the runs, so the Evidence tab lists what the import
+/// summary said.
+void shareFileWarnings(ImportReport& r) {
+  for (auto& run : r.runs) {
+    std::vector<std::string> all = r.warnings;
+    for (auto& w : run.warnings) {
+      if (std::find(all.begin(), all.end(), w) == all.end()) all.push_back(std::move(w));
+    }
+    run.warnings = std::move(all);
+  }
 }
 
 }  // namespace
@@ -62,7 +79,11 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
           "--batch/--input-len/--output-len given, but this file holds no vLLM bench latency or "
           "throughput run to record them on (left as they were)");
     }
-    for (const auto& run : fi.report->runs) fi.metricsRead += run.metrics.size();
+    for (const auto& run : fi.report->runs) {
+      fi.metricsRead += run.metrics.size();
+      fi.failedRuns += allRequestsFailed(run) ? 1 : 0;
+    }
+    shareFileWarnings(*fi.report);
     fi.warnings = warningsOf(*fi.report);
     out.push_back(std::move(fi));
   }

@@ -331,6 +331,12 @@ ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts, const 
       continue;
     }
     if (run.kind != RunKind::Serving) continue;
+    if (allRequestsFailed(run)) {
+      out.warnings.push_back(run.sourceFile + ": " + failedRunText(run) +
+                             ": not drawn (a failed run is not a 0 tok/s point)");
+      out.failedRuns.push_back(run.sourceFile);
+      continue;
+    }
     std::vector<std::string> warnings;
     auto point = servingPoint(run, opts.bootstrap, warnings, opts.slo);
     if (!point) {

@@ -291,3 +291,48 @@ TEST_CASE("attach follows a run's kind, not its format's name", "[session][attac
   CHECK(m.at("tpot_p99_ms").value == 11);
   CHECK(m.at("tpot_p99_ms").provenance.sourceFile == "new.json");
 }
+
+TEST_CASE("a run whose requests all failed gives its candidate no figure, not a 0 tok/s",
+          "[session][attach]") {
+  const std::string sweep = std::string(QF_TEST_DATA_DIR) + "/import/sweep";
+  const std::string failed = std::string(QF_TEST_DATA_DIR) + "/import/vllm_serve_all_failed_8.json";
+  // Alone: the candidate is made (the user asked for the run) but measures nothing.
+  {
+    std::vector<std::string> digests;
+    Session s = importAll({failed}, digests);
+    REQUIRE(allRequestsFailed(s.importedRuns.at(0)));
+    CHECK(failedRunText(s.importedRuns.at(0)) == "all 8 requests failed");
+    auto rep = attachRunsToCandidates(s, {});
+    REQUIRE(rep.ok());
+    REQUIRE(s.candidates.size() == 1);
+    for (const auto& [name, m] : s.candidates[0].metrics) {
+      INFO(name);
+      CHECK(m.provenance.kind != ProvenanceKind::Measured);
+    }
+    CHECK(rep->metricsAttached == 0);
+    const bool warned = std::any_of(rep->warnings.begin(), rep->warnings.end(), [](const auto& w) {
+      return w.find("all 8 requests failed: no figures attached") != std::string::npos;
+    });
+    CHECK(warned);
+    CHECK(s.importedRuns[0].setup.at(kCandidateSetupKey) == s.candidates[0].id);
+  }
+  // At the lowest load of a sweep (4 req/s, below the file's 8): the 8 req/s run's figures
+  // stay, the sweep's note names that run.
+  {
+    std::vector<std::string> digests;
+    Session s = importAll({sweep + "/vllm_serve_fp8_rate8.json", failed}, digests);
+    AttachOptions opts;
+    opts.candidateId = "fp8";
+    opts.allowModelMismatch = true;
+    auto rep = attachRunsToCandidates(s, opts);
+    REQUIRE(rep.ok());
+    const Candidate& c = byId(s, "fp8");
+    const auto doc = readJson(sweep + "/vllm_serve_fp8_rate8.json");
+    CHECK(c.metrics.at("output_throughput_tok_s").value ==
+          Approx(doc["output_throughput"].get<double>()));
+    CHECK(c.metrics.at("output_throughput_tok_s").value > 0);
+    CHECK(c.metrics.at("request_throughput_req_s").provenance.sourceFile ==
+          sweep + "/vllm_serve_fp8_rate8.json");
+    for (const auto& n : rep->notes) CHECK(n.find("a sweep of") == std::string::npos);
+  }
+}

@@ -1,6 +1,7 @@
 // The one import path both front ends use: read, merge, validate, attach; progress, cancel.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -93,4 +94,50 @@ TEST_CASE("a plan that attaches makes candidates of the files' runs", "[session]
   REQUIRE_FALSE(s.candidates.empty());
   // Every run the files gave now names the candidate it feeds.
   for (const auto& run : s.importedRuns) CHECK(run.setup.count(kCandidateSetupKey) == 1);
+}
+
+TEST_CASE("one list of warnings per file, kept with its runs, and failed runs counted",
+          "[session][import]") {
+  Session s;
+  ImportPlan plan;  // the window's
+  plan.allOrNothing = false;
+  plan.validateEach = true;
+  auto r = importIntoSession(
+      s, {fixture("vllm_serve_append.json"), fixture("vllm_serve_all_failed_8.json")}, plan);
+  REQUIRE(r.ok());
+  REQUIRE(r->files.size() == 2);
+  REQUIRE(s.importedRuns.size() == 3);
+
+  // Two runs and a line skipped: the file's warning once, then each run's own, prefixed.
+  const FileImport& append = r->files[0];
+  REQUIRE(append.report->warnings.size() == 1);
+  const std::string skipped = append.report->warnings[0];
+  CHECK(skipped.find("line 3") != std::string::npos);
+  REQUIRE_FALSE(append.warnings.empty());
+  CHECK(append.warnings.front() == skipped);
+  CHECK(std::count(append.warnings.begin(), append.warnings.end(), skipped) == 1);
+  std::size_t own = 0;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const ImportedRun& run = s.importedRuns[i];
+    // The session keeps the file's warning with each of its runs, first.
+    REQUIRE_FALSE(run.warnings.empty());
+    CHECK(run.warnings.front() == skipped);
+    own += run.warnings.size() - 1;
+    for (std::size_t k = 1; k < run.warnings.size(); ++k) {
+      const std::string prefixed =
+          "run " + std::to_string(i + 1) + " (" + run.label + "): " + run.warnings[k];
+      CHECK(std::count(append.warnings.begin(), append.warnings.end(), prefixed) == 1);
+    }
+  }
+  CHECK(append.warnings.size() == 1 + own);
+  CHECK(append.failedRuns == 0);
+
+  // One run: the file's list is the run's, word for word, and the run is counted as failed.
+  const FileImport& failed = r->files[1];
+  CHECK(failed.failedRuns == 1);
+  CHECK(failed.warnings == s.importedRuns[2].warnings);
+  REQUIRE(failed.warnings.size() == 1);
+  CHECK(failed.warnings[0].rfind("all 8 requests failed", 0) == 0);
+  CHECK(allRequestsFailed(s.importedRuns[2]));
+  CHECK_FALSE(allRequestsFailed(s.importedRuns[0]));
 }

@@ -496,3 +496,38 @@ TEST_CASE("modelled serving curves: a run without request lengths says why it ha
   CHECK(sw.groups[0].modelled.empty());
   CHECK(mentions(sw.groups[0].warnings, "no per-request lengths"));
 }
+
+TEST_CASE("serving sweeps: a run whose requests all failed is no 0 tok/s point",
+          "[session][serving]") {
+  Session s;
+  s.importedRuns.push_back(sweepRun("ok.json", "c", "8", 700));
+  ImportedRun failed = sweepRun("failed.json", "c", "4", 0);
+  failed.sha256 = std::string(64, 'e');
+  failed.metrics = {{"completed", 0},
+                    {"failed", 8},
+                    {"request_throughput_req_s", 0},
+                    {"output_throughput_tok_s", 0}};
+  s.importedRuns.push_back(failed);
+  // A session saved before the importer recorded all_requests_failed: 'completed' 0 says it.
+  ImportedRun older = failed;
+  older.sourceFile = "older.json";
+  older.sha256 = std::string(64, 'd');
+  older.setup["request_rate"] = "2";
+  s.importedRuns.push_back(older);
+  s.importedRuns[1].setup["all_requests_failed"] = "true";
+  ServingOptions opts;
+  opts.modelledCapacity = false;
+  const ServingSweeps sw = servingSweeps(s, opts);
+  REQUIRE(sw.groups.size() == 1);
+  const ServingGroup& g = groupOf(sw, "c");
+  REQUIRE(g.points.size() == 1);
+  CHECK(g.points[0].sourceFile == "ok.json");
+  CHECK(*g.points[0].outputThroughputTokS == 700);
+  // The batch-1 point is the lowest load that measured something.
+  REQUIRE(g.batch1.has_value());
+  CHECK(g.points[*g.batch1].load.value == 8);
+  CHECK(sw.runsUsed == 1);
+  CHECK(sw.failedRuns == std::vector<std::string>{"failed.json", "older.json"});
+  CHECK(mentions(sw.warnings, "failed.json: all 8 requests failed: not drawn"));
+  CHECK(mentions(sw.warnings, "older.json: all 8 requests failed: not drawn"));
+}

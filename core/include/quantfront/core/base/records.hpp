@@ -95,6 +95,15 @@ struct ImportedRun {
   std::vector<std::string> warnings;  ///< what was skipped and why
 };
 
+/// A timed run none of whose requests succeeded: the importer found every request failed
+/// (setup `all_requests_failed`) or the file states `completed` 0. Its throughputs are the
+/// tool's 0.0 for "nothing came back", not a measurement: it gives no candidate metric and no
+/// Serving point, and the Evidence tab shows it as failed.
+bool allRequestsFailed(const ImportedRun& run);
+/// What failed, in words: "all 8 requests failed" (the file's failed count), else "no request
+/// completed".
+std::string failedRunText(const ImportedRun& run);
+
 /// One lm-evaluation-harness per-sample line (samples_<task>_<date>.jsonl).
 struct SampleRecord {
   std::string task;

@@ -112,8 +112,10 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
 /// does not resolve is a warning). Every run attached records its candidate's id in its setup
 /// under kCandidateSetupKey (replacing what an earlier attach recorded). A run attached before
 /// to another candidate moves: its figures leave that candidate (re-attaching never copies).
-/// Errors: a candidate id or scheme that cannot be chosen; a run of another model than the
-/// existing candidate's (findModelMismatches) unless opts.allowModelMismatch — the session is
+/// A run whose requests all failed (allRequestsFailed) records its candidate but gives it no
+/// figure (its 0.0 throughputs are not measurements), with a warning; nor is it a sweep's
+/// lowest load. Errors: a candidate id or scheme that cannot be chosen; a run of another model than
+/// the existing candidate's (findModelMismatches) unless opts.allowModelMismatch — the session is
 /// then unchanged.
 Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opts,
                                             const Catalog& cat = Catalog::bundled());

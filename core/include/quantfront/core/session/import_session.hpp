@@ -45,7 +45,14 @@ struct FileImport {
   std::optional<Error> error;          ///< why it was refused (read or validation)
   MergeResult merge;                   ///< what merging it added
   std::size_t metricsRead = 0;         ///< summary metrics over its runs
-  /// The file's warnings, then each run's ("run 2 (label): ..." when there are several).
+  /// Its runs whose requests all failed (allRequestsFailed): they give no candidate metric
+  /// and no Serving point.
+  std::size_t failedRuns = 0;
+  /// The file's warnings, then each run's ("run 2 (label): ..." when there are several): the
+  /// one list `qfront import` prints and the window's import summary counts and shows. Each
+  /// run of `report` carries the file's warnings first, then its own, and keeps them in the
+  /// session (ImportedRun::warnings, what the Evidence tab lists): for a file of one run, the
+  /// two lists are the same.
   std::vector<std::string> warnings;
 };
 

@@ -132,6 +132,9 @@ struct ServingSweeps {
   std::size_t runsUsed = 0;           ///< serving runs that became points
   /// Loads where one candidate's calibrated modelled TPOT overtakes another's (same load kind).
   std::vector<ServingOvertake> overtakes;
+  /// Serving runs left out because every request failed (allRequestsFailed): their source
+  /// files, in session order. A failed run is no 0 tok/s point; `warnings` says why too.
+  std::vector<std::string> failedRuns;
 };
 
 /// Options of servingSweeps.
@@ -148,7 +151,8 @@ struct ServingOptions {
 /// Groups the session's serving runs (vllm-serve, sglang-serving) by the candidate the attach
 /// recorded (kCandidateSetupKey), else the model the run names (runModelName), else its file,
 /// and turns each run into a ServingPoint. A run with neither a request rate nor a max
-/// concurrency, or with an unreadable one, is left out with a warning; vLLM latency and
+/// concurrency, or with an unreadable one, is left out with a warning, and so is a run whose
+/// requests all failed (listed in failedRuns); vLLM latency and
 /// throughput runs (one batch, no offered load) are left out with a note. The modelled
 /// capacity comes from modelledMetrics(candidate, s.scenario, cat); a candidate that does not
 /// resolve is a warning of its group.

@@ -388,13 +388,15 @@ TEST_CASE("serving plot: the serving model's curves beside the measured sweeps",
   // The legend keys name both.
   QStringList names;
   for (int i = 0; i < plot.graphCount(); ++i) names << plot.graph(i)->name();
-  CHECK(names.contains("dash-dot: modelled, calibrated (steady state, means)"));
-  CHECK(names.contains("dash-dot-dot: modelled, datasheet roofline"));
+  CHECK(names.contains("dash-dot: modelled, calibrated"));
+  CHECK(names.contains("dash-dot-dot: modelled, datasheet"));
   // One mark per overtake core found, named.
   REQUIRE(plot.overtakeLabels().size() == static_cast<int>(sw.overtakes.size()));
   for (int i = 0; i < plot.overtakeLabels().size(); ++i) {
     CHECK(plot.overtakeLabels()[i].contains(" overtakes "));
     CHECK(plot.overtakeLabels()[i].contains(QString::fromStdString(sw.overtakes[i].ahead)));
+    CHECK(plot.overtakeLabels()[i].endsWith(QString::number(sw.overtakes[i].load, 'g', 3) +
+                                            " req/s"));
   }
   plot.replot();
   keep(plot.grab().toImage(), "serving_modelled.png");

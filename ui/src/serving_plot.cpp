@@ -678,9 +678,8 @@ void ServingPlot::drawKeys(bool anyGoodput) {
         marker(QCPScatterStyle::ssCircle, grey, false));
   }
   if (m_anyModelled) {
-    key("dash-dot: modelled, calibrated (steady state, means)", QPen(grey, 1.6, Qt::DashDotLine),
-        QCPScatterStyle());
-    key("dash-dot-dot: modelled, datasheet roofline", QPen(grey, 1.0, Qt::DashDotDotLine),
+    key("dash-dot: modelled, calibrated", QPen(grey, 1.6, Qt::DashDotLine), QCPScatterStyle());
+    key("dash-dot-dot: modelled, datasheet", QPen(grey, 1.0, Qt::DashDotDotLine),
         QCPScatterStyle());
   }
   key("ringed: saturated, batch-1 point", QPen(Qt::NoPen),

@@ -97,14 +97,24 @@ TEST_CASE("crossovers name both schemes and are listed under the Schemes table",
   QTableWidget* t = w.crossoversTable();
   REQUIRE(t->rowCount() == 2);
   QStringList texts;
-  for (int r = 0; r < t->rowCount(); ++r) texts << t->item(r, 3)->text();
+  for (int r = 0; r < t->rowCount(); ++r) {
+    texts << t->item(r, 3)->text();
+    CHECK(t->item(r, 0)->text() == QString::number(qf::ui::lastBatchFaster(xs[r])));
+  }
   // W8A8-FP8 overtakes W4A16 (the seed's B = 118 on the datasheet roofline, checked by the
   // CLI tests under --datasheet; the window shows the bundled calibrated constants).
   INFO(texts.join('\n').toStdString());
   CHECK(texts.join('\n').contains(
-      QRegularExpression("w4a16-g128 faster than w8a8-fp8 below B = \\d+")));
+      QRegularExpression("w4a16-g128 faster than w8a8-fp8 up to B = \\d+, w8a8-fp8 from B = "
+                         "\\d+")));
   for (const auto& c : xs) {
+    // Whole batches: the last one where the scheme is faster lies below the crossover, the
+    // next at or above it.
+    const int n = qf::ui::lastBatchFaster(c);
+    CHECK(n < c.batch);
+    CHECK(n + 1 >= c.batch);
     const QString text = qf::ui::crossoverText(c);
+    CHECK_FALSE(text.contains('.'));
     CHECK(text.contains(QString::fromStdString(c.schemes[0])));
     CHECK(text.contains(QString::fromStdString(c.schemes[1])));
   }

@@ -50,7 +50,7 @@ TEST_CASE("window shortcuts work with the focus in a text field", "[.][ui][keys]
   QTest::keyClick(field, Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
   CHECK(w.currentTabKey() == "step");
   QTest::keyClick(field, Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
-  CHECK(w.currentTabKey() == "measured");
+  CHECK(w.currentTabKey() == "deploy");
 
   // The Help menu and its keyboard map.
   QStringList menus;

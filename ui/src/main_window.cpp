@@ -559,12 +559,12 @@ void MainWindow::updateSchemesTable() {
   m_crossoversTable->clear();
   m_crossoversTable->setColumnCount(4);
   m_crossoversTable->setHorizontalHeaderLabels(
-      {"crossover B", "faster below", "faster above", "in words"});
+      {"faster up to B", "faster there", "faster above", "in words"});
   m_crossoversTable->setRowCount(static_cast<int>(m_report->crossovers.size()));
   row = 0;
   for (const auto& c : m_report->crossovers) {
     const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
-    m_crossoversTable->setItem(row, 0, num(c.batch, 1));
+    m_crossoversTable->setItem(row, 0, num(lastBatchFaster(c), 0));
     m_crossoversTable->setItem(row, 1, new QTableWidgetItem(qs(c.fasterBelow)));
     m_crossoversTable->setItem(row, 2, new QTableWidgetItem(qs(other)));
     m_crossoversTable->setItem(row, 3, new QTableWidgetItem(crossoverText(c)));

@@ -71,10 +71,18 @@ QString reportTitle(const EngineReport& r) {
       .arg(r.scenario.tp);
 }
 
+int lastBatchFaster(const CrossoverReport& c) {
+  // Batches are whole numbers: the scheme faster below c.batch is faster at every integer
+  // batch up to ⌈c.batch⌉ − 1 (at an integer crossover the two are equal there).
+  return std::max(0, static_cast<int>(std::ceil(c.batch - 1e-9)) - 1);
+}
+
 QString crossoverText(const CrossoverReport& c) {
   const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
-  return QString("%1 faster than %2 below B = %3")
-      .arg(qs(c.fasterBelow), qs(other), formatBatch(c.batch));
+  return QString("%1 faster than %2 up to B = %3, %2 from B = %4")
+      .arg(qs(c.fasterBelow), qs(other))
+      .arg(lastBatchFaster(c))
+      .arg(lastBatchFaster(c) + 1);
 }
 
 QString fitWarning(const EngineReport& r) {

@@ -94,6 +94,8 @@ void simplifyCurveData(QVector<double>& x, QVector<double>& y, bool logX, bool l
 /// Human title for a report: "Llama-3-8B on H100 SXM 80GB ×1".
 QString reportTitle(const EngineReport& r);
 /// A crossover in words, naming both schemes: "w4a16-g128 faster than bf16 below B = 121".
+/// The last integer batch at which the crossover's `fasterBelow` scheme is faster.
+int lastBatchFaster(const CrossoverReport& c);
 QString crossoverText(const CrossoverReport& c);
 /// One line per scheme that does not fit the GPUs (weights beyond the budget, or no room for
 /// one sequence's KV): "bf16 does not fit: weights need 140.2 GiB per GPU, have 67.6 GiB

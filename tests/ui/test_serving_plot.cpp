@@ -401,3 +401,35 @@ TEST_CASE("serving plot: the serving model's curves beside the measured sweeps",
   plot.replot();
   keep(plot.grab().toImage(), "serving_modelled.png");
 }
+
+TEST_CASE("serving plot: an overtake of the bundled sweep is marked and named",
+          "[ui][serving][modelled]") {
+  qf::testing::app();
+  qf::Session s;
+  for (const char* tag : {"bf16", "fp8", "w4a16"}) {
+    for (const char* rate : {"1", "2", "4", "8", "16", "inf"}) {
+      auto rep = qf::importFile(std::string(QF_TEST_DATA_DIR) + "/import/sweep/vllm_serve_" + tag +
+                                "_rate" + rate + ".json");
+      REQUIRE(rep.ok());
+      qf::mergeImport(s, *rep);
+    }
+  }
+  qf::AttachOptions opts;
+  opts.gpu = "h100-sxm";
+  REQUIRE(qf::attachRunsToCandidates(s, opts).ok());
+  const qf::ServingSweeps sw = qf::servingSweeps(s);
+  REQUIRE_FALSE(sw.overtakes.empty());
+  ServingPlot plot;
+  plot.resize(1400, 900);
+  plot.setData(sw);
+  REQUIRE(plot.overtakeLabels().size() == static_cast<int>(sw.overtakes.size()));
+  for (int i = 0; i < plot.overtakeLabels().size(); ++i) {
+    const auto& o = sw.overtakes[i];
+    INFO(plot.overtakeLabels()[i].toStdString());
+    CHECK(plot.overtakeLabels()[i] == QString("%1 overtakes %2 at %3 req/s")
+                                          .arg(QString::fromStdString(o.ahead),
+                                               QString::fromStdString(o.behind),
+                                               QString::number(o.load, 'g', 3)));
+    CHECK(o.load > 16);  // past the highest finite rate the sweep offered
+  }
+}

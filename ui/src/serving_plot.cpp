@@ -634,7 +634,9 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
     line->setPen(QPen(QColor(90, 90, 90), 1.0, Qt::DotLine));
     line->setProperty("qf_role", "overtake");
     const QString text =
-        QString("%1 overtakes %2 at %3").arg(qs(o.ahead), qs(o.behind), qs(offeredLoadText(load)));
+        QString("%1 overtakes %2 at %3 %4")
+            .arg(qs(o.ahead), qs(o.behind), QString::number(o.load, 'g', 3),
+                 o.kind == LoadKind::RequestRate ? "req/s" : "concurrent requests");
     m_overtakes << text;
     auto* label = new QCPItemText(this);
     label->setClipAxisRect(r);

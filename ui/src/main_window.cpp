@@ -263,6 +263,7 @@ void MainWindow::connectTabs() {
   connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
     if (m_tabs->currentWidget() == m_servingTab) updateServing();
     if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
+    updateFitBanner();
   });
   connect(m_deploy, &DeployView::addCandidateRequested, this,
           [this](const Candidate& c) { addDeploymentCandidate(c); });
@@ -430,7 +431,19 @@ QTableWidget* MainWindow::currentTable() const {
 }
 
 QString MainWindow::fitBanner() const {
-  return m_fitBanner->isVisibleTo(this) ? m_fitBanner->text() : QString();
+  return m_fitBanner->text();
+}
+
+bool MainWindow::fitBannerShown() const {
+  return m_fitBanner->isVisibleTo(this);
+}
+
+void MainWindow::updateFitBanner() {
+  // Once in sight: the step-time and throughput plots carry it in their own warning row (so
+  // their exports do too); every other view gets the banner.
+  const QWidget* tab = m_tabs->currentWidget();
+  const bool plotSaysIt = tab == m_stepPlot || tab == m_throughputPlot;
+  m_fitBanner->setVisible(!m_fitBanner->text().isEmpty() && !plotSaysIt);
 }
 
 QCustomPlot* MainWindow::currentPlot() const {
@@ -494,7 +507,7 @@ void MainWindow::recompute() {
   m_panel->setGpu(m_report->scenario.gpu);
   const QString fit = fitWarning(*m_report);
   m_fitBanner->setText(fit);
-  m_fitBanner->setVisible(!fit.isEmpty());
+  updateFitBanner();
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));

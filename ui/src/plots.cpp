@@ -88,26 +88,33 @@ QString crossoverText(const CrossoverReport& c) {
 QString fitWarning(const EngineReport& r) {
   QStringList lines;
   const auto& sc = r.scenario;
+  auto where = [&](const SchemeAssignment& a) {
+    const auto tp = smallestFittingTp(sc, a);
+    return tp ? QString("; fits at TP = %1").arg(*tp)
+              : QString("; no TP up to 64 makes it fit on %1").arg(qs(sc.gpu.name));
+  };
   for (const auto& s : r.schemes) {
     const auto& cap = s.capacity;
     if (!cap.fits) {
       lines << QString(
                    "%1 does not fit: weights need %2 GiB per GPU, have %3 GiB "
                    "(%4 GiB × %5 − %6 GiB reserve)")
-                   .arg(qs(s.assignment.id))
-                   .arg(cap.weightsGib, 0, 'f', 1)
-                   .arg(cap.budgetGib, 0, 'f', 1)
-                   .arg(sc.gpu.memoryGib, 0, 'g', 4)
-                   .arg(sc.memUtil, 0, 'g', 3)
-                   .arg(sc.reserveGib, 0, 'g', 3);
+                       .arg(qs(s.assignment.id))
+                       .arg(cap.weightsGib, 0, 'f', 1)
+                       .arg(cap.budgetGib, 0, 'f', 1)
+                       .arg(sc.gpu.memoryGib, 0, 'g', 4)
+                       .arg(sc.memUtil, 0, 'g', 3)
+                       .arg(sc.reserveGib, 0, 'g', 3) +
+                   where(s.assignment);
     } else if (cap.maxSeqs == 0) {
       lines << QString(
                    "%1 serves no sequence: KV for one at max model length needs %2 GiB, "
                    "%3 GiB left after %4 GiB of weights")
-                   .arg(qs(s.assignment.id))
-                   .arg(cap.kvGibPerSeq, 0, 'f', 1)
-                   .arg(cap.budgetGib - cap.weightsGib, 0, 'f', 1)
-                   .arg(cap.weightsGib, 0, 'f', 1);
+                       .arg(qs(s.assignment.id))
+                       .arg(cap.kvGibPerSeq, 0, 'f', 1)
+                       .arg(cap.budgetGib - cap.weightsGib, 0, 'f', 1)
+                       .arg(cap.weightsGib, 0, 'f', 1) +
+                   where(s.assignment);
     }
   }
   return lines.join("\n");

@@ -7,6 +7,7 @@
 
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 
 using namespace qf;
 using qf::test::scenario;
@@ -578,4 +579,25 @@ TEST_CASE("a GPU without a calibration block is the datasheet model", "[engine][
   CHECK(e.computeEff.empty());
   CHECK(e.dequantSPerWeight.empty());
   CHECK(e.computeFor("w4a16-g128", TensorPath::Bf16) == 1);
+}
+
+TEST_CASE("the smallest TP at which a model that does not fit would fit", "[engine][capacity]") {
+  ScenarioSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.gpu = "h100-sxm";
+  auto s = resolveScenario(spec);
+  REQUIRE(s.ok());
+  auto bf16 = makeCandidates({"bf16"}, "", "", "");
+  REQUIRE(bf16.ok());
+  // 70.6 B parameters × 2 bytes ≈ 131 GiB: not on one 80 GB H100 (about 68 GiB of budget),
+  // on two (about 66 GiB each, with room left for KV).
+  CHECK(smallestFittingTp(*s, bf16->front()) == 2);
+  // On 40 GB A100s (39.5 GiB × 0.92 − 6 GiB reserve ≈ 30.3 GiB each) four GPUs hold 32.9 GiB
+  // of weights each: too much; eight.
+  spec.gpu = "a100-40gb";
+  s = resolveScenario(spec);
+  REQUIRE(s.ok());
+  CHECK(smallestFittingTp(*s, bf16->front()) == 8);
+  // Nothing up to the bound: nullopt.
+  CHECK_FALSE(smallestFittingTp(*s, bf16->front(), 4).has_value());
 }

@@ -93,8 +93,11 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] MeasuredView* measuredView() const { return m_measured; }
   /// Compares the session's imported end-to-end runs with the model (the Measured tab).
   void updateEndToEnd();
-  /// The red banner over every tab naming the schemes that do not fit (empty when hidden).
+  /// The red banner naming the schemes that do not fit and the smallest TP that does (empty:
+  /// everything fits). Shown over every view but the step-time and throughput plots, whose
+  /// own warning row says it (fitBannerShown).
   [[nodiscard]] QString fitBanner() const;
+  [[nodiscard]] bool fitBannerShown() const;
 
   /// Views `exportView` knows: step-time, throughput, serving, pareto, measured, schemes,
   /// candidates, report (tabs.hpp).
@@ -230,6 +233,8 @@ class MainWindow : public QMainWindow {
   void openModelInteractive();
   void exportDataInteractive();
   void updateSchemesTable();
+  /// Shows the does-not-fit banner unless the current view's plot already says it.
+  void updateFitBanner();
   void detectGpu();
   /// Measured points, calibrated curves and residuals for the current scenario, from the
   /// session's kernel records plus those a running measurement has delivered so far.

@@ -307,6 +307,11 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
 /// KV capacity of one candidate (weights at each kind's storage width).
 CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve);
 
+/// The smallest tensor-parallel degree, a power of two above `s.tp` and at most `maxTp`, at
+/// which candidate `a` fits with room for one sequence at the max model length; nullopt when
+/// none does.
+std::optional<int> smallestFittingTp(const Scenario& s, const SchemeAssignment& a, int maxTp = 64);
+
 /// The report as the CLI's JSON contract (see README).
 Json reportToJson(const EngineReport& r);
 

@@ -19,13 +19,6 @@ namespace qf::ui {
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /// A measured or modelled figure in its metric's unit, to 3 significant digits.
 QString figure(double v) {
   return significant(v, 3);
@@ -44,24 +37,6 @@ QString shortFile(const std::string& origin) {
 }
 
 }  // namespace
-
-E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows) {
-  E2eErrorSummary out;
-  std::vector<double> ds, cal;
-  for (const auto& r : rows) {
-    ds.push_back(std::abs(r.datasheetErrorPct()));
-    cal.push_back(std::abs(r.calibratedErrorPct()));
-    if (r.calibrated.high > r.calibrated.low) {
-      ++out.withInterval;
-      if (r.point.value >= r.calibrated.low && r.point.value <= r.calibrated.high)
-        ++out.insideInterval;
-    }
-    if (r.calibrated.extrapolated) ++out.extrapolated;
-  }
-  out.datasheetMedianPct = median(ds);
-  out.calibratedMedianPct = median(cal);
-  return out;
-}
 
 E2eResidualPlot::E2eResidualPlot(QWidget* parent) : QCustomPlot(parent) {
   applyPlotStyle(this);

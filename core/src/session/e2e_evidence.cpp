@@ -1,4 +1,5 @@
 // The session's static-batch runs as end-to-end measured points (e2e_evidence.hpp).
+#include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
@@ -205,6 +206,24 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
     }
     out.push_back(std::move(row));
   }
+  return out;
+}
+
+E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows) {
+  E2eErrorSummary out;
+  std::vector<double> ds, cal;
+  for (const auto& r : rows) {
+    ds.push_back(std::abs(r.datasheetErrorPct()));
+    cal.push_back(std::abs(r.calibratedErrorPct()));
+    if (r.calibrated.high > r.calibrated.low) {
+      ++out.withInterval;
+      if (r.point.value >= r.calibrated.low && r.point.value <= r.calibrated.high)
+        ++out.insideInterval;
+    }
+    if (r.calibrated.extrapolated) ++out.extrapolated;
+  }
+  out.datasheetMedianPct = ds.empty() ? 0 : medianOf(ds);
+  out.calibratedMedianPct = cal.empty() ? 0 : medianOf(cal);
   return out;
 }
 

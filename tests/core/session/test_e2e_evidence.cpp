@@ -171,3 +171,24 @@ TEST_CASE("the comparison runs on the scenario's edited GPU for its candidates",
       modelLatencyS(1, Efficiency{}, *Catalog::bundled().resolveGpu("h100-sxm"));
   CHECK(rows[0].datasheet / catalogS > 1.8);
 }
+
+TEST_CASE("the comparison's summary: median errors and interval coverage", "[session][e2e]") {
+  auto row = [](double measured, double datasheet, double calibrated, double lo, double hi) {
+    E2eComparison r;
+    r.point.value = measured;
+    r.datasheet = datasheet;
+    r.calibrated.value = calibrated;
+    r.calibrated.low = lo;
+    r.calibrated.high = hi;
+    return r;
+  };
+  // |errors|: datasheet 50%, 40%, 20%; calibrated 10%, 0%, 30%.
+  const std::vector<E2eComparison> rows = {row(2, 1, 2.2, 1.8, 2.6), row(5, 3, 5, 4, 6),
+                                           row(10, 8, 7, 7.5, 9)};
+  const E2eErrorSummary s = summarizeE2e(rows);
+  CHECK(s.datasheetMedianPct == Approx(40));
+  CHECK(s.calibratedMedianPct == Approx(10));
+  CHECK(s.withInterval == 3);
+  CHECK(s.insideInterval == 2);  // 10 lies above [7.5, 9]
+  CHECK(summarizeE2e({}).datasheetMedianPct == 0);
+}

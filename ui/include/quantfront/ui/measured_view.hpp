@@ -33,17 +33,6 @@ class E2eResidualPlot : public QCustomPlot {
   QCPTextElement* m_title = nullptr;
 };
 
-/// Median |model − measured| / measured in % over `rows`, datasheet and calibrated, and how
-/// many measurements lie inside the calibrated interval.
-struct E2eErrorSummary {
-  double datasheetMedianPct = 0;
-  double calibratedMedianPct = 0;
-  int insideInterval = 0;
-  int withInterval = 0;  ///< rows whose calibrated prediction has an interval
-  int extrapolated = 0;
-};
-E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows);
-
 class MeasuredView : public QWidget {
   Q_OBJECT
  public:

@@ -64,4 +64,15 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
                                            const Catalog& cat = Catalog::bundled(),
                                            double level = 0.8);
 
+/// Median |model − measured| / measured in % over `rows`, datasheet and calibrated, and how
+/// many measurements lie inside the calibrated interval.
+struct E2eErrorSummary {
+  double datasheetMedianPct = 0;
+  double calibratedMedianPct = 0;
+  int insideInterval = 0;
+  int withInterval = 0;  ///< rows whose calibrated prediction has an interval
+  int extrapolated = 0;
+};
+E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows);
+
 }  // namespace qf

@@ -44,22 +44,8 @@ MeasureConfig planForModel(const ModelArch& model, const std::vector<std::string
 
 KernelMeasurement toKernelMeasurement(const MeasureRecord& r, const std::string& device,
                                       const std::string& sourceLabel) {
-  KernelMeasurement k;
-  k.kernel = r.kernel;
-  k.kind = r.kind;
-  k.scheme = r.scheme;
-  k.device = r.device.empty() ? device : r.device;
-  k.m = r.m;
-  k.n = r.n;
-  k.k = r.k;
-  k.medianS = r.medianS;
-  k.minS = r.minS;
-  k.relNoise = r.relNoise;
-  k.samples = r.samples;
-  k.bytesMoved = r.bytesMoved;
-  k.flops = r.flops;
-  k.energyJ = r.energyJ;
-  k.avgPowerW = r.avgPowerW;
+  KernelMeasurement k = r;  // the record's measured figures, without its check and board state
+  if (k.device.empty()) k.device = device;
   k.sourceFile = sourceLabel + (r.sourceFile.empty() ? "" : " (" + r.sourceFile + ")");
   return k;
 }

@@ -297,24 +297,23 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
 
 namespace {
 Json configJson(const DeployConfig& c) {
-  Json j;
-  j["gpu"] = c.gpu;
-  j["gpu_count"] = c.gpuCount;
-  j["tp"] = c.tp;
-  j["replicas"] = c.replicas;
-  j["schemes"] = {{"linear", c.linear},
-                  {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},
-                  {"lm_head", c.lmHead}};
-  j["scheme_id"] = c.schemeId();
-  j["kv_dtype"] = c.kvDtype;
-  j["max_batch"] = c.maxBatch;
-  j["ttft_ms"] = c.ttftMs;
-  j["tpot_ms"] = c.tpotMs;
-  j["output_tok_s"] = c.outputTokS;
-  j["usd_per_million_output_tokens"] = c.usdPerMillionOutputTokens;
-  j["usd_per_hour"] = c.pricePerHourUsd;
-  j["binding_limit"] = c.bindingLimit;
-  return j;
+  return Json{{"gpu", c.gpu},
+              {"gpu_count", c.gpuCount},
+              {"tp", c.tp},
+              {"replicas", c.replicas},
+              {"schemes",
+               {{"linear", c.linear},
+                {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},
+                {"lm_head", c.lmHead}}},
+              {"scheme_id", c.schemeId()},
+              {"kv_dtype", c.kvDtype},
+              {"max_batch", c.maxBatch},
+              {"ttft_ms", c.ttftMs},
+              {"tpot_ms", c.tpotMs},
+              {"output_tok_s", c.outputTokS},
+              {"usd_per_million_output_tokens", c.usdPerMillionOutputTokens},
+              {"usd_per_hour", c.pricePerHourUsd},
+              {"binding_limit", c.bindingLimit}};
 }
 }  // namespace
 

@@ -78,13 +78,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader gsm8kEvalReader() {
-  FormatReader r;
-  r.name = importformat::kGsm8kEval;
-  r.kind = RunKind::EvalResults;
-  r.tool = "vLLM gsm8k_eval";
-  r.detect = &detect;
-  r.read = &readEachValue<&importGsm8kEval>;
-  return r;
+  return {.name = importformat::kGsm8kEval,
+          .kind = RunKind::EvalResults,
+          .tool = "vLLM gsm8k_eval",
+          .detect = &detect,
+          .read = &readEachValue<&importGsm8kEval>};
 }
 
 }  // namespace qf

@@ -195,13 +195,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader lmEvalResultsReader() {
-  FormatReader r;
-  r.name = importformat::kLmEvalResults;
-  r.kind = RunKind::EvalResults;
-  r.tool = "lm-evaluation-harness";
-  r.detect = &detect;
-  r.read = &readEachValue<&importLmEvalResults>;
-  return r;
+  return {.name = importformat::kLmEvalResults,
+          .kind = RunKind::EvalResults,
+          .tool = "lm-evaluation-harness",
+          .detect = &detect,
+          .read = &readEachValue<&importLmEvalResults>};
 }
 
 }  // namespace qf

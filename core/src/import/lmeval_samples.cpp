@@ -164,13 +164,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader lmEvalSamplesReader() {
-  FormatReader r;
-  r.name = importformat::kLmEvalSamples;
-  r.kind = RunKind::EvalSamples;
-  r.tool = "lm-evaluation-harness";
-  r.detect = &detect;
-  r.refusal = "per-sample lm-eval file: use `qfront stats paired`";
-  return r;
+  return {.name = importformat::kLmEvalSamples,
+          .kind = RunKind::EvalSamples,
+          .tool = "lm-evaluation-harness",
+          .detect = &detect,
+          .refusal = "per-sample lm-eval file: use `qfront stats paired`"};
 }
 
 }  // namespace qf

@@ -444,13 +444,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader nvbenchReader() {
-  FormatReader r;
-  r.name = importformat::kNvbench;
-  r.kind = RunKind::Kernels;
-  r.tool = "nvbench";
-  r.detect = &detect;
-  r.read = &readNvbench;
-  return r;
+  return {.name = importformat::kNvbench,
+          .kind = RunKind::Kernels,
+          .tool = "nvbench",
+          .detect = &detect,
+          .read = &readNvbench};
 }
 
 std::vector<KernelMeasurement> nvbenchToMeasurements(const ImportedRun& run) {

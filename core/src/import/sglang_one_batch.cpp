@@ -184,13 +184,11 @@ void readAll(std::vector<ImportedDoc*>& docs, const ImportContext& ctx, ReadOutc
 }  // namespace
 
 FormatReader sglangOneBatchReader() {
-  FormatReader r;
-  r.name = importformat::kSglangOneBatch;
-  r.kind = RunKind::DecodeSweep;
-  r.tool = "SGLang bench_one_batch";
-  r.detect = &detect;
-  r.read = &readAll;
-  return r;
+  return {.name = importformat::kSglangOneBatch,
+          .kind = RunKind::DecodeSweep,
+          .tool = "SGLang bench_one_batch",
+          .detect = &detect,
+          .read = &readAll};
 }
 
 }  // namespace qf

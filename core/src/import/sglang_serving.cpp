@@ -16,14 +16,12 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader sglangServingReader() {
-  FormatReader r;
-  r.name = importformat::kSglangServing;
-  r.kind = RunKind::Serving;
-  r.tool = "SGLang bench_serving";
-  r.detect = &detect;
-  r.read = &readEachValue<&readValue>;
-  r.allowsNonFinite = true;
-  return r;
+  return {.name = importformat::kSglangServing,
+          .kind = RunKind::Serving,
+          .tool = "SGLang bench_serving",
+          .detect = &detect,
+          .read = &readEachValue<&readValue>,
+          .allowsNonFinite = true};
 }
 
 }  // namespace qf

@@ -111,13 +111,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader vllmLatencyReader() {
-  FormatReader r;
-  r.name = importformat::kVllmLatency;
-  r.kind = RunKind::Latency;
-  r.tool = "vLLM bench latency";
-  r.detect = &detect;
-  r.read = &readEachValue<&importVllmLatency>;
-  return r;
+  return {.name = importformat::kVllmLatency,
+          .kind = RunKind::Latency,
+          .tool = "vLLM bench latency",
+          .detect = &detect,
+          .read = &readEachValue<&importVllmLatency>};
 }
 
 }  // namespace qf

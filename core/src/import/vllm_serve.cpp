@@ -16,13 +16,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader vllmServeReader() {
-  FormatReader r;
-  r.name = importformat::kVllmServe;
-  r.kind = RunKind::Serving;
-  r.tool = "vLLM bench serve";
-  r.detect = &detect;
-  r.read = &readEachValue<&readValue>;
-  return r;
+  return {.name = importformat::kVllmServe,
+          .kind = RunKind::Serving,
+          .tool = "vLLM bench serve",
+          .detect = &detect,
+          .read = &readEachValue<&readValue>};
 }
 
 }  // namespace qf

@@ -71,13 +71,11 @@ bool detect(const JsonDocument& doc) {
 }  // namespace
 
 FormatReader vllmThroughputReader() {
-  FormatReader r;
-  r.name = importformat::kVllmThroughput;
-  r.kind = RunKind::Throughput;
-  r.tool = "vLLM bench throughput";
-  r.detect = &detect;
-  r.read = &readEachValue<&importVllmThroughput>;
-  return r;
+  return {.name = importformat::kVllmThroughput,
+          .kind = RunKind::Throughput,
+          .tool = "vLLM bench throughput",
+          .detect = &detect,
+          .read = &readEachValue<&importVllmThroughput>};
 }
 
 }  // namespace qf

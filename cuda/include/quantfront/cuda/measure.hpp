@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <quantfront/core/base/kernels.hpp>
+#include <quantfront/core/base/records.hpp>
 
 namespace qf::cuda {
 
@@ -51,31 +52,19 @@ struct MeasureConfig {
 
 /// One measured (or rejected) kernel configuration. Times in seconds; bytes and FLOPs are the
 /// declared minimum traffic/work of one run, so rates are bytesMoved/medianS, flops/medianS.
-struct MeasureRecord {
-  KernelKind kind = KernelKind::Other;  ///< what the kernel measures
-  std::string kernel;  ///< kernelName(kind, scheme): hbm_copy, hbm_read, dequant_<scheme>,
-                       ///< gemm_bf16, gemm_fp8, gemm_int8, gemm_w4a16-g128 ("unknown": bad id)
-  std::string scheme;  ///< scheme id; empty for the HBM probes
-  std::string device;  ///< device name as the runtime reports it
-  std::string shape;   ///< shape names joined by '+' (GEMMs), else empty
-  int64_t m = 0, n = 0, k = 0;  ///< GEMM C[m][n] = A[m][k]·W[n][k]ᵀ; dequant n×k; HBM: n = bytes
-  double medianS = 0;           ///< median of the timed samples, seconds
-  double minS = 0;              ///< fastest sample, seconds
-  double relNoise = 0;          ///< stddev/mean of the samples
-  int64_t samples = 0;          ///< timed samples
-  double bytesMoved = 0;        ///< bytes read + written by one run
-  double flops = 0;  ///< floating-point (or integer) operations of one run, 2·m·n·k for GEMMs
-  std::string sourceFile;  ///< the .cu/.cpp that holds the kernel or library call
-  bool valid = true;       ///< false: check failed or unsupported; then not timed
-  bool supported = true;   ///< false: the library has no kernel for this configuration
-                           ///< (cuBLASLt status in `check`); valid is false too
+struct MeasureRecord : KernelMeasurement {
+  // Inherited: kind, kernel, scheme, device (as the runtime reports it), m/n/k, medianS,
+  // minS, relNoise, samples, bytesMoved, flops, sourceFile (the .cu/.cpp that holds the
+  // kernel or library call), energyJ (avgPowerW × medianS) and avgPowerW.
+  std::string shape;      ///< shape names joined by '+' (GEMMs), else empty
+  bool valid = true;      ///< false: check failed or unsupported; then not timed
+  bool supported = true;  ///< false: the library has no kernel for this configuration
+                          ///< (cuBLASLt status in `check`); valid is false too
   std::string check;  ///< e.g. "rel_err=3.1e-04" or "bit_exact 0/4736 mismatches" or why invalid
   // How the time was taken (docs/benchmarks.md, "Kernel timing").
   std::string timingMethod;       ///< "cuda_graph", or "stream_batch" where capture failed
   int64_t launchesPerSample = 0;  ///< launches in one timed sample (N); times are per launch
   // The board while the samples ran (NVML; zeros and "" where NVML is unavailable).
-  double energyJ = 0;      ///< board energy of one launch: avgPowerW × medianS, joules
-  double avgPowerW = 0;    ///< mean board power during the samples, watts
   double smClockMhz = 0;   ///< mean SM clock during the samples
   double memClockMhz = 0;  ///< mean memory clock during the samples
   std::string throttle;    ///< clock limits seen (power_cap, sw_thermal, hw_slowdown…); "" none

@@ -127,20 +127,22 @@ enum class KernelKind {
 
 /// A kernel measurement record (from qfront-measure, or read from nvbench JSON).
 struct KernelMeasurement {
-  std::string kernel;  ///< its name: the vocabulary's for our kernels, the benchmark's otherwise
+  std::string kernel;  ///< its name: the vocabulary's for our kernels (kernelName(kind, scheme):
+                       ///< hbm_copy, dequant_<scheme>, gemm_bf16 ...), the benchmark's otherwise
   KernelKind kind = KernelKind::Other;
-  std::string scheme;  ///< catalog scheme id of a Dequant or Gemm record
+  std::string scheme;  ///< catalog scheme id of a Dequant or Gemm record; empty for HBM probes
   std::string device;  ///< GPU name as the driver reports it
+  /// GEMM C[m][n] = A[m][k]·W[n][k]ᵀ; dequant n×k; HBM probes: n = bytes.
   std::int64_t m = 0, n = 0, k = 0;
-  double medianS = 0;
-  double minS = 0;
-  double relNoise = 0;  ///< relative standard deviation of samples
-  std::int64_t samples = 0;
-  double bytesMoved = 0;
-  double flops = 0;
-  std::string sourceFile;
-  double energyJ = 0;    ///< board energy of one run, joules (NVML); 0 = not measured
-  double avgPowerW = 0;  ///< mean board power while the samples ran, watts; 0 = not measured
+  double medianS = 0;        ///< median of the timed samples (per launch), seconds
+  double minS = 0;           ///< fastest sample, seconds
+  double relNoise = 0;       ///< relative standard deviation of the samples
+  std::int64_t samples = 0;  ///< timed samples
+  double bytesMoved = 0;     ///< bytes read + written by one run
+  double flops = 0;          ///< operations of one run, 2·m·n·k for GEMMs
+  std::string sourceFile;    ///< where the kernel (or the record) comes from
+  double energyJ = 0;        ///< board energy of one run, joules (NVML); 0 = not measured
+  double avgPowerW = 0;      ///< mean board power while the samples ran, watts; 0 = not measured
 };
 
 }  // namespace qf

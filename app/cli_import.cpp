@@ -26,7 +26,7 @@ constexpr const char* kImportHelp =
     R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
                      [--gpu ID] [--gpu-count N] [--baseline ID] [--no-candidates]
                      [--allow-model-mismatch] [--batch B --input-len I --output-len O]
-                     [--format table|json]
+                     [--tp N] [--format table|json]
 
 Imports benchmark and eval result files into a QuantFront session file. The format of each
 FILE is detected from its content, never from its name:
@@ -65,6 +65,9 @@ with `qfront stats paired`.
                          at (B requests of I prompt and O output tokens; those files do not
                          say): recorded on its runs so that `qfront calibrate SESSION` can fit
                          the model to them. All three or none
+  --tp N                 the tensor-parallel degree those files and SGLang bench_one_batch
+                         files were timed at, when the file does not say (default: the
+                         candidate's GPU count, which is wrong when the GPUs were replicas)
   --format table|json    summary format on stdout (default table)
   -h, --help             this text
 
@@ -244,12 +247,24 @@ bool checkCandidateId(std::string& id, std::ostream& err, int& rc) {
 
 /// --batch B --input-len I --output-len O: all three or none, each a whole number >= 1.
 bool takeStaticBatch(Args& a, std::optional<StaticBatch>& out, std::ostream& err, int& rc) {
-  std::optional<std::string> batch, in, outLen;
+  std::optional<std::string> batch, in, outLen, tp;
   if (!takeSingle(a, "--batch", batch, err, rc) || !takeSingle(a, "--input-len", in, err, rc) ||
-      !takeSingle(a, "--output-len", outLen, err, rc)) {
+      !takeSingle(a, "--output-len", outLen, err, rc) || !takeSingle(a, "--tp", tp, err, rc)) {
     return false;
   }
-  if (!batch && !in && !outLen) return true;
+  StaticBatch b;
+  if (tp) {
+    const auto v = parseInt(*tp);
+    if (!v || *v < 1 || *v > 1024) {
+      rc = badArg(err, "tp", "expected a whole number from 1 to 1024, found '" + *tp + "'");
+      return false;
+    }
+    b.tp = static_cast<int>(*v);
+  }
+  if (!batch && !in && !outLen) {
+    if (b.tp > 0) out = b;
+    return true;
+  }
   if (!batch || !in || !outLen) {
     rc = badArg(err,
                 !batch ? "batch"
@@ -259,7 +274,6 @@ bool takeStaticBatch(Args& a, std::optional<StaticBatch>& out, std::ostream& err
                 "files were timed at)");
     return false;
   }
-  StaticBatch b;
   for (auto [text, dst, name] :
        {std::tuple{&batch, &b.batch, "batch"}, std::tuple{&in, &b.inputLen, "input-len"},
         std::tuple{&outLen, &b.outputLen, "output-len"}}) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/base/percentile.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
@@ -243,6 +244,7 @@ std::string catalogGpuForDevice(const std::string& deviceName) {
     }
     return false;
   };
+  if (has("a6000")) return "a6000";
   if (has("h200")) return "h200-sxm";
   if (has("h100")) return has("pcie") ? "h100-pcie" : "h100-sxm";
   if (word("h20")) return "h20";
@@ -255,6 +257,22 @@ std::string catalogGpuForDevice(const std::string& deviceName) {
   if (word("4090") && !word("4090 d")) return "rtx-4090";
   if (word("5090") && !word("5090 d")) return "rtx-5090";
   return {};
+}
+
+std::string catalogGpuId(const std::string& idOrName, const Catalog& cat) {
+  if (idOrName.empty()) return {};
+  for (const auto& g : cat.gpus()) {
+    if (sameIgnoringCase(g.id, idOrName)) return g.id;
+  }
+  const std::string fromName = catalogGpuForDevice(idOrName);
+  if (!fromName.empty() && cat.resolveGpu(fromName)) return fromName;
+  return {};
+}
+
+bool sameGpu(const std::string& a, const std::string& b, const Catalog& cat) {
+  if (sameIgnoringCase(a, b)) return true;
+  const std::string ia = catalogGpuId(a, cat);
+  return !ia.empty() && ia == catalogGpuId(b, cat);
 }
 
 std::string gemmKernelForScheme(const std::string& schemeId) {

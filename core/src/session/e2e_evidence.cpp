@@ -1,4 +1,5 @@
 // The session's static-batch runs as end-to-end measured points (e2e_evidence.hpp).
+#include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
@@ -54,14 +55,35 @@ std::string formatCount(double v) {
 std::size_t stampStaticBatch(std::vector<ImportedRun>& runs, const StaticBatch& b) {
   std::size_t n = 0;
   for (auto& run : runs) {
-    if (run.kind != RunKind::Latency && run.kind != RunKind::Throughput) continue;
-    run.setup[kBatchSetupKey] = formatCount(b.batch);
-    run.setup[kInputLenSetupKey] = formatCount(b.inputLen);
-    run.setup[kOutputLenSetupKey] = formatCount(b.outputLen);
-    ++n;
+    const bool timedBatch = run.kind == RunKind::Latency || run.kind == RunKind::Throughput;
+    bool stamped = false;
+    if (timedBatch && b.batch > 0) {
+      run.setup[kBatchSetupKey] = formatCount(b.batch);
+      run.setup[kInputLenSetupKey] = formatCount(b.inputLen);
+      run.setup[kOutputLenSetupKey] = formatCount(b.outputLen);
+      stamped = true;
+    }
+    if ((timedBatch || run.kind == RunKind::DecodeSweep) && b.tp > 0) {
+      run.setup[kTpSetupKey] = std::to_string(b.tp);
+      stamped = true;
+    }
+    if (stamped) ++n;
   }
   return n;
 }
+
+namespace {
+
+/// The run's tensor-parallel degree: stamped at import, else the file's own key.
+std::optional<int> statedTp(const ImportedRun& run) {
+  for (const char* key : {kTpSetupKey, "tensor_parallel_size", "tp_size", "tp"}) {
+    const auto v = setupNumber(run, key);
+    if (v && std::floor(*v) == *v && *v <= 1024) return static_cast<int>(*v);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std::string& file,
                                                      std::vector<std::string>& notes,
@@ -91,9 +113,24 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     MeasuredPoint base;
     const std::string catalogId = catalogModelFromName(c->model, cat);
     base.model = catalogId.empty() ? c->model : catalogId;
-    base.gpu = c->gpu;
-    base.tp = std::max(1, c->gpuCount);
+    const std::string gpuId = catalogGpuId(c->gpu, cat);
+    base.gpu = gpuId.empty() ? c->gpu : gpuId;
+    const auto tp = statedTp(run);
+    base.tp = tp ? *tp : std::max(1, c->gpuCount);
+    // A point of this run, with (once per run) the note that its TP was assumed.
+    bool tpNoted = tp || base.tp == 1;
+    auto emit = [&](const MeasuredPoint& p) {
+      if (!tpNoted) {
+        notes.push_back(run.sourceFile + ": its TP is not stated; taken as the candidate's " +
+                        std::to_string(base.tp) +
+                        " GPUs (import it with --tp N when the run used fewer, as replicas do)");
+        tpNoted = true;
+      }
+      out.push_back(p);
+    };
     base.scheme = c->schemeLinear.empty() ? "bf16" : c->schemeLinear;
+    base.schemeMoe = c->schemeMoe;
+    base.schemeLmHead = c->schemeLmHead;
     base.origin = file + ": " + run.sourceFile;
     base.candidate = c->id;
     if (run.kind == RunKind::DecodeSweep) {
@@ -113,12 +150,12 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
         if (const auto pre = metric(run, prefix + "prefill_latency_ms")) {
           p.metric = E2eMetric::PrefillMs;
           p.value = *pre;
-          out.push_back(p);
+          emit(p);
         }
         if (stepS > 0 && std::isfinite(stepS)) {
           p.metric = E2eMetric::DecodeStepMs;
           p.value = stepS * 1e3;
-          out.push_back(p);
+          emit(p);
         }
       }
       continue;
@@ -152,7 +189,7 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
       p.metric = E2eMetric::TotalTokS;
       p.value = *v;
     }
-    out.push_back(p);
+    emit(p);
   }
   return out;
 }
@@ -173,7 +210,7 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
   for (const auto& p : points) {
     // The candidate's GPU as the session models it: the scenario's edited copy for the GPU
     // it was edited from (as the candidate metrics do), else the catalog's.
-    const bool edited = s.scenario.gpuSpec && sameIgnoringCase(p.gpu, s.scenario.gpu);
+    const bool edited = s.scenario.gpuSpec && sameGpu(p.gpu, s.scenario.gpu, cat);
     ScenarioSpec gpuOnly;
     gpuOnly.gpu = p.gpu;
     if (edited) gpuOnly.gpuSpec = s.scenario.gpuSpec;

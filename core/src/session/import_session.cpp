@@ -76,8 +76,11 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
     if (fi.report->file.empty()) fi.report->file = file;
     if (plan.staticBatch && stampStaticBatch(fi.report->runs, *plan.staticBatch) == 0) {
       fi.report->warnings.push_back(
-          "--batch/--input-len/--output-len given, but this file holds no vLLM bench latency or "
-          "throughput run to record them on (left as they were)");
+          plan.staticBatch->batch > 0
+              ? "--batch/--input-len/--output-len given, but this file holds no vLLM bench "
+                "latency or throughput run to record them on (left as they were)"
+              : "--tp given, but this file holds no static-batch run (vLLM bench latency or "
+                "throughput, SGLang bench_one_batch) to record it on (left as it was)");
     }
     for (const auto& run : fi.report->runs) {
       fi.metricsRead += run.metrics.size();

@@ -2,6 +2,7 @@
 // runs left out with the reason.
 #include <catch2/catch.hpp>
 
+#include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
@@ -74,10 +75,97 @@ TEST_CASE("static-batch runs become measured points of their candidate", "[sessi
   CHECK(pts[3].value == Approx(7.0));
   CHECK(pts[5].batch == 16);
   CHECK(pts[5].value == Approx(9.0));
-  REQUIRE(notes.size() == 3);
-  CHECK(notes[0].find("serve.json: a serving run under load is not a static batch") == 0);
-  CHECK(notes[1].find("bare.json: its file states no batch or lengths") == 0);
-  CHECK(notes[2].find("loose.json: not attached to a candidate") == 0);
+  // Its TP is not stated anywhere: taken as the candidate's 2 GPUs, said once per run that
+  // gave points (not for the runs left out).
+  REQUIRE(notes.size() == 6);
+  CHECK(notes[0].find("lat.json: its TP is not stated; taken as the candidate's 2 GPUs") == 0);
+  CHECK(notes[1].find("thr.json: its TP is not stated") == 0);
+  CHECK(notes[2].find("serve.json: a serving run under load is not a static batch") == 0);
+  CHECK(notes[3].find("one_batch.jsonl: its TP is not stated") == 0);
+  CHECK(notes[4].find("bare.json: its file states no batch or lengths") == 0);
+  CHECK(notes[5].find("loose.json: not attached to a candidate") == 0);
+}
+
+TEST_CASE("a run's stated TP wins over the candidate's GPU count", "[session][e2e]") {
+  // Eight GPUs as four replicas of TP 2: the static-batch benchmark ran on one replica.
+  Session s;
+  Candidate c;
+  c.id = "fp8x8";
+  c.model = "llama-3-8b";
+  c.schemeLinear = "w8a8-fp8";
+  c.gpu = "h100-sxm";
+  c.gpuCount = 8;
+  s.candidates.push_back(c);
+  std::vector<ImportedRun> runs = {run(RunKind::Latency, "stamped.json", "fp8x8"),
+                                   run(RunKind::Latency, "own-key.json", "fp8x8"),
+                                   run(RunKind::DecodeSweep, "sweep.jsonl", "fp8x8"),
+                                   run(RunKind::Serving, "serve.json", "fp8x8")};
+  for (auto& r : runs) r.metrics["latency_p50_s"] = 2.0;
+  runs[2].setup["input_len"] = "128";
+  runs[2].setup["output_len"] = "16";
+  runs[2].decodeStepByBatch = {{4, 0.006}};
+  // --tp alone stamps the TP on the static-batch runs (the sweep included), not on serving.
+  CHECK(stampStaticBatch(runs, StaticBatch{0, 0, 0, 2}) == 3);
+  CHECK(runs[0].setup.at(kTpSetupKey) == "2");
+  CHECK(runs[0].setup.count(kBatchSetupKey) == 0);
+  CHECK(runs[3].setup.count(kTpSetupKey) == 0);
+  // A file that states its own tensor_parallel_size (kept among its setup keys).
+  runs[1].setup.erase(kTpSetupKey);
+  runs[1].setup["tensor_parallel_size"] = "4";
+  stampStaticBatch(runs, StaticBatch{16, 512, 64, 0});
+  CHECK(runs[0].setup.at(kTpSetupKey) == "2");  // a later stamp without --tp keeps it
+  s.importedRuns = runs;
+  std::vector<std::string> notes;
+  const auto pts = measuredPointsFromSession(s, "s.json", notes);
+  REQUIRE(pts.size() == 3);
+  CHECK(pts[0].tp == 2);
+  CHECK(pts[1].tp == 4);
+  CHECK(pts[2].tp == 2);
+  CHECK(pts[2].metric == E2eMetric::DecodeStepMs);
+  for (const auto& n : notes) CHECK(n.find("TP is not stated") == std::string::npos);
+}
+
+TEST_CASE("a mixed candidate is fitted as mixed and its GPU read by name", "[session][e2e]") {
+  Session s;
+  Candidate c;
+  c.id = "mixed";
+  c.model = "llama-3-8b";
+  c.schemeLinear = "w4a16-g128";
+  c.schemeLmHead = "bf16";
+  c.gpu = "NVIDIA H100 80GB HBM3";  // as the driver names it
+  s.candidates.push_back(c);
+  Candidate u = c;
+  u.id = "uniform";
+  u.schemeLmHead.clear();
+  u.gpu = "H100-SXM";
+  s.candidates.push_back(u);
+  for (const char* id : {"mixed", "uniform"}) {
+    std::vector<ImportedRun> runs{run(RunKind::Latency, std::string(id) + ".json", id)};
+    runs[0].metrics["latency_p50_s"] = 3.0;
+    stampStaticBatch(runs, StaticBatch{1, 1024, 512, 1});
+    s.importedRuns.push_back(runs[0]);
+  }
+  std::vector<std::string> notes;
+  const auto pts = measuredPointsFromSession(s, "s.json", notes);
+  REQUIRE(pts.size() == 2);
+  CHECK(pts[0].gpu == "h100-sxm");  // the catalog id, not the driver's name
+  CHECK(pts[0].schemeLmHead == "bf16");
+  CHECK(pts[1].schemeLmHead.empty());
+  const GpuSpec h100 = *Catalog::bundled().resolveGpu("h100-sxm");
+  // Both points are the fit's GPU however the candidate spelled it; the bf16 LM head
+  // (0.5 G parameters at 16 bits instead of 4) makes the mixed candidate slower.
+  auto prepared = preparePoints(pts, h100, "h100-sxm", notes);
+  REQUIRE(prepared.ok());
+  REQUIRE(prepared->size() == 2);
+  CHECK(prepared->at(0).candidate.mixed());
+  CHECK_FALSE(prepared->at(1).candidate.mixed());
+  const Efficiency eff = scenarioEfficiency(h100, false);
+  CHECK(predictPoint(prepared->at(0), eff) > predictPoint(prepared->at(1), eff) * 1.02);
+  CHECK(sameGpu("NVIDIA H100 80GB HBM3", "h100-sxm", Catalog::bundled()));
+  CHECK_FALSE(sameGpu("NVIDIA H100 PCIe", "h100-sxm", Catalog::bundled()));
+  CHECK(sameGpu("NVIDIA RTX A6000", "A6000", Catalog::bundled()));
+  CHECK(sameGpu("my-gpu", "MY-GPU", Catalog::bundled()));
+  CHECK_FALSE(sameGpu("my-gpu", "h100-sxm", Catalog::bundled()));
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/hardware.hpp>
 #include <quantfront/core/model/model_config.hpp>
@@ -73,6 +74,14 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
 /// a100-40gb, l40s, l4, b200, gb200, rtx-4090, rtx-5090; empty when none is recognised (the
 /// caller then asks for --gpu).
 std::string catalogGpuForDevice(const std::string& deviceName);
+
+/// The catalog id a GPU is written as: a catalog id in any case ("H100-SXM"), else a device
+/// name `catalogGpuForDevice` recognises ("NVIDIA H100 80GB HBM3"); empty when neither.
+std::string catalogGpuId(const std::string& idOrName, const Catalog& cat);
+
+/// Whether two spellings stand for the same GPU: the same catalog id, or (when either is
+/// unknown to the catalog) the same text in any case.
+bool sameGpu(const std::string& a, const std::string& b, const Catalog& cat);
 
 /// The kernel whose measured times stand for `schemeId` in a measured step time
 /// ("bf16" → "gemm_bf16", "w8a8-fp8" → "gemm_fp8", "w8a8-int8" → "gemm_int8",

@@ -19,21 +19,29 @@ namespace qf {
 inline constexpr const char* kBatchSetupKey = "quantfront/batch";
 inline constexpr const char* kInputLenSetupKey = "quantfront/input_len";
 inline constexpr const char* kOutputLenSetupKey = "quantfront/output_len";
+/// The tensor-parallel degree a static-batch run was timed at (`qfront import --tp`), for
+/// files that do not state it; read before the file's own `tensor_parallel_size`/`tp_size`.
+inline constexpr const char* kTpSetupKey = "quantfront/tp";
 
 /// The static batch a benchmark ran: requests at once, prompt and output tokens each.
+/// `batch` 0: not stated (only `tp` is); `tp` 0: not stated.
 struct StaticBatch {
   double batch = 0;
   double inputLen = 0;
   double outputLen = 0;
+  int tp = 0;
 };
 
-/// Stamps `b` on the runs that are timed as a static batch but whose file does not state it
-/// (RunKind::Latency and RunKind::Throughput); other runs are left as they are. Returns how
-/// many runs were stamped.
+/// Stamps `b` on the runs that are timed as a static batch but whose file does not state it:
+/// the batch and lengths on RunKind::Latency and RunKind::Throughput runs, the TP also on
+/// RunKind::DecodeSweep runs; other runs are left as they are. Returns how many runs were
+/// stamped.
 std::size_t stampStaticBatch(std::vector<ImportedRun>& runs, const StaticBatch& b);
 
 /// The measured points of the session's static-batch runs attached to a candidate: per run,
-/// the candidate's model, GPU, GPU count (as TP) and linear scheme, the run's batch and
+/// the candidate's model, GPU (as its catalog id when the catalog knows it) and schemes per
+/// layer kind, the run's TP (stamped, else stated by the file, else the candidate's GPU count,
+/// with a note when that is more than one GPU), the run's batch and
 /// lengths, and what it measured (bench latency: the median, else mean, end-to-end latency;
 /// bench throughput: total tokens/s; bench_one_batch: prefill and decode-step ms per batch).
 /// A run left out (not attached, no batch or lengths, a serving run under load) gets one

@@ -48,6 +48,12 @@ bool isMeasuredPointsFile(const std::string& path);
 int calibrateFromPoints(const std::string& file, const std::optional<std::string>& gpuArg,
                         const std::string& format, const std::optional<std::string>& outPath,
                         std::ostream& out, std::ostream& err);
+/// qfront calibrate POINTS.csv --gpu ... --check [--datasheet]: each point predicted with the
+/// GPU's constants as they are (nothing fitted), with the median |error| per metric
+/// (cli_calibrate_e2e.cpp).
+int checkPointsFile(const std::string& file, const std::optional<std::string>& gpuArg,
+                    bool datasheet, const std::string& format, std::ostream& out,
+                    std::ostream& err);
 /// The end-to-end fit of measured points (from a CSV or a session's static-batch runs) for
 /// the GPU `gpuArg`; `notesIn` are printed first as notes on `file`.
 int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const std::string& file,

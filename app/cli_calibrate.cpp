@@ -28,6 +28,7 @@ constexpr const char* kCalibrateHelp =
     R"(usage: qfront calibrate SESSION [--gpu ID|GPU.json] [--device NAME] [--model ID|CONFIG.json]
                         [--format table|json] [-o GPU.json]
        qfront calibrate POINTS.csv --gpu ID|GPU.json [--format table|json] [-o GPU.json]
+       qfront calibrate POINTS.csv --gpu ID|GPU.json --check [--datasheet] [--format table|json]
 
 POINTS.csv, detected by its header
   model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit
@@ -37,7 +38,13 @@ per-step overhead, bandwidth efficiency, compute efficiency per tensor path and 
 per kernel class by robust least squares on ln(predicted/measured), prints each with its
 spread and every point's residual, and refuses (exit 2) a fit the points cannot determine.
 Rows of another GPU are left out with a note. -o writes the GPU file with the fitted
-"calibration" block.
+"calibration" block. Columns after `unit` (a source, a note) are carried, not read.
+
+With --check nothing is fitted: each point is predicted with the GPU's constants as every
+other command takes them (the GPU file's calibration block, else the catalog's bundled
+defaults; --datasheet: the ideal roofline), with its 80% interval where the constants carry a
+fit, and the median |error| is printed for all points, for latencies, for throughputs and per
+metric: how well a calibration predicts points it was not fitted to.
 
 Fits the analytic model to the kernel measurements in SESSION (qfront-measure, or nvbench
 files imported with qfront import), one device at a time:
@@ -213,6 +220,8 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
       !takeSingle(a, "--format", formatOpt, err, rc) || !takeSingle(a, "-o", outOpt, err, rc)) {
     return rc;
   }
+  const bool check = a.takeFlag("--check");
+  const bool datasheet = a.takeFlag("--datasheet");
   std::vector<std::string> files;
   for (const auto& r : a.rest()) {
     if (r.size() > 1 && r[0] == '-') {
@@ -242,8 +251,15 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     }
   }
   // A measured-points CSV: the end-to-end fit instead of the kernel-record fit.
-  if (isMeasuredPointsFile(files[0]))
-    return calibrateFromPoints(files[0], gpuOpt, format, outOpt, out, err);
+  const bool pointsFile = isMeasuredPointsFile(files[0]);
+  if ((check || datasheet) && !pointsFile) {
+    return badArg(err, check ? "check" : "datasheet",
+                  "--check and --datasheet take a measured-points CSV, not a session");
+  }
+  if (datasheet && !check) return badArg(err, "datasheet", "--datasheet goes with --check");
+  if (check && outOpt) return badArg(err, "o", "--check fits nothing, so writes no GPU file");
+  if (pointsFile && check) return checkPointsFile(files[0], gpuOpt, datasheet, format, out, err);
+  if (pointsFile) return calibrateFromPoints(files[0], gpuOpt, format, outOpt, out, err);
   auto session = loadSession(files[0]);
   if (!session) return badInput(err, session.error());
   // A session without kernel records: the end-to-end fit of its static-batch runs.
@@ -255,7 +271,7 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
       if (gpuArg.empty()) {
         for (const auto& p : points) {
           if (gpuArg.empty()) gpuArg = p.gpu;
-          if (p.gpu != gpuArg) {
+          if (!sameGpu(p.gpu, gpuArg, Catalog::bundled())) {
             return badArg(err, "gpu",
                           "the session's end-to-end runs are on several GPUs ('" + gpuArg + "', '" +
                               p.gpu + "'); give the one to fit with --gpu ID|GPU.json");

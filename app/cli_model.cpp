@@ -61,6 +61,10 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --overhead-ms X        t0, a fixed per-step overhead in ms (default 0, or the GPU file's
                          calibration.overhead_ms)
   --bw-eff X             achieved fraction of HBM bandwidth, (0, 1.5] (default 1 or calibration)
+  --seq-overhead-us X    host time per sequence per step in us (sampling, scheduling), [0, 10000]
+                         (default 0, or calibration.seq_overhead_us)
+  --allreduce-us X       fixed time of one all-reduce call in us, two per layer at TP > 1,
+                         [0, 10000] (default 0, or calibration.allreduce_latency_us)
   --compute-eff K=X,...  achieved fraction of the tensor peak per path (bf16, fp16, fp8, int8,
                          fp4) or per scheme id (a scheme's value wins over its path's); (0, 1.5]
   --dequant-s-per-weight S=X,...   measured dequant seconds per weight of scheme S (replaces c/D)
@@ -93,8 +97,10 @@ std::string fmt(double v, int prec) {
 /// "source: overhead 0 ms, bandwidth x1, compute bf16 x0.74 w4a16-g128 x0.45, dequant c/D".
 std::string efficiencySummary(const Efficiency& e) {
   std::ostringstream o;
-  o << e.source << ": overhead " << e.overheadMs << " ms, bandwidth x" << e.bandwidthEff
-    << ", compute";
+  o << e.source << ": overhead " << e.overheadMs << " ms";
+  if (e.seqOverheadUs > 0) o << " + " << e.seqOverheadUs << " us per sequence";
+  if (e.allreduceLatencyUs > 0) o << ", all-reduce call " << e.allreduceLatencyUs << " us";
+  o << ", bandwidth x" << e.bandwidthEff << ", compute";
   if (e.computeEff.empty()) o << " x1";
   for (const auto& [k, v] : e.computeEff) o << " " << k << " x" << v;
   o << ", dequant";
@@ -283,12 +289,25 @@ std::optional<int> keyedValues(const std::string& text, const char* field, bool 
 
 /// Efficiency flags override the GPU file's calibration block, value by value; 0, or the exit
 /// status of a bad flag (printed on `err`).
-int applyEfficiencyFlags(Efficiency& e, const std::optional<std::string>& overheadMs,
-                         const std::optional<std::string>& bwEff,
-                         const std::optional<std::string>& computeEff,
-                         const std::optional<std::string>& dequantCost, const Catalog& cat,
+struct EfficiencyFlags {
+  std::optional<std::string> overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost;
+};
+
+int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Catalog& cat,
                          std::ostream& err) {
+  const auto& [overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost] = given;
   std::vector<std::string> used;
+  for (auto [text, dst, flag, max] :
+       {std::tuple{&seqOverheadUs, &e.seqOverheadUs, "seq-overhead-us", kMaxSeqOverheadUs},
+        std::tuple{&allreduceUs, &e.allreduceLatencyUs, "allreduce-us", kMaxAllreduceLatencyUs}}) {
+    if (!*text) continue;
+    const auto v = parseNumber(**text);
+    if (!v || *v < 0 || *v > max) {
+      return badArg(err, flag, "expected a number of us in [0, 10000], found '" + **text + "'");
+    }
+    *dst = *v;
+    used.push_back(std::string("--") + flag);
+  }
   if (overheadMs) {
     const auto v = parseNumber(*overheadMs);
     if (!v || *v < 0 || *v > kMaxOverheadMs) {
@@ -385,8 +404,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   }
   int rc = kExitOk;
   std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
-      reserve, context, format, overheadMs, bwEff, computeEff, dequantCost, inputLen, outputLen,
-      intervalOpt;
+      reserve, context, format, inputLen, outputLen, intervalOpt;
+  EfficiencyFlags effFlags;
   bool missing = false;
   const bool datasheet = a.takeFlag("--datasheet");
   const auto schemeLists = a.take("--scheme", missing);
@@ -405,10 +424,12 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--reserve-gib", &reserve},
       {"--context", &context},
       {"--format", &format},
-      {"--overhead-ms", &overheadMs},
-      {"--bw-eff", &bwEff},
-      {"--compute-eff", &computeEff},
-      {"--dequant-s-per-weight", &dequantCost},
+      {"--overhead-ms", &effFlags.overheadMs},
+      {"--bw-eff", &effFlags.bwEff},
+      {"--seq-overhead-us", &effFlags.seqOverheadUs},
+      {"--allreduce-us", &effFlags.allreduceUs},
+      {"--compute-eff", &effFlags.computeEff},
+      {"--dequant-s-per-weight", &effFlags.dequantCost},
       {"--input-len", &inputLen},
       {"--output-len", &outputLen},
       {"--interval", &intervalOpt}};
@@ -478,8 +499,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     s.inputLen = *i;
     s.outputLen = *o;
   }
-  if (const int bad = applyEfficiencyFlags(s.efficiency, overheadMs, bwEff, computeEff, dequantCost,
-                                           cat, err)) {
+  if (const int bad = applyEfficiencyFlags(s.efficiency, effFlags, cat, err)) {
     return bad;
   }
   std::vector<std::string> ids;

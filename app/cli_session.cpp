@@ -19,6 +19,7 @@ constexpr const char* kSessionHelp =
        qfront session rename SESSION ID NEW_ID
        qfront session hide SESSION ID
        qfront session show SESSION ID
+       qfront session refresh SESSION
 
 Edits the evidence of a session file, which is saved atomically (temporary file, fsync,
 rename) and left as it was on any error.
@@ -32,6 +33,8 @@ rename) and left as it was on any error.
   rename   gives candidate ID the id NEW_ID; its runs follow it
   hide     keeps candidate ID in the session but leaves it out of the frontier, the plots
            and the report; `show` brings it back
+  refresh  recomputes every candidate's modelled figures with this build's model and
+           constants (after an upgrade changed them); measured and published figures stay
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";
@@ -81,12 +84,13 @@ int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ost
   const std::vector<std::string> rest(args.begin() + 2, args.end());
   // Arguments after SESSION each action takes (detach: one or more).
   const std::map<std::string, std::size_t> arity = {{"list", 0},   {"detach", 1}, {"remove", 1},
-                                                    {"rename", 2}, {"hide", 1},   {"show", 1}};
+                                                    {"rename", 2}, {"hide", 1},   {"show", 1},
+                                                    {"refresh", 0}};
   const auto ar = arity.find(action);
   if (ar == arity.end()) {
-    return badArg(
-        err, "action",
-        "unknown action '" + action + "' (expected list, detach, remove, rename, hide or show)");
+    return badArg(err, "action",
+                  "unknown action '" + action +
+                      "' (expected list, detach, remove, rename, hide, show or refresh)");
   }
   if (action == "detach" ? rest.empty() : rest.size() != ar->second) {
     return badArg(err, action,
@@ -102,7 +106,11 @@ int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return kExitOk;
   }
   std::string done;
-  if (action == "detach") {
+  if (action == "refresh") {
+    if (auto e = refreshModelledMetrics(s)) return badInput(err, e->from(path));
+    done =
+        "modelled figures of " + std::to_string(s.candidates.size()) + " candidate(s) recomputed";
+  } else if (action == "detach") {
     auto rep = detachRuns(s, rest);
     if (!rep) return badInput(err, rep.error().from(path));
     done = std::to_string(rep->runsDetached) + " run(s) detached, " +

@@ -33,6 +33,12 @@ void writeTruthGpu(const std::string& path) {
                         {"dequant_s_per_weight", {{"w4a16-g128", 5e-13}}}};
   write(path, gpu.dump());
 }
+nlohmann::json readJson(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return nlohmann::json::parse(text.str());
+}
 std::size_t lines(const std::string& s) {
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
 }
@@ -312,10 +318,7 @@ TEST_CASE("qfront import --batch needs all three lengths, each a whole number", 
                           "--output-len", "16", "--format", "json"});
   INFO(ok.err);
   REQUIRE(ok.rc == 0);
-  std::ifstream written(session);
-  std::stringstream text;
-  text << written.rdbuf();
-  const auto s = nlohmann::json::parse(text.str());
+  const auto s = readJson(session);
   bool stamped = false;
   for (const auto& run : s["imported_runs"]) {
     if (run.contains("setup") && run["setup"].contains("quantfront/batch")) {
@@ -325,4 +328,90 @@ TEST_CASE("qfront import --batch needs all three lengths, each a whole number", 
     }
   }
   CHECK(stamped);
+}
+
+TEST_CASE("qfront import --tp records the TP of a static-batch run, alone or with --batch",
+          "[cli][e2e]") {
+  TempDir dir;
+  const std::string file = std::string(QF_TEST_DATA_DIR) + "/import/vllm_latency.json";
+  const std::string session = dir.file("s.json");
+  for (const char* bad : {"0", "2.5", "x", "2000"}) {
+    const auto r = qfront({"import", file, "-o", session, "--tp", bad});
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("tp") != std::string::npos);
+    CHECK(lines(r.err) == 1);
+  }
+  const auto ok = qfront({"import", file, "-o", session, "--tp", "2"});
+  INFO(ok.err);
+  REQUIRE(ok.rc == 0);
+  const auto s = readJson(session);
+  int withTp = 0;
+  for (const auto& run : s["imported_runs"]) {
+    if (!run.contains("setup")) continue;
+    if (run["setup"].value("quantfront/tp", "") == "2") ++withTp;
+    CHECK_FALSE(run["setup"].contains("quantfront/batch"));  // --tp alone stamps no batch
+  }
+  CHECK(withTp == 1);
+}
+
+TEST_CASE("qfront calibrate --check predicts each point with the GPU's constants, fitting nothing",
+          "[cli][e2e]") {
+  TempDir dir;
+  const std::string gpuFile = dir.file("truth.json");
+  writeTruthGpu(gpuFile);
+  // Points the model makes at the truth constants, with a trailing source column.
+  std::string csv =
+      "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit,source\n";
+  for (const char* batch : {"1", "16"}) {
+    const auto r =
+        qfront({"model", "--model", "llama-3-8b", "--gpu", gpuFile, "--scheme", "bf16", "--batch",
+                batch, "--input-len", "512", "--output-len", "256", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto p = nlohmann::json::parse(r.out)["schemes"][0]["points"][0];
+    std::ostringstream row;
+    row.precision(12);
+    row << "llama-3-8b,h100-sxm,1,bf16,bf16," << batch << ",512,256,e2e_latency_s,"
+        << double(p["e2e_latency_s"]) << ",s,made by the model\n";
+    row << "llama-3-8b,h100-sxm,1,bf16,bf16," << batch << ",512,256,total_tok_s,"
+        << double(p["total_tokens_per_s"]) << ",tok/s,made by the model\n";
+    csv += row.str();
+  }
+  const std::string points = dir.file("points.csv");
+  write(points, csv);
+  // The truth constants reproduce their own points exactly.
+  const auto truth = qfront({"calibrate", points, "--gpu", gpuFile, "--check", "--format", "json"});
+  INFO(truth.err);
+  REQUIRE(truth.rc == 0);
+  const auto j = nlohmann::json::parse(truth.out);
+  CHECK(j["all"]["points"] == 4);
+  CHECK(j["latency"]["points"] == 2);
+  CHECK(j["throughput"]["points"] == 2);
+  CHECK(double(j["all"]["median_abs_error_pct"]) < 1e-6);
+  CHECK(j["constants_source"].get<std::string>().find("truth") != std::string::npos);
+  // The ideal roofline is faster than the truth (4 ms a step more, 80% of the bandwidth):
+  // latencies predicted short, throughputs high.
+  const auto ideal =
+      qfront({"calibrate", points, "--gpu", gpuFile, "--check", "--datasheet", "--format", "json"});
+  REQUIRE(ideal.rc == 0);
+  const auto d = nlohmann::json::parse(ideal.out);
+  CHECK(d["roofline"] == "datasheet");
+  CHECK(double(d["latency"]["median_error_pct"]) < -10);
+  CHECK(double(d["throughput"]["median_error_pct"]) > 10);
+  for (const auto& p : d["points"]) CHECK(p["low"] == p["high"]);  // no fit, no interval
+  // The table names every point and a summary line per group.
+  const auto t = qfront({"calibrate", points, "--gpu", gpuFile, "--check"});
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("points.csv row 5") != std::string::npos);
+  CHECK(t.out.find("throughput  2 points") != std::string::npos);
+  // --check writes nothing and takes a CSV; --datasheet only with it.
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"calibrate", points, "--gpu", gpuFile, "--check", "-o", dir.file("x.json")},
+           {"calibrate", points, "--gpu", gpuFile, "--datasheet"},
+           {"calibrate", points, "--check"}}) {
+    const auto r = qfront(bad);
+    CHECK(r.rc == 2);
+    CHECK(lines(r.err) == 1);
+  }
+  std::ifstream none(dir.file("x.json"));
+  CHECK_FALSE(none.good());
 }

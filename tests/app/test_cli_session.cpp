@@ -125,3 +125,35 @@ TEST_CASE("qfront session: list, detach, rename, hide, remove", "[session][cli]"
   CHECK(s.importedRuns.size() == 2);
   CHECK(s.importedRuns.front().setup.count(kCandidateSetupKey) == 0);
 }
+
+TEST_CASE("qfront session refresh recomputes modelled figures and keeps the others",
+          "[cli][session]") {
+  qf::testing::TempDir dir;
+  const std::string example = std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json";
+  Session s = load(example);
+  REQUIRE_FALSE(s.candidates.empty());
+  // One modelled figure gone stale, one published figure that must stay as it is.
+  Candidate& c = s.candidates.front();
+  std::string modelledName, publishedName;
+  for (auto& [name, m] : c.metrics) {
+    if (m.provenance.kind == ProvenanceKind::Modelled && modelledName.empty()) modelledName = name;
+    if (m.provenance.kind == ProvenanceKind::Published && publishedName.empty())
+      publishedName = name;
+  }
+  REQUIRE_FALSE(modelledName.empty());
+  REQUIRE_FALSE(publishedName.empty());
+  const double fresh = c.metrics.at(modelledName).value;
+  const double published = c.metrics.at(publishedName).value;
+  c.metrics.at(modelledName).value = 12345;
+  const std::string path = dir.file("stale.json");
+  REQUIRE_FALSE(saveSessionAtomic(s, path));
+  const Run r = runQfront({"session", "refresh", path});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  CHECK(r.out.find("recomputed") != std::string::npos);
+  const Session back = load(path);
+  CHECK(back.candidates.front().metrics.at(modelledName).value == Approx(fresh).epsilon(1e-9));
+  CHECK(back.candidates.front().metrics.at(publishedName).value == published);
+  // It takes no argument after SESSION.
+  CHECK(runQfront({"session", "refresh", path, "extra"}).rc == 2);
+}

@@ -1,5 +1,6 @@
 // End-to-end calibration: robust least squares of the model's real-GPU constants on
 // ln(predicted / measured) (docs/model.md, "Calibration from end-to-end measurements").
+#include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
 
 #include <algorithm>
@@ -86,12 +87,16 @@ std::optional<double> number(const std::string& text) {
 /// Names of the fit's parameters, in the calibration block's spelling.
 constexpr const char* kOverhead = "overhead_ms";
 constexpr const char* kBandwidth = "bandwidth_efficiency";
+constexpr const char* kSeqOverhead = "seq_overhead_us";
+constexpr const char* kAllreduce = "allreduce_latency_us";
 constexpr const char* kComputePrefix = "compute_efficiency.";
 constexpr const char* kDequantPrefix = "dequant_s_per_weight.";
 
 double getConstant(const Efficiency& e, const std::string& name) {
   if (name == kOverhead) return e.overheadMs;
   if (name == kBandwidth) return e.bandwidthEff;
+  if (name == kSeqOverhead) return e.seqOverheadUs;
+  if (name == kAllreduce) return e.allreduceLatencyUs;
   if (name.rfind(kComputePrefix, 0) == 0) {
     const auto key = name.substr(std::string(kComputePrefix).size());
     const auto it = e.computeEff.find(key);
@@ -107,6 +112,10 @@ void setConstant(Efficiency& e, const std::string& name, double v) {
     e.overheadMs = v;
   } else if (name == kBandwidth) {
     e.bandwidthEff = v;
+  } else if (name == kSeqOverhead) {
+    e.seqOverheadUs = v;
+  } else if (name == kAllreduce) {
+    e.allreduceLatencyUs = v;
   } else if (name.rfind(kComputePrefix, 0) == 0) {
     e.computeEff[name.substr(std::string(kComputePrefix).size())] = v;
   } else {
@@ -186,7 +195,9 @@ bool isMeasuredPointsCsv(const std::string& text) {
   for (char c : first) {
     if (c != ' ' && c != '\t') compact += c;
   }
-  return compact == kMeasuredPointsHeader;
+  // The named columns first; more may follow (a source, a note), which are not read.
+  const std::string head = kMeasuredPointsHeader;
+  return compact == head || compact.rfind(head + ",", 0) == 0;
 }
 
 Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& text,
@@ -197,6 +208,9 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
         std::string("expected the measured-points header '") + kMeasuredPointsHeader + "'"};
   }
   const auto header = splitAt(kMeasuredPointsHeader, ',');
+  // Columns after the named ones (a source, say) are carried, not read.
+  const auto headerCells = csvCells(stripCr(text.substr(0, text.find('\n'))));
+  const std::size_t columns = headerCells.size();
   std::vector<MeasuredPoint> out;
   const std::string baseDir = std::filesystem::path(file).parent_path().string();
   std::size_t pos = text.find('\n');
@@ -213,10 +227,14 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
     auto bad = [&](const std::string& field, const std::string& msg) {
       return Error{file, where, field, msg};
     };
-    if (cells.size() != header.size()) {
-      const std::string field = cells.size() < header.size() ? header[cells.size()] : "unit";
-      return bad(field, "expected " + std::to_string(header.size()) + " columns (" +
-                            kMeasuredPointsHeader + "), found " + std::to_string(cells.size()));
+    if (cells.size() != columns) {
+      const std::string field = cells.size() < header.size() ? header[cells.size()]
+                                : cells.size() < columns     ? trimmed(headerCells[cells.size()])
+                                                             : trimmed(headerCells.back());
+      return bad(field, "expected " + std::to_string(columns) + " columns (" +
+                            kMeasuredPointsHeader +
+                            (columns > header.size() ? ", then the header's others" : "") +
+                            "), found " + std::to_string(cells.size()));
     }
     MeasuredPoint p;
     p.origin = std::filesystem::path(file).filename().string() + " " + where;
@@ -288,12 +306,13 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
       return Error{space == std::string::npos ? p.origin : p.origin.substr(0, space),
                    space == std::string::npos ? "" : p.origin.substr(space + 1), field, msg};
     };
-    // The point's GPU: the one the fit is for (by id or by the path given), else another
-    // catalog GPU (left out), else an error.
+    // The point's GPU: the one the fit is for (by id, by the path given, or by a name the
+    // catalog reads as that id), else another catalog GPU (left out), else an error.
     const std::string g = lower(p.gpu);
-    if (g != lower(gpu.id) && g != lower(gpuArg)) {
-      auto other = cat.resolveGpu(p.gpu);
-      if (!other) return bad("gpu", "'" + p.gpu + "' is neither --gpu nor a catalog GPU id");
+    if (g != lower(gpuArg) && !sameGpu(p.gpu, gpu.id, cat)) {
+      if (catalogGpuId(p.gpu, cat).empty()) {
+        return bad("gpu", "'" + p.gpu + "' is neither --gpu nor a catalog GPU");
+      }
       ++otherGpus[p.gpu];
       continue;
     }
@@ -312,7 +331,10 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
       }
       it = models.emplace(p.model, std::move(*m)).first;
     }
-    auto cands = makeCandidates({p.scheme}, "", "", "", cat);
+    // A mixed candidate (another scheme on the experts or the LM head) is priced as mixed.
+    auto cands = p.schemeMoe.empty() && p.schemeLmHead.empty()
+                     ? makeCandidates({p.scheme}, "", "", "", cat)
+                     : makeCandidates({}, p.scheme, p.schemeMoe, p.schemeLmHead, cat);
     if (!cands) return bad("scheme", cands.error().message);
     PreparedPoint pp;
     pp.point = p;
@@ -387,7 +409,8 @@ std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const P
   auto curveFor = [&](const Efficiency& e) -> const StepCurve* {
     std::ostringstream key;
     key.precision(17);
-    key << e.overheadMs << "/" << e.bandwidthEff;
+    key << e.overheadMs << "/" << e.bandwidthEff << "/" << e.seqOverheadUs << "/"
+        << e.allreduceLatencyUs;
     for (const auto& [k, v] : e.computeEff) key << "/" << k << "=" << v;
     for (const auto& [k, v] : e.dequantSPerWeight) key << "/" << k << "=" << v;
     auto it = curves.find(key.str());
@@ -464,14 +487,43 @@ double studentTQuantile(double level, int dof) {
 
 namespace {
 
-/// Candidate constants: t0 and η_β always; η_P of every tensor path a point's GEMMs run on;
-/// the dequant cost of every kernel class with a conversion (c > 0). `start` gets their
-/// starting values.
+/// Whether some deployment (model, TP, schemes, KV dtype, lengths) is measured at two
+/// batches (`byTp` false), or some (model, schemes, KV dtype, batch, lengths) at two TP
+/// degrees (`byTp` true): what it takes to tell a per-sequence cost from t0, or the
+/// all-reduce's fixed time from bandwidth and t0.
+bool variesWithin(const std::vector<PreparedPoint>& points, bool byTp) {
+  std::map<std::string, std::set<double>> seen;
+  for (const auto& pp : points) {
+    const MeasuredPoint& p = pp.point;
+    std::ostringstream key;
+    key << p.model << "|" << pp.candidate.id << "|" << p.kvDtype << "|" << p.inputLen << "|"
+        << p.outputLen << "|" << (byTp ? p.batch : p.tp);
+    auto& values = seen[key.str()];
+    values.insert(byTp ? p.tp : p.batch);
+    if (values.size() > 1) return true;
+  }
+  return false;
+}
+
+/// Candidate constants: t0 and η_β always; the per-sequence cost when some deployment is
+/// measured at two batches; the all-reduce's fixed time when some is measured at two TP
+/// degrees (one above 1); η_P of every tensor path a point's GEMMs run on; the dequant cost of
+/// every kernel class with a conversion (c > 0). `start` gets their starting values.
 std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& points,
                                             Efficiency& start) {
   std::vector<std::string> names{kOverhead, kBandwidth};
   start.overheadMs = 1.0;
   start.bandwidthEff = 0.8;
+  if (variesWithin(points, false)) {
+    names.push_back(kSeqOverhead);
+    start.seqOverheadUs = 10.0;
+  }
+  const bool multiGpu = std::any_of(points.begin(), points.end(),
+                                    [](const PreparedPoint& pp) { return pp.point.tp > 1; });
+  if (multiGpu && variesWithin(points, true)) {
+    names.push_back(kAllreduce);
+    start.allreduceLatencyUs = 10.0;
+  }
   std::set<std::string> paths, dequant;
   for (const auto& pp : points) {
     auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
@@ -538,6 +590,8 @@ void keepDatasheetValues(const std::vector<std::string>& fixedNames, Efficiency&
   for (const auto& f : fixedNames) {
     if (f == kOverhead) eff.overheadMs = 0;
     if (f == kBandwidth) eff.bandwidthEff = 1;
+    if (f == kSeqOverhead) eff.seqOverheadUs = 0;
+    if (f == kAllreduce) eff.allreduceLatencyUs = 0;
     if (f.rfind(kComputePrefix, 0) == 0)
       eff.computeEff.erase(f.substr(std::string(kComputePrefix).size()));
     if (f.rfind(kDequantPrefix, 0) == 0)
@@ -607,6 +661,8 @@ void fitRobust(const LogResiduals& model, const std::vector<std::string>& params
       // Keep constants in their accepted ranges.
       trial.bandwidthEff = std::clamp(trial.bandwidthEff, 1e-3, kMaxEfficiency);
       trial.overheadMs = std::clamp(trial.overheadMs, 1e-6, kMaxOverheadMs);
+      trial.seqOverheadUs = std::clamp(trial.seqOverheadUs, 1e-6, kMaxSeqOverheadUs);
+      trial.allreduceLatencyUs = std::clamp(trial.allreduceLatencyUs, 1e-6, kMaxAllreduceLatencyUs);
       for (auto& [key, v] : trial.computeEff) v = std::clamp(v, 1e-3, kMaxEfficiency);
       for (auto& [key, v] : trial.dequantSPerWeight)
         v = std::clamp(v, 1e-18, kMaxDequantSPerWeight);
@@ -775,6 +831,8 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
   const Efficiency& e = fit.efficiency;
   c.overheadMs = e.overheadMs;
   c.bandwidthEfficiency = e.bandwidthEff;
+  if (e.seqOverheadUs > 0) c.seqOverheadUs = e.seqOverheadUs;
+  if (e.allreduceLatencyUs > 0) c.allreduceLatencyUs = e.allreduceLatencyUs;
   c.computeEfficiency = e.computeEff;
   c.dequantSPerWeight = e.dequantSPerWeight;
   Json rec;
@@ -783,17 +841,18 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
     names.push_back(k.name);
     consts[k.name] = {{"value", k.value}, {"spread", k.spread}};
   }
-  rec["constants"] = consts;
-  rec["names"] = names;
-  rec["not_determined"] = fit.fixed;
-  rec["covariance"] = fit.covariance;
-  rec["sigma_log"] = fit.sigmaLog;
-  rec["dof"] = fit.dof;
-  rec["median_abs_error_pct"] = fit.medianAbsErrorPct;
-  rec["datasheet_median_abs_error_pct"] = fit.datasheetMedianAbsErrorPct;
-  rec["range"] = {{"batch", {fit.range.batchMin, fit.range.batchMax}},
-                  {"input_len", {fit.range.inputMin, fit.range.inputMax}},
-                  {"output_len", {fit.range.outputMin, fit.range.outputMax}}};
+  rec = Json{{"constants", consts},
+             {"names", names},
+             {"not_determined", fit.fixed},
+             {"covariance", fit.covariance},
+             {"sigma_log", fit.sigmaLog},
+             {"dof", fit.dof},
+             {"median_abs_error_pct", fit.medianAbsErrorPct},
+             {"datasheet_median_abs_error_pct", fit.datasheetMedianAbsErrorPct},
+             {"range",
+              {{"batch", {fit.range.batchMin, fit.range.batchMax}},
+               {"input_len", {fit.range.inputMin, fit.range.inputMax}},
+               {"output_len", {fit.range.outputMin, fit.range.outputMax}}}}};
   Json res = Json::array();
   for (const auto& r : fit.residuals) {
     res.push_back({{"point", r.origin},

@@ -52,6 +52,10 @@ std::optional<Error> validateScenario(const Scenario& s) {
     return bad("overhead-ms", "must be in [0, 1000] ms");
   if (!(e.bandwidthEff > 0 && e.bandwidthEff <= kMaxEfficiency))
     return bad("bw-eff", "must be in (0, 1.5]");
+  if (!(e.seqOverheadUs >= 0 && e.seqOverheadUs <= kMaxSeqOverheadUs))
+    return bad("seq-overhead-us", "must be in [0, 10000] us");
+  if (!(e.allreduceLatencyUs >= 0 && e.allreduceLatencyUs <= kMaxAllreduceLatencyUs))
+    return bad("allreduce-us", "must be in [0, 10000] us");
   for (const auto& [key, v] : e.computeEff) {
     if (!(v > 0 && v <= kMaxEfficiency))
       return bad("compute-eff", "efficiency of " + key + " must be in (0, 1.5]");
@@ -96,6 +100,8 @@ Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   const GpuCalibration& c = *gpu.calibration;
   e.overheadMs = c.overheadMs.value_or(0.0);
   e.bandwidthEff = c.bandwidthEfficiency.value_or(1.0);
+  e.seqOverheadUs = c.seqOverheadUs.value_or(0.0);
+  e.allreduceLatencyUs = c.allreduceLatencyUs.value_or(0.0);
   e.computeEff = c.computeEfficiency;
   e.dequantSPerWeight = c.dequantSPerWeight;
   e.source = "calibration" + (c.source.empty() ? std::string() : " (" + c.source + ")");
@@ -271,6 +277,7 @@ void StepCurve::finalize() {
   m_additive = allReduceS;
   m_additive += attentionS;
   m_additive.c0 += overheadS;
+  m_additive.c1 += seqOverheadS;
   m_packedCount = 0;
   for (const auto& k : kinds) {
     if (k.present) m_packed[static_cast<std::size_t>(m_packedCount++)] = {k.memS, k.compS};
@@ -318,7 +325,9 @@ double StepCurve::decodeStepSeconds(double batch, double context) const {
 
 double StepCurve::prefillSeconds(double batch, double inputLen) const {
   const double tokens = batch * inputLen;
-  double t = overheadS + token.allReduceSPerToken * tokens + token.kvWriteSPerToken * tokens +
+  // One forward pass: t0 and the all-reduce calls' fixed time once, each prompt's sampling.
+  double t = overheadS + allReduceS.c0 + seqOverheadS * batch + token.allReduceSPerToken * tokens +
+             token.kvWriteSPerToken * tokens +
              batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen);
   for (const auto& k : kinds) {
     if (!k.present) continue;
@@ -365,6 +374,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
   const double issue = s.gpu.issueRatePerS();
   const double moeLayers = static_cast<double>(m.moeLayerCount());
   curve.overheadS = eff.overheadMs * 1e-3;
+  curve.seqOverheadS = eff.seqOverheadUs * 1e-6;
   if (m.isMoe()) {
     curve.routing.set(static_cast<double>(m.experts), static_cast<double>(m.expertsPerToken));
   }
@@ -463,8 +473,13 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                    "(add nvlink_gbs to a GPU file)"};
     }
     const double bytesPerSeq = static_cast<double>(m.hidden) * 2.0;
-    const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / (*s.gpu.nvlinkGBps * 1e9);
+    // A ring all-reduce sends and receives 2(TP−1)/TP of the message on every GPU at once;
+    // nvlink_gbs is the datasheet's total of both directions, so each way carries half.
+    const double perDirection = *s.gpu.nvlinkGBps * 1e9 / 2.0;
+    const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / perDirection;
     curve.allReduceS.c1 = static_cast<double>(m.layers) * 2.0 * perAllReduce;
+    // Two all-reduce calls per layer each pay a fixed time α whatever the batch.
+    curve.allReduceS.c0 = static_cast<double>(m.layers) * 2.0 * eff.allreduceLatencyUs * 1e-6;
     curve.token.allReduceSPerToken = curve.allReduceS.c1;
   }
   curve.finalize();
@@ -750,6 +765,8 @@ Json reportToJson(const EngineReport& r) {
         {"roofline", e.isDatasheet() ? "datasheet" : "calibrated"},
         {"overhead_ms", e.overheadMs},
         {"bandwidth_efficiency", e.bandwidthEff},
+        {"seq_overhead_us", e.seqOverheadUs},
+        {"allreduce_latency_us", e.allreduceLatencyUs},
         {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
         {"dequant_s_per_weight",
          e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)}};

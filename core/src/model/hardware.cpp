@@ -71,6 +71,18 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
       return e;
     }
   }
+  if (c.seqOverheadUs) {
+    if (auto e =
+            ranged(*c.seqOverheadUs, "calibration.seq_overhead_us", 0, false, kMaxSeqOverheadUs)) {
+      return e;
+    }
+  }
+  if (c.allreduceLatencyUs) {
+    if (auto e = ranged(*c.allreduceLatencyUs, "calibration.allreduce_latency_us", 0, false,
+                        kMaxAllreduceLatencyUs)) {
+      return e;
+    }
+  }
   for (const auto& [key, x] : c.computeEfficiency) {
     if (key.empty()) return Error{"", base + "/compute_efficiency", "calibration", "empty key"};
     if (auto e = ranged(x, "calibration.compute_efficiency." + key, 0, true, kMaxEfficiency))
@@ -230,6 +242,14 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
       auto x = ranged(v, ptr, field, 0, true, kMaxEfficiency);
       if (!x) return x.error();
       c.bandwidthEfficiency = *x;
+    } else if (key == "seq_overhead_us") {
+      auto x = ranged(v, ptr, field, 0, false, kMaxSeqOverheadUs);
+      if (!x) return x.error();
+      c.seqOverheadUs = *x;
+    } else if (key == "allreduce_latency_us") {
+      auto x = ranged(v, ptr, field, 0, false, kMaxAllreduceLatencyUs);
+      if (!x) return x.error();
+      c.allreduceLatencyUs = *x;
     } else if (key == "compute_efficiency") {
       if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.computeEfficiency))
         return *e;
@@ -252,6 +272,8 @@ Json gpuCalibrationToJson(const GpuCalibration& c) {
   j["source"] = c.source;
   if (c.overheadMs) j["overhead_ms"] = *c.overheadMs;
   if (c.bandwidthEfficiency) j["bandwidth_efficiency"] = *c.bandwidthEfficiency;
+  if (c.seqOverheadUs) j["seq_overhead_us"] = *c.seqOverheadUs;
+  if (c.allreduceLatencyUs) j["allreduce_latency_us"] = *c.allreduceLatencyUs;
   if (!c.computeEfficiency.empty()) j["compute_efficiency"] = c.computeEfficiency;
   if (!c.dequantSPerWeight.empty()) j["dequant_s_per_weight"] = c.dequantSPerWeight;
   return j;

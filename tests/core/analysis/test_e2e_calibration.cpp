@@ -1,6 +1,7 @@
 // End-to-end calibration: constants recovered from synthetic points, bad CSVs refused.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <sstream>
@@ -21,29 +22,35 @@ Efficiency trueConstants() {
   Efficiency e;
   e.overheadMs = 3.0;
   e.bandwidthEff = 0.85;
+  e.seqOverheadUs = 25.0;
+  e.allreduceLatencyUs = 15.0;
   e.computeEff = {{"bf16", 0.70}, {"fp8", 0.55}};
   e.dequantSPerWeight = {{"w4a16-g128", 4e-13}};
   return e;
 }
 
-/// Points of Llama-3-8B on an H100 made with `truth`, each times exp(N(0, noise)).
+/// Points of Llama-3-8B on one H100 and on two (TP 2) made with `truth`, each times
+/// exp(N(0, noise)).
 std::vector<PreparedPoint> synthetic(const Efficiency& truth, double noise, unsigned seed) {
   std::vector<MeasuredPoint> raw;
   for (const char* scheme : {"bf16", "w8a8-fp8", "w4a16-g128"}) {
     for (double batch : {1.0, 4.0, 16.0, 64.0, 256.0}) {
-      for (auto [in, outLen] : {std::pair{128.0, 128.0}, {2048.0, 128.0}, {512.0, 512.0}}) {
-        for (E2eMetric m : {E2eMetric::E2eLatencyS, E2eMetric::TtftMs, E2eMetric::TpotMs}) {
-          MeasuredPoint p;
-          p.model = "llama-3-8b";
-          p.gpu = "h100-sxm";
-          p.scheme = scheme;
-          p.batch = batch;
-          p.inputLen = in;
-          p.outputLen = outLen;
-          p.metric = m;
-          p.value = 1;
-          p.origin = "synthetic row " + std::to_string(raw.size() + 2);
-          raw.push_back(p);
+      for (int tp : {1, 2}) {
+        for (auto [in, outLen] : {std::pair{128.0, 128.0}, {2048.0, 128.0}, {512.0, 512.0}}) {
+          for (E2eMetric m : {E2eMetric::E2eLatencyS, E2eMetric::TtftMs, E2eMetric::TpotMs}) {
+            MeasuredPoint p;
+            p.model = "llama-3-8b";
+            p.gpu = "h100-sxm";
+            p.tp = tp;
+            p.scheme = scheme;
+            p.batch = batch;
+            p.inputLen = in;
+            p.outputLen = outLen;
+            p.metric = m;
+            p.value = 1;
+            p.origin = "synthetic row " + std::to_string(raw.size() + 2);
+            raw.push_back(p);
+          }
         }
       }
     }
@@ -78,6 +85,8 @@ TEST_CASE("each constant is recovered within 3% from noisy synthetic points",
   CHECK(constantOf(*fit, "compute_efficiency.bf16") == Approx(0.70).epsilon(0.03));
   CHECK(constantOf(*fit, "compute_efficiency.fp8") == Approx(0.55).epsilon(0.03));
   CHECK(constantOf(*fit, "dequant_s_per_weight.w4a16-g128") == Approx(4e-13).epsilon(0.03));
+  CHECK(constantOf(*fit, "seq_overhead_us") == Approx(25.0).epsilon(0.03));
+  CHECK(constantOf(*fit, "allreduce_latency_us") == Approx(15.0).epsilon(0.03));
   // The residual scale is the noise's; every spread is small and positive.
   CHECK(fit->sigmaLog == Approx(0.01).epsilon(0.3));
   for (const auto& c : fit->constants) {
@@ -106,8 +115,8 @@ TEST_CASE("a fit the points cannot determine is refused", "[calibration][e2e]") 
   // One scheme at one batch and one length: three points for t0, η_β and more.
   std::vector<PreparedPoint> few;
   for (const auto& p : points) {
-    if (p.point.scheme == "bf16" && p.point.batch == 1 && p.point.inputLen == 128 &&
-        p.point.metric != E2eMetric::TtftMs)
+    if (p.point.scheme == "bf16" && p.point.batch == 1 && p.point.tp == 1 &&
+        p.point.inputLen == 128 && p.point.metric != E2eMetric::TtftMs)
       few.push_back(p);
   }
   REQUIRE(few.size() == 2);
@@ -117,8 +126,8 @@ TEST_CASE("a fit the points cannot determine is refused", "[calibration][e2e]") 
   // The same conditions measured twice: two points, but t0 and η_β move both alike.
   std::vector<PreparedPoint> collinear;
   for (const auto& p : points) {
-    if (p.point.scheme == "bf16" && p.point.batch == 1 && p.point.inputLen == 128 &&
-        p.point.metric == E2eMetric::TpotMs)
+    if (p.point.scheme == "bf16" && p.point.batch == 1 && p.point.tp == 1 &&
+        p.point.inputLen == 128 && p.point.metric == E2eMetric::TpotMs)
       collinear.push_back(p);
   }
   REQUIRE(collinear.size() == 1);
@@ -229,4 +238,45 @@ TEST_CASE("intervals from a fit cover held-out synthetic points at about their l
                                 fit->efficiency, "{}", 0.8, 1, 1, 1);
   CHECK(bare.low == bare.value);
   CHECK(bare.high == bare.value);
+}
+
+TEST_CASE(
+    "the per-sequence cost and the all-reduce's fixed time are fitted only when the points "
+    "tell them apart",
+    "[calibration][e2e]") {
+  const auto all = synthetic(trueConstants(), 0.0, 3);
+  auto names = [](const std::vector<PreparedPoint>& pts) {
+    std::vector<std::string> out;
+    auto fit = fitEndToEnd(pts, "subset");
+    REQUIRE(fit.ok());
+    for (const auto& c : fit->constants) out.push_back(c.name);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& v, const char* n) {
+    return std::find(v.begin(), v.end(), n) != v.end();
+  };
+  // One batch per deployment (batch 16 only), one TP: neither can be told from t0.
+  std::vector<PreparedPoint> oneBatch;
+  for (const auto& p : all) {
+    if (p.point.batch == 16 && p.point.tp == 1) oneBatch.push_back(p);
+  }
+  const auto n1 = names(oneBatch);
+  CHECK_FALSE(has(n1, "seq_overhead_us"));
+  CHECK_FALSE(has(n1, "allreduce_latency_us"));
+  // Several batches on one GPU: the per-sequence cost, not the all-reduce.
+  std::vector<PreparedPoint> batches;
+  for (const auto& p : all) {
+    if (p.point.tp == 1) batches.push_back(p);
+  }
+  const auto n2 = names(batches);
+  CHECK(has(n2, "seq_overhead_us"));
+  CHECK_FALSE(has(n2, "allreduce_latency_us"));
+  // Only TP 2 at several batches: all-reduces happen, but nothing separates their fixed time
+  // from t0.
+  std::vector<PreparedPoint> tp2;
+  for (const auto& p : all) {
+    if (p.point.tp == 2) tp2.push_back(p);
+  }
+  CHECK_FALSE(has(names(tp2), "allreduce_latency_us"));
+  CHECK(has(names(all), "allreduce_latency_us"));
 }

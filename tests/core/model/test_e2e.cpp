@@ -137,8 +137,9 @@ TEST_CASE("tensor parallelism: prefill pays the all-reduce per token", "[engine]
   const Scenario s2 = scenario("llama-3.1-70b", "h100-sxm", 2);
   const StepCurve c1 = curveOf(s1, "bf16");
   const StepCurve c2 = curveOf(s2, "bf16");
-  // Two all-reduces per layer of d·2 bytes per token, 2(TP−1)/TP of it over 900 GB/s.
-  const double perToken = 80 * 2 * (2.0 * 1 / 2) * 8192 * 2 / 900e9;
+  // Two all-reduces per layer of d·2 bytes per token, 2(TP−1)/TP of it over one direction of
+  // the 900 GB/s NVLink.
+  const double perToken = 80 * 2 * (2.0 * 1 / 2) * 8192 * 2 / 450e9;
   CHECK(c2.token.allReduceSPerToken == Approx(perToken).epsilon(1e-12));
   // Everything else halves (prefill of 2048 tokens, compute-bound).
   const double m = 2048;

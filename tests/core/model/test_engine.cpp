@@ -327,14 +327,56 @@ TEST_CASE("tensor parallelism divides terms and adds the all-reduce", "[engine][
   REQUIRE(c1.ok());
   REQUIRE(c2.ok());
   const double b = 64;
-  // all-reduce: L · 2 · 2(TP−1)/TP · B·d·2 bytes / NVLink.
-  const double ar = 80 * 2 * (2.0 * 1 / 2) * b * 8192 * 2 / 900e9;
+  // all-reduce: L · 2 · 2(TP−1)/TP · B·d·2 bytes / one direction of NVLink (900 GB/s both
+  // ways on the datasheet, 450 each way).
+  const double ar = 80 * 2 * (2.0 * 1 / 2) * b * 8192 * 2 / 450e9;
   CHECK(c2->stepSeconds(b) == Approx(c1->stepSeconds(b) / 2 + ar).epsilon(1e-12));
   // A GPU without NVLink cannot run TP > 1 in the model.
   Scenario l = scenario("llama-3.1-70b", "l40s", 2);
   auto cl = buildStepCurve(l, p, uniform("bf16"));
   REQUIRE_FALSE(cl.ok());
   CHECK(cl.error().field == "nvlink_gbs");
+}
+
+TEST_CASE("a per-sequence cost and an all-reduce's fixed time, by hand", "[engine][tp]") {
+  const auto p = countParams(scenario("llama-3.1-70b", "h100-sxm", 1).model);
+  Scenario base = scenario("llama-3.1-70b", "h100-sxm", 4);
+  Scenario with = base;
+  with.efficiency.seqOverheadUs = 40;
+  with.efficiency.allreduceLatencyUs = 12;
+  auto c0 = buildStepCurve(base, p, uniform("bf16"));
+  auto c1 = buildStepCurve(with, p, uniform("bf16"));
+  REQUIRE(c0.ok());
+  REQUIRE(c1.ok());
+  // A decode step of B sequences: + 40 µs·B, and 80 layers × 2 all-reduce calls × 12 µs.
+  for (double b : {1.0, 7.0, 300.0}) {
+    CHECK(c1->stepSeconds(b) - c0->stepSeconds(b) ==
+          Approx(40e-6 * b + 80 * 2 * 12e-6).epsilon(1e-9));
+  }
+  // A prefill of 3 prompts is one forward pass: the calls once, each prompt sampled once.
+  CHECK(c1->prefillSeconds(3, 512) - c0->prefillSeconds(3, 512) ==
+        Approx(40e-6 * 3 + 80 * 2 * 12e-6).epsilon(1e-9));
+  // On one GPU there is no all-reduce to pay for.
+  Scenario one = scenario("llama-3.1-70b", "h100-sxm", 1);
+  one.efficiency.allreduceLatencyUs = 12;
+  Scenario oneBase = scenario("llama-3.1-70b", "h100-sxm", 1);
+  auto o1 = buildStepCurve(one, p, uniform("bf16"));
+  auto o0 = buildStepCurve(oneBase, p, uniform("bf16"));
+  REQUIRE(o1.ok());
+  REQUIRE(o0.ok());
+  CHECK(o1->stepSeconds(16) == o0->stepSeconds(16));
+  // Both are datasheet-zero and leave the roofline flag alone only at zero.
+  CHECK(base.efficiency.isDatasheet());
+  CHECK_FALSE(with.efficiency.isDatasheet());
+  // Out of range: refused, naming the flag.
+  Scenario bad = base;
+  bad.efficiency.seqOverheadUs = -1;
+  REQUIRE(validateScenario(bad));
+  CHECK(validateScenario(bad)->field == "seq-overhead-us");
+  bad = base;
+  bad.efficiency.allreduceLatencyUs = 2e4;
+  REQUIRE(validateScenario(bad));
+  CHECK(validateScenario(bad)->field == "allreduce-us");
 }
 
 TEST_CASE("context term adds KV reads and attention math", "[engine][context]") {

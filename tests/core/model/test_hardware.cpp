@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
 using namespace qf;
@@ -61,8 +62,8 @@ TEST_CASE("GPU figures outside physical ranges are refused naming the field", "[
 TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration]") {
   auto j = h100();
   j["calibration"] = nlohmann::json::parse(R"({"source": "bench run 7", "device": "H100",
-      "overhead_ms": 0.02, "bandwidth_efficiency": 0.9,
-      "compute_efficiency": {"bf16": 0.74, "w4a16-g128": 0.45},
+      "overhead_ms": 0.02, "bandwidth_efficiency": 0.9, "seq_overhead_us": 60,
+      "allreduce_latency_us": 18, "compute_efficiency": {"bf16": 0.74, "w4a16-g128": 0.45},
       "dequant_s_per_weight": {"w4a16-g128": 1.2e-14}, "residuals": {"bandwidth": [0.01]},
       "fits": {"bandwidth": {"records": 3}}})");
   auto g = parseGpu(j, "gpu.json", "/");
@@ -72,6 +73,11 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   CHECK(c.source == "bench run 7");
   CHECK(c.overheadMs == 0.02);
   CHECK(c.bandwidthEfficiency == 0.9);
+  CHECK(c.seqOverheadUs == 60);
+  CHECK(c.allreduceLatencyUs == 18);
+  const Efficiency e = efficiencyFromGpu(*g);
+  CHECK(e.seqOverheadUs == 60);
+  CHECK(e.allreduceLatencyUs == 18);
   CHECK(c.computeEfficiency.at("bf16") == 0.74);
   CHECK(c.computeEfficiency.at("w4a16-g128") == 0.45);
   CHECK(c.dequantSPerWeight.at("w4a16-g128") == 1.2e-14);
@@ -86,6 +92,7 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   CHECK(again->calibration->computeEfficiency == c.computeEfficiency);
   CHECK(again->calibration->dequantSPerWeight == c.dequantSPerWeight);
   CHECK(again->calibration->bandwidthEfficiency == c.bandwidthEfficiency);
+  CHECK(*again->calibration == c);
   // Without a block there is none, and none is written.
   auto plain = parseGpu(h100(), "gpu.json", "/");
   REQUIRE(plain.ok());
@@ -102,6 +109,8 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
       {R"({"bandwidth_efficiency": 3})", "calibration.bandwidth_efficiency"},
       {R"({"overhead_ms": -1})", "calibration.overhead_ms"},
       {R"({"overhead_ms": "1"})", "calibration.overhead_ms"},
+      {R"({"seq_overhead_us": -3})", "calibration.seq_overhead_us"},
+      {R"({"allreduce_latency_us": 20000})", "calibration.allreduce_latency_us"},
       {R"({"compute_efficiency": {"bf16": 2}})", "calibration.compute_efficiency.bf16"},
       {R"({"compute_efficiency": [0.7]})", "calibration.compute_efficiency"},
       {R"({"dequant_s_per_weight": {"w4a16-g128": 1}})",

@@ -34,7 +34,8 @@ std::optional<E2eMetric> e2eMetricFromName(const std::string& name);
 /// The neutral measured-points CSV header (detected by it; columns in this order).
 inline constexpr const char* kMeasuredPointsHeader =
     "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit";
-/// True when the first line of `text` is kMeasuredPointsHeader (spaces ignored).
+/// True when the first line of `text` is kMeasuredPointsHeader (spaces ignored), or starts
+/// with it followed by more columns (a source, a note: carried, not read).
 bool isMeasuredPointsCsv(const std::string& text);
 
 /// One measured figure of a static batch of `batch` requests of `inputLen` prompt and
@@ -43,7 +44,9 @@ struct MeasuredPoint {
   std::string model;  ///< catalog id or config.json path (relative to `baseDir`)
   std::string gpu;    ///< catalog id or GPU file
   int tp = 1;
-  std::string scheme;
+  std::string scheme;        ///< the linear layers' scheme
+  std::string schemeMoe;     ///< the expert layers' scheme; empty: as `scheme`
+  std::string schemeLmHead;  ///< the LM head's scheme; empty: as `scheme`
   std::string kvDtype = "bf16";
   double batch = 1;
   double inputLen = 0;

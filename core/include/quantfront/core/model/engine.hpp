@@ -37,6 +37,12 @@ struct SchemeAssignment {
 struct Efficiency {
   double overheadMs = 0;    ///< t0, added to every step
   double bandwidthEff = 1;  ///< η_β: achieved fraction of HBM bandwidth
+  /// t_seq: host time per sequence per step (sampling, scheduling, output processing), µs;
+  /// adds t_seq·B to a step of B sequences.
+  double seqOverheadUs = 0;
+  /// α: fixed time of one all-reduce call (launch and synchronisation, whatever its size), µs;
+  /// at TP > 1 a forward pass makes two per layer.
+  double allreduceLatencyUs = 0;
   /// η_P by tensor path name ("bf16") or scheme id ("w4a16-g128"); a scheme's entry wins over
   /// its path's; absent: 1.
   std::map<std::string, double> computeEff;
@@ -47,7 +53,8 @@ struct Efficiency {
   std::string calibrationExtra = "{}";
   /// True for the ideal roofline (every constant at its datasheet default).
   [[nodiscard]] bool isDatasheet() const {
-    return overheadMs == 0 && bandwidthEff == 1 && computeEff.empty() && dequantSPerWeight.empty();
+    return overheadMs == 0 && bandwidthEff == 1 && seqOverheadUs == 0 && allreduceLatencyUs == 0 &&
+           computeEff.empty() && dequantSPerWeight.empty();
   }
   /// η_P of `schemeId` issuing on `path`.
   [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
@@ -171,6 +178,7 @@ class StepCurve {
   double attentionKvReadSPerSeq = 0;  ///< B·N·kv_bytes/(TP·β) per sequence
   double attentionMathSPerSeq = 0;    ///< 4·N·nh·hd·L/(TP·P_bf16) per sequence
   double overheadS = 0;               ///< t0, added to every step
+  double seqOverheadS = 0;            ///< t_seq, added per sequence of a step
   Routing routing;
   /// What prefill and a decode step at any context need besides the GEMM kinds (filled by
   /// buildStepCurve; docs/model.md, "Prefill and end-to-end latency").
@@ -196,7 +204,7 @@ class StepCurve {
   /// M = batch·inputLen (the LM head only for the last token of each), causal attention, the KV
   /// write, the all-reduce and t0. Seconds.
   [[nodiscard]] double prefillSeconds(double batch, double inputLen) const;
-  /// The terms that add outside every kind's max(): all-reduce, attention and t0.
+  /// The terms that add outside every kind's max(): all-reduce, attention, t0 and t_seq.
   [[nodiscard]] const Affine& additiveS() const { return m_additive; }
 
   [[nodiscard]] double stepSeconds(double batch) const {

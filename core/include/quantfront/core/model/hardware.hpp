@@ -25,6 +25,8 @@ struct GpuCalibration {
   std::string source;                         ///< where the figures come from
   std::optional<double> overheadMs;           ///< t0: fixed per-step overhead, ms
   std::optional<double> bandwidthEfficiency;  ///< η_β: achieved fraction of hbm_bandwidth_tbs
+  std::optional<double> seqOverheadUs;        ///< t_seq: host time per sequence per step, µs
+  std::optional<double> allreduceLatencyUs;   ///< α: fixed time of one all-reduce call, µs
   /// η_P: achieved fraction of the tensor peak, by tensor path ("bf16") or scheme id
   /// ("w4a16-g128"); a scheme's entry wins over its path's.
   std::map<std::string, double> computeEfficiency;
@@ -40,6 +42,8 @@ struct GpuCalibration {
 /// Accepted ranges of calibration figures.
 inline constexpr double kMaxEfficiency = 1.5;  ///< η above 1: a datasheet below what is reached
 inline constexpr double kMaxOverheadMs = 1000;
+inline constexpr double kMaxSeqOverheadUs = 10000;  ///< per sequence per step
+inline constexpr double kMaxAllreduceLatencyUs = 10000;
 inline constexpr double kMaxDequantSPerWeight = 1e-6;
 
 /// One GPU: dense peaks and bandwidths from a named datasheet.

@@ -1,0 +1,193 @@
+// The model against published H100/H200 end-to-end figures (resources/calibration/published):
+// the bundled defaults on every point, and a calibration fitted on one half of a set checked on
+// the other half. The figures are other people's measurements, not the model's: these tests
+// fail if a change to the model makes it predict them worse than the stated targets
+// (docs/benchmarks.md, "End-to-end prediction against published H100/H200 figures").
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/cli_run.hpp"
+#include "support/temp_dir.hpp"
+
+using qf::testing::TempDir;
+
+namespace {
+
+const std::string kDir = std::string(QF_RESOURCE_DIR) + "/calibration/published/";
+
+nlohmann::json check(const std::string& points, const std::string& gpu,
+                     const std::vector<std::string>& more = {}) {
+  std::vector<std::string> args{"calibrate", points, "--gpu", gpu, "--check", "--format", "json"};
+  args.insert(args.end(), more.begin(), more.end());
+  const auto r = qf::testing::runQfront(args);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+/// The two halves of a set joined (the held-out half's rows after the fitted half's), in the
+/// set's folder so that its config.json models resolve.
+std::string joined(const TempDir& dir, const std::string& set) {
+  std::ifstream fit(kDir + set + "-fit.csv"), test(kDir + set + "-test.csv");
+  std::stringstream all;
+  all << fit.rdbuf();
+  std::string header;
+  std::getline(test, header);
+  all << test.rdbuf();
+  std::string text = all.str();
+  // Relative config.json paths become absolute: the joined file lives elsewhere.
+  std::string out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("llama-2-", 0) == 0) line = kDir + line;
+    out += line + "\n";
+  }
+  const std::string path = dir.file(set + "-every.csv");
+  std::ofstream(path) << out;
+  return path;
+}
+
+double medianAbs(const nlohmann::json& j, const char* group) {
+  return j[group]["median_abs_error_pct"].get<double>();
+}
+
+}  // namespace
+
+TEST_CASE("calibrated on half of a GPU's published points, the other half is predicted",
+          "[cli][published]") {
+  TempDir dir;
+  struct Set {
+    const char* name;
+    const char* gpu;
+    double latencyPct;     // target: median |error| of the held-out latencies at most this
+    double throughputPct;  // and of the held-out throughputs (0: the set has none)
+  };
+  for (const Set& s : {Set{"h100-vllm", "h100-sxm", 12, 0}, Set{"h100-trtllm", "h100-sxm", 12, 20},
+                       Set{"h200-trtllm", "h200-sxm", 12, 20}}) {
+    INFO(s.name);
+    const std::string gpuFile = dir.file(std::string(s.name) + ".cal.json");
+    const auto fit = qf::testing::runQfront(
+        {"calibrate", kDir + s.name + "-fit.csv", "--gpu", s.gpu, "-o", gpuFile});
+    INFO(fit.err);
+    REQUIRE(fit.rc == 0);
+    const auto held = check(kDir + s.name + "-test.csv", gpuFile);
+    CHECK(medianAbs(held, "latency") <= s.latencyPct);
+    if (s.throughputPct > 0) CHECK(medianAbs(held, "throughput") <= s.throughputPct);
+    // The 80% intervals cover most held-out points (a fit too sure of itself would not).
+    const double inside = held["all"]["inside_interval"].get<double>();
+    const double withInterval = held["all"]["with_interval"].get<double>();
+    REQUIRE(withInterval > 0);
+    CHECK(inside / withInterval >= 0.75);
+    // The datasheet roofline is far off the same points: what calibration is for.
+    const auto ideal = check(kDir + s.name + "-test.csv", s.gpu, {"--datasheet"});
+    CHECK(medianAbs(ideal, "all") > 2 * medianAbs(held, "all"));
+  }
+}
+
+TEST_CASE("the bundled defaults, fitted to no H100/H200 figure, on every published point",
+          "[cli][published]") {
+  TempDir dir;
+  // Targets: median |error| at most 25% on latency and 35% on throughput.
+  for (auto [set, gpu] : {std::pair{"h100-vllm", "h100-sxm"},
+                          {"h100-trtllm", "h100-sxm"},
+                          {"h200-trtllm", "h200-sxm"}}) {
+    INFO(set);
+    const auto every = check(joined(dir, set), gpu);
+    CHECK(every["constants_source"].get<std::string>().find("bundled defaults") !=
+          std::string::npos);
+    CHECK(medianAbs(every, "latency") <= 25);
+    if (every["throughput"]["points"].get<int>() > 0) CHECK(medianAbs(every, "throughput") <= 35);
+  }
+}
+
+namespace {
+
+/// Median TPOT (ms) of `scheme` at each load, simulated by `qfront serving`.
+std::vector<std::pair<double, double>> tpotByLoad(const std::string& model, const std::string& gpu,
+                                                  int tp, const std::string& scheme,
+                                                  const std::string& useCase,
+                                                  const std::vector<double>& loads) {
+  std::string list;
+  for (double l : loads) list += (list.empty() ? "" : ",") + std::to_string(l);
+  const auto r = qf::testing::runQfront(
+      {"serving", "--model", model, "--gpu", gpu, "--tp", std::to_string(tp), "--scheme", scheme,
+       "--use-case", useCase, "--load", list, "--requests", "1000", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  std::vector<std::pair<double, double>> out;
+  const auto doc = nlohmann::json::parse(r.out);
+  for (const auto& row : doc["loads"]) {
+    out.emplace_back(row["requests_per_s"].get<double>(), row["tpot_p50_ms"].get<double>());
+  }
+  return out;
+}
+
+/// The offered load where W8A8-INT8's median TPOT first drops below W4A16's (interpolated
+/// between grid loads); 0 when it never does on the grid.
+double int8OvertakesW4a16(const std::string& model, const std::string& gpu, int tp,
+                          const std::string& useCase, const std::vector<double>& loads) {
+  const auto w4 = tpotByLoad(model, gpu, tp, "w4a16-g128", useCase, loads);
+  const auto i8 = tpotByLoad(model, gpu, tp, "w8a8-int8", useCase, loads);
+  REQUIRE(w4.size() == loads.size());
+  REQUIRE(i8.size() == loads.size());
+  REQUIRE(w4.front().second < i8.front().second);  // W4A16 leads at low load
+  for (std::size_t i = 1; i < loads.size(); ++i) {
+    const double d0 = w4[i - 1].second - i8[i - 1].second, d1 = w4[i].second - i8[i].second;
+    if (d0 < 0 && d1 >= 0) return loads[i - 1] + (loads[i] - loads[i - 1]) * (-d0) / (d1 - d0);
+  }
+  return 0;
+}
+
+std::vector<double> grid(double from, double to, int n) {
+  std::vector<double> out;
+  for (int i = 0; i < n; ++i) out.push_back(from + (to - from) * i / (n - 1));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("seed 001's load crossovers (Figures 2 and 3) within 2x of the paper's",
+          "[cli][published][serving]") {
+  // Figure 2: Llama-3.1-8B on one A6000, docstring generation: W8A8-INT8 overtakes W4A16 at
+  // about 3.5 QPS. The bundled A6000 constants alone.
+  const double fig2 =
+      int8OvertakesW4a16("llama-3.1-8b", "a6000", 1, "docstring-generation", grid(1, 7, 13));
+  INFO("Figure 2 crossover " << fig2 << " QPS");
+  CHECK(fig2 >= 3.5 / 2);
+  CHECK(fig2 <= 3.5 * 2);
+
+  // Figure 3: Llama-3.1-70B on 2 x A100, code fixing: about 0.35 QPS. The bundled A100
+  // constants (t0, bandwidth) do not know that W4A16's kernel pays for dequant at moderate
+  // batches: with the kernel constants that reproduce the published Marlin-vs-cuBLAS ratios on
+  // an A100 (docs/model.md, "The datasheet model against published measurements": η_P bf16
+  // and int8 0.74, W4A16 0.6275, dequant 3.81e-13 s per weight), as `qfront calibrate` would
+  // fit them from kernel records, the crossover lands within 2x.
+  TempDir dir;
+  const auto cat = qf::testing::runQfront({"catalog", "--format", "json"});
+  REQUIRE(cat.rc == 0);
+  nlohmann::json a100;
+  const auto catalog = nlohmann::json::parse(cat.out);
+  for (const auto& g : catalog["gpus"]) {
+    if (g["id"] == "a100-80gb") a100 = g;
+  }
+  REQUIRE(a100.is_object());
+  std::ifstream bundledFile(std::string(QF_RESOURCE_DIR) + "/catalog/calibration.json");
+  const auto bundled = nlohmann::json::parse(bundledFile)["gpus"]["a100-80gb"];
+  a100["calibration"] = {
+      {"source", "bundled A100 fit with the published Marlin kernel ratios"},
+      {"overhead_ms", bundled["overhead_ms"]},
+      {"bandwidth_efficiency", bundled["bandwidth_efficiency"]},
+      {"compute_efficiency", {{"bf16", 0.74}, {"int8", 0.74}, {"w4a16-g128", 0.6275}}},
+      {"dequant_s_per_weight", {{"w4a16-g128", 3.81e-13}}}};
+  const std::string gpuFile = dir.file("a100-marlin.json");
+  std::ofstream(gpuFile) << a100.dump();
+  const double fig3 =
+      int8OvertakesW4a16("llama-3.1-70b", gpuFile, 2, "code-fixing", grid(0.1, 1.0, 19));
+  INFO("Figure 3 crossover " << fig3 << " QPS");
+  CHECK(fig3 >= 0.35 / 2);
+  CHECK(fig3 <= 0.35 * 2);
+}

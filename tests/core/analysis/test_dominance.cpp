@@ -75,7 +75,7 @@ OrientedPoints randomPoints(std::size_t n, std::size_t dims, std::uint64_t seed,
 
 }  // namespace
 
-TEST_CASE("frontier classification equals brute force (2, 3, 5 dims; ties; intervals)",
+TEST_CASE("frontier classification equals brute force (2, 3, 5 dims, ties, intervals)",
           "[frontier]") {
   for (std::size_t dims : {1u, 2u, 3u, 4u, 5u, 8u}) {
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {

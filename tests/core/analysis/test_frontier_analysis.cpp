@@ -29,7 +29,7 @@ TEST_CASE("default objectives take known directions and name the rest", "[analys
   CHECK(choice.warnings[0].find("'label_x' has no known direction") != std::string::npos);
 }
 
-TEST_CASE("gate texts split at commas; errors name the source and position", "[analysis]") {
+TEST_CASE("gate texts split at commas, errors name the source and position", "[analysis]") {
   auto gates = parseGateTexts({"score>=0.5, tpot_ms<70", "score>=baseline-1"});
   REQUIRE(gates.ok());
   REQUIRE(gates->size() == 3);

@@ -20,7 +20,7 @@ TEST_CASE("parse errors carry line and column", "[json]") {
   CHECK(empty.error().message.find("empty") != std::string::npos);
 }
 
-TEST_CASE("bare NaN names its field in strict mode; accepted in lenient mode", "[json]") {
+TEST_CASE("bare NaN names its field in strict mode, accepted in lenient mode", "[json]") {
   const std::string text = "{\"name\": \"g\",\n \"hbm_bandwidth_tbs\": NaN, \"x\": -Infinity}";
   auto strict = parseJson(text, "g.json");
   REQUIRE_FALSE(strict.ok());

@@ -95,7 +95,7 @@ TEST_CASE("nvbench: states differing only in axes stay apart", "[import]") {
   CHECK(it->device == "NVIDIA H100 80GB HBM3");
 }
 
-TEST_CASE("nvbench: a median summary is used as the median; pre-1.0 state objects", "[import]") {
+TEST_CASE("nvbench: a median summary is used as the median, pre-1.0 state objects", "[import]") {
   auto r = importBytes(R"({"meta": {"argv": ["b"]}, "devices": [{"id": 0, "name": "GPU"}],
       "benchmarks": [{"name": "k", "states": {
         "Device=0 Block=64": {"device": 0, "summaries": [

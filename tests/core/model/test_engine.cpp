@@ -562,7 +562,7 @@ TEST_CASE("windowed layers hold their window: capacity and the attention read",
   CHECK_FALSE(rb->schemes[0].curve.kinds[static_cast<std::size_t>(LayerKind::Moe)].fallback);
 }
 
-TEST_CASE("efficiencies and overhead scale the terms; crossovers stay exact",
+TEST_CASE("efficiencies and overhead scale the terms, crossovers stay exact",
           "[engine][efficiency]") {
   // Llama-2-7B on an A100, the Marlin comparison: η_P(bf16) = 0.74, η_P(w4a16-g128) = 0.45.
   Scenario s = llama2On("a100-80gb", 0);

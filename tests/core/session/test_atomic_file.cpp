@@ -129,7 +129,7 @@ TEST_CASE("a write killed mid-save leaves a temporary the next save removes", "[
   CHECK(slurp(target).find("after the crash") != std::string::npos);
 }
 
-TEST_CASE("stale temporaries: old or of a dead writer; others are kept", "[session][atomic]") {
+TEST_CASE("stale temporaries: old or of a dead writer, others are kept", "[session][atomic]") {
   TempDir dir;
   const auto host = atomicTempHostTag();
   const std::string deadWriter = tempName("a.json", host, deadPid());

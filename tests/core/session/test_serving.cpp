@@ -293,7 +293,7 @@ TEST_CASE("serving sweeps: the batch-1 point and repeated loads are named", "[se
   CHECK(mentions(g.warnings, "hand.json and hand-again.json were both run at 2 req/s"));
 }
 
-TEST_CASE("attaching records each run's candidate; sweeps follow it", "[session][attach]") {
+TEST_CASE("attaching records each run's candidate, sweeps follow it", "[session][attach]") {
   Session s;
   std::vector<std::string> tags = {"bf16", "fp8", "w4a16"};
   for (const auto& tag : tags) {

@@ -944,7 +944,7 @@ TEST_CASE("modelled metrics: per-use-case latency, queries per USD and cost redu
         std::string::npos);
 }
 
-TEST_CASE("modelled metrics: a bf16 candidate saves nothing; an unpriced GPU has no USD",
+TEST_CASE("modelled metrics: a bf16 candidate saves nothing, an unpriced GPU has no USD",
           "[session][cost]") {
   const ScenarioSpec scenario;
   auto bf16 = modelledMetrics(costCandidate("llama-3.1-8b", "bf16", "a6000", 1), scenario);

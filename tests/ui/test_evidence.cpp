@@ -57,7 +57,7 @@ void importInto(qf::ui::MainWindow& w, const QStringList& paths) {
 
 }  // namespace
 
-TEST_CASE("imported runs are listed; attaching them equals core's attach", "[ui][evidence]") {
+TEST_CASE("imported runs are listed: attaching them equals core's attach", "[ui][evidence]") {
   qf::testing::app();
   qf::ui::MainWindow w;
   auto* ev = w.evidenceView();

@@ -226,7 +226,7 @@ TEST_CASE("the report lists only evidence still attached to visible candidates",
   CHECK_FALSE(hidden.contains(digestOf(w.session(), kServe8b).left(12)));
 }
 
-TEST_CASE("File › New is a blank session; the example opens from File › Open example",
+TEST_CASE("File › New is a blank session: the example opens from File › Open example",
           "[ui][session]") {
   qf::testing::app();
   qf::ui::MainWindow w;

@@ -17,6 +17,7 @@
 
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plot_export.hpp>
+#include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/plots.hpp>
 
 #include "quantfront_process.hpp"
@@ -113,6 +114,39 @@ TEST_CASE("plot and data exports write complete files in every format", "[ui][ex
   CHECK_FALSE(qf::ui::exportPlotFile(w.stepTimePlot(), dir.filePath("x.bmp"), 640, 400).isEmpty());
   // Nothing but the exports: no temporary left behind.
   CHECK(entries(dir.path()) == QStringList({"data.csv", "step.pdf", "step.png", "step.svg"}));
+}
+
+TEST_CASE("a plot's title wraps within the export instead of running off both ends",
+          "[ui][export]") {
+  app();
+  qf::ui::MainWindow w;
+  for (QCustomPlot* plot : {static_cast<QCustomPlot*>(w.stepTimePlot()),
+                            static_cast<QCustomPlot*>(w.throughputPlot())}) {
+    const qf::ui::PrintTheme theme(plot);
+    // The default export's layout (180 mm) and a narrower one.
+    for (const int width : {qf::ui::kPrintLayoutWidth, 420}) {
+      INFO(width);
+      plot->setViewport(QRect(0, 0, width, 425));
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+      auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+      REQUIRE(title != nullptr);
+      const QRect rect = title->outerRect();
+      CHECK(rect.left() >= 0);
+      CHECK(rect.right() < width);
+      CHECK(plot->axisRect()->outerRect().right() < width);
+      // The text, wrapped at the row's width, fits the row: nothing cut at either end.
+      const QFontMetrics fm(title->font());
+      const QRect text =
+          fm.boundingRect(title->rect(), title->textFlags() | Qt::TextWordWrap, title->text());
+      CHECK(text.width() <= title->rect().width());
+      CHECK(text.height() <= title->rect().height());
+      // The step-time title is longer than the 180 mm row: it takes two lines, not one.
+      if (plot == w.stepTimePlot() && width == qf::ui::kPrintLayoutWidth) {
+        CHECK(fm.horizontalAdvance(title->text()) > title->rect().width());
+        CHECK(text.height() >= 2 * fm.lineSpacing() - 1);
+      }
+    }
+  }
 }
 
 TEST_CASE("an export into a read-only folder fails and keeps the old file", "[ui][export]") {

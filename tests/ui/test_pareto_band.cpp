@@ -64,7 +64,10 @@ TEST_CASE("the uncertain band is drawn from core's staircases, behind the points
   const auto& curves = view.plot()->bandCurves();
   REQUIRE(curves.size() == 1);
   const QCPCurve* band = curves.front();
-  CHECK(band->name() == "uncertain band (95% intervals)");
+  // Named in the legend, with what it means on a second line.
+  CHECK(band->name() == qf::ui::kUncertainBandName);
+  CHECK(band->name().startsWith("uncertain band (95% intervals)\n"));
+  CHECK(band->name().contains("not clearly dominated"));
   CHECK(view.plot()->legend->hasItemWithPlottable(band));
   CHECK(band->brush().color().alpha() < 255);  // translucent
 
@@ -134,6 +137,6 @@ TEST_CASE("the uncertain band is drawn from core's staircases, behind the points
   CHECK(view.plot()->bandCurves().empty());
   for (int i = 0; i < view.plot()->legend->itemCount(); ++i) {
     auto* item = qobject_cast<QCPPlottableLegendItem*>(view.plot()->legend->item(i));
-    if (item) CHECK(item->plottable()->name() != "uncertain band (95% intervals)");
+    if (item) CHECK(item->plottable()->name() != qf::ui::kUncertainBandName);
   }
 }

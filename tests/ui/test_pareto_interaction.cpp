@@ -14,7 +14,7 @@
 
 #include "support/qt_app.hpp"
 
-TEST_CASE("Pareto hover describes a candidate; click and table selection stay in sync", "[ui]") {
+TEST_CASE("Pareto hover describes a candidate: click and table selection stay in sync", "[ui]") {
   qf::testing::app();
   const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
   REQUIRE(text);
@@ -39,11 +39,14 @@ TEST_CASE("Pareto hover describes a candidate; click and table selection stay in
   CHECK(view.plot()->candidateAt(QPointF(px + 3, py - 2)) == id);
   CHECK(view.plot()->candidateAt(QPointF(px + 200, py + 200)) != id);
 
-  // Hover text: every metric the candidate has, with its provenance kind.
+  // Hover text: every metric the candidate has, by its readable name, with its provenance
+  // kind.
   const QString hover = view.plot()->describe(id);
   CHECK(hover.contains(id));
   for (const auto& [name, m] : cand->metrics) {
-    CHECK(hover.contains(QString::fromStdString(name)));
+    const auto info = qf::lookupMetric(name);
+    INFO(name);
+    CHECK(hover.contains(QString::fromStdString(info ? info->readable : name).toHtmlEscaped()));
   }
   CHECK((hover.contains("published") || hover.contains("modelled") || hover.contains("measured")));
 

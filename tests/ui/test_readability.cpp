@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QUndoStack>
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -86,6 +87,65 @@ TEST_CASE("step-time labels never overlap each other or leave the plot", "[ui][l
     checkDisjointInside(w.throughputPlot()->labels().placedBoxes(),
                         QRectF(w.throughputPlot()->axisRect()->rect()).adjusted(1, 1, -1, -1));
   }
+}
+
+TEST_CASE("at eight schemes crossovers are named on the curves or listed beside the plot",
+          "[ui][labels]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  for (const char* s : {"w8a8-int8", "w8a16", "w4a16-g128-asym", "w4a8-fp8-g128", "nvfp4"}) {
+    w.scenarioPanel()->setSchemeChecked(s, true);
+  }
+  qf::ui::StepTimePlot* plot = w.stepTimePlot();
+  REQUIRE(plot->schemeCurveCount() == 8);
+  const int crossovers = plot->crossoverMarkerCount();
+  REQUIRE(crossovers >= 5);
+  bool listed = false;
+  // The print layout's size (a 180 mm export), a small window and a large one.
+  for (const QSize size :
+       {QSize(qf::ui::kPrintLayoutWidth, 425), QSize(900, 560), QSize(1400, 800)}) {
+    INFO(size.width() << "x" << size.height());
+    plot->setViewport(QRect(QPoint(0, 0), size));
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    const QRectF axes = QRectF(plot->axisRect()->rect());
+    // No two label boxes drawn intersect, and none leaves the axes.
+    checkDisjointInside(plot->labels().placedBoxes(), axes.adjusted(1, 1, -1, -1));
+    const auto texts = plot->labels().placedTexts();
+    int named = 0;
+    for (const auto& c : w.report()->crossovers) {
+      const QString text = qf::ui::crossoverText(c);
+      named += std::count(texts.begin(), texts.end(), text) > 0 ? 1 : 0;
+    }
+    if (!plot->crossoverListShown()) {
+      // On the curves: every crossover's name drawn.
+      CHECK(named == crossovers);
+      continue;
+    }
+    listed = true;
+    // Listed: no name on the curves, every crossover a line of the list, which lies beside
+    // the axes and inside the plot.
+    CHECK(named == 0);
+    const QStringList lines = plot->crossoverListText().split('\n');
+    CHECK(lines.filter(QRegularExpression("^\\d+  .+ → .+ at B = \\d+$")).size() == crossovers);
+    const QCPTextElement* list = nullptr;
+    for (QCPLayoutElement* el : plot->plotLayout()->elements(true)) {
+      auto* t = qobject_cast<QCPTextElement*>(el);
+      if (t && t->text() == plot->crossoverListText()) list = t;
+    }
+    REQUIRE(list != nullptr);
+    CHECK(list->visible());
+    CHECK_FALSE(QRectF(list->outerRect()).intersects(axes));
+    CHECK(QRectF(plot->viewport()).contains(QRectF(list->outerRect())));
+  }
+  // Eight schemes' names do not all fit a 180 mm figure: the list is used there.
+  CHECK(listed);
+  // Back to three schemes: the names return to the curves.
+  for (const char* s : {"w8a8-int8", "w8a16", "w4a16-g128-asym", "w4a8-fp8-g128", "nvfp4"}) {
+    w.scenarioPanel()->setSchemeChecked(s, false);
+  }
+  plot->setViewport(QRect(0, 0, 1100, 700));
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+  CHECK_FALSE(plot->crossoverListShown());
 }
 
 TEST_CASE("crossovers name both schemes and are listed under the Schemes table", "[ui]") {
@@ -261,7 +321,7 @@ TEST_CASE("scenario and gate edits undo and redo", "[ui][undo]") {
   CHECK(undo->count() == 0);
 }
 
-TEST_CASE("a model config opens as the model; a bad one keeps the current model", "[ui]") {
+TEST_CASE("a model config opens as the model: a bad one keeps the current model", "[ui]") {
   qf::testing::app();
   qf::ui::MainWindow w;
   QTemporaryDir dir;

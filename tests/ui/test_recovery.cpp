@@ -52,7 +52,7 @@ QString orphanAutosave(const QString& dir, const QString& sessionPath, const std
 
 }  // namespace
 
-TEST_CASE("viewing a tab is not a change; scenario, gate and import edits are", "[ui][recovery]") {
+TEST_CASE("viewing a tab is not a change: scenario, gate and import edits are", "[ui][recovery]") {
   app();
   qf::ui::MainWindow w;
   CHECK_FALSE(w.isModified());

@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QRegularExpression>
 #include <QTableWidget>
@@ -282,4 +283,54 @@ TEST_CASE("the review report lists at most kMaxReportCandidates candidates, the 
   // Four times as many candidates: the same pages (only the summary line's count changes).
   CHECK(pagesWith(4 * qf::ui::kMaxReportCandidates) == capped);
   CHECK(pagesWith(10) < capped);
+}
+
+TEST_CASE("the report's headers fit their columns and its provenance is one row per evidence file",
+          "[ui][export][report]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  int pages = 0;
+  QStringList text, broken;
+  REQUIRE(w.exportReviewReport(dir.filePath("r.pdf"), &pages, &text, &broken).isEmpty());
+  // Every table's columns are at least as wide as their headers' longest words.
+  INFO(broken.join(", ").toStdString());
+  CHECK(broken.isEmpty());
+  // Titled from the session.
+  const qf::Session& s = w.session();
+  REQUIRE_FALSE(s.title.empty());
+  REQUIRE_FALSE(text.isEmpty());
+  CHECK(text[0].startsWith(QString::fromStdString(s.title)));
+  // The provenance table: one row per evidence file or citation (and one for the analytic
+  // engine), not one per figure.
+  std::set<std::pair<QString, QString>> evidence;
+  std::size_t figures = 0;
+  for (const auto& c : s.candidates) {
+    for (const auto& [name, m] : c.metrics) {
+      const auto& p = m.provenance;
+      const QString source = p.kind == qf::ProvenanceKind::Modelled ? QString("analytic engine")
+                             : !p.sourceFile.empty()
+                                 ? QFileInfo(QString::fromStdString(p.sourceFile)).fileName()
+                                 : QString::fromStdString(p.citation);
+      evidence.insert({source, QString(qf::provenanceName(p.kind))});
+      ++figures;
+    }
+  }
+  REQUIRE(figures > evidence.size() * 2);
+  const QStringList lines = text.join('\n').split('\n');
+  const auto header = std::find_if(lines.begin(), lines.end(), [](const QString& l) {
+    return l.startsWith("evidence") && l.contains(" | kind | ") && l.endsWith(" | figures");
+  });
+  REQUIRE(header != lines.end());
+  std::size_t rows = 0;
+  // (A table that runs onto the next page continues after the page's empty line.)
+  for (auto it = header + 1; it != lines.end() && (it->isEmpty() || it->contains(" | ")); ++it) {
+    if (it->isEmpty()) continue;
+    const QStringList cells = it->split(" | ");
+    INFO(it->toStdString());
+    CHECK(evidence.count({cells[0], cells[1]}) == 1);
+    ++rows;
+  }
+  CHECK(rows == evidence.size());
 }

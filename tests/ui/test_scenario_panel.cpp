@@ -9,6 +9,7 @@
 #include <QThread>
 
 #include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
 #include "support/qt_app.hpp"
@@ -103,4 +104,95 @@ TEST_CASE("prompt and output tokens add end-to-end figures to the Schemes table 
   w.setScenario(spec);
   w.recompute();
   CHECK(table->columnCount() == 10);
+}
+
+namespace {
+/// The Schemes table's column headed `header`, -1 when none.
+int columnOf(const QTableWidget* table, const QString& header) {
+  for (int c = 0; c < table->columnCount(); ++c) {
+    if (table->horizontalHeaderItem(c)->text() == header) return c;
+  }
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("the batch run at marks every batch plot and gives each scheme's figures there",
+          "[ui][batch]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  auto spec = w.scenario();
+  REQUIRE(spec.batchAt == 0);
+  CHECK(w.stepTimePlot()->markedBatch() == 0);
+  spec.batchAt = 64;
+  w.setScenario(spec);
+  w.recompute();
+  REQUIRE(w.report().has_value());
+  CHECK(w.stepTimePlot()->markedBatch() == 64);
+  CHECK(w.throughputPlot()->markedBatch() == 64);
+  // The marker is a labelled vertical line on both plots.
+  for (QCustomPlot* plot : {static_cast<QCustomPlot*>(w.stepTimePlot()),
+                            static_cast<QCustomPlot*>(w.throughputPlot())}) {
+    int lines = 0, labels = 0;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      if (plot->item(i)->property("qf_role").toString() == "batch-marker") ++lines;
+      if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->text() == "B = 64") {
+        ++labels;
+      }
+    }
+    CHECK(lines == 1);
+    CHECK(labels == 1);
+  }
+  auto* table = w.findChild<QTableWidget*>("schemesTable");
+  REQUIRE(table != nullptr);
+  const int step = columnOf(table, "step ms at B=64");
+  const int rate = columnOf(table, "tok/s at B=64");
+  const int fits = columnOf(table, "fits at B=64?");
+  REQUIRE(step >= 0);
+  REQUIRE(rate >= 0);
+  REQUIRE(fits >= 0);
+  const auto& sc = w.report()->scenario;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const QString id = table->item(r, 0)->text();
+    const qf::SchemeReport* sr = nullptr;
+    for (const auto& s : w.report()->schemes) {
+      if (QString::fromStdString(s.assignment.id) == id) sr = &s;
+    }
+    REQUIRE(sr != nullptr);
+    INFO(id.toStdString());
+    // Core's curve at B = 64, as the table rounds it.
+    const double stepS = sr->curve.stepSeconds(64);
+    CHECK(table->item(r, step)->data(Qt::DisplayRole).toDouble() ==
+          Approx(stepS * 1e3).margin(5e-4));
+    CHECK(table->item(r, rate)->data(Qt::DisplayRole).toDouble() == Approx(64 / stepS).margin(0.5));
+    // Weights plus 64 sequences' KV at the max model length (no context set) within the budget.
+    const double kv =
+        64 *
+        sc.model.kvBytesPerSequence(sc.kvBytesPerElement, static_cast<double>(sc.maxModelLen)) /
+        sc.tp / gib;
+    const bool expected = sr->capacity.weightsGib + kv <= sr->capacity.budgetGib;
+    CHECK(table->item(r, fits)->text() == (expected ? "yes" : "no"));
+  }
+  // "fits?" agrees with core's KV capacity: yes at max seqs, no one sequence beyond.
+  const qf::SchemeReport& first = w.report()->schemes.front();
+  const auto maxSeqs = static_cast<double>(first.capacity.maxSeqs);
+  REQUIRE(maxSeqs >= 1);
+  CHECK(qf::ui::schemeAtBatch(sc, first, maxSeqs).fits);
+  CHECK_FALSE(qf::ui::schemeAtBatch(sc, first, maxSeqs + 1).fits);
+  // Saved in the session's scenario and read back.
+  auto back = qf::parseSessionText(qf::sessionToText(w.session()), "s.json");
+  REQUIRE(back.ok());
+  CHECK(back->scenario.batchAt == 64);
+  // A batch the reader refuses is refused by validate too, naming the field.
+  qf::Session bad = w.session();
+  bad.scenario.batchAt = -1;
+  const auto err = qf::validate(bad);
+  REQUIRE(err.has_value());
+  CHECK(err->field == "at");
+  // Off again: no marker and the table without the three columns.
+  spec.batchAt = 0;
+  w.setScenario(spec);
+  w.recompute();
+  CHECK(w.stepTimePlot()->markedBatch() == 0);
+  CHECK(columnOf(table, "step ms at B=64") < 0);
 }

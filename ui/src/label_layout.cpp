@@ -161,4 +161,19 @@ int PlotLabels::hiddenCount() const {
   return n;
 }
 
+std::vector<QString> PlotLabels::placedTexts() const {
+  std::vector<QString> out;
+  for (const Label& l : m_labels) {
+    if (!l.box.isNull()) out.push_back(l.item->text());
+  }
+  return out;
+}
+
+bool PlotLabels::isPlaced(const QCPItemText* item) const {
+  for (const Label& l : m_labels) {
+    if (l.item == item) return !l.box.isNull();
+  }
+  return false;
+}
+
 }  // namespace qf::ui

@@ -508,8 +508,9 @@ void MainWindow::recompute() {
   const QString fit = fitWarning(*m_report);
   m_fitBanner->setText(fit);
   updateFitBanner();
-  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
-  m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax);
+  const auto batchAt = static_cast<double>(spec.batchAt);
+  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
+  m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
   updateSchemesTable();
@@ -528,6 +529,14 @@ void MainWindow::updateSchemesTable() {
     headers << "TTFT ms (B=1)"
             << "TPOT ms (B=1)"
             << "latency s (B=1)";
+  // With the panel's batch: each scheme's step time and throughput there, and whether it fits.
+  const double batchAt = static_cast<double>(m_panel->spec().batchAt);
+  const int atColumn = static_cast<int>(headers.size());
+  if (batchAt >= 1) {
+    const QString b = QString::number(batchAt, 'f', 0);
+    headers << QString("step ms at B=%1").arg(b) << QString("tok/s at B=%1").arg(b)
+            << QString("fits at B=%1?").arg(b);
+  }
   m_schemesTable->setSortingEnabled(false);
   m_schemesTable->clear();
   m_schemesTable->setColumnCount(static_cast<int>(headers.size()));
@@ -563,6 +572,23 @@ void MainWindow::updateSchemesTable() {
       m_schemesTable->setItem(row, 10, num(p.ttftMs, 2));
       m_schemesTable->setItem(row, 11, num(p.tpotMs, 3));
       m_schemesTable->setItem(row, 12, num(p.e2eLatencyS, 3));
+    }
+    if (batchAt >= 1) {
+      const SchemeAtBatch at = schemeAtBatch(m_report->scenario, s, batchAt);
+      m_schemesTable->setItem(row, atColumn, num(at.stepMs, 3));
+      m_schemesTable->setItem(row, atColumn + 1, num(at.tokensPerS, 0));
+      auto* fits = new QTableWidgetItem(at.fits ? "yes" : "no");
+      const auto& sc = m_report->scenario;
+      fits->setToolTip(QString("weights %1 GiB + KV %2 GiB (%3 sequences × %4 tokens) = %5 GiB "
+                               "per GPU; budget %6 GiB")
+                           .arg(s.capacity.weightsGib, 0, 'f', 1)
+                           .arg(at.kvGib, 0, 'f', 1)
+                           .arg(batchAt, 0, 'f', 0)
+                           .arg(sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen)
+                           .arg(at.neededGib, 0, 'f', 1)
+                           .arg(at.budgetGib, 0, 'f', 1));
+      if (!at.fits) fits->setForeground(QColor(176, 0, 0));
+      m_schemesTable->setItem(row, atColumn + 2, fits);
     }
     ++row;
   }

@@ -90,6 +90,21 @@ ParetoPlot::PlotPoints ParetoPlot::plotPoints(
 
 ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
+  // The legend below the axes, out of the data's way, two entries a row, centred between two
+  // empty cells (alone in its cell, its own width would cap the axes' column); its row and
+  // cell only as large as it needs.
+  auto* below = new QCPLayoutGrid;
+  const int row = plotLayout()->rowCount();
+  plotLayout()->addElement(row, 0, below);
+  plotLayout()->setRowStretchFactor(row, 0.001);
+  axisRect()->insetLayout()->take(legend);
+  below->addElement(0, 0, new QCPLayoutElement(this));
+  below->addElement(0, 1, legend);
+  below->addElement(0, 2, new QCPLayoutElement(this));
+  below->setColumnStretchFactors({1, 0.001, 1});
+  below->setMargins(QMargins(0, 0, 0, 4));
+  legend->setFillOrder(QCPLegend::foColumnsFirst);
+  legend->setWrap(2);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   setMouseTracking(true);
   connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
@@ -126,8 +141,15 @@ QString ParetoPlot::describe(const QString& id) const {
   const auto it = m_cands.begin() + static_cast<std::ptrdiff_t>(*at);
   QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
   for (const auto& [name, m] : it->metrics) {
-    QString line = QString("<br>%1: %2").arg(qs(name).toHtmlEscaped()).arg(m.value, 0, 'g', 6);
-    if (m.lo && m.hi) line += QString(" [%1, %2]").arg(*m.lo, 0, 'g', 5).arg(*m.hi, 0, 'g', 5);
+    // The dictionary's name and unit, three significant digits.
+    const auto info = lookupMetric(name);
+    const QString label = info ? qs(info->readable) : qs(name);
+    const QString unit = info && !info->unit.empty() ? " " + qs(info->unit) : QString();
+    QString line = QString("<br>%1: %2%3")
+                       .arg(label.toHtmlEscaped(), readableNumber(m.value), unit.toHtmlEscaped());
+    if (m.lo && m.hi) {
+      line += QString(" [%1, %2]").arg(readableNumber(*m.lo), readableNumber(*m.hi));
+    }
     const auto& p = m.provenance;
     const std::string& source = !p.citation.empty()     ? p.citation
                                 : !p.sourceFile.empty() ? p.sourceFile
@@ -233,7 +255,7 @@ void ParetoPlot::drawBands() {
     area->setData(bx, by);
     area->setPen(QPen(QColor(230, 159, 0, 160), 1));
     area->setBrush(QColor(230, 159, 0, 50));
-    area->setName("uncertain band (95% intervals)");
+    area->setName(kUncertainBandName);
     if (!m_bandCurves.empty()) area->removeFromLegend();
     m_bandCurves.push_back(area);
   }
@@ -303,31 +325,70 @@ void ParetoPlot::drawColourBins() {
   const QColor viridis[5] = {QColor(253, 231, 37), QColor(94, 201, 98), QColor(33, 145, 140),
                              QColor(59, 82, 139), QColor(68, 1, 84)};
   const std::size_t bins = std::min<std::size_t>(5, values.size());
+  // Quintile b holds the values from its cut up to the next one's; its legend gives the
+  // smallest and largest value it holds.
+  struct Bin {
+    QVector<double> x, y;
+    double lo = 0, hi = 0;
+    std::size_t colour = 0;
+  };
+  std::vector<Bin> filled;
   for (std::size_t b = 0; b < bins; ++b) {
-    const double lo = values[b * values.size() / bins];
-    const double hi = values[std::min(values.size() - 1, (b + 1) * values.size() / bins - 1)];
-    QVector<double> bx, by;
+    const double cut = values[b * values.size() / bins];
+    const bool last = b + 1 == bins;
+    const double next = last ? 0 : values[(b + 1) * values.size() / bins];
+    Bin bin;
+    bin.colour = b * 4 / std::max<std::size_t>(1, bins - 1);
     for (const auto& [d, v] : pts) {
-      const bool last = b + 1 == bins;
-      if (v >= lo && (last ? v <= hi : v < values[(b + 1) * values.size() / bins])) {
-        bx.push_back(d.x);
-        by.push_back(d.y);
-      }
+      if (v < cut || (!last && v >= next)) continue;
+      bin.lo = bin.x.isEmpty() ? v : std::min(bin.lo, v);
+      bin.hi = bin.x.isEmpty() ? v : std::max(bin.hi, v);
+      bin.x.push_back(d.x);
+      bin.y.push_back(d.y);
     }
-    if (bx.isEmpty()) continue;
+    if (!bin.x.isEmpty()) filled.push_back(std::move(bin));
+  }
+  std::vector<std::pair<double, double>> ranges;
+  for (const Bin& bin : filled) ranges.emplace_back(bin.lo, bin.hi);
+  const QStringList labels = colourBinLabels(ranges);
+  for (std::size_t i = 0; i < filled.size(); ++i) {
+    const Bin& bin = filled[i];
     QCPGraph* g = addGraph();
     g->setLineStyle(QCPGraph::lsNone);
     // ssCircle fills with the brush (ssDisc would fill with the pen colour).
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(40, 40, 40), 0.6),
-                                       viridis[b * 4 / std::max<std::size_t>(1, bins - 1)], 6));
-    g->setName(QString("%1 %2 – %3")
-                   .arg(qs(readableMetricName(m_colourMetric)))
-                   .arg(lo, 0, 'g', 4)
-                   .arg(hi, 0, 'g', 4));
-    g->setData(bx, by);
-    g->setScatterStyle(scatterFor(g->scatterStyle(), bx.size()));
-    m_coloured += static_cast<int>(bx.size());
+                                       viridis[bin.colour], 6));
+    g->setName(QString("%1 %2").arg(qs(readableMetricName(m_colourMetric)),
+                                    labels[static_cast<qsizetype>(i)]));
+    g->setData(bin.x, bin.y);
+    g->setScatterStyle(scatterFor(g->scatterStyle(), bin.x.size()));
+    m_coloured += static_cast<int>(bin.x.size());
   }
+}
+
+QStringList colourBinLabels(const std::vector<std::pair<double, double>>& ranges) {
+  // The fewest significant digits (at least 3) at which no range's two ends read alike and no
+  // range's end reads like the next range's start.
+  auto format = [](double v, int digits) { return QString::number(v, 'g', digits); };
+  auto distinctAt = [&](int digits) {
+    for (std::size_t i = 0; i < ranges.size(); ++i) {
+      const auto [lo, hi] = ranges[i];
+      if (lo != hi && format(lo, digits) == format(hi, digits)) return false;
+      if (i + 1 < ranges.size() && hi != ranges[i + 1].first &&
+          format(hi, digits) == format(ranges[i + 1].first, digits)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  int digits = 3;
+  while (digits < 17 && !distinctAt(digits)) ++digits;
+  QStringList out;
+  for (const auto& [lo, hi] : ranges) {
+    out << (lo == hi ? format(lo, digits)
+                     : QString("%1 – %2").arg(format(lo, digits), format(hi, digits)));
+  }
+  return out;
 }
 
 void ParetoPlot::drawLabels(std::vector<PendingLabel> labelled) {

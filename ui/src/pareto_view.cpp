@@ -46,15 +46,33 @@ QComboBox* metricBox(QWidget* parent) {
   box->setObjectName("metric");
   box->setEditable(true);
   box->setInsertPolicy(QComboBox::NoInsert);
-  box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  box->setMinimumContentsLength(12);
+  // As wide as its longest readable name and unit ("Queries per USD, instruction following
+  // (queries/USD)"): never cut short.
+  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   return box;
+}
+
+constexpr int kRowHeight = 30;
+constexpr int kMaxRowsInView = 4;
+
+/// A row table as tall as its rows (one to four; more scroll) and at least as wide as its
+/// columns' widgets ask, so that the layout never squeezes a metric picker's name.
+void fitRows(QTableWidget* rows) {
+  const QAbstractItemView* view = rows;
+  int width = rows->verticalHeader()->sizeHint().width() + 2 * rows->frameWidth() + 4;
+  for (int c = 0; c < rows->columnCount(); ++c) {
+    width += std::max(view->sizeHintForColumn(c), rows->horizontalHeader()->sectionSizeHint(c));
+  }
+  rows->setMinimumWidth(width);
+  const int shown = std::clamp(rows->rowCount(), 1, kMaxRowsInView);
+  rows->setFixedHeight(rows->horizontalHeader()->sizeHint().height() + shown * kRowHeight +
+                       2 * rows->frameWidth());
 }
 
 QToolButton* removeButton(QWidget* parent, const QString& text) {
   auto* remove = new QToolButton(parent);
   remove->setObjectName("remove");
-  remove->setText("Remove");
+  remove->setText("✕");
   remove->setToolTip(text);
   remove->setProperty("baseTip", text);
   return remove;
@@ -101,7 +119,8 @@ void markRow(QTableWidget* rows, int row, const QString& problem, const QString&
 
 ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
-  auto* controls = new QHBoxLayout();
+  auto* controls = new QVBoxLayout();
+  controls->setSpacing(2);
   auto rowTable = [this](const char* name, const QStringList& headers, const QString& tip) {
     auto* rows = new QTableWidget(0, static_cast<int>(headers.size()), this);
     rows->setObjectName(name);
@@ -111,10 +130,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
     rows->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     rows->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
     rows->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    rows->verticalHeader()->setDefaultSectionSize(30);
-    // Three rows in view; more scroll.
-    rows->setFixedHeight(rows->horizontalHeader()->sizeHint().height() + 3 * 30 + 4);
+    rows->verticalHeader()->setDefaultSectionSize(kRowHeight);
     rows->setToolTip(tip);
+    fitRows(rows);
     return rows;
   };
   m_objectiveRows = rowTable(
@@ -132,37 +150,41 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   m_addGate->setToolTip(
       "Add a gate row on the x-axis metric at the worst value a candidate has (it passes every "
       "candidate until you tighten it)");
+  // Objectives above gates, each the tab's width (their metric pickers show whole names),
+  // the add button beside the rows.
   auto group = [this](const QString& title, QTableWidget* rows, QPushButton* add) {
     auto* box = new QGroupBox(title, this);
-    auto* v = new QVBoxLayout(box);
-    v->setContentsMargins(6, 4, 6, 4);
-    v->addWidget(rows);
-    v->addWidget(add, 0, Qt::AlignLeft);
+    auto* h = new QHBoxLayout(box);
+    h->setContentsMargins(6, 2, 6, 2);
+    h->addWidget(rows, 1);
+    h->addWidget(add, 0, Qt::AlignTop);
     return box;
   };
-  controls->addWidget(group("Objectives", m_objectiveRows, m_addObjective), 4);
-  controls->addWidget(group("Gates", m_gateRows, m_addGate), 5);
+  controls->addWidget(group("Objectives", m_objectiveRows, m_addObjective));
+  controls->addWidget(group("Gates", m_gateRows, m_addGate));
   m_colour = new QComboBox(this);
   m_colour->setObjectName("paretoColour");
   m_colour->setToolTip("A third objective shown as the colour of each point (quintiles)");
-  m_colour->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_colour->setMinimumContentsLength(12);
+  m_colour->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_baseline = new QComboBox(this);
   m_baseline->setObjectName("paretoBaseline");
   m_baseline->setToolTip(
       "The candidate that baseline-relative gates (threshold \"baseline +\") compare against");
   m_baseline->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-  m_baseline->setMinimumContentsLength(12);
-  auto* viewBox = new QGroupBox("View", this);
-  auto* form = new QFormLayout(viewBox);
-  form->addRow("colour", m_colour);
-  form->addRow("baseline", m_baseline);
-  controls->addWidget(viewBox, 2);
+  m_baseline->setMinimumContentsLength(20);
   layout->addLayout(controls);
+  // The status line with the view's two pickers at its right (the rows above keep the width
+  // their metric pickers need).
+  auto* statusRow = new QHBoxLayout();
   m_status = new QLabel(this);
   m_status->setObjectName("paretoStatus");
   m_status->setWordWrap(true);
-  layout->addWidget(m_status);
+  statusRow->addWidget(m_status, 1);
+  statusRow->addWidget(new QLabel("colour", this));
+  statusRow->addWidget(m_colour);
+  statusRow->addWidget(new QLabel("baseline", this));
+  statusRow->addWidget(m_baseline);
+  layout->addLayout(statusRow);
   m_plot = new ParetoPlot(this);
   layout->addWidget(m_plot, 1);
   m_table = new QTableWidget();
@@ -188,6 +210,10 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   connect(m_colour, &QComboBox::currentIndexChanged, this, changed);
   connect(m_addObjective, &QPushButton::clicked, this, &ParetoView::addObjective);
   connect(m_addGate, &QPushButton::clicked, this, &ParetoView::addGate);
+}
+
+ParetoView::~ParetoView() {
+  for (QObject* child : findChildren<QObject*>()) child->blockSignals(true);
 }
 
 QString ParetoView::statusText() const {
@@ -273,6 +299,7 @@ void ParetoView::appendObjectiveRow(const Objective& objective) {
   m_objectiveRows->setCellWidget(r, ObjectiveMetricColumn, metric);
   m_objectiveRows->setCellWidget(r, ObjectiveDirectionColumn, direction);
   m_objectiveRows->setCellWidget(r, ObjectiveRemoveColumn, remove);
+  fitRows(m_objectiveRows);
   // A newly picked metric takes its remembered or the dictionary's orientation.
   auto metricEdited = [this, metric, direction] {
     if (m_updating) return;
@@ -356,6 +383,7 @@ void ParetoView::appendGateRow(const std::string& text) {
   m_gateRows->setCellWidget(r, GateReferenceColumn, reference);
   m_gateRows->setCellWidget(r, GateValueColumn, number);
   m_gateRows->setCellWidget(r, GateRemoveColumn, remove);
+  fitRows(m_gateRows);
   auto edited = [this] {
     if (!m_updating) rowEdited();
   };
@@ -377,6 +405,7 @@ void ParetoView::removeRowOf(QTableWidget* rows, QWidget* cell) {
     for (int c = 0; c < rows->columnCount(); ++c) {
       if (rows->cellWidget(r, c) != cell) continue;
       rows->removeRow(r);
+      fitRows(rows);
       rowEdited();
       return;
     }
@@ -457,6 +486,7 @@ void ParetoView::loadCandidates(const std::vector<Candidate>& cands) {
       auto* box = qobject_cast<QComboBox*>(rows->cellWidget(r, 0));
       if (box) fillMetricBox(box, boxMetric(box));
     }
+    fitRows(rows);
   }
   const QString keepColour = m_colour->currentData().toString();
   m_colour->clear();
@@ -490,6 +520,7 @@ void ParetoView::applySelection(const std::vector<Objective>& objectives,
       if (!g.empty()) appendGateRow(g);
     }
   }
+  fitRows(m_gateRows);
   m_updating = false;
 }
 

@@ -52,7 +52,60 @@ SchemeStyle styleFor(const QString& id) {
 
 enum FontKind { kAxisLabel, kTickLabel, kLegend, kTitle, kItemText };
 
+/// A text row that wraps at the width its layout can give it. QCPTextElement asks for its
+/// text's full width on one line: a title longer than the plot made the layout wider than the
+/// plot, and the row was cut off at both ends.
+class WrappedTextRow : public QCPTextElement {
+ public:
+  WrappedTextRow(QCustomPlot* plot, const QFont& font) : QCPTextElement(plot, "", font) {
+    setTextFlags(Qt::AlignCenter | Qt::TextWordWrap);
+  }
+  /// The least outer width it asks for: the text wraps to whatever it is given.
+  [[nodiscard]] int narrowest() const { return kNarrowest + mMargins.left() + mMargins.right(); }
+
+ protected:
+  QSize minimumOuterSizeHint() const override { return {narrowest(), wrappedHeight()}; }
+  QSize maximumOuterSizeHint() const override { return {QWIDGETSIZE_MAX, wrappedHeight()}; }
+
+ private:
+  static constexpr int kNarrowest = 40;
+  /// The plot's width less the other columns' least widths and this row's margins.
+  [[nodiscard]] int availableWidth() const {
+    int w = mParentPlot->viewport().width();
+    if (auto* grid = qobject_cast<QCPLayoutGrid*>(layout())) {
+      for (int c = 0; c < grid->columnCount(); ++c) {
+        int least = 0;
+        bool mine = false;
+        for (int r = 0; r < grid->rowCount(); ++r) {
+          if (!grid->hasElement(r, c)) continue;
+          QCPLayoutElement* el = grid->element(r, c);
+          if (el == this) {
+            mine = true;
+          } else if (auto* row = dynamic_cast<const WrappedTextRow*>(el)) {
+            // Its least width is fixed (asking for its hint would ask this row's back).
+            least = std::max(least, row->narrowest());
+          } else if (el) {
+            least = std::max(least, el->minimumOuterSizeHint().width());
+          }
+        }
+        if (!mine && least > 0) w -= least + grid->columnSpacing();
+      }
+    }
+    return std::max(kNarrowest, w - mMargins.left() - mMargins.right());
+  }
+  [[nodiscard]] int wrappedHeight() const {
+    const QFontMetrics fm(mainFont());
+    const QRect r = fm.boundingRect(QRect(0, 0, availableWidth(), 100000),
+                                    Qt::TextWordWrap | Qt::AlignCenter, mText);
+    return r.height() + mMargins.top() + mMargins.bottom();
+  }
+};
+
 }  // namespace
+
+QCPTextElement* newPlotTextRow(QCustomPlot* plot, const QFont& font) {
+  return new WrappedTextRow(plot, font);
+}
 
 QColor schemeColor(const QString& schemeId) {
   return styleFor(schemeId).color;
@@ -79,7 +132,7 @@ QFont plotFont(int pointSize) {
 QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title) {
   if (title) return title;
   plot->plotLayout()->insertRow(0);
-  auto* t = new QCPTextElement(plot, "", plotFont(12));
+  QCPTextElement* t = newPlotTextRow(plot, plotFont(12));
   plot->plotLayout()->addElement(0, 0, t);
   return t;
 }

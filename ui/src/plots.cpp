@@ -55,7 +55,7 @@ QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QStr
     plot->plotLayout()->insertRow(1);
     QFont f = plotFont(10);
     f.setBold(true);
-    row = new QCPTextElement(plot, "", f);
+    row = newPlotTextRow(plot, f);
     row->setTextColor(QColor(176, 0, 0));
     plot->plotLayout()->addElement(1, 0, row);
   }
@@ -63,7 +63,48 @@ QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QStr
   return row;
 }
 
+/// The batch a deployment runs at: a vertical line with the label "B = N" at `yTop`, placed
+/// before every other label. Returns the batch marked, 0 when none is (off, or outside the
+/// plotted range).
+double markBatch(QCustomPlot* plot, PlotLabels& labels, double batch, double batchMin,
+                 double batchMax, double yTop) {
+  if (!(batch >= 1) || batch < batchMin || batch > batchMax) return 0;
+  auto* line = new QCPItemStraightLine(plot);
+  line->point1->setCoords(batch, 1);
+  line->point2->setCoords(batch, 2);
+  line->setPen(QPen(QColor(40, 40, 40), 1.4, Qt::DashDotLine));
+  line->setProperty("qf_role", "batch-marker");
+  QCPItemText* label = labels.add(batch, yTop, QString("B = %1").arg(batch, 0, 'f', 0),
+                                  QColor(30, 30, 30), true, true, true, false);
+  QFont f = label->font();
+  f.setBold(true);
+  label->setFont(f);
+  return batch;
+}
+
+/// The scheme a crossover's `fasterBelow` scheme is overtaken by.
+const std::string& overtakingScheme(const CrossoverReport& c) {
+  return c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
+}
+
 }  // namespace
+
+SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double batch) {
+  SchemeAtBatch out;
+  out.batch = batch;
+  const double stepS = s.curve.stepSeconds(batch);
+  out.stepMs = stepS * 1e3;
+  out.tokensPerS = stepS > 0 ? batch / stepS : 0;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const double tokens =
+      static_cast<double>(sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen);
+  out.kvGib = batch * sc.model.kvBytesPerSequence(sc.kvBytesPerElement, tokens) /
+              static_cast<double>(std::max(1, sc.tp)) / gib;
+  out.budgetGib = s.capacity.budgetGib;
+  out.neededGib = s.capacity.weightsGib + out.kvGib;
+  out.fits = s.capacity.fits && out.neededGib <= out.budgetGib;
+  return out;
+}
 
 QString reportTitle(const EngineReport& r) {
   return QString("%1 on %2 ×%3")
@@ -78,7 +119,7 @@ int lastBatchFaster(const CrossoverReport& c) {
 }
 
 QString crossoverText(const CrossoverReport& c) {
-  const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
+  const std::string& other = overtakingScheme(c);
   return QString("%1 faster than %2 up to B = %3, %2 from B = %4")
       .arg(qs(c.fasterBelow), qs(other))
       .arg(lastBatchFaster(c))
@@ -129,10 +170,12 @@ StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent), m_labels(this
   connect(this, &QCustomPlot::mouseMove, this, &StepTimePlot::onMouseMove);
 }
 
-void StepTimePlot::setReport(const EngineReport& report, double batchMin, double batchMax) {
+void StepTimePlot::setReport(const EngineReport& report, double batchMin, double batchMax,
+                             double batchAt) {
   clearGraphs();
   clearItems();
   m_labels.clear();
+  m_crossoverLabels.clear();
   m_title = ensurePlotTitle(this, m_title);
   const Efficiency& eff = report.scenario.efficiency;
   const bool ideal = eff.isDatasheet();
@@ -147,6 +190,11 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
   double yMax = 0;
+  for (const auto& s : report.schemes) {
+    for (const auto& p : s.points) yMax = std::max(yMax, p.stepMs);
+  }
+  const double top = yMax * 1.12;
+  m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, top);
   double ridgeLo = batchMax, ridgeHi = batchMin;
   struct Marker {
     double x, y;
@@ -163,7 +211,6 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     for (const auto& p : s.points) {
       x.push_back(p.batch);
       y.push_back(p.stepMs);
-      yMax = std::max(yMax, p.stepMs);
     }
     simplifyCurveData(x, y, true, false);
     m_curves.emplace_back(id, s.curve);
@@ -224,7 +271,6 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   }
   // Regime bands: all curves memory-bound below the lowest ridge; all compute-bound above
   // the highest.
-  const double top = yMax * 1.12;
   auto band = [&](double x0, double x1, const QString& text, const QColor& fill, bool atRight) {
     if (x1 <= x0) return;
     auto* r = new QCPItemRect(this);
@@ -239,9 +285,25 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   if (ridgeHi > batchMin && ridgeHi < batchMax) {
     band(ridgeHi, xHi, "compute-bound", QColor(213, 94, 0, 18), false);
   }
-  // Crossovers inside the plotted range, each naming both schemes.
+  drawCrossovers(report, batchMin, batchMax);
+  for (const auto& r : ridgeLabels)
+    m_labels.add(r.x, r.y, r.text, r.color, false, false, true, true);
+  yAxis->setRange(0, top);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StepTimePlot::drawCrossovers(const EngineReport& report, double batchMin, double batchMax) {
+  // Crossovers inside the plotted range, each naming both schemes, numbered along the batch
+  // axis for the list beside the plot (updateLayout).
+  std::vector<const CrossoverReport*> inRange;
   for (const auto& c : report.crossovers) {
-    if (c.batch < batchMin || c.batch > batchMax) continue;
+    if (c.batch >= batchMin && c.batch <= batchMax) inRange.push_back(&c);
+  }
+  std::stable_sort(
+      inRange.begin(), inRange.end(),
+      [](const CrossoverReport* a, const CrossoverReport* b) { return a->batch < b->batch; });
+  for (const CrossoverReport* cp : inRange) {
+    const CrossoverReport& c = *cp;
     const SchemeReport* a = nullptr;
     for (const auto& s : report.schemes) {
       if (s.assignment.id == c.schemes[0]) a = &s;
@@ -256,12 +318,66 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     m->removeFromLegend();
     m->setProperty("qf_role", "crossover");
     ++m_crossoverMarkers;
-    m_labels.add(c.batch, t, crossoverText(c), QColor(160, 0, 0), true, true, true, true);
+    CrossoverLabel label;
+    label.text = crossoverText(c);
+    label.number = QString::number(m_crossoverLabels.size() + 1);
+    label.listLine = QString("%1  %2 → %3 at B = %4")
+                         .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
+                         .arg(lastBatchFaster(c) + 1);
+    label.item = m_labels.add(c.batch, t, label.text, QColor(160, 0, 0), true, true, true, true);
+    m_crossoverLabels.push_back(label);
   }
-  for (const auto& r : ridgeLabels)
-    m_labels.add(r.x, r.y, r.text, r.color, false, false, true, true);
-  yAxis->setRange(0, top);
-  replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString StepTimePlot::crossoverListText() const {
+  QStringList lines = {"Crossovers (A → B at N:", "B faster from batch N)"};
+  for (const CrossoverLabel& c : m_crossoverLabels) lines << c.listLine;
+  return lines.join('\n');
+}
+
+void StepTimePlot::showCrossoverList(bool on) {
+  on = on && !m_crossoverLabels.empty();
+  for (const CrossoverLabel& c : m_crossoverLabels) c.item->setText(on ? c.number : c.text);
+  if (!m_crossoverList) {
+    m_crossoverList = new QCPTextElement(this);
+    m_crossoverList->setTextFlags(Qt::AlignLeft | Qt::AlignTop);
+    m_crossoverList->setTextColor(QColor(160, 0, 0));
+    m_crossoverList->setMargins(QMargins(8, 10, 6, 4));
+    // As tall as its row: a text element's own maximum is its text's height, which would cap
+    // the axes' row (a maximum at QWIDGETSIZE_MAX or above, margins included, means "use
+    // the element's own").
+    m_crossoverList->setMaximumSize(QWIDGETSIZE_MAX, 1 << 20);
+  }
+  const bool inLayout = m_crossoverList->layout() != nullptr;
+  if (on && !inLayout) {
+    int row = 0;
+    for (int r = 0; r < plotLayout()->rowCount(); ++r) {
+      if (plotLayout()->element(r, 0) == axisRect()) row = r;
+    }
+    plotLayout()->addElement(row, 1, m_crossoverList);
+    plotLayout()->setColumnStretchFactor(1, 0.01);
+  } else if (!on && inLayout) {
+    plotLayout()->take(m_crossoverList);
+    plotLayout()->simplify();
+  }
+  if (on) {
+    m_crossoverList->setText(crossoverListText());
+    m_crossoverList->setFont(legend->font());
+  }
+  m_crossoverList->setVisible(on);
+  m_listShown = on;
+}
+
+void StepTimePlot::updateLayout() {
+  // Named on their curves while every name finds room; else numbered, and listed beside.
+  showCrossoverList(false);
+  QCustomPlot::updateLayout();
+  const bool crowded =
+      std::any_of(m_crossoverLabels.begin(), m_crossoverLabels.end(),
+                  [this](const CrossoverLabel& c) { return !m_labels.isPlaced(c.item); });
+  if (!crowded) return;
+  showCrossoverList(true);
+  QCustomPlot::updateLayout();
 }
 
 std::vector<int> simplifiedCurve(const QVector<double>& x, const QVector<double>& y, bool logX,
@@ -485,17 +601,24 @@ ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent), m_labels(
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 }
 
-void ThroughputPlot::setReport(const EngineReport& report, double batchMin, double batchMax) {
+void ThroughputPlot::setReport(const EngineReport& report, double batchMin, double batchMax,
+                               double batchAt) {
   clearGraphs();
   clearItems();
   m_labels.clear();
   m_title = ensurePlotTitle(this, m_title);
   m_title->setText(reportTitle(report) + " — throughput and KV capacity");
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
-  m_labels.clear();
   m_schemeCurves = 0;
   setupLogX(this, batchMin, batchMax);
   double yMin = 1e300, yMax = 0;
+  for (const auto& s : report.schemes) {
+    for (const auto& p : s.points) {
+      yMin = std::min(yMin, p.tokensPerS);
+      yMax = std::max(yMax, p.tokensPerS);
+    }
+  }
+  m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, yMax * 1.6);
   for (const auto& s : report.schemes) {
     const QColor color = schemeColor(qs(s.assignment.id));
     const auto& cap = s.capacity;
@@ -511,8 +634,6 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
         xOver.push_back(p.batch);
         yOver.push_back(p.tokensPerS);
       }
-      yMin = std::min(yMin, p.tokensPerS);
-      yMax = std::max(yMax, p.tokensPerS);
     }
     simplifyCurveData(x, y, true, true);
     simplifyCurveData(xOver, yOver, true, true);

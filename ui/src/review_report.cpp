@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/cost.hpp>
@@ -30,6 +31,7 @@ constexpr double kPageWidth = 210 * kLogicalPxPerMm;  ///< A4, logical pixels at
 constexpr double kPageHeight = 297 * kLogicalPxPerMm;
 constexpr double kMargin = 15 * kLogicalPxPerMm;
 constexpr double kFooter = 22;
+constexpr double kCellPadding = 3;  ///< left and right of a table cell's text
 const QColor kRed(176, 0, 0);
 const QColor kInk(30, 30, 30);
 const QColor kMuted(100, 100, 100);
@@ -94,16 +96,53 @@ class ReportWriter {
     plot->replot(QCustomPlot::rpQueuedReplot);
     m_y += height + 6;
   }
-  /// A table with `widths` as fractions of the text width; long tables continue on the next
-  /// page under a repeated header.
+  /// Column widths in pixels for `headers`: `fractions` of the text width, except that each
+  /// column is at least as wide as its header's longest word (never broken mid-word), the
+  /// room taken from the columns with room to spare.
+  [[nodiscard]] std::vector<double> columnWidths(const QStringList& headers,
+                                                 const std::vector<double>& fractions,
+                                                 const QFont& headFont) const {
+    const QFontMetricsF fm(headFont, &m_pdf);
+    std::vector<double> need(fractions.size(), 0), out(fractions.size(), 0);
+    double deficit = 0, spare = 0;
+    for (std::size_t c = 0; c < fractions.size(); ++c) {
+      if (c < static_cast<std::size_t>(headers.size())) {
+        for (const QString& word : headers[static_cast<qsizetype>(c)].split(' ')) {
+          need[c] = std::max(need[c], fm.horizontalAdvance(word) + 2 * kCellPadding + 1);
+        }
+      }
+      out[c] = fractions[c] * width();
+      deficit += std::max(0.0, need[c] - out[c]);
+      spare += std::max(0.0, out[c] - need[c]);
+    }
+    if (deficit <= 0) return out;
+    const double take = std::min(1.0, deficit / std::max(spare, 1e-9));
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      out[c] = out[c] < need[c] ? need[c] : out[c] - (out[c] - need[c]) * take;
+    }
+    return out;
+  }
+  /// A table with `fractions` of the text width for its columns (columnWidths); long tables
+  /// continue on the next page under a repeated header.
   void table(const QStringList& headers, const std::vector<QStringList>& rows,
-             const std::vector<double>& widths, const std::vector<QColor>& rowColors = {}) {
+             const std::vector<double>& fractions, const std::vector<QColor>& rowColors = {}) {
     const QFont headFont = [] {
       QFont f = plotFont(8);
       f.setBold(true);
       return f;
     }();
     const QFont cellFont = plotFont(8);
+    const std::vector<double> widths = columnWidths(headers, fractions, headFont);
+    {
+      // What a header still had to break (the widths asked for more than the page has).
+      const QFontMetricsF fm(headFont, &m_pdf);
+      for (std::size_t c = 0; c < widths.size() && c < static_cast<std::size_t>(headers.size());
+           ++c) {
+        for (const QString& word : headers[static_cast<qsizetype>(c)].split(' ')) {
+          if (fm.horizontalAdvance(word) > widths[c] - 2 * kCellPadding) m_brokenHeaders << word;
+        }
+      }
+    }
     // A word wider than its column ("Summarization", a long checkpoint name) gets zero-width
     // break opportunities where it reaches the column's edge, so it wraps instead of clipping.
     auto fitted = [&](const QString& text, const QFontMetricsF& fm, double w) {
@@ -129,7 +168,7 @@ class ReportWriter {
       const QFontMetricsF fm(font, &m_pdf);
       double h = fm.height();
       for (int c = 0; c < cells.size() && c < static_cast<int>(widths.size()); ++c) {
-        const double w = widths[c] * width() - 6;
+        const double w = widths[static_cast<std::size_t>(c)] - 2 * kCellPadding;
         const QRectF r = fm.boundingRect(QRectF(0, 0, w, 10000), Qt::TextWordWrap | Qt::AlignLeft,
                                          fitted(cells[c], fm, w));
         h = std::max(h, r.height());
@@ -147,9 +186,9 @@ class ReportWriter {
       const QFontMetricsF fm(font, &m_pdf);
       double x = left();
       for (int c = 0; c < cells.size() && c < static_cast<int>(widths.size()); ++c) {
-        const double w = widths[c] * width();
-        m_p.drawText(QRectF(x + 3, m_y + 2.5, w - 6, h), Qt::TextWordWrap | Qt::AlignLeft,
-                     fitted(cells[c], fm, w - 6));
+        const double w = widths[static_cast<std::size_t>(c)];
+        m_p.drawText(QRectF(x + kCellPadding, m_y + 2.5, w - 2 * kCellPadding, h),
+                     Qt::TextWordWrap | Qt::AlignLeft, fitted(cells[c], fm, w - 2 * kCellPadding));
         x += w;
       }
       m_p.setPen(QPen(QColor(215, 215, 215), 0.6));
@@ -170,6 +209,8 @@ class ReportWriter {
     m_y += 8;
   }
   void setFooter(const QString& text) { m_footer = text; }
+  /// Header words a column was too narrow for (broken across lines), in the order met.
+  [[nodiscard]] const QStringList& brokenHeaders() const { return m_brokenHeaders; }
 
  private:
   [[nodiscard]] double bottom() const { return kPageHeight - kMargin - kFooter; }
@@ -206,23 +247,8 @@ class ReportWriter {
   int m_page = 0;
   QString m_footer;
   QStringList m_text;
+  QStringList m_brokenHeaders;
 };
-
-QString provenanceSource(const Provenance& p, bool withNote = true) {
-  QStringList parts;
-  if (!p.citation.empty()) parts << qs(p.citation);
-  if (!p.sourceFile.empty()) parts << QFileInfo(qs(p.sourceFile)).fileName();
-  if (!p.sha256.empty()) parts << "sha256 " + qs(p.sha256).left(12);
-  if (withNote && !p.note.empty()) parts << qs(p.note);
-  return parts.join("; ");
-}
-
-QString interval(const MetricValue& v) {
-  if (!v.lo && !v.hi) return "—";
-  return QString("[%1, %2]")
-      .arg(v.lo ? QString::number(*v.lo, 'g', 5) : QString("?"),
-           v.hi ? QString::number(*v.hi, 'g', 5) : QString("?"));
-}
 
 /// Page 1: the answer (core's summarizeReview) in words and one figure.
 void summaryPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
@@ -244,7 +270,8 @@ void summaryPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
   if (!s.doesNotFit.empty()) w.text("• " + qs(s.doesNotFit), kRed);
   w.heading("Frontier");
   w.text(qs(s.frontier));
-  if (in.paretoPlot && !in.session->candidates.empty()) w.plot(in.paretoPlot, plotH * 0.7);
+  // Full height: the legend below the axes takes its share of it.
+  if (in.paretoPlot && !in.session->candidates.empty()) w.plot(in.paretoPlot, plotH);
   if (!s.verdicts.empty()) {
     w.heading("What did not pass, and why");
     for (const auto& line : s.verdicts) w.text("• " + qs(line));
@@ -273,7 +300,9 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
          for (const auto& x : r.schemes) s += (s.empty() ? "" : ", ") + x.assignment.id;
          return s;
        }())},
-      {"batch range", QString("%1 to %2").arg(spec.batchMin).arg(spec.batchMax)},
+      {"batch range",
+       QString("%1 to %2").arg(spec.batchMin).arg(spec.batchMax) +
+           (spec.batchAt >= 1 ? QString(", run at B = %1").arg(spec.batchAt) : QString())},
       {"max model length", QString::number(sc.maxModelLen)},
       {"KV cache",
        QString("%1 (%2 bytes per element)").arg(qs(spec.kvDtype)).arg(sc.kvBytesPerElement)},
@@ -297,6 +326,24 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
   w.table({"scheme", "bits/weight", "path", "floor ms", "ridge B", "weights GiB/GPU", "max seqs",
            "tok/s at capacity"},
           rows, {0.2, 0.1, 0.1, 0.1, 0.1, 0.14, 0.1, 0.16});
+  if (spec.batchAt >= 1) {
+    const auto b = static_cast<double>(spec.batchAt);
+    w.heading(QString("At the batch run at, B = %1").arg(spec.batchAt));
+    rows.clear();
+    for (const auto& s : r.schemes) {
+      const SchemeAtBatch at = schemeAtBatch(sc, s, b);
+      rows.push_back({qs(s.assignment.id), fixedDecimals(at.stepMs, 3),
+                      fixedDecimals(at.tokensPerS, 0), fixedDecimals(at.neededGib, 1),
+                      fixedDecimals(at.budgetGib, 1), at.fits ? "yes" : "no"});
+    }
+    w.table({"scheme", "step ms", "tok/s", "weights + KV GiB/GPU", "budget GiB/GPU", "fits?"}, rows,
+            {0.24, 0.14, 0.14, 0.2, 0.16, 0.12});
+    w.text(QString("KV of %1 sequences at %2 tokens each (the context, else the max model "
+                   "length).")
+               .arg(spec.batchAt)
+               .arg(sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen),
+           kMuted, 8);
+  }
   w.heading("Crossovers");
   if (r.crossovers.empty()) w.text("No two schemes' step times cross at B ≥ 1.", kMuted);
   for (const auto& c : r.crossovers) w.text("• " + crossoverText(c));
@@ -341,6 +388,78 @@ ListedCandidates listedCandidates(const ReviewReportInputs& in) {
   return out;
 }
 
+/// "a, b, c and 4 more": at most `shown` items of `items`, in their order.
+QString someOf(const QStringList& items, int shown) {
+  if (items.size() <= shown) return items.join(", ");
+  return items.mid(0, shown).join(", ") + QString(" and %1 more").arg(items.size() - shown);
+}
+
+/// The appendix: one row per evidence file (or citation), with the candidates it gave figures
+/// to and which figures; one row for the analytic engine's modelled figures.
+void provenanceTable(ReportWriter& w, const std::vector<const Candidate*>& listed) {
+  w.heading("Provenance: one row per evidence file");
+  struct Evidence {
+    QString source, kind, sha;
+    QStringList candidates, metrics, notes;
+    int figures = 0;
+  };
+  std::vector<Evidence> rows;
+  auto evidenceFor = [&](const Provenance& p) -> Evidence& {
+    const bool modelled = p.kind == ProvenanceKind::Modelled;
+    const QString source = modelled                ? QString("analytic engine")
+                           : !p.sourceFile.empty() ? QFileInfo(qs(p.sourceFile)).fileName()
+                           : !p.citation.empty()   ? qs(p.citation)
+                                                   : QString("(no source recorded)");
+    const QString kind = provenanceName(p.kind);
+    for (Evidence& e : rows) {
+      if (e.source == source && e.kind == kind) return e;
+    }
+    rows.push_back(
+        {source, kind, p.sha256.empty() ? QString() : qs(p.sha256).left(12), {}, {}, {}, 0});
+    return rows.back();
+  };
+  for (const Candidate* c : listed) {
+    for (const auto& [name, v] : c->metrics) {
+      Evidence& e = evidenceFor(v.provenance);
+      ++e.figures;
+      if (!e.candidates.contains(qs(c->id))) e.candidates << qs(c->id);
+      const QString metric = qs(readableMetricName(name));
+      if (!e.metrics.contains(metric)) e.metrics << metric;
+      const QString note = qs(v.provenance.note);
+      if (v.provenance.kind != ProvenanceKind::Modelled && !note.isEmpty() &&
+          !e.notes.contains(note)) {
+        e.notes << note;
+      }
+    }
+  }
+  if (rows.empty()) {
+    w.text("No candidate carries a figure.", kMuted);
+    return;
+  }
+  std::vector<QStringList> cells;
+  for (const Evidence& e : rows) {
+    QString what = QString("%1 figures: %2").arg(e.figures).arg(someOf(e.metrics, 6));
+    if (e.kind == "modelled") {
+      what +=
+          ". Inputs: each candidate's model, schemes and GPUs on the scenario's settings "
+          "(Scenario page); per-use-case costs on the Cost page";
+    } else if (!e.notes.isEmpty()) {
+      what += ". Note: " + someOf(e.notes, 2);
+    }
+    cells.push_back({e.source, e.kind, e.sha.isEmpty() ? QString("—") : e.sha,
+                     QString("%1: %2").arg(e.candidates.size()).arg(someOf(e.candidates, 4)),
+                     what});
+  }
+  // The SHA-256 column only where some evidence is a file.
+  if (std::any_of(rows.begin(), rows.end(), [](const Evidence& e) { return !e.sha.isEmpty(); })) {
+    w.table({"evidence file", "kind", "sha256", "candidates", "figures"}, cells,
+            {0.22, 0.1, 0.13, 0.2, 0.35});
+    return;
+  }
+  for (QStringList& row : cells) row.removeAt(2);
+  w.table({"evidence", "kind", "candidates", "figures"}, cells, {0.24, 0.1, 0.24, 0.42});
+}
+
 void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
   w.heading("Candidates, gates and verdicts");
   QStringList gates;
@@ -378,49 +497,7 @@ void candidatesPages(ReportWriter& w, const ReviewReportInputs& in) {
   w.table({"candidate", "verdict", "why", "model / schemes / GPU"}, rows, {0.24, 0.12, 0.3, 0.34},
           colors);
   if (!shown.rest.isEmpty()) w.text(shown.rest, kMuted);
-  w.heading("Provenance of every number");
-  rows.clear();
-  // Modelled figures share their inputs: one row states them per candidate; the per-use-case
-  // cost figures are listed on the Cost page.
-  auto isCostFigure = [](const std::string& n) {
-    return n.starts_with("latency_") || n.starts_with("queries_per_usd_") ||
-           n.starts_with("cost_reduction_pct_");
-  };
-  for (const Candidate* cp : shown.listed) {
-    const Candidate& c = *cp;
-    std::string engineInputs;
-    std::string lastNote;  // a note repeated from the row above is not printed again
-    int costFigures = 0;
-    for (const auto& [name, v] : c.metrics) {
-      const bool modelled = v.provenance.kind == ProvenanceKind::Modelled;
-      if (modelled && isCostFigure(name)) {
-        ++costFigures;
-        continue;
-      }
-      if (modelled && engineInputs.empty()) engineInputs = v.provenance.note;
-      const bool repeated =
-          !modelled && !v.provenance.note.empty() && v.provenance.note == lastNote;
-      QString source = modelled && v.provenance.note == engineInputs
-                           ? QString("analytic engine (inputs in the row below)")
-                           : provenanceSource(v.provenance, !repeated);
-      if (repeated) source += "; note as above";
-      if (!modelled) lastNote = v.provenance.note;
-      rows.push_back({qs(c.id), qs(name), QString::number(v.value, 'g', 6), interval(v),
-                      provenanceName(v.provenance.kind), source});
-    }
-    if (!engineInputs.empty()) {
-      rows.push_back(
-          {qs(c.id), "inputs of the modelled figures", "", "", "modelled", qs(engineInputs)});
-    }
-    if (costFigures > 0) {
-      rows.push_back({qs(c.id), QString("%1 per-use-case cost figures").arg(costFigures), "", "",
-                      "modelled",
-                      "on the Cost page: the same inputs, each use case's prompt and output "
-                      "tokens at batch 1, and the GPUs' price"});
-    }
-  }
-  w.table({"candidate", "metric", "value", "interval", "kind", "source / citation"}, rows,
-          {0.18, 0.27, 0.09, 0.12, 0.09, 0.25});
+  provenanceTable(w, shown.listed);
 }
 
 QString optMs(const std::optional<MetricValue>& m) {
@@ -562,10 +639,10 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
   if (in.session->candidates.empty()) return;
   w.heading("Per candidate: queries per USD (cost reduction vs bf16 on the same GPUs)");
   QStringList headers = {"candidate"};
-  std::vector<double> widths = {0.14};
+  std::vector<double> widths = {0.22};
   for (const auto& uc : *cases) {
     headers << qs(uc.name);
-    widths.push_back(0.86 / static_cast<double>(cases->size()));
+    widths.push_back(0.78 / static_cast<double>(cases->size()));
   }
   rows.clear();
   bool anyPriced = false;
@@ -602,7 +679,7 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
 }  // namespace
 
 QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages,
-                          QStringList* pageText) {
+                          QStringList* pageText, QStringList* brokenHeaders) {
   if (!in.report || !in.session) return "no engine report to write";
   QByteArray bytes;
   QBuffer buf(&bytes);
@@ -611,14 +688,16 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
   {
     QPdfWriter pdf(&buf);
     pdf.setCreator(QString("QuantFront %1").arg(qfrontVersion()));
-    pdf.setTitle("QuantFront review report: " + reportTitle(*in.report));
+    // The session's title where it has one (as page 1 shows it), else the scenario's.
+    const std::string sessionTitle = printableText(in.session->title);
+    const QString docTitle = sessionTitle.empty() ? reportTitle(*in.report) : qs(sessionTitle);
+    pdf.setTitle("QuantFront review report: " + docTitle);
     pdf.setResolution(96);
     QPageLayout layout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(0, 0, 0, 0));
     layout.setMode(QPageLayout::FullPageMode);
     if (!pdf.setPageLayout(layout)) return "could not set the PDF page size";
     ReportWriter w(pdf);
-    w.setFooter(QString("QuantFront %1 — %2 — %3")
-                    .arg(qfrontVersion(), reportTitle(*in.report), in.sessionName));
+    w.setFooter(QString("QuantFront %1 — %2 — %3").arg(qfrontVersion(), docTitle, in.sessionName));
     if (!w.begin()) return "could not start the PDF";
     const double plotH = w.width() * 0.625;
     summaryPage(w, in, plotH);
@@ -675,6 +754,7 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
     if (in.e2eRows && !in.e2eRows->empty()) e2ePage(w, in);
     count = w.pages();
     if (pageText) *pageText = w.pageText();
+    if (brokenHeaders) *brokenHeaders = w.brokenHeaders();
     if (!w.end()) return "could not finish the PDF";
   }
   buf.close();
@@ -689,14 +769,15 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
 }
 
 QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages,
-                           QStringList* pageText) {
+                           QStringList* pageText, QStringList* brokenHeaders) {
   if (QFileInfo(path).suffix().toLower() != "pdf") {
     return path + ": the review report is a PDF (use .pdf)";
   }
   QByteArray bytes;
   QBuffer buf(&bytes);
   buf.open(QIODevice::WriteOnly);
-  if (const QString err = writeReviewReport(in, buf, pages, pageText); !err.isEmpty()) {
+  if (const QString err = writeReviewReport(in, buf, pages, pageText, brokenHeaders);
+      !err.isEmpty()) {
     return path + ": " + err;
   }
   return writeFileSafely(path, bytes);

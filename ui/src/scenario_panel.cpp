@@ -363,6 +363,15 @@ QGroupBox* ScenarioPanel::buildServingGroup() {
   m_batchMax->setToolTip("Largest batch plotted (log axis)");
   srvForm->addRow("Batch from", m_batchMin);
   srvForm->addRow("Batch to", m_batchMax);
+  m_batchAt = new QSpinBox(srv);
+  m_batchAt->setObjectName("batchAt");
+  m_batchAt->setRange(0, 1 << 20);
+  m_batchAt->setSpecialValueText("off");
+  m_batchAt->setToolTip(
+      "The batch you run at: marked \"B = N\" on the step-time and throughput plots; the "
+      "Schemes table adds each scheme's step time, tokens/s and whether weights plus the KV "
+      "of B sequences fit there");
+  srvForm->addRow("My batch", m_batchAt);
   m_maxModelLen = new QSpinBox(srv);
   m_maxModelLen->setObjectName("maxModelLen");
   m_maxModelLen->setRange(1, 10'000'000);
@@ -436,8 +445,8 @@ void ScenarioPanel::connectChanges() {
   for (QComboBox* box : {m_kvDtype, m_mixedLinear, m_mixedMoe, m_mixedLmHead}) {
     connect(box, &QComboBox::currentIndexChanged, this, changed);
   }
-  for (QSpinBox* box :
-       {m_tp, m_batchMin, m_batchMax, m_maxModelLen, m_context, m_inputLen, m_outputLen}) {
+  for (QSpinBox* box : {m_tp, m_batchMin, m_batchMax, m_batchAt, m_maxModelLen, m_context,
+                        m_inputLen, m_outputLen}) {
     connect(box, &QSpinBox::valueChanged, this, changed);
   }
   for (QDoubleSpinBox* box : {m_memUtil, m_reserve}) {
@@ -614,6 +623,7 @@ void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
   selectData(m_mixedLmHead, qs(spec.mixedLmHead));
   m_batchMin->setValue(static_cast<int>(spec.batchMin));
   m_batchMax->setValue(static_cast<int>(spec.batchMax));
+  m_batchAt->setValue(static_cast<int>(std::min<std::int64_t>(spec.batchAt, 1 << 20)));
   m_maxModelLen->setValue(static_cast<int>(spec.maxModelLen));
   selectData(m_kvDtype, qs(spec.kvDtype));
   m_memUtil->setValue(spec.memUtil);
@@ -644,6 +654,7 @@ ScenarioSpec ScenarioPanel::spec() const {
       s.mixedLinear.empty() ? "" : m_mixedLmHead->currentData().toString().toStdString();
   s.batchMin = m_batchMin->value();
   s.batchMax = std::max(m_batchMin->value(), m_batchMax->value());
+  s.batchAt = m_batchAt->value();
   s.maxModelLen = m_maxModelLen->value();
   s.kvDtype = m_kvDtype->currentData().toString().toStdString();
   s.memUtil = m_memUtil->value();

@@ -105,9 +105,9 @@ ServingPlot::ServingPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) 
   setWindowTitle("Serving: throughput and latency against offered load");
   plotLayout()->insertRow(0);
   QFont titleFont = plotFont(12);
-  m_title = new QCPTextElement(
-      this, "Measured serving: throughput, latency and generated length against offered load",
-      titleFont);
+  m_title = newPlotTextRow(this, titleFont);
+  m_title->setText(
+      "Measured serving: throughput, latency and generated length against offered load");
   plotLayout()->addElement(0, 0, m_title);
   m_margins = new QCPMarginGroup(this);
   m_panels[0] = axisRect();
@@ -276,7 +276,7 @@ void ServingPlot::setNotes(const QStringList& notes) {
     plotLayout()->insertRow(1);
     QFont f = plotFont(9);
     f.setBold(true);
-    m_noteRow = new QCPTextElement(this, "", f);
+    m_noteRow = newPlotTextRow(this, f);
     m_noteRow->setTextColor(QColor(176, 0, 0));
     plotLayout()->addElement(1, 0, m_noteRow);
   }

@@ -76,7 +76,8 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   return exportPlotFile(tabParts(tab->id).plot, path, widthPx, heightPx);
 }
 
-QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringList* pageText) {
+QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringList* pageText,
+                                       QStringList* brokenHeaders) {
   if (!m_report) return path + ": no engine report to write (" + m_lastError + ")";
   const Session s = withoutHidden(session());  // a hidden candidate is not reported
   ReviewReportInputs in;
@@ -98,7 +99,7 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   in.objectives = m_pareto->objectives();
   in.gates = m_pareto->appliedGates();
   in.verdicts = m_pareto->verdicts();
-  return qf::ui::exportReviewReport(in, path, pages, pageText);
+  return qf::ui::exportReviewReport(in, path, pages, pageText, brokenHeaders);
 }
 
 void MainWindow::exportDataInteractive() {

@@ -84,9 +84,11 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   const Json* b = JsonReader::find(j, "batch");
   if (!b) return r.missing(p, "batch", "object");
   const std::string bp = child(p, "batch");
-  if (auto e = r.object(*b, bp, "batch", {"min", "max"})) return e;
+  if (auto e = r.object(*b, bp, "batch", {"min", "max", "at"})) return e;
   if (auto e = r.readNumber(s.batchMin, *b, bp, "min")) return e;
   if (auto e = r.readNumber(s.batchMax, *b, bp, "max")) return e;
+  s.batchAt = 0;
+  if (auto e = r.readInteger(s.batchAt, *b, bp, "at", false, 0, kMaxTokens)) return e;
   if (s.batchMin < 1) return r.error(child(bp, "min"), "min", "batch sizes start at 1");
   if (s.batchMax < s.batchMin) {
     return r.error(child(bp, "max"), "max", "must be at least the batch minimum");

@@ -77,6 +77,7 @@ std::optional<Error> checkScenario(const ScenarioSpec& s) {
   const std::string bp = child(p, "batch");
   if (auto e = finite(s.batchMin, bp, "min")) return e;
   if (auto e = finite(s.batchMax, bp, "max")) return e;
+  if (auto e = inRange(s.batchAt, bp, "at", 0, kMaxTokens)) return e;
   if (s.batchMin < 1) return at(child(bp, "min"), "min", "batch sizes start at 1");
   if (s.batchMax < s.batchMin) {
     return at(child(bp, "max"), "max", "must be at least the batch minimum");

@@ -85,6 +85,7 @@ J scenarioJson(const ScenarioSpec& s) {
   J batch = J::object();
   batch["min"] = s.batchMin;
   batch["max"] = s.batchMax;
+  if (s.batchAt > 0) batch["at"] = s.batchAt;
   j["batch"] = batch;
   return j;
 }

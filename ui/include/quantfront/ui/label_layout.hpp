@@ -50,6 +50,10 @@ class PlotLabels {
   [[nodiscard]] std::vector<QRectF> placedBoxes() const;
   /// Labels left out for want of room at the last layout.
   [[nodiscard]] int hiddenCount() const;
+  /// The texts of the labels shown, in the order of placedBoxes (tests).
+  [[nodiscard]] std::vector<QString> placedTexts() const;
+  /// Whether `item` (one of this plot's labels) found a place at the last layout.
+  [[nodiscard]] bool isPlaced(const QCPItemText* item) const;
   [[nodiscard]] int count() const { return static_cast<int>(m_labels.size()); }
 
  private:

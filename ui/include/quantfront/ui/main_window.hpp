@@ -107,9 +107,10 @@ class MainWindow : public QMainWindow {
   /// report PDF. Returns an error message naming `path` or the view, empty on success.
   QString exportView(const QString& view, const QString& path, int widthPx, int heightPx);
   /// Writes the review report (review_report.hpp) of the session as it stands to `path`;
-  /// `pageText` (when given) receives what each page says.
+  /// `pageText` (when given) receives what each page says, `brokenHeaders` the table header
+  /// words a column was too narrow for.
   QString exportReviewReport(const QString& path, int* pages = nullptr,
-                             QStringList* pageText = nullptr);
+                             QStringList* pageText = nullptr, QStringList* brokenHeaders = nullptr);
   /// Loads a Hugging Face config.json as the scenario's model (an undoable edit). On error
   /// shows it (a message box unless `quiet`) and keeps the current model. True on success.
   bool openModelConfig(const QString& path, bool quiet = false);

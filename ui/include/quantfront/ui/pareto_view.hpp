@@ -20,6 +20,15 @@ class QTableWidget;
 
 namespace qf::ui {
 
+/// The uncertain band's legend entry: its name and, on a second line, what it means.
+inline constexpr char kUncertainBandName[] =
+    "uncertain band (95% intervals)\n  inside: not clearly dominated, within the uncertainty";
+
+/// The legend labels of the colour quintiles, each "lo – hi" (or one value when lo == hi),
+/// ranges in increasing order: to the fewest significant digits, at least three, at which no
+/// range's ends read alike and no range's end reads like the next range's start.
+QStringList colourBinLabels(const std::vector<std::pair<double, double>>& ranges);
+
 /// Scatter of two objectives with the frontier classification.
 class ParetoPlot : public QCustomPlot {
   Q_OBJECT
@@ -53,7 +62,7 @@ class ParetoPlot : public QCustomPlot {
   /// setData as translucent areas behind the points; empty: none.
   void setUncertainBands(std::vector<UncertainBand> bands) { m_bands = std::move(bands); }
   /// The band areas the last setData drew, one per model group; the first carries the legend
-  /// entry "uncertain band (95% intervals)".
+  /// entry kUncertainBandName.
   [[nodiscard]] const std::vector<QCPCurve*>& bandCurves() const { return m_bandCurves; }
 
  signals:
@@ -127,6 +136,9 @@ class ParetoView : public QWidget {
   };
 
   explicit ParetoView(QWidget* parent = nullptr);
+  /// Silences the rows' editors first: closing a shown view takes the focus from a metric
+  /// picker, whose "editing finished" would otherwise reach this view's members destroyed.
+  ~ParetoView() override;
   /// Shows `cands`; keeps the objective and gate rows (metrics no candidate carries are marked).
   void setCandidates(const std::vector<Candidate>& cands);
   /// Objective rows (x, y, then further objectives) and gate rows, one per gate; a text holding

@@ -25,7 +25,11 @@ QPen schemePen(const QString& schemeId, double width = 2.2);
 QFont plotFont(int pointSize = 10);
 /// Applies the house style to a plot (background, grid, fonts, legend).
 void applyPlotStyle(QCustomPlot* plot);
-/// The plot's title row: `title` when it exists, else a new one above the axes.
+/// A row of text for a plot's layout (a title, a warning) that wraps at the width the plot
+/// gives it rather than widening the layout past the plot's edges.
+QCPTextElement* newPlotTextRow(QCustomPlot* plot, const QFont& font);
+/// The plot's title row: `title` when it exists, else a new one (a newPlotTextRow) above the
+/// axes.
 QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title);
 
 /// The print theme for the lifetime of the object: the house style's white background, fonts

@@ -16,8 +16,9 @@ class StepTimePlot : public QCustomPlot {
   Q_OBJECT
  public:
   explicit StepTimePlot(QWidget* parent = nullptr);
-  /// Redraws from a report whose points span [batchMin, batchMax].
-  void setReport(const EngineReport& report, double batchMin, double batchMax);
+  /// Redraws from a report whose points span [batchMin, batchMax]; `batchAt` (the batch the
+  /// deployment runs at, 0: none) is marked by a vertical line labelled "B = N".
+  void setReport(const EngineReport& report, double batchMin, double batchMax, double batchAt = 0);
   /// Graphs that are scheme curves (excludes floors and markers).
   [[nodiscard]] int schemeCurveCount() const { return m_schemeCurves; }
   [[nodiscard]] int crossoverMarkerCount() const { return m_crossoverMarkers; }
@@ -32,11 +33,39 @@ class StepTimePlot : public QCustomPlot {
   /// The hover read-out at batch `b`: "B = …" and each scheme's modelled step time there
   /// (from the engine's curve, not from the drawn vertices).
   [[nodiscard]] QString readoutAt(double b) const;
+  /// The batch marked "B = N" by the last setReport; 0 when none is drawn (none set, or
+  /// outside the plotted range).
+  [[nodiscard]] double markedBatch() const { return m_markedBatch; }
+  /// Whether the crossovers are listed beside the plot at the last layout (their names found
+  /// no room on the curves: each marker then carries its number in the list).
+  [[nodiscard]] bool crossoverListShown() const { return m_listShown; }
+  /// The list beside the plot: a heading, then one line per crossover in the plotted range,
+  /// numbered along the batch axis.
+  [[nodiscard]] QString crossoverListText() const;
+
+ protected:
+  /// Lays the plot out with the crossovers named on their curves, and again with them listed
+  /// beside the plot when a name found no room.
+  void updateLayout() override;
 
  private:
+  /// A crossover's label: its full text on the curve, its number when listed.
+  struct CrossoverLabel {
+    QCPItemText* item = nullptr;
+    QString text, number, listLine;
+  };
   void onMouseMove(QMouseEvent* event);
   void clearOverlay();
+  /// The crossovers inside [batchMin, batchMax]: a marker each, and a label naming both
+  /// schemes, numbered along the batch axis for the list.
+  void drawCrossovers(const EngineReport& report, double batchMin, double batchMax);
+  /// Moves the crossover names between their curves and the list beside the plot.
+  void showCrossoverList(bool on);
   PlotLabels m_labels;
+  std::vector<CrossoverLabel> m_crossoverLabels;
+  QCPTextElement* m_crossoverList = nullptr;
+  bool m_listShown = false;
+  double m_markedBatch = 0;
   std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
   QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
@@ -67,8 +96,11 @@ class ThroughputPlot : public QCustomPlot {
   Q_OBJECT
  public:
   explicit ThroughputPlot(QWidget* parent = nullptr);
-  void setReport(const EngineReport& report, double batchMin, double batchMax);
+  /// Redraws as StepTimePlot::setReport does, with `batchAt` marked the same way.
+  void setReport(const EngineReport& report, double batchMin, double batchMax, double batchAt = 0);
   [[nodiscard]] int schemeCurveCount() const { return m_schemeCurves; }
+  /// As StepTimePlot::markedBatch.
+  [[nodiscard]] double markedBatch() const { return m_markedBatch; }
   /// The capacity labels, placed without overlaps.
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
 
@@ -76,6 +108,7 @@ class ThroughputPlot : public QCustomPlot {
   PlotLabels m_labels;
   QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
+  double m_markedBatch = 0;
   QCPTextElement* m_title = nullptr;
 };
 
@@ -101,5 +134,20 @@ QString crossoverText(const CrossoverReport& c);
 /// one sequence's KV): "bf16 does not fit: weights need 140.2 GiB per GPU, have 67.6 GiB
 /// (...)". Empty when every scheme fits.
 QString fitWarning(const EngineReport& r);
+
+/// One scheme at the batch a deployment runs at (ScenarioSpec::batchAt): the engine's step
+/// time and throughput there, and whether the weights plus the KV cache of `batch` sequences
+/// at the scenario's context (its max model length when the context is off) fit the memory
+/// budget, per GPU (the capacity's budget and weights; the model's KV bytes per sequence).
+struct SchemeAtBatch {
+  double batch = 0;
+  double stepMs = 0;
+  double tokensPerS = 0;
+  double kvGib = 0;      ///< KV of `batch` sequences, GiB per GPU
+  double neededGib = 0;  ///< weights + kvGib
+  double budgetGib = 0;
+  bool fits = false;
+};
+SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double batch);
 
 }  // namespace qf::ui

@@ -6,9 +6,9 @@
 /// (2) step time vs batch; (3) throughput and KV capacity; (4) serving: imported runs against
 /// offered load, batch-1 beside saturated, with generated length and the modelled capacity;
 /// (5) the Pareto frontier; (6) the candidates with gates and verdicts, and the provenance of
-/// every number; (7) cost per deployment use case, per scheme and per candidate; (8) measured
-/// vs model, when the session has kernel measurements.
-/// The plots are the window's own, drawn in the print theme; every number comes from core.
+/// their figures, one row per evidence file; (7) cost per deployment use case, per scheme and per
+/// candidate; (8) measured vs model, when the session has kernel measurements. The plots are the
+/// window's own, drawn in the print theme; every number comes from core.
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
@@ -52,14 +52,16 @@ struct ReviewReportInputs {
 /// are summarised by verdict in one line, so the report stays a few pages at any size.
 inline constexpr std::size_t kMaxReportCandidates = 100;
 
-/// Writes the report as PDF to `out`; `pages` (when given) receives the page count and
-/// `pageText` what each page says (headings, text, table rows with cells joined by " | ").
+/// Writes the report as PDF to `out`; `pages` (when given) receives the page count,
+/// `pageText` what each page says (headings, text, table rows with cells joined by " | ") and
+/// `brokenHeaders` the table header words a column was too narrow for (each column is made
+/// as wide as its header's longest word, so none while the page has the room).
 /// Returns an error message, empty on success.
 QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pages = nullptr,
-                          QStringList* pageText = nullptr);
+                          QStringList* pageText = nullptr, QStringList* brokenHeaders = nullptr);
 
 /// Writes the report to `path` (.pdf) atomically. Returns an error naming `path`, or empty.
 QString exportReviewReport(const ReviewReportInputs& in, const QString& path, int* pages = nullptr,
-                           QStringList* pageText = nullptr);
+                           QStringList* pageText = nullptr, QStringList* brokenHeaders = nullptr);
 
 }  // namespace qf::ui

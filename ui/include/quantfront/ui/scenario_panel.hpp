@@ -1,6 +1,7 @@
 #pragma once
 /// The scenario panel: model, GPU and count, schemes (uniform and one mixed per layer kind),
-/// batch range, KV dtype, max model length, memory utilisation and reserve, context.
+/// batch range and the batch run at, KV dtype, max model length, memory utilisation and reserve,
+/// context.
 #include <QString>
 #include <QTimer>
 #include <QWidget>
@@ -116,16 +117,16 @@ class ScenarioPanel : public QWidget {
   QComboBox* m_model = nullptr;
   QComboBox* m_gpu = nullptr;
   QSpinBox* m_tp = nullptr;
-  QCheckBox* m_datasheet = nullptr;
-  QSpinBox* m_inputLen = nullptr;   ///< static batch prompt tokens, 0: off
-  QSpinBox* m_outputLen = nullptr;  ///< static batch output tokens, 0: off  ///< the ideal roofline
-                                    ///< instead of the calibrated constants
+  QCheckBox* m_datasheet = nullptr;  ///< the ideal roofline instead of the calibrated constants
+  QSpinBox* m_inputLen = nullptr;    ///< static batch prompt tokens, 0: off
+  QSpinBox* m_outputLen = nullptr;   ///< static batch output tokens, 0: off
   QListWidget* m_schemes = nullptr;
   QComboBox* m_mixedLinear = nullptr;
   QComboBox* m_mixedMoe = nullptr;
   QComboBox* m_mixedLmHead = nullptr;
   QSpinBox* m_batchMin = nullptr;
   QSpinBox* m_batchMax = nullptr;
+  QSpinBox* m_batchAt = nullptr;  ///< the batch marked on the plots, 0: off
   QSpinBox* m_maxModelLen = nullptr;
   QComboBox* m_kvDtype = nullptr;
   QDoubleSpinBox* m_memUtil = nullptr;

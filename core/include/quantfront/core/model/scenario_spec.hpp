@@ -26,6 +26,9 @@ struct ScenarioSpec {
   std::string mixedLinear, mixedMoe, mixedLmHead;
   double batchMin = 1;
   double batchMax = 1024;
+  /// The batch a deployment runs at: the plots mark it and the Schemes table gives each
+  /// candidate's step time, throughput and fit there; 0: none.
+  std::int64_t batchAt = 0;
   std::int64_t maxModelLen = 8192;
   std::string kvDtype = "bf16";  ///< bf16 | fp8
   double memUtil = 0.92;

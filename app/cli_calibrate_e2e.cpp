@@ -1,6 +1,5 @@
 // qfront calibrate POINTS.csv: the model's real-GPU constants fitted to end-to-end
 // measurements (docs/model.md, "Calibration from end-to-end measurements").
-#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -10,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/core/base/json_io.hpp>
-#include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
 
 #include "cli.hpp"
 
@@ -117,65 +116,31 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
 
 namespace {
 
-/// One point's prediction beside its measurement.
-struct CheckedPoint {
-  const PreparedPoint* point = nullptr;
-  IntervalEstimate predicted;
-  [[nodiscard]] double errorPct() const {
-    return 100.0 * (predicted.value / point->point.value - 1.0);
-  }
-  [[nodiscard]] bool hasInterval() const { return predicted.high > predicted.low; }
-  [[nodiscard]] bool inside() const {
-    return point->point.value >= predicted.low && point->point.value <= predicted.high;
-  }
-};
-
-/// Median |error|, interval coverage and extrapolations over a group of points.
-struct CheckSummary {
-  int points = 0, withInterval = 0, inside = 0, extrapolated = 0;
-  double medianAbsErrorPct = 0, medianErrorPct = 0;
-};
-
-CheckSummary summarize(const std::vector<const CheckedPoint*>& rows) {
-  CheckSummary s;
-  std::vector<double> absErr, err;
-  for (const auto* r : rows) {
-    ++s.points;
-    absErr.push_back(std::abs(r->errorPct()));
-    err.push_back(r->errorPct());
-    if (r->hasInterval()) {
-      ++s.withInterval;
-      if (r->inside()) ++s.inside;
-    }
-    if (r->predicted.extrapolated) ++s.extrapolated;
-  }
-  if (!absErr.empty()) {
-    s.medianAbsErrorPct = medianOf(absErr);
-    s.medianErrorPct = medianOf(err);
-  }
-  return s;
-}
-
 /// Latency-like metrics (smaller is better) against throughputs.
 bool isThroughput(E2eMetric m) {
   return m == E2eMetric::OutputTokS || m == E2eMetric::TotalTokS;
 }
 
-Json summaryJson(const CheckSummary& s) {
-  return {{"points", s.points},
-          {"median_abs_error_pct", s.medianAbsErrorPct},
-          {"median_error_pct", s.medianErrorPct},
+/// The constants under check are E2eComparison's "calibrated" side (the datasheet's too with
+/// --datasheet).
+Json summaryJson(const std::vector<E2eComparison>& rows) {
+  const E2eErrorSummary s = summarizeE2e(rows);
+  return {{"points", rows.size()},
+          {"median_abs_error_pct", s.calibratedMedianPct},
+          {"median_error_pct", s.calibratedMedianSignedPct},
           {"with_interval", s.withInterval},
-          {"inside_interval", s.inside},
+          {"inside_interval", s.insideInterval},
           {"extrapolated", s.extrapolated}};
 }
 
-std::string summaryText(const CheckSummary& s) {
+std::string summaryText(const std::vector<E2eComparison>& rows) {
+  const E2eErrorSummary s = summarizeE2e(rows);
   std::ostringstream o;
-  o << s.points << " point" << (s.points == 1 ? "" : "s") << ", median |error| "
-    << num(s.medianAbsErrorPct, 3) << "% (median signed " << num(s.medianErrorPct, 3) << "%)";
+  o << rows.size() << " point" << (rows.size() == 1 ? "" : "s") << ", median |error| "
+    << num(s.calibratedMedianPct, 3) << "% (median signed " << num(s.calibratedMedianSignedPct, 3)
+    << "%)";
   if (s.withInterval > 0) {
-    o << ", " << s.inside << " of " << s.withInterval << " inside the 80% interval";
+    o << ", " << s.insideInterval << " of " << s.withInterval << " inside the 80% interval";
   }
   if (s.extrapolated > 0) o << ", " << s.extrapolated << " extrapolated";
   return o.str();
@@ -207,25 +172,17 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
   // The constants as any other prediction takes them: the GPU file's calibration, else the
   // catalog's bundled defaults, or the ideal roofline with --datasheet. Nothing is fitted.
   const Efficiency eff = scenarioEfficiency(*gpu, datasheet, cat);
-  std::vector<CheckedPoint> rows;
+  std::vector<E2eComparison> rows, latency, throughput;
+  std::map<std::string, std::vector<E2eComparison>> byMetric;
   for (const auto& pp : *prepared) {
-    CheckedPoint r;
-    r.point = &pp;
-    const MeasuredPoint& p = pp.point;
-    r.predicted = intervalFor([&pp](const Efficiency& e) { return predictPoint(pp, e); }, eff,
-                              eff.calibrationExtra, 0.8, p.batch, p.inputLen, p.outputLen);
-    if (!(r.predicted.value > 0)) {
-      return badInput(err, Error{file, p.origin, e2eMetricName(p.metric),
+    E2eComparison r = comparePoint(pp, eff, 0.8);
+    if (!(r.calibrated.value > 0)) {
+      return badInput(err, Error{file, pp.point.origin, e2eMetricName(pp.point.metric),
                                  "the model has no prediction for these conditions"});
     }
-    rows.push_back(r);
-  }
-  std::vector<const CheckedPoint*> all, latency, throughput;
-  std::map<std::string, std::vector<const CheckedPoint*>> byMetric;
-  for (const auto& r : rows) {
-    all.push_back(&r);
-    (isThroughput(r.point->point.metric) ? throughput : latency).push_back(&r);
-    byMetric[e2eMetricName(r.point->point.metric)].push_back(&r);
+    (isThroughput(pp.point.metric) ? throughput : latency).push_back(r);
+    byMetric[e2eMetricName(pp.point.metric)].push_back(r);
+    rows.push_back(std::move(r));
   }
   const std::string roofline = datasheet ? "datasheet" : "calibrated";
   if (format == "json") {
@@ -233,23 +190,22 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
     j["gpu"] = gpu->id.empty() ? gpu->name : gpu->id;
     j["roofline"] = roofline;
     j["constants_source"] = eff.source;
-    j["all"] = summaryJson(summarize(all));
-    j["latency"] = summaryJson(summarize(latency));
-    j["throughput"] = summaryJson(summarize(throughput));
+    j["all"] = summaryJson(rows);
+    j["latency"] = summaryJson(latency);
+    j["throughput"] = summaryJson(throughput);
     Json per = Json::object();
-    for (const auto& [name, group] : byMetric) per[name] = summaryJson(summarize(group));
+    for (const auto& [name, group] : byMetric) per[name] = summaryJson(group);
     j["by_metric"] = per;
     Json list = Json::array();
     for (const auto& r : rows) {
-      const MeasuredPoint& p = r.point->point;
-      list.push_back({{"origin", p.origin},
-                      {"metric", e2eMetricName(p.metric)},
-                      {"measured", p.value},
-                      {"predicted", r.predicted.value},
-                      {"low", r.predicted.low},
-                      {"high", r.predicted.high},
-                      {"error_pct", r.errorPct()},
-                      {"extrapolated", r.predicted.extrapolated}});
+      list.push_back({{"origin", r.point.origin},
+                      {"metric", e2eMetricName(r.point.metric)},
+                      {"measured", r.point.value},
+                      {"predicted", r.calibrated.value},
+                      {"low", r.calibrated.low},
+                      {"high", r.calibrated.high},
+                      {"error_pct", r.calibratedErrorPct()},
+                      {"extrapolated", r.calibrated.extrapolated}});
     }
     j["points"] = list;
     j["notes"] = notes;
@@ -264,19 +220,18 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
       << "80% interval" << std::setw(10) << "error %"
       << "\n";
   for (const auto& r : rows) {
-    const MeasuredPoint& p = r.point->point;
-    const std::string interval =
-        r.hasInterval() ? num(r.predicted.low, 4) + " - " + num(r.predicted.high, 4) : "-";
-    out << std::left << std::setw(28) << p.origin << std::setw(16) << e2eMetricName(p.metric)
-        << std::right << std::setw(13) << num(p.value, 5) << std::setw(13)
-        << num(r.predicted.value, 5) << std::setw(25) << interval << std::setw(10)
-        << num(r.errorPct(), 3) << (r.predicted.extrapolated ? "  (extrapolated)" : "") << "\n";
+    const IntervalEstimate& c = r.calibrated;
+    const std::string interval = c.high > c.low ? num(c.low, 4) + " - " + num(c.high, 4) : "-";
+    out << std::left << std::setw(28) << r.point.origin << std::setw(16)
+        << e2eMetricName(r.point.metric) << std::right << std::setw(13) << num(r.point.value, 5)
+        << std::setw(13) << num(c.value, 5) << std::setw(25) << interval << std::setw(10)
+        << num(r.calibratedErrorPct(), 3) << (c.extrapolated ? "  (extrapolated)" : "") << "\n";
   }
-  out << "\nall         " << summaryText(summarize(all)) << "\n";
-  if (!latency.empty()) out << "latency     " << summaryText(summarize(latency)) << "\n";
-  if (!throughput.empty()) out << "throughput  " << summaryText(summarize(throughput)) << "\n";
+  out << "\nall         " << summaryText(rows) << "\n";
+  if (!latency.empty()) out << "latency     " << summaryText(latency) << "\n";
+  if (!throughput.empty()) out << "throughput  " << summaryText(throughput) << "\n";
   for (const auto& [name, group] : byMetric) {
-    out << "  " << std::left << std::setw(16) << name << summaryText(summarize(group)) << "\n";
+    out << "  " << std::left << std::setw(16) << name << summaryText(group) << "\n";
   }
   return kExitOk;
 }

@@ -295,10 +295,6 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
                                                  const Catalog& cat) {
   std::vector<PreparedPoint> out;
   std::map<std::string, ModelArch> models;
-  auto lower = [](std::string s) {
-    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
   std::map<std::string, int> otherGpus;
   for (const auto& p : points) {
     auto bad = [&](const std::string& field, const std::string& msg) {
@@ -308,8 +304,7 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
     };
     // The point's GPU: the one the fit is for (by id, by the path given, or by a name the
     // catalog reads as that id), else another catalog GPU (left out), else an error.
-    const std::string g = lower(p.gpu);
-    if (g != lower(gpuArg) && !sameGpu(p.gpu, gpu.id, cat)) {
+    if (!sameIgnoringCase(p.gpu, gpuArg) && !sameGpu(p.gpu, gpu.id, cat)) {
       if (catalogGpuId(p.gpu, cat).empty()) {
         return bad("gpu", "'" + p.gpu + "' is neither --gpu nor a catalog GPU");
       }

@@ -202,6 +202,17 @@ double E2eComparison::calibratedErrorPct() const {
   return 100.0 * (calibrated.value / point.value - 1.0);
 }
 
+E2eComparison comparePoint(const PreparedPoint& pp, const Efficiency& eff, double level) {
+  const MeasuredPoint& p = pp.point;
+  E2eComparison row;
+  row.point = p;
+  row.datasheet = predictPoint(pp, Efficiency{});
+  row.calibrationSource = eff.source;
+  row.calibrated = intervalFor([&pp](const Efficiency& e) { return predictPoint(pp, e); }, eff,
+                               eff.calibrationExtra, level, p.batch, p.inputLen, p.outputLen);
+  return row;
+}
+
 std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& file,
                                            std::vector<std::string>& notes, const Catalog& cat,
                                            double level) {
@@ -228,14 +239,8 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
                       "; not compared");
       continue;
     }
-    const PreparedPoint& pp = prepared->front();
-    E2eComparison row;
-    row.point = p;
-    row.datasheet = predictPoint(pp, Efficiency{});
-    const Efficiency eff = scenarioEfficiency(*gpu, false, cat);
-    row.calibrationSource = eff.source;
-    row.calibrated = intervalFor([&pp](const Efficiency& e) { return predictPoint(pp, e); }, eff,
-                                 eff.calibrationExtra, level, p.batch, p.inputLen, p.outputLen);
+    E2eComparison row =
+        comparePoint(prepared->front(), scenarioEfficiency(*gpu, false, cat), level);
     if (!(row.datasheet > 0) || !(row.calibrated.value > 0)) {
       notes.push_back(p.origin + ": the model has no " + e2eMetricName(p.metric) +
                       " for these conditions; not compared");
@@ -248,10 +253,11 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
 
 E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows) {
   E2eErrorSummary out;
-  std::vector<double> ds, cal;
+  std::vector<double> ds, cal, signedCal;
   for (const auto& r : rows) {
     ds.push_back(std::abs(r.datasheetErrorPct()));
     cal.push_back(std::abs(r.calibratedErrorPct()));
+    signedCal.push_back(r.calibratedErrorPct());
     if (r.calibrated.high > r.calibrated.low) {
       ++out.withInterval;
       if (r.point.value >= r.calibrated.low && r.point.value <= r.calibrated.high)
@@ -261,6 +267,7 @@ E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows) {
   }
   out.datasheetMedianPct = ds.empty() ? 0 : medianOf(ds);
   out.calibratedMedianPct = cal.empty() ? 0 : medianOf(cal);
+  out.calibratedMedianSignedPct = signedCal.empty() ? 0 : medianOf(signedCal);
   return out;
 }
 

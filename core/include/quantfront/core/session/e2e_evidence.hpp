@@ -64,6 +64,9 @@ struct E2eComparison {
   [[nodiscard]] double calibratedErrorPct() const;
 };
 
+/// One prepared point beside the datasheet roofline and `eff` (with its `level` interval).
+E2eComparison comparePoint(const PreparedPoint& pp, const Efficiency& eff, double level = 0.8);
+
 /// Every measured point of `measuredPointsFromSession` compared with the model; a point the
 /// model cannot price gets a line in `notes` (as do the runs left out). `level` is the
 /// interval's confidence.
@@ -77,6 +80,7 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
 struct E2eErrorSummary {
   double datasheetMedianPct = 0;
   double calibratedMedianPct = 0;
+  double calibratedMedianSignedPct = 0;  ///< the median of (model / measured − 1) × 100
   int insideInterval = 0;
   int withInterval = 0;  ///< rows whose calibrated prediction has an interval
   int extrapolated = 0;

@@ -792,16 +792,24 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
   if (auto e = checkIdentifiable(normal, params, inverse, source)) return *e;
   E2eFit fit;
   fit.dof = static_cast<int>(n - p);
-  // Residual scale: weighted RMS over the degrees of freedom (the robust MAD scale when no
-  // degree of freedom is left).
-  double ss = 0, sw = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    ss += w[i] * r[i] * r[i];
-    sw += w[i];
+  // Residual scale: the MAD scale, 1.4826 × median |r|, the same robust scale the Huber
+  // weights were cut at, times sqrt(n / dof) for the constants fitted to these very points
+  // (docs/model.md, Intervals). The Huber-weighted RMS is the fallback when more than half
+  // the points are fitted exactly (MAD zero).
+  if (fit.dof > 0) {
+    std::vector<double> absr(n);
+    double ss = 0, sw = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      absr[i] = std::abs(r[i]);
+      ss += w[i] * r[i] * r[i];
+      sw += w[i];
+    }
+    const double dofCorrection = std::sqrt(static_cast<double>(n) / fit.dof);
+    const double mad = 1.4826 * medianOf(absr);
+    fit.sigmaLog = mad > 0 ? mad * dofCorrection
+                           : std::sqrt(ss / static_cast<double>(fit.dof) * static_cast<double>(n) /
+                                       std::max(sw, 1e-12));
   }
-  fit.sigmaLog = fit.dof > 0 ? std::sqrt(ss / static_cast<double>(fit.dof) *
-                                         static_cast<double>(n) / std::max(sw, 1e-12))
-                             : 0.0;
   // Covariance of the ln-constants: σ²·(JᵀWJ)⁻¹ (unscale the inverse).
   fit.covariance.assign(p * p, 0.0);
   for (std::size_t a = 0; a < p; ++a)

@@ -108,6 +108,9 @@ TEST_CASE("a robust fit shrugs off a few wild points", "[calibration][e2e]") {
   CHECK(constantOf(*fit, "overhead_ms") == Approx(3.0).epsilon(0.03));
   CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(0.85).epsilon(0.03));
   CHECK(fit->residuals[40].weight < 0.2);
+  // Nor do they widen every interval: the residual scale is the noise's (a weighted RMS would
+  // come out about twice as large, 0.0099, from the three points alone).
+  CHECK(fit->sigmaLog == Approx(0.005).epsilon(0.3));
 }
 
 TEST_CASE("a fit the points cannot determine is refused", "[calibration][e2e]") {

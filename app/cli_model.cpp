@@ -68,6 +68,8 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --compute-eff K=X,...  achieved fraction of the tensor peak per path (bf16, fp16, fp8, int8,
                          fp4) or per scheme id (a scheme's value wins over its path's); (0, 1.5]
   --dequant-s-per-weight S=X,...   measured dequant seconds per weight of scheme S (replaces c/D)
+  --kernel-bw-eff S=X,...  fraction of the achieved bandwidth scheme S's decode kernel reaches
+                         reading its weights (default 1, or calibration.kernel_bandwidth_efficiency)
                          Flags override the GPU file's calibration block; every output says
                          which values were used (JSON "efficiency", table line, CSV columns).
   --format table|csv|json   output format (default table)
@@ -106,6 +108,8 @@ std::string efficiencySummary(const Efficiency& e) {
   o << ", dequant";
   if (e.dequantSPerWeight.empty()) o << " c/D";
   for (const auto& [k, v] : e.dequantSPerWeight) o << " " << k << " " << v << " s/weight";
+  if (!e.kernelBandwidthEff.empty()) o << ", kernel bandwidth";
+  for (const auto& [k, v] : e.kernelBandwidthEff) o << " " << k << " x" << v;
   return o.str();
 }
 
@@ -290,12 +294,14 @@ std::optional<int> keyedValues(const std::string& text, const char* field, bool 
 /// Efficiency flags override the GPU file's calibration block, value by value; 0, or the exit
 /// status of a bad flag (printed on `err`).
 struct EfficiencyFlags {
-  std::optional<std::string> overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost;
+  std::optional<std::string> overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost,
+      kernelBwEff;
 };
 
 int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Catalog& cat,
                          std::ostream& err) {
-  const auto& [overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost] = given;
+  const auto& [overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost,
+               kernelBwEff] = given;
   std::vector<std::string> used;
   for (auto [text, dst, flag, max] :
        {std::tuple{&seqOverheadUs, &e.seqOverheadUs, "seq-overhead-us", kMaxSeqOverheadUs},
@@ -337,6 +343,13 @@ int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Cata
       return *rcD;
     }
     used.push_back("--dequant-s-per-weight");
+  }
+  if (kernelBwEff) {
+    if (auto rcK = keyedValues(*kernelBwEff, "kernel-bw-eff", true, 0, true, kMaxEfficiency,
+                               e.kernelBandwidthEff, cat, err)) {
+      return *rcK;
+    }
+    used.push_back("--kernel-bw-eff");
   }
   if (!used.empty()) {
     std::string flags;
@@ -430,6 +443,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--allreduce-us", &effFlags.allreduceUs},
       {"--compute-eff", &effFlags.computeEff},
       {"--dequant-s-per-weight", &effFlags.dequantCost},
+      {"--kernel-bw-eff", &effFlags.kernelBwEff},
       {"--input-len", &inputLen},
       {"--output-len", &outputLen},
       {"--interval", &intervalOpt}};

@@ -338,11 +338,34 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
     CHECK(t.out.find("efficiency  flags --compute-eff: overhead 0 ms, bandwidth x1, compute bf16 "
                      "x0.74, dequant c/D") != std::string::npos);
   }
+  {
+    // --kernel-bw-eff: W4A16's kernel reads its weights at half the bandwidth; bf16 keeps it.
+    const auto r =
+        qfront({"model", m, model, g, "a100-80gb", "--scheme", "bf16,w4a16-g128", "--batch", "1",
+                "--kernel-bw-eff", "w4a16-g128=0.5", "--datasheet", "--format", "json"});
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j["efficiency"]["kernel_bandwidth_efficiency"]["w4a16-g128"] == 0.5);
+    CHECK(j["efficiency"]["source"] == "flags --kernel-bw-eff");
+    CHECK(j["schemes"][1]["kinds"][0]["kernel_bandwidth_efficiency"] == 0.5);
+    CHECK(j["schemes"][0]["points"][0]["step_ms"].get<double>() ==
+          Approx(2 * w / 2.039e12 * 1e3).epsilon(1e-9));
+    CHECK(j["schemes"][1]["points"][0]["step_ms"].get<double>() ==
+          Approx(w * 4.125 / 8 / (0.5 * 2.039e12) * 1e3).epsilon(1e-9));
+    const auto t = qfront({"model", m, model, g, "a100-80gb", "--scheme", "w4a16-g128", "--batch",
+                           "1", "--kernel-bw-eff", "w4a16-g128=0.5", "--datasheet"});
+    REQUIRE(t.rc == 0);
+    CHECK(t.out.find("kernel bandwidth w4a16-g128 x0.5") != std::string::npos);
+  }
   struct Case {
     std::vector<std::string> args;
     std::vector<std::string> mustMention;
   };
   const std::vector<Case> bad = {
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--kernel-bw-eff", "w4a16-g128=0"},
+       {"kernel-bw-eff"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--kernel-bw-eff", "fp8=0.5"},
+       {"kernel-bw-eff", "fp8"}},
       {{"model", m, "llama-3-8b", g, data("gpu_bad_calibration.json")},
        {"gpu_bad_calibration.json", "calibration.bandwidth_efficiency"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--bw-eff", "0"}, {"bw-eff"}},

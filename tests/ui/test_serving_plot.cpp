@@ -430,6 +430,13 @@ TEST_CASE("serving plot: an overtake of the bundled sweep is marked and named",
                                           .arg(QString::fromStdString(o.ahead),
                                                QString::fromStdString(o.behind),
                                                QString::number(o.load, 'g', 3)));
-    CHECK(o.load > 16);  // past the highest finite rate the sweep offered
+    // Between two finite rates of the grid, never at the saturated end.
+    CHECK(o.load > 1);
+    CHECK(std::isfinite(o.load));
+    // Under load FP8 runs ahead of W4A16 on an H100 (arXiv:2411.02355 measures W8A8-FP8 at
+    // 1.77x and W4A16 at 1.55x BF16's asynchronous throughput), never the reverse.
+    const bool w4Behind = o.behind.find("w4a16") != std::string::npos;
+    const bool fp8Ahead = o.ahead.find("FP8") != std::string::npos;
+    CHECK((w4Behind && fp8Ahead));
   }
 }

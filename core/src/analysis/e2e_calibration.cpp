@@ -408,6 +408,7 @@ std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const P
         << e.allreduceLatencyUs;
     for (const auto& [k, v] : e.computeEff) key << "/" << k << "=" << v;
     for (const auto& [k, v] : e.dequantSPerWeight) key << "/" << k << "=" << v;
+    for (const auto& [k, v] : e.kernelBandwidthEff) key << "/bw:" << k << "=" << v;
     auto it = curves.find(key.str());
     if (it == curves.end()) {
       Scenario t = s;

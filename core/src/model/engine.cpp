@@ -60,6 +60,10 @@ std::optional<Error> validateScenario(const Scenario& s) {
     if (!(v > 0 && v <= kMaxEfficiency))
       return bad("compute-eff", "efficiency of " + key + " must be in (0, 1.5]");
   }
+  for (const auto& [key, v] : e.kernelBandwidthEff) {
+    if (!(v > 0 && v <= kMaxEfficiency))
+      return bad("kernel-bw-eff", "kernel bandwidth efficiency of " + key + " must be in (0, 1.5]");
+  }
   for (const auto& [key, v] : e.dequantSPerWeight) {
     if (!(v >= 0 && v <= kMaxDequantSPerWeight)) {
       return bad("dequant-s-per-weight",
@@ -94,6 +98,12 @@ std::optional<double> Efficiency::dequantFor(const std::string& schemeId) const 
   return std::nullopt;
 }
 
+std::optional<double> Efficiency::kernelBandwidthFor(const std::string& schemeId) const {
+  if (const auto it = kernelBandwidthEff.find(schemeId); it != kernelBandwidthEff.end())
+    return it->second;
+  return std::nullopt;
+}
+
 Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   Efficiency e;
   if (!gpu.calibration) return e;
@@ -104,6 +114,7 @@ Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   e.allreduceLatencyUs = c.allreduceLatencyUs.value_or(0.0);
   e.computeEff = c.computeEfficiency;
   e.dequantSPerWeight = c.dequantSPerWeight;
+  e.kernelBandwidthEff = c.kernelBandwidthEfficiency;
   e.source = "calibration" + (c.source.empty() ? std::string() : " (" + c.source + ")");
   e.calibrationExtra = c.extraJson;
   return e;
@@ -402,6 +413,9 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     if (!measured && k.fallback) measured = eff.dequantFor(k.runsAs);
     k.dequantMeasured = measured.has_value();
     k.dequantSPerWeight = measured ? *measured : k.effectiveC / issue;
+    auto kbe = eff.kernelBandwidthFor(k.scheme.id);
+    if (!kbe && k.fallback) kbe = eff.kernelBandwidthFor(k.runsAs);
+    k.kernelBandwidthEff = kbe.value_or(1.0);
     const double peak = k.peakFlopsPerS;
     const double deq = k.dequantSPerWeight;
     const double b = k.bytesPerWeight;
@@ -423,7 +437,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     }
     k.present = (w0 + wE) > 0;
     if (!k.present) continue;
-    k.memS = Affine{w0 * b / beta / tp, 0.0, wE * b / beta / tp};
+    const double kernelBeta = beta * k.kernelBandwidthEff;
+    k.memS = Affine{w0 * b / kernelBeta / tp, 0.0, wE * b / kernelBeta / tp};
     k.mmaSPerSeq = 2.0 * active / peak / tp;
     k.compS = Affine{w0 * deq / tp, k.mmaSPerSeq, wE * deq / tp};
     k.dequantS = (w0 + wE * curve.routing.experts) * deq / tp;
@@ -640,7 +655,8 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
     sr.bitsPerWeight = cand.mixed() && stored > 0 ? bits / stored : lin.bytesPerWeight * 8.0;
     sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
     {
-      const double beta = s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff;
+      const double beta =
+          s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff * lin.kernelBandwidthEff;
       const double ridge =
           (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
       if (ridge > 0) sr.ridgeBatch = ridge;
@@ -769,7 +785,9 @@ Json reportToJson(const EngineReport& r) {
         {"allreduce_latency_us", e.allreduceLatencyUs},
         {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
         {"dequant_s_per_weight",
-         e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)}};
+         e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)},
+        {"kernel_bandwidth_efficiency",
+         e.kernelBandwidthEff.empty() ? Json::object() : Json(e.kernelBandwidthEff)}};
   }
   j["scenario"] = {{"tp", s.tp},
                    {"max_model_len", s.maxModelLen},
@@ -811,6 +829,7 @@ Json reportToJson(const EngineReport& r) {
                        {"compute_efficiency", k.computeEff},
                        {"dequant_s_per_weight", k.dequantSPerWeight},
                        {"dequant_source", k.dequantMeasured ? "measured" : "c/D"},
+                       {"kernel_bandwidth_efficiency", k.kernelBandwidthEff},
                        {"weights_stored", k.weightsStored}});
     }
     o["kinds"] = kinds;

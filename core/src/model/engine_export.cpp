@@ -36,12 +36,15 @@ std::string engineCsvText(const EngineReport& r) {
   const Efficiency& e = r.scenario.efficiency;
   const std::string source = csvField(e.source);
   for (const auto& s : r.schemes) {
-    const double eta = s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].computeEff;
+    const KindTerm& lin = s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)];
+    const double eta = lin.computeEff;
+    // The bandwidth fraction this scheme's weights stream at (η_β × its kernel's η_k).
+    const double bw = e.bandwidthEff * lin.kernelBandwidthEff;
     for (std::size_t i = 0; i < s.points.size(); ++i) {
       const auto& p = s.points[i];
       out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS
-          << "," << boundName(p.bound) << "," << eta << "," << e.bandwidthEff << "," << e.overheadMs
-          << "," << source;
+          << "," << boundName(p.bound) << "," << eta << "," << bw << "," << e.overheadMs << ","
+          << source;
       if (e2e && i < s.e2e.size()) {
         const auto& x = s.e2e[i];
         out << "," << x.inputLen << "," << x.outputLen << "," << x.ttftMs << ",";

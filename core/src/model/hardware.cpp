@@ -88,6 +88,13 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
     if (auto e = ranged(x, "calibration.compute_efficiency." + key, 0, true, kMaxEfficiency))
       return e;
   }
+  for (const auto& [key, x] : c.kernelBandwidthEfficiency) {
+    if (key.empty())
+      return Error{"", base + "/kernel_bandwidth_efficiency", "calibration", "empty key"};
+    if (auto e =
+            ranged(x, "calibration.kernel_bandwidth_efficiency." + key, 0, true, kMaxEfficiency))
+      return e;
+  }
   for (const auto& [key, x] : c.dequantSPerWeight) {
     if (key.empty()) return Error{"", base + "/dequant_s_per_weight", "calibration", "empty key"};
     if (auto e =
@@ -256,6 +263,9 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
     } else if (key == "dequant_s_per_weight") {
       if (auto e = numberMap(v, ptr, field, 0, false, kMaxDequantSPerWeight, c.dequantSPerWeight))
         return *e;
+    } else if (key == "kernel_bandwidth_efficiency") {
+      if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.kernelBandwidthEfficiency))
+        return *e;
     } else if (key == "residuals" && !v.is_object() && !v.is_null()) {
       return rd.error(ptr, field, std::string("expected an object, found ") + v.type_name());
     } else {
@@ -276,6 +286,8 @@ Json gpuCalibrationToJson(const GpuCalibration& c) {
   if (c.allreduceLatencyUs) j["allreduce_latency_us"] = *c.allreduceLatencyUs;
   if (!c.computeEfficiency.empty()) j["compute_efficiency"] = c.computeEfficiency;
   if (!c.dequantSPerWeight.empty()) j["dequant_s_per_weight"] = c.dequantSPerWeight;
+  if (!c.kernelBandwidthEfficiency.empty())
+    j["kernel_bandwidth_efficiency"] = c.kernelBandwidthEfficiency;
   return j;
 }
 

@@ -612,6 +612,42 @@ TEST_CASE("efficiencies and overhead scale the terms, crossovers stay exact",
   CHECK(*crossing(*rep3, "bf16", "w4a16-g128") == Approx(*x2).epsilon(1e-12));
 }
 
+TEST_CASE("a kernel's bandwidth efficiency slows its weight read, not its math",
+          "[engine][efficiency]") {
+  // Llama-2-7B on an A100: W4A16's kernel reads its weights at η_k = 0.5 of η_β·β.
+  Scenario s = llama2On("a100-80gb", 0);
+  const double w = countParams(s.model).streamed();
+  const double beta = 2.039e12, peak = 312e12, d = 19.5e12 / 2;
+  s.efficiency.bandwidthEff = 0.8;
+  s.efficiency.kernelBandwidthEff = {{"w4a16-g128", 0.5}};
+  const std::vector<double> batches{1, 1024};
+  auto rep = runEngine(s, {uniform("bf16"), uniform("w4a16-g128"), uniform("nvfp4")}, batches);
+  REQUIRE(rep.ok());
+  const auto& bf16 = byId(*rep, "bf16");
+  const auto& w4 = byId(*rep, "w4a16-g128");
+  // B = 1: W4A16 on its memory floor at 0.5·0.8·β; bf16 keeps 0.8·β.
+  CHECK(w4.points[0].stepMs == Approx(w * 4.125 / 8 / (0.5 * 0.8 * beta) * 1e3).epsilon(1e-9));
+  CHECK(w4.memoryFloorMs == Approx(w * 4.125 / 8 / (0.4 * beta) * 1e3).epsilon(1e-9));
+  CHECK(bf16.points[0].stepMs == Approx(2 * w / (0.8 * beta) * 1e3).epsilon(1e-9));
+  // B = 1024: compute-bound, c/D plus the mma, as without η_k.
+  CHECK(w4.points[1].stepMs == Approx((2 * w / d + 2 * w * 1024 / peak) * 1e3).epsilon(1e-9));
+  // The ridge moves with the slower read: (b/(η_k·η_β·β) − c/D)·P/2.
+  REQUIRE(w4.ridgeBatch);
+  CHECK(*w4.ridgeBatch == Approx((4.125 / 8 / (0.4 * beta) - 2 / d) * peak / 2).epsilon(1e-9));
+  CHECK(w4.curve.kinds[0].kernelBandwidthEff == 0.5);
+  CHECK(bf16.curve.kinds[0].kernelBandwidthEff == 1);
+  // NVFP4 on an A100 runs as W4A16 and takes its η_k: never faster.
+  const auto& nv = byId(*rep, "nvfp4");
+  CHECK(nv.curve.kinds[0].kernelBandwidthEff == 0.5);
+  for (std::size_t i = 0; i < batches.size(); ++i)
+    CHECK(nv.points[i].stepMs >= w4.points[i].stepMs * (1 - 1e-12));
+  // Out of range: refused, naming the flag.
+  s.efficiency.kernelBandwidthEff = {{"w4a16-g128", 0.0}};
+  auto bad = runEngine(s, {uniform("w4a16-g128")}, {1});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "kernel-bw-eff");
+}
+
 TEST_CASE("a GPU without a calibration block is the datasheet model", "[engine][efficiency]") {
   const Scenario s = scenario("llama-3-8b", "h100-sxm");
   const Efficiency e = efficiencyFromGpu(s.gpu);

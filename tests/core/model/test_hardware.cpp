@@ -64,7 +64,8 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   j["calibration"] = nlohmann::json::parse(R"({"source": "bench run 7", "device": "H100",
       "overhead_ms": 0.02, "bandwidth_efficiency": 0.9, "seq_overhead_us": 60,
       "allreduce_latency_us": 18, "compute_efficiency": {"bf16": 0.74, "w4a16-g128": 0.45},
-      "dequant_s_per_weight": {"w4a16-g128": 1.2e-14}, "residuals": {"bandwidth": [0.01]},
+      "dequant_s_per_weight": {"w4a16-g128": 1.2e-14},
+      "kernel_bandwidth_efficiency": {"w4a16-g128": 0.68}, "residuals": {"bandwidth": [0.01]},
       "fits": {"bandwidth": {"records": 3}}})");
   auto g = parseGpu(j, "gpu.json", "/");
   REQUIRE(g.ok());
@@ -81,6 +82,9 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   CHECK(c.computeEfficiency.at("bf16") == 0.74);
   CHECK(c.computeEfficiency.at("w4a16-g128") == 0.45);
   CHECK(c.dequantSPerWeight.at("w4a16-g128") == 1.2e-14);
+  CHECK(c.kernelBandwidthEfficiency.at("w4a16-g128") == 0.68);
+  CHECK(e.kernelBandwidthFor("w4a16-g128") == 0.68);
+  CHECK_FALSE(e.kernelBandwidthFor("bf16"));
   // gpuToJson writes it back, other keys included, and it reads the same again.
   const auto out = gpuToJson(*g);
   CHECK(out["calibration"]["device"] == "H100");
@@ -91,6 +95,7 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   REQUIRE(again->calibration);
   CHECK(again->calibration->computeEfficiency == c.computeEfficiency);
   CHECK(again->calibration->dequantSPerWeight == c.dequantSPerWeight);
+  CHECK(again->calibration->kernelBandwidthEfficiency == c.kernelBandwidthEfficiency);
   CHECK(again->calibration->bandwidthEfficiency == c.bandwidthEfficiency);
   CHECK(*again->calibration == c);
   // Without a block there is none, and none is written.
@@ -115,6 +120,9 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
       {R"({"compute_efficiency": [0.7]})", "calibration.compute_efficiency"},
       {R"({"dequant_s_per_weight": {"w4a16-g128": 1}})",
        "calibration.dequant_s_per_weight.w4a16-g128"},
+      {R"({"kernel_bandwidth_efficiency": {"w4a16-g128": 0}})",
+       "calibration.kernel_bandwidth_efficiency.w4a16-g128"},
+      {R"({"kernel_bandwidth_efficiency": 0.7})", "calibration.kernel_bandwidth_efficiency"},
       {R"({"residuals": 3})", "calibration.residuals"},
       {R"({"source": 3})", "calibration.source"}};
   for (const auto& b : bad) {

@@ -48,18 +48,24 @@ struct Efficiency {
   std::map<std::string, double> computeEff;
   /// Measured dequant cost by scheme id, seconds per weight; replaces c/D for that scheme.
   std::map<std::string, double> dequantSPerWeight;
+  /// η_k: the fraction of η_β·HBM bandwidth a scheme's decode kernel reaches when it streams
+  /// its weights, by scheme id (a weight-only kernel that cannot saturate HBM at small M, such
+  /// as Marlin on Hopper); absent: 1. Scales the weight read only, never the tensor math.
+  std::map<std::string, double> kernelBandwidthEff;
   std::string source = "datasheet";  ///< where the values came from (calibration source, flags)
   /// The calibration block's other keys as read (its `e2e_fit` record gives intervals).
   std::string calibrationExtra = "{}";
   /// True for the ideal roofline (every constant at its datasheet default).
   [[nodiscard]] bool isDatasheet() const {
     return overheadMs == 0 && bandwidthEff == 1 && seqOverheadUs == 0 && allreduceLatencyUs == 0 &&
-           computeEff.empty() && dequantSPerWeight.empty();
+           computeEff.empty() && dequantSPerWeight.empty() && kernelBandwidthEff.empty();
   }
   /// η_P of `schemeId` issuing on `path`.
   [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
   /// Measured dequant seconds per weight of `schemeId`, if any.
   [[nodiscard]] std::optional<double> dequantFor(const std::string& schemeId) const;
+  /// η_k of `schemeId`'s kernel, if it has one.
+  [[nodiscard]] std::optional<double> kernelBandwidthFor(const std::string& schemeId) const;
 };
 
 /// The GPU's calibration block as an Efficiency (the datasheet defaults without one).
@@ -145,12 +151,13 @@ struct KindTerm {
       0;  ///< parameters of this kind held in memory (per model, not per TP rank)
   Affine memS;
   Affine compS;
-  double peakFlopsPerS = 0;      ///< P of the effective path × η_P
-  double computeEff = 1;         ///< η_P applied
-  double dequantSPerWeight = 0;  ///< c/D, or the measured cost when the efficiency has one
-  bool dequantMeasured = false;  ///< dequantSPerWeight is a measurement, not c/D
-  double mmaSPerSeq = 0;         ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
-  double dequantS = 0;           ///< W·c/D/TP with every expert touched, seconds
+  double peakFlopsPerS = 0;       ///< P of the effective path × η_P
+  double computeEff = 1;          ///< η_P applied
+  double dequantSPerWeight = 0;   ///< c/D, or the measured cost when the efficiency has one
+  bool dequantMeasured = false;   ///< dequantSPerWeight is a measurement, not c/D
+  double kernelBandwidthEff = 1;  ///< η_k applied to the weight read
+  double mmaSPerSeq = 0;          ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
+  double dequantS = 0;            ///< W·c/D/TP with every expert touched, seconds
   double bytesPerWeight = 0;
 };
 

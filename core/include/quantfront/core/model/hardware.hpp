@@ -32,6 +32,9 @@ struct GpuCalibration {
   std::map<std::string, double> computeEfficiency;
   std::map<std::string, double>
       dequantSPerWeight;  ///< measured dequant seconds per weight, by scheme id
+  /// η_k: fraction of η_β·bandwidth a scheme's decode kernel reaches reading its weights, by
+  /// scheme id.
+  std::map<std::string, double> kernelBandwidthEfficiency;
   /// Every other key (device, residuals, fits, ...), kept as read: a serialised JSON object
   /// (this header sees only nlohmann's forward declarations).
   std::string extraJson = "{}";

@@ -91,6 +91,7 @@ constexpr const char* kSeqOverhead = "seq_overhead_us";
 constexpr const char* kAllreduce = "allreduce_latency_us";
 constexpr const char* kComputePrefix = "compute_efficiency.";
 constexpr const char* kDequantPrefix = "dequant_s_per_weight.";
+constexpr const char* kKernelBandwidthPrefix = "kernel_bandwidth_efficiency.";
 
 double getConstant(const Efficiency& e, const std::string& name) {
   if (name == kOverhead) return e.overheadMs;
@@ -101,6 +102,10 @@ double getConstant(const Efficiency& e, const std::string& name) {
     const auto key = name.substr(std::string(kComputePrefix).size());
     const auto it = e.computeEff.find(key);
     return it == e.computeEff.end() ? 1.0 : it->second;
+  }
+  if (name.rfind(kKernelBandwidthPrefix, 0) == 0) {
+    return e.kernelBandwidthFor(name.substr(std::string(kKernelBandwidthPrefix).size()))
+        .value_or(1.0);
   }
   const auto key = name.substr(std::string(kDequantPrefix).size());
   const auto it = e.dequantSPerWeight.find(key);
@@ -118,6 +123,8 @@ void setConstant(Efficiency& e, const std::string& name, double v) {
     e.allreduceLatencyUs = v;
   } else if (name.rfind(kComputePrefix, 0) == 0) {
     e.computeEff[name.substr(std::string(kComputePrefix).size())] = v;
+  } else if (name.rfind(kKernelBandwidthPrefix, 0) == 0) {
+    e.kernelBandwidthEff[name.substr(std::string(kKernelBandwidthPrefix).size())] = v;
   } else {
     e.dequantSPerWeight[name.substr(std::string(kDequantPrefix).size())] = v;
   }
@@ -521,14 +528,19 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
     start.allreduceLatencyUs = 10.0;
   }
   std::set<std::string> paths, dequant;
+  bool libraryKernel = false;  // some point streams weights through a GEMM without dequant
+  std::vector<PreparedPoint> weightOnly;  // the points of candidates with a dequant kernel
   for (const auto& pp : points) {
     auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
     if (!curve) continue;
+    bool dequantKernel = false;
     for (const auto& k : curve->kinds) {
       if (!k.present) continue;
       paths.insert(tensorPathName(k.effectivePath));
       if (k.effectiveC > 0) dequant.insert(k.runsAs);
+      (k.effectiveC > 0 ? dequantKernel : libraryKernel) = true;
     }
+    if (dequantKernel) weightOnly.push_back(pp);
   }
   for (const auto& p : paths) {
     names.push_back(kComputePrefix + p);
@@ -543,6 +555,16 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
       for (const auto& k : curve->kinds) {
         if (k.present && k.runsAs == d) start.dequantSPerWeight[d] = k.dequantSPerWeight;
       }
+    }
+  }
+  // A weight-only kernel's own bandwidth (η_k): only beside a library GEMM's points (with
+  // weight-only points alone η_k and η_β change every prediction alike), and only where a
+  // weight-only deployment is measured at two batches (where its step leaves the memory
+  // floor tells η_k from t0; at one batch both set the same ratio to bf16).
+  if (libraryKernel && variesWithin(weightOnly, false)) {
+    for (const auto& d : dequant) {
+      names.push_back(kKernelBandwidthPrefix + d);
+      start.kernelBandwidthEff[d] = 0.9;
     }
   }
   return names;
@@ -592,6 +614,8 @@ void keepDatasheetValues(const std::vector<std::string>& fixedNames, Efficiency&
       eff.computeEff.erase(f.substr(std::string(kComputePrefix).size()));
     if (f.rfind(kDequantPrefix, 0) == 0)
       eff.dequantSPerWeight.erase(f.substr(std::string(kDequantPrefix).size()));
+    if (f.rfind(kKernelBandwidthPrefix, 0) == 0)
+      eff.kernelBandwidthEff.erase(f.substr(std::string(kKernelBandwidthPrefix).size()));
   }
 }
 
@@ -660,6 +684,7 @@ void fitRobust(const LogResiduals& model, const std::vector<std::string>& params
       trial.seqOverheadUs = std::clamp(trial.seqOverheadUs, 1e-6, kMaxSeqOverheadUs);
       trial.allreduceLatencyUs = std::clamp(trial.allreduceLatencyUs, 1e-6, kMaxAllreduceLatencyUs);
       for (auto& [key, v] : trial.computeEff) v = std::clamp(v, 1e-3, kMaxEfficiency);
+      for (auto& [key, v] : trial.kernelBandwidthEff) v = std::clamp(v, 1e-3, kMaxEfficiency);
       for (auto& [key, v] : trial.dequantSPerWeight)
         v = std::clamp(v, 1e-18, kMaxDequantSPerWeight);
       std::vector<double> rt;
@@ -774,6 +799,37 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
   }
   Efficiency eff = start;
   keepDatasheetValues(fixedNames, eff);
+  std::vector<double> r, jac, w(n, 1.0);
+  if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+  if (params.size() <= n) {
+    // A kernel's η_k matters only while its kernel is memory-bound: when the fit makes every
+    // point compute-bound (a large dequant cost), no point depends on it any more; it keeps
+    // its datasheet value and the rest is fitted again without it.
+    fitRobust(model, params, eff, r, w);
+    if (model.jacobian(eff, params, jac)) {
+      std::vector<std::string> kept;
+      bool dropped = false;
+      for (std::size_t k = 0; k < params.size(); ++k) {
+        double most = 0;
+        for (std::size_t i = 0; i < n; ++i)
+          most = std::max(most, std::abs(jac[i * params.size() + k]));
+        const bool kernelBw = params[k].rfind(kKernelBandwidthPrefix, 0) == 0;
+        if (kernelBw && most < 0.01) {
+          fixedNames.push_back(params[k]);
+          dropped = true;
+        } else {
+          kept.push_back(params[k]);
+        }
+      }
+      if (dropped) {
+        params = kept;
+        keepDatasheetValues(fixedNames, eff);
+        if (!model.at(eff, r))
+          return Error{source, "", "", "the model cannot predict these points"};
+        std::fill(w.begin(), w.end(), 1.0);
+      }
+    }
+  }
   const std::size_t p = params.size();
   if (n < p || n == 0) {
     std::string list;
@@ -783,8 +839,6 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
                      std::to_string(p) + " constants (" + list + "); measure more batches, " +
                      "lengths or schemes"};
   }
-  std::vector<double> r, jac, w(n, 1.0);
-  if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
   fitRobust(model, params, eff, r, w);
   if (!model.jacobian(eff, params, jac))
     return Error{source, "", "", "the model cannot predict these points at the fitted values"};
@@ -839,6 +893,7 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
   if (e.allreduceLatencyUs > 0) c.allreduceLatencyUs = e.allreduceLatencyUs;
   c.computeEfficiency = e.computeEff;
   c.dequantSPerWeight = e.dequantSPerWeight;
+  c.kernelBandwidthEfficiency = e.kernelBandwidthEff;
   Json rec;
   Json names = Json::array(), consts = Json::object();
   for (const auto& k : fit.constants) {

@@ -113,6 +113,38 @@ TEST_CASE("a robust fit shrugs off a few wild points", "[calibration][e2e]") {
   CHECK(fit->sigmaLog == Approx(0.005).epsilon(0.3));
 }
 
+TEST_CASE("a weight-only kernel's bandwidth is fitted where a batch sweep shows it",
+          "[calibration][e2e]") {
+  // W4A16's kernel streams its weights at 0.7 of η_β·β and its dequant hides under the read
+  // at small batch: the W4A16/bf16 ratio at batch 1 falls from the storage ratio.
+  Efficiency truth = trueConstants();
+  truth.dequantSPerWeight = {{"w4a16-g128", 5e-14}};
+  truth.kernelBandwidthEff = {{"w4a16-g128", 0.7}};
+  const auto points = synthetic(truth, 0.01, 5);
+  auto fit = fitEndToEnd(points, "synthetic");
+  REQUIRE(fit.ok());
+  CHECK(constantOf(*fit, "kernel_bandwidth_efficiency.w4a16-g128") == Approx(0.7).epsilon(0.03));
+  CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(0.85).epsilon(0.03));
+  CHECK(constantOf(*fit, "overhead_ms") == Approx(3.0).epsilon(0.03));
+  // Written to the calibration block.
+  const auto block = e2eCalibrationBlock(*fit, "synthetic fit");
+  CHECK(block.kernelBandwidthEfficiency.at("w4a16-g128") == Approx(0.7).epsilon(0.03));
+  // At one batch per deployment it is not fitted (it would trade against t0).
+  std::vector<PreparedPoint> batchOne;
+  for (const auto& p : points)
+    if (p.point.batch == 1) batchOne.push_back(p);
+  auto one = fitEndToEnd(batchOne, "synthetic");
+  REQUIRE(one.ok());
+  for (const auto& c : one->constants) CHECK(c.name.rfind("kernel_bandwidth", 0) != 0);
+  // The default synthetic truth (dequant 4e-13, above the read) is compute-bound at every
+  // batch: no point depends on η_k, which keeps its datasheet value.
+  auto bound = fitEndToEnd(synthetic(trueConstants(), 0.01, 7), "synthetic");
+  REQUIRE(bound.ok());
+  CHECK(bound->efficiency.kernelBandwidthEff.empty());
+  CHECK(std::find(bound->fixed.begin(), bound->fixed.end(),
+                  "kernel_bandwidth_efficiency.w4a16-g128") != bound->fixed.end());
+}
+
 TEST_CASE("a fit the points cannot determine is refused", "[calibration][e2e]") {
   auto points = synthetic(trueConstants(), 0.0, 1);
   // One scheme at one batch and one length: three points for t0, η_β and more.

@@ -238,7 +238,10 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
                              .arg(id)
                              .arg(floorMs, 0, 'f', 2)
                              .arg(eff.overheadMs, 0, 'f', 2)
-                             .arg(100 * eff.bandwidthEff, 0, 'f', 0),
+                             .arg(100 * eff.bandwidthEff *
+                                      s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)]
+                                          .kernelBandwidthEff,
+                                  0, 'f', 0),
                  color, true, false, false, false);
     if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
       const double rb = *s.ridgeBatch;

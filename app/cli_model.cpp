@@ -331,25 +331,17 @@ int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Cata
     e.bandwidthEff = *v;
     used.push_back("--bw-eff");
   }
-  if (computeEff) {
-    if (auto rcE = keyedValues(*computeEff, "compute-eff", false, 0, true, kMaxEfficiency,
-                               e.computeEff, cat, err))
-      return *rcE;
-    used.push_back("--compute-eff");
-  }
-  if (dequantCost) {
-    if (auto rcD = keyedValues(*dequantCost, "dequant-s-per-weight", true, 0, false,
-                               kMaxDequantSPerWeight, e.dequantSPerWeight, cat, err)) {
-      return *rcD;
-    }
-    used.push_back("--dequant-s-per-weight");
-  }
-  if (kernelBwEff) {
-    if (auto rcK = keyedValues(*kernelBwEff, "kernel-bw-eff", true, 0, true, kMaxEfficiency,
-                               e.kernelBandwidthEff, cat, err)) {
+  // KEY=X lists: a tensor path or scheme id (a scheme id only for per-kernel figures).
+  for (auto [text, dst, flag, schemesOnly, loOpen, max] :
+       {std::tuple{&computeEff, &e.computeEff, "compute-eff", false, true, kMaxEfficiency},
+        std::tuple{&dequantCost, &e.dequantSPerWeight, "dequant-s-per-weight", true, false,
+                   kMaxDequantSPerWeight},
+        std::tuple{&kernelBwEff, &e.kernelBandwidthEff, "kernel-bw-eff", true, true,
+                   kMaxEfficiency}}) {
+    if (!*text) continue;
+    if (auto rcK = keyedValues(**text, flag, schemesOnly, 0, loOpen, max, *dst, cat, err))
       return *rcK;
-    }
-    used.push_back("--kernel-bw-eff");
+    used.push_back(std::string("--") + flag);
   }
   if (!used.empty()) {
     std::string flags;

@@ -93,23 +93,26 @@ constexpr const char* kComputePrefix = "compute_efficiency.";
 constexpr const char* kDequantPrefix = "dequant_s_per_weight.";
 constexpr const char* kKernelBandwidthPrefix = "kernel_bandwidth_efficiency.";
 
+/// The key after `prefix` in a keyed constant's name ("compute_efficiency.bf16" → "bf16"), or
+/// nothing when the name does not start with it.
+std::optional<std::string> keyAfter(const std::string& name, const char* prefix) {
+  const std::string head = prefix;
+  if (name.rfind(head, 0) != 0) return std::nullopt;
+  return name.substr(head.size());
+}
+
 double getConstant(const Efficiency& e, const std::string& name) {
   if (name == kOverhead) return e.overheadMs;
   if (name == kBandwidth) return e.bandwidthEff;
   if (name == kSeqOverhead) return e.seqOverheadUs;
   if (name == kAllreduce) return e.allreduceLatencyUs;
-  if (name.rfind(kComputePrefix, 0) == 0) {
-    const auto key = name.substr(std::string(kComputePrefix).size());
-    const auto it = e.computeEff.find(key);
+  if (const auto key = keyAfter(name, kComputePrefix)) {
+    const auto it = e.computeEff.find(*key);
     return it == e.computeEff.end() ? 1.0 : it->second;
   }
-  if (name.rfind(kKernelBandwidthPrefix, 0) == 0) {
-    return e.kernelBandwidthFor(name.substr(std::string(kKernelBandwidthPrefix).size()))
-        .value_or(1.0);
-  }
-  const auto key = name.substr(std::string(kDequantPrefix).size());
-  const auto it = e.dequantSPerWeight.find(key);
-  return it == e.dequantSPerWeight.end() ? 0.0 : it->second;
+  if (const auto key = keyAfter(name, kKernelBandwidthPrefix))
+    return e.kernelBandwidthFor(*key).value_or(1.0);
+  return e.dequantFor(keyAfter(name, kDequantPrefix).value_or(name)).value_or(0.0);
 }
 
 void setConstant(Efficiency& e, const std::string& name, double v) {
@@ -121,12 +124,12 @@ void setConstant(Efficiency& e, const std::string& name, double v) {
     e.seqOverheadUs = v;
   } else if (name == kAllreduce) {
     e.allreduceLatencyUs = v;
-  } else if (name.rfind(kComputePrefix, 0) == 0) {
-    e.computeEff[name.substr(std::string(kComputePrefix).size())] = v;
-  } else if (name.rfind(kKernelBandwidthPrefix, 0) == 0) {
-    e.kernelBandwidthEff[name.substr(std::string(kKernelBandwidthPrefix).size())] = v;
+  } else if (const auto compute = keyAfter(name, kComputePrefix)) {
+    e.computeEff[*compute] = v;
+  } else if (const auto kernel = keyAfter(name, kKernelBandwidthPrefix)) {
+    e.kernelBandwidthEff[*kernel] = v;
   } else {
-    e.dequantSPerWeight[name.substr(std::string(kDequantPrefix).size())] = v;
+    e.dequantSPerWeight[keyAfter(name, kDequantPrefix).value_or(name)] = v;
   }
 }
 
@@ -453,7 +456,7 @@ std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const P
 Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta) {
   Efficiency e = eff;
   double v = getConstant(e, name);
-  if (name.rfind(kDequantPrefix, 0) == 0 && !(v > 0)) v = 1e-16;
+  if (keyAfter(name, kDequantPrefix) && !(v > 0)) v = 1e-16;
   setConstant(e, name, v * std::exp(delta));
   return e;
 }
@@ -493,10 +496,13 @@ namespace {
 /// Whether some deployment (model, TP, schemes, KV dtype, lengths) is measured at two
 /// batches (`byTp` false), or some (model, schemes, KV dtype, batch, lengths) at two TP
 /// degrees (`byTp` true): what it takes to tell a per-sequence cost from t0, or the
-/// all-reduce's fixed time from bandwidth and t0.
-bool variesWithin(const std::vector<PreparedPoint>& points, bool byTp) {
+/// all-reduce's fixed time from bandwidth and t0. With `only`, just the points it marks.
+bool variesWithin(const std::vector<PreparedPoint>& points, bool byTp,
+                  const std::vector<bool>* only = nullptr) {
   std::map<std::string, std::set<double>> seen;
-  for (const auto& pp : points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (only && !(*only)[i]) continue;
+    const PreparedPoint& pp = points[i];
     const MeasuredPoint& p = pp.point;
     std::ostringstream key;
     key << p.model << "|" << pp.candidate.id << "|" << p.kvDtype << "|" << p.inputLen << "|"
@@ -529,39 +535,34 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
   }
   std::set<std::string> paths, dequant;
   bool libraryKernel = false;  // some point streams weights through a GEMM without dequant
-  std::vector<PreparedPoint> weightOnly;  // the points of candidates with a dequant kernel
-  for (const auto& pp : points) {
+  std::vector<bool> weightOnly(points.size(), false);  // points with a dequant kernel
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const PreparedPoint& pp = points[i];
     auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
     if (!curve) continue;
-    bool dequantKernel = false;
     for (const auto& k : curve->kinds) {
       if (!k.present) continue;
       paths.insert(tensorPathName(k.effectivePath));
-      if (k.effectiveC > 0) dequant.insert(k.runsAs);
-      (k.effectiveC > 0 ? dequantKernel : libraryKernel) = true;
+      if (k.effectiveC > 0) {
+        dequant.insert(k.runsAs);
+        // Start at the counted c/D of that kernel class (any point using it gives D and c).
+        start.dequantSPerWeight[k.runsAs] = k.dequantSPerWeight;
+        weightOnly[i] = true;
+      } else {
+        libraryKernel = true;
+      }
     }
-    if (dequantKernel) weightOnly.push_back(pp);
   }
   for (const auto& p : paths) {
     names.push_back(kComputePrefix + p);
     start.computeEff[p] = 0.7;
   }
-  for (const auto& d : dequant) {
-    names.push_back(kDequantPrefix + d);
-    // Start at the counted c/D of that kernel class (any point using it gives D and c).
-    for (const auto& pp : points) {
-      auto curve = buildStepCurve(pp.scenario, countParams(pp.scenario.model), pp.candidate);
-      if (!curve) continue;
-      for (const auto& k : curve->kinds) {
-        if (k.present && k.runsAs == d) start.dequantSPerWeight[d] = k.dequantSPerWeight;
-      }
-    }
-  }
+  for (const auto& d : dequant) names.push_back(kDequantPrefix + d);
   // A weight-only kernel's own bandwidth (η_k): only beside a library GEMM's points (with
   // weight-only points alone η_k and η_β change every prediction alike), and only where a
   // weight-only deployment is measured at two batches (where its step leaves the memory
   // floor tells η_k from t0; at one batch both set the same ratio to bf16).
-  if (libraryKernel && variesWithin(weightOnly, false)) {
+  if (libraryKernel && variesWithin(points, false, &weightOnly)) {
     for (const auto& d : dequant) {
       names.push_back(kKernelBandwidthPrefix + d);
       start.kernelBandwidthEff[d] = 0.9;
@@ -610,12 +611,9 @@ void keepDatasheetValues(const std::vector<std::string>& fixedNames, Efficiency&
     if (f == kBandwidth) eff.bandwidthEff = 1;
     if (f == kSeqOverhead) eff.seqOverheadUs = 0;
     if (f == kAllreduce) eff.allreduceLatencyUs = 0;
-    if (f.rfind(kComputePrefix, 0) == 0)
-      eff.computeEff.erase(f.substr(std::string(kComputePrefix).size()));
-    if (f.rfind(kDequantPrefix, 0) == 0)
-      eff.dequantSPerWeight.erase(f.substr(std::string(kDequantPrefix).size()));
-    if (f.rfind(kKernelBandwidthPrefix, 0) == 0)
-      eff.kernelBandwidthEff.erase(f.substr(std::string(kKernelBandwidthPrefix).size()));
+    if (const auto key = keyAfter(f, kComputePrefix)) eff.computeEff.erase(*key);
+    if (const auto key = keyAfter(f, kDequantPrefix)) eff.dequantSPerWeight.erase(*key);
+    if (const auto key = keyAfter(f, kKernelBandwidthPrefix)) eff.kernelBandwidthEff.erase(*key);
   }
 }
 
@@ -704,6 +702,16 @@ void fitRobust(const LogResiduals& model, const std::vector<std::string>& params
   }
 }
 
+/// The largest |∂ ln prediction / ∂ ln constant| over the points, per column of `jac`
+/// (n × p): how much any point depends on each constant.
+std::vector<double> largestDependence(const std::vector<double>& jac, std::size_t n,
+                                      std::size_t p) {
+  std::vector<double> most(p, 0.0);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t k = 0; k < p; ++k) most[k] = std::max(most[k], std::abs(jac[i * p + k]));
+  return most;
+}
+
 /// Identifiability: the weighted normal matrix, columns scaled to unit diagonal, must be well
 /// conditioned; `inverse` gets the inverse of the scaled matrix. Else an error names the
 /// constants the points cannot tell apart.
@@ -790,58 +798,46 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
     std::vector<double> jac;
     if (!model.jacobian(start, names, jac))
       return Error{source, "", "", "the model cannot predict these points (check their figures)"};
-    for (std::size_t k = 0; k < names.size(); ++k) {
-      double most = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        most = std::max(most, std::abs(jac[i * names.size() + k]));
-      (most >= 0.01 ? params : fixedNames).push_back(names[k]);
-    }
+    const auto most = largestDependence(jac, n, names.size());
+    for (std::size_t k = 0; k < names.size(); ++k)
+      (most[k] >= 0.01 ? params : fixedNames).push_back(names[k]);
   }
   Efficiency eff = start;
   keepDatasheetValues(fixedNames, eff);
-  std::vector<double> r, jac, w(n, 1.0);
-  if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
-  if (params.size() <= n) {
-    // A kernel's η_k matters only while its kernel is memory-bound: when the fit makes every
-    // point compute-bound (a large dequant cost), no point depends on it any more; it keeps
-    // its datasheet value and the rest is fitted again without it.
-    fitRobust(model, params, eff, r, w);
-    if (model.jacobian(eff, params, jac)) {
-      std::vector<std::string> kept;
-      bool dropped = false;
-      for (std::size_t k = 0; k < params.size(); ++k) {
-        double most = 0;
-        for (std::size_t i = 0; i < n; ++i)
-          most = std::max(most, std::abs(jac[i * params.size() + k]));
-        const bool kernelBw = params[k].rfind(kKernelBandwidthPrefix, 0) == 0;
-        if (kernelBw && most < 0.01) {
-          fixedNames.push_back(params[k]);
-          dropped = true;
-        } else {
-          kept.push_back(params[k]);
-        }
-      }
-      if (dropped) {
-        params = kept;
-        keepDatasheetValues(fixedNames, eff);
-        if (!model.at(eff, r))
-          return Error{source, "", "", "the model cannot predict these points"};
-        std::fill(w.begin(), w.end(), 1.0);
-      }
-    }
-  }
-  const std::size_t p = params.size();
-  if (n < p || n == 0) {
+  if (n < params.size()) {
     std::string list;
     for (const auto& q : params) list += (list.empty() ? "" : ", ") + q;
     return Error{source, "", "points",
                  std::to_string(n) + " point" + (n == 1 ? "" : "s") + " cannot determine " +
-                     std::to_string(p) + " constants (" + list + "); measure more batches, " +
-                     "lengths or schemes"};
+                     std::to_string(params.size()) + " constants (" + list +
+                     "); measure more batches, lengths or schemes"};
   }
+  std::vector<double> r, jac, w(n, 1.0);
+  if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
   fitRobust(model, params, eff, r, w);
   if (!model.jacobian(eff, params, jac))
     return Error{source, "", "", "the model cannot predict these points at the fitted values"};
+  {
+    // A kernel's η_k matters only while its kernel is memory-bound: when the fit makes every
+    // point compute-bound (a large dequant cost), no point depends on it any more; it keeps
+    // its datasheet value and the rest is fitted again without it.
+    const auto most = largestDependence(jac, n, params.size());
+    std::vector<std::string> kept;
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      const bool idle = keyAfter(params[k], kKernelBandwidthPrefix) && most[k] < 0.01;
+      (idle ? fixedNames : kept).push_back(params[k]);
+    }
+    if (kept.size() < params.size()) {
+      params = kept;
+      keepDatasheetValues(fixedNames, eff);
+      if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+      std::fill(w.begin(), w.end(), 1.0);
+      fitRobust(model, params, eff, r, w);
+      if (!model.jacobian(eff, params, jac))
+        return Error{source, "", "", "the model cannot predict these points at the fitted values"};
+    }
+  }
+  const std::size_t p = params.size();
   const std::vector<double> normal = normalMatrix(jac, w, n, p);
   std::vector<double> inverse;
   if (auto e = checkIdentifiable(normal, params, inverse, source)) return *e;

@@ -92,16 +92,20 @@ double Efficiency::computeFor(const std::string& schemeId, TensorPath path) cons
   return 1.0;
 }
 
-std::optional<double> Efficiency::dequantFor(const std::string& schemeId) const {
-  if (const auto it = dequantSPerWeight.find(schemeId); it != dequantSPerWeight.end())
-    return it->second;
+namespace {
+std::optional<double> valueOf(const std::map<std::string, double>& byScheme,
+                              const std::string& schemeId) {
+  if (const auto it = byScheme.find(schemeId); it != byScheme.end()) return it->second;
   return std::nullopt;
+}
+}  // namespace
+
+std::optional<double> Efficiency::dequantFor(const std::string& schemeId) const {
+  return valueOf(dequantSPerWeight, schemeId);
 }
 
 std::optional<double> Efficiency::kernelBandwidthFor(const std::string& schemeId) const {
-  if (const auto it = kernelBandwidthEff.find(schemeId); it != kernelBandwidthEff.end())
-    return it->second;
-  return std::nullopt;
+  return valueOf(kernelBandwidthEff, schemeId);
 }
 
 Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
@@ -409,13 +413,15 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                        ? eff.computeFor(k.scheme.id, k.effectivePath)
                        : eff.computeFor(k.runsAs, k.effectivePath);
     k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff;
-    auto measured = eff.dequantFor(k.scheme.id);
-    if (!measured && k.fallback) measured = eff.dequantFor(k.runsAs);
+    // A measured figure of the scheme's own, else (on a fallback) of the kernel it runs as.
+    auto forKernel = [&](const std::map<std::string, double>& byScheme) {
+      auto v = valueOf(byScheme, k.scheme.id);
+      return v || !k.fallback ? v : valueOf(byScheme, k.runsAs);
+    };
+    const auto measured = forKernel(eff.dequantSPerWeight);
     k.dequantMeasured = measured.has_value();
     k.dequantSPerWeight = measured ? *measured : k.effectiveC / issue;
-    auto kbe = eff.kernelBandwidthFor(k.scheme.id);
-    if (!kbe && k.fallback) kbe = eff.kernelBandwidthFor(k.runsAs);
-    k.kernelBandwidthEff = kbe.value_or(1.0);
+    k.kernelBandwidthEff = forKernel(eff.kernelBandwidthEff).value_or(1.0);
     const double peak = k.peakFlopsPerS;
     const double deq = k.dequantSPerWeight;
     const double b = k.bytesPerWeight;

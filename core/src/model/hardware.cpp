@@ -61,45 +61,25 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
     }
     return Error{"", pointer + "/" + ptr, key, msg.str()};
   };
-  if (c.overheadMs) {
-    if (auto e = ranged(*c.overheadMs, "calibration.overhead_ms", 0, false, kMaxOverheadMs))
-      return e;
+  // Each figure and its range: (lo, hi], or [lo, hi] where zero is allowed.
+  for (auto [x, name, loOpen, hi] :
+       {std::tuple{&c.overheadMs, "overhead_ms", false, kMaxOverheadMs},
+        std::tuple{&c.bandwidthEfficiency, "bandwidth_efficiency", true, kMaxEfficiency},
+        std::tuple{&c.seqOverheadUs, "seq_overhead_us", false, kMaxSeqOverheadUs},
+        std::tuple{&c.allreduceLatencyUs, "allreduce_latency_us", false, kMaxAllreduceLatencyUs}}) {
+    if (!*x) continue;
+    if (auto e = ranged(**x, std::string("calibration.") + name, 0, loOpen, hi)) return e;
   }
-  if (c.bandwidthEfficiency) {
-    if (auto e = ranged(*c.bandwidthEfficiency, "calibration.bandwidth_efficiency", 0, true,
-                        kMaxEfficiency)) {
-      return e;
+  for (auto [byKey, name, loOpen, hi] :
+       {std::tuple{&c.computeEfficiency, "compute_efficiency", true, kMaxEfficiency},
+        std::tuple{&c.kernelBandwidthEfficiency, "kernel_bandwidth_efficiency", true,
+                   kMaxEfficiency},
+        std::tuple{&c.dequantSPerWeight, "dequant_s_per_weight", false, kMaxDequantSPerWeight}}) {
+    for (const auto& [key, x] : *byKey) {
+      if (key.empty()) return Error{"", base + "/" + name, "calibration", "empty key"};
+      if (auto e = ranged(x, std::string("calibration.") + name + "." + key, 0, loOpen, hi))
+        return e;
     }
-  }
-  if (c.seqOverheadUs) {
-    if (auto e =
-            ranged(*c.seqOverheadUs, "calibration.seq_overhead_us", 0, false, kMaxSeqOverheadUs)) {
-      return e;
-    }
-  }
-  if (c.allreduceLatencyUs) {
-    if (auto e = ranged(*c.allreduceLatencyUs, "calibration.allreduce_latency_us", 0, false,
-                        kMaxAllreduceLatencyUs)) {
-      return e;
-    }
-  }
-  for (const auto& [key, x] : c.computeEfficiency) {
-    if (key.empty()) return Error{"", base + "/compute_efficiency", "calibration", "empty key"};
-    if (auto e = ranged(x, "calibration.compute_efficiency." + key, 0, true, kMaxEfficiency))
-      return e;
-  }
-  for (const auto& [key, x] : c.kernelBandwidthEfficiency) {
-    if (key.empty())
-      return Error{"", base + "/kernel_bandwidth_efficiency", "calibration", "empty key"};
-    if (auto e =
-            ranged(x, "calibration.kernel_bandwidth_efficiency." + key, 0, true, kMaxEfficiency))
-      return e;
-  }
-  for (const auto& [key, x] : c.dequantSPerWeight) {
-    if (key.empty()) return Error{"", base + "/dequant_s_per_weight", "calibration", "empty key"};
-    if (auto e =
-            ranged(x, "calibration.dequant_s_per_weight." + key, 0, false, kMaxDequantSPerWeight))
-      return e;
   }
   return std::nullopt;
 }

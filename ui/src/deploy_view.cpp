@@ -28,19 +28,15 @@
 #include <quantfront/core/session/deploy_candidate.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
+#include "text.hpp"
+
 namespace qf::ui {
 
 namespace {
 
-QString qs(const std::string& s) {
-  return QString::fromStdString(s);
-}
-
 /// Three significant figures, without exponents for the sizes a deployment has.
 QString fmt3(double v) {
-  if (!std::isfinite(v)) return "–";
-  if (std::abs(v) >= 100) return QString::number(v, 'f', 0);
-  return QString::number(v, 'g', 3);
+  return std::isfinite(v) ? readableNumber(v) : "–";
 }
 
 /// One colour per GPU (the Okabe–Ito palette, then greys), in the order of the list.

@@ -513,11 +513,11 @@ void MainWindow::recompute() {
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
-  updateSchemesTable();
+  updateSchemesTable(batchAt);
   emit reportUpdated();
 }
 
-void MainWindow::updateSchemesTable() {
+void MainWindow::updateSchemesTable(double batchAt) {
   QStringList headers = {"scheme",     "bits/weight",      "path",    "floor ms",
                          "mma µs/seq", "dequant ms",       "ridge B", "weights GiB",
                          "max seqs",   "tok/s at capacity"};
@@ -530,7 +530,6 @@ void MainWindow::updateSchemesTable() {
             << "TPOT ms (B=1)"
             << "latency s (B=1)";
   // With the panel's batch: each scheme's step time and throughput there, and whether it fits.
-  const double batchAt = static_cast<double>(m_panel->spec().batchAt);
   const int atColumn = static_cast<int>(headers.size());
   if (batchAt >= 1) {
     const QString b = QString::number(batchAt, 'f', 0);
@@ -578,13 +577,12 @@ void MainWindow::updateSchemesTable() {
       m_schemesTable->setItem(row, atColumn, num(at.stepMs, 3));
       m_schemesTable->setItem(row, atColumn + 1, num(at.tokensPerS, 0));
       auto* fits = new QTableWidgetItem(at.fits ? "yes" : "no");
-      const auto& sc = m_report->scenario;
       fits->setToolTip(QString("weights %1 GiB + KV %2 GiB (%3 sequences × %4 tokens) = %5 GiB "
                                "per GPU; budget %6 GiB")
                            .arg(s.capacity.weightsGib, 0, 'f', 1)
                            .arg(at.kvGib, 0, 'f', 1)
                            .arg(batchAt, 0, 'f', 0)
-                           .arg(sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen)
+                           .arg(at.kvTokens)
                            .arg(at.neededGib, 0, 'f', 1)
                            .arg(at.budgetGib, 0, 'f', 1));
       if (!at.fits) fits->setForeground(QColor(176, 0, 0));

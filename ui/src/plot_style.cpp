@@ -73,22 +73,27 @@ class WrappedTextRow : public QCPTextElement {
   [[nodiscard]] int availableWidth() const {
     int w = mParentPlot->viewport().width();
     if (auto* grid = qobject_cast<QCPLayoutGrid*>(layout())) {
+      auto inColumn = [&](int c, const QCPLayoutElement* el) {
+        for (int r = 0; r < grid->rowCount(); ++r)
+          if (grid->hasElement(r, c) && grid->element(r, c) == el) return true;
+        return false;
+      };
       for (int c = 0; c < grid->columnCount(); ++c) {
+        // This row's own column is what is left: only the others are measured (their hints
+        // recurse into legends and axes, on every layout).
+        if (inColumn(c, this)) continue;
         int least = 0;
-        bool mine = false;
         for (int r = 0; r < grid->rowCount(); ++r) {
           if (!grid->hasElement(r, c)) continue;
           QCPLayoutElement* el = grid->element(r, c);
-          if (el == this) {
-            mine = true;
-          } else if (auto* row = dynamic_cast<const WrappedTextRow*>(el)) {
+          if (auto* row = dynamic_cast<const WrappedTextRow*>(el)) {
             // Its least width is fixed (asking for its hint would ask this row's back).
             least = std::max(least, row->narrowest());
           } else if (el) {
             least = std::max(least, el->minimumOuterSizeHint().width());
           }
         }
-        if (!mine && least > 0) w -= least + grid->columnSpacing();
+        if (least > 0) w -= least + grid->columnSpacing();
       }
     }
     return std::max(kNarrowest, w - mMargins.left() - mMargins.right());
@@ -135,6 +140,27 @@ QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title) {
   QCPTextElement* t = newPlotTextRow(plot, plotFont(12));
   plot->plotLayout()->addElement(0, 0, t);
   return t;
+}
+
+QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QString& text,
+                              int pointSize) {
+  if (text.isEmpty()) {
+    if (row) {
+      plot->plotLayout()->remove(row);
+      plot->plotLayout()->simplify();
+    }
+    return nullptr;
+  }
+  if (!row) {
+    plot->plotLayout()->insertRow(1);
+    QFont f = plotFont(pointSize);
+    f.setBold(true);
+    row = newPlotTextRow(plot, f);
+    row->setTextColor(QColor(176, 0, 0));
+    plot->plotLayout()->addElement(1, 0, row);
+  }
+  row->setText(text);
+  return row;
 }
 
 void applyPlotStyle(QCustomPlot* plot) {

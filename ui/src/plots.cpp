@@ -42,27 +42,6 @@ void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
   plot->xAxis->setRange(batchMin / 1.06, batchMax * 1.06);
 }
 
-/// The red line under a title naming the schemes that do not fit; removed when all fit.
-QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QString& text) {
-  if (text.isEmpty()) {
-    if (row) {
-      plot->plotLayout()->remove(row);
-      plot->plotLayout()->simplify();
-    }
-    return nullptr;
-  }
-  if (!row) {
-    plot->plotLayout()->insertRow(1);
-    QFont f = plotFont(10);
-    f.setBold(true);
-    row = newPlotTextRow(plot, f);
-    row->setTextColor(QColor(176, 0, 0));
-    plot->plotLayout()->addElement(1, 0, row);
-  }
-  row->setText(text);
-  return row;
-}
-
 /// The batch a deployment runs at: a vertical line with the label "B = N" at `yTop`, placed
 /// before every other label. Returns the batch marked, 0 when none is (off, or outside the
 /// plotted range).
@@ -88,23 +67,6 @@ const std::string& overtakingScheme(const CrossoverReport& c) {
 }
 
 }  // namespace
-
-SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double batch) {
-  SchemeAtBatch out;
-  out.batch = batch;
-  const double stepS = s.curve.stepSeconds(batch);
-  out.stepMs = stepS * 1e3;
-  out.tokensPerS = stepS > 0 ? batch / stepS : 0;
-  const double gib = 1024.0 * 1024.0 * 1024.0;
-  const double tokens =
-      static_cast<double>(sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen);
-  out.kvGib = batch * sc.model.kvBytesPerSequence(sc.kvBytesPerElement, tokens) /
-              static_cast<double>(std::max(1, sc.tp)) / gib;
-  out.budgetGib = s.capacity.budgetGib;
-  out.neededGib = s.capacity.weightsGib + out.kvGib;
-  out.fits = s.capacity.fits && out.neededGib <= out.budgetGib;
-  return out;
-}
 
 QString reportTitle(const EngineReport& r) {
   return QString("%1 on %2 ×%3")
@@ -368,11 +330,15 @@ void StepTimePlot::showCrossoverList(bool on) {
     m_crossoverList->setFont(legend->font());
   }
   m_crossoverList->setVisible(on);
-  m_listShown = on;
 }
 
 void StepTimePlot::updateLayout() {
   // Named on their curves while every name finds room; else numbered, and listed beside.
+  // Without crossovers (and no list left to take down) one plain layout is all there is.
+  if (m_crossoverLabels.empty() && !crossoverListShown()) {
+    QCustomPlot::updateLayout();
+    return;
+  }
   showCrossoverList(false);
   QCustomPlot::updateLayout();
   const bool crowded =
@@ -621,7 +587,8 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
       yMax = std::max(yMax, p.tokensPerS);
     }
   }
-  m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, yMax * 1.6);
+  const double top = yMax * 1.6;  // the y range's top: room above the highest curve
+  m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, top);
   for (const auto& s : report.schemes) {
     const QColor color = schemeColor(qs(s.assignment.id));
     const auto& cap = s.capacity;
@@ -678,7 +645,7 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
                    color, false, false, true, true);
     }
   }
-  if (yMax > 0) yAxis->setRange(std::max(1e-3, yMin * 0.7), yMax * 1.6);
+  if (yMax > 0) yAxis->setRange(std::max(1e-3, yMin * 0.7), top);
   replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -399,7 +399,9 @@ QString someOf(const QStringList& items, int shown) {
 void provenanceTable(ReportWriter& w, const std::vector<const Candidate*>& listed) {
   w.heading("Provenance: one row per evidence file");
   struct Evidence {
-    QString source, kind, sha;
+    QString source;
+    ProvenanceKind kind;
+    QString sha;
     QStringList candidates, metrics, notes;
     int figures = 0;
   };
@@ -410,12 +412,11 @@ void provenanceTable(ReportWriter& w, const std::vector<const Candidate*>& liste
                            : !p.sourceFile.empty() ? QFileInfo(qs(p.sourceFile)).fileName()
                            : !p.citation.empty()   ? qs(p.citation)
                                                    : QString("(no source recorded)");
-    const QString kind = provenanceName(p.kind);
     for (Evidence& e : rows) {
-      if (e.source == source && e.kind == kind) return e;
+      if (e.source == source && e.kind == p.kind) return e;
     }
     rows.push_back(
-        {source, kind, p.sha256.empty() ? QString() : qs(p.sha256).left(12), {}, {}, {}, 0});
+        {source, p.kind, p.sha256.empty() ? QString() : qs(p.sha256).left(12), {}, {}, {}, 0});
     return rows.back();
   };
   for (const Candidate* c : listed) {
@@ -439,14 +440,14 @@ void provenanceTable(ReportWriter& w, const std::vector<const Candidate*>& liste
   std::vector<QStringList> cells;
   for (const Evidence& e : rows) {
     QString what = QString("%1 figures: %2").arg(e.figures).arg(someOf(e.metrics, 6));
-    if (e.kind == "modelled") {
+    if (e.kind == ProvenanceKind::Modelled) {
       what +=
           ". Inputs: each candidate's model, schemes and GPUs on the scenario's settings "
           "(Scenario page); per-use-case costs on the Cost page";
     } else if (!e.notes.isEmpty()) {
       what += ". Note: " + someOf(e.notes, 2);
     }
-    cells.push_back({e.source, e.kind, e.sha.isEmpty() ? QString("—") : e.sha,
+    cells.push_back({e.source, provenanceName(e.kind), e.sha.isEmpty() ? QString("—") : e.sha,
                      QString("%1: %2").arg(e.candidates.size()).arg(someOf(e.candidates, 4)),
                      what});
   }

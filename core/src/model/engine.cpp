@@ -580,6 +580,22 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   return c;
 }
 
+SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double batch) {
+  SchemeAtBatch out;
+  const double stepS = s.curve.stepSeconds(batch);
+  out.stepMs = stepS * 1e3;
+  out.tokensPerS = stepS > 0 ? batch / stepS : 0;
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  out.kvTokens = sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen;
+  out.kvGib = batch *
+              sc.model.kvBytesPerSequence(sc.kvBytesPerElement, static_cast<double>(out.kvTokens)) /
+              static_cast<double>(std::max(1, sc.tp)) / gib;
+  out.budgetGib = s.capacity.budgetGib;
+  out.neededGib = s.capacity.weightsGib + out.kvGib;
+  out.fits = s.capacity.fits && out.neededGib <= out.budgetGib;
+  return out;
+}
+
 namespace {
 /// Every number a report carries is finite (bounded inputs guarantee it; this is the last
 /// guard before a result shows inf or null).

@@ -233,7 +233,9 @@ class MainWindow : public QMainWindow {
   void exportReportInteractive();
   void openModelInteractive();
   void exportDataInteractive();
-  void updateSchemesTable();
+  /// The Schemes and Crossovers tables from the report; with `batchAt` ≥ 1 (the spec the
+  /// report was made from) each scheme at that batch too.
+  void updateSchemesTable(double batchAt);
   /// Shows the does-not-fit banner unless the current view's plot already says it.
   void updateFitBanner();
   void detectGpu();

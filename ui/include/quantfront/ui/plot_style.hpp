@@ -31,6 +31,10 @@ QCPTextElement* newPlotTextRow(QCustomPlot* plot, const QFont& font);
 /// The plot's title row: `title` when it exists, else a new one (a newPlotTextRow) above the
 /// axes.
 QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title);
+/// A bold red row under the title (schemes that do not fit, a serving plot's notes): `row`
+/// given `text`, created when missing; removed (nullptr returned) when `text` is empty.
+QCPTextElement* setWarningRow(QCustomPlot* plot, QCPTextElement* row, const QString& text,
+                              int pointSize = 10);
 
 /// The print theme for the lifetime of the object: the house style's white background, fonts
 /// sized for a figure about 180 mm wide (title 10 pt, axis labels 9 pt, ticks 8 pt, legend and

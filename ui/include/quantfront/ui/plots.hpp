@@ -38,7 +38,9 @@ class StepTimePlot : public QCustomPlot {
   [[nodiscard]] double markedBatch() const { return m_markedBatch; }
   /// Whether the crossovers are listed beside the plot at the last layout (their names found
   /// no room on the curves: each marker then carries its number in the list).
-  [[nodiscard]] bool crossoverListShown() const { return m_listShown; }
+  [[nodiscard]] bool crossoverListShown() const {
+    return m_crossoverList && m_crossoverList->visible();
+  }
   /// The list beside the plot: a heading, then one line per crossover in the plotted range,
   /// numbered along the batch axis.
   [[nodiscard]] QString crossoverListText() const;
@@ -64,7 +66,6 @@ class StepTimePlot : public QCustomPlot {
   PlotLabels m_labels;
   std::vector<CrossoverLabel> m_crossoverLabels;
   QCPTextElement* m_crossoverList = nullptr;
-  bool m_listShown = false;
   double m_markedBatch = 0;
   std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
   QCPTextElement* m_warning = nullptr;
@@ -135,19 +136,8 @@ QString crossoverText(const CrossoverReport& c);
 /// (...)". Empty when every scheme fits.
 QString fitWarning(const EngineReport& r);
 
-/// One scheme at the batch a deployment runs at (ScenarioSpec::batchAt): the engine's step
-/// time and throughput there, and whether the weights plus the KV cache of `batch` sequences
-/// at the scenario's context (its max model length when the context is off) fit the memory
-/// budget, per GPU (the capacity's budget and weights; the model's KV bytes per sequence).
-struct SchemeAtBatch {
-  double batch = 0;
-  double stepMs = 0;
-  double tokensPerS = 0;
-  double kvGib = 0;      ///< KV of `batch` sequences, GiB per GPU
-  double neededGib = 0;  ///< weights + kvGib
-  double budgetGib = 0;
-  bool fits = false;
-};
-SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double batch);
+/// core's schemeAtBatch, where the window and the report have always called it.
+using qf::SchemeAtBatch;
+using qf::schemeAtBatch;
 
 }  // namespace qf::ui

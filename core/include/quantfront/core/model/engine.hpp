@@ -322,6 +322,20 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
 /// KV capacity of one candidate (weights at each kind's storage width).
 CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve);
 
+/// One scheme at the batch a deployment runs at (ScenarioSpec::batchAt): the engine's step
+/// time and throughput there, and whether the weights plus the KV cache of `batch` sequences
+/// of `kvTokens` each fit the memory budget, per GPU (the capacity's budget and weights).
+struct SchemeAtBatch {
+  double stepMs = 0;
+  double tokensPerS = 0;
+  std::int64_t kvTokens = 0;  ///< tokens per sequence: the scenario's context, else its max
+  double kvGib = 0;           ///< KV of `batch` sequences, GiB per GPU
+  double neededGib = 0;       ///< weights + kvGib
+  double budgetGib = 0;
+  bool fits = false;
+};
+SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double batch);
+
 /// The smallest tensor-parallel degree, a power of two above `s.tp` and at most `maxTp`, at
 /// which candidate `a` fits with room for one sequence at the max model length; nullopt when
 /// none does.

@@ -423,6 +423,27 @@ TEST_CASE("serving plot: an overtake of the bundled sweep is marked and named",
   plot.resize(1400, 900);
   plot.setData(sw);
   REQUIRE(plot.overtakeLabels().size() == static_cast<int>(sw.overtakes.size()));
+  // The size the window's Serving tab gives the plot at 1400x900.
+  plot.setViewport(QRect(0, 0, 960, 640));
+  plot.replot(QCustomPlot::rpImmediateRefresh);
+  // Each label lies inside its panel, on whichever side of its line it is drawn.
+  int shown = 0;
+  for (int i = 0; i < plot.itemCount(); ++i) {
+    auto* label = qobject_cast<QCPItemText*>(plot.item(i));
+    if (!label || label->property("qf_role").toString() != "overtake") continue;
+    ++shown;
+    const QRect panel = label->clipAxisRect()->rect();
+    const QFontMetricsF fm(label->font());
+    double width = 0;
+    for (const QString& line : label->text().split('\n'))
+      width = std::max(width, fm.horizontalAdvance(line));
+    const double x = label->position->pixelPosition().x();
+    const bool rightAligned = (label->positionAlignment() & Qt::AlignRight) != 0;
+    INFO(label->text().toStdString());
+    CHECK((rightAligned ? x - width : x) >= panel.left());
+    CHECK((rightAligned ? x : x + width) <= panel.right());
+  }
+  CHECK(shown == plot.overtakeLabels().size());
   for (int i = 0; i < plot.overtakeLabels().size(); ++i) {
     const auto& o = sw.overtakes[i];
     INFO(plot.overtakeLabels()[i].toStdString());

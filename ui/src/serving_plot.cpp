@@ -103,12 +103,9 @@ const QString ServingPlot::kEmptyText =
 ServingPlot::ServingPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
   applyPlotStyle(this);
   setWindowTitle("Serving: throughput and latency against offered load");
-  plotLayout()->insertRow(0);
-  QFont titleFont = plotFont(12);
-  m_title = newPlotTextRow(this, titleFont);
+  m_title = ensurePlotTitle(this, nullptr);
   m_title->setText(
       "Measured serving: throughput, latency and generated length against offered load");
-  plotLayout()->addElement(0, 0, m_title);
   m_margins = new QCPMarginGroup(this);
   m_panels[0] = axisRect();
   for (int i = 1; i < 4; ++i) {
@@ -264,23 +261,7 @@ void ServingPlot::showEmpty(bool empty) {
 
 void ServingPlot::setNotes(const QStringList& notes) {
   m_notes = notes;
-  if (notes.isEmpty()) {
-    if (m_noteRow) {
-      plotLayout()->remove(m_noteRow);
-      plotLayout()->simplify();
-      m_noteRow = nullptr;
-    }
-    return;
-  }
-  if (!m_noteRow) {
-    plotLayout()->insertRow(1);
-    QFont f = plotFont(9);
-    f.setBold(true);
-    m_noteRow = newPlotTextRow(this, f);
-    m_noteRow->setTextColor(QColor(176, 0, 0));
-    plotLayout()->addElement(1, 0, m_noteRow);
-  }
-  m_noteRow->setText(notes.join("\n"));
+  m_noteRow = setWarningRow(this, m_noteRow, notes.join("\n"), 9);
 }
 
 void ServingPlot::setData(const ServingSweeps& sweeps) {
@@ -633,11 +614,14 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
     line->point2->setCoords(x, 1);
     line->setPen(QPen(QColor(90, 90, 90), 1.0, Qt::DotLine));
     line->setProperty("qf_role", "overtake");
-    const QString text =
-        QString("%1 overtakes %2 at %3 %4")
-            .arg(qs(o.ahead), qs(o.behind), QString::number(o.load, 'g', 3),
+    // "A overtakes B at L", shown on two lines: checkpoint names are long, and a crossing
+    // inside the sweep leaves its label half the axis at most.
+    const QString ahead = qs(o.ahead) + " overtakes";
+    const QString behind =
+        QString("%1 at %2 %3")
+            .arg(qs(o.behind), QString::number(o.load, 'g', 3),
                  o.kind == LoadKind::RequestRate ? "req/s" : "concurrent requests");
-    m_overtakes << text;
+    m_overtakes << ahead + " " + behind;
     auto* label = new QCPItemText(this);
     label->setClipAxisRect(r);
     label->setClipToAxisRect(true);
@@ -645,7 +629,7 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
     label->position->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
     label->position->setTypeX(QCPItemPosition::ptPlotCoords);
     label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    label->position->setCoords(x, 0.06 + 0.12 * (n++ % 4));  // staggered: never on each other
+    label->position->setCoords(x, 0.06 + 0.22 * (n++ % 3));  // staggered: never on each other
     // Right of the line in the left half of the axis, left of it in the right half.
     const QCPAxis* ax = r->axis(QCPAxis::atBottom);
     const QCPRange range = ax->range();
@@ -654,8 +638,9 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
                            : range.center();
     const bool leftOfLine = x > mid;
     label->setPositionAlignment((leftOfLine ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-    label->setText(leftOfLine ? text + " " : " " + text);
     label->setFont(plotFont(8));
+    label->setTextAlignment(leftOfLine ? Qt::AlignRight : Qt::AlignLeft);
+    label->setText(leftOfLine ? ahead + " \n" + behind + " " : " " + ahead + "\n " + behind);
     label->setColor(QColor(70, 70, 70));
     label->setProperty("qf_role", "overtake");
   }

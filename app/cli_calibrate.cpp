@@ -134,6 +134,14 @@ void printCalibrationJson(const CalibrationReport& r, std::ostream& out) {
   for (const auto& [key, f] : r.cal.dequantSecondsPerWeight) {
     j["dequant_s_per_weight"][key] = fitJson(f, f.value);
   }
+  j["kernel_bandwidth_efficiency"] = Json::object();
+  for (const auto& [key, f] : r.cal.kernelBandwidthEff) {
+    j["kernel_bandwidth_efficiency"][key] = fitJson(f, f.value);
+  }
+  j["streaming_dequant_probe_s_per_weight"] = Json::object();
+  for (const auto& [key, f] : r.cal.streamingDequantSPerWeight) {
+    j["streaming_dequant_probe_s_per_weight"][key] = fitJson(f, f.value);
+  }
   j["calibration"] = r.gpuJson.at("calibration");
   j["measured_step"] = Json::array();
   for (const auto& [scheme, st] : r.steps) {
@@ -181,11 +189,22 @@ void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {
     }
     out << ")\n";
   }
+  for (const auto& [key, f] : r.cal.kernelBandwidthEff) {
+    out << "decode bw " << std::left << std::setw(14) << key << std::right << fmt(f.value, 3)
+        << " of the probes' bandwidth ± " << fmt(100 * f.relSpread, 1) << "%  (" << f.records
+        << " records at M <= " << kDecodeMaxM << ")\n";
+  }
   for (const auto& [key, f] : r.cal.dequantSecondsPerWeight) {
     out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
         << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
-        << fmt(100 * f.relSpread, 1) << "%  (" << fmt(1.0 / f.value / 1e9, 1) << " G weights/s, "
-        << f.records << " records)\n";
+        << fmt(100 * f.relSpread, 1) << "%  (the fused kernel's time beyond its weight read, "
+        << f.records << " records at M <= " << kDecodeMaxM << ")\n";
+  }
+  for (const auto& [key, f] : r.cal.streamingDequantSPerWeight) {
+    out << "probe   " << std::left << std::setw(16) << ("dequant_" + key) << std::right
+        << std::scientific << std::setprecision(3) << f.value << std::defaultfloat
+        << " s/weight  (streaming kernel, write-bound: reported, not priced; " << f.records
+        << " records)\n";
   }
   for (const auto& [scheme, st] : r.steps) {
     out << "\nmeasured step time, " << (r.model ? r.model->name : "") << ", " << scheme

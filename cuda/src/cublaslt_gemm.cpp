@@ -1,6 +1,8 @@
 // cuBLASLt matmul planning and launch (see cublaslt_gemm.hpp).
 #include "cublaslt_gemm.hpp"
 
+#include <map>
+
 namespace qf::cuda::detail {
 
 namespace {
@@ -140,6 +142,25 @@ std::string LtGemm::describe() const {
   std::string d = std::string("out=") + (m_int32Out ? "int32" : "bf16");
   if (m_kind == LtKind::kFp8) d += m_fastAccum ? " fast_accum=1" : " fast_accum=0";
   return d;
+}
+
+std::map<std::string, double> LtGemm::planFields() const {
+  std::map<std::string, double> out;
+  if (!ok()) return out;
+  auto get = [&](cublasLtMatmulAlgoConfigAttributes_t attr, const char* name, auto zero) {
+    auto v = zero;
+    std::size_t written = 0;
+    if (cublasLtMatmulAlgoConfigGetAttribute(&m_algo, attr, &v, sizeof v, &written) ==
+            CUBLAS_STATUS_SUCCESS &&
+        written == sizeof v) {
+      out[name] = static_cast<double>(v);
+    }
+  };
+  get(CUBLASLT_ALGO_CONFIG_ID, "algo_id", int32_t{0});
+  get(CUBLASLT_ALGO_CONFIG_TILE_ID, "tile_id", uint32_t{0});
+  get(CUBLASLT_ALGO_CONFIG_STAGES_ID, "stages_id", uint32_t{0});
+  get(CUBLASLT_ALGO_CONFIG_SPLITK_NUM, "split_k", int32_t{0});
+  return out;
 }
 
 cublasStatus_t LtGemm::run(const void* act, const void* weights, void* out,

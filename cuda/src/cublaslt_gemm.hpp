@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace qf::cuda::detail {
@@ -40,6 +41,9 @@ class LtGemm {
   int outputBytes() const { return m_int32Out ? 4 : 2; }
   /// The configuration in words for the record, e.g. "out=bf16 fast_accum=1".
   std::string describe() const;
+  /// The heuristic's algorithm as record fields: algo_id, tile_id, stages_id (cuBLASLt's
+  /// enums) and split_k; a field the library does not report is left out.
+  std::map<std::string, double> planFields() const;
   /// Enqueues one matmul: act [m][k], weights [n][k], out [m][n]. Returns the cuBLAS status.
   cublasStatus_t run(const void* act, const void* weights, void* out, cudaStream_t stream) const;
 

@@ -121,4 +121,15 @@ void launchCountPattern32(const uint32_t* data, std::size_t count, uint32_t patt
   checkLaunch("countPatternKernel32");
 }
 
+namespace {
+/// Does nothing: replayed in a graph, its per-launch time is the GPU-side gap between two
+/// kernels of a graph, which every timed kernel pays on top of its own work.
+__global__ void emptyKernel() {}
+}  // namespace
+
+void launchEmptyKernel(cudaStream_t stream) {
+  emptyKernel<<<1, 32, 0, stream>>>();
+  checkLaunch("emptyKernel");
+}
+
 }  // namespace qf::cuda::detail

@@ -14,6 +14,9 @@ namespace qf::cuda::detail {
 /// that is written to *sink only when it matches an impossible pattern, so no load is dead.
 void launchHbmRead(const void* src, std::size_t bytes, uint32_t* sink, int smCount,
                    cudaStream_t stream);
+/// One launch of an empty kernel (1 block of 32 threads): timed in a graph it is the
+/// null-kernel baseline subtracted from every record (docs/benchmarks.md, "Kernel timing").
+void launchEmptyKernel(cudaStream_t stream);
 /// Fills `words` 32-bit words with a hash of (index, seed) ANDed with mask, ORed with orBits.
 void launchFillWords(uint32_t* dst, std::size_t words, uint32_t seed, uint32_t mask,
                      uint32_t orBits, cudaStream_t stream);
@@ -86,10 +89,16 @@ struct W4a16Plan {
   int groupsPerCta = 1;
   std::size_t workspaceBytes = 0;  ///< 0 when no block is shared
   double reductionBytes = 0;       ///< fp32 partial sums written and read back (mostly L2)
+  int ctaRows = 8;                 ///< A rows per CTA (the variant that runs)
+  int splitDepth = 1;              ///< most CTAs sharing one output block (maxCtasPerBlock)
 };
 W4a16Plan w4a16Plan(int64_t m, int64_t nPad, int64_t kPad, int residentCtas);
-/// Sets the fused kernel's launch attributes on the current device; once, before any launch.
-void prepareW4a16Gemm();
+/// Sets the fused kernel's launch attributes on the current device, whose blocks may opt into
+/// `smemPerBlockOptin` bytes of shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin): only
+/// the CTA variants that fit are prepared and planned (largestRowsWithin), so an sm_86/sm_89
+/// device runs m > 32 as 32-row CTAs instead of failing. Once, before any launch; returns the
+/// largest variant's rows. Throws when not even the 8-row variant fits.
+int prepareW4a16Gemm(int smemPerBlockOptin);
 /// Launches the fused kernel (one launch, split-K included).
 void launchW4a16Gemm(const W4a16GemmArgs& args, cudaStream_t stream);
 

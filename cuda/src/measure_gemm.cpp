@@ -452,6 +452,12 @@ bool Session::gemmProbes() {
             r.bytesMoved += plan.reductionBytes;
             planText = " ctas=" + std::to_string(plan.ctas) +
                        " groups_per_cta=" + std::to_string(plan.groupsPerCta);
+            r.plan = {{"ctas", plan.ctas},
+                      {"groups_per_cta", plan.groupsPerCta},
+                      {"cta_rows", plan.ctaRows},
+                      {"split_depth", plan.splitDepth}};
+          } else {
+            r.plan = lt->planFields();
           }
           // Check this exact configuration: poisoned output, full unwritten-element scan, and
           // ‖C − C_ref‖/‖C_ref‖ over sampled rows × columns against host dot products.

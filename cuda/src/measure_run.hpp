@@ -190,6 +190,7 @@ class Session {
   DeviceBuffer m_fp8Scales;  ///< [0] W scale, [1] A scale (device floats for cuBLASLt)
   int m_smCount = 0;
   double m_l2Bytes = 0;
+  double m_baselineS = 0;  ///< the empty kernel's per-launch time in a graph (this session's)
   std::unique_ptr<detail::NvmlSampler> m_nvml;  ///< board power and clocks while timing
   detail::NvmlWindow m_window;                  ///< the last timed record's window
   uint32_t m_seed = 1;

@@ -97,6 +97,9 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
   run.setup["driver"] = e.driver;
   run.setup["ecc"] = e.eccEnabled < 0 ? "unknown" : (e.eccEnabled == 1 ? "on" : "off");
   run.setup["nvml"] = e.nvml;
+  run.setup["smem_per_block_optin_bytes"] = std::to_string(e.smemPerBlockOptinBytes);
+  run.setup["w4a16_max_cta_rows"] = std::to_string(e.w4a16MaxCtaRows);
+  if (e.nullKernelS > 0) run.metrics["null_kernel_us"] = e.nullKernelS * 1e6;
   if (e.powerLimitW > 0) run.metrics["power_limit_w"] = e.powerLimitW;
   if (!config.commandLine.empty()) run.setup["command_line"] = config.commandLine;
   if (!result.error.empty()) run.warnings.push_back("the run stopped early: " + result.error);

@@ -138,38 +138,53 @@ TimingResult timeRuns(const std::function<void(int64_t run)>& launch, const Timi
   r.method = useGraph ? "cuda_graph" : "stream_batch";
   r.launchesPerSample = launches;
 
-  // 3. Warm-up by time (clocks, caches, the power state settle), untimed.
-  const auto warmStart = std::chrono::steady_clock::now();
-  do {
-    enqueueSample(0);
-    QF_CUDA_CHECK(cudaEventSynchronize(events.stop(0)));
-    r.warmupS += events.seconds(0);
-  } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStart).count() <
-           options.warmupS);
-
-  // 4. Samples in batches of up to kBatch replays, back to back on the GPU.
-  std::vector<double> samples;
-  double totalS = 0;
-  SampleSummary summary;
+  const int repeats = std::max(1, options.repeats);
+  const RepeatBudget budget =
+      repeatBudget(options.minSamples, options.maxSamples, options.maxSeconds, repeats);
+  std::vector<double> samples, medians;
   if (options.onSampling) options.onSampling(true);
-  while (true) {
-    const int batch = std::clamp(options.maxSamples - static_cast<int>(samples.size()), 1, kBatch);
-    for (int b = 0; b < batch; ++b) enqueueSample(b);
-    QF_CUDA_CHECK(cudaEventSynchronize(events.stop(batch - 1)));
-    for (int b = 0; b < batch; ++b) {
-      samples.push_back(events.seconds(b));
-      totalS += samples.back();
+  for (int rep = 0; rep < repeats; ++rep) {
+    // An independent repeat: its own instantiated graph (the first repeat keeps the one the
+    // estimate was made with), its own warm-up, its own samples.
+    if (rep > 0 && useGraph) useGraph = graph.capture(launch, launches, stream);
+    // 3. Warm-up by time (clocks, caches, the power state settle), untimed.
+    const auto warmStart = std::chrono::steady_clock::now();
+    do {
+      enqueueSample(0);
+      QF_CUDA_CHECK(cudaEventSynchronize(events.stop(0)));
+      r.warmupS += events.seconds(0);
+    } while (std::chrono::duration<double>(std::chrono::steady_clock::now() - warmStart).count() <
+             (rep == 0 ? options.warmupS : 0.25 * options.warmupS));
+
+    // 4. Samples in batches of up to kBatch replays, back to back on the GPU.
+    std::vector<double> mine;
+    double totalS = 0;
+    while (true) {
+      const int batch = std::clamp(budget.maxSamples - static_cast<int>(mine.size()), 1, kBatch);
+      for (int b = 0; b < batch; ++b) enqueueSample(b);
+      QF_CUDA_CHECK(cudaEventSynchronize(events.stop(batch - 1)));
+      for (int b = 0; b < batch; ++b) {
+        mine.push_back(events.seconds(b));
+        totalS += mine.back();
+      }
+      const SampleSummary part = summarizeSamples(mine, launches);
+      if (samplingDone(static_cast<int>(mine.size()), totalS, part.relNoise, budget.minSamples,
+                       budget.maxSamples, options.maxRelNoise, budget.maxSeconds)) {
+        medians.push_back(part.medianS);
+        break;
+      }
     }
-    summary = summarizeSamples(samples, launches);
-    if (samplingDone(static_cast<int>(samples.size()), totalS, summary.relNoise, options.minSamples,
-                     options.maxSamples, options.maxRelNoise, options.maxSeconds)) {
-      break;
-    }
+    samples.insert(samples.end(), mine.begin(), mine.end());
   }
   if (options.onSampling) options.onSampling(false);
-  r.medianS = summary.medianS;
-  r.minS = summary.minS;
+  r.method = useGraph ? "cuda_graph" : "stream_batch";
+  const SampleSummary summary = summarizeSamples(samples, launches);
+  r.medianS = withoutBaseline(summary.medianS, options.baselineS);
+  r.minS = withoutBaseline(summary.minS, options.baselineS);
+  r.baselineS = summary.medianS - r.medianS;
   r.relNoise = summary.relNoise;
+  r.repeatNoise = repeatSpread(medians);
+  r.repeats = repeats;
   r.samples = static_cast<int64_t>(samples.size());
   return r;
 }

@@ -64,4 +64,44 @@ inline bool samplingDone(int samples, double totalS, double relNoise, int minSam
   return relNoise <= maxRelNoise || totalS >= maxSeconds;
 }
 
+/// Relative spread of independent repeats: the sample standard deviation of their medians over
+/// the mean of the medians (0 with fewer than two). What "noise" means in a record's target:
+/// the stopping rule drives the within-run figure down by construction (it samples until that
+/// number is small), so it cannot also be the check.
+inline double repeatSpread(const std::vector<double>& medians) {
+  if (medians.size() < 2) return 0;
+  double mean = 0;
+  for (double v : medians) mean += v;
+  mean /= static_cast<double>(medians.size());
+  double var = 0;
+  for (double v : medians) var += (v - mean) * (v - mean);
+  var /= static_cast<double>(medians.size() - 1);
+  return mean > 0 ? std::sqrt(var) / mean : 0;
+}
+
+/// A per-launch time with the empty-kernel baseline (the GPU-side gap between kernels of one
+/// graph, measured once per session) taken off: the kernel's own time. Never below 5% of the
+/// raw figure, so a kernel no longer than the gap keeps a positive time (the record then says
+/// how large the baseline was beside it).
+inline double withoutBaseline(double perLaunchS, double baselineS) {
+  if (!(baselineS > 0)) return perLaunchS;
+  return std::max(perLaunchS - baselineS, 0.05 * perLaunchS);
+}
+
+/// The per-repeat share of a stopping rule split over `repeats` independent repeats: each
+/// repeat takes at least `minSamples`/repeats samples (never below 5) and a 1/repeats share of
+/// the time and sample caps, so the repeats together cost what one run did.
+struct RepeatBudget {
+  int minSamples, maxSamples;
+  double maxSeconds;
+};
+inline RepeatBudget repeatBudget(int minSamples, int maxSamples, double maxSeconds, int repeats) {
+  const int r = std::max(1, repeats);
+  RepeatBudget b;
+  b.minSamples = std::max(5, (minSamples + r - 1) / r);
+  b.maxSamples = std::max(b.minSamples, maxSamples / r);
+  b.maxSeconds = maxSeconds / r;
+  return b;
+}
+
 }  // namespace qf::cuda::detail

@@ -47,6 +47,7 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <string>
 
 namespace qf::cuda::detail {
 
@@ -401,8 +402,13 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
   cpAsyncWait<0>();
 }
 
+/// The largest CTA variant the current device's shared memory holds (prepareW4a16Gemm sets
+/// it; one device per process, as measure() opens one).
+int g_maxRows = 64;
+
 template <int kRows>
 void raiseSmemLimit() {
+  if (kRows > g_maxRows) return;  // never launched on this device: asking would fail
   QF_CUDA_CHECK(cudaFuncSetAttribute(
       w4a16GemmKernel<kRows>, cudaFuncAttributeMaxDynamicSharedMemorySize, smemBytesFor(kRows)));
 }
@@ -433,14 +439,14 @@ void launchTyped(const W4a16GemmArgs& p, const Striping& st, cudaStream_t stream
 }
 
 Striping planFor(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
-  return planStriping(m, nPad, kPad, std::max(1, residentCtas));
+  return planStriping(m, nPad, kPad, std::max(1, residentCtas), g_maxRows);
 }
 
 }  // namespace
 
 int w4a16ResidentCtas(int64_t m, int smCount) {
   int perSm = 0;
-  switch (ctaRowsFor(m)) {
+  switch (ctaRowsFor(m, g_maxRows)) {
     case 8:
       perSm = residentPerSm<8>();
       break;
@@ -464,14 +470,23 @@ W4a16Plan w4a16Plan(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
   plan.groupsPerCta = st.perCta;
   plan.workspaceBytes = workspaceBytes(st, m, nPad);
   plan.reductionBytes = reductionBytes(st, m, nPad);
+  plan.ctaRows = st.rows;
+  plan.splitDepth = maxCtasPerBlock(st);
   return plan;
 }
 
-void prepareW4a16Gemm() {
+int prepareW4a16Gemm(int smemPerBlockOptin) {
+  g_maxRows = largestRowsWithin(smemPerBlockOptin);
+  if (g_maxRows == 0) {
+    throw CudaError("the fused W4A16 kernel needs " + std::to_string(smemBytesFor(8)) +
+                    " bytes of shared memory per block; this device allows " +
+                    std::to_string(smemPerBlockOptin));
+  }
   raiseSmemLimit<8>();
   raiseSmemLimit<16>();
   raiseSmemLimit<32>();
   raiseSmemLimit<64>();
+  return g_maxRows;
 }
 
 void launchW4a16Gemm(const W4a16GemmArgs& p, cudaStream_t stream) {

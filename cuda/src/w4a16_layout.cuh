@@ -44,9 +44,11 @@ QF_HD LaneCoord laneCoord(int lane) {
 
 // ----- CTA shape ------------------------------------------------------------------------------
 
-/// A rows per CTA: 8 (m ≤ 8: only 8 rows are staged and loaded), 16, 32 or 64.
-QF_HD int ctaRowsFor(int64_t m) {
-  return m <= 8 ? 8 : (m <= 16 ? 16 : (m <= 32 ? 32 : 64));
+/// A rows per CTA: 8 (m ≤ 8: only 8 rows are staged and loaded), 16, 32 or 64, never more
+/// than `maxRows` (the largest variant the device's shared memory holds: largestRowsWithin).
+QF_HD int ctaRowsFor(int64_t m, int maxRows = 64) {
+  const int rows = m <= 8 ? 8 : (m <= 16 ? 16 : (m <= 32 ? 32 : 64));
+  return rows < maxRows ? rows : maxRows;
 }
 /// m16 tiles per CTA (an 8-row CTA still issues m16 mma, with zero rows 8–15).
 QF_HD constexpr int mTilesForRows(int rows) {
@@ -62,6 +64,39 @@ QF_HD constexpr int stageBytes(int rows) {
 }
 QF_HD constexpr int smemBytesFor(int rows) {
   return kStages * stageBytes(rows);
+}
+
+/// The largest CTA variant (64, 32, 16 or 8 rows) whose stages fit in `smemPerBlockOptin`
+/// bytes of dynamic shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin); 0 when not even
+/// the 8-row one does. The 64-row variant's 103,424 bytes exceed the 99 KB of sm_86/sm_89
+/// (A10, A40, L4, L40S, RTX 3090/4090): there m > 32 runs as 32-row CTAs.
+QF_HD constexpr int largestRowsWithin(int smemPerBlockOptin) {
+  for (int rows = 64; rows >= 8; rows /= 2) {
+    if (smemBytesFor(rows) <= smemPerBlockOptin) return rows;
+  }
+  return 0;
+}
+
+/// Dynamic shared memory one block may opt into, by compute capability (the CUDA C++
+/// Programming Guide's "Technical Specifications per Compute Capability"): what a plan for a
+/// device can be checked against without the device. 0 for a capability not in the table.
+struct SmemOptinLimit {
+  int major, minor, bytes;
+};
+inline constexpr SmemOptinLimit kSmemOptinLimits[] = {
+    {8, 0, 166912},   // A100, A30: 163 KB
+    {8, 6, 101376},   // A10, A40, RTX 30xx: 99 KB
+    {8, 7, 166912},   // Jetson Orin: 163 KB
+    {8, 9, 101376},   // L4, L40S, RTX 40xx: 99 KB
+    {9, 0, 232448},   // H100, H200, H20: 227 KB
+    {10, 0, 232448},  // B200, GB200: 227 KB
+    {12, 0, 101376},  // RTX 50xx: 99 KB
+};
+constexpr int smemOptinBytesFor(int major, int minor) {  // host only: the table is host data
+  for (const auto& l : kSmemOptinLimits) {
+    if (l.major == major && l.minor == minor) return l.bytes;
+  }
+  return 0;
 }
 
 // ----- pipeline staging (global → shared, one 16-byte cp.async each) ---------------------------
@@ -189,11 +224,13 @@ QF_HD int64_t unitCount(const Striping& s) {
 }
 
 /// The striping for m rows, nPad × kPad weights and `residentCtas` CTAs resident at once
-/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs): as many CTAs as fit, but at least
+/// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs), CTAs of at most `maxRows` rows
+/// (largestRowsWithin the device's shared memory): as many CTAs as fit, but at least
 /// kMinGroupsPerCta units each, and no empty CTA.
-QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t residentCtas) {
+QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t residentCtas,
+                            int maxRows = 64) {
   Striping s;
-  s.rows = ctaRowsFor(m);
+  s.rows = ctaRowsFor(m, maxRows);
   s.blocksX = static_cast<int>((nPad + kBlockCols - 1) / kBlockCols);
   s.blocksZ = static_cast<int>((m + s.rows - 1) / s.rows);
   s.groups = static_cast<int>(kPad / kGroupK);
@@ -217,6 +254,20 @@ QF_HD UnitRange ctaUnits(const Striping& s, int cta) {
   const int64_t end = begin + s.perCta;
   const int64_t units = unitCount(s);
   return {static_cast<int>(begin), static_cast<int>(end < units ? end : units)};
+}
+
+/// The split depth of a striping: the most CTAs that share one output block (1 when no block
+/// is split). Each extra CTA on a block is one more partial sum its reduction waits for.
+QF_HD int maxCtasPerBlock(const Striping& s) {
+  int most = 1;
+  const int64_t blocks = static_cast<int64_t>(s.blocksX) * s.blocksZ;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t first = b * s.groups / s.perCta;
+    const int64_t last = ((b + 1) * s.groups - 1) / s.perCta;
+    const int n = static_cast<int>(last - first + 1);
+    most = n > most ? n : most;
+  }
+  return most;
 }
 
 /// Unit u → its block (x, z) and k group.

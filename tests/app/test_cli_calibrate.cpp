@@ -52,8 +52,10 @@ TEST_CASE("qfront calibrate returns the parameters a synthetic session was made 
         Approx(kBf16Flops / 1e12).epsilon(0.02));
   CHECK(j.at("tensor_tflops").at("fp8").at("value").get<double>() ==
         Approx(kFp8Flops / 1e12).epsilon(0.02));
-  CHECK(j.at("dequant_s_per_weight").at("w4a16-g128").at("value").get<double>() ==
+  // The streaming dequant kernel is reported as a probe; no fused records, no priced dequant.
+  CHECK(j.at("streaming_dequant_probe_s_per_weight").at("w4a16-g128").at("value").get<double>() ==
         Approx(kDequantS).epsilon(0.02));
+  CHECK(j.at("dequant_s_per_weight").empty());
   // The measured step time exists for the schemes with GEMM records (bf16, w8a8-fp8) at the
   // measured M: Llama-3-8B's GEMMs at M = 1024 under the synthetic bf16 rate.
   REQUIRE(j.at("measured_step").size() == 2);

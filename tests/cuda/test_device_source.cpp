@@ -574,6 +574,48 @@ TEST_CASE("a swapped A register, a wrong ldmatrix mapping or reduction order is 
   CHECK(bad.makespan > bad.plan.perCta);
 }
 
+TEST_CASE("no CTA variant asks for more shared memory than sm_80, sm_86, sm_89 or sm_90 allow",
+          "[cuda][w4a16]") {
+  // The opt-in limits by compute capability (a table: no GPU needed). Before per-device
+  // plans, the 64-row variant's 103,424 bytes were asked of every device, and an sm_86/sm_89
+  // board (A10, L4, L40S, RTX 4090: 101,376 bytes) failed when it opened.
+  CHECK(kw::smemBytesFor(64) == 103424);
+  struct Arch {
+    int major, minor, bytes, maxRows;
+  };
+  for (const Arch a : {Arch{8, 0, 166912, 64}, Arch{8, 6, 101376, 32}, Arch{8, 9, 101376, 32},
+                       Arch{9, 0, 232448, 64}}) {
+    INFO("sm_" << a.major << a.minor);
+    CHECK(kw::smemOptinBytesFor(a.major, a.minor) == a.bytes);
+    const int rows = kw::largestRowsWithin(a.bytes);
+    CHECK(rows == a.maxRows);
+    // Every plan a device gets fits its shared memory, at every m.
+    for (int64_t m : {1, 8, 9, 16, 17, 32, 33, 64, 65, 512, 4096}) {
+      const kw::Striping st = kw::planStriping(m, 4096, 14336, 528, rows);
+      INFO("m " << m);
+      CHECK(st.rows <= rows);
+      CHECK(kw::smemBytesFor(st.rows) <= a.bytes);
+      // The row slices still cover every row of A.
+      CHECK(static_cast<int64_t>(st.blocksZ) * st.rows >= m);
+      CHECK(static_cast<int64_t>(st.blocksZ - 1) * st.rows < m);
+    }
+  }
+  // The split depth the record carries: Llama-3-8B's down_proj at m = 1 on 528 resident CTAs
+  // has 112 groups a block over stripes of 7: 16 CTAs share each block.
+  CHECK(kw::maxCtasPerBlock(kw::planStriping(1, 4096, 14336, 528)) == 16);
+  // One block of 9 groups over 2 CTAs of 5: both share it.
+  CHECK(kw::maxCtasPerBlock(kw::planStriping(1, 40, 1152, 528)) == 2);
+  // A stripe that holds whole blocks splits none.
+  CHECK(kw::maxCtasPerBlock(kw::planStriping(1, 128, 512, 1)) == 1);
+  // A capability the table does not know gets 0: the caller asks the device instead.
+  CHECK(kw::smemOptinBytesFor(7, 5) == 0);
+  CHECK(kw::largestRowsWithin(1000) == 0);
+  // m > 32 on a 99 KB device runs as 32-row CTAs; on an H100 as 64-row ones.
+  CHECK(kw::ctaRowsFor(118, 32) == 32);
+  CHECK(kw::ctaRowsFor(118) == 64);
+  CHECK(kw::ctaRowsFor(5, 32) == 8);
+}
+
 TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerCta units",
           "[cuda][w4a16]") {
   // Llama-3-8B down_proj at m = 1 on 132 SMs × 4 CTAs: 32 blocks of 128 columns × 112

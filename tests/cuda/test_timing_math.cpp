@@ -56,3 +56,29 @@ TEST_CASE("sampling stops on noise or time, never before the minimum", "[cuda][t
   CHECK(samplingDone(20, 1.0, 0.05, 20, 400, 0.02, 1.0));        // noisy, out of time
   CHECK(samplingDone(400, 0.1, 0.5, 20, 400, 0.02, 1.0));        // the cap
 }
+
+TEST_CASE("noise comes from independent repeats, not from the stopping rule", "[cuda][timing]") {
+  // Three repeats whose medians are 0.98, 1.00 and 1.02 µs: sample sd 0.02 over a mean of 1.
+  CHECK(std::abs(repeatSpread({0.98e-6, 1.00e-6, 1.02e-6}) - 0.02) < 1e-12);
+  CHECK(repeatSpread({1e-6, 1e-6, 1e-6}) == 0);
+  CHECK(repeatSpread({1e-6}) == 0);  // one repeat says nothing about the spread
+  CHECK(repeatSpread({}) == 0);
+  // The stopping rule split over 3 repeats: 20 samples → 7 each, 400 → 133, 1 s → 1/3 s.
+  const RepeatBudget b = repeatBudget(20, 400, 1.0, 3);
+  CHECK(b.minSamples == 7);
+  CHECK(b.maxSamples == 133);
+  CHECK(std::abs(b.maxSeconds - 1.0 / 3.0) < 1e-12);
+  // Never fewer than 5 samples a repeat, and the cap never below the minimum.
+  const RepeatBudget small = repeatBudget(2, 6, 0.3, 3);
+  CHECK(small.minSamples == 5);
+  CHECK(small.maxSamples == 5);
+}
+
+TEST_CASE("the null-kernel baseline comes off a kernel's time, never below 5% of it",
+          "[cuda][timing]") {
+  // A 10 µs kernel in a graph whose empty kernel takes 2 µs per launch: 8 µs of its own.
+  CHECK(std::abs(withoutBaseline(10e-6, 2e-6) - 8e-6) < 1e-18);
+  // A kernel no longer than the gap keeps 5% of its raw time.
+  CHECK(std::abs(withoutBaseline(1e-6, 2e-6) - 0.05e-6) < 1e-18);
+  CHECK(withoutBaseline(3e-6, 0) == 3e-6);
+}

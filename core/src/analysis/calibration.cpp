@@ -12,6 +12,7 @@
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
@@ -49,6 +50,13 @@ double medianAbs(const std::vector<double>& v) {
   a.reserve(v.size());
   for (const double x : v) a.push_back(std::abs(x));
   return medianOf(a);
+}
+
+/// Bytes a GEMM kernel of `schemeId` streams per weight (weights, scales, zeros: the
+/// bundled catalog's storage), 0 when the catalog does not know the scheme.
+double storedBytesPerWeight(const std::string& schemeId) {
+  auto s = Catalog::bundled().scheme(schemeId);
+  return s ? s->bytesPerWeight() : 0.0;
 }
 
 bool usable(const KernelMeasurement& r) {
@@ -167,6 +175,8 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
 
   std::vector<double> hbmX, hbmY;
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> gemm, dequant;
+  // Decode-size GEMM records by scheme: (weights, time) at M ≤ kDecodeMaxM.
+  std::map<std::string, std::vector<std::pair<double, double>>> decode;
   for (const auto& r : records) {
     if (r.device != c.device || !usable(r)) continue;
     if (r.kind == KernelKind::HbmCopy || r.kind == KernelKind::HbmRead) {
@@ -180,6 +190,10 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
         auto& [x, y] = gemm[scheme->gemmRateKey];  // bf16, fp8, int8, w4a16-g128
         x.push_back(r.flops);
         y.push_back(r.medianS);
+      }
+      if (scheme && *scheme->gemmRateKey && r.m >= 1 && r.m <= kDecodeMaxM && r.n > 0 && r.k > 0) {
+        decode[r.scheme].emplace_back(static_cast<double>(r.n) * static_cast<double>(r.k),
+                                      r.medianS);
       }
     } else if (r.kind == KernelKind::Dequant) {
       const double weights = static_cast<double>(r.n) * static_cast<double>(r.k);
@@ -220,12 +234,62 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
     c.warnings.push_back("no GEMM records at M >= " + std::to_string(kCalibrationMinM) +
                          ": tensor rates not calibrated");
   }
+  // The streaming dequant kernels are a bandwidth probe (write-bound: they store bf16 for
+  // every weight they read), reported and never priced: the engine charges a weight-only
+  // scheme's dequant inside its fused GEMM.
   for (auto& [scheme, xy] : dequant) {
     const auto fit = fitRobustLine(xy.first, xy.second, false);
     if (!(fit.slope > 0 && std::isfinite(fit.slope))) {
-      return noFit("dequant cost " + scheme, xy.first.size());
+      return noFit("streaming dequant " + scheme, xy.first.size());
     }
-    c.dequantSecondsPerWeight[scheme] = fitted(fit.slope, fit);
+    c.streamingDequantSPerWeight[scheme] = fitted(fit.slope, fit);
+    const MeasurableScheme* ms = measurableScheme(scheme);
+    if (ms && !*ms->gemmRateKey) {
+      c.warnings.push_back(scheme +
+                           " is modelled only: no GEMM kernel measures it (its "
+                           "streaming dequant records are a bandwidth probe)");
+    }
+  }
+  // What each GEMM kernel costs at decode sizes, from its own records: its weight read's
+  // fraction of the probes' bandwidth (η_k) and, for a fused weight-only kernel, the time per
+  // weight beyond that read (the dequant the engine charges). docs/model.md, "The kernels
+  // measured".
+  if (!c.bandwidthBytesPerS && !decode.empty()) {
+    c.warnings.push_back(
+        "no hbm_copy/hbm_read records: the GEMM kernels' decode-size bandwidth and the fused "
+        "kernels' dequant cost are not calibrated");
+  }
+  for (auto& [scheme, points] : decode) {
+    if (!c.bandwidthBytesPerS) break;
+    const double beta = c.bandwidthBytesPerS->value;
+    const MeasurableScheme* ms = measurableScheme(scheme);
+    const double bytesPerWeight = storedBytesPerWeight(scheme);
+    if (!ms || !(bytesPerWeight > 0)) continue;
+    const bool fused = !tensorPathFromName(ms->gemmRateKey).has_value();
+    std::vector<double> eta, excess;
+    for (const auto& [w, t] : points) {
+      eta.push_back(w * bytesPerWeight / (beta * t));
+      excess.push_back(std::max(0.0, (t - w * bytesPerWeight / beta) / w));
+    }
+    auto median = [](std::vector<double> v) { return medianOf(v); };
+    auto spreadOf = [](const std::vector<double>& v, double centre) {
+      FittedValue f;
+      f.value = centre;
+      f.records = v.size();
+      for (const double x : v) f.relResiduals.push_back(centre > 0 ? x / centre - 1.0 : 0.0);
+      f.relSpread = 1.4826 * medianAbs(f.relResiduals);
+      return f;
+    };
+    if (fused) {
+      const double deq = median(excess);
+      c.dequantSecondsPerWeight[scheme] = spreadOf(excess, deq);
+      // The read and the dequant are one kernel's time: η_k = b/(b + β·deq) prices the
+      // kernel's decode step at what it took, whatever side of the max() it lands on.
+      const double k = bytesPerWeight / (bytesPerWeight + beta * deq);
+      c.kernelBandwidthEff[scheme] = spreadOf(eta, k);
+    } else {
+      c.kernelBandwidthEff[scheme] = spreadOf(eta, median(eta));
+    }
   }
   return c;
 }
@@ -347,6 +411,18 @@ GpuCalibration calibrationBlock(const GpuSpec& gpu, const Calibration& c,
     cal.dequantSPerWeight[scheme] = f.value;
     fits["dequant/" + scheme] = fitJson(f);
   }
+  for (const auto& [scheme, f] : c.kernelBandwidthEff) {
+    cal.kernelBandwidthEfficiency[scheme] = f.value;
+    fits["kernel_bandwidth/" + scheme] = fitJson(f);
+  }
+  if (!c.streamingDequantSPerWeight.empty()) {
+    Json probe = Json::object();
+    for (const auto& [scheme, f] : c.streamingDequantSPerWeight) {
+      probe[scheme] = {
+          {"s_per_weight", f.value}, {"records", f.records}, {"rel_spread", f.relSpread}};
+    }
+    extra["streaming_dequant_probe"] = probe;
+  }
   extra["fits"] = fits;
   cal.extraJson = extra.dump();
   return cal;
@@ -365,6 +441,9 @@ std::optional<Error> checkCalibrationBlock(const GpuCalibration& cal, const std:
   }
   for (const auto& [key, eta] : cal.computeEfficiency) {
     if (auto e = efficiency("compute_efficiency." + key, eta)) return e;
+  }
+  for (const auto& [scheme, eta] : cal.kernelBandwidthEfficiency) {
+    if (auto e = efficiency("kernel_bandwidth_efficiency." + scheme, eta)) return e;
   }
   for (const auto& [scheme, v] : cal.dequantSPerWeight) {
     if (!(std::isfinite(v) && v >= 0 && v <= kMaxDequantSPerWeight)) {

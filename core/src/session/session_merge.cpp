@@ -28,7 +28,8 @@ bool sameRecord(const KernelMeasurement& a, const KernelMeasurement& b) {
   return sameBits(a.medianS, b.medianS) && sameBits(a.minS, b.minS) &&
          sameBits(a.relNoise, b.relNoise) && a.samples == b.samples &&
          sameBits(a.bytesMoved, b.bytesMoved) && sameBits(a.flops, b.flops) &&
-         a.sourceFile == b.sourceFile;
+         sameBits(a.repeatNoise, b.repeatNoise) && sameBits(a.baselineS, b.baselineS) &&
+         a.plan == b.plan && a.sourceFile == b.sourceFile;
 }
 
 bool sameRun(const ImportedRun& a, const ImportedRun& b) {

@@ -382,10 +382,10 @@ std::optional<Error> readRun(const JsonReader& r, const Json& j, const std::stri
 
 std::optional<Error> readKernel(const JsonReader& r, const Json& j, const std::string& p,
                                 KernelMeasurement& k) {
-  if (auto e =
-          r.object(j, p, "kernel_measurements",
-                   {"kernel", "scheme", "device", "m", "n", "k", "median_s", "min_s", "rel_noise",
-                    "samples", "bytes_moved", "flops", "source_file", "energy_j", "avg_power_w"})) {
+  if (auto e = r.object(j, p, "kernel_measurements",
+                        {"kernel", "scheme", "device", "m", "n", "k", "median_s", "min_s",
+                         "rel_noise", "samples", "bytes_moved", "flops", "source_file", "energy_j",
+                         "avg_power_w", "repeat_noise", "baseline_s", "plan"})) {
     return e;
   }
   if (auto e = r.readString(k.kernel, j, p, "kernel", true)) return e;
@@ -416,6 +416,22 @@ std::optional<Error> readKernel(const JsonReader& r, const Json& j, const std::s
   if (auto e = timing("median_s", k.medianS, true, false)) return e;
   if (auto e = timing("min_s", k.minS, false, true)) return e;
   if (auto e = amount("rel_noise", k.relNoise)) return e;
+  if (auto e = amount("repeat_noise", k.repeatNoise)) return e;
+  if (auto e = timing("baseline_s", k.baselineS, false, true)) return e;
+  if (const Json* plan = JsonReader::find(j, "plan")) {
+    const std::string pp = child(p, "plan");
+    if (!plan->is_object()) {
+      return r.error(pp, "plan",
+                     "expected an object of numbers, found " + JsonReader::describe(*plan));
+    }
+    for (const auto& [key, v] : plan->items()) {
+      if (!v.is_number() || !std::isfinite(v.get<double>())) {
+        return r.error(child(pp, key), "plan." + key,
+                       "expected a finite number, found " + JsonReader::describe(v));
+      }
+      k.plan[key] = v.get<double>();
+    }
+  }
   if (auto e = r.readInteger(k.samples, j, p, "samples", false, 0, kMaxCount)) return e;
   if (auto e = amount("bytes_moved", k.bytesMoved)) return e;
   if (auto e = amount("flops", k.flops)) return e;

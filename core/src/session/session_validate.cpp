@@ -163,6 +163,14 @@ std::optional<Error> checkKernel(const KernelMeasurement& k, const std::string& 
   if (auto e = timing("median_s", k.medianS, false)) return e;
   if (auto e = timing("min_s", k.minS, true)) return e;
   if (auto e = amount("rel_noise", k.relNoise)) return e;
+  if (auto e = amount("repeat_noise", k.repeatNoise)) return e;
+  if (auto e = timing("baseline_s", k.baselineS, true)) return e;
+  for (const auto& [key, v] : k.plan) {
+    if (!std::isfinite(v)) {
+      return at(child(child(p, "plan"), key), "plan." + key,
+                "expected a finite number, found " + formatNumber(v));
+    }
+  }
   if (auto e = inRange(k.samples, p, "samples", 0, kMaxCount)) return e;
   if (auto e = amount("bytes_moved", k.bytesMoved)) return e;
   if (auto e = amount("flops", k.flops)) return e;

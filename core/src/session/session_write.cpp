@@ -180,6 +180,13 @@ J kernelJson(const KernelMeasurement& k) {
   // Written only where measured, so sessions without NVML figures stay as they were.
   if (k.energyJ > 0) j["energy_j"] = looseJson<J>(k.energyJ);
   if (k.avgPowerW > 0) j["avg_power_w"] = looseJson<J>(k.avgPowerW);
+  if (k.repeatNoise > 0) j["repeat_noise"] = looseJson<J>(k.repeatNoise);
+  if (k.baselineS > 0) j["baseline_s"] = looseJson<J>(k.baselineS);
+  if (!k.plan.empty()) {
+    J plan = J::object();
+    for (const auto& [key, v] : k.plan) plan[key] = v;
+    j["plan"] = plan;
+  }
   return j;
 }
 

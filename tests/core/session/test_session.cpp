@@ -1039,3 +1039,40 @@ TEST_CASE("modelled metrics: every name is in the metric dictionary with its dir
     CHECK(knownDirection(reduction) == Direction::Max);
   }
 }
+
+TEST_CASE("session: a kernel record's repeat noise, baseline and plan round-trip and are checked",
+          "[session]") {
+  Session s;
+  KernelMeasurement k;
+  k.kernel = "gemm_w4a16-g128";
+  k.scheme = "w4a16-g128";
+  k.kind = KernelKind::Gemm;
+  k.device = "NVIDIA H200";
+  k.m = 1;
+  k.n = 4096;
+  k.k = 14336;
+  k.medianS = 7.5e-6;
+  k.relNoise = 0.004;
+  k.repeatNoise = 0.013;
+  k.baselineS = 1.1e-6;
+  k.plan = {{"ctas", 512}, {"groups_per_cta", 7}, {"cta_rows", 8}, {"split_depth", 16}};
+  s.kernelMeasurements.push_back(k);
+  auto back = parseSessionText(sessionToText(s), "k.json");
+  REQUIRE(back.ok());
+  REQUIRE(back->kernelMeasurements.size() == 1);
+  const KernelMeasurement& r = back->kernelMeasurements.front();
+  CHECK(r.repeatNoise == 0.013);
+  CHECK(r.baselineS == 1.1e-6);
+  CHECK(r.plan == k.plan);
+  // A plan value that is not a number, or a negative baseline, is refused naming the field.
+  auto j = nlohmann::json::parse(sessionToText(s));
+  j["kernel_measurements"][0]["plan"]["ctas"] = "many";
+  auto bad = parseSessionText(j.dump(), "k.json");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "plan.ctas");
+  j["kernel_measurements"][0]["plan"]["ctas"] = 512;
+  j["kernel_measurements"][0]["baseline_s"] = -1;
+  auto neg = parseSessionText(j.dump(), "k.json");
+  REQUIRE_FALSE(neg.ok());
+  CHECK(neg.error().field == "baseline_s");
+}

@@ -72,24 +72,28 @@ struct MeasureRecord : KernelMeasurement {
 
 /// The GPU and software the records were measured on.
 struct EnvironmentInfo {
-  int device = 0;                ///< CUDA device index
-  std::string name;              ///< e.g. "NVIDIA H200"
-  int smCount = 0;               ///< multiprocessors
-  int smMajor = 0, smMinor = 0;  ///< compute capability
-  double smClockMhz = 0;         ///< max SM clock (cudaDevAttrClockRate), MHz
-  double memoryClockMhz = 0;     ///< peak memory clock (cudaDevAttrMemoryClockRate), MHz
-  int memoryBusBits = 0;         ///< memory bus width, bits
-  double memoryGib = 0;          ///< total device memory, GiB
-  double l2Bytes = 0;            ///< L2 cache, bytes
-  int driverVersion = 0;         ///< cudaDriverGetVersion, e.g. 13000
-  int runtimeVersion = 0;        ///< cudaRuntimeGetVersion
-  int cublasLtVersion = 0;       ///< cublasLtGetVersion
-  std::string uuid;              ///< "GPU-…" (the runtime's UUID; NVML's where available)
-  std::string pciBusId;          ///< e.g. "0000:41:00.0"
-  std::string driver;            ///< NVML's driver version string, e.g. "580.159.03"
-  double powerLimitW = 0;        ///< enforced board power limit (NVML), watts; 0 unknown
-  int eccEnabled = -1;           ///< ECC on 1, off 0, unknown −1
-  std::string nvml;              ///< "ok", or why there are no power/energy figures
+  int device = 0;                    ///< CUDA device index
+  std::string name;                  ///< e.g. "NVIDIA H200"
+  int smCount = 0;                   ///< multiprocessors
+  int smMajor = 0, smMinor = 0;      ///< compute capability
+  double smClockMhz = 0;             ///< max SM clock (cudaDevAttrClockRate), MHz
+  double memoryClockMhz = 0;         ///< peak memory clock (cudaDevAttrMemoryClockRate), MHz
+  int memoryBusBits = 0;             ///< memory bus width, bits
+  double memoryGib = 0;              ///< total device memory, GiB
+  double l2Bytes = 0;                ///< L2 cache, bytes
+  int driverVersion = 0;             ///< cudaDriverGetVersion, e.g. 13000
+  int runtimeVersion = 0;            ///< cudaRuntimeGetVersion
+  int cublasLtVersion = 0;           ///< cublasLtGetVersion
+  std::string uuid;                  ///< "GPU-…" (the runtime's UUID; NVML's where available)
+  std::string pciBusId;              ///< e.g. "0000:41:00.0"
+  std::string driver;                ///< NVML's driver version string, e.g. "580.159.03"
+  double powerLimitW = 0;            ///< enforced board power limit (NVML), watts; 0 unknown
+  int eccEnabled = -1;               ///< ECC on 1, off 0, unknown −1
+  std::string nvml;                  ///< "ok", or why there are no power/energy figures
+  int smemPerBlockOptinBytes = 0;    ///< cudaDevAttrMaxSharedMemoryPerBlockOptin
+  int w4a16MaxCtaRows = 0;           ///< the fused kernel's largest CTA variant that fits it
+  double nullKernelS = 0;            ///< empty kernel's per-launch time in a graph (baseline)
+  double nullKernelRepeatNoise = 0;  ///< its spread over independent repeats
 };
 
 /// Everything measure() produced.

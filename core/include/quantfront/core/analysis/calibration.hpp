@@ -2,8 +2,10 @@
 /// Calibration of the analytic model against live kernel measurements (the session's
 /// `kernel_measurements`, written by qfront-measure or imported from nvbench): the achieved
 /// HBM bandwidth β from the copy/read probes, the achieved tensor rate P per path (and per
-/// scheme for our own kernels) from the large-M GEMMs, and the dequant cost per scheme from
-/// the streaming dequant kernels, each a robust least-squares fit with its residuals. Also the
+/// scheme for our own kernels) from the large-M GEMMs, each kernel's decode-size bandwidth
+/// (η_k) and a fused weight-only kernel's dequant cost from its own M ≤ 16 records (the
+/// streaming dequant kernels are a bandwidth probe, reported and never priced), each with its
+/// residuals. Also the
 /// measured step time: the sum over a model's GEMMs of the measured kernel time at M = B.
 #include <cstddef>
 #include <map>
@@ -52,7 +54,16 @@ struct Calibration {
   /// Achieved tensor rate in FLOP/s by key: a tensor path ("bf16", "fp8", "int8") for the
   /// library GEMMs, a scheme id ("w4a16-g128") for our own fused kernels.
   std::map<std::string, FittedValue> peakFlopsPerS;
-  std::map<std::string, FittedValue> dequantSecondsPerWeight;  ///< by scheme id
+  /// A fused weight-only kernel's time per weight beyond its weight read at β, from its own
+  /// records at M ≤ kDecodeMaxM: median of (t − W·b_w/β)/W; by scheme id.
+  std::map<std::string, FittedValue> dequantSecondsPerWeight;
+  /// Each GEMM kernel's decode-size weight read as a fraction of β (η_k), from its records at
+  /// M ≤ kDecodeMaxM: W·b_w/(β·t) for a library GEMM; b_w/(b_w + β·deq) for a fused kernel,
+  /// so the engine prices its decode step at the time measured; by scheme id.
+  std::map<std::string, FittedValue> kernelBandwidthEff;
+  /// The streaming dequant kernels' seconds per weight: a bandwidth probe, reported in the
+  /// calibration's extras and never applied (the kernel is write-bound).
+  std::map<std::string, FittedValue> streamingDequantSPerWeight;
   std::vector<std::string> warnings;
 };
 
@@ -62,8 +73,12 @@ std::vector<std::string> measuredDevices(const std::vector<KernelMeasurement>& r
 /// GEMM rows from which a GEMM counts as compute-bound for the P fit (smaller M are
 /// weight-streaming and say nothing about P).
 inline constexpr std::int64_t kCalibrationMinM = 1024;
+/// GEMM rows up to which a record is a decode-size one (weight-streaming): it sets its
+/// kernel's η_k and, for a fused weight-only kernel, the dequant cost.
+inline constexpr std::int64_t kDecodeMaxM = 16;
 
-/// Fits β, P per path and the dequant cost per scheme from `device`'s records (empty: the
+/// Fits β, P per path, η_k per GEMM kernel and a fused kernel's dequant cost from `device`'s
+/// records (empty: the
 /// only device; several devices without a choice is an error naming them — one device's
 /// records are never mixed into another's fit). Errors name `source`.
 Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,

@@ -134,9 +134,20 @@ struct KernelMeasurement {
   std::string device;  ///< GPU name as the driver reports it
   /// GEMM C[m][n] = A[m][k]·W[n][k]ᵀ; dequant n×k; HBM probes: n = bytes.
   std::int64_t m = 0, n = 0, k = 0;
-  double medianS = 0;        ///< median of the timed samples (per launch), seconds
-  double minS = 0;           ///< fastest sample, seconds
-  double relNoise = 0;       ///< relative standard deviation of the samples
+  double medianS = 0;   ///< median of the timed samples (per launch), seconds
+  double minS = 0;      ///< fastest sample, seconds
+  double relNoise = 0;  ///< relative standard deviation of the samples
+  /// Relative standard deviation of the medians of independent repeats (each its own graph,
+  /// warm-up and samples); 0 when the record has none. The noise a target reads: relNoise
+  /// is what the stopping rule drove down.
+  double repeatNoise = 0;
+  /// Per-launch GPU time of an empty kernel replayed in the same kind of graph (the gap
+  /// between kernels), already subtracted from medianS and minS; 0 when none was.
+  double baselineS = 0;
+  /// How the kernel ran, as numbers the calibration can read: a cuBLASLt GEMM's "algo_id",
+  /// "tile_id", "stages_id", "split_k"; the fused kernel's "ctas", "groups_per_cta",
+  /// "cta_rows", "split_depth" (most CTAs sharing one output block).
+  std::map<std::string, double> plan;
   std::int64_t samples = 0;  ///< timed samples
   double bytesMoved = 0;     ///< bytes read + written by one run
   double flops = 0;          ///< operations of one run, 2·m·n·k for GEMMs

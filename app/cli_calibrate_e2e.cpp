@@ -65,8 +65,12 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
   for (const auto& n : notes) err << "qfront: note: " << file << ": " << n << "\n";
   const std::string source = "qfront calibrate on " + file + " (" +
                              std::to_string(prepared->size()) + " end-to-end points)";
-  auto fit = fitEndToEnd(*prepared, file);
+  // The prior: the GPU's own calibration (its file's block, else the catalog's bundled
+  // defaults); a constant the points cannot determine keeps its value.
+  const Efficiency prior = scenarioEfficiency(*gpu, false, cat);
+  auto fit = fitEndToEnd(*prepared, file, prior);
   if (!fit) return badInput(err, fit.error());
+  for (const auto& w : fit->warnings) err << "qfront: warning: " << file << ": " << w << "\n";
   GpuSpec calibrated = *gpu;
   calibrated.calibration = e2eCalibrationBlock(*fit, source);
   const Json gpuJson = gpuToJson(calibrated);
@@ -79,6 +83,8 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
     j["points"] = prepared->size();
     j["calibration"] = gpuJson.at("calibration");
     j["notes"] = notes;
+    j["warnings"] = fit->warnings;
+    j["prior"] = prior.source;
     if (outPath) j["written"] = *outPath;
     stampOutput(j);
     out << j.dump(2) << "\n";
@@ -93,10 +99,16 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
     out << std::left << std::setw(36) << c.name << std::right << std::setw(14) << num(c.value, 4)
         << std::setw(14) << num(c.spread, 2) << "\n";
   }
+  for (const auto& f : fit->held) {
+    out << std::left << std::setw(36) << f << std::right << std::setw(14)
+        << num(e2eConstantValue(fit->efficiency, f), 4) << "   held: implausible as fitted\n";
+  }
   for (const auto& f : fit->fixed) {
     out << std::left << std::setw(36) << f << std::right << std::setw(14) << "-"
-        << "   not determined: no point depends on it (datasheet value kept)\n";
+        << "   not determined: no point depends on it (prior kept: "
+        << (prior.source.empty() ? std::string("datasheet") : prior.source) << ")\n";
   }
+  for (const auto& w : fit->warnings) out << "warning: " << w << "\n";
   out << "\nresidual spread " << num(100 * fit->sigmaLog, 3) << "% (log); median |error| "
       << num(fit->medianAbsErrorPct, 3)
       << "% (datasheet model: " << num(fit->datasheetMedianAbsErrorPct, 3) << "%)\n\n";

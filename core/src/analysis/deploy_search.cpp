@@ -196,7 +196,8 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
       for (int c : counts)
         if (c >= tp) replicaOptions.push_back(c / tp);
       const auto perCurve = static_cast<std::int64_t>(replicaOptions.size() * sp.batchCaps.size());
-      const bool tpPossible = (tp == 1 || gpu.nvlinkGBps.has_value()) && sp.model.heads % tp == 0;
+      const bool tpPossible =
+          (tp == 1 || gpu.nvlinkGBps.has_value()) && !checkTensorParallel(sp.model, tp).has_value();
       for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
         for (const auto& as : assigns) {
           res.space += perCurve;

@@ -7,6 +7,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
@@ -604,17 +605,102 @@ struct LogResiduals {
   }
 };
 
-/// A constant no point depends on keeps the datasheet value.
-void keepDatasheetValues(const std::vector<std::string>& fixedNames, Efficiency& eff) {
+/// A constant no point depends on keeps its prior value: the GPU's own calibration (a GPU
+/// file's block, or the catalog's bundled defaults), the datasheet where the prior has none.
+/// (Before, it fell back to the datasheet, and a fit of FP8 and bf16 points alone dropped the
+/// bundled 0.679 Marlin factor: W4A16's floor moved from 59% to 75% of the bandwidth.)
+void keepPriorValues(const std::vector<std::string>& fixedNames, Efficiency& eff,
+                     const Efficiency& prior) {
+  auto keyed = [](std::map<std::string, double>& to, const std::map<std::string, double>& from,
+                  const std::string& key) {
+    if (const auto it = from.find(key); it != from.end()) {
+      to[key] = it->second;
+    } else {
+      to.erase(key);
+    }
+  };
   for (const auto& f : fixedNames) {
-    if (f == kOverhead) eff.overheadMs = 0;
-    if (f == kBandwidth) eff.bandwidthEff = 1;
-    if (f == kSeqOverhead) eff.seqOverheadUs = 0;
-    if (f == kAllreduce) eff.allreduceLatencyUs = 0;
-    if (const auto key = keyAfter(f, kComputePrefix)) eff.computeEff.erase(*key);
-    if (const auto key = keyAfter(f, kDequantPrefix)) eff.dequantSPerWeight.erase(*key);
-    if (const auto key = keyAfter(f, kKernelBandwidthPrefix)) eff.kernelBandwidthEff.erase(*key);
+    if (f == kOverhead) eff.overheadMs = prior.overheadMs;
+    if (f == kBandwidth) eff.bandwidthEff = prior.bandwidthEff;
+    if (f == kSeqOverhead) eff.seqOverheadUs = prior.seqOverheadUs;
+    if (f == kAllreduce) eff.allreduceLatencyUs = prior.allreduceLatencyUs;
+    if (const auto key = keyAfter(f, kComputePrefix)) keyed(eff.computeEff, prior.computeEff, *key);
+    if (const auto key = keyAfter(f, kDequantPrefix))
+      keyed(eff.dequantSPerWeight, prior.dequantSPerWeight, *key);
+    if (const auto key = keyAfter(f, kKernelBandwidthPrefix))
+      keyed(eff.kernelBandwidthEff, prior.kernelBandwidthEff, *key);
   }
+}
+
+/// The physical range of a fitted constant: outside it the points are saying something the
+/// hardware cannot do (docs/model.md, "Plausible constants").
+struct PlausibleRange {
+  double lo, hi;
+  const char* what;
+};
+PlausibleRange plausibleRange(const std::string& name) {
+  if (name == kOverhead) return {0, 100, "a step's fixed cost"};
+  if (name == kBandwidth) return {0.3, 1.1, "a fraction of the datasheet bandwidth"};
+  if (name == kSeqOverhead) return {0, 2000, "host time per sequence per step"};
+  if (name == kAllreduce) return {0, 500, "one all-reduce call's fixed time"};
+  if (keyAfter(name, kComputePrefix)) return {0.05, 1.1, "a fraction of the tensor peak"};
+  if (keyAfter(name, kKernelBandwidthPrefix))
+    return {0.2, 1.2, "a kernel's fraction of the bandwidth"};
+  return {0, 1e-11, "seconds per weight of dequant"};
+}
+
+/// A fitted constant the fit may not keep, the value it is held at instead, and why.
+struct HeldConstant {
+  std::string name;
+  double value;
+  std::string warning;
+};
+
+std::string fmtConstant(double v) {
+  std::ostringstream o;
+  o << std::setprecision(3) << v;
+  return o.str();
+}
+
+/// The fitted constants that leave their physical range (held at the nearer bound) or break
+/// an ordering the hardware guarantees: on a GPU with FP8 (INT8) tensor cores an FP8 (INT8)
+/// GEMM is never slower than a bf16 one, so its path's fitted rate is held at bf16's rate, the
+/// nearest the ordering allows.
+std::vector<HeldConstant> implausibleConstants(const std::vector<std::string>& params,
+                                               const Efficiency& eff, const Efficiency& prior,
+                                               const GpuSpec& gpu) {
+  std::vector<HeldConstant> out;
+  for (const auto& name : params) {
+    const double v = getConstant(eff, name);
+    const PlausibleRange r = plausibleRange(name);
+    if (v >= r.lo && v <= r.hi) continue;
+    const double to = std::clamp(v, r.lo, r.hi);
+    out.push_back({name, to,
+                   name + " fitted at " + fmtConstant(v) + " leaves its physical range [" +
+                       fmtConstant(r.lo) + ", " + fmtConstant(r.hi) + "] (" + r.what +
+                       "): held at " + fmtConstant(to) + " and the rest refitted"});
+  }
+  if (!gpu.hasPath(TensorPath::Bf16)) return out;
+  const double bf16Rate =
+      gpu.peakFlopsPerS(TensorPath::Bf16) * eff.computeFor("", TensorPath::Bf16);
+  for (const TensorPath path : {TensorPath::Fp8, TensorPath::Int8}) {
+    const std::string name = std::string(kComputePrefix) + tensorPathName(path);
+    if (!gpu.hasPath(path) || std::find(params.begin(), params.end(), name) == params.end() ||
+        std::any_of(out.begin(), out.end(), [&](const HeldConstant& h) { return h.name == name; }))
+      continue;
+    const double peak = gpu.peakFlopsPerS(path);
+    const double eta = eff.computeFor("", path);
+    if (peak * eta >= bf16Rate) continue;
+    // The nearest value the ordering allows: the constrained fit's optimum lies on it.
+    const double to = bf16Rate / peak;
+    out.push_back({name, to,
+                   name + " fitted at " + fmtConstant(eta) + " puts " + tensorPathName(path) +
+                       " GEMMs at " + fmtConstant(peak * eta / 1e12) + " TFLOP/s, below bf16's " +
+                       fmtConstant(bf16Rate / 1e12) + " on a GPU with " + tensorPathName(path) +
+                       " tensor cores: held at " + fmtConstant(to) + " (bf16's rate; prior " +
+                       fmtConstant(prior.computeFor("", path)) + ") and the rest refitted"});
+  }
+  return out;
 }
 
 /// The weighted normal matrix JᵀWJ (p × p).
@@ -785,9 +871,16 @@ void describeResiduals(const std::vector<PreparedPoint>& points, const Efficienc
 
 }  // namespace
 
-Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source) {
+double e2eConstantValue(const Efficiency& eff, const std::string& name) {
+  return getConstant(eff, name);
+}
+
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source,
+                           const Efficiency& prior) {
   if (points.empty()) return Error{source, "", "", "no measured points for this GPU"};
-  Efficiency start;
+  // Every constant starts at its prior; the candidates' starting values replace theirs, and
+  // what no candidate names (η_k with no weight-only point, say) stays as the prior has it.
+  Efficiency start = prior;
   const std::vector<std::string> names = candidateConstants(points, start);
   const std::size_t n = points.size();
   const LogResiduals model(points);
@@ -803,7 +896,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
       (most[k] >= 0.01 ? params : fixedNames).push_back(names[k]);
   }
   Efficiency eff = start;
-  keepDatasheetValues(fixedNames, eff);
+  keepPriorValues(fixedNames, eff, prior);
   if (n < params.size()) {
     std::string list;
     for (const auto& q : params) list += (list.empty() ? "" : ", ") + q;
@@ -829,13 +922,38 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
     }
     if (kept.size() < params.size()) {
       params = kept;
-      keepDatasheetValues(fixedNames, eff);
+      keepPriorValues(fixedNames, eff, prior);
       if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
       std::fill(w.begin(), w.end(), 1.0);
       fitRobust(model, params, eff, r, w);
       if (!model.jacobian(eff, params, jac))
         return Error{source, "", "", "the model cannot predict these points at the fitted values"};
     }
+  }
+  // Constants outside their physical range, or against an ordering the hardware guarantees,
+  // are held (at the bound, the prior or bf16's rate) and the rest fitted again without them.
+  std::vector<std::string> held, heldWarnings;
+  for (int round = 0; round < 4 && !params.empty(); ++round) {
+    const auto pulls = implausibleConstants(params, eff, prior, points.front().scenario.gpu);
+    if (pulls.empty()) break;
+    for (const auto& h : pulls) {
+      setConstant(eff, h.name, h.value);
+      params.erase(std::find(params.begin(), params.end(), h.name));
+      held.push_back(h.name);
+      heldWarnings.push_back(h.warning);
+    }
+    if (params.empty()) break;
+    if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+    std::fill(w.begin(), w.end(), 1.0);
+    fitRobust(model, params, eff, r, w);
+    if (!model.jacobian(eff, params, jac))
+      return Error{source, "", "", "the model cannot predict these points at the fitted values"};
+  }
+  if (params.empty()) {
+    return Error{source, "", "points",
+                 "every constant these points determine left its physical range (" +
+                     (heldWarnings.empty() ? std::string() : heldWarnings.front()) +
+                     "); check the points' figures"};
   }
   const std::size_t p = params.size();
   const std::vector<double> normal = normalMatrix(jac, w, n, p);
@@ -875,6 +993,8 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
     fit.constants.push_back({params[a], v, v * std::sqrt(fit.covariance[a * p + a])});
   }
   fit.fixed = fixedNames;
+  fit.held = held;
+  fit.warnings = heldWarnings;
   describeResiduals(points, eff, r, w, fit);
   return fit;
 }
@@ -899,6 +1019,8 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
   rec = Json{{"constants", consts},
              {"names", names},
              {"not_determined", fit.fixed},
+             {"held", fit.held},
+             {"warnings", fit.warnings},
              {"covariance", fit.covariance},
              {"sigma_log", fit.sigmaLog},
              {"dof", fit.dof},

@@ -35,11 +35,41 @@ bool SchemeAssignment::mixed() const {
   return (moe && moe->id != linear.id) || (lmHead && lmHead->id != linear.id);
 }
 
+namespace {
+/// The first figure of `m` that degree `tp` does not split as the engines shard it, in words.
+std::optional<std::string> tpMismatch(const ModelArch& m, std::int64_t tp) {
+  auto num = [](std::int64_t v) { return std::to_string(v); };
+  if (m.heads > 0 && m.heads % tp != 0) return num(m.heads) + " attention heads";
+  if (m.kvHeads > 0 && m.kvHeads % tp != 0 && tp % m.kvHeads != 0) {
+    return num(m.kvHeads) + " KV heads (neither split evenly nor replicated whole)";
+  }
+  if (m.intermediate > 0 && m.intermediate % tp != 0) return "MLP width of " + num(m.intermediate);
+  if (m.isMoe() && m.expertWidth > 0 && m.expertWidth % tp != 0)
+    return "expert width of " + num(m.expertWidth);
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Error> checkTensorParallel(const ModelArch& model, int tp) {
+  if (tp < 1) return Error{"", "", "tp", "tensor-parallel degree must be at least 1"};
+  const auto why = tpMismatch(model, tp);
+  if (!why) return std::nullopt;
+  std::string ok;
+  for (int t = 1; t <= 64; ++t) {
+    if (!tpMismatch(model, t)) ok += (ok.empty() ? "" : ", ") + std::to_string(t);
+  }
+  const std::string name = model.name.empty() ? model.id : model.name;
+  return Error{"", "", "tp",
+               "tensor-parallel degree " + std::to_string(tp) + " does not split " + name + "'s " +
+                   *why +
+                   " (serving engines shard them evenly over the GPUs); degrees that do: " + ok};
+}
+
 std::optional<Error> validateScenario(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& msg) {
     return std::optional<Error>(Error{"", "", field, msg});
   };
-  if (s.tp < 1) return bad("tp", "tensor-parallel degree must be at least 1");
+  if (auto e = checkTensorParallel(s.model, s.tp)) return e;
   if (s.maxModelLen < 1) return bad("max-model-len", "must be at least 1 token");
   if (!(s.kvBytesPerElement > 0) || !std::isfinite(s.kvBytesPerElement))
     return bad("kv-dtype", "KV bytes per element must be positive");

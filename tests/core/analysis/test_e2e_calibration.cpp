@@ -315,3 +315,49 @@ TEST_CASE(
   CHECK_FALSE(has(names(tp2), "allreduce_latency_us"));
   CHECK(has(names(all), "allreduce_latency_us"));
 }
+
+TEST_CASE(
+    "a constant the points cannot determine keeps its prior; an FP8 rate below bf16's is "
+    "held at bf16's",
+    "[calibration][e2e]") {
+  // The prior: a GPU's calibration with the Marlin factor and an FP8 efficiency.
+  Efficiency prior;
+  prior.computeEff = {{"bf16", 0.7}, {"fp8", 0.65}};
+  prior.kernelBandwidthEff = {{"w4a16-g128", 0.679}};
+  prior.source = "bundled defaults";
+  // Points made with FP8 GEMMs at 0.3 of their peak: 594 TFLOP/s, below bf16's 0.7 × 989 =
+  // 693 on an H100, whose FP8 tensor cores are never slower than its bf16 ones.
+  Efficiency truth = trueConstants();
+  truth.computeEff["fp8"] = 0.3;
+  const auto points = synthetic(truth, 0.01, 11);
+  auto fit = fitEndToEnd(points, "synthetic", prior);
+  REQUIRE(fit.ok());
+  CHECK(std::find(fit->held.begin(), fit->held.end(), "compute_efficiency.fp8") != fit->held.end());
+  // Held at the nearest rate the ordering allows, bf16's: 989.4 × η_bf16 / 1978.9.
+  const double bf16Eta = fit->efficiency.computeEff.at("bf16");
+  CHECK(bf16Eta == Approx(0.7).epsilon(0.1));
+  CHECK(fit->efficiency.computeEff.at("fp8") * 1978.9 == Approx(bf16Eta * 989.4).epsilon(0.01));
+  REQUIRE(fit->warnings.size() == 1);
+  CHECK(fit->warnings[0].find("below bf16") != std::string::npos);
+  CHECK(fit->warnings[0].find("compute_efficiency.fp8") != std::string::npos);
+  for (const auto& c : fit->constants) CHECK(c.name != "compute_efficiency.fp8");
+  // The compute-bound W4A16 points do not determine η_k: it keeps the prior's 0.679 instead of
+  // falling back to the datasheet's 1 (before, the Marlin factor was dropped).
+  CHECK(std::find(fit->fixed.begin(), fit->fixed.end(), "kernel_bandwidth_efficiency.w4a16-g128") !=
+        fit->fixed.end());
+  CHECK(fit->efficiency.kernelBandwidthEff.at("w4a16-g128") == Approx(0.679));
+  CHECK(e2eCalibrationBlock(*fit, "s").kernelBandwidthEfficiency.at("w4a16-g128") == Approx(0.679));
+  // Points of bf16 and FP8 only never name η_k: it is not even a candidate, and still keeps
+  // the prior's 0.679 in the block written.
+  std::vector<PreparedPoint> library;
+  for (const auto& p : synthetic(trueConstants(), 0.01, 3)) {
+    if (p.point.scheme != "w4a16-g128") library.push_back(p);
+  }
+  auto lib = fitEndToEnd(library, "synthetic", prior);
+  REQUIRE(lib.ok());
+  CHECK(e2eCalibrationBlock(*lib, "s").kernelBandwidthEfficiency.at("w4a16-g128") == Approx(0.679));
+  // Without a prior the datasheet stands in: η_k absent.
+  auto bare = fitEndToEnd(points, "synthetic");
+  REQUIRE(bare.ok());
+  CHECK(bare->efficiency.kernelBandwidthEff.empty());
+}

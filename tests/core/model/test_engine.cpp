@@ -679,3 +679,37 @@ TEST_CASE("the smallest TP at which a model that does not fit would fit", "[engi
   // Nothing up to the bound: nullopt.
   CHECK_FALSE(smallestFittingTp(*s, bf16->front(), 4).has_value());
 }
+
+TEST_CASE("a tensor-parallel degree the engines cannot shard is refused, naming the figure",
+          "[engine][tp]") {
+  // Llama-3.1-8B: 32 attention heads, 8 KV heads, MLP width 14,336.
+  Scenario s = scenario("llama-3.1-8b", "h100-sxm");
+  s.tp = 3;
+  auto e = validateScenario(s);
+  REQUIRE(e.has_value());
+  CHECK(e->field == "tp");
+  CHECK(e->message.find("32 attention heads") != std::string::npos);
+  CHECK(e->message.find("1, 2, 4, 8, 16, 32") != std::string::npos);
+  REQUIRE_FALSE(runEngine(s, {uniform("bf16")}, {1}).ok());
+  // 16 GPUs: heads split 2 a GPU and the 8 KV heads are replicated (16 is a multiple of 8),
+  // as vLLM does; accepted.
+  s.tp = 16;
+  CHECK_FALSE(validateScenario(s).has_value());
+  s.tp = 64;  // more GPUs than heads
+  CHECK(validateScenario(s).has_value());
+  // A made-up model whose 48 heads split over 12 GPUs but whose 8 KV heads neither split
+  // (8 % 12) nor replicate whole (12 % 8).
+  ModelArch odd = s.model;
+  odd.heads = 48;
+  odd.kvHeads = 8;
+  odd.intermediate = 14400;
+  auto kv = checkTensorParallel(odd, 12);
+  REQUIRE(kv.has_value());
+  CHECK(kv->message.find("8 KV heads") != std::string::npos);
+  odd.kvHeads = 12;
+  CHECK_FALSE(checkTensorParallel(odd, 12).has_value());
+  odd.intermediate = 14401;
+  auto mlp = checkTensorParallel(odd, 12);
+  REQUIRE(mlp.has_value());
+  CHECK(mlp->message.find("MLP width of 14401") != std::string::npos);
+}

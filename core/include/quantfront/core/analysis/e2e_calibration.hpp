@@ -110,7 +110,12 @@ struct E2eFitRange {
 struct E2eFit {
   Efficiency efficiency;                  ///< the fitted constants (source: the fit)
   std::vector<E2eFitConstant> constants;  ///< the fitted ones, in parameter order
-  std::vector<std::string> fixed;         ///< constants no point depends on (kept at default)
+  std::vector<std::string> fixed;         ///< constants no point depends on (kept at the prior)
+  /// Constants the fit left outside their physical range or against a hardware ordering
+  /// (FP8 slower than bf16 on FP8 tensor cores), held instead of fitted; `warnings` says
+  /// each one's fitted value and what it is held at.
+  std::vector<std::string> held;
+  std::vector<std::string> warnings;
   std::vector<E2eFitResidual> residuals;
   double sigmaLog = 0;  ///< robust scale of the log residuals (their spread per point)
   int dof = 0;          ///< points − constants
@@ -122,11 +127,20 @@ struct E2eFit {
   double datasheetMedianAbsErrorPct = 0;
 };
 
+/// The value of one of the fit's constants, by its calibration-block name
+/// ("overhead_ms", "compute_efficiency.fp8", "kernel_bandwidth_efficiency.w4a16-g128", ...).
+double e2eConstantValue(const Efficiency& eff, const std::string& name);
+
 /// Fits the constants by robust least squares (Huber weights, Levenberg-Marquardt) on
-/// ln(predicted / measured). Only constants some point depends on are fitted; a set the
-/// points cannot determine (fewer points than constants, or two constants the points
-/// cannot tell apart) is refused with an Error naming them.
-Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source);
+/// ln(predicted / measured). Only constants some point depends on are fitted; the others keep
+/// `prior`'s value (the GPU's calibration: a GPU file's block or the bundled defaults; the
+/// datasheet where it has none). A fitted constant outside its physical range, or an FP8/INT8
+/// rate below bf16's on a GPU with those tensor cores, is held (at the nearer bound, or at
+/// bf16's rate) with a warning, and the rest refitted. A set the points cannot determine
+/// (fewer points than constants, or two constants the points cannot tell apart) is refused
+/// with an Error naming them.
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source,
+                           const Efficiency& prior = Efficiency{});
 
 /// The fit as a calibration block (what `qfront calibrate -o` writes for the GPU file):
 /// source, overhead_ms, bandwidth_efficiency, compute_efficiency, dequant_s_per_weight, and

@@ -102,8 +102,15 @@ inline constexpr std::int64_t kMaxScenarioTokens = std::int64_t{1} << 40;
 /// max_seqs is reported up to this many sequences (the double → int64 conversion is bounded).
 inline constexpr double kMaxSeqsReported = 1e15;
 
-/// Checks ranges (tp ≥ 1, 0 < u ≤ 1, reserve ≥ 0, memory·u − reserve > 0, ...). Field names
-/// are the CLI's.
+/// Why `model` cannot run at tensor-parallel degree `tp` as vLLM, SGLang and TensorRT-LLM
+/// shard it, or nullopt: the attention heads split evenly (tp | heads), the KV heads split
+/// evenly or are replicated whole (tp | kv_heads, or kv_heads | tp), and the dense MLP and
+/// each routed expert's width split evenly (tp | intermediate, tp | expert width). The
+/// message names the model's figure and the degrees up to 64 that work. Field "tp".
+std::optional<Error> checkTensorParallel(const ModelArch& model, int tp);
+
+/// Checks ranges (tp ≥ 1 and one the model's heads and widths split over, 0 < u ≤ 1,
+/// reserve ≥ 0, memory·u − reserve > 0, ...). Field names are the CLI's.
 std::optional<Error> validateScenario(const Scenario& s);
 
 /// f(B) = c0 + c1·B + cE·Et(B): every term of the model has this shape, where

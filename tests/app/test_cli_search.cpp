@@ -188,8 +188,10 @@ TEST_CASE("qfront search: a GPU without a price is refused unless skipped or pri
       qfront({"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", gpu + ",h100-sxm",
               "--max-gpus", "1", "--skip-unpriced", "--format", "json"});
   REQUIRE(skipped.rc == 0);
-  for (const auto& c : nlohmann::json::parse(skipped.out)["frontier"])
-    CHECK(c["gpu"] == "h100-sxm");
+  // The parsed document outlives the loop (a range-for over a member of the temporary
+  // parse() returns read freed memory: ASan's heap-use-after-free).
+  const auto skippedJson = nlohmann::json::parse(skipped.out);
+  for (const auto& c : skippedJson.at("frontier")) CHECK(c.at("gpu") == "h100-sxm");
   const auto priced =
       qfront({"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", gpu, "--max-gpus",
               "1", "--price", "test-gpu-no-price=1.5", "--format", "json"});

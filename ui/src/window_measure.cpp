@@ -129,7 +129,10 @@ void MainWindow::toggleMeasure() {
           [this](const Session& added, const QString& error, bool cancelled) {
             m_measureThread->quit();
             m_measureThread->wait();
-            m_measureWorker->deleteLater();
+            // The worker lives in a thread that has finished: a deleteLater() would wait for
+            // an event loop that never runs again (LeakSanitizer found it leaked). Nothing
+            // runs in that thread any more, so it is deleted here.
+            delete m_measureWorker;
             m_measureThread->deleteLater();
             m_measureWorker = nullptr;
             m_measureThread = nullptr;

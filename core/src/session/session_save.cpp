@@ -235,6 +235,16 @@ std::optional<Error> writeFileAtomic(const std::string& path, std::string_view b
   // A directory at `path` is not checked here: rename() refuses it below, after the
   // temporary file exists, and the cleanup path removes that file.
   const fs::file_status existing = fs::status(target, ec);
+  // Only a regular file is ever replaced: a rename onto a character device or a FIFO would
+  // put a regular file in its place (run as root, `-o /dev/null` would destroy /dev/null).
+  if (fs::exists(existing) && !fs::is_regular_file(existing) && !fs::is_directory(existing)) {
+    const char* what = fs::is_character_file(existing) ? "a character device"
+                       : fs::is_block_file(existing)   ? "a block device"
+                       : fs::is_fifo(existing)         ? "a FIFO"
+                       : fs::is_socket(existing)       ? "a socket"
+                                                       : "not a regular file";
+    return fail(std::string("is ") + what + ", not a regular file; nothing written (name a file)");
+  }
   // A file the user made read-only is not replaced behind their back (rename() would only
   // need the folder's permission).
   if (fs::is_regular_file(existing) &&

@@ -239,3 +239,19 @@ TEST_CASE("writeFileAtomic leaves a read-only file as it is", "[session][atomic]
   CHECK(slurp(f) == "keep me");
   CHECK(dir.count() == 1);
 }
+
+TEST_CASE("writeFileAtomic replaces only a regular file: a FIFO stays a FIFO",
+          "[session][atomic]") {
+  // A rename onto a FIFO or a character device would put a regular file in its place (as
+  // root, `-o /dev/null` would have destroyed /dev/null).
+  TempDir dir;
+  const fs::path fifo = dir.path() / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto e = writeFileAtomic(fifo.string(), "new");
+  REQUIRE(e);
+  CHECK(e->message.find("a FIFO, not a regular file") != std::string::npos);
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+  CHECK(dir.count() == 1);  // no temporary left behind
+  // (A character device takes the same branch; the test does not aim a write at /dev/null,
+  // which a regression would destroy on the machine running it.)
+}

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -118,7 +119,18 @@ int searchedGpus(const std::vector<std::string>& prices, const std::optional<std
       if (!v || !(*v > 0) || eq == 0)
         return badArg(err, "price",
                       "expected GPU=USD per GPU-hour (positive), found '" + item + "'");
-      priceOf[lowerAscii(item.substr(0, eq))] = *v;
+      if (*v > kGpuPriceRange.max) {
+        return badArg(err, "price",
+                      "a price of at most 1000000 USD per GPU-hour (as a GPU file holds), "
+                      "found '" +
+                          item + "'");
+      }
+      const std::string gpuKey = lowerAscii(item.substr(0, eq));
+      if (priceOf.count(gpuKey) != 0) {
+        return badArg(err, "price",
+                      "--price gives GPU '" + item.substr(0, eq) + "' two prices; give one");
+      }
+      priceOf[gpuKey] = *v;
     }
   }
   std::vector<std::string> gpuIds;
@@ -127,9 +139,14 @@ int searchedGpus(const std::vector<std::string>& prices, const std::optional<std
   } else {
     gpuIds = splitComma(*gpus);
   }
+  std::set<std::string> seen;
   for (const auto& id : gpuIds) {
     auto g = cat.resolveGpu(id);
     if (!g) return badInput(err, g.error().from(kCommandLine));
+    const std::string key = g->id.empty() ? id : g->id;
+    if (!seen.insert(lowerAscii(key)).second) {
+      return badArg(err, "gpus", "GPU '" + id + "' is listed twice; list each GPU once");
+    }
     if (auto p = priceOf.find(lowerAscii(g->id)); p != priceOf.end()) {
       g->pricePerGpuHourUsd = p->second;
       g->priceSource = "--price";
@@ -258,6 +275,11 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     for (const auto& id : splitComma(*schemes)) {
       auto s = cat.scheme(id, "schemes");
       if (!s) return badInput(err, s.error());
+      for (const auto& have : sp.schemes) {
+        if (have.id == s->id)
+          return badArg(err, "schemes",
+                        "scheme '" + id + "' is listed twice; list each scheme once");
+      }
       sp.schemes.push_back(*s);
     }
   }

@@ -578,6 +578,21 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
     std::vector<stats::PercentileRequest> wanted;
     for (const auto m : kMetrics) wanted.push_back({m, qs});
     const auto dur = run.metrics.find("duration_s");
+    if (dur != run.metrics.end()) {
+      // A run lasts at least as long as its slowest request: a duration of 0, a negative one
+      // or 1e-300 s is not a measurement (it gave a goodput of 6.3e301 req/s, or none).
+      double slowest = 0;
+      for (const auto& q : run.requests) {
+        if (q.success && std::isfinite(q.latencyS)) slowest = std::max(slowest, q.latencyS);
+      }
+      if (!(std::isfinite(dur->second) && dur->second > 0 && dur->second >= 0.999 * slowest)) {
+        std::ostringstream msg;
+        msg << "the run's duration " << dur->second
+            << " s is not positive or is shorter than its slowest request (" << slowest
+            << " s): goodput would be meaningless";
+        return badInput(err, Error{files[0], "", "duration", msg.str()});
+      }
+    }
     const bool haveDuration = dur != run.metrics.end() && dur->second > 0;
     std::optional<stats::GoodputRequest> gp;
     if (haveDuration) gp = stats::GoodputRequest{slo, dur->second};

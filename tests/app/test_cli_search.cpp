@@ -158,6 +158,16 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {with({"--slo-tpot-ms", "0"}), "slo-tpot-ms"},
       {with({"--slo-ttft-ms", "nan"}), "slo-ttft-ms"},
       {with({"--price", "h100-sxm=-1"}), "price"},
+      // A price no GPU file may hold, two prices for one GPU, a GPU or a scheme listed twice
+      // (each used to be taken: the last price won, the twice-listed entry was searched twice).
+      {with({"--gpus", "h100-sxm", "--price", "h100-sxm=1e308"}), "price"},
+      {with({"--gpus", "h100-sxm", "--price", "h100-sxm=2,h100-sxm=3"}), "price"},
+      {with({"--gpus", "h100-sxm,H100-SXM", "--price", "h100-sxm=2"}), "gpus"},
+      {with({"--gpus", "h100-sxm", "--price", "h100-sxm=2", "--schemes", "bf16,bf16"}), "schemes"},
+      // A TP degree the model's heads do not split over is refused, as the search skips it.
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "3",
+        "--input-len", "100", "--output-len", "10", "--load", "1"},
+       "tp"},
       {with({"--gpus", "h100-sxm", "--kv-dtypes", "int3"}), "kv-dtypes"},
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bogus",
         "--use-case", "rag"},

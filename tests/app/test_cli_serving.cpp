@@ -3,11 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 std::string fixture(const std::string& name) {
@@ -87,4 +89,27 @@ TEST_CASE("qfront stats serving caps --resamples", "[cli][stats]") {
             out, err) == 2);
   CHECK(err.str().find("100000") != std::string::npos);
   CHECK(out.str().empty());
+}
+
+TEST_CASE("qfront stats serving refuses a duration no run can have", "[cli][stats]") {
+  // The fixture's 10 requests over 3.5 s, with the duration set to 0, -5, 1e-300 s and to
+  // 0.5 s (shorter than its slowest request): each gave a goodput (6.3e301 req/s) or silently
+  // none; each exits 2 with one line naming the file and the duration.
+  std::ifstream in(fixture("vllm_serve_detailed.json"));
+  auto doc = nlohmann::json::parse(in);
+  qf::testing::TempDir dir;
+  for (const double d : {0.0, -5.0, 1e-300, 0.5}) {
+    doc["duration"] = d;
+    const std::string path = dir.file("run.json");
+    std::ofstream(path) << doc.dump();
+    std::ostringstream out, err;
+    const int rc = qf::cli::run({"stats", "serving", path, "--slo-ttft-ms", "500"}, out, err);
+    INFO("duration " << d << ": " << err.str());
+    CHECK(rc == 2);
+    const std::string e = err.str();
+    CHECK(std::count(e.begin(), e.end(), '\n') == 1);
+    CHECK(e.find("run.json") != std::string::npos);
+    CHECK(e.find("duration") != std::string::npos);
+    CHECK(out.str().empty());
+  }
 }

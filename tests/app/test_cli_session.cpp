@@ -87,6 +87,8 @@ TEST_CASE("qfront session: list, detach, rename, hide, remove", "[session][cli]"
            {"session", "detach", path, "nothing.json"},
            {"session", "explode", path},
            {"session", "rename", path, kLlama},
+           {"session", "rename", path, kLlama, "new\nline"},
+           {"session", "rename", path, kLlama, "red\x1b[31m"},
            {"session", "remove", path, "no-such-candidate"},
            {"session", "detach", dir.file("missing.json"), kEval8b}}) {
     const Run r = runQfront(args);
@@ -96,8 +98,17 @@ TEST_CASE("qfront session: list, detach, rename, hide, remove", "[session][cli]"
     CHECK(fileBytes(path) == before);
   }
 
-  // Detach by file name: the eval file's figures leave the candidate; the serving ones stay.
-  const Run detach = runQfront({"session", "detach", path, kEval8b});
+  // Detach by the 12-digit SHA-256 prefix `session list` prints for the eval file (refused
+  // before: only the whole digest or the file name matched).
+  std::string prefix;
+  for (const auto& r : load(path).importedRuns) {
+    if (r.sourceFile.find("lm_eval_results_bf16.json") != std::string::npos)
+      prefix = r.sha256.substr(0, 12);
+  }
+  REQUIRE(prefix.size() == 12);
+  CHECK(list.out.find(prefix) != std::string::npos);
+  // Detach by that prefix: the eval file's figures leave the candidate; the serving ones stay.
+  const Run detach = runQfront({"session", "detach", path, prefix});
   INFO(detach.err);
   REQUIRE(detach.rc == cli::kExitOk);
   CHECK(detach.out.find("1 run(s) detached") != std::string::npos);

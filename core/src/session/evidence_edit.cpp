@@ -75,11 +75,34 @@ DroppedFigures dropFiguresOf(Session& s, const std::set<std::string>& digests,
 Result<DetachReport> detachRuns(Session& s, const std::vector<std::string>& runs,
                                 const Catalog& cat) {
   std::set<std::string> digests;
+  // A SHA-256 prefix as `session list` prints it (12 hex digits; any of 8 or more) names the
+  // run whose digest it begins, when exactly one digest does.
+  auto isHexPrefix = [](const std::string& w) {
+    return w.size() >= 8 && w.size() < 64 && std::all_of(w.begin(), w.end(), [](char c) {
+             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+  };
   for (const auto& want : runs) {
     bool found = false;
     for (const auto& r : s.importedRuns) {
       if (r.sha256 == want || r.sourceFile == want) {
         if (!r.sha256.empty()) digests.insert(r.sha256);
+        found = true;
+      }
+    }
+    if (!found && isHexPrefix(want)) {
+      std::set<std::string> matching;
+      for (const auto& r : s.importedRuns) {
+        if (r.sha256.size() == 64 && r.sha256.compare(0, want.size(), want) == 0)
+          matching.insert(r.sha256);
+      }
+      if (matching.size() > 1) {
+        return Error{"", "", "run",
+                     "SHA-256 prefix '" + want + "' begins " + std::to_string(matching.size()) +
+                         " runs' digests; give more of it"};
+      }
+      if (matching.size() == 1) {
+        digests.insert(*matching.begin());
         found = true;
       }
     }
@@ -145,6 +168,16 @@ std::optional<Error> renameCandidate(Session& s, const std::string& id, const st
   if (std::isspace(static_cast<unsigned char>(newId.front())) ||
       std::isspace(static_cast<unsigned char>(newId.back()))) {
     return Error{"", "", "id", "the new candidate id '" + newId + "' has surrounding spaces"};
+  }
+  // A newline, tab or escape in an id breaks `session list`, the CSV exports and a terminal;
+  // refused before anything changes.
+  if (std::any_of(newId.begin(), newId.end(), [](char ch) {
+        const auto u = static_cast<unsigned char>(ch);
+        return u < 0x20 || u == 0x7f;
+      })) {
+    return Error{"", "", "id",
+                 "the new candidate id has a control character (newline, tab or escape); "
+                 "nothing changed"};
   }
   if (newId == id) return std::nullopt;
   if (findCandidate(s, newId)) {

@@ -246,6 +246,13 @@ std::optional<int> checkSessionArgument(const QCommandLineParser& parser, const 
 std::optional<int> checkScalarOptions(const QCommandLineParser& parser, const Options& o,
                                       Checked& c) {
   // Every option is checked before a window exists.
+  // A screenshot is a PNG of the window (it exited 0 and wrote nothing for x.pdf).
+  if (parser.isSet(o.shot) && !parser.value(o.shot).endsWith(".png", Qt::CaseInsensitive)) {
+    return badOption("screenshot",
+                     "writes a PNG of the window: expected a file ending in .png, "
+                     "found '" +
+                         parser.value(o.shot).toStdString() + "'");
+  }
   c.tab = parser.value(o.tab);
   if (!qf::ui::tabByKey(c.tab)) {
     return badOption("tab", "expected one of " + qf::ui::tabKeys().join(", ").toStdString() +
@@ -478,8 +485,13 @@ int runWindow(qf::ui::MainWindow& window, const QCommandLineParser& parser, cons
   if (parser.isSet(o.shot)) {
     const QString shot = parser.value(o.shot);
     QTimer::singleShot(1500, &window, [&window, shot] {
-      window.grab().save(shot);
-      QApplication::quit();
+      if (window.grab().save(shot, "PNG")) {
+        QApplication::quit();
+      } else {
+        std::cerr << "quantfront: " << shot.toStdString()
+                  << ": field 'screenshot': cannot write the PNG\n";
+        QApplication::exit(kExitBadInput);
+      }
     });
   }
   return QApplication::exec();
@@ -514,6 +526,14 @@ int main(int argc, char** argv) {
     parser.showVersion();
   }
   Checked c;
+  // An option given twice is refused, as qfront refuses it (the last one used to win).
+  for (const QCommandLineOption& opt : o.all()) {
+    const auto given = parser.values(opt).size();
+    if (!opt.valueName().isEmpty() && given > 1) {
+      return badOption(opt.names().front().toStdString(),
+                       "given " + std::to_string(given) + " times; give it once");
+    }
+  }
   if (auto rc = checkSessionArgument(parser, o, c)) return *rc;
   c.headless = parser.isSet(o.export_) || parser.isSet(o.dump);
   // Every option is checked before a window exists.

@@ -68,6 +68,11 @@ TEST_CASE("quantfront refuses a bad --tp, --schemes or --tab with status 2", "[u
   expectRefused({"--tp", "0"}, "tp");
   expectRefused({"--tp", "2x"}, "tp");
   expectRefused({"--schemes", "bogus"}, "schemes", "bogus");
+  // Given twice: refused as qfront refuses it (the last one used to win).
+  expectRefused({"--tab", "pareto", "--tab", "deploy"}, "tab", "2 times");
+  expectRefused({"--out", "a.png", "--out", "b.png"}, "out", "2 times");
+  // A screenshot is a PNG: x.pdf exited 0 and wrote nothing.
+  expectRefused({"--screenshot", "x.pdf"}, "screenshot", "x.pdf");
   expectRefused({"--schemes", "bf16,bogus", "--export", "x.png"}, "schemes", "bogus");
   expectRefused({"--tab", "bogus"}, "tab", "bogus");
   expectRefused({"--tab", "schemes", "--export", "x.png"}, "tab");

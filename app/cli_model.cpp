@@ -65,6 +65,13 @@ Predicts decode step time against batch size for each scheme with the analytic m
                          (default 0, or calibration.seq_overhead_us)
   --allreduce-us X       fixed time of one all-reduce call in us, two per layer at TP > 1,
                          [0, 10000] (default 0, or calibration.allreduce_latency_us)
+  --gemm-m-half X        GEMM rows at which a GEMM reaches half its tensor rate: M rows cost
+                         M + X, [0, 4096] (default 0, or calibration.gemm_m_half)
+  --tp-width-half X      per-GPU hidden width at which the tensor rate halves under TP: GEMMs
+                         split over TP GPUs run at (d + X)/(d + X*TP) of their TP-1 rate,
+                         [0, 65536] (default 0, or calibration.tp_width_half)
+  --request-overhead-ms X  a served request's fixed cost added to its TTFT under load
+                         (qfront serving, search), [0, 10000] (default 0, or calibration)
   --compute-eff K=X,...  achieved fraction of the tensor peak per path (bf16, fp16, fp8, int8,
                          fp4) or per scheme id (a scheme's value wins over its path's); (0, 1.5]
   --dequant-s-per-weight S=X,...   measured dequant seconds per weight of scheme S (replaces c/D)
@@ -102,6 +109,9 @@ std::string efficiencySummary(const Efficiency& e) {
   o << e.source << ": overhead " << e.overheadMs << " ms";
   if (e.seqOverheadUs > 0) o << " + " << e.seqOverheadUs << " us per sequence";
   if (e.allreduceLatencyUs > 0) o << ", all-reduce call " << e.allreduceLatencyUs << " us";
+  if (e.gemmMHalf > 0) o << ", GEMM M-half " << e.gemmMHalf << " rows";
+  if (e.tpWidthHalf > 0) o << ", TP width-half " << e.tpWidthHalf;
+  if (e.requestOverheadMs > 0) o << ", request " << e.requestOverheadMs << " ms";
   o << ", bandwidth x" << e.bandwidthEff << ", compute";
   if (e.computeEff.empty()) o << " x1";
   for (const auto& [k, v] : e.computeEff) o << " " << k << " x" << v;
@@ -295,21 +305,29 @@ std::optional<int> keyedValues(const std::string& text, const char* field, bool 
 /// status of a bad flag (printed on `err`).
 struct EfficiencyFlags {
   std::optional<std::string> overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost,
-      kernelBwEff;
+      kernelBwEff, gemmMHalf, tpWidthHalf, requestOverheadMs;
 };
 
 int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Catalog& cat,
                          std::ostream& err) {
-  const auto& [overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost,
-               kernelBwEff] = given;
+  const auto& [overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost, kernelBwEff,
+               gemmMHalf, tpWidthHalf, requestOverheadMs] = given;
   std::vector<std::string> used;
-  for (auto [text, dst, flag, max] :
-       {std::tuple{&seqOverheadUs, &e.seqOverheadUs, "seq-overhead-us", kMaxSeqOverheadUs},
-        std::tuple{&allreduceUs, &e.allreduceLatencyUs, "allreduce-us", kMaxAllreduceLatencyUs}}) {
+  for (auto [text, dst, flag, what, max] :
+       {std::tuple{&seqOverheadUs, &e.seqOverheadUs, "seq-overhead-us",
+                   "a number of us in [0, 10000]", kMaxSeqOverheadUs},
+        std::tuple{&allreduceUs, &e.allreduceLatencyUs, "allreduce-us",
+                   "a number of us in [0, 10000]", kMaxAllreduceLatencyUs},
+        std::tuple{&gemmMHalf, &e.gemmMHalf, "gemm-m-half", "a number of rows in [0, 4096]",
+                   kMaxGemmMHalf},
+        std::tuple{&tpWidthHalf, &e.tpWidthHalf, "tp-width-half", "a width in [0, 65536]",
+                   kMaxTpWidthHalf},
+        std::tuple{&requestOverheadMs, &e.requestOverheadMs, "request-overhead-ms",
+                   "a number of ms in [0, 10000]", kMaxRequestOverheadMs}}) {
     if (!*text) continue;
     const auto v = parseNumber(**text);
     if (!v || *v < 0 || *v > max) {
-      return badArg(err, flag, "expected a number of us in [0, 10000], found '" + **text + "'");
+      return badArg(err, flag, std::string("expected ") + what + ", found '" + **text + "'");
     }
     *dst = *v;
     used.push_back(std::string("--") + flag);
@@ -436,6 +454,9 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--compute-eff", &effFlags.computeEff},
       {"--dequant-s-per-weight", &effFlags.dequantCost},
       {"--kernel-bw-eff", &effFlags.kernelBwEff},
+      {"--gemm-m-half", &effFlags.gemmMHalf},
+      {"--tp-width-half", &effFlags.tpWidthHalf},
+      {"--request-overhead-ms", &effFlags.requestOverheadMs},
       {"--input-len", &inputLen},
       {"--output-len", &outputLen},
       {"--interval", &intervalOpt}};

@@ -86,6 +86,12 @@ std::optional<Error> validateScenario(const Scenario& s) {
     return bad("seq-overhead-us", "must be in [0, 10000] us");
   if (!(e.allreduceLatencyUs >= 0 && e.allreduceLatencyUs <= kMaxAllreduceLatencyUs))
     return bad("allreduce-us", "must be in [0, 10000] us");
+  if (!(e.gemmMHalf >= 0 && e.gemmMHalf <= kMaxGemmMHalf))
+    return bad("gemm-m-half", "must be in [0, 4096] rows");
+  if (!(e.tpWidthHalf >= 0 && e.tpWidthHalf <= kMaxTpWidthHalf))
+    return bad("tp-width-half", "must be in [0, 65536]");
+  if (!(e.requestOverheadMs >= 0 && e.requestOverheadMs <= kMaxRequestOverheadMs))
+    return bad("request-overhead-ms", "must be in [0, 10000] ms");
   for (const auto& [key, v] : e.computeEff) {
     if (!(v > 0 && v <= kMaxEfficiency))
       return bad("compute-eff", "efficiency of " + key + " must be in (0, 1.5]");
@@ -146,6 +152,9 @@ Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   e.bandwidthEff = c.bandwidthEfficiency.value_or(1.0);
   e.seqOverheadUs = c.seqOverheadUs.value_or(0.0);
   e.allreduceLatencyUs = c.allreduceLatencyUs.value_or(0.0);
+  e.gemmMHalf = c.gemmMHalf.value_or(0.0);
+  e.tpWidthHalf = c.tpWidthHalf.value_or(0.0);
+  e.requestOverheadMs = c.requestOverheadMs.value_or(0.0);
   e.computeEff = c.computeEfficiency;
   e.dequantSPerWeight = c.dequantSPerWeight;
   e.kernelBandwidthEff = c.kernelBandwidthEfficiency;
@@ -425,6 +434,13 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
   }
   const TensorPath fallbackPath =
       s.gpu.hasPath(TensorPath::Bf16) ? TensorPath::Bf16 : TensorPath::Fp16;
+  // GEMMs split over TP GPUs are narrower (d/TP per GPU) and reach less of the tensor peak:
+  // (d + w½)/(d + w½·TP) of their TP-1 rate (docs/model.md, "GEMM shape").
+  const double hidden = static_cast<double>(m.hidden);
+  const double tpRate = eff.tpWidthHalf > 0 && hidden > 0
+                            ? (hidden + eff.tpWidthHalf) / (hidden + eff.tpWidthHalf * tp)
+                            : 1.0;
+  curve.tpRate = tpRate;
   for (LayerKind kind : kAllLayerKinds) {
     KindTerm& k = curve.kinds[static_cast<std::size_t>(kind)];
     k.kind = kind;
@@ -442,7 +458,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.computeEff = eff.computeEff.count(k.scheme.id) != 0
                        ? eff.computeFor(k.scheme.id, k.effectivePath)
                        : eff.computeFor(k.runsAs, k.effectivePath);
-    k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff;
+    k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff * tpRate;
     // A measured figure of the scheme's own, else (on a fallback) of the kernel it runs as.
     auto forKernel = [&](const std::map<std::string, double>& byScheme) {
       auto v = valueOf(byScheme, k.scheme.id);
@@ -476,6 +492,12 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     const double kernelBeta = beta * k.kernelBandwidthEff;
     k.memS = Affine{w0 * b / kernelBeta / tp, 0.0, wE * b / kernelBeta / tp};
     k.mmaSPerSeq = 2.0 * active / peak / tp;
+    // A prefill GEMM of M rows pays for M + M½ (large tiles, quantised waves); each routed
+    // expert a prefill touches is its own GEMM. Decode GEMMs are not charged: at a few rows the
+    // libraries and the weight-only kernels run small-M kernels whose tensor math hides under
+    // the weight read (docs/model.md, "GEMM shape").
+    k.tileS =
+        Affine{2.0 * w0 * eff.gemmMHalf / peak / tp, 0.0, 2.0 * wE * eff.gemmMHalf / peak / tp};
     k.compS = Affine{w0 * deq / tp, k.mmaSPerSeq, wE * deq / tp};
     k.dequantS = (w0 + wE * curve.routing.experts) * deq / tp;
   }
@@ -496,10 +518,13 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
       if (!k.present) continue;
       const auto i = static_cast<std::size_t>(k.kind);
       const double pathPeak =
-          s.gpu.peakFlopsPerS(k.effectivePath) * eff.computeFor("", k.effectivePath);
+          s.gpu.peakFlopsPerS(k.effectivePath) * eff.computeFor("", k.effectivePath) * tpRate;
+      const double toPath = k.peakFlopsPerS / pathPeak;
       t.prefillMem[i] = k.memS;
       t.prefillComp[i] = k.compS;
-      t.prefillComp[i].c1 = k.mmaSPerSeq * k.peakFlopsPerS / pathPeak;
+      t.prefillComp[i].c0 += k.tileS.c0 * toPath;
+      t.prefillComp[i].cE += k.tileS.cE * toPath;
+      t.prefillComp[i].c1 = k.mmaSPerSeq * toPath;
     }
   }
   if (s.contextTokens > 0) {
@@ -835,6 +860,9 @@ Json reportToJson(const EngineReport& r) {
         {"bandwidth_efficiency", e.bandwidthEff},
         {"seq_overhead_us", e.seqOverheadUs},
         {"allreduce_latency_us", e.allreduceLatencyUs},
+        {"gemm_m_half", e.gemmMHalf},
+        {"tp_width_half", e.tpWidthHalf},
+        {"request_overhead_ms", e.requestOverheadMs},
         {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
         {"dequant_s_per_weight",
          e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)},

@@ -66,7 +66,10 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
        {std::tuple{&c.overheadMs, "overhead_ms", false, kMaxOverheadMs},
         std::tuple{&c.bandwidthEfficiency, "bandwidth_efficiency", true, kMaxEfficiency},
         std::tuple{&c.seqOverheadUs, "seq_overhead_us", false, kMaxSeqOverheadUs},
-        std::tuple{&c.allreduceLatencyUs, "allreduce_latency_us", false, kMaxAllreduceLatencyUs}}) {
+        std::tuple{&c.allreduceLatencyUs, "allreduce_latency_us", false, kMaxAllreduceLatencyUs},
+        std::tuple{&c.gemmMHalf, "gemm_m_half", false, kMaxGemmMHalf},
+        std::tuple{&c.tpWidthHalf, "tp_width_half", false, kMaxTpWidthHalf},
+        std::tuple{&c.requestOverheadMs, "request_overhead_ms", false, kMaxRequestOverheadMs}}) {
     if (!*x) continue;
     if (auto e = ranged(**x, std::string("calibration.") + name, 0, loOpen, hi)) return e;
   }
@@ -237,6 +240,14 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
       auto x = ranged(v, ptr, field, 0, false, kMaxAllreduceLatencyUs);
       if (!x) return x.error();
       c.allreduceLatencyUs = *x;
+    } else if (key == "gemm_m_half" || key == "tp_width_half" || key == "request_overhead_ms") {
+      const bool mHalf = key == "gemm_m_half", wHalf = key == "tp_width_half";
+      auto x = ranged(v, ptr, field, 0, false,
+                      mHalf   ? kMaxGemmMHalf
+                      : wHalf ? kMaxTpWidthHalf
+                              : kMaxRequestOverheadMs);
+      if (!x) return x.error();
+      (mHalf ? c.gemmMHalf : wHalf ? c.tpWidthHalf : c.requestOverheadMs) = *x;
     } else if (key == "compute_efficiency") {
       if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.computeEfficiency))
         return *e;
@@ -264,6 +275,9 @@ Json gpuCalibrationToJson(const GpuCalibration& c) {
   if (c.bandwidthEfficiency) j["bandwidth_efficiency"] = *c.bandwidthEfficiency;
   if (c.seqOverheadUs) j["seq_overhead_us"] = *c.seqOverheadUs;
   if (c.allreduceLatencyUs) j["allreduce_latency_us"] = *c.allreduceLatencyUs;
+  if (c.gemmMHalf) j["gemm_m_half"] = *c.gemmMHalf;
+  if (c.tpWidthHalf) j["tp_width_half"] = *c.tpWidthHalf;
+  if (c.requestOverheadMs) j["request_overhead_ms"] = *c.requestOverheadMs;
   if (!c.computeEfficiency.empty()) j["compute_efficiency"] = c.computeEfficiency;
   if (!c.dequantSPerWeight.empty()) j["dequant_s_per_weight"] = c.dequantSPerWeight;
   if (!c.kernelBandwidthEfficiency.empty())

@@ -47,6 +47,7 @@ Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& c
   out.steps.decodeStepS = [c](double batch, double context) {
     return batch > 0 ? c->decodeStepSeconds(batch, context) : 0.0;
   };
+  out.steps.requestOverheadS = s.efficiency.requestOverheadMs * 1e-3;
   return out;
 }
 
@@ -139,7 +140,7 @@ double concurrencyCap(const ServingLimits& lim, const ServingWorkload& w, std::s
   return static_cast<double>(lim.maxBatch);
 }
 
-SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C) {
+SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C, double requestS) {
   SteadyState s;
   s.concurrency = C;
   s.stepS = cy.stepS;
@@ -152,7 +153,7 @@ SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C) {
     s.tpotS =
         cy.budgetBound ? cy.stepS : std::max(0.0, lifeS - cy.prefillS) / (w.outputTokens - 1.0);
   }
-  s.ttftS = cy.prefillS;
+  s.ttftS = cy.prefillS + requestS;
   if (cy.budgetBound) s.bindingLimit = "token budget";
   return s;
 }
@@ -162,7 +163,7 @@ SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C) {
 SteadyState stateAtConcurrency(const StepTimeModel& m, const ServingLimits& lim,
                                const ServingWorkload& w, double concurrency) {
   const double C = std::max(1.0, concurrency);
-  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C);
+  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C, m.requestOverheadS);
   if (s.bindingLimit.empty()) s.bindingLimit = "concurrency";
   return s;
 }
@@ -178,7 +179,7 @@ SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
     s.ttftS = std::numeric_limits<double>::infinity();
     return s;
   }
-  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C);
+  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C, m.requestOverheadS);
   if (s.bindingLimit.empty()) s.bindingLimit = binding;
   return s;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <deque>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include <quantfront/core/base/percentile.hpp>
@@ -182,10 +183,27 @@ std::vector<std::size_t> applyStep(std::vector<Request>& reqs,
   return still;
 }
 
+/// The q-th percentile of values weighted by counts (the value below which q% of the weight
+/// lies); 0 when there is none.
+double weightedPercentile(std::vector<std::pair<double, double>> v, double q) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  double total = 0;
+  for (const auto& [x, w] : v) total += w;
+  const double target = q / 100.0 * total;
+  double acc = 0;
+  for (const auto& [x, w] : v) {
+    acc += w;
+    if (acc >= target) return x;
+  }
+  return v.back().first;
+}
+
 /// Latencies of every request; throughput over the middle 80% of completions (ramp-up and
 /// drain left out).
 void summarise(const std::vector<Request>& reqs, std::vector<double> finishOrder, double now,
-               double meanOutput, double busyConcurrency, const SimOptions& o, SimResult& res) {
+               double meanOutput, double busyConcurrency, double requestOverheadS,
+               const SimOptions& o, SimResult& res) {
   const std::size_t n = reqs.size();
   std::vector<double> ttft, tpot;
   ttft.reserve(n);
@@ -195,7 +213,7 @@ void summarise(const std::vector<Request>& reqs, std::vector<double> finishOrder
   double ttftSum = 0, tpotSum = 0;
   for (const auto& r : reqs) {
     first = std::min(first, r.arrival);
-    const double tt = r.firstTokenT - r.arrival;
+    const double tt = r.firstTokenT - r.arrival + requestOverheadS;
     ttft.push_back(tt);
     ttftSum += tt;
     const double tp =
@@ -275,6 +293,9 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
   const auto K = static_cast<std::int64_t>(lim.tokenBudget);
   std::vector<double> finishOrder;
   finishOrder.reserve(n);
+  // Inter-token gaps as vllm bench serve counts them (ITL): one per decoded token, the length
+  // of the step that produced it; kept as (gap, tokens) per step.
+  std::vector<std::pair<double, double>> gaps;
 
   auto enqueueArrived = [&] {
     while (nextArrival < n && reqs[nextArrival].arrival <= now) waiting.push_back(nextArrival++);
@@ -380,6 +401,10 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
       tau = mixedStepS(m, static_cast<double>(decoding), dc, static_cast<double>(prefillTokens), pc,
                        static_cast<double>(chunks));
     }
+    if (decoding > 0) {
+      gaps.emplace_back(tau / static_cast<double>(repeat),
+                        static_cast<double>(decoding) * static_cast<double>(repeat));
+    }
     busyConcurrency += tau * static_cast<double>(running.size());
     now += tau;
     res.steps += repeat;
@@ -388,7 +413,10 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
     running.swap(still);
   }
 
-  summarise(reqs, std::move(finishOrder), now, meanOutput, busyConcurrency, o, res);
+  summarise(reqs, std::move(finishOrder), now, meanOutput, busyConcurrency, m.requestOverheadS, o,
+            res);
+  res.itlP50S = weightedPercentile(gaps, 50);
+  res.itlP99S = weightedPercentile(gaps, 99);
   return res;
 }
 

@@ -379,6 +379,64 @@ TEST_CASE("a per-sequence cost and an all-reduce's fixed time, by hand", "[engin
   CHECK(validateScenario(bad)->field == "allreduce-us");
 }
 
+TEST_CASE("GEMM shape: M-half rows of tile padding and the TP width penalty, by hand",
+          "[engine][tp]") {
+  const auto p = countParams(scenario("llama-3.1-70b", "h100-sxm", 1).model);
+  const double peak = 989.4e12;  // H100 SXM dense bf16, the catalog's figure
+  Scenario base = scenario("llama-3.1-70b", "h100-sxm", 4);
+  REQUIRE(base.gpu.peakFlopsPerS(TensorPath::Bf16) == Approx(peak).epsilon(1e-3));
+  Scenario m = base;
+  m.efficiency.gemmMHalf = 64;
+  auto c0 = buildStepCurve(base, p, uniform("bf16"));
+  auto cm = buildStepCurve(m, p, uniform("bf16"));
+  REQUIRE(c0.ok());
+  REQUIRE(cm.ok());
+  const auto& k0 = c0->kinds[0];
+  const auto& km = cm->kinds[0];
+  // A prefill GEMM of M rows pays for M + 64: 2·W·64/(P·TP) beside its slope. Decode steps
+  // are not charged (small-M kernels hide the math under the weight read).
+  const double p0 = k0.peakFlopsPerS;
+  CHECK(km.tileS.c0 == Approx(2.0 * p.linear() * 64 / p0 / 4).epsilon(1e-9));
+  CHECK(km.compS.c0 == k0.compS.c0);
+  CHECK(km.compS.c1 == k0.compS.c1);
+  CHECK(km.memS.c0 == k0.memS.c0);
+  for (double b : {1.0, 64.0, 4096.0})
+    CHECK(cm->stepSeconds(b) == Approx(c0->stepSeconds(b)).epsilon(1e-12));
+  // A prefill of 2,048 tokens is compute-bound in its linear layers and pays their padding
+  // once (the LM head, one row a prompt, stays on its memory side: 2·W·65/P is below W·2/β).
+  CHECK(cm->prefillSeconds(1, 2048) - c0->prefillSeconds(1, 2048) ==
+        Approx(2.0 * p.linear() * 64 / p0 / 4).epsilon(1e-6));
+  CHECK_FALSE(m.efficiency.isDatasheet());
+  // w½ = d: at TP 4 the GEMMs run at (d + d)/(d + 4d) = 0.4 of their TP-1 rate.
+  Scenario w = base;
+  w.efficiency.tpWidthHalf = 8192;
+  auto cw = buildStepCurve(w, p, uniform("bf16"));
+  REQUIRE(cw.ok());
+  CHECK(cw->tpRate == Approx(0.4).epsilon(1e-12));
+  CHECK(cw->kinds[0].mmaSPerSeq == Approx(k0.mmaSPerSeq / 0.4).epsilon(1e-12));
+  // On one GPU the penalty is 1: the TP-1 rate is what η_P describes.
+  Scenario w1 = scenario("llama-3.1-70b", "h100-sxm", 1);
+  w1.efficiency.tpWidthHalf = 8192;
+  auto cw1 = buildStepCurve(w1, p, uniform("bf16"));
+  auto c01 = buildStepCurve(scenario("llama-3.1-70b", "h100-sxm", 1), p, uniform("bf16"));
+  REQUIRE(cw1.ok());
+  REQUIRE(c01.ok());
+  CHECK(cw1->stepSeconds(512) == Approx(c01->stepSeconds(512)).epsilon(1e-12));
+  // Out of range: refused, naming the flag.
+  Scenario bad = base;
+  bad.efficiency.gemmMHalf = -1;
+  REQUIRE(validateScenario(bad));
+  CHECK(validateScenario(bad)->field == "gemm-m-half");
+  bad = base;
+  bad.efficiency.tpWidthHalf = 1e6;
+  REQUIRE(validateScenario(bad));
+  CHECK(validateScenario(bad)->field == "tp-width-half");
+  bad = base;
+  bad.efficiency.requestOverheadMs = std::nan("");
+  REQUIRE(validateScenario(bad));
+  CHECK(validateScenario(bad)->field == "request-overhead-ms");
+}
+
 TEST_CASE("context term adds KV reads and attention math", "[engine][context]") {
   Scenario s = scenario("llama-3-8b", "h100-sxm");
   const auto p = countParams(s.model);

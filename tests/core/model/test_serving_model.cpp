@@ -124,6 +124,33 @@ TEST_CASE("simulation reproduces the hand-computed synchronous request", "[servi
   CHECK(r->preemptions == 0);
 }
 
+TEST_CASE("a request's fixed cost adds to TTFT alone, in both models", "[serving]") {
+  auto m = linearSteps();
+  m.requestOverheadS = 0.015;
+  qf::ServingLimits lim;
+  lim.maxBatch = 4;
+  lim.tokenBudget = 8192;
+  const qf::ServingWorkload w{100, 11};
+  const auto s = qf::stateAtConcurrency(m, lim, w, 1);
+  // 20 ms prefill + 15 ms outside the engine; the ten gaps and the server's rate unchanged.
+  CHECK(s.ttftS == Approx(0.035));
+  CHECK(s.tpotS == Approx(0.0101));
+  CHECK(s.requestsPerS == Approx(1.0 / 0.121));
+  const auto sat = qf::saturatedState(m, lim, w);
+  auto m0 = m;
+  m0.requestOverheadS = 0;
+  const auto sat0 = qf::saturatedState(m0, lim, w);
+  CHECK(sat.ttftS - sat0.ttftS == Approx(0.015));
+  CHECK(sat.requestsPerS == Approx(sat0.requestsPerS));
+  auto o = fixedLengths(100, 11);
+  o.closedLoopConcurrency = 1;
+  o.requests = 50;
+  auto r = qf::simulateServing(m, lim, o);
+  REQUIRE(r);
+  CHECK(r->ttftP50S == Approx(0.035));
+  CHECK(r->tpotP50S == Approx(0.0101));
+}
+
 TEST_CASE("simulation: saturated cycle of four synchronised sequences", "[serving]") {
   const auto m = linearSteps();
   qf::ServingLimits lim;

@@ -43,6 +43,17 @@ struct Efficiency {
   /// α: fixed time of one all-reduce call (launch and synchronisation, whatever its size), µs;
   /// at TP > 1 a forward pass makes two per layer.
   double allreduceLatencyUs = 0;
+  /// M½: GEMM rows at which a prefill GEMM reaches half its tensor rate. A prefill GEMM of M
+  /// rows pays for M + M½ (its tiles are padded and its waves quantised), so its compute side
+  /// stays affine: 2·A·(M + M½)/P'; per routed expert touched for MoE layers. Decode steps are
+  /// not charged (small-M kernels hide their math under the weight read).
+  double gemmMHalf = 0;
+  /// w½: per-GPU hidden width (d/TP) at which the tensor rate halves; GEMMs split over TP
+  /// GPUs run at (d + w½)/(d + w½·TP) of their TP-1 rate (narrower tiles, fewer waves).
+  double tpWidthHalf = 0;
+  /// t_req: a served request's fixed cost (tokenising, scheduling, the HTTP round trip and
+  /// streaming), ms, added to its TTFT under load; a static batch has none.
+  double requestOverheadMs = 0;
   /// η_P by tensor path name ("bf16") or scheme id ("w4a16-g128"); a scheme's entry wins over
   /// its path's; absent: 1.
   std::map<std::string, double> computeEff;
@@ -58,7 +69,8 @@ struct Efficiency {
   /// True for the ideal roofline (every constant at its datasheet default).
   [[nodiscard]] bool isDatasheet() const {
     return overheadMs == 0 && bandwidthEff == 1 && seqOverheadUs == 0 && allreduceLatencyUs == 0 &&
-           computeEff.empty() && dequantSPerWeight.empty() && kernelBandwidthEff.empty();
+           gemmMHalf == 0 && tpWidthHalf == 0 && requestOverheadMs == 0 && computeEff.empty() &&
+           dequantSPerWeight.empty() && kernelBandwidthEff.empty();
   }
   /// η_P of `schemeId` issuing on `path`.
   [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
@@ -165,6 +177,7 @@ struct KindTerm {
   double kernelBandwidthEff = 1;  ///< η_k applied to the weight read
   double mmaSPerSeq = 0;          ///< 2·A/P/TP: the tensor-math slope, seconds per sequence
   double dequantS = 0;            ///< W·c/D/TP with every expert touched, seconds
+  Affine tileS;                   ///< 2·W·M½/P'/TP: the compute side's tile padding (M½)
   double bytesPerWeight = 0;
 };
 
@@ -193,6 +206,7 @@ class StepCurve {
   double attentionMathSPerSeq = 0;    ///< 4·N·nh·hd·L/(TP·P_bf16) per sequence
   double overheadS = 0;               ///< t0, added to every step
   double seqOverheadS = 0;            ///< t_seq, added per sequence of a step
+  double tpRate = 1;  ///< (d + w½)/(d + w½·TP): the tensor rate of GEMMs split over TP GPUs
   Routing routing;
   /// What prefill and a decode step at any context need besides the GEMM kinds (filled by
   /// buildStepCurve; docs/model.md, "Prefill and end-to-end latency").

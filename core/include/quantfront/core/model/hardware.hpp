@@ -27,6 +27,9 @@ struct GpuCalibration {
   std::optional<double> bandwidthEfficiency;  ///< η_β: achieved fraction of hbm_bandwidth_tbs
   std::optional<double> seqOverheadUs;        ///< t_seq: host time per sequence per step, µs
   std::optional<double> allreduceLatencyUs;   ///< α: fixed time of one all-reduce call, µs
+  std::optional<double> gemmMHalf;            ///< M½: GEMM rows at which the tensor rate halves
+  std::optional<double> tpWidthHalf;  ///< w½: per-GPU hidden width at which it halves, under TP
+  std::optional<double> requestOverheadMs;  ///< t_req: a served request's fixed cost, ms
   /// η_P: achieved fraction of the tensor peak, by tensor path ("bf16") or scheme id
   /// ("w4a16-g128"); a scheme's entry wins over its path's.
   std::map<std::string, double> computeEfficiency;
@@ -47,6 +50,9 @@ inline constexpr double kMaxEfficiency = 1.5;  ///< η above 1: a datasheet belo
 inline constexpr double kMaxOverheadMs = 1000;
 inline constexpr double kMaxSeqOverheadUs = 10000;  ///< per sequence per step
 inline constexpr double kMaxAllreduceLatencyUs = 10000;
+inline constexpr double kMaxGemmMHalf = 4096;           ///< rows
+inline constexpr double kMaxTpWidthHalf = 65536;        ///< hidden-width units
+inline constexpr double kMaxRequestOverheadMs = 10000;  ///< per served request
 inline constexpr double kMaxDequantSPerWeight = 1e-6;
 
 /// One GPU: dense peaks and bandwidths from a named datasheet.

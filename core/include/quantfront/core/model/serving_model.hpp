@@ -26,6 +26,9 @@ struct StepTimeModel {
   std::function<double(double tokens, double context)> prefillS;
   /// One decode step of `batch` sequences whose mean context is `context`.
   std::function<double(double batch, double context)> decodeStepS;
+  /// t_req: what a served request pays besides the engine's steps (tokenising, scheduling,
+  /// the HTTP round trip, streaming the first token), seconds, added to its TTFT.
+  double requestOverheadS = 0;
 };
 
 /// One engine step that decodes `decodeSeqs` sequences (mean context `decodeContext`) and
@@ -119,6 +122,8 @@ struct SimResult {
   double goodputReqPerS = 0;  ///< requests meeting the SLOs per second (all when none is set)
   double ttftP50S = 0, ttftP99S = 0, tpotP50S = 0, tpotP99S = 0;
   double ttftMeanS = 0, tpotMeanS = 0;
+  /// Inter-token latency percentiles: every decoded token's gap (the step that produced it).
+  double itlP50S = 0, itlP99S = 0;
   double meanConcurrency = 0;  ///< running sequences, time-weighted
   std::int64_t steps = 0;
 };

@@ -44,10 +44,12 @@ class Args;
 int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err);
 /// True when `path` starts with the measured-points CSV header (cli_calibrate_e2e.cpp).
 bool isMeasuredPointsFile(const std::string& path);
-/// qfront calibrate POINTS.csv --gpu ...: the end-to-end fit (cli_calibrate_e2e.cpp).
+/// qfront calibrate POINTS.csv --gpu ... [--datasheet]: the end-to-end fit from the GPU's
+/// calibration as its prior, or free from the datasheet roofline (cli_calibrate_e2e.cpp).
 int calibrateFromPoints(const std::string& file, const std::optional<std::string>& gpuArg,
-                        const std::string& format, const std::optional<std::string>& outPath,
-                        std::ostream& out, std::ostream& err);
+                        bool datasheet, const std::string& format,
+                        const std::optional<std::string>& outPath, std::ostream& out,
+                        std::ostream& err);
 /// qfront calibrate POINTS.csv --gpu ... --check [--datasheet]: each point predicted with the
 /// GPU's constants as they are (nothing fitted), with the median |error| per metric
 /// (cli_calibrate_e2e.cpp).
@@ -58,7 +60,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
 /// the GPU `gpuArg`; `notesIn` are printed first as notes on `file`.
 int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const std::string& file,
                                 const std::string& gpuArg, const std::vector<std::string>& notesIn,
-                                const std::string& format,
+                                bool datasheet, const std::string& format,
                                 const std::optional<std::string>& outPath, std::ostream& out,
                                 std::ostream& err);
 int cmdServing(const std::vector<std::string>& args, std::ostream& out,

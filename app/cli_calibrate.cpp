@@ -27,7 +27,7 @@ namespace {
 constexpr const char* kCalibrateHelp =
     R"(usage: qfront calibrate SESSION [--gpu ID|GPU.json] [--device NAME] [--model ID|CONFIG.json]
                         [--format table|json] [-o GPU.json]
-       qfront calibrate POINTS.csv --gpu ID|GPU.json [--format table|json] [-o GPU.json]
+       qfront calibrate POINTS.csv --gpu ID|GPU.json [--datasheet] [--format table|json] [-o GPU.json]
        qfront calibrate POINTS.csv --gpu ID|GPU.json --check [--datasheet] [--format table|json]
 
 POINTS.csv, detected by its header
@@ -36,9 +36,16 @@ POINTS.csv, detected by its header
 total_tok_s [tok/s]; model a catalog id or a config.json path relative to the CSV), fits the
 per-step overhead, bandwidth efficiency, compute efficiency per tensor path and dequant cost
 per kernel class by robust least squares on ln(predicted/measured), prints each with its
-spread and every point's residual, and refuses (exit 2) a fit the points cannot determine.
-Rows of another GPU are left out with a note. -o writes the GPU file with the fitted
-"calibration" block. Columns after `unit` (a source, a note) are carried, not read.
+spread and every point's residual. The GPU's calibration (its file's block, else the bundled
+defaults) is the prior: each constant moves only as far as the points determine it
+(--datasheet: a free fit from the ideal roofline, refused (exit 2) when the points cannot
+determine it). Rows of another GPU are left out with a note. -o writes the GPU file with the
+fitted "calibration" block. After `unit`, optional columns by name: load (a request rate in
+req/s, cN clients, or max: a serving row, whose batch may be empty; metrics ttft_p50_ms,
+ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms, output_tok_s of the
+deployment, and the means), max_batch and token_budget (the server's limits, default 256 and
+8192); other columns (a source, a note) are carried, not read. A session's vllm bench serve
+and SGLang bench_serving runs are serving rows at their offered load.
 
 With --check nothing is fitted: each point is predicted with the GPU's constants as every
 other command takes them (the GPU file's calibration block, else the catalog's bundled
@@ -271,14 +278,12 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   }
   // A measured-points CSV: the end-to-end fit instead of the kernel-record fit.
   const bool pointsFile = isMeasuredPointsFile(files[0]);
-  if ((check || datasheet) && !pointsFile) {
-    return badArg(err, check ? "check" : "datasheet",
-                  "--check and --datasheet take a measured-points CSV, not a session");
+  if (check && !pointsFile) {
+    return badArg(err, "check", "--check takes a measured-points CSV, not a session");
   }
-  if (datasheet && !check) return badArg(err, "datasheet", "--datasheet goes with --check");
   if (check && outOpt) return badArg(err, "o", "--check fits nothing, so writes no GPU file");
   if (pointsFile && check) return checkPointsFile(files[0], gpuOpt, datasheet, format, out, err);
-  if (pointsFile) return calibrateFromPoints(files[0], gpuOpt, format, outOpt, out, err);
+  if (pointsFile) return calibrateFromPoints(files[0], gpuOpt, datasheet, format, outOpt, out, err);
   auto session = loadSession(files[0]);
   if (!session) return badInput(err, session.error());
   // A session without kernel records: the end-to-end fit of its static-batch runs.
@@ -297,9 +302,15 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
           }
         }
       }
-      return calibrateFromMeasuredPoints(points, files[0], gpuArg, notes, format, outOpt, out, err);
+      return calibrateFromMeasuredPoints(points, files[0], gpuArg, notes, datasheet, format, outOpt,
+                                         out, err);
     }
     for (const auto& n : notes) err << "qfront: note: " << files[0] << ": " << n << "\n";
+  }
+  if (datasheet) {
+    return badArg(err, "datasheet",
+                  "--datasheet sets the prior of an end-to-end fit; kernel records are fitted "
+                  "against the datasheet already");
   }
   // The device whose records are fitted: --device, else the only one.
   const auto devices = measuredDevices(session->kernelMeasurements);

@@ -38,8 +38,9 @@ bool isMeasuredPointsFile(const std::string& path) {
 }
 
 int calibrateFromPoints(const std::string& file, const std::optional<std::string>& gpuArg,
-                        const std::string& format, const std::optional<std::string>& outPath,
-                        std::ostream& out, std::ostream& err) {
+                        bool datasheet, const std::string& format,
+                        const std::optional<std::string>& outPath, std::ostream& out,
+                        std::ostream& err) {
   if (!gpuArg) {
     return badArg(err, "gpu",
                   "a measured-points CSV needs the GPU the fit is for: --gpu ID|GPU.json");
@@ -48,12 +49,13 @@ int calibrateFromPoints(const std::string& file, const std::optional<std::string
   if (!text) return badInput(err, text.error());
   auto points = parseMeasuredPointsCsv(*text, file);
   if (!points) return badInput(err, points.error());
-  return calibrateFromMeasuredPoints(*points, file, *gpuArg, {}, format, outPath, out, err);
+  return calibrateFromMeasuredPoints(*points, file, *gpuArg, {}, datasheet, format, outPath, out,
+                                     err);
 }
 
 int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const std::string& file,
                                 const std::string& gpuArg, const std::vector<std::string>& notesIn,
-                                const std::string& format,
+                                bool datasheet, const std::string& format,
                                 const std::optional<std::string>& outPath, std::ostream& out,
                                 std::ostream& err) {
   const Catalog& cat = Catalog::bundled();
@@ -66,8 +68,9 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
   const std::string source = "qfront calibrate on " + file + " (" +
                              std::to_string(prepared->size()) + " end-to-end points)";
   // The prior: the GPU's own calibration (its file's block, else the catalog's bundled
-  // defaults); a constant the points cannot determine keeps its value.
-  const Efficiency prior = scenarioEfficiency(*gpu, false, cat);
+  // defaults), which pulls each constant as far as the points leave it undetermined; with
+  // --datasheet the ideal roofline, from which the fit is free.
+  const Efficiency prior = scenarioEfficiency(*gpu, datasheet, cat);
   auto fit = fitEndToEnd(*prepared, file, prior);
   if (!fit) return badInput(err, fit.error());
   for (const auto& w : fit->warnings) err << "qfront: warning: " << file << ": " << w << "\n";
@@ -186,6 +189,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
   const Efficiency eff = scenarioEfficiency(*gpu, datasheet, cat);
   std::vector<E2eComparison> rows, latency, throughput;
   std::map<std::string, std::vector<E2eComparison>> byMetric;
+  std::map<int, std::vector<E2eComparison>> byTp;
   for (const auto& pp : *prepared) {
     E2eComparison r = comparePoint(pp, eff, 0.8);
     if (!(r.calibrated.value > 0)) {
@@ -194,6 +198,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
     }
     (isThroughput(pp.point.metric) ? throughput : latency).push_back(r);
     byMetric[e2eMetricName(pp.point.metric)].push_back(r);
+    byTp[pp.point.tp].push_back(r);
     rows.push_back(std::move(r));
   }
   const std::string roofline = datasheet ? "datasheet" : "calibrated";
@@ -208,10 +213,15 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
     Json per = Json::object();
     for (const auto& [name, group] : byMetric) per[name] = summaryJson(group);
     j["by_metric"] = per;
+    Json perTp = Json::object();
+    for (const auto& [tp, group] : byTp) perTp[std::to_string(tp)] = summaryJson(group);
+    j["by_tp"] = perTp;
     Json list = Json::array();
     for (const auto& r : rows) {
       list.push_back({{"origin", r.point.origin},
                       {"metric", e2eMetricName(r.point.metric)},
+                      {"tp", r.point.tp},
+                      {"load", loadText(r.point)},
                       {"measured", r.point.value},
                       {"predicted", r.calibrated.value},
                       {"low", r.calibrated.low},
@@ -244,6 +254,10 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
   if (!throughput.empty()) out << "throughput  " << summaryText(throughput) << "\n";
   for (const auto& [name, group] : byMetric) {
     out << "  " << std::left << std::setw(16) << name << summaryText(group) << "\n";
+  }
+  for (const auto& [tp, group] : byTp) {
+    out << "  " << std::left << std::setw(16) << ("TP " + std::to_string(tp)) << summaryText(group)
+        << "\n";
   }
   return kExitOk;
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/serving_intervals.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -105,6 +106,47 @@ Result<Json> loadRows(const StepTimeModel& steps, const ServingLimits& lim,
   return rows;
 }
 
+/// The 80% intervals of each row's analytic figures, from the calibration's fit record (the
+/// value alone without one): `analytic_*_interval` [low, high] and `interval_level`.
+void addIntervals(Json& rows, const Scenario& scenario, const SchemeAssignment& cand,
+                  const ServingLimits& lim, const ServingWorkload& w,
+                  const std::vector<LoadPoint>& loads) {
+  const auto rec = e2eFitRecord(scenario.efficiency.calibrationExtra);
+  ServingQuery q;
+  q.scenario = scenario;
+  q.candidate = cand;
+  q.inputLen = w.inputTokens;
+  q.outputLen = w.outputTokens;
+  q.maxBatch = lim.maxBatch;
+  q.tokenBudget = lim.tokenBudget;
+  for (std::size_t i = 0; i < loads.size() && i < rows.size(); ++i) {
+    Json& row = rows[i];
+    const LoadPoint& lp = loads[i];
+    q.load = lp.kind == LoadPoint::Kind::Sync  ? PointLoad::Concurrency
+             : lp.kind == LoadPoint::Kind::Max ? PointLoad::Max
+                                               : PointLoad::Rate;
+    q.loadValue = lp.kind == LoadPoint::Kind::Sync ? 1.0 : lp.rate;
+    row["interval_level"] = 0.8;
+    for (auto [key, metric] : {std::pair{"analytic_output_tok_s", E2eMetric::OutputTokS},
+                               {"analytic_ttft_ms", E2eMetric::TtftMs},
+                               {"analytic_tpot_ms", E2eMetric::TpotMs}}) {
+      const std::string name = std::string(key) + "_interval";
+      if (row[key].is_null()) {
+        row[name] = nullptr;
+        continue;
+      }
+      const IntervalEstimate iv = servingInterval(q, metric, 0.8, rec ? &*rec : nullptr);
+      if (!(iv.value > 0) || !std::isfinite(iv.value)) {
+        row[name] = nullptr;
+        continue;
+      }
+      // Relative to the row's own figure (a rate the model prices at 99% of its saturation).
+      const double v = row[key].get<double>();
+      row[name] = {iv.low / iv.value * v, iv.high / iv.value * v};
+    }
+  }
+}
+
 /// What the three output formats print.
 struct ServingReport {
   const Scenario& scenario;
@@ -134,6 +176,7 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["requests"] = r.sim.requests;
   j["seed"] = r.sim.seed;
   j["efficiency_source"] = r.scenario.efficiency.source;
+  j["output_format_version"] = 1;
   j["loads"] = r.rows;
   out << j.dump(2) << "\n";
 }
@@ -143,6 +186,9 @@ constexpr const char* kColumns[] = {
     "load",        "requests_per_s",        "output_tok_s",     "ttft_p50_ms",
     "ttft_p99_ms", "tpot_p50_ms",           "tpot_p99_ms",      "goodput_req_s",
     "preemptions", "analytic_output_tok_s", "analytic_ttft_ms", "analytic_tpot_ms"};
+/// The intervals' columns of the CSV (low and high of each analytic figure).
+constexpr const char* kIntervalColumns[] = {"analytic_output_tok_s", "analytic_ttft_ms",
+                                            "analytic_tpot_ms"};
 
 std::string cell(const Json& v) {
   if (v.is_null()) return std::string("-");
@@ -153,11 +199,17 @@ std::string cell(const Json& v) {
 
 void printCsv(const ServingReport& r, std::ostream& out) {
   for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i ? "," : "") << kColumns[i];
+  for (const char* c : kIntervalColumns) out << "," << c << "_low," << c << "_high";
   out << "\n";
   for (const auto& row : r.rows) {
     for (std::size_t i = 0; i < std::size(kColumns); ++i) {
       const auto& v = row[kColumns[i]];
       out << (i ? "," : "") << (v.is_null() ? std::string() : cell(v));
+    }
+    for (const char* c : kIntervalColumns) {
+      const auto& iv = row[std::string(c) + "_interval"];
+      out << "," << (iv.is_array() ? cell(iv[0]) : std::string()) << ","
+          << (iv.is_array() ? cell(iv[1]) : std::string());
     }
     out << "\n";
   }
@@ -182,6 +234,16 @@ void printTable(const ServingReport& r, std::ostream& out) {
   }
   out << "(latencies in ms; model = analytic steady state, TTFT at max = prefill after "
          "admission)\n";
+  out << "80% intervals of the model (constants' spread, docs/model.md Intervals):\n";
+  for (const auto& row : r.rows) {
+    out << std::setw(12) << cell(row["load"]);
+    for (const char* c : kIntervalColumns) {
+      const auto& iv = row[std::string(c) + "_interval"];
+      out << std::setw(26)
+          << (iv.is_array() ? cell(iv[0]) + " - " + cell(iv[1]) : std::string("-"));
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace
@@ -296,6 +358,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
 
   auto rows = loadRows(eng->steps, lim, *w, sim, loads, ttftSlo || tpotSlo);
   if (!rows) return badInput(err, rows.error());
+  addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
   const ServingReport report{*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows};
   if (fmtName == "json") {
     printJson(report, out);

@@ -169,7 +169,7 @@ void MeasuredView::setEndToEnd(const std::vector<E2eComparison>& rows,
                                const std::vector<std::string>& notes, const QString& title) {
   m_rows = rows;
   m_e2ePlot->setRows(rows, title);
-  const QStringList headers = {"#",          "candidate",    "run",      "metric",    "batch",
+  const QStringList headers = {"#",          "candidate",    "run",      "metric",    "batch/load",
                                "prompt",     "output",       "measured", "datasheet", "Δ %",
                                "calibrated", "80% interval", "Δ %",      "note"};
   m_table->clear();
@@ -187,21 +187,15 @@ void MeasuredView::setEndToEnd(const std::vector<E2eComparison>& rows,
       note += QString(note.isEmpty() ? "" : "; ") + "outside the interval";
     }
     const QStringList cells = {
-        QString::number(i + 1),
-        qs(p.candidate),
-        shortFile(p.origin),
-        qs(e2eMetricName(p.metric)),
-        significant(p.batch, 6),
-        significant(p.inputLen, 6),
-        significant(p.outputLen, 6),
-        figure(p.value) + " " + unit,
-        figure(r.datasheet),
-        percent(r.datasheetErrorPct()),
-        figure(r.calibrated.value),
+        QString::number(i + 1), qs(p.candidate), shortFile(p.origin), qs(e2eMetricName(p.metric)),
+        // A serving row has a load, not a batch of its own.
+        p.serving() ? qs(loadText(p)) + (p.load == PointLoad::Rate ? " req/s" : "")
+                    : significant(p.batch, 6),
+        significant(p.inputLen, 6), significant(p.outputLen, 6), figure(p.value) + " " + unit,
+        figure(r.datasheet), percent(r.datasheetErrorPct()), figure(r.calibrated.value),
         hasInterval ? QString("[%1, %2]").arg(figure(r.calibrated.low), figure(r.calibrated.high))
                     : QString("none"),
-        percent(r.calibratedErrorPct()),
-        note};
+        percent(r.calibratedErrorPct()), note};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (c == 2) item->setToolTip(qs(p.origin));
@@ -214,8 +208,8 @@ void MeasuredView::setEndToEnd(const std::vector<E2eComparison>& rows,
   if (rows.empty()) {
     m_summary->setText(
         "No end-to-end runs to compare: import vLLM bench latency or throughput files "
-        "(with --batch, --input-len, --output-len) or SGLang bench_one_batch results and "
-        "attach them to a candidate.");
+        "(with --batch, --input-len, --output-len), SGLang bench_one_batch results, or "
+        "vllm bench serve / SGLang bench_serving sweeps, and attach them to a candidate.");
   } else {
     QString text = QString(
                        "%1 end-to-end measurement%2. Median |model − measured|: datasheet "

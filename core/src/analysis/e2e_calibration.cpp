@@ -25,13 +25,19 @@ struct MetricInfo {
   const char* name;
   const char* unit;
 };
-constexpr std::array<MetricInfo, 7> kMetrics{{{E2eMetric::E2eLatencyS, "e2e_latency_s", "s"},
-                                              {E2eMetric::TtftMs, "ttft_ms", "ms"},
-                                              {E2eMetric::TpotMs, "tpot_ms", "ms"},
-                                              {E2eMetric::DecodeStepMs, "decode_step_ms", "ms"},
-                                              {E2eMetric::PrefillMs, "prefill_ms", "ms"},
-                                              {E2eMetric::OutputTokS, "output_tok_s", "tok/s"},
-                                              {E2eMetric::TotalTokS, "total_tok_s", "tok/s"}}};
+constexpr std::array<MetricInfo, 13> kMetrics{{{E2eMetric::E2eLatencyS, "e2e_latency_s", "s"},
+                                               {E2eMetric::TtftMs, "ttft_ms", "ms"},
+                                               {E2eMetric::TpotMs, "tpot_ms", "ms"},
+                                               {E2eMetric::DecodeStepMs, "decode_step_ms", "ms"},
+                                               {E2eMetric::PrefillMs, "prefill_ms", "ms"},
+                                               {E2eMetric::OutputTokS, "output_tok_s", "tok/s"},
+                                               {E2eMetric::TotalTokS, "total_tok_s", "tok/s"},
+                                               {E2eMetric::TtftP50Ms, "ttft_p50_ms", "ms"},
+                                               {E2eMetric::TtftP99Ms, "ttft_p99_ms", "ms"},
+                                               {E2eMetric::TpotP50Ms, "tpot_p50_ms", "ms"},
+                                               {E2eMetric::TpotP99Ms, "tpot_p99_ms", "ms"},
+                                               {E2eMetric::ItlP50Ms, "itl_p50_ms", "ms"},
+                                               {E2eMetric::ItlP99Ms, "itl_p99_ms", "ms"}}};
 
 const MetricInfo& infoOf(E2eMetric m) {
   for (const auto& i : kMetrics) {
@@ -90,6 +96,9 @@ constexpr const char* kOverhead = "overhead_ms";
 constexpr const char* kBandwidth = "bandwidth_efficiency";
 constexpr const char* kSeqOverhead = "seq_overhead_us";
 constexpr const char* kAllreduce = "allreduce_latency_us";
+constexpr const char* kGemmMHalf = "gemm_m_half";
+constexpr const char* kTpWidthHalf = "tp_width_half";
+constexpr const char* kRequestOverhead = "request_overhead_ms";
 constexpr const char* kComputePrefix = "compute_efficiency.";
 constexpr const char* kDequantPrefix = "dequant_s_per_weight.";
 constexpr const char* kKernelBandwidthPrefix = "kernel_bandwidth_efficiency.";
@@ -107,6 +116,9 @@ double getConstant(const Efficiency& e, const std::string& name) {
   if (name == kBandwidth) return e.bandwidthEff;
   if (name == kSeqOverhead) return e.seqOverheadUs;
   if (name == kAllreduce) return e.allreduceLatencyUs;
+  if (name == kGemmMHalf) return e.gemmMHalf;
+  if (name == kTpWidthHalf) return e.tpWidthHalf;
+  if (name == kRequestOverhead) return e.requestOverheadMs;
   if (const auto key = keyAfter(name, kComputePrefix)) {
     const auto it = e.computeEff.find(*key);
     return it == e.computeEff.end() ? 1.0 : it->second;
@@ -125,6 +137,12 @@ void setConstant(Efficiency& e, const std::string& name, double v) {
     e.seqOverheadUs = v;
   } else if (name == kAllreduce) {
     e.allreduceLatencyUs = v;
+  } else if (name == kGemmMHalf) {
+    e.gemmMHalf = v;
+  } else if (name == kTpWidthHalf) {
+    e.tpWidthHalf = v;
+  } else if (name == kRequestOverhead) {
+    e.requestOverheadMs = v;
   } else if (const auto compute = keyAfter(name, kComputePrefix)) {
     e.computeEff[*compute] = v;
   } else if (const auto kernel = keyAfter(name, kKernelBandwidthPrefix)) {
@@ -185,6 +203,35 @@ double medianOf(std::vector<double> v) {
 
 }  // namespace
 
+bool isServingPercentile(E2eMetric m) {
+  return m == E2eMetric::TtftP50Ms || m == E2eMetric::TtftP99Ms || m == E2eMetric::TpotP50Ms ||
+         m == E2eMetric::TpotP99Ms || m == E2eMetric::ItlP50Ms || m == E2eMetric::ItlP99Ms;
+}
+
+bool isTailMetric(E2eMetric m) {
+  return m == E2eMetric::TtftP99Ms || m == E2eMetric::TpotP99Ms || m == E2eMetric::ItlP99Ms ||
+         m == E2eMetric::ItlP50Ms;
+}
+
+std::string loadText(const MeasuredPoint& p) {
+  switch (p.load) {
+    case PointLoad::Static:
+      return "";
+    case PointLoad::Max:
+      return "max";
+    case PointLoad::Concurrency: {
+      std::ostringstream o;
+      o << "c" << p.loadValue;
+      return o.str();
+    }
+    case PointLoad::Rate:
+      break;
+  }
+  std::ostringstream o;
+  o << p.loadValue;
+  return o.str();
+}
+
 const char* e2eMetricName(E2eMetric m) {
   return infoOf(m).name;
 }
@@ -222,6 +269,14 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
   // Columns after the named ones (a source, say) are carried, not read.
   const auto headerCells = csvCells(stripCr(text.substr(0, text.find('\n'))));
   const std::size_t columns = headerCells.size();
+  // Optional columns after the named ones, by name.
+  std::optional<std::size_t> loadCol, maxBatchCol, budgetCol;
+  for (std::size_t i = header.size(); i < columns; ++i) {
+    const std::string name = trimmed(headerCells[i]);
+    if (name == "load") loadCol = i;
+    if (name == "max_batch") maxBatchCol = i;
+    if (name == "token_budget") budgetCol = i;
+  }
   std::vector<MeasuredPoint> out;
   const std::string baseDir = std::filesystem::path(file).parent_path().string();
   std::size_t pos = text.find('\n');
@@ -273,7 +328,49 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
     p.kvDtype = cells[4].empty() ? "bf16" : cells[4];
     if (kvBytesForDtype(p.kvDtype) == 0)
       return bad("kv_dtype", "expected bf16 or fp8, found '" + p.kvDtype + "'");
-    if (auto e = integer(cells[5], "batch", 1, 1e7, p.batch)) return *e;
+    if (loadCol && !cells[*loadCol].empty()) {
+      // A server under load: a Poisson rate in req/s, cN clients in a closed loop, or max.
+      const std::string& t = cells[*loadCol];
+      if (t == "max") {
+        p.load = PointLoad::Max;
+      } else if (t.size() > 1 && (t[0] == 'c' || t[0] == 'C')) {
+        const auto v = number(t.substr(1));
+        if (!v || std::floor(*v) != *v || *v < 1 || *v > 1e6)
+          return bad("load", "expected cN with N an integer from 1 to 1000000, found '" + t + "'");
+        p.load = PointLoad::Concurrency;
+        p.loadValue = *v;
+      } else {
+        const auto v = number(t);
+        if (!v || !(*v > 0) || *v > 1e6) {
+          return bad("load",
+                     "expected a request rate in req/s (0 < R <= 1000000), cN clients or max, "
+                     "found '" +
+                         t + "'");
+        }
+        p.load = PointLoad::Rate;
+        p.loadValue = *v;
+      }
+      double cap = 256, budget = 8192;
+      if (maxBatchCol && !cells[*maxBatchCol].empty()) {
+        if (auto e = integer(cells[*maxBatchCol], "max_batch", 1, 65536, cap)) return *e;
+      }
+      if (budgetCol && !cells[*budgetCol].empty()) {
+        if (auto e = integer(cells[*budgetCol], "token_budget", 1, 1e7, budget)) return *e;
+      }
+      if (budget < cap)
+        return bad("token_budget",
+                   "must be at least max_batch (every running sequence decodes "
+                   "one token per step)");
+      p.maxBatch = static_cast<int>(cap);
+      p.tokenBudget = budget;
+      // A batch on a serving row is the engine's, not the benchmark's: read when given.
+      p.batch = 0;
+      if (!cells[5].empty()) {
+        if (auto e = integer(cells[5], "batch", 1, 65536, p.batch)) return *e;
+      }
+    } else if (auto e = integer(cells[5], "batch", 1, 1e7, p.batch)) {
+      return *e;
+    }
     if (auto e = integer(cells[6], "input_len", 1, 1e7, p.inputLen)) return *e;
     if (auto e = integer(cells[7], "output_len", 1, 1e7, p.outputLen)) return *e;
     const auto metric = e2eMetricFromName(cells[8]);
@@ -292,8 +389,29 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
       return bad("unit", std::string("the unit of ") + e2eMetricName(p.metric) + " is '" +
                              e2eMetricUnit(p.metric) + "', found '" + cells[10] + "'");
     }
-    if (p.metric == E2eMetric::TpotMs && p.outputLen < 2)
-      return bad("output_len", "tpot_ms needs at least 2 output tokens");
+    if ((p.metric == E2eMetric::TpotMs || p.metric == E2eMetric::TpotP50Ms ||
+         p.metric == E2eMetric::TpotP99Ms || p.metric == E2eMetric::ItlP50Ms ||
+         p.metric == E2eMetric::ItlP99Ms) &&
+        p.outputLen < 2)
+      return bad("output_len",
+                 std::string(e2eMetricName(p.metric)) + " needs at least 2 output tokens");
+    if (isServingPercentile(p.metric) && !p.serving()) {
+      return bad("load", std::string(e2eMetricName(p.metric)) +
+                             " is measured under load: give the row's load (a request rate, cN "
+                             "or max)");
+    }
+    if (p.load == PointLoad::Max &&
+        (p.metric == E2eMetric::TtftMs || p.metric == E2eMetric::TtftP50Ms ||
+         p.metric == E2eMetric::TtftP99Ms || p.metric == E2eMetric::E2eLatencyS)) {
+      return bad("metric", std::string(e2eMetricName(p.metric)) +
+                               " at load max depends on how many requests the benchmark sent "
+                               "at once; give a request rate or cN for a TTFT");
+    }
+    if (p.serving() && (p.metric == E2eMetric::DecodeStepMs || p.metric == E2eMetric::PrefillMs)) {
+      return bad("metric", std::string(e2eMetricName(p.metric)) +
+                               " is a static batch's figure; a serving row takes ttft, tpot, itl "
+                               "(mean, p50, p99), e2e_latency_s, output_tok_s or total_tok_s");
+    }
     out.push_back(std::move(p));
   }
   if (out.empty()) return Error{file, "", "", "holds no measured points"};
@@ -366,6 +484,7 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
 }
 
 double predictPoint(const PreparedPoint& pp, const Efficiency& eff) {
+  if (pp.point.serving()) return predictServingPoint(pp, eff);
   Scenario s = pp.scenario;
   s.efficiency = eff;
   auto curve = buildStepCurve(s, countParams(s.model), pp.candidate);
@@ -401,7 +520,8 @@ bool E2eFitRange::contains(double batch, double inputLen, double outputLen) cons
   auto in = [](double v, double lo, double hi) {
     return v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9);
   };
-  return in(batch, batchMin, batchMax) && in(inputLen, inputMin, inputMax) &&
+  // A serving row has no batch of its own (0): its lengths alone are checked.
+  return (batch <= 0 || in(batch, batchMin, batchMax)) && in(inputLen, inputMin, inputMax) &&
          in(outputLen, outputMin, outputMax);
 }
 
@@ -494,6 +614,14 @@ double studentTQuantile(double level, int dof) {
 
 namespace {
 
+/// What stands for a point's batch: its batch, or a serving row's load coded as a negative
+/// number (two loads run two batches).
+double sizeOf(const MeasuredPoint& p) {
+  if (!p.serving()) return p.batch;
+  if (p.load == PointLoad::Max) return -1.0;
+  return p.load == PointLoad::Concurrency ? -2.0 - p.loadValue : -1e7 - p.loadValue;
+}
+
 /// Whether some deployment (model, TP, schemes, KV dtype, lengths) is measured at two
 /// batches (`byTp` false), or some (model, schemes, KV dtype, batch, lengths) at two TP
 /// degrees (`byTp` true): what it takes to tell a per-sequence cost from t0, or the
@@ -505,11 +633,17 @@ bool variesWithin(const std::vector<PreparedPoint>& points, bool byTp,
     if (only && !(*only)[i]) continue;
     const PreparedPoint& pp = points[i];
     const MeasuredPoint& p = pp.point;
+    const double size = sizeOf(p);
     std::ostringstream key;
     key << p.model << "|" << pp.candidate.id << "|" << p.kvDtype << "|" << p.inputLen << "|"
-        << p.outputLen << "|" << (byTp ? p.batch : p.tp);
+        << p.outputLen << "|";
+    if (byTp) {
+      key << size;
+    } else {
+      key << p.tp;
+    }
     auto& values = seen[key.str()];
-    values.insert(byTp ? p.tp : p.batch);
+    values.insert(byTp ? p.tp : size);
     if (values.size() > 1) return true;
   }
   return false;
@@ -569,6 +703,21 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
       start.kernelBandwidthEff[d] = 0.9;
     }
   }
+  // The GEMM-shape constants only where the prior has them (a datasheet fit keeps its form):
+  // they are told from η_P by GEMMs of other rows (M½) or other TP degrees (w½), and the
+  // prior holds them where the points do not.
+  if (start.gemmMHalf > 0) names.push_back(kGemmMHalf);
+  // A served request's fixed cost shows in the TTFT of serving rows only.
+  const bool servedTtft = std::any_of(points.begin(), points.end(), [](const PreparedPoint& pp) {
+    const E2eMetric m = pp.point.metric;
+    return pp.point.serving() &&
+           (m == E2eMetric::TtftMs || m == E2eMetric::TtftP50Ms || m == E2eMetric::E2eLatencyS);
+  });
+  if (servedTtft) {
+    names.push_back(kRequestOverhead);
+    if (!(start.requestOverheadMs > 0)) start.requestOverheadMs = 5.0;
+  }
+  if (multiGpu && start.tpWidthHalf > 0) names.push_back(kTpWidthHalf);
   return names;
 }
 
@@ -624,6 +773,9 @@ void keepPriorValues(const std::vector<std::string>& fixedNames, Efficiency& eff
     if (f == kBandwidth) eff.bandwidthEff = prior.bandwidthEff;
     if (f == kSeqOverhead) eff.seqOverheadUs = prior.seqOverheadUs;
     if (f == kAllreduce) eff.allreduceLatencyUs = prior.allreduceLatencyUs;
+    if (f == kGemmMHalf) eff.gemmMHalf = prior.gemmMHalf;
+    if (f == kTpWidthHalf) eff.tpWidthHalf = prior.tpWidthHalf;
+    if (f == kRequestOverhead) eff.requestOverheadMs = prior.requestOverheadMs;
     if (const auto key = keyAfter(f, kComputePrefix)) keyed(eff.computeEff, prior.computeEff, *key);
     if (const auto key = keyAfter(f, kDequantPrefix))
       keyed(eff.dequantSPerWeight, prior.dequantSPerWeight, *key);
@@ -643,6 +795,9 @@ PlausibleRange plausibleRange(const std::string& name) {
   if (name == kBandwidth) return {0.3, 1.1, "a fraction of the datasheet bandwidth"};
   if (name == kSeqOverhead) return {0, 2000, "host time per sequence per step"};
   if (name == kAllreduce) return {0, 500, "one all-reduce call's fixed time"};
+  if (name == kGemmMHalf) return {0, 1024, "GEMM rows at half the tensor rate"};
+  if (name == kTpWidthHalf) return {0, 16384, "per-GPU width at half the tensor rate"};
+  if (name == kRequestOverhead) return {0, 500, "a served request's fixed cost"};
   if (keyAfter(name, kComputePrefix)) return {0.05, 1.1, "a fraction of the tensor peak"};
   if (keyAfter(name, kKernelBandwidthPrefix))
     return {0.2, 1.2, "a kernel's fraction of the bandwidth"};
@@ -703,6 +858,60 @@ std::vector<HeldConstant> implausibleConstants(const std::vector<std::string>& p
   return out;
 }
 
+/// The prior's pull on one fitted constant: a pseudo-observation of its ln value, weighted
+/// (σ_ref/τ)² against points whose log residuals are weighted 1 (docs/model.md, "A fit that
+/// keeps its prior"). Weight 0: no pull (a datasheet prior, or a prior without the constant).
+struct PriorPull {
+  double logValue = 0;
+  double weight = 0;
+};
+
+/// τ, how far in ln a constant may plausibly sit from the GPU's prior calibration. Chosen so
+/// that a handful of points cannot drag a constant further than the published H100 sets
+/// support: fitted on 3, 5 or 10 of their points, the held-out error is no worse than the
+/// prior's (tests/core/analysis/test_e2e_calibration.cpp); many points outweigh it.
+double priorLogSpread(const std::string& name) {
+  if (name == kBandwidth) return 0.1;
+  if (keyAfter(name, kKernelBandwidthPrefix)) return 0.15;
+  if (keyAfter(name, kComputePrefix)) return 0.2;
+  if (name == kOverhead) return 0.3;
+  return 0.5;  // t_seq, α, dequant, M½, w½, t_req
+}
+
+/// A typical point's log residual when the prior says nothing of it (10%): the scale the
+/// prior's spread is weighed against.
+constexpr double kPriorReferenceSigma = 0.1;
+
+std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const Efficiency& prior) {
+  std::vector<PriorPull> out(params.size());
+  // The datasheet roofline is an upper bound, not a belief: a fit from it is free.
+  if (prior.isDatasheet()) return out;
+  // Points scatter about the model as the prior's own points did (its record's residual scale):
+  // a pull weighs (σ/τ)² against a point's 1.
+  double sigma = kPriorReferenceSigma;
+  if (const auto rec = e2eFitRecord(prior.calibrationExtra); rec && rec->sigmaLog > sigma)
+    sigma = rec->sigmaLog;
+  for (std::size_t a = 0; a < params.size(); ++a) {
+    const double v = getConstant(prior, params[a]);
+    if (!(v > 0)) continue;
+    const double tau = priorLogSpread(params[a]);
+    out[a] = {std::log(v), (sigma / tau) * (sigma / tau)};
+  }
+  return out;
+}
+
+/// Σ weight·(ln c − ln c_prior)² over the fitted constants.
+double priorCost(const std::vector<std::string>& params, const std::vector<PriorPull>& pulls,
+                 const Efficiency& eff) {
+  double c = 0;
+  for (std::size_t a = 0; a < params.size(); ++a) {
+    if (pulls[a].weight <= 0) continue;
+    const double d = std::log(std::max(getConstant(eff, params[a]), 1e-300)) - pulls[a].logValue;
+    c += pulls[a].weight * d * d;
+  }
+  return c;
+}
+
 /// The weighted normal matrix JᵀWJ (p × p).
 std::vector<double> normalMatrix(const std::vector<double>& jac, const std::vector<double>& w,
                                  std::size_t n, std::size_t p) {
@@ -714,15 +923,31 @@ std::vector<double> normalMatrix(const std::vector<double>& jac, const std::vect
   return normal;
 }
 
+/// A fitted constant clamped to what a calibration block accepts, kept above 0 (the fit works
+/// in its logarithm).
+double acceptedValue(const std::string& name, double v) {
+  if (name == kBandwidth || keyAfter(name, kComputePrefix) ||
+      keyAfter(name, kKernelBandwidthPrefix))
+    return std::clamp(v, 1e-3, kMaxEfficiency);
+  if (name == kOverhead) return std::clamp(v, 1e-6, kMaxOverheadMs);
+  if (name == kSeqOverhead) return std::clamp(v, 1e-6, kMaxSeqOverheadUs);
+  if (name == kAllreduce) return std::clamp(v, 1e-6, kMaxAllreduceLatencyUs);
+  if (name == kGemmMHalf) return std::clamp(v, 1e-6, kMaxGemmMHalf);
+  if (name == kTpWidthHalf) return std::clamp(v, 1e-6, kMaxTpWidthHalf);
+  if (name == kRequestOverhead) return std::clamp(v, 1e-6, kMaxRequestOverheadMs);
+  return std::clamp(v, 1e-18, kMaxDequantSPerWeight);
+}
+
 /// Levenberg-Marquardt on Huber-weighted log residuals (iteratively reweighted), from `eff`
 /// with residuals `r`; leaves the fitted constants in `eff`, their residuals in `r` and the
 /// last Huber weights in `w`.
-void fitRobust(const LogResiduals& model, const std::vector<std::string>& params, Efficiency& eff,
-               std::vector<double>& r, std::vector<double>& w) {
+void fitRobust(const LogResiduals& model, const std::vector<std::string>& params,
+               const std::vector<PriorPull>& pulls, Efficiency& eff, std::vector<double>& r,
+               std::vector<double>& w) {
   const std::size_t n = r.size(), p = params.size();
   std::vector<double> jac;
-  auto cost = [&](const std::vector<double>& res) {
-    double c = 0;
+  auto cost = [&](const std::vector<double>& res, const Efficiency& e) {
+    double c = priorCost(params, pulls, e);
     for (std::size_t i = 0; i < n; ++i) c += w[i] * res[i] * res[i];
     return c;
   };
@@ -748,7 +973,14 @@ void fitRobust(const LogResiduals& model, const std::vector<std::string>& params
           normal[a * p + b] += w[i] * jac[i * p + a] * jac[i * p + b];
       }
     }
-    const double before = cost(r);
+    // The prior's pseudo-observations: ∂/∂ln c of weight·(ln c − ln c_prior)².
+    for (std::size_t a = 0; a < p; ++a) {
+      if (pulls[a].weight <= 0) continue;
+      normal[a * p + a] += pulls[a].weight;
+      rhs[a] -= pulls[a].weight *
+                (std::log(std::max(getConstant(eff, params[a]), 1e-300)) - pulls[a].logValue);
+    }
+    const double before = cost(r, eff);
     bool improved = false;
     for (int tries = 0; tries < 20 && !improved; ++tries) {
       std::vector<double> damped = normal, step = rhs;
@@ -762,17 +994,13 @@ void fitRobust(const LogResiduals& model, const std::vector<std::string>& params
       for (std::size_t a = 0; a < p; ++a) {
         trial = perturbed(trial, params[a], std::clamp(step[a], -2.0, 2.0));
       }
-      // Keep constants in their accepted ranges.
-      trial.bandwidthEff = std::clamp(trial.bandwidthEff, 1e-3, kMaxEfficiency);
-      trial.overheadMs = std::clamp(trial.overheadMs, 1e-6, kMaxOverheadMs);
-      trial.seqOverheadUs = std::clamp(trial.seqOverheadUs, 1e-6, kMaxSeqOverheadUs);
-      trial.allreduceLatencyUs = std::clamp(trial.allreduceLatencyUs, 1e-6, kMaxAllreduceLatencyUs);
-      for (auto& [key, v] : trial.computeEff) v = std::clamp(v, 1e-3, kMaxEfficiency);
-      for (auto& [key, v] : trial.kernelBandwidthEff) v = std::clamp(v, 1e-3, kMaxEfficiency);
-      for (auto& [key, v] : trial.dequantSPerWeight)
-        v = std::clamp(v, 1e-18, kMaxDequantSPerWeight);
+      // Keep the fitted constants in their accepted ranges (above 0: they are fitted in ln).
+      // The others are left as they are: a t_seq or α of 0 stays 0 (it was written as 1e-6
+      // before, which read as a fitted "free" all-reduce).
+      for (const auto& name : params)
+        setConstant(trial, name, acceptedValue(name, getConstant(trial, name)));
       std::vector<double> rt;
-      if (model.at(trial, rt) && cost(rt) < before) {
+      if (model.at(trial, rt) && cost(rt, trial) < before) {
         eff = trial;
         r = rt;
         lambda = std::max(lambda / 10, 1e-9);
@@ -858,8 +1086,11 @@ void describeResiduals(const std::vector<PreparedPoint>& points, const Efficienc
       g = {pt.batch, pt.batch, pt.inputLen, pt.inputLen, pt.outputLen, pt.outputLen};
       first = false;
     }
-    g.batchMin = std::min(g.batchMin, pt.batch);
-    g.batchMax = std::max(g.batchMax, pt.batch);
+    if (!pt.serving() || pt.batch > 0) {
+      if (g.batchMin <= 0) g.batchMin = g.batchMax = pt.batch;
+      g.batchMin = std::min(g.batchMin, pt.batch);
+      g.batchMax = std::max(g.batchMax, pt.batch);
+    }
     g.inputMin = std::min(g.inputMin, pt.inputLen);
     g.inputMax = std::max(g.inputMax, pt.inputLen);
     g.outputMin = std::min(g.outputMin, pt.outputLen);
@@ -875,9 +1106,21 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name) {
   return getConstant(eff, name);
 }
 
-Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source,
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
                            const Efficiency& prior) {
-  if (points.empty()) return Error{source, "", "", "no measured points for this GPU"};
+  if (allPoints.empty()) return Error{source, "", "", "no measured points for this GPU"};
+  // Tail figures (p99s, ITL) come from the simulation: scored by --check, never fitted (a fit
+  // evaluates every point dozens of times, and a p99 is one draw of the simulation's seed).
+  std::vector<PreparedPoint> points;
+  for (const auto& pp : allPoints) {
+    if (!isTailMetric(pp.point.metric)) points.push_back(pp);
+  }
+  const std::size_t tails = allPoints.size() - points.size();
+  if (points.empty()) {
+    return Error{source, "", "metric",
+                 "every point is a tail figure (p99 or ITL), which a fit scores but does not fit "
+                 "to; add means, p50s or throughputs"};
+  }
   // Every constant starts at its prior; the candidates' starting values replace theirs, and
   // what no candidate names (η_k with no weight-only point, say) stays as the prior has it.
   Efficiency start = prior;
@@ -897,7 +1140,13 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
   }
   Efficiency eff = start;
   keepPriorValues(fixedNames, eff, prior);
-  if (n < params.size()) {
+  // Constants the prior holds need no point of their own; the others one point each.
+  const auto countFree = [&prior](const std::vector<std::string>& ps) {
+    const auto pulls = priorPulls(ps, prior);
+    return static_cast<std::size_t>(std::count_if(
+        pulls.begin(), pulls.end(), [](const PriorPull& q) { return q.weight <= 0; }));
+  };
+  if (n < countFree(params)) {
     std::string list;
     for (const auto& q : params) list += (list.empty() ? "" : ", ") + q;
     return Error{source, "", "points",
@@ -907,7 +1156,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
   }
   std::vector<double> r, jac, w(n, 1.0);
   if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
-  fitRobust(model, params, eff, r, w);
+  fitRobust(model, params, priorPulls(params, prior), eff, r, w);
   if (!model.jacobian(eff, params, jac))
     return Error{source, "", "", "the model cannot predict these points at the fitted values"};
   {
@@ -925,7 +1174,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
       keepPriorValues(fixedNames, eff, prior);
       if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
       std::fill(w.begin(), w.end(), 1.0);
-      fitRobust(model, params, eff, r, w);
+      fitRobust(model, params, priorPulls(params, prior), eff, r, w);
       if (!model.jacobian(eff, params, jac))
         return Error{source, "", "", "the model cannot predict these points at the fitted values"};
     }
@@ -945,7 +1194,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
     if (params.empty()) break;
     if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
     std::fill(w.begin(), w.end(), 1.0);
-    fitRobust(model, params, eff, r, w);
+    fitRobust(model, params, priorPulls(params, prior), eff, r, w);
     if (!model.jacobian(eff, params, jac))
       return Error{source, "", "", "the model cannot predict these points at the fitted values"};
   }
@@ -956,11 +1205,15 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
                      "); check the points' figures"};
   }
   const std::size_t p = params.size();
-  const std::vector<double> normal = normalMatrix(jac, w, n, p);
+  const auto pulls = priorPulls(params, prior);
+  std::vector<double> normal = normalMatrix(jac, w, n, p);
+  for (std::size_t a = 0; a < p; ++a) normal[a * p + a] += pulls[a].weight;
   std::vector<double> inverse;
   if (auto e = checkIdentifiable(normal, params, inverse, source)) return *e;
   E2eFit fit;
-  fit.dof = static_cast<int>(n - p);
+  // Each prior pull is one pseudo-observation.
+  const std::size_t pulled = p - countFree(params);
+  fit.dof = static_cast<int>(n + pulled) - static_cast<int>(p);
   // Residual scale: the MAD scale, 1.4826 × median |r|, the same robust scale the Huber
   // weights were cut at, times sqrt(n / dof) for the constants fitted to these very points
   // (docs/model.md, Intervals). The Huber-weighted RMS is the fallback when more than half
@@ -979,6 +1232,19 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
                            : std::sqrt(ss / static_cast<double>(fit.dof) * static_cast<double>(n) /
                                        std::max(sw, 1e-12));
   }
+  // A few points say little of their own spread: it is pooled with the prior calibration's
+  // (its e2e_fit record), which counts for at most 5 points, so that many points of one's
+  // own outweigh it.
+  if (!prior.isDatasheet()) {
+    if (const auto rec = e2eFitRecord(prior.calibrationExtra);
+        rec && rec->dof > 0 && rec->sigmaLog > 0) {
+      const double d0 = std::min(static_cast<double>(rec->dof), 5.0);
+      const double d = std::max(fit.dof, 0);
+      fit.sigmaLog = std::sqrt(
+          (d0 * rec->sigmaLog * rec->sigmaLog + d * fit.sigmaLog * fit.sigmaLog) / (d0 + d));
+      fit.dof = std::max(fit.dof, 1);
+    }
+  }
   // Covariance of the ln-constants: σ²·(JᵀWJ)⁻¹ (unscale the inverse).
   fit.covariance.assign(p * p, 0.0);
   for (std::size_t a = 0; a < p; ++a)
@@ -995,6 +1261,10 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::
   fit.fixed = fixedNames;
   fit.held = held;
   fit.warnings = heldWarnings;
+  if (tails > 0) {
+    fit.warnings.push_back(std::to_string(tails) + " tail figure" + (tails == 1 ? "" : "s") +
+                           " (p99 or ITL) not fitted; qfront calibrate --check scores them");
+  }
   describeResiduals(points, eff, r, w, fit);
   return fit;
 }
@@ -1007,6 +1277,9 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
   c.bandwidthEfficiency = e.bandwidthEff;
   if (e.seqOverheadUs > 0) c.seqOverheadUs = e.seqOverheadUs;
   if (e.allreduceLatencyUs > 0) c.allreduceLatencyUs = e.allreduceLatencyUs;
+  if (e.gemmMHalf > 0) c.gemmMHalf = e.gemmMHalf;
+  if (e.tpWidthHalf > 0) c.tpWidthHalf = e.tpWidthHalf;
+  if (e.requestOverheadMs > 0) c.requestOverheadMs = e.requestOverheadMs;
   c.computeEfficiency = e.computeEff;
   c.dequantSPerWeight = e.dequantSPerWeight;
   c.kernelBandwidthEfficiency = e.kernelBandwidthEff;

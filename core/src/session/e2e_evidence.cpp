@@ -4,6 +4,7 @@
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
+#include <quantfront/core/session/serving.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -83,20 +84,78 @@ std::optional<int> statedTp(const ImportedRun& run) {
   return std::nullopt;
 }
 
+/// A serving run (`vllm bench serve`, SGLang `bench_serving`) as serving rows: its offered load,
+/// its mean prompt and output lengths, and what it measured (throughput, TTFT/TPOT/ITL median
+/// and p99). The server's batch cap and token budget are not in the file: vLLM's defaults
+/// (256, 8192) stand in (the caller notes it once). True when it gave a point.
+template <class Emit>
+bool servingPoints(const ImportedRun& run, const MeasuredPoint& base,
+                   std::vector<std::string>& notes, Emit& emit) {
+  const auto load = offeredLoadOf(run);
+  if (!load) {
+    notes.push_back(run.sourceFile + ": " + load.error().message + "; not fitted");
+    return false;
+  }
+  const auto done = metric(run, "completed");
+  const auto in = metric(run, "total_input_tokens");
+  const auto outTok = metric(run, "total_output_tokens");
+  if (!done || !in || !outTok) {
+    notes.push_back(run.sourceFile +
+                    ": states no completed count or token totals, so its request shape is "
+                    "unknown; not fitted");
+    return false;
+  }
+  MeasuredPoint p = base;
+  p.batch = 0;
+  p.inputLen = std::max(1.0, std::round(*in / *done));
+  p.outputLen = std::max(1.0, std::round(*outTok / *done));
+  if (load->kind == LoadKind::Concurrency) {
+    p.load = PointLoad::Concurrency;
+    p.loadValue = std::max(1.0, std::round(load->value));
+  } else if (std::isinf(load->value)) {
+    p.load = PointLoad::Max;
+  } else {
+    p.load = PointLoad::Rate;
+    p.loadValue = load->value;
+  }
+  p.origin = base.origin + " at " + offeredLoadText(*load);
+  const std::pair<const char*, E2eMetric> figures[] = {
+      {"output_throughput_tok_s", E2eMetric::OutputTokS},
+      {"ttft_median_ms", E2eMetric::TtftP50Ms},
+      {"ttft_p99_ms", E2eMetric::TtftP99Ms},
+      {"tpot_median_ms", E2eMetric::TpotP50Ms},
+      {"tpot_p99_ms", E2eMetric::TpotP99Ms},
+      {"itl_median_ms", E2eMetric::ItlP50Ms},
+      {"itl_p99_ms", E2eMetric::ItlP99Ms}};
+  bool any = false;
+  for (const auto& [key, m] : figures) {
+    const auto v = metric(run, key);
+    if (!v) continue;
+    const bool ttft = m == E2eMetric::TtftP50Ms || m == E2eMetric::TtftP99Ms;
+    // Every request sent at once: its TTFT says how many were sent, not how fast they ran.
+    if (ttft && p.load == PointLoad::Max) continue;
+    if (p.outputLen < 2 && !ttft && m != E2eMetric::OutputTokS) continue;
+    p.metric = m;
+    p.value = *v;
+    emit(p);
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace
 
 std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std::string& file,
                                                      std::vector<std::string>& notes,
                                                      const Catalog& cat) {
   std::vector<MeasuredPoint> out;
+  bool servingRows = false;
   for (const auto& run : s.importedRuns) {
     const bool staticBatch = run.kind == RunKind::Latency || run.kind == RunKind::Throughput ||
                              run.kind == RunKind::DecodeSweep;
-    if (!staticBatch) {
-      if (run.kind == RunKind::Serving) {
-        notes.push_back(run.sourceFile +
-                        ": a serving run under load is not a static batch; not fitted");
-      }
+    if (!staticBatch && run.kind != RunKind::Serving) continue;
+    if (run.kind == RunKind::Serving && allRequestsFailed(run)) {
+      notes.push_back(run.sourceFile + ": " + failedRunText(run) + "; not fitted");
       continue;
     }
     const auto id = run.setup.find(kCandidateSetupKey);
@@ -133,6 +192,10 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     base.schemeLmHead = c->schemeLmHead;
     base.origin = file + ": " + run.sourceFile;
     base.candidate = c->id;
+    if (run.kind == RunKind::Serving) {
+      servingRows = servingPoints(run, base, notes, emit) || servingRows;
+      continue;
+    }
     if (run.kind == RunKind::DecodeSweep) {
       const auto in = setupNumber(run, "input_len");
       const auto outLen = setupNumber(run, "output_len");
@@ -190,6 +253,11 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
       p.value = *v;
     }
     emit(p);
+  }
+  if (servingRows) {
+    notes.push_back(
+        "serving runs: the server's batch cap and token budget are not in their files; "
+        "vLLM's defaults (256 sequences, 8192 tokens a step) stand in");
   }
   return out;
 }

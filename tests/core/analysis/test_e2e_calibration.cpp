@@ -3,11 +3,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <sstream>
 
 #include <quantfront/core/analysis/e2e_calibration.hpp>
+#include <quantfront/core/analysis/serving_intervals.hpp>
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/serving_model.hpp>
 
 using namespace qf;
 
@@ -27,6 +31,19 @@ Efficiency trueConstants() {
   e.computeEff = {{"bf16", 0.70}, {"fp8", 0.55}};
   e.dequantSPerWeight = {{"w4a16-g128", 4e-13}};
   return e;
+}
+
+/// `raw` prepared on the H100, each valued at the model's prediction under `truth` times
+/// exp(N(0, noise)).
+std::vector<PreparedPoint> madeBy(const std::vector<MeasuredPoint>& raw, const Efficiency& truth,
+                                  double noise, unsigned seed) {
+  std::vector<std::string> notes;
+  auto prepared = preparePoints(raw, h100(), "h100-sxm", notes);
+  REQUIRE(prepared.ok());
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> n01(0.0, 1.0);
+  for (auto& pp : *prepared) pp.point.value = predictPoint(pp, truth) * std::exp(noise * n01(rng));
+  return *prepared;
 }
 
 /// Points of Llama-3-8B on one H100 and on two (TP 2) made with `truth`, each times
@@ -55,13 +72,7 @@ std::vector<PreparedPoint> synthetic(const Efficiency& truth, double noise, unsi
       }
     }
   }
-  std::vector<std::string> notes;
-  auto prepared = preparePoints(raw, h100(), "h100-sxm", notes);
-  REQUIRE(prepared.ok());
-  std::mt19937 rng(seed);
-  std::normal_distribution<double> n01(0.0, 1.0);
-  for (auto& pp : *prepared) pp.point.value = predictPoint(pp, truth) * std::exp(noise * n01(rng));
-  return *prepared;
+  return madeBy(raw, truth, noise, seed);
 }
 
 double constantOf(const E2eFit& fit, const std::string& name) {
@@ -360,4 +371,251 @@ TEST_CASE(
   auto bare = fitEndToEnd(points, "synthetic");
   REQUIRE(bare.ok());
   CHECK(bare->efficiency.kernelBandwidthEff.empty());
+}
+
+namespace {
+
+/// A serving sweep of Llama-3-8B FP8 on one H100 (what `vllm bench serve` prints per load):
+/// TTFT and TPOT p50 and throughput at `rates` req/s and at load max, made with `truth`.
+std::vector<PreparedPoint> servingSweep(const Efficiency& truth, const std::vector<double>& rates,
+                                        double noise, unsigned seed) {
+  std::vector<MeasuredPoint> raw;
+  auto row = [&](PointLoad load, double value, E2eMetric m) {
+    MeasuredPoint p;
+    p.model = "llama-3-8b";
+    p.gpu = "h100-sxm";
+    p.scheme = "w8a8-fp8";
+    p.kvDtype = "fp8";
+    p.batch = 0;
+    p.inputLen = 1024;
+    p.outputLen = 256;
+    p.load = load;
+    p.loadValue = value;
+    p.metric = m;
+    p.value = 1;
+    p.origin = "sweep row " + std::to_string(raw.size() + 2);
+    raw.push_back(p);
+  };
+  for (double r : rates) {
+    for (E2eMetric m : {E2eMetric::TtftP50Ms, E2eMetric::TpotP50Ms, E2eMetric::OutputTokS})
+      row(PointLoad::Rate, r, m);
+  }
+  row(PointLoad::Max, 0, E2eMetric::OutputTokS);
+  row(PointLoad::Max, 0, E2eMetric::TpotP50Ms);
+  return madeBy(raw, truth, noise, seed);
+}
+
+Efficiency servingTruth() {
+  Efficiency e;
+  e.overheadMs = 2.5;
+  e.bandwidthEff = 0.8;
+  e.seqOverheadUs = 60;
+  e.requestOverheadMs = 12;
+  // Above bf16's datasheet rate (989 TFLOP/s): FP8 is never slower on FP8 tensor cores.
+  e.computeEff = {{"fp8", 0.6}};
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("serving rows: the CSV's load column, checked row by row",
+          "[calibration][e2e][serving]") {
+  const std::string head =
+      "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit,load,max_batch,"
+      "token_budget,source\n";
+  auto parsed = parseMeasuredPointsCsv(
+      head +
+          "llama-3-8b,h100-sxm,1,w8a8-fp8,fp8,,1024,256,ttft_p50_ms,80,ms,4,,,S\n"
+          "llama-3-8b,h100-sxm,1,w8a8-fp8,fp8,,1024,256,tpot_p99_ms,30,ms,c64,512,16384,S\n"
+          "llama-3-8b,h100-sxm,1,w8a8-fp8,fp8,,1024,256,output_tok_s,9000,tok/s,max,,,S\n"
+          "llama-3-8b,h100-sxm,1,w8a8-fp8,fp8,8,1024,256,e2e_latency_s,3,s,,,,S\n",
+      "sweep.csv");
+  REQUIRE(parsed.ok());
+  REQUIRE(parsed->size() == 4);
+  const auto& p = *parsed;
+  CHECK(p[0].load == PointLoad::Rate);
+  CHECK(p[0].loadValue == 4);
+  CHECK(p[0].batch == 0);
+  CHECK(p[0].maxBatch == 256);
+  CHECK(p[1].load == PointLoad::Concurrency);
+  CHECK(p[1].loadValue == 64);
+  CHECK(p[1].maxBatch == 512);
+  CHECK(p[1].tokenBudget == 16384);
+  CHECK(loadText(p[1]) == "c64");
+  CHECK(p[2].load == PointLoad::Max);
+  CHECK_FALSE(p[3].serving());
+  CHECK(p[3].batch == 8);
+  struct Bad {
+    const char* row;
+    const char* field;
+  };
+  const Bad bad[] = {
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,ms,0,,,S", "load"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,ms,nan,,,S", "load"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,ms,c0,,,S", "load"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,ms,max,,,S", "metric"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,4,1024,256,ttft_p50_ms,80,ms,,,,S", "load"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,ms,,,,S", "batch"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,prefill_ms,80,ms,4,,,S", "metric"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,ms,4,512,256,S", "token_budget"},
+      {"llama-3-8b,h100-sxm,1,bf16,bf16,,1024,256,ttft_p50_ms,80,s,4,,,S", "unit"},
+  };
+  for (const auto& b : bad) {
+    auto r = parseMeasuredPointsCsv(head + b.row + "\n", "sweep.csv");
+    INFO(b.row);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().field == b.field);
+    CHECK(r.error().position == "row 2");
+  }
+}
+
+TEST_CASE("serving rows are predicted by the steady state the search uses",
+          "[calibration][e2e][serving]") {
+  const Efficiency truth = servingTruth();
+  const auto pts = servingSweep(truth, {2.0}, 0.0, 1);
+  Scenario s = pts.front().scenario;
+  s.efficiency = truth;
+  auto es = engineServing(s, pts.front().candidate);
+  REQUIRE(es.ok());
+  const ServingLimits lim{256, 8192, es->kvCapacityTokens};
+  const ServingWorkload w{1024, 256};
+  const auto at2 = stateAtRate(es->steps, lim, w, 2.0);
+  const auto sat = saturatedState(es->steps, lim, w);
+  // ttft_p50, tpot_p50 and output_tok_s at 2 req/s; output_tok_s and tpot at max.
+  CHECK(pts[0].point.value == Approx(at2.ttftS * 1e3).epsilon(1e-12));
+  CHECK(pts[1].point.value == Approx(at2.tpotS * 1e3).epsilon(1e-12));
+  CHECK(pts[2].point.value == Approx(2.0 * 256).epsilon(1e-12));
+  CHECK(pts[3].point.value == Approx(sat.outputTokPerS).epsilon(1e-12));
+  CHECK(pts[4].point.value == Approx(sat.tpotS * 1e3).epsilon(1e-12));
+  // The request's fixed cost is in the TTFT: 12 ms of it.
+  Efficiency without = truth;
+  without.requestOverheadMs = 0;
+  CHECK(predictPoint(pts[0], truth) - predictPoint(pts[0], without) == Approx(12.0).epsilon(1e-9));
+  // A rate beyond what the model sustains: the saturated throughput, a finite TTFT.
+  PreparedPoint over = pts[2];
+  over.point.loadValue = 10 * sat.requestsPerS;
+  CHECK(predictPoint(over, truth) == Approx(sat.outputTokPerS).epsilon(1e-12));
+  over.point.metric = E2eMetric::TtftP50Ms;
+  CHECK(std::isfinite(predictPoint(over, truth)));
+}
+
+TEST_CASE("a serving sweep calibrates t0, bandwidth, FP8 rate, t_seq and the request cost",
+          "[calibration][e2e][serving]") {
+  const Efficiency truth = servingTruth();
+  const std::vector<double> rates = {1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20};
+  const auto pts = servingSweep(truth, rates, 0.01, 3);
+  auto fit = fitEndToEnd(pts, "sweep");
+  REQUIRE(fit.ok());
+  CHECK(constantOf(*fit, "request_overhead_ms") == Approx(12).epsilon(0.1));
+  CHECK(constantOf(*fit, "compute_efficiency.fp8") == Approx(0.6).epsilon(0.1));
+  CHECK(fit->medianAbsErrorPct < 2.0);
+  // Fitted on every other load, the others are predicted within 3%.
+  std::vector<PreparedPoint> half, rest;
+  for (std::size_t i = 0; i < pts.size(); ++i) (i / 3 % 2 == 0 ? half : rest).push_back(pts[i]);
+  auto fitHalf = fitEndToEnd(half, "sweep half");
+  REQUIRE(fitHalf.ok());
+  std::vector<double> errs;
+  for (const auto& pp : rest)
+    errs.push_back(std::abs(predictPoint(pp, fitHalf->efficiency) / pp.point.value - 1));
+  std::sort(errs.begin(), errs.end());
+  CHECK(errs[errs.size() / 2] < 0.03);
+}
+
+namespace {
+
+std::vector<PreparedPoint> publishedPoints(const std::string& name) {
+  const std::string path = std::string(QF_RESOURCE_DIR) + "/calibration/published/" + name;
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto pts = parseMeasuredPointsCsv(text.str(), path);
+  REQUIRE(pts.ok());
+  std::vector<std::string> notes;
+  auto prepared = preparePoints(*pts, h100(), "h100-sxm", notes);
+  REQUIRE(prepared.ok());
+  return *prepared;
+}
+
+double heldOutMedianPct(const std::vector<PreparedPoint>& pts, const Efficiency& eff) {
+  std::vector<double> errs;
+  for (const auto& pp : pts) errs.push_back(std::abs(predictPoint(pp, eff) / pp.point.value - 1));
+  std::sort(errs.begin(), errs.end());
+  return 100 * errs[errs.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("a fit on few published points stays near its prior; on many it improves on it",
+          "[calibration][e2e][prior]") {
+  // The bundled H100 constants are the prior; points drawn from the vLLM fit half calibrate
+  // them, and the whole held-out half scores both. (docs/benchmarks.md gives every subset
+  // size: at 5 and 10 points the vLLM subsets still move the mixed-engine prior the wrong way.)
+  const Efficiency prior = scenarioEfficiency(h100(), false);
+  REQUIRE_FALSE(prior.isDatasheet());
+  const auto fitHalf = publishedPoints("h100-vllm-fit.csv");
+  const auto heldOut = publishedPoints("h100-vllm-test.csv");
+  const double priorPct = heldOutMedianPct(heldOut, prior);
+  std::mt19937 rng(11);
+  std::vector<double> pcts;
+  for (int draw = 0; draw < 8; ++draw) {
+    std::vector<PreparedPoint> pick = fitHalf;
+    std::shuffle(pick.begin(), pick.end(), rng);
+    pick.resize(3);
+    // Three points are fewer than the constants they touch: the prior holds the rest.
+    auto fit = fitEndToEnd(pick, "subset", prior);
+    INFO("draw " << draw);
+    REQUIRE(fit.ok());
+    for (const auto& c : fit->constants) CHECK(c.spread > 0);
+    pcts.push_back(heldOutMedianPct(heldOut, fit->efficiency));
+  }
+  std::sort(pcts.begin(), pcts.end());
+  INFO("3 points: held-out median |error| from " << pcts.front() << "% to " << pcts.back()
+                                                 << "%, prior " << priorPct << "%");
+  // Bounded, not yet better: the target (no worse than the prior) is not met for the
+  // vLLM subsets of this mixed-engine prior (15.7% median against 11.9%; docs/benchmarks.md).
+  CHECK(pcts[pcts.size() / 2] <= priorPct * 1.5);
+  CHECK(pcts.back() <= priorPct * 2.0);
+  // From the datasheet (no prior) three points cannot determine the constants at all.
+  std::vector<PreparedPoint> three(fitHalf.begin(), fitHalf.begin() + 3);
+  CHECK_FALSE(fitEndToEnd(three, "subset").ok());
+  // The whole fit half improves on the prior held out.
+  auto full = fitEndToEnd(fitHalf, "fit half", prior);
+  REQUIRE(full.ok());
+  CHECK(heldOutMedianPct(heldOut, full->efficiency) < priorPct);
+}
+
+TEST_CASE("serving figures carry the calibration's interval, the datasheet none",
+          "[calibration][e2e][serving][interval]") {
+  ServingQuery q;
+  q.scenario.model = *Catalog::bundled().resolveModel("llama-3.1-70b");
+  q.scenario.gpu = h100();
+  q.scenario.tp = 4;
+  q.scenario.maxModelLen = 2048;
+  q.candidate = makeCandidates({"w8a8-fp8"}, "", "", "")->front();
+  q.inputLen = 1024;
+  q.outputLen = 256;
+  q.load = PointLoad::Rate;
+  q.loadValue = 2;
+  q.scenario.efficiency = scenarioEfficiency(h100(), false);
+  REQUIRE(e2eFitRecord(q.scenario.efficiency.calibrationExtra));
+  for (E2eMetric m : {E2eMetric::OutputTokS, E2eMetric::TtftMs, E2eMetric::TpotMs}) {
+    const auto iv = servingInterval(q, m);
+    INFO(e2eMetricName(m) << " " << iv.low << " " << iv.value << " " << iv.high);
+    CHECK(iv.low < iv.value);
+    CHECK(iv.value < iv.high);
+    if (m == E2eMetric::OutputTokS) {
+      // Below saturation the throughput is the offered load: 2 req/s of 256 tokens whatever
+      // the constants, so its interval is the residual scale alone.
+      CHECK(iv.value == Approx(512).epsilon(1e-9));
+    }
+  }
+  // At max the throughput moves with the constants; the interval is wider than at a rate.
+  q.load = PointLoad::Max;
+  const auto sat = servingInterval(q, E2eMetric::OutputTokS);
+  CHECK(sat.high / sat.low > 1.0);
+  // The datasheet roofline has no fit record: the value alone.
+  q.scenario.efficiency = Efficiency{};
+  const auto bare = servingInterval(q, E2eMetric::TtftMs);
+  CHECK(bare.low == bare.value);
+  CHECK(bare.high == bare.value);
 }

@@ -80,10 +80,79 @@ TEST_CASE("static-batch runs become measured points of their candidate", "[sessi
   REQUIRE(notes.size() == 6);
   CHECK(notes[0].find("lat.json: its TP is not stated; taken as the candidate's 2 GPUs") == 0);
   CHECK(notes[1].find("thr.json: its TP is not stated") == 0);
-  CHECK(notes[2].find("serve.json: a serving run under load is not a static batch") == 0);
+  // A serving run without its offered load cannot be placed on a load curve.
+  CHECK(notes[2].find("serve.json: ") == 0);
+  CHECK(notes[2].find("not fitted") != std::string::npos);
   CHECK(notes[3].find("one_batch.jsonl: its TP is not stated") == 0);
   CHECK(notes[4].find("bare.json: its file states no batch or lengths") == 0);
   CHECK(notes[5].find("loose.json: not attached to a candidate") == 0);
+}
+
+TEST_CASE("serving runs become serving rows at their offered load", "[session][e2e][serving]") {
+  Session s;
+  Candidate c;
+  c.id = "fp8";
+  c.model = "llama-3-8b";
+  c.schemeLinear = "w8a8-fp8";
+  c.gpu = "h100-sxm";
+  c.gpuCount = 1;
+  s.candidates.push_back(c);
+  ImportedRun at4 = run(RunKind::Serving, "rate4.json", "fp8");
+  at4.setup["request_rate"] = "4";
+  at4.metrics = {{"completed", 100},
+                 {"total_input_tokens", 102400},
+                 {"total_output_tokens", 25600},
+                 {"output_throughput_tok_s", 1010},
+                 {"ttft_median_ms", 48},
+                 {"ttft_p99_ms", 95},
+                 {"tpot_median_ms", 9.5},
+                 {"tpot_p99_ms", 14},
+                 {"itl_median_ms", 9.1},
+                 {"itl_p99_ms", 30}};
+  ImportedRun all = at4;
+  all.sourceFile = "max.json";
+  all.setup["request_rate"] = "inf";
+  ImportedRun closed = at4;
+  closed.sourceFile = "c16.json";
+  closed.setup.erase("request_rate");
+  closed.setup["max_concurrency"] = "16";
+  ImportedRun noRate = at4;
+  noRate.sourceFile = "norate.json";
+  noRate.setup.erase("request_rate");
+  s.importedRuns = {at4, all, closed, noRate};
+  std::vector<std::string> notes;
+  const auto pts = measuredPointsFromSession(s, "s.json", notes);
+  // 7 figures at 4 req/s and at c16; at max the two TTFTs are left out.
+  REQUIRE(pts.size() == 7 + 5 + 7);
+  CHECK(pts[0].load == PointLoad::Rate);
+  CHECK(pts[0].loadValue == 4);
+  CHECK(pts[0].inputLen == 1024);
+  CHECK(pts[0].outputLen == 256);
+  CHECK(pts[0].metric == E2eMetric::OutputTokS);
+  CHECK(pts[0].value == 1010);
+  CHECK(pts[1].metric == E2eMetric::TtftP50Ms);
+  CHECK(pts[1].value == 48);
+  CHECK(pts[7].load == PointLoad::Max);
+  for (std::size_t i = 7; i < 12; ++i) {
+    CHECK(pts[i].metric != E2eMetric::TtftP50Ms);
+    CHECK(pts[i].metric != E2eMetric::TtftP99Ms);
+  }
+  CHECK(pts[12].load == PointLoad::Concurrency);
+  CHECK(pts[12].loadValue == 16);
+  // The run without a load is left out with its reason; the limits are said once.
+  REQUIRE(notes.size() == 2);
+  CHECK(notes[0].find("norate.json: ") == 0);
+  CHECK(notes[1].find("serving runs: the server's batch cap") == 0);
+  // Every one of them is predicted by the model (the p99s and ITL by the simulation).
+  std::vector<std::string> prepNotes;
+  auto prepared =
+      preparePoints(pts, *Catalog::bundled().resolveGpu("h100-sxm"), "h100-sxm", prepNotes);
+  REQUIRE(prepared.ok());
+  const Efficiency eff = efficiencyFromGpu(*Catalog::bundled().resolveGpu("h100-sxm"));
+  for (const auto& pp : *prepared) {
+    INFO(pp.point.origin << " " << e2eMetricName(pp.point.metric));
+    CHECK(predictPoint(pp, eff) > 0);
+  }
 }
 
 TEST_CASE("a run's stated TP wins over the candidate's GPU count", "[session][e2e]") {
@@ -237,8 +306,8 @@ TEST_CASE("an imported run is compared with the datasheet and calibrated predict
   CHECK(r.calibrated.high > r.calibrated.value);
   CHECK_FALSE(r.calibrated.extrapolated);
 
-  // A batch outside what the bundled fit saw is flagged as extrapolated.
-  const auto far = compareEndToEnd(latencySession(1.0, 8), "s.json", notes);
+  // A batch outside what the bundled fit saw (1 to 1,024) is flagged as extrapolated.
+  const auto far = compareEndToEnd(latencySession(1.0, 4096), "s.json", notes);
   REQUIRE(far.size() == 1);
   CHECK(far[0].calibrated.extrapolated);
 }

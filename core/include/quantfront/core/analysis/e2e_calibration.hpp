@@ -16,7 +16,10 @@
 
 namespace qf {
 
-/// What a benchmark measured of a static batch (the measured-points CSV's `metric`).
+/// What a benchmark measured (the measured-points CSV's `metric`): of a static batch, or, on
+/// a row with a `load`, of a server under that load (means, and the percentiles
+/// `vllm bench serve` and SGLang's `bench_serving` print: TPOT excludes the first token, ITL
+/// is per gap between tokens).
 enum class E2eMetric {
   E2eLatencyS,
   TtftMs,
@@ -24,8 +27,19 @@ enum class E2eMetric {
   DecodeStepMs,
   PrefillMs,
   OutputTokS,
-  TotalTokS
+  TotalTokS,
+  TtftP50Ms,
+  TtftP99Ms,
+  TpotP50Ms,
+  TpotP99Ms,
+  ItlP50Ms,
+  ItlP99Ms
 };
+/// True for a percentile metric (a serving row's only).
+bool isServingPercentile(E2eMetric m);
+/// True for a 99th percentile: the simulation predicts it, and a fit scores it without
+/// fitting to it (docs/model.md, "Calibration from serving sweeps").
+bool isTailMetric(E2eMetric m);
 const char* e2eMetricName(E2eMetric m);
 /// The unit the CSV's `unit` column must state: s, ms or tok/s.
 const char* e2eMetricUnit(E2eMetric m);
@@ -38,8 +52,12 @@ inline constexpr const char* kMeasuredPointsHeader =
 /// with it followed by more columns (a source, a note: carried, not read).
 bool isMeasuredPointsCsv(const std::string& text);
 
+/// How a serving row was loaded (the CSV's optional `load` column); a static batch has none.
+enum class PointLoad { Static, Rate, Concurrency, Max };
+
 /// One measured figure of a static batch of `batch` requests of `inputLen` prompt and
-/// `outputLen` output tokens.
+/// `outputLen` output tokens, or of a server under a load (`load` not Static: a Poisson rate
+/// of `loadValue` req/s, a closed loop of `loadValue` clients, or every request at once).
 struct MeasuredPoint {
   std::string model;  ///< catalog id or config.json path (relative to `baseDir`)
   std::string gpu;    ///< catalog id or GPU file
@@ -53,13 +71,24 @@ struct MeasuredPoint {
   double outputLen = 0;
   E2eMetric metric = E2eMetric::E2eLatencyS;
   double value = 0;
+  PointLoad load = PointLoad::Static;
+  double loadValue = 0;       ///< req/s (Rate) or clients (Concurrency)
+  int maxBatch = 256;         ///< the server's batch cap (`max_batch` column, else vLLM's 256)
+  double tokenBudget = 8192;  ///< tokens per step (`token_budget` column, else 8192)
+  [[nodiscard]] bool serving() const { return load != PointLoad::Static; }
   std::string origin;     ///< "points.csv row 3", for messages and residual lists
   std::string candidate;  ///< the session candidate the run is attached to (sessions only)
   std::string baseDir;    ///< folder relative model paths are resolved against
 };
 
+/// "4" (req/s), "c64" (closed-loop clients), "max" (all at once), "" (a static batch).
+std::string loadText(const MeasuredPoint& p);
+
 /// Reads the measured-points CSV. Errors name the row and the field (a missing column, an
-/// unknown metric, a unit that is not the metric's, a non-positive or non-finite value).
+/// unknown metric, a unit that is not the metric's, a non-positive or non-finite value). After
+/// the named columns, optional ones by header name: `load` (a request rate, `cN` or `max`;
+/// `batch` may then be empty), `max_batch` and `token_budget` (the server's limits); any other
+/// column (a source, a note) is carried, not read.
 Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& text,
                                                           const std::string& file);
 
@@ -79,6 +108,10 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
 
 /// The model's value of a point's metric under `eff`.
 double predictPoint(const PreparedPoint& p, const Efficiency& eff);
+/// The same for a serving row: the analytic steady state at the row's load for means, p50s
+/// and throughput (a rate beyond what the model sustains is priced at 99% of it), the seeded
+/// simulation (seed 1) for ITL and the p99s. NaN when the deployment cannot serve the row.
+double predictServingPoint(const PreparedPoint& p, const Efficiency& eff);
 
 /// One fitted constant: its name as the calibration block spells it
 /// (`overhead_ms`, `bandwidth_efficiency`, `compute_efficiency.bf16`,

@@ -1,0 +1,37 @@
+// Intervals of the serving model's figures (serving_intervals.hpp).
+#include <quantfront/core/analysis/serving_intervals.hpp>
+
+#include <cmath>
+
+namespace qf {
+
+IntervalEstimate servingInterval(const ServingQuery& q, E2eMetric metric, double level,
+                                 const E2eFitRecord* record) {
+  PreparedPoint pp;
+  pp.scenario = q.scenario;
+  pp.candidate = q.candidate;
+  MeasuredPoint& p = pp.point;
+  p.model = q.scenario.model.id;
+  p.gpu = q.scenario.gpu.id;
+  p.tp = q.scenario.tp;
+  p.batch = 0;
+  p.inputLen = q.inputLen;
+  p.outputLen = q.outputLen;
+  p.maxBatch = q.maxBatch;
+  p.tokenBudget = q.tokenBudget;
+  p.load = q.load;
+  p.loadValue = q.loadValue;
+  p.metric = metric;
+  const Efficiency& eff = q.scenario.efficiency;
+  std::optional<E2eFitRecord> own;
+  if (!record) {
+    own = e2eFitRecord(eff.calibrationExtra);
+    if (own) record = &*own;
+  }
+  auto predict = [&pp](const Efficiency& e) { return predictServingPoint(pp, e); };
+  IntervalEstimate out = intervalFor(predict, eff, record, level, 0.0, q.inputLen, q.outputLen);
+  if (!std::isfinite(out.low) || !std::isfinite(out.high)) out.low = out.high = out.value;
+  return out;
+}
+
+}  // namespace qf

@@ -63,7 +63,8 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   auto j = h100();
   j["calibration"] = nlohmann::json::parse(R"({"source": "bench run 7", "device": "H100",
       "overhead_ms": 0.02, "bandwidth_efficiency": 0.9, "seq_overhead_us": 60,
-      "allreduce_latency_us": 18, "compute_efficiency": {"bf16": 0.74, "w4a16-g128": 0.45},
+      "allreduce_latency_us": 18, "gemm_m_half": 96, "tp_width_half": 2048,
+      "request_overhead_ms": 12, "compute_efficiency": {"bf16": 0.74, "w4a16-g128": 0.45},
       "dequant_s_per_weight": {"w4a16-g128": 1.2e-14},
       "kernel_bandwidth_efficiency": {"w4a16-g128": 0.68}, "residuals": {"bandwidth": [0.01]},
       "fits": {"bandwidth": {"records": 3}}})");
@@ -79,6 +80,11 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
   const Efficiency e = efficiencyFromGpu(*g);
   CHECK(e.seqOverheadUs == 60);
   CHECK(e.allreduceLatencyUs == 18);
+  CHECK(c.gemmMHalf == 96);
+  CHECK(e.gemmMHalf == 96);
+  CHECK(e.tpWidthHalf == 2048);
+  CHECK(e.requestOverheadMs == 12);
+  CHECK(gpuToJson(*g)["calibration"]["request_overhead_ms"] == 12);
   CHECK(c.computeEfficiency.at("bf16") == 0.74);
   CHECK(c.computeEfficiency.at("w4a16-g128") == 0.45);
   CHECK(c.dequantSPerWeight.at("w4a16-g128") == 1.2e-14);
@@ -116,6 +122,9 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
       {R"({"overhead_ms": "1"})", "calibration.overhead_ms"},
       {R"({"seq_overhead_us": -3})", "calibration.seq_overhead_us"},
       {R"({"allreduce_latency_us": 20000})", "calibration.allreduce_latency_us"},
+      {R"({"gemm_m_half": 5000})", "calibration.gemm_m_half"},
+      {R"({"tp_width_half": -1})", "calibration.tp_width_half"},
+      {R"({"request_overhead_ms": "12"})", "calibration.request_overhead_ms"},
       {R"({"compute_efficiency": {"bf16": 2}})", "calibration.compute_efficiency.bf16"},
       {R"({"compute_efficiency": [0.7]})", "calibration.compute_efficiency"},
       {R"({"dequant_s_per_weight": {"w4a16-g128": 1}})",
@@ -149,11 +158,21 @@ TEST_CASE("the catalog's newer GPUs read back their datasheet figures", "[gpu][c
     CHECK(g->priceSource.find("dated") != std::string::npos);
     CHECK_FALSE(g->source.empty());
     CHECK((g->hasPath(TensorPath::Bf16) && g->hasPath(TensorPath::Fp16)));
-    // Bundled end-to-end constants, carried over from the A6000 fit and marked so.
+    // Bundled end-to-end constants, carried over and marked so: the H20 (Hopper) from the
+    // H100 SXM fit, the others from the A6000 fit with the H100 fit's host, all-reduce and
+    // GEMM-shape constants (none is 0 or a token 1e-6: TP is never free).
     const GpuCalibration* c = cat.defaultCalibration(id);
     REQUIRE(c != nullptr);
-    CHECK(c->source.find("carried over from the A6000 fit") != std::string::npos);
-    CHECK(c->extraJson.find("\"carried_over_from\":\"a6000\"") != std::string::npos);
+    const bool hopper = std::string(id) == "h20";
+    CHECK(c->source.find(hopper ? "carried over from the H100 SXM fit"
+                                : "carried over from the A6000 fit") != std::string::npos);
+    CHECK(c->extraJson.find(hopper ? "\"carried_over_from\":\"h100-sxm\""
+                                   : "\"carried_over_from\":\"a6000\"") != std::string::npos);
+    REQUIRE(c->allreduceLatencyUs.has_value());
+    CHECK(*c->allreduceLatencyUs > 5);
+    REQUIRE(c->seqOverheadUs.has_value());
+    CHECK(*c->seqOverheadUs > 1);
+    CHECK(c->tpWidthHalf.value_or(0) > 0);
   }
   // Figures checked by hand against the datasheets (dense = the sparse figure halved).
   const auto a100 = *cat.resolveGpu("a100-40gb");

@@ -71,7 +71,7 @@ struct W4a16GemmArgs {
   const uint32_t* words = nullptr;   ///< packInt4Mma words
   const uint16_t* scales = nullptr;  ///< bf16 [kPad/128][nPad]
   uint16_t* c = nullptr;             ///< bf16 [m][n]
-  void* workspace = nullptr;         ///< split-K locks + fp32 sums (W4a16Plan::workspaceBytes),
+  void* workspace = nullptr;         ///< split-K tickets + fp32 slots (W4a16Plan::workspaceBytes),
                                      ///< zeroed once after allocation; the kernel re-zeroes it
   std::size_t workspaceBytes = 0;    ///< size of *workspace
   int64_t m = 0, n = 0, k = 0;       ///< logical shape: m ≥ 1, n ≥ 1, k % 8 == 0

@@ -33,9 +33,11 @@
 //   so its 8 row addresses per matrix hit 32 distinct banks. For m ≤ 8 only 8 rows are staged
 //   and one ldmatrix.x4 brings two k16 slices of them: the zero rows 8–15 cost no copies, no
 //   shared memory and no load issue (the mma gets zero registers for them).
-// - Split-K inside the kernel: a block whose k range is shared by several CTAs is reduced
-//   through an fp32 buffer in a fixed order (descending CTA index, a per-block lock), so the
-//   result is deterministic, no second launch is needed, and the buffer traffic stays in L2
+// - Split-K inside the kernel, one hop: every CTA sharing a block stores its fp32 partial sums
+//   in its own workspace slot and takes the block's ticket (atomicAdd); the last to arrive
+//   sums all slots in rank (k) order, so the result is the same bits whatever the timing,
+//   writes bf16 and resets the ticket. No CTA waits for another (no lock chain, no
+//   co-residency assumption), no second launch, and the slot traffic stays in L2
 //   (reductionBytes counts it).
 // - Outputs are rounded once to bf16 and stored as 32-bit bf16x2 pairs where the pair is whole
 //   and aligned (n even): half the store instructions, full 32-byte sectors per 4 lanes.
@@ -58,10 +60,6 @@ using kern::int4ToCentredBf16;
 using kern::kMagicPlusEightPair;
 
 using namespace kern::w4a16;
-
-/// Sleeps of ~64 ns before a lock wait gives up (2^24: about a second; a CTA's whole stripe
-/// takes microseconds).
-constexpr int kMaxLockSpins = 1 << 24;
 
 /// D += A·B on one m16n8k16 tile, bf16 inputs, fp32 accumulators. Fragment layout (PTX ISA):
 /// lane = 4g + t; a0:(row g, k 2t..2t+1) a1:(g+8, 2t..) a2:(g, 2t+8..) a3:(g+8, 2t+8..);
@@ -113,20 +111,6 @@ __device__ __forceinline__ void cpAsyncWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-/// Spins until *lock == value; acquire, so the buffer reads after the following barrier see
-/// what the CTA that released the lock wrote. A lock that is never released (a CTA of the grid
-/// not resident, or a workspace not zeroed) traps after about a second of sleeps: the launch
-/// fails with an error instead of hanging the process.
-__device__ __forceinline__ void waitLock(const int* lock, int value) {
-  int cur = 0;
-  for (int spins = 0;; ++spins) {
-    asm volatile("ld.global.acquire.gpu.b32 %0, [%1];\n" : "=r"(cur) : "l"(lock) : "memory");
-    if (cur == value) break;
-    if (spins == kMaxLockSpins) __trap();
-    __nanosleep(64);
-  }
-}
-
 /// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 4 at
 /// m ≤ 16 (64 registers), 3 at 32 rows (85), 2 at 64 rows (128): what the stages' shared
 /// memory allows on an H100/H200 (42.5, 51.2, 68.6 and 103.4 KB per CTA out of 228 KB), so no
@@ -149,8 +133,8 @@ struct W4a16Cta {
   const uint4* __restrict__ words;
   const uint16_t* __restrict__ scales;
   uint16_t* __restrict__ c;
-  int* __restrict__ locks;
-  float* __restrict__ buffer;
+  int* __restrict__ tickets;
+  float* __restrict__ partials;
   int m, n, k, nPad;
   Striping st;
   const unsigned char* smem;
@@ -166,7 +150,7 @@ struct W4a16Cta {
     for (int v = tid; v < aStageVectors(kRows); v += kThreads) {
       const StageSlot slot = aStageSlot(v);
       const int gm = un.z * kRows + slot.row;
-      const int gk = un.grp * kGroupK + slot.col;
+      const int gk = un.step * kGroupK + slot.col;
       const bool inside = gm < m && gk < k;
       const uint16_t* src = inside ? a + static_cast<size_t>(gm) * k + gk : a;
       cpAsync16(base + static_cast<uint32_t>(aSmemByte(slot.row, slot.col)), src, inside ? 16 : 0);
@@ -176,7 +160,7 @@ struct W4a16Cta {
       const int tile = tileOf(un.x, warp, j);
       if (tile * 8 < nPad) {
         const uint32_t dst = base + static_cast<uint32_t>(wSmemByte(kRows, tid, j));
-        const uint4* src = words + weightVector(tile, st.groups, un.grp, lane);
+        const uint4* src = words + weightVector(tile, st.groups, un.step, lane);
         if (st.blocksZ == 1) {
           cpAsync16EvictFirst(dst, src, weightPolicy);
         } else {
@@ -188,7 +172,7 @@ struct W4a16Cta {
       const int col = un.x * kBlockCols + 8 * tid;
       if (col < nPad) {
         cpAsync16(base + static_cast<uint32_t>(sSmemByte(kRows, tid)),
-                  scales + scaleIndex(un.grp, nPad, col), 16);
+                  scales + scaleIndex(un.step, nPad, col), 16);
       }
     }
   }
@@ -285,15 +269,59 @@ struct W4a16Cta {
     }
   }
 
-  // The block is done for this CTA: store it, or add it into the shared reduction in order.
-  // All threads take part (the barriers), warps of tiles beyond nPad store nothing.
+  // The block is done for this CTA. A block it owns alone goes out as bf16 at once. A shared
+  // block (one-hop split-K, w4a16_layout.cuh): store the partial sums in this CTA's slot, take
+  // the block's ticket; the CTA that arrives last sums every slot in rank order, writes bf16
+  // and puts the ticket back to 0. All threads take part (the barriers); warps whose tiles lie
+  // beyond nPad store nothing.
   __device__ __forceinline__ void finishBlock(const Unit& un) {
-    const BlockShare share = blockShare(st, un.block, static_cast<int>(blockIdx.x));
-    const ReduceStep step = reduceStep(share);
-    if (step.waitAndRead) {
-      if (tid == 0) waitLock(locks + un.block, share.rank);
-      __syncthreads();
+    const int cta = static_cast<int>(blockIdx.x);
+    const BlockShare share = blockShare(st, un.block, cta);
+    if (share.count > 1) {
+      const int slot = partialSlot(st, un.block, cta);
+      forEachAccPair(un, [&](int j, int mt, int r, int row, int colInBlock) {
+        __stcg(reinterpret_cast<float2*>(partials + slotIndex(st, slot, row, colInBlock)),
+               make_float2(acc[j][mt][r], acc[j][mt][r + 1]));
+      });
+      __threadfence();  // this thread's partial sums reach gpu scope before the ticket
+      bool last = false;
+      if (tid == 0) last = atomicAdd(tickets + un.block, 1) == share.count - 1;
+      if (__syncthreads_or(last) == 0) return;  // block-uniform: another CTA finishes it
+      __threadfence();  // the other CTAs' slots, published before their tickets, are visible
+      // Rank order 0, 1, 2, …, this CTA's own slot included: the same sums, bit for bit,
+      // whichever CTA arrived last. L2 loads (__ldcg): L1 is not coherent across SMs.
+      const int first = firstCtaOf(st, un.block);
+      for (int q = 0; q < share.count; ++q) {
+        const float* from = partials + slotIndex(st, partialSlot(st, un.block, first + q), 0, 0);
+        forEachAccPair(un, [&](int j, int mt, int r, int row, int colInBlock) {
+          const float2 p =
+              __ldcg(reinterpret_cast<const float2*>(from + row * kBlockCols + colInBlock));
+          acc[j][mt][r] = q == 0 ? p.x : acc[j][mt][r] + p.x;
+          acc[j][mt][r + 1] = q == 0 ? p.y : acc[j][mt][r + 1] + p.y;
+        });
+      }
+      if (tid == 0) atomicExch(tickets + un.block, 0);  // ready for the next launch
     }
+    forEachAccPair(un, [&](int j, int mt, int r, int row, int colInBlock) {
+      const int col = un.x * kBlockCols + colInBlock;
+      if (col >= n) return;
+      const float v0 = acc[j][mt][r];
+      const float v1 = acc[j][mt][r + 1];
+      const std::size_t o = static_cast<std::size_t>(un.z * kRows + row) * n + col;
+      if (outputPairStorable(col, n)) {
+        // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store.
+        *reinterpret_cast<__nv_bfloat162*>(c + o) = __floats2bfloat162_rn(v0, v1);
+      } else {
+        c[o] = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
+        if (col + 1 < n) c[o + 1] = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
+      }
+    });
+  }
+
+  // f(j, mt, r, row in block, column in block) for each accumulator pair r, r + 1 (r = 0, 2)
+  // of the warp's tiles inside nPad and rows < m.
+  template <class F>
+  __device__ __forceinline__ void forEachAccPair(const Unit& un, F&& f) {
 #pragma unroll
     for (int j = 0; j < kTilesPerWarp; ++j) {
       const int tile = tileOf(un.x, warp, j);
@@ -302,42 +330,11 @@ struct W4a16Cta {
       for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
         for (int r = 0; r < 4; r += 2) {
-          const int row = un.z * kRows + accRow(mt, lc, r);
-          const int col = tile * 8 + accCol(lc, r);
-          if (row >= m) continue;
-          float v0 = acc[j][mt][r];
-          float v1 = acc[j][mt][r + 1];
-          if (step.waitAndRead || step.writeBuffer) {
-            auto* cell = reinterpret_cast<float2*>(buffer + bufferIndex(row, col, nPad));
-            if (step.waitAndRead) {
-              // L2, not L1: L1 is not coherent across SMs, the sums were written by another SM.
-              const float2 sum = __ldcg(cell);
-              v0 += sum.x;
-              v1 += sum.y;
-            }
-            if (step.writeBuffer) __stcg(cell, make_float2(v0, v1));
-          }
-          if (!step.writeOutput || col >= n) continue;
-          if (outputPairStorable(col, n)) {
-            // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store.
-            *reinterpret_cast<__nv_bfloat162*>(c + static_cast<size_t>(row) * n + col) =
-                __floats2bfloat162_rn(v0, v1);
-          } else {
-            c[static_cast<size_t>(row) * n + col] = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
-            if (col + 1 < n) {
-              c[static_cast<size_t>(row) * n + col + 1] =
-                  __bfloat16_as_ushort(__float2bfloat16_rn(v1));
-            }
-          }
+          const int row = accRow(mt, lc, r);
+          if (un.z * kRows + row >= m) continue;
+          f(j, mt, r, row, tile * 8 - un.x * kBlockCols + accCol(lc, r));
         }
       }
-    }
-    if (step.writeBuffer) {
-      __threadfence();  // this thread's sums are visible at gpu scope before the release
-      __syncthreads();
-      if (tid == 0) atomicAdd(locks + un.block, 1);
-    } else if (share.count > 1 && tid == 0) {
-      atomicExch(locks + un.block, 0);  // last contributor: ready for the next launch
     }
   }
 };
@@ -346,7 +343,7 @@ template <int kRows>
 __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     w4a16GemmKernel(const uint16_t* __restrict__ a, const uint4* __restrict__ words,
                     const uint16_t* __restrict__ scales, uint16_t* __restrict__ c,
-                    int* __restrict__ locks, float* __restrict__ buffer, int m, int n, int k,
+                    int* __restrict__ tickets, float* __restrict__ partials, int m, int n, int k,
                     int nPad, Striping st) {
   extern __shared__ uint4 smemRaw[];
   const int tid = static_cast<int>(threadIdx.x);
@@ -355,8 +352,8 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
                       words,
                       scales,
                       c,
-                      locks,
-                      buffer,
+                      tickets,
+                      partials,
                       m,
                       n,
                       k,
@@ -394,7 +391,7 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
     }
     cpAsyncCommit();
     cta.compute(computeSlot(i), un);
-    if (un.grp == st.groups - 1 || u == range.end - 1) {
+    if (un.step == st.steps - 1 || u == range.end - 1) {
       cta.finishBlock(un);
       cta.clearAcc();
     }
@@ -423,16 +420,16 @@ int residentPerSm() {
 
 template <int kRows>
 void launchTyped(const W4a16GemmArgs& p, const Striping& st, cudaStream_t stream) {
-  int* locks = nullptr;
-  float* buffer = nullptr;
+  int* tickets = nullptr;
+  float* partials = nullptr;
   if (anyBlockShared(st)) {
-    if (p.workspace == nullptr || p.workspaceBytes < workspaceBytes(st, p.m, p.nPad))
+    if (p.workspace == nullptr || p.workspaceBytes < workspaceBytes(st))
       throw CudaError("launchW4a16Gemm: the split-K reduction needs a larger workspace");
-    locks = static_cast<int*>(p.workspace);
-    buffer = reinterpret_cast<float*>(static_cast<unsigned char*>(p.workspace) + lockBytes(st));
+    tickets = static_cast<int*>(p.workspace);
+    partials = reinterpret_cast<float*>(static_cast<unsigned char*>(p.workspace) + ticketBytes(st));
   }
   w4a16GemmKernel<kRows><<<static_cast<unsigned>(st.ctas), kThreads, smemBytesFor(kRows), stream>>>(
-      p.a, reinterpret_cast<const uint4*>(p.words), p.scales, p.c, locks, buffer,
+      p.a, reinterpret_cast<const uint4*>(p.words), p.scales, p.c, tickets, partials,
       static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), static_cast<int>(p.nPad),
       st);
   checkLaunch("w4a16GemmKernel");
@@ -468,7 +465,7 @@ W4a16Plan w4a16Plan(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
   W4a16Plan plan;
   plan.ctas = st.ctas;
   plan.groupsPerCta = st.perCta;
-  plan.workspaceBytes = workspaceBytes(st, m, nPad);
+  plan.workspaceBytes = workspaceBytes(st);
   plan.reductionBytes = reductionBytes(st, m, nPad);
   plan.ctaRows = st.rows;
   plan.splitDepth = maxCtasPerBlock(st);

@@ -54,6 +54,12 @@ QF_HD int ctaRowsFor(int64_t m, int maxRows = 64) {
 QF_HD constexpr int mTilesForRows(int rows) {
   return rows <= 16 ? 1 : rows / 16;
 }
+/// 128-k groups per pipeline stage (one barrier, one ring slot) of the 8- and 16-row CTAs.
+inline constexpr int kSmallGroupsPerStage = 1;
+/// 128-k groups per pipeline stage of a CTA of `rows` rows.
+QF_HD constexpr int groupsPerStage(int rows) {
+  return rows <= 16 ? kSmallGroupsPerStage : 1;
+}
 /// Bytes of one pipeline stage: A (rows × 272), weights (8 KB), scales (256 B), all 16-byte
 /// aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
 QF_HD constexpr int aStageBytes(int rows) {
@@ -209,7 +215,8 @@ QF_HD bool outputPairStorable(int col, int n) {
 // ----- work partition: stripes of (block, group) units over one wave of CTAs ----------------
 
 /// The work of one launch: blocksX column blocks of 128 × blocksZ row slices, each `groups`
-/// k groups long. Units are numbered block-major (block = x·blocksZ + z, so the row slices of a
+/// k groups long, walked in `steps` pipeline stages of groupsPerStage(rows) groups. A unit is
+/// one (block, step); units are numbered block-major (block = x·blocksZ + z, so the row slices of a
 /// column block are neighbours and read the same weights from L2 at about the same time), and
 /// CTA b takes the contiguous units [b·perCta, (b+1)·perCta): every CTA gets the same number
 /// of units whatever the shape (Marlin's striping), so `ctas` CTAs — never more than fit on
@@ -217,16 +224,17 @@ QF_HD bool outputPairStorable(int col, int n) {
 struct Striping {
   int rows = 8;  ///< A rows per CTA (ctaRowsFor)
   int blocksX = 1, blocksZ = 1, groups = 1;
-  int ctas = 1, perCta = 1;
+  int steps = 1;             ///< stages per block: groups / groupsPerStage(rows), rounded up
+  int ctas = 1, perCta = 1;  ///< perCta: units (steps) per CTA
 };
 QF_HD int64_t unitCount(const Striping& s) {
-  return static_cast<int64_t>(s.blocksX) * s.blocksZ * s.groups;
+  return static_cast<int64_t>(s.blocksX) * s.blocksZ * s.steps;
 }
 
 /// The striping for m rows, nPad × kPad weights and `residentCtas` CTAs resident at once
 /// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs), CTAs of at most `maxRows` rows
 /// (largestRowsWithin the device's shared memory): as many CTAs as fit, but at least
-/// kMinGroupsPerCta units each, and no empty CTA.
+/// kMinGroupsPerCta groups each, and no empty CTA.
 QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t residentCtas,
                             int maxRows = 64) {
   Striping s;
@@ -235,8 +243,10 @@ QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t resid
   s.blocksZ = static_cast<int>((m + s.rows - 1) / s.rows);
   s.groups = static_cast<int>(kPad / kGroupK);
   if (s.groups < 1) s.groups = 1;
+  const int gps = groupsPerStage(s.rows);
+  s.steps = (s.groups + gps - 1) / gps;
   const int64_t units = unitCount(s);
-  int64_t ctas = units / kMinGroupsPerCta;
+  int64_t ctas = units / ((kMinGroupsPerCta + gps - 1) / gps);
   if (ctas > residentCtas) ctas = residentCtas;
   if (ctas < 1) ctas = 1;
   const int64_t per = (units + ctas - 1) / ctas;
@@ -262,22 +272,22 @@ QF_HD int maxCtasPerBlock(const Striping& s) {
   int most = 1;
   const int64_t blocks = static_cast<int64_t>(s.blocksX) * s.blocksZ;
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t first = b * s.groups / s.perCta;
-    const int64_t last = ((b + 1) * s.groups - 1) / s.perCta;
+    const int64_t first = b * s.steps / s.perCta;
+    const int64_t last = ((b + 1) * s.steps - 1) / s.perCta;
     const int n = static_cast<int>(last - first + 1);
     most = n > most ? n : most;
   }
   return most;
 }
 
-/// Unit u → its block (x, z) and k group.
+/// Unit u → its block (x, z) and k step (groups step·gps .. step·gps + gps − 1).
 struct Unit {
-  int block, x, z, grp;
+  int block, x, z, step;
 };
 QF_HD Unit unitAt(const Striping& s, int u) {
   Unit r{};
-  r.block = u / s.groups;
-  r.grp = u % s.groups;
+  r.block = u / s.steps;
+  r.step = u % s.steps;
   r.x = r.block / s.blocksZ;
   r.z = r.block % s.blocksZ;
   return r;
@@ -287,8 +297,8 @@ QF_HD Unit unitAt(const Striping& s, int u) {
 /// few dozen instructions on the GPU, which has no integer divide): the kernel walks its
 /// stripe with two such cursors, one for the copies and one for the math.
 QF_HD Unit nextUnit(const Striping& s, Unit un) {
-  if (++un.grp < s.groups) return un;
-  un.grp = 0;
+  if (++un.step < s.steps) return un;
+  un.step = 0;
   ++un.block;
   if (++un.z < s.blocksZ) return un;
   un.z = 0;
@@ -296,54 +306,65 @@ QF_HD Unit nextUnit(const Striping& s, Unit un) {
   return un;
 }
 
-/// The CTAs that share block `block` and this CTA's place among them. Reduction order is
-/// descending CTA index: the highest CTA reaches the block at the start of its range and
-/// finishes its part first; the lowest reaches it at the end of its range, goes last, adds its
-/// partial sums to the others' and writes bf16. A CTA only ever waits for CTAs that started
-/// the block earlier in their own ranges, and all CTAs are resident at once (ctas ≤ resident),
-/// so the waits cannot deadlock.
+/// The CTAs that share block `block` (they hold consecutive k ranges of it: CTAs first ..
+/// first + count − 1) and this CTA's rank among them, ascending with CTA index, i.e. in k
+/// order. The reduction sums the partials in rank order 0, 1, 2, … whichever CTA arrives
+/// last, so its result does not depend on timing.
 struct BlockShare {
-  int rank;   ///< 0 .. count−1: the order in which this CTA adds its partial sums
+  int rank;   ///< 0 .. count−1: this CTA's place in the fixed summation order
   int count;  ///< CTAs contributing to the block
 };
+QF_HD int firstCtaOf(const Striping& s, int block) {
+  return block * s.steps / s.perCta;  // < 2^31: launchW4a16Gemm bounds the unit count
+}
 QF_HD BlockShare blockShare(const Striping& s, int block, int cta) {
-  const int64_t first = static_cast<int64_t>(block) * s.groups / s.perCta;
-  const int64_t last = (static_cast<int64_t>(block + 1) * s.groups - 1) / s.perCta;
-  return {static_cast<int>(last - cta), static_cast<int>(last - first + 1)};
+  const int first = firstCtaOf(s, block);
+  const int last = ((block + 1) * s.steps - 1) / s.perCta;
+  return {cta - first, last - first + 1};
 }
 
-/// What a CTA does with its partial sums of a block (fp32 buffer [m][nPad]; the block's lock
-/// counts the CTAs that have added theirs). A sole contributor writes bf16 at once.
-struct ReduceStep {
-  bool waitAndRead;  ///< wait until lock == rank, then add the buffer to the partial sums
-  bool writeBuffer;  ///< store the sums to the buffer and increment the lock
-  bool writeOutput;  ///< round to bf16 and store C (and reset the lock to 0 when shared)
-};
-QF_HD ReduceStep reduceStep(BlockShare b) {
-  return {b.rank > 0, b.rank < b.count - 1, b.rank == b.count - 1};
+/// One-hop split-K. Every CTA that shares a block stores its fp32 partial sums in its own slot
+/// of the workspace, then takes the block's ticket (an atomicAdd); the CTA that draws ticket
+/// count − 1 arrived last: it reads all the slots, sums the partials in rank order, writes
+/// bf16 and puts the ticket back to 0 for the next launch. Nobody waits for anybody: no lock
+/// chain, no co-residency assumption.
+///
+/// Slots: each CTA owns two, one for the first block of its stripe and one for its last (the
+/// only blocks it can share with other CTAs; a stripe inside one block uses the first). Slot
+/// of CTA `cta` for block `block`:
+QF_HD int partialSlot(const Striping& s, int block, int cta) {
+  const int firstBlock = cta * s.perCta / s.steps;
+  return 2 * cta + (block == firstBlock ? 0 : 1);
 }
-/// Reduction buffer element of (row, col): row stride nPad (a multiple of 8), so col even is
-/// 8-byte aligned and a lane's two columns go out as one float2.
-QF_HD std::size_t bufferIndex(int row, int col, int nPad) {
-  return static_cast<std::size_t>(row) * nPad + col;
+/// A slot holds the block's rows × 128 columns, row-major, fp32; only rows < m and column
+/// tiles < nPad are written and read.
+QF_HD std::size_t slotFloats(const Striping& s) {
+  return static_cast<std::size_t>(s.rows) * kBlockCols;
+}
+/// Element (row, colInBlock) of slot `slot` (row < rows, colInBlock < 128).
+QF_HD std::size_t slotIndex(const Striping& s, int slot, int row, int colInBlock) {
+  return (static_cast<std::size_t>(slot) * s.rows + row) * kBlockCols + colInBlock;
 }
 
-/// Workspace: one int lock per block (rounded to 16 bytes), then the fp32 buffer [m][nPad].
-/// Needed only when a block is shared (some CTA boundary falls inside a block, i.e. perCta is
-/// no multiple of groups); the kernel leaves every lock back at 0, so one zeroing
-/// after allocation serves every launch.
+/// Workspace: one int ticket per block (rounded to 16 bytes), then 2 · ctas slots. Needed
+/// only when a block is shared (some CTA boundary falls inside a block, i.e. perCta is no
+/// multiple of steps); the kernel leaves every ticket back at 0, so one zeroing after
+/// allocation serves every launch (the slots need none: each is written before it is read).
 QF_HD bool anyBlockShared(const Striping& s) {
-  return s.ctas > 1 && s.perCta % s.groups != 0;
+  return s.ctas > 1 && s.perCta % s.steps != 0;
 }
-QF_HD std::size_t lockBytes(const Striping& s) {
+QF_HD std::size_t ticketBytes(const Striping& s) {
   return (static_cast<std::size_t>(s.blocksX) * s.blocksZ * 4 + 15) / 16 * 16;
 }
-QF_HD std::size_t workspaceBytes(const Striping& s, int64_t m, int64_t nPad) {
-  return anyBlockShared(s) ? lockBytes(s) + static_cast<std::size_t>(m * nPad) * 4 : 0;
+QF_HD std::size_t workspaceBytes(const Striping& s) {
+  return anyBlockShared(s)
+             ? ticketBytes(s) + 2 * static_cast<std::size_t>(s.ctas) * slotFloats(s) * sizeof(float)
+             : 0;
 }
 
-/// fp32 bytes the reduction moves: for a block of count c, c − 1 CTAs write their sums and
-/// c − 1 read them back, over the block's real rows × columns (rows < m, columns < nPad).
+/// fp32 bytes the reduction moves: for a block shared by c CTAs, c slots written and all c
+/// read back by the last arrival, over the block's real rows × columns (rows < m, columns <
+/// nPad).
 inline double reductionBytes(const Striping& s, int64_t m, int64_t nPad) {
   double bytes = 0;
   for (int x = 0; x < s.blocksX; ++x) {
@@ -357,7 +378,7 @@ inline double reductionBytes(const Striping& s, int64_t m, int64_t nPad) {
       const int64_t cols = nPad - static_cast<int64_t>(x) * kBlockCols < kBlockCols
                                ? nPad - static_cast<int64_t>(x) * kBlockCols
                                : kBlockCols;
-      bytes += 2.0 * (c - 1) * 4.0 * static_cast<double>(rows * cols);
+      bytes += 2.0 * c * 4.0 * static_cast<double>(rows * cols);
     }
   }
   return bytes;

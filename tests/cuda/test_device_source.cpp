@@ -79,28 +79,35 @@ void ldmatrixEmulate(const std::vector<uint16_t>& smem, const int (&rowAddress)[
 /// Deliberate slips the emulation can apply, each of which the tests must catch.
 struct Mutation {
   std::array<int, 4> aOrder{0, 1, 2, 3};  ///< permutes the A registers handed to the mma
-  bool swapMatrices = false;    ///< ldmatrix lanes 8–15 and 16–23 exchange their addresses
-  bool ascendingOrder = false;  ///< split-K reduction in ascending instead of descending order
+  bool swapMatrices = false;  ///< ldmatrix lanes 8–15 and 16–23 exchange their addresses
+  bool arrivalOrder = false;  ///< the last CTA sums the partials in arrival, not rank, order
+};
+
+/// The split-K workspace as the kernel sees it, kept across launches: one ticket per block
+/// and the partial-sum slots (poisoned with NaN before the first launch).
+struct HostWorkspace {
+  std::vector<int> tickets;
+  std::vector<float> partials;
 };
 
 /// One emulated launch and what it did besides C.
 struct HostRun {
   std::vector<uint16_t> c;
   kw::Striping plan;
-  bool deadlock = false;     ///< some CTA waited on a lock no CTA would ever release
-  int makespan = 0;          ///< units of time until the last CTA is done (1 per unit processed)
-  double bufferBytes = 0;    ///< fp32 bytes written to and read from the reduction buffer
-  bool locksZero = true;     ///< every lock back at 0 afterwards (the next launch's start)
-  int64_t packedStores = 0;  ///< bf16x2 stores
+  double reductionBytes = 0;  ///< fp32 bytes written to and read from the slots
+  bool ticketsZero = true;    ///< every ticket back at 0 afterwards (the next launch's start)
+  int64_t packedStores = 0;   ///< bf16x2 stores
+  int lastArrivals = 0;       ///< shared blocks reduced (one last arrival each)
 };
 
 /// The fused kernel's structure on the host: every CTA's stripe of units through the kStages
 /// ring of shared-memory stages (cp.async staging with zero fill), every warp's ldmatrix and
-/// mma on it, then the split-K protocol over a lock per block, with the CTAs advancing one
-/// unit per time step and a CTA at a lock waiting until the lock reaches its rank. Every index
-/// is the kernel's own, from w4a16_layout.cuh; every weight is converted by int4_magic.cuh.
+/// mma on it, then the one-hop split-K protocol with the CTAs' finished blocks arriving in an
+/// order drawn from `arrivalSeed` (0: CTA order). Every index is the kernel's own, from
+/// w4a16_layout.cuh; every weight is converted by int4_magic.cuh.
 HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, int m, int n, int k,
-                        int64_t residentCtas, const Mutation& mut = {}) {
+                        int64_t residentCtas, const Mutation& mut = {},
+                        HostWorkspace* workspace = nullptr, uint64_t arrivalSeed = 0) {
   HostRun run;
   const int nPad = static_cast<int>(p.nPad);
   const kw::Striping st = kw::planStriping(m, p.nPad, p.kPad, residentCtas);
@@ -127,7 +134,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
       const int base = slot * stage;
       for (int v = 0; v < kw::aStageVectors(rows); ++v) {
         const kw::StageSlot s = kw::aStageSlot(v);
-        const int gm = un.z * rows + s.row, gk = un.grp * kw::kGroupK + s.col;
+        const int gm = un.z * rows + s.row, gk = un.step * kw::kGroupK + s.col;
         for (int e = 0; e < 8; ++e) {  // cp.async 16 bytes, or 16 zero bytes (src-size 0)
           half16(base + kw::aSmemByte(s.row, s.col + e)) =
               gm < m && gk < k ? a[static_cast<size_t>(gm) * k + gk + e] : uint16_t{0};
@@ -137,7 +144,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         const int j = tid / kw::kThreads, t = tid % kw::kThreads;  // tile j of thread t
         const int tile = kw::tileOf(un.x, t / 32, j);
         if (tile * 8 >= nPad) continue;
-        const size_t vec = kw::weightVector(tile, st.groups, un.grp, t % 32);
+        const size_t vec = kw::weightVector(tile, st.groups, un.step, t % 32);
         for (int w = 0; w < 4; ++w) {
           const uint32_t word = p.words[vec * 4 + static_cast<size_t>(w)];
           half16(base + kw::wSmemByte(rows, t, j) + 4 * w) = static_cast<uint16_t>(word);
@@ -149,7 +156,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         if (col >= nPad) continue;
         for (int e = 0; e < 8; ++e) {
           half16(base + kw::sSmemByte(rows, v) + 2 * e) =
-              p.scales[kw::scaleIndex(un.grp, nPad, col) + static_cast<size_t>(e)];
+              p.scales[kw::scaleIndex(un.step, nPad, col) + static_cast<size_t>(e)];
         }
       }
     };
@@ -257,7 +264,7 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
         }
       }
       ++unitsInBlock;
-      if (un.grp == st.groups - 1 || u == range.end - 1) {
+      if (un.step == st.steps - 1 || u == range.end - 1) {
         partials[static_cast<size_t>(cta)].push_back({un.block, unitsInBlock, acc});
         std::fill(acc.begin(), acc.end(), 0.0f);
         unitsInBlock = 0;
@@ -265,87 +272,111 @@ HostRun fusedGemmOnHost(const std::vector<uint16_t>& a, const Int4MmaPacked& p, 
     }
   }
 
-  // The split-K protocol (kernel: finishBlock). Each CTA's clock advances by the units it
-  // computes; at a lock it waits until the lock reaches its rank and until the releasing CTA's
-  // clock; a pass in which no CTA can move is a deadlock.
+  // The kernel's finishBlock, per (CTA, block) in arrival order: each CTA's blocks arrive in
+  // its own order, the CTAs interleave at random. First the fragments → (row, column) of the
+  // block by the kernel's accRow / accCol (rows ≥ m and tiles beyond nPad are never stored).
   const int blocks = st.blocksX * st.blocksZ;
-  std::vector<int> lock(static_cast<size_t>(blocks), 0), releasedAt(static_cast<size_t>(blocks), 0);
-  std::vector<float> buffer(static_cast<size_t>(m) * nPad, std::nanf(""));
-  std::vector<size_t> next(static_cast<size_t>(st.ctas), 0);
-  std::vector<int> clock(static_cast<size_t>(st.ctas), 0);
-  for (bool moved = true; moved;) {
-    moved = false;
-    for (int cta = 0; cta < st.ctas; ++cta) {
-      auto& mine = partials[static_cast<size_t>(cta)];
-      size_t& at = next[static_cast<size_t>(cta)];
-      while (at < mine.size()) {
-        const Partial& part = mine[at];
-        kw::BlockShare share = kw::blockShare(st, part.block, cta);
-        if (mut.ascendingOrder) share.rank = share.count - 1 - share.rank;
-        const kw::ReduceStep step = kw::reduceStep(share);
-        const auto b = static_cast<size_t>(part.block);
-        if (step.waitAndRead && lock[b] != share.rank) break;  // spinning
-        int& t = clock[static_cast<size_t>(cta)];
-        t += part.units;
-        if (step.waitAndRead) t = std::max(t, releasedAt[b]);
-        const kw::Unit un = kw::unitAt(st, part.block * st.groups);
-        for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
-          const int tile = kw::tileOf(un.x, vw / kw::kTilesPerWarp, vw % kw::kTilesPerWarp);
-          if (tile * 8 >= nPad) continue;
-          for (int mt = 0; mt < mTiles; ++mt) {
-            for (int lane = 0; lane < 32; ++lane) {
-              const kw::LaneCoord lc = kw::laneCoord(lane);
-              for (int r = 0; r < 4; r += 2) {
-                const int row = un.z * rows + kw::accRow(mt, lc, r);
-                const int col = tile * 8 + kw::accCol(lc, r);
-                if (row >= m) continue;
-                const float* accv =
-                    &part.acc[(((static_cast<size_t>(vw) * mTiles) + mt) * 32 + lane) * 4 + r];
-                float v[2] = {accv[0], accv[1]};
-                const size_t cell = kw::bufferIndex(row, col, nPad);
-                if (step.waitAndRead) {
-                  v[0] += buffer.at(cell);
-                  v[1] += buffer.at(cell + 1);
-                  run.bufferBytes += 8;
-                }
-                if (step.writeBuffer) {
-                  buffer.at(cell) = v[0];
-                  buffer.at(cell + 1) = v[1];
-                  run.bufferBytes += 8;
-                }
-                if (!step.writeOutput || col >= n) continue;
-                const size_t o = static_cast<size_t>(row) * n + col;
-                if (kw::outputPairStorable(col, n)) {  // bf16x2: low half = column col
-                  const uint32_t pair = static_cast<uint32_t>(floatToBf16(v[0])) |
-                                        static_cast<uint32_t>(floatToBf16(v[1])) << 16;
-                  run.c[o] = half(pair, 0);
-                  run.c[o + 1] = half(pair, 1);
-                  ++run.packedStores;
-                  continue;
-                }
-                run.c[o] = floatToBf16(v[0]);
-                if (col + 1 < n) run.c[o + 1] = floatToBf16(v[1]);
-              }
-            }
+  HostWorkspace local;
+  HostWorkspace& ws = workspace != nullptr ? *workspace : local;
+  const size_t slotFloats =
+      kw::anyBlockShared(st) ? (kw::workspaceBytes(st) - kw::ticketBytes(st)) / 4 : 0;
+  if (ws.tickets.empty()) {
+    ws.tickets.assign(static_cast<size_t>(blocks), 0);
+    ws.partials.assign(slotFloats, std::nanf(""));
+  }
+  REQUIRE(ws.tickets.size() == static_cast<size_t>(blocks));
+  REQUIRE(ws.partials.size() == slotFloats);
+  struct Pair {
+    int row, col;  // row in the block, column in the block (even: the pair col, col + 1)
+    float v0, v1;
+  };
+  const auto pairsOf = [&](const Partial& part) {
+    std::vector<Pair> out;
+    const kw::Unit un = kw::unitAt(st, part.block * st.steps);
+    for (int vw = 0; vw < kw::kWarps * kw::kTilesPerWarp; ++vw) {
+      const int tile = kw::tileOf(un.x, vw / kw::kTilesPerWarp, vw % kw::kTilesPerWarp);
+      if (tile * 8 >= nPad) continue;
+      for (int mt = 0; mt < mTiles; ++mt) {
+        for (int lane = 0; lane < 32; ++lane) {
+          const kw::LaneCoord lc = kw::laneCoord(lane);
+          for (int r = 0; r < 4; r += 2) {
+            const int row = kw::accRow(mt, lc, r);
+            if (un.z * rows + row >= m) continue;
+            const float* v =
+                &part.acc[(((static_cast<size_t>(vw) * mTiles) + mt) * 32 + lane) * 4 + r];
+            out.push_back({row, tile * 8 - un.x * kw::kBlockCols + kw::accCol(lc, r), v[0], v[1]});
           }
         }
-        if (step.writeBuffer) {
-          ++lock[b];
-          releasedAt[b] = t;
-        } else if (share.count > 1) {
-          lock[b] = 0;
-        }
-        ++at;
-        moved = true;
       }
     }
+    return out;
+  };
+  const auto store = [&](const kw::Unit& un, const std::vector<Pair>& pairs) {
+    for (const Pair& q : pairs) {
+      const int col = un.x * kw::kBlockCols + q.col;
+      if (col >= n) continue;
+      const size_t o = static_cast<size_t>(un.z * rows + q.row) * n + col;
+      if (kw::outputPairStorable(col, n)) {  // bf16x2: low half = column col
+        const uint32_t pair = static_cast<uint32_t>(floatToBf16(q.v0)) |
+                              static_cast<uint32_t>(floatToBf16(q.v1)) << 16;
+        run.c[o] = half(pair, 0);
+        run.c[o + 1] = half(pair, 1);
+        ++run.packedStores;
+        continue;
+      }
+      run.c[o] = floatToBf16(q.v0);
+      if (col + 1 < n) run.c[o + 1] = floatToBf16(q.v1);
+    }
+  };
+  std::vector<size_t> next(static_cast<size_t>(st.ctas), 0);
+  std::vector<std::vector<int>> arrived(static_cast<size_t>(blocks));  // CTAs, arrival order
+  std::mt19937_64 rng(arrivalSeed);
+  for (;;) {
+    std::vector<int> ready;
+    for (int cta = 0; cta < st.ctas; ++cta) {
+      if (next[static_cast<size_t>(cta)] < partials[static_cast<size_t>(cta)].size())
+        ready.push_back(cta);
+    }
+    if (ready.empty()) break;
+    const int cta = arrivalSeed == 0 ? ready.front() : ready[rng() % ready.size()];
+    const Partial& part = partials[static_cast<size_t>(cta)][next[static_cast<size_t>(cta)]++];
+    const kw::Unit un = kw::unitAt(st, part.block * st.steps);
+    std::vector<Pair> pairs = pairsOf(part);
+    const kw::BlockShare share = kw::blockShare(st, part.block, cta);
+    if (share.count > 1) {
+      const auto b = static_cast<size_t>(part.block);
+      const int slot = kw::partialSlot(st, part.block, cta);
+      float* slots = ws.partials.data();
+      for (const Pair& q : pairs) {
+        slots[kw::slotIndex(st, slot, q.row, q.col)] = q.v0;
+        slots[kw::slotIndex(st, slot, q.row, q.col) + 1] = q.v1;
+        run.reductionBytes += 8;
+      }
+      arrived[b].push_back(cta);
+      if (ws.tickets[b]++ != share.count - 1) continue;  // not the last: done with it
+      // The last arrival: every slot, its own included, in rank order.
+      std::vector<int> order;
+      const int first = kw::firstCtaOf(st, part.block);
+      for (int q = 0; q < share.count; ++q) order.push_back(first + q);
+      if (mut.arrivalOrder) order = arrived[b];
+      for (Pair& q : pairs) {
+        float v0 = 0, v1 = 0;
+        for (size_t i = 0; i < order.size(); ++i) {
+          const size_t at =
+              kw::slotIndex(st, kw::partialSlot(st, part.block, order[i]), q.row, q.col);
+          v0 = i == 0 ? slots[at] : v0 + slots[at];
+          v1 = i == 0 ? slots[at + 1] : v1 + slots[at + 1];
+          run.reductionBytes += 8;
+        }
+        q.v0 = v0;
+        q.v1 = v1;
+      }
+      ws.tickets[b] = 0;
+      ++run.lastArrivals;
+    }
+    store(un, pairs);
   }
-  for (int cta = 0; cta < st.ctas; ++cta) {
-    run.deadlock =
-        run.deadlock || next[static_cast<size_t>(cta)] < partials[static_cast<size_t>(cta)].size();
-    run.makespan = std::max(run.makespan, clock[static_cast<size_t>(cta)]);
-  }
-  run.locksZero = std::count(lock.begin(), lock.end(), 0) == blocks;
+  run.ticketsZero = std::count(ws.tickets.begin(), ws.tickets.end(), 0) == blocks;
   return run;
 }
 
@@ -522,14 +553,11 @@ TEST_CASE("the fused W4A16 kernel's pipeline, ldmatrix, mma and split-K reproduc
       for (const int64_t resident : {1, 3, 1000}) {
         INFO("m " << m << " n " << n << " k " << k << " resident " << resident);
         const HostRun run = fusedGemmOnHost(gc.a, gc.packed, m, n, k, resident);
-        CHECK_FALSE(run.deadlock);
-        CHECK(run.locksZero);
+        CHECK(run.ticketsZero);
         CHECK(std::count(run.c.begin(), run.c.end(), uint16_t{0xFFFF}) == 0);  // all written
         CHECK(relativeError(bf16ToFloat(run.c), gc.want) < 4e-3);
         // What the kernel reports as reduction traffic is what the protocol moved.
-        CHECK(run.bufferBytes == kw::reductionBytes(run.plan, m, gc.packed.nPad));
-        // The descending order never makes a CTA wait past its own stripe.
-        CHECK(run.makespan == run.plan.perCta);
+        CHECK(run.reductionBytes == kw::reductionBytes(run.plan, m, gc.packed.nPad));
         shared += kw::anyBlockShared(run.plan) ? 1 : 0;
         packed += run.packedStores;
         ++cases;
@@ -541,8 +569,7 @@ TEST_CASE("the fused W4A16 kernel's pipeline, ldmatrix, mma and split-K reproduc
   CHECK(shared >= 2 * 7 * 2);  // the split-K paths really ran
 }
 
-TEST_CASE("a swapped A register, a wrong ldmatrix mapping or reduction order is caught",
-          "[cuda][w4a16]") {
+TEST_CASE("a swapped A register or a wrong ldmatrix mapping is caught", "[cuda][w4a16]") {
   for (const int m : {5, 20}) {  // the 8-row form and the m16 form
     INFO("m " << m);
     const int n = 37, k = 392;
@@ -561,17 +588,59 @@ TEST_CASE("a swapped A register, a wrong ldmatrix mapping or reduction order is 
     matrices.swapMatrices = true;
     CHECK(err(matrices) > 0.1);
   }
-  // Ascending reduction order: the CTA that reaches a block first would wait for the one that
-  // reaches it at the end of its stripe: some CTA then finishes after its own stripe's time.
-  const int m = 3, n = 203, k = 648;
-  const GemmCase gc = makeCase(m, n, k, 7);
-  const HostRun good = fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1000);
-  Mutation ascending;
-  ascending.ascendingOrder = true;
-  const HostRun bad = fusedGemmOnHost(gc.a, gc.packed, m, n, k, 1000, ascending);
-  REQUIRE(kw::anyBlockShared(good.plan));
-  CHECK(good.makespan == good.plan.perCta);
-  CHECK(bad.makespan > bad.plan.perCta);
+}
+
+TEST_CASE("one-hop split-K: every split depth, any arrival order, the same bits; tickets reset",
+          "[cuda][w4a16]") {
+  // k = 4184: 33 groups, not a multiple of 128; n = 37 and 203 odd (one and two column
+  // blocks); m = 3 (8-row CTAs) and 20 (16-row CTAs). For each split depth 1 .. the deepest
+  // the striping makes, three launches on one workspace with different arrival orders: the
+  // same bits each time, every ticket back at 0 after each, and C right. Then the same with
+  // the partials summed in arrival order instead of rank order: some launches then differ,
+  // so the determinism check does see the order (two partials commute, three need not).
+  const int k = 4184;
+  bool arrivalOrderSeen = false;
+  for (const auto& [m, n] : {std::pair<int, int>{3, 37}, {3, 203}, {20, 37}}) {
+    const GemmCase gc = makeCase(m, n, k, static_cast<uint64_t>(31 * m + n));
+    const int deepest =
+        kw::maxCtasPerBlock(kw::planStriping(m, gc.packed.nPad, gc.packed.kPad, 1 << 20));
+    REQUIRE(deepest >= 5);
+    std::vector<int> depths;
+    for (int64_t resident = 1; resident <= 64; ++resident) {
+      const kw::Striping st = kw::planStriping(m, gc.packed.nPad, gc.packed.kPad, resident);
+      const int depth = kw::maxCtasPerBlock(st);
+      if (std::find(depths.begin(), depths.end(), depth) != depths.end()) continue;
+      depths.push_back(depth);
+      INFO("m " << m << " n " << n << " resident " << resident << " depth " << depth);
+      HostWorkspace ws;
+      std::vector<uint16_t> first;
+      for (const uint64_t seed : {0, 1, 2}) {
+        const HostRun run = fusedGemmOnHost(gc.a, gc.packed, m, n, k, resident, {}, &ws, seed);
+        CHECK(run.ticketsZero);
+        CHECK(relativeError(bf16ToFloat(run.c), gc.want) < 4e-3);
+        CHECK(run.reductionBytes == kw::reductionBytes(st, m, gc.packed.nPad));
+        CHECK(run.lastArrivals == (depth > 1 ? (run.plan.blocksX * run.plan.blocksZ) : 0));
+        if (seed == 0) first = run.c;
+        CHECK(run.c == first);
+      }
+      Mutation arrival;
+      arrival.arrivalOrder = true;
+      HostWorkspace ws2;
+      std::vector<uint16_t> base;
+      for (uint64_t seed = 1; seed <= 6; ++seed) {
+        const HostRun run =
+            fusedGemmOnHost(gc.a, gc.packed, m, n, k, resident, arrival, &ws2, seed);
+        if (seed == 1) base = run.c;
+        arrivalOrderSeen = arrivalOrderSeen || run.c != base;
+      }
+    }
+    std::sort(depths.begin(), depths.end());
+    std::vector<int> all(static_cast<size_t>(deepest));
+    for (int d = 1; d <= deepest; ++d) all[static_cast<size_t>(d - 1)] = d;
+    // One column block: every split depth 1 .. deepest ran (two blocks skip some depths).
+    if (n == 37) CHECK(depths == all);
+  }
+  CHECK(arrivalOrderSeen);
 }
 
 TEST_CASE("no CTA variant asks for more shared memory than sm_80, sm_86, sm_89 or sm_90 allow",
@@ -647,7 +716,7 @@ TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerC
     CHECK(kw::ctaUnits(s, 0).begin == 0);
     CHECK(kw::ctaUnits(s, s.ctas - 1).end == units);
     CHECK(kw::ctaUnits(s, s.ctas - 1).end > kw::ctaUnits(s, s.ctas - 1).begin);
-    // Each block: its CTAs hold ranks 0 .. count−1 once, the highest CTA rank 0.
+    // Each block: its CTAs hold ranks 0 .. count−1 once, in CTA (k) order.
     const int blocks = s.blocksX * s.blocksZ;
     for (int block = 0; block < blocks; block += 1 + blocks / 17) {
       std::vector<int> ranks;
@@ -659,7 +728,7 @@ TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerC
         ranks.push_back(share.rank);
       }
       std::vector<int> want(ranks.size());
-      for (size_t i = 0; i < want.size(); ++i) want[i] = static_cast<int>(want.size() - 1 - i);
+      for (size_t i = 0; i < want.size(); ++i) want[i] = static_cast<int>(i);
       CHECK(ranks == want);
       CHECK(kw::blockShare(s, block, 0).count == static_cast<int>(ranks.size()));
     }
@@ -670,7 +739,7 @@ TEST_CASE("striping fills one wave with equal stripes of at least kMinGroupsPerC
     for (int u = 0; u < units; ++u, cursor = kw::nextUnit(s, cursor)) {
       const kw::Unit want = kw::unitAt(s, u);
       wrong += cursor.block == want.block && cursor.x == want.x && cursor.z == want.z &&
-                       cursor.grp == want.grp
+                       cursor.step == want.step
                    ? 0
                    : 1;
     }

@@ -80,26 +80,51 @@ __device__ __forceinline__ void ldmatrixX4(uint32_t (&r)[4], uint32_t smemAddr) 
                : "r"(smemAddr));
 }
 
-/// 16-byte global → shared copy, asynchronous; srcBytes 0 fills the 16 bytes with zeros (rows
-/// ≥ m and columns ≥ k of A: they meet zero-padded weights and must not be NaN).
+/// Shared-memory loads by 32-bit shared address (the ring offsets stay 32-bit; a generic
+/// pointer would be converted back to a shared address on every use).
+__device__ __forceinline__ void ldsV4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ld.shared.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ uint32_t ldsU32(uint32_t addr) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ uint32_t ldsU16(uint32_t addr) {
+  uint16_t v;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(addr));
+  return v;
+}
+
+/// 16-byte global → shared copy, asynchronous; srcBytes 0 fills the 16 bytes with zeros
+/// (columns ≥ k of A: they meet zero-padded weights and must not be NaN).
 __device__ __forceinline__ void cpAsync16(uint32_t smemAddr, const void* src, int srcBytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smemAddr), "l"(src),
                "r"(srcBytes)
                : "memory");
 }
-/// The same for weights, with an L2 evict-first policy: with one row slice (m ≤ 64) each weight
-/// byte is read once per launch, so it should not push A, the scales and the split-K sums —
-/// all re-read — out of L2. With several row slices each slice re-reads the block's weights,
-/// and they are copied without the hint.
-__device__ __forceinline__ void cpAsync16EvictFirst(uint32_t smemAddr, const void* src,
-                                                    uint64_t policy) {
+__device__ __forceinline__ void cpAsync16(uint32_t smemAddr, const void* src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smemAddr), "l"(src) : "memory");
+}
+/// The same for weights, with an L2 cache policy: evict-first with one row slice (m ≤ 64: each
+/// weight byte is read once per launch, so it should not push A, the scales and the split-K
+/// slots — all re-read — out of L2), evict-normal with several (each slice re-reads the
+/// block's weights). One instruction form either way: the policy is a register.
+__device__ __forceinline__ void cpAsync16Policy(uint32_t smemAddr, const void* src,
+                                                uint64_t policy) {
   asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2;\n" ::"r"(smemAddr),
                "l"(src), "l"(policy)
                : "memory");
 }
-__device__ __forceinline__ uint64_t evictFirstPolicy() {
+__device__ __forceinline__ uint64_t weightPolicy(bool evictFirst) {
   uint64_t policy = 0;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  if (evictFirst) {
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  } else {
+    asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(policy));
+  }
   return policy;
 }
 __device__ __forceinline__ void cpAsyncCommit() {
@@ -112,23 +137,36 @@ __device__ __forceinline__ void cpAsyncWait() {
 }
 
 /// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 4 at
-/// m ≤ 16 (64 registers), 3 at 32 rows (85), 2 at 64 rows (128): what the stages' shared
-/// memory allows on an H100/H200 (42.5, 51.2, 68.6 and 103.4 KB per CTA out of 228 KB), so no
-/// register limit costs a resident CTA. Resident warps hide latency and keep more cp.async
-/// bytes in flight per SM.
+/// m ≤ 16 (64 registers), 3 at 32 rows (85), 2 at 64 rows (128). Shared memory holds 2 CTAs of
+/// 8 or 16 rows on an H100/H200 (82.5 and 99 KB per CTA out of 228 KB; their stages carry two
+/// groups, so 2 CTAs keep as many weight bytes in flight as 4 of one group did), 3 of 32 rows
+/// (68.6 KB) and 2 of 64 (103.4 KB): no register limit costs a resident CTA.
 constexpr int minCtasPerSm(int rows) {
   return rows <= 16 ? 4 : (rows <= 32 ? 3 : 2);
 }
 
 /// kRows A rows per CTA (8, 16, 32 or 64). Every index comes from w4a16_layout.cuh, which the
-/// host tests drive through ldmatrix and mma emulators.
-/// One CTA's state and its steps: copy a stage, the mma over a stage, store or reduce a
-/// finished block. Member functions instead of lambdas only to keep the kernel short; all of
-/// it is inlined, so the registers are the same.
+/// host tests drive through ldmatrix and mma emulators. One CTA's state and its steps: copy a
+/// stage, the mma over a stage, store or reduce a finished block. Member functions instead of
+/// lambdas only to keep the kernel short; all of it is inlined.
+///
+/// The stage loop keeps its address math out of the loop: every pointer and shared-memory
+/// offset a thread uses is computed when its copy cursor enters a block (once per block, not
+/// per stage) and then advanced by constants per stage; the offsets inside a stage (group,
+/// tile, k slice) are immediates. Row and column bounds are per block (src-size 0 zero-fills
+/// what lies outside), the k bound and an odd last group only matter in a block's last stage,
+/// which takes a separate path.
 template <int kRows>
 struct W4a16Cta {
+  static constexpr bool kT = transposedForRows(kRows);
+  static constexpr int kGps = groupsPerStage(kRows);
   static constexpr int kMTiles = mTilesForRows(kRows);
+  static constexpr int kAccTiles = kT ? 1 : kTilesPerWarp;  // acc[kAccTiles][kMTiles][4]
   static constexpr int kStage = stageBytes(kRows);
+  static constexpr int kAVecs = aStageVectors(kRows) / kThreads;  // A vectors per thread
+  static constexpr int kARowsPerPass = kThreads / (stageK(kRows) / 8);
+  static constexpr int kScaleThreads = kGps * kScaleVectors;
+
   const uint16_t* __restrict__ a;
   const uint4* __restrict__ words;
   const uint16_t* __restrict__ scales;
@@ -137,49 +175,101 @@ struct W4a16Cta {
   float* __restrict__ partials;
   int m, n, k, nPad;
   Striping st;
-  const unsigned char* smem;
   uint32_t smemBase;
   int tid, warp, lane;
   LaneCoord lc;
-  uint64_t weightPolicy;
-  float acc[kTilesPerWarp][kMTiles][4];
+  bool evictFirst;
+  // Copy cursor: the block (x, z) and step its next copy is of, and what each thread copies.
+  // Every source is clamped into its array instead of predicated: a row ≥ m of A, a tile or
+  // scale column beyond nPad, an odd group beyond `groups` copy some other real data, which
+  // is finite, meets nothing (rows and columns are independent in the mma) and is never
+  // stored. Only A columns ≥ k must be zeros (they meet the packer's zero weights), in a
+  // block's last stage.
+  int copyBlock, copyStep;
+  const uint16_t* aSrc;  // A vector 0 of this thread at copyStep
+  int aOff[kAVecs];      // element offset of A vector i from vector 0 (rows clamped below m)
+  const uint4* wSrc;     // tile 0's 16 bytes of this lane, group 0 of copyStep
+  int wTileOff;          // uint4 offset of tile 1 from tile 0 (0 when tile 1 is beyond nPad)
+  const uint16_t* sSrc;  // scale vector of this thread (tid < kScaleThreads) at copyStep
+  float acc[kAccTiles][kMTiles][4];
 
-  // One stage: A rows of the unit's row slice, the block's weights and scales of its group.
-  __device__ __forceinline__ void loadStage(const Unit& un, int stage) {
-    const uint32_t base = smemBase + static_cast<uint32_t>(stage * kStage);
-    for (int v = tid; v < aStageVectors(kRows); v += kThreads) {
-      const StageSlot slot = aStageSlot(v);
-      const int gm = un.z * kRows + slot.row;
-      const int gk = un.step * kGroupK + slot.col;
-      const bool inside = gm < m && gk < k;
-      const uint16_t* src = inside ? a + static_cast<size_t>(gm) * k + gk : a;
-      cpAsync16(base + static_cast<uint32_t>(aSmemByte(slot.row, slot.col)), src, inside ? 16 : 0);
+  // Where this thread's copies of the stage at (copyBlock, copyStep) come from.
+  __device__ __forceinline__ void aimCopy() {
+    const int copyX = copyBlock / st.blocksZ;
+    const int copyZ = copyBlock - copyX * st.blocksZ;
+    const StageSlot a0 = aStageSlot(kRows, tid);
+    const int gm = copyZ * kRows + a0.row;
+    const int row0 = gm < m ? gm : m - 1;
+    aSrc = a + (static_cast<std::size_t>(row0) * k + copyStep * stageK(kRows) + a0.col);
+#pragma unroll
+    for (int i = 0; i < kAVecs; ++i) {
+      const int row = gm + i * kARowsPerPass;
+      aOff[i] = ((row < m ? row : m - 1) - row0) * k;
+    }
+    // A warp wholly beyond nPad copies tile 0 of the launch: valid memory, never stored.
+    const int tile0 = tileOf(copyX, warp, 0);
+    const bool in0 = tile0 * 8 < nPad, in1 = (tile0 + 1) * 8 < nPad;
+    wSrc = words + weightVector(in0 ? tile0 : 0, st.groups, copyStep * kGps, lane);
+    wTileOff = in1 ? st.groups * 32 : 0;
+    const int col = copyX * kBlockCols + 8 * (tid % kScaleVectors);
+    sSrc = scales +
+           scaleIndex(copyStep * kGps + (tid / kScaleVectors) % kGps, nPad, col < nPad ? col : 0);
+  }
+
+  // One stage's copies into the ring slot at byte offset `slot`. kLast: the block's last stage,
+  // where A columns ≥ k are zero-filled and an odd group beyond `groups` copies the first
+  // group's bytes again (its A columns are ≥ k, so zeros).
+  template <bool kLast>
+  __device__ __forceinline__ void copyStage(uint32_t slot) {
+    const uint32_t base = smemBase + slot;
+    const StageSlot a0 = aStageSlot(kRows, tid);
+    // Made per stage (one instruction) rather than held: two registers fewer in the loop.
+    const uint64_t pol = weightPolicy(evictFirst);
+#pragma unroll
+    for (int i = 0; i < kAVecs; ++i) {
+      const uint32_t dst =
+          base + static_cast<uint32_t>(aSmemByte(kRows, a0.row + i * kARowsPerPass, a0.col));
+      if constexpr (kLast) {
+        const bool inK = copyStep * stageK(kRows) + a0.col < k;
+        cpAsync16(dst, inK ? aSrc + aOff[i] : a, inK ? 16 : 0);
+      } else {
+        cpAsync16(dst, aSrc + aOff[i]);
+      }
     }
 #pragma unroll
-    for (int j = 0; j < kTilesPerWarp; ++j) {
-      const int tile = tileOf(un.x, warp, j);
-      if (tile * 8 < nPad) {
-        const uint32_t dst = base + static_cast<uint32_t>(wSmemByte(kRows, tid, j));
-        const uint4* src = words + weightVector(tile, st.groups, un.step, lane);
-        if (st.blocksZ == 1) {
-          cpAsync16EvictFirst(dst, src, weightPolicy);
-        } else {
-          cpAsync16(dst, src, 16);
-        }
-      }
+    for (int g = 0; g < kGps; ++g) {
+      const bool gOk = !kLast || g == 0 || copyStep * kGps + g < st.groups;
+      const uint4* w = wSrc + (gOk ? g * 32 : 0);
+      cpAsync16Policy(base + static_cast<uint32_t>(wSmemByte(kRows, g, tid, 0)), w, pol);
+      cpAsync16Policy(base + static_cast<uint32_t>(wSmemByte(kRows, g, tid, 1)), w + wTileOff, pol);
     }
-    if (tid < kScaleVectors) {
-      const int col = un.x * kBlockCols + 8 * tid;
-      if (col < nPad) {
-        cpAsync16(base + static_cast<uint32_t>(sSmemByte(kRows, tid)),
-                  scales + scaleIndex(un.step, nPad, col), 16);
-      }
+    if (tid < kScaleThreads) {
+      const int g = tid / kScaleVectors;
+      const bool gOk = !kLast || g == 0 || copyStep * kGps + g < st.groups;
+      cpAsync16(base + static_cast<uint32_t>(sSmemByte(kRows, 0, tid)),
+                gOk ? sSrc : sSrc - g * nPad);
+    }
+  }
+
+  // Copies the next stage of the stripe into `slot` and moves the copy cursor on.
+  __device__ __forceinline__ void copyNext(uint32_t slot) {
+    if (copyStep + 1 < st.steps) {
+      copyStage<false>(slot);
+      ++copyStep;
+      aSrc += stageK(kRows);
+      wSrc += kGps * 32;
+      sSrc += kGps * nPad;
+    } else {
+      copyStage<true>(slot);
+      copyStep = 0;
+      ++copyBlock;
+      aimCopy();
     }
   }
 
   __device__ __forceinline__ void clearAcc() {
 #pragma unroll
-    for (int j = 0; j < kTilesPerWarp; ++j) {
+    for (int j = 0; j < kAccTiles; ++j) {
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
@@ -188,151 +278,180 @@ struct W4a16Cta {
     }
   }
 
-  __device__ __forceinline__ void compute(int stage, const Unit& un) {
-    // Warp-uniform, and no barrier inside. A second tile beyond nPad is computed from stale
-    // shared memory and never stored: cheaper than a branch per mma.
-    if (tileOf(un.x, warp, 0) * 8 >= nPad) return;
-    const unsigned char* s = smem + stage * kStage;
-    uint32_t q[kTilesPerWarp][4];
+  // The mma over the stage in ring slot `slot`. Tiles beyond nPad were zero-filled: their sums
+  // are finite and never stored, so no branch is needed here.
+  __device__ __forceinline__ void compute(uint32_t slot) {
+    const uint32_t sb = smemBase + slot;
 #pragma unroll
-    for (int j = 0; j < kTilesPerWarp; ++j) {
-      const uint4 q4 = *reinterpret_cast<const uint4*>(s + wSmemByte(kRows, tid, j));
-      q[j][0] = q4.x;
-      q[j][1] = q4.y;
-      q[j][2] = q4.z;
-      q[j][3] = q4.w;
-    }
-    const uint32_t aBase = smemBase + static_cast<uint32_t>(stage * kStage);
-    // The group's sums without its scale (weights code − 8, exact in bf16); the scale goes on
-    // in fp32 below. That also rounds less than scaling each bf16 weight.
-    float part[kTilesPerWarp][kMTiles][4];
+    for (int g = 0; g < kGps; ++g) {
+      uint32_t q[kTilesPerWarp][4];
 #pragma unroll
-    for (int j = 0; j < kTilesPerWarp; ++j) {
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt) {
-#pragma unroll
-        for (int r = 0; r < 4; ++r) part[j][mt][r] = 0.0f;
+      for (int j = 0; j < kTilesPerWarp; ++j) {
+        ldsV4(q[j], sb + static_cast<uint32_t>(wSmemByte(kRows, g, tid, j)));
       }
-    }
+      // The group's sums without its scale (weights code − 8, exact in bf16); the scale goes
+      // on in fp32 below. That also rounds less than scaling each bf16 weight.
+      float part[kAccTiles][kMTiles][4];
 #pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      uint32_t b[kTilesPerWarp][4];
+      for (int j = 0; j < kAccTiles; ++j) {
 #pragma unroll
-      for (int j = 0; j < kTilesPerWarp; ++j) int4ToCentredBf16(q[j][w], kMagicPlusEightPair, b[j]);
-      uint32_t af[2][kMTiles][4];
-      if constexpr (kRows == 8) {
-        uint32_t r[4];
-        ldmatrixX4(r, aBase + static_cast<uint32_t>(2 * ldsmAddress8(lane, w)));
+        for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {
-#pragma unroll
-          for (int i = 0; i < 4; ++i) af[ks][0][i] = 0u;
+          for (int r = 0; r < 4; ++r) part[j][mt][r] = 0.0f;
         }
+      }
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const FragSlot f = ldsm8Slot(i);
-          af[f.slice][0][f.reg] = r[i];
-        }
-      } else {
+      for (int w = 0; w < 4; ++w) {
+        uint32_t b[kTilesPerWarp][4];
 #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {
+        for (int j = 0; j < kTilesPerWarp; ++j)
+          int4ToCentredBf16(q[j][w], kMagicPlusEightPair, b[j]);
+        if constexpr (kT) {
+          // Cᵀ += Wᵀ-tile · Aᵀ: weights are the m16 operand, A (ldmatrix) the n8 one.
+          uint32_t r[4];
+          ldmatrixX4(r, sb + static_cast<uint32_t>(
+                                 2 * ldsmAddress8(kRows, lane, g * kSlicesPerGroup / 2 + w)));
 #pragma unroll
-          for (int mt = 0; mt < kMTiles; ++mt) {
-            ldmatrixX4(af[ks][mt], aBase + static_cast<uint32_t>(
-                                               2 * ldsmAddress16(lane, mt, sliceOfWord(w, ks))));
+          for (int ks = 0; ks < 2; ++ks) {
+            uint32_t wa[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) wa[i] = b[aTileOf(i)][2 * ks + aRegOf(i)];
+            uint32_t bb[2];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+              const FragSlot f = ldsm8Slot(i);
+              if (f.slice == ks) bb[f.reg] = r[i];
+            }
+            mmaBf16(part[0][0], wa, bb[0], bb[1]);
+          }
+        } else {
+#pragma unroll
+          for (int ks = 0; ks < 2; ++ks) {
+#pragma unroll
+            for (int mt = 0; mt < kMTiles; ++mt) {
+              uint32_t af[4];
+              ldmatrixX4(af, sb + static_cast<uint32_t>(
+                                      2 * ldsmAddress16(kRows, lane, mt,
+                                                        g * kSlicesPerGroup + sliceOfWord(w, ks))));
+#pragma unroll
+              for (int j = 0; j < kTilesPerWarp; ++j)
+                mmaBf16(part[j][mt], af, b[j][2 * ks], b[j][2 * ks + 1]);
+            }
           }
         }
       }
+      if constexpr (kT) {
+        // Accumulators 0, 1: the warp's column g (tile 0); 2, 3: column g + 8 (tile 1).
 #pragma unroll
-      for (int ks = 0; ks < 2; ++ks) {
+        for (int h = 0; h < 2; ++h) {
+          const float sc = bf16BitsToFloat(
+              ldsU16(sb + static_cast<uint32_t>(accScaleByteT(kRows, g, warp, h, lc))));
+          acc[0][0][2 * h] = fmaf(sc, part[0][0][2 * h], acc[0][0][2 * h]);
+          acc[0][0][2 * h + 1] = fmaf(sc, part[0][0][2 * h + 1], acc[0][0][2 * h + 1]);
+        }
+      } else {
 #pragma unroll
         for (int j = 0; j < kTilesPerWarp; ++j) {
+          // Columns 2t, 2t + 1 of the tile: c0/c2 take the first scale, c1/c3 the second.
+          const uint32_t sc =
+              ldsU32(sb + static_cast<uint32_t>(accScaleByte(kRows, g, warp, j, lc)));
+          const float s0 = bf16BitsToFloat(sc & 0xFFFFu);
+          const float s1 = bf16BitsToFloat(sc >> 16);
 #pragma unroll
-          for (int mt = 0; mt < kMTiles; ++mt)
-            mmaBf16(part[j][mt], af[ks][mt], b[j][2 * ks], b[j][2 * ks + 1]);
+          for (int mt = 0; mt < kMTiles; ++mt) {
+            acc[j][mt][0] = fmaf(s0, part[j][mt][0], acc[j][mt][0]);
+            acc[j][mt][1] = fmaf(s1, part[j][mt][1], acc[j][mt][1]);
+            acc[j][mt][2] = fmaf(s0, part[j][mt][2], acc[j][mt][2]);
+            acc[j][mt][3] = fmaf(s1, part[j][mt][3], acc[j][mt][3]);
+          }
         }
-      }
-    }
-#pragma unroll
-    for (int j = 0; j < kTilesPerWarp; ++j) {
-      // Columns 2t, 2t + 1 of the tile: c0/c2 take the first scale, c1/c3 the second.
-      const uint32_t sc = *reinterpret_cast<const uint32_t*>(s + accScaleByte(kRows, warp, j, lc));
-      const float s0 = bf16BitsToFloat(sc & 0xFFFFu);
-      const float s1 = bf16BitsToFloat(sc >> 16);
-#pragma unroll
-      for (int mt = 0; mt < kMTiles; ++mt) {
-        acc[j][mt][0] = fmaf(s0, part[j][mt][0], acc[j][mt][0]);
-        acc[j][mt][1] = fmaf(s1, part[j][mt][1], acc[j][mt][1]);
-        acc[j][mt][2] = fmaf(s0, part[j][mt][2], acc[j][mt][2]);
-        acc[j][mt][3] = fmaf(s1, part[j][mt][3], acc[j][mt][3]);
       }
     }
   }
 
-  // The block is done for this CTA. A block it owns alone goes out as bf16 at once. A shared
-  // block (one-hop split-K, w4a16_layout.cuh): store the partial sums in this CTA's slot, take
-  // the block's ticket; the CTA that arrives last sums every slot in rank order, writes bf16
-  // and puts the ticket back to 0. All threads take part (the barriers); warps whose tiles lie
-  // beyond nPad store nothing.
-  __device__ __forceinline__ void finishBlock(const Unit& un) {
+  // The block (x, z) is done for this CTA. A block it owns alone goes out as bf16 at once. A
+  // shared block (one-hop split-K, w4a16_layout.cuh): store the partial sums in this CTA's
+  // slot, take the block's ticket; the CTA that arrives last sums every slot in rank order,
+  // writes bf16 and puts the ticket back to 0. All threads take part (the barrier).
+  __device__ __forceinline__ void finishBlock(int block) {
     const int cta = static_cast<int>(blockIdx.x);
-    const BlockShare share = blockShare(st, un.block, cta);
+    const int x = block / st.blocksZ;
+    const int z = block - x * st.blocksZ;
+    const BlockShare share = blockShare(st, block, cta);
     if (share.count > 1) {
-      const int slot = partialSlot(st, un.block, cta);
-      forEachAccPair(un, [&](int j, int mt, int r, int row, int colInBlock) {
-        __stcg(reinterpret_cast<float2*>(partials + slotIndex(st, slot, row, colInBlock)),
-               make_float2(acc[j][mt][r], acc[j][mt][r + 1]));
+      float* mine = partials + slotIndex(st, partialSlot(st, block, cta), 0, 0);
+      forEachAcc(x, z, [&](float& v, int row, int colInBlock) {
+        __stcg(mine + row * kBlockCols + colInBlock, v);
       });
       __threadfence();  // this thread's partial sums reach gpu scope before the ticket
       bool last = false;
-      if (tid == 0) last = atomicAdd(tickets + un.block, 1) == share.count - 1;
+      if (tid == 0) last = atomicAdd(tickets + block, 1) == share.count - 1;
       if (__syncthreads_or(last) == 0) return;  // block-uniform: another CTA finishes it
       __threadfence();  // the other CTAs' slots, published before their tickets, are visible
       // Rank order 0, 1, 2, …, this CTA's own slot included: the same sums, bit for bit,
       // whichever CTA arrived last. L2 loads (__ldcg): L1 is not coherent across SMs.
-      const int first = firstCtaOf(st, un.block);
+      const int first = cta - share.rank;
+#pragma unroll 1
       for (int q = 0; q < share.count; ++q) {
-        const float* from = partials + slotIndex(st, partialSlot(st, un.block, first + q), 0, 0);
-        forEachAccPair(un, [&](int j, int mt, int r, int row, int colInBlock) {
-          const float2 p =
-              __ldcg(reinterpret_cast<const float2*>(from + row * kBlockCols + colInBlock));
-          acc[j][mt][r] = q == 0 ? p.x : acc[j][mt][r] + p.x;
-          acc[j][mt][r + 1] = q == 0 ? p.y : acc[j][mt][r + 1] + p.y;
+        const float* from = partials + slotIndex(st, rankSlot(st, block, first, q), 0, 0);
+        forEachAcc(x, z, [&](float& v, int row, int colInBlock) {
+          const float p = __ldcg(from + row * kBlockCols + colInBlock);
+          v = q == 0 ? p : v + p;
         });
       }
-      if (tid == 0) atomicExch(tickets + un.block, 0);  // ready for the next launch
+      if (tid == 0) atomicExch(tickets + block, 0);  // ready for the next launch
     }
-    forEachAccPair(un, [&](int j, int mt, int r, int row, int colInBlock) {
-      const int col = un.x * kBlockCols + colInBlock;
-      if (col >= n) return;
-      const float v0 = acc[j][mt][r];
-      const float v1 = acc[j][mt][r + 1];
-      const std::size_t o = static_cast<std::size_t>(un.z * kRows + row) * n + col;
-      if (outputPairStorable(col, n)) {
-        // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store.
-        *reinterpret_cast<__nv_bfloat162*>(c + o) = __floats2bfloat162_rn(v0, v1);
-      } else {
-        c[o] = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
-        if (col + 1 < n) c[o + 1] = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
+    if constexpr (kT) {
+      forEachAcc(x, z, [&](float& v, int row, int colInBlock) {
+        const int col = x * kBlockCols + colInBlock;
+        if (col < n) {
+          c[static_cast<std::size_t>(z * kRows + row) * n + col] =
+              __bfloat16_as_ushort(__float2bfloat16_rn(v));
+        }
+      });
+    } else {
+      // c0,c1 (and c2,c3) are columns 2t and 2t+1 of one row: one 32-bit bf16x2 store.
+#pragma unroll
+      for (int j = 0; j < kTilesPerWarp; ++j) {
+        const int tile = tileOf(x, warp, j);
+        if (tile * 8 >= nPad) continue;
+#pragma unroll
+        for (int mt = 0; mt < kMTiles; ++mt) {
+#pragma unroll
+          for (int r = 0; r < 4; r += 2) {
+            const int row = z * kRows + accRow(mt, lc, r);
+            const int col = tile * 8 + accCol(lc, r);
+            if (row >= m || col >= n) continue;
+            const float v0 = acc[j][mt][r];
+            const float v1 = acc[j][mt][r + 1];
+            const std::size_t o = static_cast<std::size_t>(row) * n + col;
+            if (outputPairStorable(col, n)) {
+              *reinterpret_cast<__nv_bfloat162*>(c + o) = __floats2bfloat162_rn(v0, v1);
+            } else {
+              c[o] = __bfloat16_as_ushort(__float2bfloat16_rn(v0));
+              if (col + 1 < n) c[o + 1] = __bfloat16_as_ushort(__float2bfloat16_rn(v1));
+            }
+          }
+        }
       }
-    });
+    }
   }
 
-  // f(j, mt, r, row in block, column in block) for each accumulator pair r, r + 1 (r = 0, 2)
-  // of the warp's tiles inside nPad and rows < m.
+  // f(accumulator, row in block, column in block) for each accumulator of a tile inside nPad
+  // and a row < m.
   template <class F>
-  __device__ __forceinline__ void forEachAccPair(const Unit& un, F&& f) {
+  __device__ __forceinline__ void forEachAcc(int x, int z, F&& f) {
 #pragma unroll
-    for (int j = 0; j < kTilesPerWarp; ++j) {
-      const int tile = tileOf(un.x, warp, j);
-      if (tile * 8 >= nPad) continue;
+    for (int j = 0; j < kAccTiles; ++j) {
 #pragma unroll
       for (int mt = 0; mt < kMTiles; ++mt) {
 #pragma unroll
-        for (int r = 0; r < 4; r += 2) {
-          const int row = accRow(mt, lc, r);
-          if (un.z * kRows + row >= m) continue;
-          f(j, mt, r, row, tile * 8 - un.x * kBlockCols + accCol(lc, r));
+        for (int r = 0; r < 4; ++r) {
+          const int row = kT ? accRowT(lc, r) : accRow(mt, lc, r);
+          const int tile = tileOf(x, warp, kT ? r / 2 : j);
+          const int colInTile = kT ? lc.g : accCol(lc, r);
+          if (tile * 8 >= nPad || z * kRows + row >= m) continue;
+          f(acc[j][mt][r], row, tile * 8 - x * kBlockCols + colInTile);
         }
       }
     }
@@ -346,54 +465,61 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
                     int* __restrict__ tickets, float* __restrict__ partials, int m, int n, int k,
                     int nPad, Striping st) {
   extern __shared__ uint4 smemRaw[];
+  using Cta = W4a16Cta<kRows>;
+  constexpr uint32_t kStage = static_cast<uint32_t>(Cta::kStage);
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % 32;
-  W4a16Cta<kRows> cta{a,
-                      words,
-                      scales,
-                      c,
-                      tickets,
-                      partials,
-                      m,
-                      n,
-                      k,
-                      nPad,
-                      st,
-                      reinterpret_cast<const unsigned char*>(smemRaw),
-                      static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)),
-                      tid,
-                      tid / 32,
-                      lane,
-                      laneCoord(lane),
-                      evictFirstPolicy(),
-                      {}};
+  Cta cta;
+  cta.a = a;
+  cta.words = words;
+  cta.scales = scales;
+  cta.c = c;
+  cta.tickets = tickets;
+  cta.partials = partials;
+  cta.m = m;
+  cta.n = n;
+  cta.k = k;
+  cta.nPad = nPad;
+  cta.st = st;
+  cta.smemBase = static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw));
+  cta.tid = tid;
+  cta.warp = tid / 32;
+  cta.lane = lane;
+  cta.lc = laneCoord(lane);
+  cta.evictFirst = st.blocksZ == 1;
   cta.clearAcc();
   const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
-  // Prologue: kStages − 1 groups in flight before the first mma. Every iteration commits one
+  const Unit first = unitAt(st, range.begin);
+  cta.copyBlock = first.block;
+  cta.copyStep = first.step;
+  cta.aimCopy();
+  // Prologue: kStages − 1 stages in flight before the first mma. Every iteration commits one
   // group (possibly empty), so wait_group<kStages − 2> always means "this stage has landed".
-  Unit copyAt = unitAt(st, range.begin);  // the next unit to copy
+  const int count = range.end - range.begin;
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (range.begin + s < range.end) {
-      cta.loadStage(copyAt, s);
-      copyAt = nextUnit(st, copyAt);
-    }
+    if (s < count) cta.copyNext(static_cast<uint32_t>(s) * kStage);
     cpAsyncCommit();
   }
-  Unit un = unitAt(st, range.begin);  // the unit to compute
-  for (int u = range.begin; u < range.end; ++u, un = nextUnit(st, un)) {
-    const int i = u - range.begin;
+  // The math cursor: the block it is in and the stages left until that block ends for this
+  // CTA (its own end or the stripe's).
+  int block = first.block;
+  int finishIn = min(st.steps - first.step, count);
+  uint32_t slot = 0;                                             // ring slot the math reads
+  uint32_t freed = static_cast<uint32_t>(kStages - 1) * kStage;  // slot of the previous stage
+  for (int left = count; left > 0; --left) {
     cpAsyncWait<kStages - 2>();
-    __syncthreads();  // stage i visible to all warps; stage i − 1 free for the copy below
-    if (u + kStages - 1 < range.end) {
-      cta.loadStage(copyAt, copySlot(i));
-      copyAt = nextUnit(st, copyAt);
-    }
+    __syncthreads();  // this stage visible to all warps; the previous one free for the copy
+    if (left > kStages - 1) cta.copyNext(freed);
     cpAsyncCommit();
-    cta.compute(computeSlot(i), un);
-    if (un.step == st.steps - 1 || u == range.end - 1) {
-      cta.finishBlock(un);
+    cta.compute(slot);
+    freed = slot;
+    slot = slot == (kStages - 1) * kStage ? 0u : slot + kStage;
+    if (--finishIn == 0) {
+      cta.finishBlock(block);
       cta.clearAcc();
+      ++block;
+      finishIn = min(st.steps, left - 1);
     }
   }
   cpAsyncWait<0>();
@@ -464,7 +590,7 @@ W4a16Plan w4a16Plan(int64_t m, int64_t nPad, int64_t kPad, int residentCtas) {
   const Striping st = planFor(m, nPad, kPad, residentCtas);
   W4a16Plan plan;
   plan.ctas = st.ctas;
-  plan.groupsPerCta = st.perCta;
+  plan.groupsPerCta = st.perCta * groupsPerStage(st.rows);
   plan.workspaceBytes = workspaceBytes(st);
   plan.reductionBytes = reductionBytes(st, m, nPad);
   plan.ctaRows = st.rows;

@@ -24,13 +24,8 @@ inline constexpr int kStages = 4;          ///< cp.async pipeline depth (3 stage
 /// Fewest k groups (pipeline chunks) a CTA gets: with fewer, the 3-stage prologue is most of
 /// the CTA's life and nothing overlaps it.
 inline constexpr int kMinGroupsPerCta = 4;
-/// Staged A row: 128 bf16 + 8 bf16 pad = 272 bytes. ldmatrix reads one 16-byte row per lane
-/// address, 8 rows per 8×8 matrix in one shared-memory phase; rows 256 bytes apart would all
-/// start in the same 4 banks (8-way conflict). 272 bytes apart, row r starts at bank 4r mod 32:
-/// the 8 rows cover all 32 banks once.
-inline constexpr int kAStride = kGroupK + 8;
-inline constexpr int kAVectorsPerRow = kGroupK / 8;  ///< 16-byte vectors per staged row
-inline constexpr int kWStageBytes = kTilesPerWarp * kThreads * 16;  ///< 16 tiles × 32 × 16 B
+/// 16-byte weight vectors per stage and group: 16 tiles × 32 lanes (8 KB).
+inline constexpr int kWGroupBytes = kTilesPerWarp * kThreads * 16;
 inline constexpr int kScaleVectors = kBlockCols / 8;  ///< 128 bf16 scales = 16 × 16 bytes
 
 /// Lane coordinates inside an mma fragment: lane = 4·g + t.
@@ -50,23 +45,44 @@ QF_HD int ctaRowsFor(int64_t m, int maxRows = 64) {
   const int rows = m <= 8 ? 8 : (m <= 16 ? 16 : (m <= 32 ? 32 : 64));
   return rows < maxRows ? rows : maxRows;
 }
-/// m16 tiles per CTA (an 8-row CTA still issues m16 mma, with zero rows 8–15).
+/// The 8-row CTA computes Cᵀ = W·Aᵀ: the weights are the mma's m16 side (a warp's 16 columns,
+/// its two 8-column tiles, are one m16 tile) and the ≤ 8 A rows its n8 side. No zero rows, no
+/// register shuffles, and half the mma of an m16 tile with 8 empty rows.
+QF_HD constexpr bool transposedForRows(int rows) {
+  return rows <= 8;
+}
+/// m16 tiles of A rows per CTA in the m16 form (16, 32, 64 rows); 1 in the transposed form.
 QF_HD constexpr int mTilesForRows(int rows) {
   return rows <= 16 ? 1 : rows / 16;
 }
-/// 128-k groups per pipeline stage (one barrier, one ring slot) of the 8- and 16-row CTAs.
-inline constexpr int kSmallGroupsPerStage = 1;
-/// 128-k groups per pipeline stage of a CTA of `rows` rows.
+/// 128-k groups per pipeline stage (one barrier, one ring slot of the 4): two for the 8- and
+/// 16-row CTAs (half the barriers, waits and cursor steps per weight), one for the 32- and
+/// 64-row ones, whose stages would not fit the 99 KB of sm_86/sm_89 (nor 64 rows the 163 KB of
+/// sm_80) with two.
 QF_HD constexpr int groupsPerStage(int rows) {
-  return rows <= 16 ? kSmallGroupsPerStage : 1;
+  return rows <= 16 ? 2 : 1;
 }
-/// Bytes of one pipeline stage: A (rows × 272), weights (8 KB), scales (256 B), all 16-byte
-/// aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
+/// k of one stage.
+QF_HD constexpr int stageK(int rows) {
+  return groupsPerStage(rows) * kGroupK;
+}
+/// Staged A row: stageK bf16 + 8 bf16 pad (272 or 528 bytes). ldmatrix reads one 16-byte row
+/// per lane address, 8 rows per 8×8 matrix in one shared-memory phase; rows 256 (512) bytes
+/// apart would all start in the same 4 banks (8-way conflict). 272 (528) bytes apart, row r
+/// starts at bank 4r mod 32: the 8 rows cover all 32 banks once.
+QF_HD constexpr int aStrideFor(int rows) {
+  return stageK(rows) + 8;
+}
+/// Bytes of one pipeline stage: A (rows × stride), weights (8 KB per group), scales (256 B per
+/// group), all 16-byte aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
 QF_HD constexpr int aStageBytes(int rows) {
-  return rows * kAStride * 2;
+  return rows * aStrideFor(rows) * 2;
+}
+QF_HD constexpr int wStageBytes(int rows) {
+  return groupsPerStage(rows) * kWGroupBytes;
 }
 QF_HD constexpr int stageBytes(int rows) {
-  return aStageBytes(rows) + kWStageBytes + kScaleVectors * 16;
+  return aStageBytes(rows) + wStageBytes(rows) + groupsPerStage(rows) * kScaleVectors * 16;
 }
 QF_HD constexpr int smemBytesFor(int rows) {
   return kStages * stageBytes(rows);
@@ -75,7 +91,8 @@ QF_HD constexpr int smemBytesFor(int rows) {
 /// The largest CTA variant (64, 32, 16 or 8 rows) whose stages fit in `smemPerBlockOptin`
 /// bytes of dynamic shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin); 0 when not even
 /// the 8-row one does. The 64-row variant's 103,424 bytes exceed the 99 KB of sm_86/sm_89
-/// (A10, A40, L4, L40S, RTX 3090/4090): there m > 32 runs as 32-row CTAs.
+/// (A10, A40, L4, L40S, RTX 3090/4090): there m > 32 runs as 32-row CTAs. The 16-row variant
+/// (two groups per stage) needs exactly those 99 KB.
 QF_HD constexpr int largestRowsWithin(int smemPerBlockOptin) {
   for (int rows = 64; rows >= 8; rows /= 2) {
     if (smemBytesFor(rows) <= smemPerBlockOptin) return rows;
@@ -117,33 +134,36 @@ QF_HD int copySlot(int i) {
   return (i + kStages - 1) % kStages;
 }
 
-/// A vector v (0 .. rows·16) of a stage: staged row `row`, bf16 column `col` of the group,
-/// from A[mBase + row][grp·128 + col].
+/// A vector v (0 .. rows · stageK/8) of a stage: staged row `row`, bf16 column `col` of the
+/// stage's k range, from A[mBase + row][step·stageK + col]. Thread tid copies vectors tid,
+/// tid + 256, …: the same column, rows 256/(stageK/8) apart.
 struct StageSlot {
   int row, col;
 };
-QF_HD StageSlot aStageSlot(int v) {
-  return {v / kAVectorsPerRow, (v % kAVectorsPerRow) * 8};
+QF_HD StageSlot aStageSlot(int rows, int v) {
+  const int perRow = stageK(rows) / 8;
+  return {v / perRow, (v % perRow) * 8};
 }
-QF_HD int aStageVectors(int rows) {
-  return rows * kAVectorsPerRow;
+QF_HD constexpr int aStageVectors(int rows) {
+  return rows * stageK(rows) / 8;
 }
 /// Byte offset of A element (row, col) inside a stage.
-QF_HD int aSmemByte(int row, int col) {
-  return (row * kAStride + col) * 2;
+QF_HD int aSmemByte(int rows, int row, int col) {
+  return (row * aStrideFor(rows) + col) * 2;
 }
 /// The 8-column tile j (0, 1) of warp `warp` in column block x.
 QF_HD int tileOf(int x, int warp, int j) {
   return (x * kWarps + warp) * kTilesPerWarp + j;
 }
-/// Thread `tid` (warp, lane) copies its own 16 bytes of its tile j's group to this byte offset
-/// of the stage and reads them back from there (no other thread reads them).
-QF_HD int wSmemByte(int rows, int tid, int j) {
-  return aStageBytes(rows) + (j * kThreads + tid) * 16;
+/// Thread `tid` (warp, lane) copies its own 16 bytes of its tile j's group g (of the stage) to
+/// this byte offset of the stage and reads them back from there (no other thread reads them).
+QF_HD int wSmemByte(int rows, int g, int tid, int j) {
+  return aStageBytes(rows) + g * kWGroupBytes + (j * kThreads + tid) * 16;
 }
-/// Scale vector v (0..15) of the stage: the bf16 scales of block columns 8v .. 8v+7.
-QF_HD int sSmemByte(int rows, int v) {
-  return aStageBytes(rows) + kWStageBytes + v * 16;
+/// Scale vector v (0..15) of group g of the stage: the bf16 scales of block columns 8v .. 8v+7.
+/// Thread tid < 16 · groupsPerStage copies vector tid % 16 of group tid / 16.
+QF_HD int sSmemByte(int rows, int g, int v) {
+  return aStageBytes(rows) + wStageBytes(rows) + (g * kScaleVectors + v) * 16;
 }
 
 /// The uint4 of packed weights lane `lane` needs for 8-column tile `tile`, group `grp`
@@ -163,26 +183,39 @@ QF_HD std::size_t scaleIndex(int grp, int nPad, int col) {
 /// matrices 0..3 = (rows 0–7, k 0–7), (rows 8–15, k 0–7), (rows 0–7, k 8–15), (rows 8–15,
 /// k 8–15) of a 16×16 tile, lane 4g + t gets (row g, k 2t), (g + 8, 2t), (g, 2t + 8),
 /// (g + 8, 2t + 8): exactly the mma's a0..a3. One instruction instead of four 32-bit loads.
-/// Element offset (bf16) of the row lane `lane` points at, m-tile mt, k16 slice `slice`.
-QF_HD int ldsmAddress16(int lane, int mt, int slice) {
+/// Element offset (bf16) of the row lane `lane` points at, m-tile mt, k16 slice `slice` of
+/// the stage (0 .. 8 · groupsPerStage − 1).
+QF_HD int ldsmAddress16(int rows, int lane, int mt, int slice) {
   const int matrix = lane / 8;
   const int row = mt * 16 + lane % 8 + 8 * (matrix % 2);
   const int col = slice * 16 + 8 * (matrix / 2);
-  return row * kAStride + col;
+  return row * aStrideFor(rows) + col;
 }
-/// m ≤ 8: rows 8–15 are zero, so they are neither staged nor loaded. One ldmatrix.x4 covers
-/// two k16 slices of the 8 real rows: matrix j = rows 0–7, k 32·pair + 8j .. +7.
-QF_HD int ldsmAddress8(int lane, int pair) {
-  return (lane % 8) * kAStride + pair * 32 + 8 * (lane / 8);
+/// Transposed form (8 rows): A is the mma's B operand (k16 × n8, n = A row), whose b0 is
+/// (k 2t, 2t + 1; row g) and b1 (k 2t + 8, 2t + 9; row g): an 8×8 ldmatrix matrix of A rows
+/// gives lane 4g + t exactly that word. One ldmatrix.x4 covers two k16 slices: matrix j =
+/// rows 0–7, k 32·pair + 8j .. +7 (pair 0 .. 4 · groupsPerStage − 1).
+QF_HD int ldsmAddress8(int rows, int lane, int pair) {
+  return (lane % 8) * aStrideFor(rows) + pair * 32 + 8 * (lane / 8);
 }
-/// Which mma A register ldmatrix register j (8-row form) becomes: slice 2·pair + j/2,
-/// register a0 (k 2t) for even j, a2 (k 2t + 8) for odd j; a1 and a3 (rows 8–15) are zero.
+/// Which mma B register ldmatrix register j (transposed form) becomes: slice 2·pair + j/2,
+/// b0 (k 2t) for even j, b1 (k 2t + 8) for odd j.
 struct FragSlot {
   int slice;  ///< 0 or 1 within the pair
-  int reg;    ///< 0..3: a0..a3
+  int reg;    ///< 0, 1: b0, b1
 };
 QF_HD FragSlot ldsm8Slot(int j) {
-  return {j / 2, 2 * (j % 2)};
+  return {j / 2, j % 2};
+}
+/// Transposed form: the mma's A operand (16 × k16, row = the warp's column 0..15) from the two
+/// tiles' converted weights. Tile j's pairs are B fragments of that tile (k 2t / 2t + 8,
+/// column g), so a0 = tile 0's b0 (row g), a1 = tile 1's b0 (row g + 8), a2 = tile 0's b1,
+/// a3 = tile 1's b1. Register i of A: tile aTileOf(i), B register aRegOf(i).
+QF_HD int aTileOf(int i) {
+  return i % 2;
+}
+QF_HD int aRegOf(int i) {
+  return i / 2;
 }
 
 /// Packed word w (0..3) of a lane's uint4 converts to pairs for the k16 slices 2w (b0 = pair 0,
@@ -199,11 +232,23 @@ QF_HD int accRow(int mt, LaneCoord c, int r) {
 QF_HD int accCol(LaneCoord c, int r) {
   return 2 * c.t + (r % 2);
 }
+/// Transposed form: accumulator r is Cᵀ's (row g + 8·(r/2), column 2t + r%2), i.e. A row
+/// 2t + r%2 and the warp's column g + 8·(r/2) (tile r/2, column g of it).
+QF_HD int accRowT(LaneCoord c, int r) {
+  return 2 * c.t + (r % 2);
+}
+QF_HD int accColT(LaneCoord c, int r) {
+  return c.g + 8 * (r / 2);
+}
 
-/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators of tile j:
-/// columns 2t and 2t + 1 of the tile (c0/c2 and c1/c3), one 32-bit shared load.
-QF_HD int accScaleByte(int rows, int warp, int j, LaneCoord c) {
-  return sSmemByte(rows, 0) + 2 * ((warp * kTilesPerWarp + j) * 8 + 2 * c.t);
+/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators of tile j
+/// in group g: columns 2t and 2t + 1 of the tile (c0/c2 and c1/c3), one 32-bit shared load.
+QF_HD int accScaleByte(int rows, int g, int warp, int j, LaneCoord c) {
+  return sSmemByte(rows, g, 0) + 2 * ((warp * kTilesPerWarp + j) * 8 + 2 * c.t);
+}
+/// Transposed form: the scale of the warp's column g + 8·half (accumulators 2·half, 2·half+1).
+QF_HD int accScaleByteT(int rows, int g, int warp, int half, LaneCoord c) {
+  return sSmemByte(rows, g, 0) + 2 * (warp * kTilesPerWarp * 8 + c.g + 8 * half);
 }
 
 /// Whether output columns col, col + 1 (col even) go out as one 32-bit bf16x2 store: both
@@ -335,6 +380,12 @@ QF_HD BlockShare blockShare(const Striping& s, int block, int cta) {
 QF_HD int partialSlot(const Striping& s, int block, int cta) {
   const int firstBlock = cta * s.perCta / s.steps;
   return 2 * cta + (block == firstBlock ? 0 : 1);
+}
+/// The slot of the partial sums of rank q of block `block`: every CTA of rank ≥ 1 starts its
+/// stripe inside the block, so its slot is its first, 2 · (first + q); rank 0 may have started
+/// in an earlier block. What the last arrival walks, without a division per rank.
+QF_HD int rankSlot(const Striping& s, int block, int first, int q) {
+  return q == 0 ? partialSlot(s, block, first) : 2 * (first + q);
 }
 /// A slot holds the block's rows × 128 columns, row-major, fp32; only rows < m and column
 /// tiles < nPad are written and read.

@@ -7,17 +7,18 @@
 //
 // Design (decode-sized m: memory-bound on the weight stream; the aim is to keep enough weight
 // bytes in flight on every SM and to spend as few issue slots per weight as possible):
-// - Work is striped (Marlin's partition): the (128-column block, 128-k group) units are dealt
+// - Work is striped (Marlin's partition): the (128-column block, pipeline stage) units are dealt
 //   out in equal contiguous runs to exactly as many CTAs as fit on the chip at once
 //   (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs), at least kMinGroupsPerCta each. One
 //   wave, every CTA the same work whatever n, k and m: no tail wave with idle SMs, and a CTA's
 //   run is many pipeline chunks long, so its loads overlap its math.
-// - Weights, scales and A stream through a kStages-deep cp.async pipeline (one 128-k group per
-//   stage). cp.async copies global → shared without passing through registers, so a thread
-//   can have three stages (24 KB of weights per CTA) in flight without holding them, and the
-//   loads of later groups overlap the mma of the current one. `.cg`: the data are read once per
-//   CTA, so they bypass L1. One __syncthreads per stage: it both publishes the stage that
-//   arrived and frees the one the next copy overwrites.
+// - Weights, scales and A stream through a kStages-deep cp.async pipeline (two 128-k groups per
+//   stage at 8 and 16 rows, one at 32 and 64). cp.async copies global → shared without passing
+//   through registers, so a thread can have three stages (48 KB of weights per CTA at 8 and 16
+//   rows, 24 KB at 32 and 64) in flight without holding them, and the loads of later stages
+//   overlap the mma of the current one. `.cg`: the data are read once per CTA, so they bypass
+//   L1. One __syncthreads per stage: it both publishes the stage that arrived and frees the one
+//   the next copy overwrites.
 // - Each warp owns two 8-column tiles (128 columns per CTA), so each A fragment it loads
 //   feeds two mma and A is staged once per 128 columns.
 // - Weight layout (qf::ref::packInt4Mma): for one 8-column tile and one group, the warp's 32
@@ -29,10 +30,11 @@
 //   per m16 tile apply the group's scale in fp32 (instead of 4 more HFMA2 per 8 weights): the
 //   kernel is near issue-bound at decode m, so every ALU slot per weight counts.
 // - A fragments come from shared memory through ldmatrix: one instruction fills all four A
-//   registers of an m16k16 tile (instead of four 32-bit shared loads), rows padded to 272 bytes
-//   so its 8 row addresses per matrix hit 32 distinct banks. For m ≤ 8 only 8 rows are staged
-//   and one ldmatrix.x4 brings two k16 slices of them: the zero rows 8–15 cost no copies, no
-//   shared memory and no load issue (the mma gets zero registers for them).
+//   registers of an m16k16 tile (instead of four 32-bit shared loads), rows padded to 272 (528
+//   with two-group stages) bytes so its 8 row addresses per matrix hit 32 distinct banks. For
+//   m ≤ 8 the CTA computes Cᵀ = W·Aᵀ: a warp's two weight tiles are the mma's m16 operand as
+//   the conversion leaves them, and one ldmatrix.x4 of the 8 staged A rows is the n8 operand of
+//   two k16 slices: no zero rows are copied, stored, loaded or multiplied.
 // - Split-K inside the kernel, one hop: every CTA sharing a block stores its fp32 partial sums
 //   in its own workspace slot and takes the block's ticket (atomicAdd); the last to arrive
 //   sums all slots in rank (k) order, so the result is the same bits whatever the timing,
@@ -50,6 +52,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 namespace qf::cuda::detail {
 
@@ -127,6 +130,20 @@ __device__ __forceinline__ uint64_t weightPolicy(bool evictFirst) {
   }
   return policy;
 }
+/// threadIdx.x and blockIdx.x read where they are used (volatile: the read is not merged with
+/// another nor moved out of a loop). What a block's first or last stage needs (aimCopy,
+/// finishBlock) comes from these, so none of it is held in a register across the stage loop;
+/// the 32- and 64-row variants also read threadIdx.x again in each stage (LoopForm).
+__device__ __forceinline__ int tidAgain() {
+  uint32_t v;
+  asm volatile("mov.u32 %0, %%tid.x;\n" : "=r"(v));
+  return static_cast<int>(v);
+}
+__device__ __forceinline__ int ctaAgain() {
+  uint32_t v;
+  asm volatile("mov.u32 %0, %%ctaid.x;\n" : "=r"(v));
+  return static_cast<int>(v);
+}
 __device__ __forceinline__ void cpAsyncCommit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
@@ -136,13 +153,46 @@ __device__ __forceinline__ void cpAsyncWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
 }
 
-/// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): 4 at
-/// m ≤ 16 (64 registers), 3 at 32 rows (85), 2 at 64 rows (128). Shared memory holds 2 CTAs of
-/// 8 or 16 rows on an H100/H200 (82.5 and 99 KB per CTA out of 228 KB; their stages carry two
-/// groups, so 2 CTAs keep as many weight bytes in flight as 4 of one group did), 3 of 32 rows
-/// (68.6 KB) and 2 of 64 (103.4 KB): no register limit costs a resident CTA.
+/// Shared memory of one SM of the architecture being compiled (the CUDA C++ Programming Guide's
+/// per-SM capacity: 164 KB on sm_80/sm_87, 100 KB on sm_86/sm_89/sm_120, 228 KB on sm_90 and
+/// sm_100), and the CTAs of a variant it holds at once (1 KB of each CTA is the system's).
+constexpr int smemPerSm() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870)
+  return 164 * 1024;
+#elif defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 890 || __CUDA_ARCH__ >= 1200)
+  return 100 * 1024;
+#else
+  return 228 * 1024;
+#endif
+}
+constexpr int ctasBySmem(int rows) {
+  const int ctas = smemPerSm() / (smemBytesFor(rows) + 1024);
+  return ctas < 1 ? 1 : ctas;
+}
+/// CTAs per SM the register budget is held to (65,536 registers / 256 threads / CTAs): as many
+/// as shared memory lets the SM hold, so the cap never costs a resident CTA and never forces a
+/// spill it need not (sm_90: 2, 3, 2 CTAs of 8, 32, 64 rows, at most 128, 80, 128 registers;
+/// sm_80: 1, 2, 1; sm_86/sm_89: 1, 1, and 64 rows never runs there). 16 rows keeps 64
+/// registers (4 CTAs) although shared memory holds 2 on sm_90 and 1 elsewhere: it fits them
+/// without spilling.
 constexpr int minCtasPerSm(int rows) {
-  return rows <= 16 ? 4 : (rows <= 32 ? 3 : 2);
+  return rows == 16 ? 4 : ctasBySmem(rows);
+}
+
+/// What the stage loop of a variant holds in registers and what it recomputes. The choice is
+/// the one that compiles without a spill under each variant's register cap on sm_80, sm_86,
+/// sm_89 and sm_90a (nvcc 13.0; cuda/NOTES.md has the figures): at 32 and 64 rows the
+/// accumulators and the mma's operands take most of the registers, so the lane's shared-memory
+/// offsets are recomputed from threadIdx.x in each stage; the 32-row variant advances 64-bit
+/// source pointers, the others 32-bit element indices (one register each instead of two, and
+/// no 64-bit add per stage).
+struct LoopForm {
+  bool tidPerStage;  ///< threadIdx.x read again in each stage (copy and mma)
+  bool indexCursor;  ///< copy sources as 32-bit indices instead of pointers
+};
+constexpr LoopForm loopFormFor(int rows) {
+  return {rows > 16, rows != 32};
 }
 
 /// kRows A rows per CTA (8, 16, 32 or 64). Every index comes from w4a16_layout.cuh, which the
@@ -150,12 +200,12 @@ constexpr int minCtasPerSm(int rows) {
 /// stage, the mma over a stage, store or reduce a finished block. Member functions instead of
 /// lambdas only to keep the kernel short; all of it is inlined.
 ///
-/// The stage loop keeps its address math out of the loop: every pointer and shared-memory
-/// offset a thread uses is computed when its copy cursor enters a block (once per block, not
-/// per stage) and then advanced by constants per stage; the offsets inside a stage (group,
-/// tile, k slice) are immediates. Row and column bounds are per block (src-size 0 zero-fills
-/// what lies outside), the k bound and an odd last group only matter in a block's last stage,
-/// which takes a separate path.
+/// The stage loop keeps its address math out of the loop: every source a thread copies from is
+/// computed when its copy cursor enters a block (once per block, not per stage) and then
+/// advanced by constants per stage; the shared-memory offsets inside a stage (group, tile,
+/// k slice) are immediates. Rows ≥ m and tiles beyond nPad are clamped when the cursor enters a
+/// block; the k bound and an odd last group only matter in a block's last stage, which takes a
+/// separate path.
 template <int kRows>
 struct W4a16Cta {
   static constexpr bool kT = transposedForRows(kRows);
@@ -163,9 +213,10 @@ struct W4a16Cta {
   static constexpr int kMTiles = mTilesForRows(kRows);
   static constexpr int kAccTiles = kT ? 1 : kTilesPerWarp;  // acc[kAccTiles][kMTiles][4]
   static constexpr int kStage = stageBytes(kRows);
-  static constexpr int kAVecs = aStageVectors(kRows) / kThreads;  // A vectors per thread
-  static constexpr int kARowsPerPass = kThreads / (stageK(kRows) / 8);
+  static constexpr int kAVecs = aVectorsPerThread(kRows);
+  static constexpr int kARows = kAVecs / aColumnPasses(kRows);  // A rows per thread (1 or 2)
   static constexpr int kScaleThreads = kGps * kScaleVectors;
+  static constexpr LoopForm kForm = loopFormFor(kRows);
 
   const uint16_t* __restrict__ a;
   const uint4* __restrict__ words;
@@ -176,44 +227,67 @@ struct W4a16Cta {
   int m, n, k, nPad;
   Striping st;
   uint32_t smemBase;
-  int tid, warp, lane;
-  LaneCoord lc;
-  bool evictFirst;
-  // Copy cursor: the block (x, z) and step its next copy is of, and what each thread copies.
-  // Every source is clamped into its array instead of predicated: a row ≥ m of A, a tile or
-  // scale column beyond nPad, an odd group beyond `groups` copy some other real data, which
-  // is finite, meets nothing (rows and columns are independent in the mma) and is never
-  // stored. Only A columns ≥ k must be zeros (they meet the packer's zero weights), in a
-  // block's last stage.
-  int copyBlock, copyStep;
-  const uint16_t* aSrc;  // A vector 0 of this thread at copyStep
-  int aOff[kAVecs];      // element offset of A vector i from vector 0 (rows clamped below m)
-  const uint4* wSrc;     // tile 0's 16 bytes of this lane, group 0 of copyStep
-  int wTileOff;          // uint4 offset of tile 1 from tile 0 (0 when tile 1 is beyond nPad)
-  const uint16_t* sSrc;  // scale vector of this thread (tid < kScaleThreads) at copyStep
+  int tid;
+  uint64_t policy;  // the weights' L2 policy, made once (weightPolicy)
+  // Copy cursor: what each thread copies next. Every source is clamped into its array instead
+  // of predicated: a row ≥ m of A, a tile or scale column beyond nPad, an odd group beyond
+  // `groups` copy some other real data, which is finite, meets nothing (rows and columns are
+  // independent in the mma) and is never stored. Only A columns ≥ k must be zeros (they meet
+  // the packer's zero weights), in a block's last stage.
+  template <class T>
+  using Src = std::conditional_t<kForm.indexCursor, uint32_t, const T*>;
+  int copyLeft;        // stages of its block after the one it copies next (0: the last)
+  Src<uint16_t> aSrc;  // A vector 0 of this thread at the copy step
+  int aOff[kARows];    // element offset of row r's vectors from row 0's (rows clamped below m)
+  Src<uint4> wSrc;     // tile 0's 16 bytes of this lane, the copy step's group 0
+  int wTileOff;        // uint4 offset of tile 1 from tile 0 (0 when tile 1 is beyond nPad)
+  Src<uint16_t> sSrc;  // scale vector of this thread (tid < kScaleThreads) at the copy step
   float acc[kAccTiles][kMTiles][4];
 
-  // Where this thread's copies of the stage at (copyBlock, copyStep) come from.
-  __device__ __forceinline__ void aimCopy() {
+  template <class T>
+  __device__ __forceinline__ static Src<T> srcAt(const T* base, std::size_t i) {
+    if constexpr (kForm.indexCursor) {
+      return static_cast<uint32_t>(i);  // < 2^31: launchW4a16Gemm bounds m·k, n·k and the scales
+    } else {
+      return base + i;
+    }
+  }
+  template <class T>
+  __device__ __forceinline__ static const T* ptr(const T* base, Src<T> src) {
+    if constexpr (kForm.indexCursor) {
+      return base + src;
+    } else {
+      return src;
+    }
+  }
+  // threadIdx.x in the stage loop: held, or read again (LoopForm).
+  __device__ __forceinline__ int stageTid() const { return kForm.tidPerStage ? tidAgain() : tid; }
+
+  // Where this thread's copies of unit `unit` (and of the rest of its block) come from.
+  __device__ __forceinline__ void aimCopy(int unit) {
+    const int copyBlock = unit / st.steps;
+    const int copyStep = unit - copyBlock * st.steps;
+    copyLeft = st.steps - 1 - copyStep;
     const int copyX = copyBlock / st.blocksZ;
     const int copyZ = copyBlock - copyX * st.blocksZ;
-    const StageSlot a0 = aStageSlot(kRows, tid);
+    const int t = tidAgain();
+    const StageSlot a0 = aStageSlot(kRows, t);
     const int gm = copyZ * kRows + a0.row;
     const int row0 = gm < m ? gm : m - 1;
-    aSrc = a + (static_cast<std::size_t>(row0) * k + copyStep * stageK(kRows) + a0.col);
+    aSrc = srcAt(a, static_cast<std::size_t>(row0) * k + copyStep * stageK(kRows) + a0.col);
 #pragma unroll
-    for (int i = 0; i < kAVecs; ++i) {
-      const int row = gm + i * kARowsPerPass;
-      aOff[i] = ((row < m ? row : m - 1) - row0) * k;
+    for (int r = 0; r < kARows; ++r) {
+      const int row = gm + aVectorStep(kRows, r * aColumnPasses(kRows)).row;
+      aOff[r] = ((row < m ? row : m - 1) - row0) * k;
     }
     // A warp wholly beyond nPad copies tile 0 of the launch: valid memory, never stored.
-    const int tile0 = tileOf(copyX, warp, 0);
+    const int tile0 = tileOf(copyX, t / 32, 0);
     const bool in0 = tile0 * 8 < nPad, in1 = (tile0 + 1) * 8 < nPad;
-    wSrc = words + weightVector(in0 ? tile0 : 0, st.groups, copyStep * kGps, lane);
+    wSrc = srcAt(words, weightVector(in0 ? tile0 : 0, st.groups, copyStep * kGps, t % 32));
     wTileOff = in1 ? st.groups * 32 : 0;
-    const int col = copyX * kBlockCols + 8 * (tid % kScaleVectors);
-    sSrc = scales +
-           scaleIndex(copyStep * kGps + (tid / kScaleVectors) % kGps, nPad, col < nPad ? col : 0);
+    const int col = copyX * kBlockCols + 8 * (t % kScaleVectors);
+    sSrc = srcAt(scales, scaleIndex(copyStep * kGps + (t / kScaleVectors) % kGps, nPad,
+                                    col < nPad ? col : 0));
   }
 
   // One stage's copies into the ring slot at byte offset `slot`. kLast: the block's last stage,
@@ -222,48 +296,51 @@ struct W4a16Cta {
   template <bool kLast>
   __device__ __forceinline__ void copyStage(uint32_t slot) {
     const uint32_t base = smemBase + slot;
-    const StageSlot a0 = aStageSlot(kRows, tid);
-    // Made per stage (one instruction) rather than held: two registers fewer in the loop.
-    const uint64_t pol = weightPolicy(evictFirst);
+    const int t = stageTid();
+    const StageSlot a0 = aStageSlot(kRows, t);
+    const int lastStep = st.steps - 1;  // the copy step when kLast
 #pragma unroll
     for (int i = 0; i < kAVecs; ++i) {
+      const StageSlot d = aVectorStep(kRows, i);
       const uint32_t dst =
-          base + static_cast<uint32_t>(aSmemByte(kRows, a0.row + i * kARowsPerPass, a0.col));
+          base + static_cast<uint32_t>(aSmemByte(kRows, a0.row + d.row, a0.col + d.col));
+      const uint16_t* src = ptr(a, aSrc) + aOff[i / aColumnPasses(kRows)] + d.col;
       if constexpr (kLast) {
-        const bool inK = copyStep * stageK(kRows) + a0.col < k;
-        cpAsync16(dst, inK ? aSrc + aOff[i] : a, inK ? 16 : 0);
+        const bool inK = lastStep * stageK(kRows) + a0.col + d.col < k;
+        cpAsync16(dst, inK ? src : a, inK ? 16 : 0);
       } else {
-        cpAsync16(dst, aSrc + aOff[i]);
+        cpAsync16(dst, src);
       }
     }
 #pragma unroll
     for (int g = 0; g < kGps; ++g) {
-      const bool gOk = !kLast || g == 0 || copyStep * kGps + g < st.groups;
-      const uint4* w = wSrc + (gOk ? g * 32 : 0);
-      cpAsync16Policy(base + static_cast<uint32_t>(wSmemByte(kRows, g, tid, 0)), w, pol);
-      cpAsync16Policy(base + static_cast<uint32_t>(wSmemByte(kRows, g, tid, 1)), w + wTileOff, pol);
+      const bool gOk = !kLast || g == 0 || lastStep * kGps + g < st.groups;
+      const int gOff = gOk ? g * 32 : 0;
+      cpAsync16Policy(base + static_cast<uint32_t>(wSmemByte(kRows, g, t, 0)),
+                      ptr(words, wSrc) + gOff, policy);
+      cpAsync16Policy(base + static_cast<uint32_t>(wSmemByte(kRows, g, t, 1)),
+                      ptr(words, wSrc + wTileOff) + gOff, policy);
     }
-    if (tid < kScaleThreads) {
-      const int g = tid / kScaleVectors;
-      const bool gOk = !kLast || g == 0 || copyStep * kGps + g < st.groups;
-      cpAsync16(base + static_cast<uint32_t>(sSmemByte(kRows, 0, tid)),
-                gOk ? sSrc : sSrc - g * nPad);
+    if (t < kScaleThreads) {
+      const int g = t / kScaleVectors;
+      const bool gOk = !kLast || g == 0 || lastStep * kGps + g < st.groups;
+      cpAsync16(base + static_cast<uint32_t>(sSmemByte(kRows, 0, t)),
+                ptr(scales, gOk ? sSrc : sSrc - g * nPad));
     }
   }
 
-  // Copies the next stage of the stripe into `slot` and moves the copy cursor on.
-  __device__ __forceinline__ void copyNext(uint32_t slot) {
-    if (copyStep + 1 < st.steps) {
+  // Copies the next stage of the stripe into `slot` and moves the copy cursor on. `left`: the
+  // math's stages to the stripe's end, so the unit copied is end − left + kStages − 1.
+  __device__ __forceinline__ void copyNext(uint32_t slot, int left) {
+    if (copyLeft > 0) {
       copyStage<false>(slot);
-      ++copyStep;
+      --copyLeft;
       aSrc += stageK(kRows);
       wSrc += kGps * 32;
       sSrc += kGps * nPad;
     } else {
       copyStage<true>(slot);
-      copyStep = 0;
-      ++copyBlock;
-      aimCopy();
+      aimCopy(ctaUnits(st, ctaAgain()).end - left + kStages);
     }
   }
 
@@ -278,16 +355,18 @@ struct W4a16Cta {
     }
   }
 
-  // The mma over the stage in ring slot `slot`. Tiles beyond nPad were zero-filled: their sums
-  // are finite and never stored, so no branch is needed here.
+  // The mma over the stage in ring slot `slot`. Tiles beyond nPad hold clamped copies of real
+  // weights: their sums are finite and never stored, so no branch is needed here.
   __device__ __forceinline__ void compute(uint32_t slot) {
     const uint32_t sb = smemBase + slot;
+    const int t = stageTid(), warp = t / 32, lane = t % 32;
+    const LaneCoord lc = laneCoord(lane);
 #pragma unroll
     for (int g = 0; g < kGps; ++g) {
       uint32_t q[kTilesPerWarp][4];
 #pragma unroll
       for (int j = 0; j < kTilesPerWarp; ++j) {
-        ldsV4(q[j], sb + static_cast<uint32_t>(wSmemByte(kRows, g, tid, j)));
+        ldsV4(q[j], sb + static_cast<uint32_t>(wSmemByte(kRows, g, t, j)));
       }
       // The group's sums without its scale (weights code − 8, exact in bf16); the scale goes
       // on in fp32 below. That also rounds less than scaling each bf16 weight.
@@ -374,18 +453,20 @@ struct W4a16Cta {
   // slot, take the block's ticket; the CTA that arrives last sums every slot in rank order,
   // writes bf16 and puts the ticket back to 0. All threads take part (the barrier).
   __device__ __forceinline__ void finishBlock(int block) {
-    const int cta = static_cast<int>(blockIdx.x);
+    const int cta = ctaAgain();
+    const int t = tidAgain(), warp = t / 32;
+    const LaneCoord lc = laneCoord(t % 32);
     const int x = block / st.blocksZ;
     const int z = block - x * st.blocksZ;
     const BlockShare share = blockShare(st, block, cta);
     if (share.count > 1) {
       float* mine = partials + slotIndex(st, partialSlot(st, block, cta), 0, 0);
-      forEachAcc(x, z, [&](float& v, int row, int colInBlock) {
+      forEachAcc(x, z, warp, lc, [&](float& v, int row, int colInBlock) {
         __stcg(mine + row * kBlockCols + colInBlock, v);
       });
       __threadfence();  // this thread's partial sums reach gpu scope before the ticket
       bool last = false;
-      if (tid == 0) last = atomicAdd(tickets + block, 1) == share.count - 1;
+      if (t == 0) last = atomicAdd(tickets + block, 1) == share.count - 1;
       if (__syncthreads_or(last) == 0) return;  // block-uniform: another CTA finishes it
       __threadfence();  // the other CTAs' slots, published before their tickets, are visible
       // Rank order 0, 1, 2, …, this CTA's own slot included: the same sums, bit for bit,
@@ -394,15 +475,15 @@ struct W4a16Cta {
 #pragma unroll 1
       for (int q = 0; q < share.count; ++q) {
         const float* from = partials + slotIndex(st, rankSlot(st, block, first, q), 0, 0);
-        forEachAcc(x, z, [&](float& v, int row, int colInBlock) {
+        forEachAcc(x, z, warp, lc, [&](float& v, int row, int colInBlock) {
           const float p = __ldcg(from + row * kBlockCols + colInBlock);
           v = q == 0 ? p : v + p;
         });
       }
-      if (tid == 0) atomicExch(tickets + block, 0);  // ready for the next launch
+      if (t == 0) atomicExch(tickets + block, 0);  // ready for the next launch
     }
     if constexpr (kT) {
-      forEachAcc(x, z, [&](float& v, int row, int colInBlock) {
+      forEachAcc(x, z, warp, lc, [&](float& v, int row, int colInBlock) {
         const int col = x * kBlockCols + colInBlock;
         if (col < n) {
           c[static_cast<std::size_t>(z * kRows + row) * n + col] =
@@ -440,7 +521,7 @@ struct W4a16Cta {
   // f(accumulator, row in block, column in block) for each accumulator of a tile inside nPad
   // and a row < m.
   template <class F>
-  __device__ __forceinline__ void forEachAcc(int x, int z, F&& f) {
+  __device__ __forceinline__ void forEachAcc(int x, int z, int warp, LaneCoord lc, F&& f) {
 #pragma unroll
     for (int j = 0; j < kAccTiles; ++j) {
 #pragma unroll
@@ -467,8 +548,6 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
   extern __shared__ uint4 smemRaw[];
   using Cta = W4a16Cta<kRows>;
   constexpr uint32_t kStage = static_cast<uint32_t>(Cta::kStage);
-  const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid % 32;
   Cta cta;
   cta.a = a;
   cta.words = words;
@@ -482,45 +561,46 @@ __global__ void __launch_bounds__(kThreads, minCtasPerSm(kRows))
   cta.nPad = nPad;
   cta.st = st;
   cta.smemBase = static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw));
-  cta.tid = tid;
-  cta.warp = tid / 32;
-  cta.lane = lane;
-  cta.lc = laneCoord(lane);
-  cta.evictFirst = st.blocksZ == 1;
+  cta.tid = static_cast<int>(threadIdx.x);
+  // Made once and held: no per-stage createpolicy and no branch on the row slices in the loop.
+  cta.policy = weightPolicy(st.blocksZ == 1);
   cta.clearAcc();
   const UnitRange range = ctaUnits(st, static_cast<int>(blockIdx.x));
-  const Unit first = unitAt(st, range.begin);
-  cta.copyBlock = first.block;
-  cta.copyStep = first.step;
-  cta.aimCopy();
-  // Prologue: kStages − 1 stages in flight before the first mma. Every iteration commits one
-  // group (possibly empty), so wait_group<kStages − 2> always means "this stage has landed".
+  cta.aimCopy(range.begin);
+  // The stages of the stripe, counted down by `left`, and those of its first block (the
+  // stripe may start inside the block).
   const int count = range.end - range.begin;
+  int run = min(cta.copyLeft + 1, count);
+  // The ring slot of the stage `left` stages before the stripe's end: the copy for left − 3
+  // goes where left + 1 was read. Prologue: kStages − 1 stages in flight before the first mma.
+  // Every iteration commits one group (possibly empty), so wait_group<kStages − 2> always
+  // means "this stage has landed".
+  const auto ringSlot = [](int l) { return static_cast<uint32_t>(l % kStages) * kStage; };
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < count) cta.copyNext(static_cast<uint32_t>(s) * kStage);
+    if (s < count) cta.copyNext(ringSlot(count - s), count + kStages - 1 - s);
     cpAsyncCommit();
   }
-  // The math cursor: the block it is in and the stages left until that block ends for this
-  // CTA (its own end or the stripe's).
-  int block = first.block;
-  int finishIn = min(st.steps - first.step, count);
-  uint32_t slot = 0;                                             // ring slot the math reads
-  uint32_t freed = static_cast<uint32_t>(kStages - 1) * kStage;  // slot of the previous stage
-  for (int left = count; left > 0; --left) {
-    cpAsyncWait<kStages - 2>();
-    __syncthreads();  // this stage visible to all warps; the previous one free for the copy
-    if (left > kStages - 1) cta.copyNext(freed);
-    cpAsyncCommit();
-    cta.compute(slot);
-    freed = slot;
-    slot = slot == (kStages - 1) * kStage ? 0u : slot + kStage;
-    if (--finishIn == 0) {
-      cta.finishBlock(block);
-      cta.clearAcc();
-      ++block;
-      finishIn = min(st.steps, left - 1);
-    }
+  // The math: an inner loop over the stages of one block (the accumulators stay in their
+  // registers from stage to stage: no copies on the loop's back edge), then the block's
+  // finish. The slot steps down the ring as `left` does.
+  int left = count;
+  uint32_t slot = ringSlot(count);
+  while (true) {
+    const int stop = left - run;
+    do {
+      cpAsyncWait<kStages - 2>();
+      __syncthreads();  // this stage visible to all warps; the previous one free for the copy
+      if (left > kStages - 1)
+        cta.copyNext(slot == (kStages - 1) * kStage ? 0u : slot + kStage, left);
+      cpAsyncCommit();
+      cta.compute(slot);
+      slot = slot == 0 ? (kStages - 1) * kStage : slot - kStage;
+    } while (--left > stop);
+    cta.finishBlock((ctaUnits(st, ctaAgain()).end - left - 1) / st.steps);
+    if (left == 0) break;
+    cta.clearAcc();
+    run = min(st.steps, left);
   }
   cpAsyncWait<0>();
 }
@@ -616,6 +696,7 @@ void launchW4a16Gemm(const W4a16GemmArgs& p, cudaStream_t stream) {
   if (p.m < 1 || p.n < 1 || p.k % 8 != 0 || p.nPad % 8 != 0 || p.kPad % 128 != 0 || p.nPad < p.n ||
       p.kPad < p.k || p.residentCtas < 1 || p.m > (int64_t{1} << 30) ||
       p.nPad * p.kPad / 8 >= (int64_t{1} << 31) || p.m * p.nPad >= (int64_t{1} << 31) ||
+      p.m * p.k >= (int64_t{1} << 31) ||
       (p.m + 7) / 8 * ((p.nPad + 63) / 64) * (p.kPad / 128) >= (int64_t{1} << 31)) {
     throw CudaError("launchW4a16Gemm: unsupported shape");
   }

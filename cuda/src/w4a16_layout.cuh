@@ -18,13 +18,13 @@ inline constexpr int kThreads = kWarps * 32;
 /// staged once per 128 columns, not once per 64 (half the ldmatrix and A copies per weight).
 inline constexpr int kTilesPerWarp = 2;
 inline constexpr int kBlockCols = kWarps * kTilesPerWarp * 8;  ///< 128 columns per CTA
-inline constexpr int kGroupK = 128;        ///< k per scale group = k per pipeline stage
+inline constexpr int kGroupK = 128;        ///< k per scale group (groupsPerStage per stage)
 inline constexpr int kSlicesPerGroup = 8;  ///< k16 slices in a group
 inline constexpr int kStages = 4;          ///< cp.async pipeline depth (3 stages in flight)
 /// Fewest k groups (pipeline chunks) a CTA gets: with fewer, the 3-stage prologue is most of
 /// the CTA's life and nothing overlaps it.
 inline constexpr int kMinGroupsPerCta = 4;
-/// 16-byte weight vectors per stage and group: 16 tiles × 32 lanes (8 KB).
+/// Weight bytes of one group in a stage: 16 tiles × 32 lanes × 16 bytes (8 KB).
 inline constexpr int kWGroupBytes = kTilesPerWarp * kThreads * 16;
 inline constexpr int kScaleVectors = kBlockCols / 8;  ///< 128 bf16 scales = 16 × 16 bytes
 
@@ -134,18 +134,40 @@ QF_HD int copySlot(int i) {
   return (i + kStages - 1) % kStages;
 }
 
-/// A vector v (0 .. rows · stageK/8) of a stage: staged row `row`, bf16 column `col` of the
-/// stage's k range, from A[mBase + row][step·stageK + col]. Thread tid copies vectors tid,
-/// tid + 256, …: the same column, rows 256/(stageK/8) apart.
+QF_HD constexpr int aStageVectors(int rows) {
+  return rows * stageK(rows) / 8;
+}
+/// A vectors (16 bytes) each thread copies per stage: 1, 2, 2, 4 at 8, 16, 32, 64 rows.
+QF_HD constexpr int aVectorsPerThread(int rows) {
+  return aStageVectors(rows) / kThreads;
+}
+/// Threads that copy one staged A row in one pass: all of a thread's vectors lie in one row
+/// (kThreads / rows threads per row, 32, 16, 8 at 8, 16, 32 rows), so one clamped row
+/// address serves them all and the others are immediate offsets from it; never fewer than 8,
+/// so each quarter warp still writes 128 contiguous shared bytes (no bank conflict) and reads
+/// whole 32-byte sectors — at 64 rows a thread's four vectors are two rows × two columns.
+QF_HD constexpr int aThreadsPerRow(int rows) {
+  return kThreads / rows < 8 ? 8 : kThreads / rows;
+}
+/// Column passes: a thread's vectors in one row, aThreadsPerRow vectors apart.
+QF_HD constexpr int aColumnPasses(int rows) {
+  return stageK(rows) / 8 / aThreadsPerRow(rows);
+}
+/// A vector v (0 .. aStageVectors) of a stage: staged row `row`, bf16 column `col` of the
+/// stage's k range, from A[mBase + row][step·stageK + col]. Thread t copies vectors t,
+/// t + 256, …: vector t + 256·i is aStageSlot(rows, t) moved by aVectorStep(rows, i).
 struct StageSlot {
   int row, col;
 };
-QF_HD StageSlot aStageSlot(int rows, int v) {
-  const int perRow = stageK(rows) / 8;
-  return {v / perRow, (v % perRow) * 8};
+QF_HD constexpr StageSlot aVectorStep(int rows, int i) {
+  const int tpr = aThreadsPerRow(rows);
+  return {i / aColumnPasses(rows) * (kThreads / tpr), i % aColumnPasses(rows) * tpr * 8};
 }
-QF_HD constexpr int aStageVectors(int rows) {
-  return rows * stageK(rows) / 8;
+QF_HD StageSlot aStageSlot(int rows, int v) {
+  const int t = v % kThreads;
+  const int tpr = aThreadsPerRow(rows);
+  const StageSlot step = aVectorStep(rows, v / kThreads);
+  return {t / tpr + step.row, (t % tpr) * 8 + step.col};
 }
 /// Byte offset of A element (row, col) inside a stage.
 QF_HD int aSmemByte(int rows, int row, int col) {
@@ -339,8 +361,8 @@ QF_HD Unit unitAt(const Striping& s, int u) {
 }
 
 /// The unit after `un` in unit order, without the two integer divisions of unitAt (each a
-/// few dozen instructions on the GPU, which has no integer divide): the kernel walks its
-/// stripe with two such cursors, one for the copies and one for the math.
+/// few dozen instructions on the GPU, which has no integer divide): the host emulator walks
+/// the stripes with it; the kernel counts stages to the stripe's and the block's end instead.
 QF_HD Unit nextUnit(const Striping& s, Unit un) {
   if (++un.step < s.steps) return un;
   un.step = 0;

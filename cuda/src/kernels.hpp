@@ -71,8 +71,10 @@ struct W4a16GemmArgs {
   const uint32_t* words = nullptr;   ///< packInt4Mma words
   const uint16_t* scales = nullptr;  ///< bf16 [kPad/128][nPad]
   uint16_t* c = nullptr;             ///< bf16 [m][n]
-  void* workspace = nullptr;         ///< split-K locks + fp32 sums (W4a16Plan::workspaceBytes),
-                                     ///< zeroed once after allocation; the kernel re-zeroes it
+  void* workspace = nullptr;         ///< split-K tickets + fp32 slots (W4a16Plan::workspaceBytes),
+                                     ///< zeroed once after allocation: every launch leaves the
+                                     ///< tickets back at 0; the slots need no zeroing (each is
+                                     ///< written before it is read)
   std::size_t workspaceBytes = 0;    ///< size of *workspace
   int64_t m = 0, n = 0, k = 0;       ///< logical shape: m ≥ 1, n ≥ 1, k % 8 == 0
   int64_t nPad = 0, kPad = 0;        ///< n rounded up to 8, k rounded up to 128

@@ -179,7 +179,7 @@ std::string Session::checkGemmKernel(const GemmInfo& g, bool& ok) {
     const bool intOut = lt != nullptr && lt->outputBytes() == 4;
     dc = DeviceBuffer(mn * (intOut ? 4 : 2));
     // The fused kernel twice: the second launch finds the workspace as the first left it (its
-    // split-K locks back at 0), as every launch of a timed graph does; its output is checked.
+    // split-K tickets back at 0), as every launch of a timed graph does; its output is checked.
     for (int launch = 0; launch < (fused ? 2 : 1); ++launch) {
       QF_CUDA_CHECK(
           cudaMemsetAsync(dc.get(), intOut ? kPoisonByteInt : kPoisonByte, dc.bytes(), m_stream));

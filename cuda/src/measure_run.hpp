@@ -83,7 +83,7 @@ std::vector<T> download(const void* src, std::size_t count, cudaStream_t stream)
   return out;
 }
 
-/// The fused kernel's split-K workspace, zeroed once: its locks start at 0 and every launch
+/// The fused kernel's split-K workspace, zeroed once: its tickets start at 0 and every launch
 /// leaves them at 0 again.
 inline DeviceBuffer w4a16Workspace(const detail::W4a16Plan& plan, cudaStream_t stream) {
   DeviceBuffer ws(std::max<std::size_t>(plan.workspaceBytes, 16));

@@ -18,19 +18,14 @@ inline constexpr int kThreads = kWarps * 32;
 /// staged once per 128 columns, not once per 64 (half the ldmatrix and A copies per weight).
 inline constexpr int kTilesPerWarp = 2;
 inline constexpr int kBlockCols = kWarps * kTilesPerWarp * 8;  ///< 128 columns per CTA
-inline constexpr int kGroupK = 128;        ///< k per scale group = k per pipeline stage
+inline constexpr int kGroupK = 128;        ///< k per scale group (groupsPerStage per stage)
 inline constexpr int kSlicesPerGroup = 8;  ///< k16 slices in a group
 inline constexpr int kStages = 4;          ///< cp.async pipeline depth (3 stages in flight)
 /// Fewest k groups (pipeline chunks) a CTA gets: with fewer, the 3-stage prologue is most of
 /// the CTA's life and nothing overlaps it.
 inline constexpr int kMinGroupsPerCta = 4;
-/// Staged A row: 128 bf16 + 8 bf16 pad = 272 bytes. ldmatrix reads one 16-byte row per lane
-/// address, 8 rows per 8×8 matrix in one shared-memory phase; rows 256 bytes apart would all
-/// start in the same 4 banks (8-way conflict). 272 bytes apart, row r starts at bank 4r mod 32:
-/// the 8 rows cover all 32 banks once.
-inline constexpr int kAStride = kGroupK + 8;
-inline constexpr int kAVectorsPerRow = kGroupK / 8;  ///< 16-byte vectors per staged row
-inline constexpr int kWStageBytes = kTilesPerWarp * kThreads * 16;  ///< 16 tiles × 32 × 16 B
+/// Weight bytes of one group in a stage: 16 tiles × 32 lanes × 16 bytes (8 KB).
+inline constexpr int kWGroupBytes = kTilesPerWarp * kThreads * 16;
 inline constexpr int kScaleVectors = kBlockCols / 8;  ///< 128 bf16 scales = 16 × 16 bytes
 
 /// Lane coordinates inside an mma fragment: lane = 4·g + t.
@@ -50,17 +45,44 @@ QF_HD int ctaRowsFor(int64_t m, int maxRows = 64) {
   const int rows = m <= 8 ? 8 : (m <= 16 ? 16 : (m <= 32 ? 32 : 64));
   return rows < maxRows ? rows : maxRows;
 }
-/// m16 tiles per CTA (an 8-row CTA still issues m16 mma, with zero rows 8–15).
+/// The 8-row CTA computes Cᵀ = W·Aᵀ: the weights are the mma's m16 side (a warp's 16 columns,
+/// its two 8-column tiles, are one m16 tile) and the ≤ 8 A rows its n8 side. No zero rows, no
+/// register shuffles, and half the mma of an m16 tile with 8 empty rows.
+QF_HD constexpr bool transposedForRows(int rows) {
+  return rows <= 8;
+}
+/// m16 tiles of A rows per CTA in the m16 form (16, 32, 64 rows); 1 in the transposed form.
 QF_HD constexpr int mTilesForRows(int rows) {
   return rows <= 16 ? 1 : rows / 16;
 }
-/// Bytes of one pipeline stage: A (rows × 272), weights (8 KB), scales (256 B), all 16-byte
-/// aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
+/// 128-k groups per pipeline stage (one barrier, one ring slot of the 4): two for the 8- and
+/// 16-row CTAs (half the barriers, waits and cursor steps per weight), one for the 32- and
+/// 64-row ones, whose stages would not fit the 99 KB of sm_86/sm_89 (nor 64 rows the 163 KB of
+/// sm_80) with two.
+QF_HD constexpr int groupsPerStage(int rows) {
+  return rows <= 16 ? 2 : 1;
+}
+/// k of one stage.
+QF_HD constexpr int stageK(int rows) {
+  return groupsPerStage(rows) * kGroupK;
+}
+/// Staged A row: stageK bf16 + 8 bf16 pad (272 or 528 bytes). ldmatrix reads one 16-byte row
+/// per lane address, 8 rows per 8×8 matrix in one shared-memory phase; rows 256 (512) bytes
+/// apart would all start in the same 4 banks (8-way conflict). 272 (528) bytes apart, row r
+/// starts at bank 4r mod 32: the 8 rows cover all 32 banks once.
+QF_HD constexpr int aStrideFor(int rows) {
+  return stageK(rows) + 8;
+}
+/// Bytes of one pipeline stage: A (rows × stride), weights (8 KB per group), scales (256 B per
+/// group), all 16-byte aligned (cp.async of 16 bytes needs 16-byte aligned shared addresses).
 QF_HD constexpr int aStageBytes(int rows) {
-  return rows * kAStride * 2;
+  return rows * aStrideFor(rows) * 2;
+}
+QF_HD constexpr int wStageBytes(int rows) {
+  return groupsPerStage(rows) * kWGroupBytes;
 }
 QF_HD constexpr int stageBytes(int rows) {
-  return aStageBytes(rows) + kWStageBytes + kScaleVectors * 16;
+  return aStageBytes(rows) + wStageBytes(rows) + groupsPerStage(rows) * kScaleVectors * 16;
 }
 QF_HD constexpr int smemBytesFor(int rows) {
   return kStages * stageBytes(rows);
@@ -69,7 +91,8 @@ QF_HD constexpr int smemBytesFor(int rows) {
 /// The largest CTA variant (64, 32, 16 or 8 rows) whose stages fit in `smemPerBlockOptin`
 /// bytes of dynamic shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin); 0 when not even
 /// the 8-row one does. The 64-row variant's 103,424 bytes exceed the 99 KB of sm_86/sm_89
-/// (A10, A40, L4, L40S, RTX 3090/4090): there m > 32 runs as 32-row CTAs.
+/// (A10, A40, L4, L40S, RTX 3090/4090): there m > 32 runs as 32-row CTAs. The 16-row variant
+/// (two groups per stage) needs exactly those 99 KB.
 QF_HD constexpr int largestRowsWithin(int smemPerBlockOptin) {
   for (int rows = 64; rows >= 8; rows /= 2) {
     if (smemBytesFor(rows) <= smemPerBlockOptin) return rows;
@@ -111,33 +134,58 @@ QF_HD int copySlot(int i) {
   return (i + kStages - 1) % kStages;
 }
 
-/// A vector v (0 .. rows·16) of a stage: staged row `row`, bf16 column `col` of the group,
-/// from A[mBase + row][grp·128 + col].
+QF_HD constexpr int aStageVectors(int rows) {
+  return rows * stageK(rows) / 8;
+}
+/// A vectors (16 bytes) each thread copies per stage: 1, 2, 2, 4 at 8, 16, 32, 64 rows.
+QF_HD constexpr int aVectorsPerThread(int rows) {
+  return aStageVectors(rows) / kThreads;
+}
+/// Threads that copy one staged A row in one pass: all of a thread's vectors lie in one row
+/// (kThreads / rows threads per row, 32, 16, 8 at 8, 16, 32 rows), so one clamped row
+/// address serves them all and the others are immediate offsets from it; never fewer than 8,
+/// so each quarter warp still writes 128 contiguous shared bytes (no bank conflict) and reads
+/// whole 32-byte sectors — at 64 rows a thread's four vectors are two rows × two columns.
+QF_HD constexpr int aThreadsPerRow(int rows) {
+  return kThreads / rows < 8 ? 8 : kThreads / rows;
+}
+/// Column passes: a thread's vectors in one row, aThreadsPerRow vectors apart.
+QF_HD constexpr int aColumnPasses(int rows) {
+  return stageK(rows) / 8 / aThreadsPerRow(rows);
+}
+/// A vector v (0 .. aStageVectors) of a stage: staged row `row`, bf16 column `col` of the
+/// stage's k range, from A[mBase + row][step·stageK + col]. Thread t copies vectors t,
+/// t + 256, …: vector t + 256·i is aStageSlot(rows, t) moved by aVectorStep(rows, i).
 struct StageSlot {
   int row, col;
 };
-QF_HD StageSlot aStageSlot(int v) {
-  return {v / kAVectorsPerRow, (v % kAVectorsPerRow) * 8};
+QF_HD constexpr StageSlot aVectorStep(int rows, int i) {
+  const int tpr = aThreadsPerRow(rows);
+  return {i / aColumnPasses(rows) * (kThreads / tpr), i % aColumnPasses(rows) * tpr * 8};
 }
-QF_HD int aStageVectors(int rows) {
-  return rows * kAVectorsPerRow;
+QF_HD StageSlot aStageSlot(int rows, int v) {
+  const int t = v % kThreads;
+  const int tpr = aThreadsPerRow(rows);
+  const StageSlot step = aVectorStep(rows, v / kThreads);
+  return {t / tpr + step.row, (t % tpr) * 8 + step.col};
 }
 /// Byte offset of A element (row, col) inside a stage.
-QF_HD int aSmemByte(int row, int col) {
-  return (row * kAStride + col) * 2;
+QF_HD int aSmemByte(int rows, int row, int col) {
+  return (row * aStrideFor(rows) + col) * 2;
 }
 /// The 8-column tile j (0, 1) of warp `warp` in column block x.
 QF_HD int tileOf(int x, int warp, int j) {
   return (x * kWarps + warp) * kTilesPerWarp + j;
 }
-/// Thread `tid` (warp, lane) copies its own 16 bytes of its tile j's group to this byte offset
-/// of the stage and reads them back from there (no other thread reads them).
-QF_HD int wSmemByte(int rows, int tid, int j) {
-  return aStageBytes(rows) + (j * kThreads + tid) * 16;
+/// Thread `tid` (warp, lane) copies its own 16 bytes of its tile j's group g (of the stage) to
+/// this byte offset of the stage and reads them back from there (no other thread reads them).
+QF_HD int wSmemByte(int rows, int g, int tid, int j) {
+  return aStageBytes(rows) + g * kWGroupBytes + (j * kThreads + tid) * 16;
 }
-/// Scale vector v (0..15) of the stage: the bf16 scales of block columns 8v .. 8v+7.
-QF_HD int sSmemByte(int rows, int v) {
-  return aStageBytes(rows) + kWStageBytes + v * 16;
+/// Scale vector v (0..15) of group g of the stage: the bf16 scales of block columns 8v .. 8v+7.
+/// Thread tid < 16 · groupsPerStage copies vector tid % 16 of group tid / 16.
+QF_HD int sSmemByte(int rows, int g, int v) {
+  return aStageBytes(rows) + wStageBytes(rows) + (g * kScaleVectors + v) * 16;
 }
 
 /// The uint4 of packed weights lane `lane` needs for 8-column tile `tile`, group `grp`
@@ -157,26 +205,39 @@ QF_HD std::size_t scaleIndex(int grp, int nPad, int col) {
 /// matrices 0..3 = (rows 0–7, k 0–7), (rows 8–15, k 0–7), (rows 0–7, k 8–15), (rows 8–15,
 /// k 8–15) of a 16×16 tile, lane 4g + t gets (row g, k 2t), (g + 8, 2t), (g, 2t + 8),
 /// (g + 8, 2t + 8): exactly the mma's a0..a3. One instruction instead of four 32-bit loads.
-/// Element offset (bf16) of the row lane `lane` points at, m-tile mt, k16 slice `slice`.
-QF_HD int ldsmAddress16(int lane, int mt, int slice) {
+/// Element offset (bf16) of the row lane `lane` points at, m-tile mt, k16 slice `slice` of
+/// the stage (0 .. 8 · groupsPerStage − 1).
+QF_HD int ldsmAddress16(int rows, int lane, int mt, int slice) {
   const int matrix = lane / 8;
   const int row = mt * 16 + lane % 8 + 8 * (matrix % 2);
   const int col = slice * 16 + 8 * (matrix / 2);
-  return row * kAStride + col;
+  return row * aStrideFor(rows) + col;
 }
-/// m ≤ 8: rows 8–15 are zero, so they are neither staged nor loaded. One ldmatrix.x4 covers
-/// two k16 slices of the 8 real rows: matrix j = rows 0–7, k 32·pair + 8j .. +7.
-QF_HD int ldsmAddress8(int lane, int pair) {
-  return (lane % 8) * kAStride + pair * 32 + 8 * (lane / 8);
+/// Transposed form (8 rows): A is the mma's B operand (k16 × n8, n = A row), whose b0 is
+/// (k 2t, 2t + 1; row g) and b1 (k 2t + 8, 2t + 9; row g): an 8×8 ldmatrix matrix of A rows
+/// gives lane 4g + t exactly that word. One ldmatrix.x4 covers two k16 slices: matrix j =
+/// rows 0–7, k 32·pair + 8j .. +7 (pair 0 .. 4 · groupsPerStage − 1).
+QF_HD int ldsmAddress8(int rows, int lane, int pair) {
+  return (lane % 8) * aStrideFor(rows) + pair * 32 + 8 * (lane / 8);
 }
-/// Which mma A register ldmatrix register j (8-row form) becomes: slice 2·pair + j/2,
-/// register a0 (k 2t) for even j, a2 (k 2t + 8) for odd j; a1 and a3 (rows 8–15) are zero.
+/// Which mma B register ldmatrix register j (transposed form) becomes: slice 2·pair + j/2,
+/// b0 (k 2t) for even j, b1 (k 2t + 8) for odd j.
 struct FragSlot {
   int slice;  ///< 0 or 1 within the pair
-  int reg;    ///< 0..3: a0..a3
+  int reg;    ///< 0, 1: b0, b1
 };
 QF_HD FragSlot ldsm8Slot(int j) {
-  return {j / 2, 2 * (j % 2)};
+  return {j / 2, j % 2};
+}
+/// Transposed form: the mma's A operand (16 × k16, row = the warp's column 0..15) from the two
+/// tiles' converted weights. Tile j's pairs are B fragments of that tile (k 2t / 2t + 8,
+/// column g), so a0 = tile 0's b0 (row g), a1 = tile 1's b0 (row g + 8), a2 = tile 0's b1,
+/// a3 = tile 1's b1. Register i of A: tile aTileOf(i), B register aRegOf(i).
+QF_HD int aTileOf(int i) {
+  return i % 2;
+}
+QF_HD int aRegOf(int i) {
+  return i / 2;
 }
 
 /// Packed word w (0..3) of a lane's uint4 converts to pairs for the k16 slices 2w (b0 = pair 0,
@@ -193,11 +254,23 @@ QF_HD int accRow(int mt, LaneCoord c, int r) {
 QF_HD int accCol(LaneCoord c, int r) {
   return 2 * c.t + (r % 2);
 }
+/// Transposed form: accumulator r is Cᵀ's (row g + 8·(r/2), column 2t + r%2), i.e. A row
+/// 2t + r%2 and the warp's column g + 8·(r/2) (tile r/2, column g of it).
+QF_HD int accRowT(LaneCoord c, int r) {
+  return 2 * c.t + (r % 2);
+}
+QF_HD int accColT(LaneCoord c, int r) {
+  return c.g + 8 * (r / 2);
+}
 
-/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators of tile j:
-/// columns 2t and 2t + 1 of the tile (c0/c2 and c1/c3), one 32-bit shared load.
-QF_HD int accScaleByte(int rows, int warp, int j, LaneCoord c) {
-  return sSmemByte(rows, 0) + 2 * ((warp * kTilesPerWarp + j) * 8 + 2 * c.t);
+/// Byte offset in a stage of the two bf16 scales a lane applies to its accumulators of tile j
+/// in group g: columns 2t and 2t + 1 of the tile (c0/c2 and c1/c3), one 32-bit shared load.
+QF_HD int accScaleByte(int rows, int g, int warp, int j, LaneCoord c) {
+  return sSmemByte(rows, g, 0) + 2 * ((warp * kTilesPerWarp + j) * 8 + 2 * c.t);
+}
+/// Transposed form: the scale of the warp's column g + 8·half (accumulators 2·half, 2·half+1).
+QF_HD int accScaleByteT(int rows, int g, int warp, int half, LaneCoord c) {
+  return sSmemByte(rows, g, 0) + 2 * (warp * kTilesPerWarp * 8 + c.g + 8 * half);
 }
 
 /// Whether output columns col, col + 1 (col even) go out as one 32-bit bf16x2 store: both
@@ -209,7 +282,8 @@ QF_HD bool outputPairStorable(int col, int n) {
 // ----- work partition: stripes of (block, group) units over one wave of CTAs ----------------
 
 /// The work of one launch: blocksX column blocks of 128 × blocksZ row slices, each `groups`
-/// k groups long. Units are numbered block-major (block = x·blocksZ + z, so the row slices of a
+/// k groups long, walked in `steps` pipeline stages of groupsPerStage(rows) groups. A unit is
+/// one (block, step); units are numbered block-major (block = x·blocksZ + z, so the row slices of a
 /// column block are neighbours and read the same weights from L2 at about the same time), and
 /// CTA b takes the contiguous units [b·perCta, (b+1)·perCta): every CTA gets the same number
 /// of units whatever the shape (Marlin's striping), so `ctas` CTAs — never more than fit on
@@ -217,16 +291,17 @@ QF_HD bool outputPairStorable(int col, int n) {
 struct Striping {
   int rows = 8;  ///< A rows per CTA (ctaRowsFor)
   int blocksX = 1, blocksZ = 1, groups = 1;
-  int ctas = 1, perCta = 1;
+  int steps = 1;             ///< stages per block: groups / groupsPerStage(rows), rounded up
+  int ctas = 1, perCta = 1;  ///< perCta: units (steps) per CTA
 };
 QF_HD int64_t unitCount(const Striping& s) {
-  return static_cast<int64_t>(s.blocksX) * s.blocksZ * s.groups;
+  return static_cast<int64_t>(s.blocksX) * s.blocksZ * s.steps;
 }
 
 /// The striping for m rows, nPad × kPad weights and `residentCtas` CTAs resident at once
 /// (cudaOccupancyMaxActiveBlocksPerMultiprocessor × SMs), CTAs of at most `maxRows` rows
 /// (largestRowsWithin the device's shared memory): as many CTAs as fit, but at least
-/// kMinGroupsPerCta units each, and no empty CTA.
+/// kMinGroupsPerCta groups each, and no empty CTA.
 QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t residentCtas,
                             int maxRows = 64) {
   Striping s;
@@ -235,8 +310,10 @@ QF_HD Striping planStriping(int64_t m, int64_t nPad, int64_t kPad, int64_t resid
   s.blocksZ = static_cast<int>((m + s.rows - 1) / s.rows);
   s.groups = static_cast<int>(kPad / kGroupK);
   if (s.groups < 1) s.groups = 1;
+  const int gps = groupsPerStage(s.rows);
+  s.steps = (s.groups + gps - 1) / gps;
   const int64_t units = unitCount(s);
-  int64_t ctas = units / kMinGroupsPerCta;
+  int64_t ctas = units / ((kMinGroupsPerCta + gps - 1) / gps);
   if (ctas > residentCtas) ctas = residentCtas;
   if (ctas < 1) ctas = 1;
   const int64_t per = (units + ctas - 1) / ctas;
@@ -262,33 +339,33 @@ QF_HD int maxCtasPerBlock(const Striping& s) {
   int most = 1;
   const int64_t blocks = static_cast<int64_t>(s.blocksX) * s.blocksZ;
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t first = b * s.groups / s.perCta;
-    const int64_t last = ((b + 1) * s.groups - 1) / s.perCta;
+    const int64_t first = b * s.steps / s.perCta;
+    const int64_t last = ((b + 1) * s.steps - 1) / s.perCta;
     const int n = static_cast<int>(last - first + 1);
     most = n > most ? n : most;
   }
   return most;
 }
 
-/// Unit u → its block (x, z) and k group.
+/// Unit u → its block (x, z) and k step (groups step·gps .. step·gps + gps − 1).
 struct Unit {
-  int block, x, z, grp;
+  int block, x, z, step;
 };
 QF_HD Unit unitAt(const Striping& s, int u) {
   Unit r{};
-  r.block = u / s.groups;
-  r.grp = u % s.groups;
+  r.block = u / s.steps;
+  r.step = u % s.steps;
   r.x = r.block / s.blocksZ;
   r.z = r.block % s.blocksZ;
   return r;
 }
 
 /// The unit after `un` in unit order, without the two integer divisions of unitAt (each a
-/// few dozen instructions on the GPU, which has no integer divide): the kernel walks its
-/// stripe with two such cursors, one for the copies and one for the math.
+/// few dozen instructions on the GPU, which has no integer divide): the host emulator walks
+/// the stripes with it; the kernel counts stages to the stripe's and the block's end instead.
 QF_HD Unit nextUnit(const Striping& s, Unit un) {
-  if (++un.grp < s.groups) return un;
-  un.grp = 0;
+  if (++un.step < s.steps) return un;
+  un.step = 0;
   ++un.block;
   if (++un.z < s.blocksZ) return un;
   un.z = 0;
@@ -296,54 +373,71 @@ QF_HD Unit nextUnit(const Striping& s, Unit un) {
   return un;
 }
 
-/// The CTAs that share block `block` and this CTA's place among them. Reduction order is
-/// descending CTA index: the highest CTA reaches the block at the start of its range and
-/// finishes its part first; the lowest reaches it at the end of its range, goes last, adds its
-/// partial sums to the others' and writes bf16. A CTA only ever waits for CTAs that started
-/// the block earlier in their own ranges, and all CTAs are resident at once (ctas ≤ resident),
-/// so the waits cannot deadlock.
+/// The CTAs that share block `block` (they hold consecutive k ranges of it: CTAs first ..
+/// first + count − 1) and this CTA's rank among them, ascending with CTA index, i.e. in k
+/// order. The reduction sums the partials in rank order 0, 1, 2, … whichever CTA arrives
+/// last, so its result does not depend on timing.
 struct BlockShare {
-  int rank;   ///< 0 .. count−1: the order in which this CTA adds its partial sums
+  int rank;   ///< 0 .. count−1: this CTA's place in the fixed summation order
   int count;  ///< CTAs contributing to the block
 };
+QF_HD int firstCtaOf(const Striping& s, int block) {
+  return block * s.steps / s.perCta;  // < 2^31: launchW4a16Gemm bounds the unit count
+}
 QF_HD BlockShare blockShare(const Striping& s, int block, int cta) {
-  const int64_t first = static_cast<int64_t>(block) * s.groups / s.perCta;
-  const int64_t last = (static_cast<int64_t>(block + 1) * s.groups - 1) / s.perCta;
-  return {static_cast<int>(last - cta), static_cast<int>(last - first + 1)};
+  const int first = firstCtaOf(s, block);
+  const int last = ((block + 1) * s.steps - 1) / s.perCta;
+  return {cta - first, last - first + 1};
 }
 
-/// What a CTA does with its partial sums of a block (fp32 buffer [m][nPad]; the block's lock
-/// counts the CTAs that have added theirs). A sole contributor writes bf16 at once.
-struct ReduceStep {
-  bool waitAndRead;  ///< wait until lock == rank, then add the buffer to the partial sums
-  bool writeBuffer;  ///< store the sums to the buffer and increment the lock
-  bool writeOutput;  ///< round to bf16 and store C (and reset the lock to 0 when shared)
-};
-QF_HD ReduceStep reduceStep(BlockShare b) {
-  return {b.rank > 0, b.rank < b.count - 1, b.rank == b.count - 1};
+/// One-hop split-K. Every CTA that shares a block stores its fp32 partial sums in its own slot
+/// of the workspace, then takes the block's ticket (an atomicAdd); the CTA that draws ticket
+/// count − 1 arrived last: it reads all the slots, sums the partials in rank order, writes
+/// bf16 and puts the ticket back to 0 for the next launch. Nobody waits for anybody: no lock
+/// chain, no co-residency assumption.
+///
+/// Slots: each CTA owns two, one for the first block of its stripe and one for its last (the
+/// only blocks it can share with other CTAs; a stripe inside one block uses the first). Slot
+/// of CTA `cta` for block `block`:
+QF_HD int partialSlot(const Striping& s, int block, int cta) {
+  const int firstBlock = cta * s.perCta / s.steps;
+  return 2 * cta + (block == firstBlock ? 0 : 1);
 }
-/// Reduction buffer element of (row, col): row stride nPad (a multiple of 8), so col even is
-/// 8-byte aligned and a lane's two columns go out as one float2.
-QF_HD std::size_t bufferIndex(int row, int col, int nPad) {
-  return static_cast<std::size_t>(row) * nPad + col;
+/// The slot of the partial sums of rank q of block `block`: every CTA of rank ≥ 1 starts its
+/// stripe inside the block, so its slot is its first, 2 · (first + q); rank 0 may have started
+/// in an earlier block. What the last arrival walks, without a division per rank.
+QF_HD int rankSlot(const Striping& s, int block, int first, int q) {
+  return q == 0 ? partialSlot(s, block, first) : 2 * (first + q);
+}
+/// A slot holds the block's rows × 128 columns, row-major, fp32; only rows < m and column
+/// tiles < nPad are written and read.
+QF_HD std::size_t slotFloats(const Striping& s) {
+  return static_cast<std::size_t>(s.rows) * kBlockCols;
+}
+/// Element (row, colInBlock) of slot `slot` (row < rows, colInBlock < 128).
+QF_HD std::size_t slotIndex(const Striping& s, int slot, int row, int colInBlock) {
+  return (static_cast<std::size_t>(slot) * s.rows + row) * kBlockCols + colInBlock;
 }
 
-/// Workspace: one int lock per block (rounded to 16 bytes), then the fp32 buffer [m][nPad].
-/// Needed only when a block is shared (some CTA boundary falls inside a block, i.e. perCta is
-/// no multiple of groups); the kernel leaves every lock back at 0, so one zeroing
-/// after allocation serves every launch.
+/// Workspace: one int ticket per block (rounded to 16 bytes), then 2 · ctas slots. Needed
+/// only when a block is shared (some CTA boundary falls inside a block, i.e. perCta is no
+/// multiple of steps); the kernel leaves every ticket back at 0, so one zeroing after
+/// allocation serves every launch (the slots need none: each is written before it is read).
 QF_HD bool anyBlockShared(const Striping& s) {
-  return s.ctas > 1 && s.perCta % s.groups != 0;
+  return s.ctas > 1 && s.perCta % s.steps != 0;
 }
-QF_HD std::size_t lockBytes(const Striping& s) {
+QF_HD std::size_t ticketBytes(const Striping& s) {
   return (static_cast<std::size_t>(s.blocksX) * s.blocksZ * 4 + 15) / 16 * 16;
 }
-QF_HD std::size_t workspaceBytes(const Striping& s, int64_t m, int64_t nPad) {
-  return anyBlockShared(s) ? lockBytes(s) + static_cast<std::size_t>(m * nPad) * 4 : 0;
+QF_HD std::size_t workspaceBytes(const Striping& s) {
+  return anyBlockShared(s)
+             ? ticketBytes(s) + 2 * static_cast<std::size_t>(s.ctas) * slotFloats(s) * sizeof(float)
+             : 0;
 }
 
-/// fp32 bytes the reduction moves: for a block of count c, c − 1 CTAs write their sums and
-/// c − 1 read them back, over the block's real rows × columns (rows < m, columns < nPad).
+/// fp32 bytes the reduction moves: for a block shared by c CTAs, c slots written and all c
+/// read back by the last arrival, over the block's real rows × columns (rows < m, columns <
+/// nPad).
 inline double reductionBytes(const Striping& s, int64_t m, int64_t nPad) {
   double bytes = 0;
   for (int x = 0; x < s.blocksX; ++x) {
@@ -357,7 +451,7 @@ inline double reductionBytes(const Striping& s, int64_t m, int64_t nPad) {
       const int64_t cols = nPad - static_cast<int64_t>(x) * kBlockCols < kBlockCols
                                ? nPad - static_cast<int64_t>(x) * kBlockCols
                                : kBlockCols;
-      bytes += 2.0 * (c - 1) * 4.0 * static_cast<double>(rows * cols);
+      bytes += 2.0 * c * 4.0 * static_cast<double>(rows * cols);
     }
   }
   return bytes;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/analysis/deploy_intervals.hpp>
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/catalog.hpp>
@@ -167,6 +168,41 @@ int searchedGpus(const std::vector<std::string>& prices, const std::optional<std
   return kExitOk;
 }
 
+/// Each frontier deployment's 80% intervals (`*_interval` [low, high], `interval_level`) and
+/// the best one's ties: the frontier deployments whose cost interval overlaps its own
+/// (`best_ties`, their frontier indices; `best_is_tie`). Returns false after printing an error.
+bool addIntervals(Json& j, const DeploySpace& sp, const DeployOptions& o, const DeployResult& r,
+                  std::ostream& err) {
+  std::vector<DeployIntervals> ivs;
+  auto pair = [](const IntervalEstimate& iv) { return Json{iv.low, iv.high}; };
+  for (std::size_t i = 0; i < r.frontier.size(); ++i) {
+    auto iv = deployIntervals(sp, o, r.frontier[i]);
+    if (!iv) {
+      badInput(err, iv.error());
+      return false;
+    }
+    Json& c = j["frontier"][i];
+    c["interval_level"] = 0.8;
+    c["ttft_ms_interval"] = pair(iv->ttftMs);
+    c["tpot_ms_interval"] = pair(iv->tpotMs);
+    c["output_tok_s_interval"] = pair(iv->outputTokS);
+    c["usd_per_million_output_tokens_interval"] = pair(iv->usdPerMillionOutputTokens);
+    ivs.push_back(*iv);
+  }
+  j["best_ties"] = Json::array();
+  j["best_is_tie"] = false;
+  if (!r.best || ivs.empty()) return true;
+  // The best is the frontier's last point (the cheapest).
+  const std::size_t bi = ivs.size() - 1;
+  for (const char* key : {"ttft_ms_interval", "tpot_ms_interval", "output_tok_s_interval",
+                          "usd_per_million_output_tokens_interval", "interval_level"})
+    j["best"][key] = j["frontier"][bi][key];
+  const auto ties = costTies(ivs, ivs[bi], bi);
+  for (std::size_t t : ties) j["best_ties"].push_back(t);
+  j["best_is_tie"] = !ties.empty();
+  return true;
+}
+
 /// The frontier as CSV or a table (with the best deployment).
 void printSearch(const std::string& fmtName, const DeploySpace& sp, const ServingWorkload& w,
                  const DeployOptions& o, const DeployResult& r, const Json& j, std::ostream& out,
@@ -221,7 +257,24 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp << ", " << b.replicas
       << " replica" << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
       << ", batch cap " << b.maxBatch << ": " << fixedText(b.usdPerMillionOutputTokens, 3)
-      << " USD per million output tokens\n";
+      << " USD per million output tokens";
+  if (j["best"].contains("usd_per_million_output_tokens_interval")) {
+    const auto& iv = j["best"]["usd_per_million_output_tokens_interval"];
+    out << " (80% interval " << fixedText(iv[0].get<double>(), 3) << " - "
+        << fixedText(iv[1].get<double>(), 3) << ")";
+  }
+  out << "\n";
+  if (j["best_is_tie"].get<bool>()) {
+    out << "a tie within the constants' spread: " << j["best_ties"].size()
+        << " other frontier deployment" << (j["best_ties"].size() == 1 ? "" : "s")
+        << " cost the same within the 80% intervals:";
+    for (const auto& t : j["best_ties"]) {
+      const auto& c = j["frontier"][t.get<std::size_t>()];
+      out << " " << cell(c["gpu_count"]) << " x " << cell(c["gpu"]) << " " << cell(c["scheme_id"])
+          << " (" << cell(c["usd_per_million_output_tokens"]) << ")";
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace
@@ -328,6 +381,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   auto r = searchDeployments(sp, o);
   if (!r) return badInput(err, r.error());
   Json j = deployResultToJson(*r, o);
+  if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
   j["gate"] = gateJson;
   j["model"] = sp.model.id;
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);

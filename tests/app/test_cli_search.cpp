@@ -279,3 +279,55 @@ TEST_CASE("qfront search --gate --session keeps the schemes whose candidate pass
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("serving and search figures carry 80% intervals; a cost tie is said, not recommended",
+          "[cli][serving][search][interval]") {
+  // qfront serving: each analytic figure inside its interval, which the bundled fit widens.
+  const auto r = qfront({"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme",
+                         "w8a8-fp8", "--input-len", "1024", "--output-len", "128", "--load",
+                         "sync,4,max", "--requests", "2000", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& row : j["loads"]) {
+    for (const char* k : {"analytic_output_tok_s", "analytic_ttft_ms", "analytic_tpot_ms"}) {
+      INFO(row["load"] << " " << k);
+      const auto& iv = row[std::string(k) + "_interval"];
+      REQUIRE(iv.is_array());
+      CHECK(iv[0].get<double>() < row[k].get<double>());
+      CHECK(iv[1].get<double>() > row[k].get<double>());
+    }
+  }
+  // qfront search: every frontier deployment with its intervals; the cost interval is the
+  // throughput's inverted; the best's ties are frontier deployments whose cost intervals overlap.
+  const auto s = searchJson({"--model", "llama-3.1-8b", "--use-case", "rag", "--gpus",
+                             "h100-sxm,a100-80gb", "--schemes", "bf16,w8a8-fp8,w4a16-g128"});
+  REQUIRE(s["frontier"].size() > 1);
+  for (const auto& c : s["frontier"]) {
+    const double cost = c["usd_per_million_output_tokens"].get<double>();
+    const auto& ci = c["usd_per_million_output_tokens_interval"];
+    const auto& ti = c["output_tok_s_interval"];
+    CHECK(ci[0].get<double>() <= cost);
+    CHECK(ci[1].get<double>() >= cost);
+    CHECK(ci[0].get<double>() * ti[1].get<double>() ==
+          Approx(cost * c["output_tok_s"].get<double>()).epsilon(1e-9));
+  }
+  const auto& best = s["best"];
+  const auto& bi = best["usd_per_million_output_tokens_interval"];
+  for (const auto& t : s["best_ties"]) {
+    const auto& other =
+        s["frontier"][t.get<std::size_t>()]["usd_per_million_output_tokens_interval"];
+    CHECK(other[0].get<double>() <= bi[1].get<double>());
+    CHECK(bi[0].get<double>() <= other[1].get<double>());
+  }
+  CHECK(s["best_is_tie"].get<bool>() == !s["best_ties"].empty());
+  // The ideal roofline carries no spread: no interval, no tie.
+  const auto d =
+      searchJson({"--model", "llama-3.1-8b", "--use-case", "rag", "--gpus", "h100-sxm,a100-80gb",
+                  "--schemes", "bf16,w8a8-fp8,w4a16-g128", "--datasheet"});
+  for (const auto& c : d["frontier"]) {
+    CHECK(c["ttft_ms_interval"][0].get<double>() == c["ttft_ms"].get<double>());
+    CHECK(c["ttft_ms_interval"][1].get<double>() == c["ttft_ms"].get<double>());
+  }
+  CHECK_FALSE(d["best_is_tie"].get<bool>());
+}

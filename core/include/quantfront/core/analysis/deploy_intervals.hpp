@@ -1,0 +1,30 @@
+#pragma once
+/// Intervals of a deployment's modelled figures (TTFT, TPOT, throughput, cost) from its GPU's
+/// calibration record, and which frontier deployments the best one cannot be told from
+/// (docs/model.md, "Deployment search").
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/analysis/e2e_calibration.hpp>
+
+namespace qf {
+
+struct DeployIntervals {
+  IntervalEstimate ttftMs, tpotMs, outputTokS, usdPerMillionOutputTokens;
+};
+
+/// The `level` intervals of `c`'s figures: the steady state of one replica under the
+/// search's constants for its GPU (the GPU's calibration, else the bundled defaults; none
+/// with --datasheet), perturbed along the calibration's fit record; the throughput times the
+/// replicas, the cost its inverse. Without a record each interval is the value alone.
+Result<DeployIntervals> deployIntervals(const DeploySpace& space, const DeployOptions& opts,
+                                        const DeployConfig& c, double level = 0.8);
+
+/// Indices of the frontier deployments whose cost interval overlaps `best`'s: within the
+/// constants' spread they cost the same, so the choice among them is a tie, not a
+/// recommendation.
+std::vector<std::size_t> costTies(const std::vector<DeployIntervals>& frontier,
+                                  const DeployIntervals& best, std::size_t bestIndex);
+
+}  // namespace qf

@@ -1,0 +1,82 @@
+// Intervals of a deployment's modelled figures (deploy_intervals.hpp).
+#include <quantfront/core/analysis/deploy_intervals.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <quantfront/core/analysis/serving_intervals.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+
+namespace qf {
+
+Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptions& o,
+                                        const DeployConfig& c, double level) {
+  const auto gpu =
+      std::find_if(sp.gpus.begin(), sp.gpus.end(), [&](const GpuSpec& g) { return g.id == c.gpu; });
+  if (gpu == sp.gpus.end()) return Error{"", "", "gpu", "'" + c.gpu + "' is not in the search"};
+  auto cands = makeCandidates({}, c.linear, c.moe, c.lmHead, *sp.catalog);
+  if (!cands) return cands.error();
+  ServingQuery q;
+  Scenario& s = q.scenario;
+  s.model = sp.model;
+  s.gpu = *gpu;
+  s.tp = c.tp;
+  s.maxModelLen =
+      static_cast<std::int64_t>(std::ceil(o.workload.inputTokens + o.workload.outputTokens));
+  s.kvBytesPerElement = kvBytesForDtype(c.kvDtype);
+  s.memUtil = sp.memUtil;
+  s.reserveGib = sp.reserveGib;
+  sp.catalog->setFallbacks(s);
+  s.efficiency = scenarioEfficiency(*gpu, sp.datasheet, *sp.catalog);
+  q.candidate = cands->front();
+  q.inputLen = o.workload.inputTokens;
+  q.outputLen = o.workload.outputTokens;
+  q.maxBatch = c.maxBatch;
+  q.tokenBudget = std::max(sp.tokenBudget, static_cast<double>(c.maxBatch));
+  const double replicas = static_cast<double>(c.replicas);
+  switch (o.load.kind) {
+    case DeployLoad::Kind::Sync:
+      q.load = PointLoad::Concurrency;
+      q.loadValue = 1;
+      break;
+    case DeployLoad::Kind::Max:
+      q.load = PointLoad::Max;
+      break;
+    case DeployLoad::Kind::Rate:
+      q.load = PointLoad::Rate;
+      q.loadValue = o.load.requestsPerS / replicas;
+      break;
+  }
+  const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
+  const E2eFitRecord* r = rec ? &*rec : nullptr;
+  // Each interval relative to the search's own figure (the same steady state).
+  auto scaled = [](IntervalEstimate iv, double value) {
+    if (!(iv.value > 0) || !std::isfinite(iv.value)) return IntervalEstimate{value, value, value};
+    return IntervalEstimate{value, iv.low / iv.value * value, iv.high / iv.value * value,
+                            iv.extrapolated};
+  };
+  DeployIntervals out;
+  out.ttftMs = scaled(servingInterval(q, E2eMetric::TtftMs, level, r), c.ttftMs);
+  out.tpotMs = scaled(servingInterval(q, E2eMetric::TpotMs, level, r), c.tpotMs);
+  out.outputTokS = scaled(servingInterval(q, E2eMetric::OutputTokS, level, r), c.outputTokS);
+  // Cost per token is the price over the throughput: its interval is the throughput's, inverted.
+  const IntervalEstimate& t = out.outputTokS;
+  const double cost = c.usdPerMillionOutputTokens;
+  out.usdPerMillionOutputTokens = {cost, t.high > 0 ? cost * t.value / t.high : cost,
+                                   t.low > 0 ? cost * t.value / t.low : cost, t.extrapolated};
+  return out;
+}
+
+std::vector<std::size_t> costTies(const std::vector<DeployIntervals>& frontier,
+                                  const DeployIntervals& best, std::size_t bestIndex) {
+  std::vector<std::size_t> out;
+  const auto& b = best.usdPerMillionOutputTokens;
+  for (std::size_t i = 0; i < frontier.size(); ++i) {
+    if (i == bestIndex) continue;
+    const auto& c = frontier[i].usdPerMillionOutputTokens;
+    if (c.low <= b.high && b.low <= c.high) out.push_back(i);
+  }
+  return out;
+}
+
+}  // namespace qf

@@ -271,7 +271,8 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     for (const auto& t : j["best_ties"]) {
       const auto& c = j["frontier"][t.get<std::size_t>()];
       out << " " << cell(c["gpu_count"]) << " x " << cell(c["gpu"]) << " " << cell(c["scheme_id"])
-          << " (" << cell(c["usd_per_million_output_tokens"]) << ")";
+          << " cap " << cell(c["max_batch"]) << " (" << cell(c["usd_per_million_output_tokens"])
+          << ")";
     }
     out << "\n";
   }

@@ -294,6 +294,12 @@ TEST_CASE("serving and search figures carry 80% intervals; a cost tie is said, n
       INFO(row["load"] << " " << k);
       const auto& iv = row[std::string(k) + "_interval"];
       REQUIRE(iv.is_array());
+      if (row["load"] == "4" && std::string(k) == "analytic_output_tok_s") {
+        // 4 req/s served in full: the offered load, known whatever the constants.
+        CHECK(iv[0].get<double>() == row[k].get<double>());
+        CHECK(iv[1].get<double>() == row[k].get<double>());
+        continue;
+      }
       CHECK(iv[0].get<double>() < row[k].get<double>());
       CHECK(iv[1].get<double>() > row[k].get<double>());
     }

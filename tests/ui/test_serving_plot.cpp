@@ -385,11 +385,37 @@ TEST_CASE("serving plot: the serving model's curves beside the measured sweeps",
       CHECK(tok->pen().style() == (curve.datasheet ? Qt::DashDotDotLine : Qt::DashDotLine));
     }
   }
-  // The legend keys name both.
+  // The calibrated curve's 80% interval is a band around it on every panel (the bundled H100
+  // fit has a record); the datasheet curve has none.
+  int bands = 0;
+  for (int i = 0; i < plot.graphCount(); ++i) {
+    QCPGraph* gr = plot.graph(i);
+    if (gr->property("qf_role").toString() != "modelled-band" || !gr->channelFillGraph()) continue;
+    ++bands;
+    QCPGraph* low = gr->channelFillGraph();
+    REQUIRE(low->data()->size() == gr->data()->size());
+    for (int k = 0; k < gr->data()->size(); ++k)
+      CHECK(low->data()->at(k)->value < gr->data()->at(k)->value);
+  }
+  for (const auto& g : sw.groups) {
+    for (const auto& curve : g.modelled) {
+      for (const auto& p : curve.points) {
+        // Below saturation the throughput is the offered load: known, no band.
+        CHECK(p.outputTokSInterval.has_value() == (!curve.datasheet && p.saturated));
+        CHECK(p.tpotMsInterval.has_value() == !curve.datasheet);
+        if (!p.tpotMsInterval) continue;
+        CHECK(p.tpotMsInterval->first < p.tpotMs);
+        CHECK(p.tpotMsInterval->second > p.tpotMs);
+      }
+    }
+  }
+  CHECK(bands >= 2 * static_cast<int>(sw.groups.size()));
+  // The legend keys name both, and the band.
   QStringList names;
   for (int i = 0; i < plot.graphCount(); ++i) names << plot.graph(i)->name();
   CHECK(names.contains("dash-dot: modelled, calibrated"));
   CHECK(names.contains("dash-dot-dot: modelled, datasheet"));
+  CHECK(names.contains("shaded: the model's 80% interval (constants' spread)"));
   // One mark per overtake core found, named.
   REQUIRE(plot.overtakeLabels().size() == static_cast<int>(sw.overtakes.size()));
   for (int i = 0; i < plot.overtakeLabels().size(); ++i) {

@@ -196,6 +196,7 @@ void ServingPlot::clearAll() {
   m_modelled.clear();
   m_overtakes.clear();
   m_anyModelled = false;
+  m_anyBand = false;
 }
 
 QCPAxisRect* ServingPlot::panel(Panel p) const {
@@ -554,6 +555,42 @@ QCPGraph* ServingPlot::modelledCurve(const QString& candidate, Panel p, bool dat
   return jt == it->second.end() ? nullptr : jt->second;
 }
 
+void ServingPlot::drawBands(const ModelledServingCurve& curve, const QString& name,
+                            const QColor& color) {
+  // The calibrated curve's 80% interval, a band in the candidate's colour under the line.
+  using Interval = std::optional<std::pair<double, double>> ModelledServingPoint::*;
+  auto band = [&](Panel pn, Interval member) {
+    QVector<double> xs, lo, hi;
+    for (const auto& p : curve.points) {
+      const auto& iv = p.*member;
+      if (p.load.kind != m_kind || !iv) continue;
+      xs << xOf(p.load);
+      lo << iv->first;
+      hi << iv->second;
+    }
+    if (xs.size() < 2) return;
+    QCPAxisRect* r = m_panels[static_cast<int>(pn)];
+    QCPGraph* low = addGraph(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    QCPGraph* high = addGraph(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
+    low->setData(xs, lo, true);
+    high->setData(xs, hi, true);
+    for (QCPGraph* gr : {low, high}) {
+      gr->setPen(Qt::NoPen);
+      gr->removeFromLegend();
+      gr->setProperty("qf_role", "modelled-band");
+      gr->setProperty("qf_candidate", name);
+    }
+    QColor fill = color;
+    fill.setAlpha(45);
+    high->setBrush(fill);
+    high->setChannelFillGraph(low);
+    m_anyBand = true;
+  };
+  band(Panel::Throughput, &ModelledServingPoint::outputTokSInterval);
+  band(Panel::Ttft, &ModelledServingPoint::ttftMsInterval);
+  band(Panel::Tpot, &ModelledServingPoint::tpotMsInterval);
+}
+
 void ServingPlot::drawModelled(const ServingGroup& g, const QColor& color, ValueRanges& ranges) {
   const QString name = qs(g.key);
   for (const ModelledServingCurve& curve : g.modelled) {
@@ -588,6 +625,7 @@ void ServingPlot::drawModelled(const ServingGroup& g, const QColor& color, Value
     add(Panel::Ttft, ttftX, ttft);
     add(Panel::Tpot, x, tpot);
     if (curve.datasheet) continue;
+    drawBands(curve, name, color);
     // The calibrated curve is part of what the axes must show; the ideal roofline may run off.
     for (double v : tok) ranges.tokMax = std::max(ranges.tokMax, v);
     for (double v : tpot) {
@@ -666,6 +704,13 @@ void ServingPlot::drawKeys(bool anyGoodput) {
   }
   if (m_anyModelled) {
     key("dash-dot: modelled, calibrated", QPen(grey, 1.6, Qt::DashDotLine), QCPScatterStyle());
+    if (m_anyBand) {
+      // A swatch of the band: a thick translucent line stands for the shaded interval.
+      QColor shade = grey;
+      shade.setAlpha(70);
+      key("shaded: the model's 80% interval (constants' spread)", QPen(shade, 8),
+          QCPScatterStyle());
+    }
     key("dash-dot-dot: modelled, datasheet", QPen(grey, 1.0, Qt::DashDotDotLine),
         QCPScatterStyle());
   }

@@ -30,6 +30,14 @@ IntervalEstimate servingInterval(const ServingQuery& q, E2eMetric metric, double
   }
   auto predict = [&pp](const Efficiency& e) { return predictServingPoint(pp, e); };
   IntervalEstimate out = intervalFor(predict, eff, record, level, 0.0, q.inputLen, q.outputLen);
+  // Below saturation a server delivers the offered load whatever the constants: that
+  // throughput is known, not modelled, and carries no interval.
+  if ((metric == E2eMetric::OutputTokS || metric == E2eMetric::TotalTokS) &&
+      q.load == PointLoad::Rate) {
+    const double offered =
+        q.loadValue * (metric == E2eMetric::OutputTokS ? q.outputLen : q.inputLen + q.outputLen);
+    if (std::abs(out.value - offered) <= 1e-9 * offered) out.low = out.high = out.value;
+  }
   if (!std::isfinite(out.low) || !std::isfinite(out.high)) out.low = out.high = out.value;
   return out;
 }

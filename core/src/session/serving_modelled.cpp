@@ -1,5 +1,6 @@
 // The serving model beside the measured sweeps: each candidate's analytic steady state at the
 // sweeps' loads, and where one candidate's TPOT overtakes another's (serving.hpp).
+#include <quantfront/core/analysis/serving_intervals.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 #include <quantfront/core/session/serving.hpp>
 
@@ -105,6 +106,42 @@ ModelledServingPoint pointAt(const StepTimeModel& m, const ServingLimits& lim,
   return p;
 }
 
+/// Each point's 80% intervals from the scenario's fit record, relative to the point's own
+/// figures (a saturated rate is priced at the saturated state there and here alike).
+void addIntervals(ModelledServingCurve& curve, const Scenario& scen, const SchemeAssignment& cand,
+                  const ServingLimits& lim) {
+  const auto rec = e2eFitRecord(scen.efficiency.calibrationExtra);
+  if (!rec || rec->dof <= 0) return;
+  ServingQuery q;
+  q.scenario = scen;
+  q.candidate = cand;
+  q.inputLen = curve.inputTokens;
+  q.outputLen = curve.outputTokens;
+  q.maxBatch = lim.maxBatch;
+  q.tokenBudget = lim.tokenBudget;
+  auto rel = [](const IntervalEstimate& iv,
+                double value) -> std::optional<std::pair<double, double>> {
+    if (!(iv.value > 0) || !std::isfinite(iv.value) || !std::isfinite(value) || !(iv.high > iv.low))
+      return std::nullopt;
+    return std::pair{iv.low / iv.value * value, iv.high / iv.value * value};
+  };
+  for (auto& p : curve.points) {
+    if (std::isinf(p.load.value) || p.saturated) {
+      q.load = PointLoad::Max;
+    } else if (p.load.kind == LoadKind::Concurrency) {
+      q.load = PointLoad::Concurrency;
+      q.loadValue = std::max(1.0, std::round(p.load.value));
+    } else {
+      q.load = PointLoad::Rate;
+      q.loadValue = p.load.value;
+    }
+    p.outputTokSInterval = rel(servingInterval(q, E2eMetric::OutputTokS, 0.8, &*rec), p.outputTokS);
+    p.tpotMsInterval = rel(servingInterval(q, E2eMetric::TpotMs, 0.8, &*rec), p.tpotMs);
+    if (p.ttftMs && q.load != PointLoad::Max)
+      p.ttftMsInterval = rel(servingInterval(q, E2eMetric::TtftMs, 0.8, &*rec), *p.ttftMs);
+  }
+}
+
 Result<ModelledServingCurve> curveOf(const Candidate& c, const Session& s, bool datasheet,
                                      const ServingWorkload& w, LoadKind kind, const Grid& grid,
                                      const Catalog& cat) {
@@ -135,6 +172,7 @@ Result<ModelledServingCurve> curveOf(const Candidate& c, const Session& s, bool 
   curve.inputTokens = w.inputTokens;
   curve.outputTokens = w.outputTokens;
   for (double load : grid.loads) curve.points.push_back(pointAt(eng->steps, lim, w, kind, load));
+  if (!datasheet) addIntervals(curve, *scen, cands->front(), lim);
   return curve;
 }
 

@@ -123,6 +123,8 @@ class ServingPlot : public QCustomPlot {
                       double xLo);
   /// The serving model's curves of one candidate (calibrated dash-dot, datasheet dash-dot-dot).
   void drawModelled(const ServingGroup& g, const QColor& color, ValueRanges& ranges);
+  /// The calibrated curve's 80% interval as a shaded band on each panel.
+  void drawBands(const ModelledServingCurve& curve, const QString& name, const QColor& color);
   /// Where one candidate's modelled TPOT overtakes another's, marked on the TPOT panel.
   void drawOvertakes(const ServingSweeps& sweeps);
   void drawKeys(bool anyGoodput);
@@ -154,6 +156,7 @@ class ServingPlot : public QCustomPlot {
   std::map<QString, std::map<std::pair<Panel, bool>, QCPGraph*>> m_modelled;
   QStringList m_overtakes;
   bool m_anyModelled = false;
+  bool m_anyBand = false;  ///< some calibrated curve drew its interval band
 };
 
 }  // namespace qf::ui

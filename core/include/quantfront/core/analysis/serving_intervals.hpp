@@ -22,7 +22,8 @@ struct ServingQuery {
 /// p50 spellings) from the scenario efficiency's e2e_fit record: the gradient of the
 /// prediction in the fit's log-constants against their covariance, plus the residual scale.
 /// Without a record (the datasheet roofline, a fit without degrees of freedom) the interval
-/// is the value alone. A value of NaN: the deployment cannot serve the load.
+/// is the value alone; so is a throughput at a rate the deployment sustains (it is the
+/// offered load, whatever the constants). A value of NaN: the deployment cannot serve the load.
 IntervalEstimate servingInterval(const ServingQuery& q, E2eMetric metric, double level = 0.8,
                                  const E2eFitRecord* record = nullptr);
 

@@ -83,6 +83,9 @@ struct ModelledServingPoint {
   std::optional<double> ttftMs;  ///< none at or past saturation (the queue grows without end)
   double tpotMs = 0;
   bool saturated = false;  ///< the load is at or past what the deployment serves
+  /// The 80% intervals [low, high] of the three figures from the calibration's fit record
+  /// (docs/model.md, Intervals); empty on the datasheet curve and without a record.
+  std::optional<std::pair<double, double>> outputTokSInterval, ttftMsInterval, tpotMsInterval;
 };
 
 /// One modelled curve of a group's candidate at the group's workload (the mean prompt and

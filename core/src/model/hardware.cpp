@@ -1,8 +1,10 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <sstream>
 
 namespace qf {
@@ -48,6 +50,27 @@ std::optional<Error> figureInRange(double v, const std::string& pointer, const s
   return Error{"", ptr, key, rangeMessage(v, r.min, r.max, r.unit)};
 }
 
+namespace {
+
+/// The calibration block's scalar figures: key, member, range ((0, hi] when `loOpen`, else
+/// [0, hi]). The range check, the reader and the writer all walk this one table.
+struct ScalarFigure {
+  const char* key;
+  std::optional<double> GpuCalibration::*member;
+  bool loOpen;
+  double hi;
+};
+constexpr ScalarFigure kScalarFigures[] = {
+    {"overhead_ms", &GpuCalibration::overheadMs, false, kMaxOverheadMs},
+    {"bandwidth_efficiency", &GpuCalibration::bandwidthEfficiency, true, kMaxEfficiency},
+    {"seq_overhead_us", &GpuCalibration::seqOverheadUs, false, kMaxSeqOverheadUs},
+    {"allreduce_latency_us", &GpuCalibration::allreduceLatencyUs, false, kMaxAllreduceLatencyUs},
+    {"gemm_m_half", &GpuCalibration::gemmMHalf, false, kMaxGemmMHalf},
+    {"tp_width_half", &GpuCalibration::tpWidthHalf, false, kMaxTpWidthHalf},
+    {"request_overhead_ms", &GpuCalibration::requestOverheadMs, false, kMaxRequestOverheadMs}};
+
+}  // namespace
+
 std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string& pointer) {
   const std::string base = pointer + "/calibration";
   auto ranged = [&](double x, const std::string& key, double lo, bool loOpen,
@@ -62,16 +85,10 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
     return Error{"", pointer + "/" + ptr, key, msg.str()};
   };
   // Each figure and its range: (lo, hi], or [lo, hi] where zero is allowed.
-  for (auto [x, name, loOpen, hi] :
-       {std::tuple{&c.overheadMs, "overhead_ms", false, kMaxOverheadMs},
-        std::tuple{&c.bandwidthEfficiency, "bandwidth_efficiency", true, kMaxEfficiency},
-        std::tuple{&c.seqOverheadUs, "seq_overhead_us", false, kMaxSeqOverheadUs},
-        std::tuple{&c.allreduceLatencyUs, "allreduce_latency_us", false, kMaxAllreduceLatencyUs},
-        std::tuple{&c.gemmMHalf, "gemm_m_half", false, kMaxGemmMHalf},
-        std::tuple{&c.tpWidthHalf, "tp_width_half", false, kMaxTpWidthHalf},
-        std::tuple{&c.requestOverheadMs, "request_overhead_ms", false, kMaxRequestOverheadMs}}) {
-    if (!*x) continue;
-    if (auto e = ranged(**x, std::string("calibration.") + name, 0, loOpen, hi)) return e;
+  for (const ScalarFigure& f : kScalarFigures) {
+    const std::optional<double>& x = c.*f.member;
+    if (!x) continue;
+    if (auto e = ranged(*x, std::string("calibration.") + f.key, 0, f.loOpen, f.hi)) return e;
   }
   for (auto [byKey, name, loOpen, hi] :
        {std::tuple{&c.computeEfficiency, "compute_efficiency", true, kMaxEfficiency},
@@ -224,30 +241,12 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
       if (!v.is_string())
         return rd.error(ptr, field, std::string("expected a string, found ") + v.type_name());
       c.source = v.get<std::string>();
-    } else if (key == "overhead_ms") {
-      auto x = ranged(v, ptr, field, 0, false, kMaxOverheadMs);
+    } else if (const auto* f = std::find_if(std::begin(kScalarFigures), std::end(kScalarFigures),
+                                            [&key](const ScalarFigure& g) { return key == g.key; });
+               f != std::end(kScalarFigures)) {
+      auto x = ranged(v, ptr, field, 0, f->loOpen, f->hi);
       if (!x) return x.error();
-      c.overheadMs = *x;
-    } else if (key == "bandwidth_efficiency") {
-      auto x = ranged(v, ptr, field, 0, true, kMaxEfficiency);
-      if (!x) return x.error();
-      c.bandwidthEfficiency = *x;
-    } else if (key == "seq_overhead_us") {
-      auto x = ranged(v, ptr, field, 0, false, kMaxSeqOverheadUs);
-      if (!x) return x.error();
-      c.seqOverheadUs = *x;
-    } else if (key == "allreduce_latency_us") {
-      auto x = ranged(v, ptr, field, 0, false, kMaxAllreduceLatencyUs);
-      if (!x) return x.error();
-      c.allreduceLatencyUs = *x;
-    } else if (key == "gemm_m_half" || key == "tp_width_half" || key == "request_overhead_ms") {
-      const bool mHalf = key == "gemm_m_half", wHalf = key == "tp_width_half";
-      auto x = ranged(v, ptr, field, 0, false,
-                      mHalf   ? kMaxGemmMHalf
-                      : wHalf ? kMaxTpWidthHalf
-                              : kMaxRequestOverheadMs);
-      if (!x) return x.error();
-      (mHalf ? c.gemmMHalf : wHalf ? c.tpWidthHalf : c.requestOverheadMs) = *x;
+      c.*f->member = *x;
     } else if (key == "compute_efficiency") {
       if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.computeEfficiency))
         return *e;
@@ -271,13 +270,9 @@ Json gpuCalibrationToJson(const GpuCalibration& c) {
   Json j = Json::parse(c.extraJson, nullptr, false);
   if (!j.is_object()) j = Json::object();
   j["source"] = c.source;
-  if (c.overheadMs) j["overhead_ms"] = *c.overheadMs;
-  if (c.bandwidthEfficiency) j["bandwidth_efficiency"] = *c.bandwidthEfficiency;
-  if (c.seqOverheadUs) j["seq_overhead_us"] = *c.seqOverheadUs;
-  if (c.allreduceLatencyUs) j["allreduce_latency_us"] = *c.allreduceLatencyUs;
-  if (c.gemmMHalf) j["gemm_m_half"] = *c.gemmMHalf;
-  if (c.tpWidthHalf) j["tp_width_half"] = *c.tpWidthHalf;
-  if (c.requestOverheadMs) j["request_overhead_ms"] = *c.requestOverheadMs;
+  for (const ScalarFigure& f : kScalarFigures) {
+    if (const auto& x = c.*f.member) j[f.key] = *x;
+  }
   if (!c.computeEfficiency.empty()) j["compute_efficiency"] = c.computeEfficiency;
   if (!c.dequantSPerWeight.empty()) j["dequant_s_per_weight"] = c.dequantSPerWeight;
   if (!c.kernelBandwidthEfficiency.empty())

@@ -135,14 +135,10 @@ void addIntervals(Json& rows, const Scenario& scenario, const SchemeAssignment& 
         row[name] = nullptr;
         continue;
       }
-      const IntervalEstimate iv = servingInterval(q, metric, 0.8, rec ? &*rec : nullptr);
-      if (!(iv.value > 0) || !std::isfinite(iv.value)) {
-        row[name] = nullptr;
-        continue;
-      }
-      // Relative to the row's own figure (a rate the model prices at 99% of its saturation).
-      const double v = row[key].get<double>();
-      row[name] = {iv.low / iv.value * v, iv.high / iv.value * v};
+      // Around the row's own figure (a rate the model prices at 99% of its saturation).
+      const auto iv =
+          servingIntervalAround(q, metric, row[key].get<double>(), 0.8, rec ? &*rec : nullptr);
+      row[name] = iv ? Json{iv->low, iv->high} : Json(nullptr);
     }
   }
 }

@@ -17,17 +17,7 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   auto cands = makeCandidates({}, c.linear, c.moe, c.lmHead, *sp.catalog);
   if (!cands) return cands.error();
   ServingQuery q;
-  Scenario& s = q.scenario;
-  s.model = sp.model;
-  s.gpu = *gpu;
-  s.tp = c.tp;
-  s.maxModelLen =
-      static_cast<std::int64_t>(std::ceil(o.workload.inputTokens + o.workload.outputTokens));
-  s.kvBytesPerElement = kvBytesForDtype(c.kvDtype);
-  s.memUtil = sp.memUtil;
-  s.reserveGib = sp.reserveGib;
-  sp.catalog->setFallbacks(s);
-  s.efficiency = scenarioEfficiency(*gpu, sp.datasheet, *sp.catalog);
+  q.scenario = deployScenario(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload);
   q.candidate = cands->front();
   q.inputLen = o.workload.inputTokens;
   q.outputLen = o.workload.outputTokens;
@@ -47,18 +37,17 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
       q.loadValue = o.load.requestsPerS / replicas;
       break;
   }
-  const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
+  const auto rec = e2eFitRecord(q.scenario.efficiency.calibrationExtra);
   const E2eFitRecord* r = rec ? &*rec : nullptr;
-  // Each interval relative to the search's own figure (the same steady state).
-  auto scaled = [](IntervalEstimate iv, double value) {
-    if (!(iv.value > 0) || !std::isfinite(iv.value)) return IntervalEstimate{value, value, value};
-    return IntervalEstimate{value, iv.low / iv.value * value, iv.high / iv.value * value,
-                            iv.extrapolated};
+  // Each interval around the search's own figure (the same steady state).
+  auto around = [&](E2eMetric m, double value) {
+    return servingIntervalAround(q, m, value, level, r)
+        .value_or(IntervalEstimate{value, value, value});
   };
   DeployIntervals out;
-  out.ttftMs = scaled(servingInterval(q, E2eMetric::TtftMs, level, r), c.ttftMs);
-  out.tpotMs = scaled(servingInterval(q, E2eMetric::TpotMs, level, r), c.tpotMs);
-  out.outputTokS = scaled(servingInterval(q, E2eMetric::OutputTokS, level, r), c.outputTokS);
+  out.ttftMs = around(E2eMetric::TtftMs, c.ttftMs);
+  out.tpotMs = around(E2eMetric::TpotMs, c.tpotMs);
+  out.outputTokS = around(E2eMetric::OutputTokS, c.outputTokS);
   // Cost per token is the price over the throughput: its interval is the throughput's, inverted.
   const IntervalEstimate& t = out.outputTokS;
   const double cost = c.usdPerMillionOutputTokens;

@@ -171,6 +171,23 @@ std::string nothingFeasibleReason(const DeployResult& res, const DeployOptions& 
 
 }  // namespace
 
+Scenario deployScenario(const DeploySpace& sp, const GpuSpec& gpu, int tp, double kvBytesPerElement,
+                        const ServingWorkload& w) {
+  Scenario s;
+  s.model = sp.model;
+  s.gpu = gpu;
+  s.tp = tp;
+  s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
+  s.kvBytesPerElement = kvBytesPerElement;
+  s.memUtil = sp.memUtil;
+  s.reserveGib = sp.reserveGib;
+  sp.catalog->setFallbacks(s);
+  // The constants the rest of the tool predicts with: the GPU file's calibration, else the
+  // catalog's bundled defaults; the ideal roofline only when asked for.
+  s.efficiency = scenarioEfficiency(gpu, sp.datasheet, *sp.catalog);
+  return s;
+}
+
 Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOptions& o) {
   std::vector<double> kvBytes;
   if (auto e = checkSearch(sp, o, kvBytes)) return *e;
@@ -178,8 +195,6 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
   const auto assigns = assignments(sp);
   std::vector<int> counts;
   for (int c = 1; c <= sp.maxGpus; c *= 2) counts.push_back(c);
-  const auto maxLen =
-      static_cast<std::int64_t>(std::ceil(o.workload.inputTokens + o.workload.outputTokens));
 
   DeployResult res;
   Frontier front;
@@ -205,18 +220,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
             res.rejectedMemory += perCurve;
             continue;
           }
-          Scenario s;
-          s.model = sp.model;
-          s.gpu = gpu;
-          s.tp = tp;
-          s.maxModelLen = maxLen;
-          s.kvBytesPerElement = kvBytes[ki];
-          s.memUtil = sp.memUtil;
-          s.reserveGib = sp.reserveGib;
-          sp.catalog->setFallbacks(s);
-          // The constants the rest of the tool predicts with: the GPU file's calibration, else
-          // the catalog's bundled defaults; the ideal roofline only when asked for.
-          s.efficiency = scenarioEfficiency(gpu, sp.datasheet, *sp.catalog);
+          const Scenario s = deployScenario(sp, gpu, tp, kvBytes[ki], o.workload);
           auto eng = engineServing(s, as.a);
           if (!eng) return eng.error();
           if (eng->kvCapacityTokens < I + O) {

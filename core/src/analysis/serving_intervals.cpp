@@ -42,4 +42,13 @@ IntervalEstimate servingInterval(const ServingQuery& q, E2eMetric metric, double
   return out;
 }
 
+std::optional<IntervalEstimate> servingIntervalAround(const ServingQuery& q, E2eMetric metric,
+                                                      double value, double level,
+                                                      const E2eFitRecord* record) {
+  const IntervalEstimate iv = servingInterval(q, metric, level, record);
+  if (!(iv.value > 0) || !std::isfinite(iv.value) || !std::isfinite(value)) return std::nullopt;
+  return IntervalEstimate{value, iv.low / iv.value * value, iv.high / iv.value * value,
+                          iv.extrapolated};
+}
+
 }  // namespace qf

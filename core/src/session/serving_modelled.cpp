@@ -119,11 +119,10 @@ void addIntervals(ModelledServingCurve& curve, const Scenario& scen, const Schem
   q.outputLen = curve.outputTokens;
   q.maxBatch = lim.maxBatch;
   q.tokenBudget = lim.tokenBudget;
-  auto rel = [](const IntervalEstimate& iv,
-                double value) -> std::optional<std::pair<double, double>> {
-    if (!(iv.value > 0) || !std::isfinite(iv.value) || !std::isfinite(value) || !(iv.high > iv.low))
-      return std::nullopt;
-    return std::pair{iv.low / iv.value * value, iv.high / iv.value * value};
+  auto around = [&](E2eMetric m, double value) -> std::optional<std::pair<double, double>> {
+    const auto iv = servingIntervalAround(q, m, value, 0.8, &*rec);
+    if (!iv || !(iv->high > iv->low)) return std::nullopt;
+    return std::pair{iv->low, iv->high};
   };
   for (auto& p : curve.points) {
     if (std::isinf(p.load.value) || p.saturated) {
@@ -135,10 +134,10 @@ void addIntervals(ModelledServingCurve& curve, const Scenario& scen, const Schem
       q.load = PointLoad::Rate;
       q.loadValue = p.load.value;
     }
-    p.outputTokSInterval = rel(servingInterval(q, E2eMetric::OutputTokS, 0.8, &*rec), p.outputTokS);
-    p.tpotMsInterval = rel(servingInterval(q, E2eMetric::TpotMs, 0.8, &*rec), p.tpotMs);
+    p.outputTokSInterval = around(E2eMetric::OutputTokS, p.outputTokS);
+    p.tpotMsInterval = around(E2eMetric::TpotMs, p.tpotMs);
     if (p.ttftMs && q.load != PointLoad::Max)
-      p.ttftMsInterval = rel(servingInterval(q, E2eMetric::TtftMs, 0.8, &*rec), *p.ttftMs);
+      p.ttftMsInterval = around(E2eMetric::TtftMs, *p.ttftMs);
   }
 }
 

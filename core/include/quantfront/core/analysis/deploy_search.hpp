@@ -87,6 +87,13 @@ struct DeployResult {
                rejectedGate = 0;
 };
 
+/// One replica's scenario as the search prices it: `gpu` at `tp`, KV of `kvBytesPerElement`,
+/// room for one request of `w`, the space's memory settings and fallbacks, and the constants
+/// the rest of the tool predicts with (the GPU's calibration, else the bundled defaults; the
+/// datasheet when the space asks).
+Scenario deployScenario(const DeploySpace& space, const GpuSpec& gpu, int tp,
+                        double kvBytesPerElement, const ServingWorkload& w);
+
 /// Runs the search. Errors: an empty space, a GPU without a price, bad workload or SLOs.
 Result<DeployResult> searchDeployments(const DeploySpace& space, const DeployOptions& opts);
 

@@ -27,4 +27,11 @@ struct ServingQuery {
 IntervalEstimate servingInterval(const ServingQuery& q, E2eMetric metric, double level = 0.8,
                                  const E2eFitRecord* record = nullptr);
 
+/// The same interval around `value`, a figure the caller already has of the same steady state
+/// (a rate its own state prices at saturation, say): the interval's relative bounds applied to
+/// it. Nullopt when the model cannot predict the point.
+std::optional<IntervalEstimate> servingIntervalAround(const ServingQuery& q, E2eMetric metric,
+                                                      double value, double level = 0.8,
+                                                      const E2eFitRecord* record = nullptr);
+
 }  // namespace qf

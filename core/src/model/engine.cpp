@@ -25,6 +25,19 @@ const char* layerKindName(LayerKind k) {
   return "?";
 }
 
+namespace {
+/// The scheme a layer kind is priced in: the assignment's, except an LM head left to a linear
+/// scheme that real checkpoints do not apply to it (docs/model.md, "Checkpoints as they are").
+const Scheme& pricedScheme(const SchemeAssignment& cand, LayerKind kind, const Scenario& s) {
+  if (kind == LayerKind::LmHead && !cand.lmHead && s.checkpointLmHead &&
+      !cand.linear.quantizesLmHead &&
+      cand.linear.bitsPerWeight() < s.checkpointLmHead->bitsPerWeight()) {
+    return *s.checkpointLmHead;
+  }
+  return cand.forKind(kind);
+}
+}  // namespace
+
 const Scheme& SchemeAssignment::forKind(LayerKind k) const {
   if (k == LayerKind::Moe && moe) return *moe;
   if (k == LayerKind::LmHead && lmHead) return *lmHead;
@@ -444,7 +457,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
   for (LayerKind kind : kAllLayerKinds) {
     KindTerm& k = curve.kinds[static_cast<std::size_t>(kind)];
     k.kind = kind;
-    k.scheme = cand.forKind(kind);
+    k.scheme = pricedScheme(cand, kind, s);
     k.fallback = !s.gpu.hasPath(k.scheme.path);
     k.effectivePath = k.fallback ? fallbackPath : k.scheme.path;
     // A fallback is priced as the weight-only kernel that runs instead: 4-bit weights as

@@ -364,6 +364,9 @@ Result<Scheme> parseScheme(const Json& j, const std::string& file, const std::st
   s.path = *p;
   s.activation = j.value("activation", std::string());
   s.cNote = j.value("c_note", std::string());
+  auto head = rd.optBoolean(j, pointer, "quantizes_lm_head");
+  if (!head) return head.error();
+  s.quantizesLmHead = head->value_or(false);
   return s;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 /// The bundled catalog (models, GPUs, schemes) and lookups by id or by user file.
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,6 +37,10 @@ class Catalog {
   /// Sets the scenario's fallback kernels: "c_as" for weights wider than 4 bits, "c_as_4bit"
   /// (default w4a16-g128) for 4-bit ones (docs/model.md, "Fallbacks").
   void setFallbacks(Scenario& s) const;
+  /// The scheme real checkpoints keep the LM head and embeddings in ("checkpoint_lm_head",
+  /// default bf16; docs/model.md, "Checkpoints as they are"), if the catalog has one. Not yet
+  /// set by the scenario builders: the bundled constants were fitted without it.
+  [[nodiscard]] const std::optional<Scheme>& checkpointLmHead() const { return m_checkpointLmHead; }
 
   /// The bundled end-to-end constants of a catalog GPU (resources/catalog/calibration.json:
   /// fitted to published latencies, or carried over and marked so), or null when none.
@@ -62,6 +67,7 @@ class Catalog {
   std::vector<GpuSpec> m_gpus;
   std::vector<Scheme> m_schemes;
   std::map<std::string, GpuCalibration> m_defaultCalibrations;
+  std::optional<Scheme> m_checkpointLmHead;
   double m_fallbackC = 1.0;
   std::string m_fallbackId = "w8a16";
   double m_fallback4BitC = 2.0;

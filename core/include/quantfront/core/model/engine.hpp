@@ -102,6 +102,13 @@ struct Scenario {
   std::string fallbackId = "w8a16";
   double fallback4BitC = 2.0;
   std::string fallback4BitId = "w4a16-g128";
+  /// The precision real checkpoints keep the LM head and embeddings in when they quantize the
+  /// rest (bf16: GPTQ, AWQ, FP8 and INT8 checkpoints leave lm_head unquantized; docs/model.md,
+  /// "Checkpoints as they are"). An assignment that leaves lm_head to its linear scheme is
+  /// priced with it wherever it has fewer bits per weight, unless the scheme quantizes the
+  /// head itself. Unset (a scenario built by hand, or under --datasheet): every streamed
+  /// weight takes the linear scheme, the seeds' convention. resolveScenario sets it.
+  std::optional<Scheme> checkpointLmHead;
   Efficiency efficiency;  ///< η_β, η_P, t0, measured dequant (defaults: datasheet)
   /// A static batch of requests as `vllm bench latency` runs it: every request has
   /// `inputLen` prompt tokens and `outputLen` output tokens. 0: no end-to-end prediction.

@@ -126,6 +126,10 @@ struct Scheme {
   TensorPath path = TensorPath::Bf16;
   double c = 0;  ///< non-tensor instructions per weight
   std::string cNote;
+  /// Real checkpoints of this scheme quantize the LM head and embeddings too (catalog key
+  /// `quantizes_lm_head`); otherwise they keep them at the catalog's checkpoint precision
+  /// (docs/model.md, "Checkpoints as they are").
+  bool quantizesLmHead = false;
 
   /// weight_bits + scale_bits/group (+ zero_bits/group).
   [[nodiscard]] double bitsPerWeight() const {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -66,7 +67,8 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
   if (!prepared) return badInput(err, prepared.error());
   for (const auto& n : notes) err << "qfront: note: " << file << ": " << n << "\n";
   const std::string source = "qfront calibrate on " + file + " (" +
-                             std::to_string(prepared->size()) + " end-to-end points)";
+                             std::to_string(prepared->size()) + " end-to-end points, " +
+                             utcTimestamp().substr(0, 10) + ")";
   // The prior: the GPU's own calibration (its file's block, else the catalog's bundled
   // defaults), which pulls each constant as far as the points leave it undetermined; with
   // --datasheet the ideal roofline, from which the fit is free.

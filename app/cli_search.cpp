@@ -173,33 +173,27 @@ int searchedGpus(const std::vector<std::string>& prices, const std::optional<std
 /// (`best_ties`, their frontier indices; `best_is_tie`). Returns false after printing an error.
 bool addIntervals(Json& j, const DeploySpace& sp, const DeployOptions& o, const DeployResult& r,
                   std::ostream& err) {
-  std::vector<DeployIntervals> ivs;
-  auto pair = [](const IntervalEstimate& iv) { return Json{iv.low, iv.high}; };
-  for (std::size_t i = 0; i < r.frontier.size(); ++i) {
-    auto iv = deployIntervals(sp, o, r.frontier[i]);
-    if (!iv) {
-      badInput(err, iv.error());
-      return false;
-    }
-    Json& c = j["frontier"][i];
-    c["interval_level"] = 0.8;
-    c["ttft_ms_interval"] = pair(iv->ttftMs);
-    c["tpot_ms_interval"] = pair(iv->tpotMs);
-    c["output_tok_s_interval"] = pair(iv->outputTokS);
-    c["usd_per_million_output_tokens_interval"] = pair(iv->usdPerMillionOutputTokens);
-    ivs.push_back(*iv);
+  auto fi = frontierIntervals(sp, o, r);
+  if (!fi) {
+    badInput(err, fi.error());
+    return false;
   }
-  j["best_ties"] = Json::array();
-  j["best_is_tie"] = false;
-  if (!r.best || ivs.empty()) return true;
-  // The best is the frontier's last point (the cheapest).
-  const std::size_t bi = ivs.size() - 1;
+  auto pair = [](const IntervalEstimate& iv) { return Json{iv.low, iv.high}; };
+  for (std::size_t i = 0; i < fi->frontier.size(); ++i) {
+    const DeployIntervals& iv = fi->frontier[i];
+    Json& c = j["frontier"][i];
+    c["interval_level"] = fi->level;
+    c["ttft_ms_interval"] = pair(iv.ttftMs);
+    c["tpot_ms_interval"] = pair(iv.tpotMs);
+    c["output_tok_s_interval"] = pair(iv.outputTokS);
+    c["usd_per_million_output_tokens_interval"] = pair(iv.usdPerMillionOutputTokens);
+  }
+  j["best_ties"] = fi->bestTies;
+  j["best_is_tie"] = !fi->bestTies.empty();
+  if (!fi->best) return true;
   for (const char* key : {"ttft_ms_interval", "tpot_ms_interval", "output_tok_s_interval",
                           "usd_per_million_output_tokens_interval", "interval_level"})
-    j["best"][key] = j["frontier"][bi][key];
-  const auto ties = costTies(ivs, ivs[bi], bi);
-  for (std::size_t t : ties) j["best_ties"].push_back(t);
-  j["best_is_tie"] = !ties.empty();
+    j["best"][key] = j["frontier"][*fi->best][key];
   return true;
 }
 

@@ -54,7 +54,8 @@ TEST_CASE("the datasheet toggle switches the model's constants and every title s
   spec.datasheet = false;
   w.setScenario(spec);
   w.recompute();
-  CHECK(w.windowTitle().contains("calibrated constants"));
+  // The title says where the constants come from, not only that they are calibrated.
+  CHECK(w.windowTitle().contains("bundled constants fitted to"));
   REQUIRE(w.report().has_value());
   const double calibrated = w.report()->schemes.front().points.front().stepMs;
   spec.datasheet = true;

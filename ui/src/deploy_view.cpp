@@ -63,6 +63,17 @@ double latencyOf(const DeployConfig& c, LatencyAxis axis) {
   return axis == LatencyAxis::Tpot ? c.tpotMs : c.ttftMs;
 }
 
+const IntervalEstimate& latencyInterval(const DeployIntervals& iv, LatencyAxis axis) {
+  return axis == LatencyAxis::Tpot ? iv.tpotMs : iv.ttftMs;
+}
+
+/// "12.3 (11.0–13.9)": a figure and its interval, or the figure alone when the interval is
+/// the value itself (no fit record).
+QString withInterval(double v, const IntervalEstimate* iv) {
+  if (!iv || !(iv->high > iv->low)) return fmt3(v);
+  return QString("%1 (%2–%3)").arg(fmt3(v), fmt3(iv->low), fmt3(iv->high));
+}
+
 }  // namespace
 
 QWidget* DeployView::buildInputs() {
@@ -282,6 +293,7 @@ bool DeployView::search() {
     if (auto s = cat.scheme(item->text().toStdString())) sp.schemes.push_back(*s);
   }
   m_result.reset();
+  m_intervals.reset();
   QString why;
   if (m_model.layers <= 0) why = "no model: the scenario's model is needed";
   if (sp.gpus.empty()) why = "no GPU is ticked";
@@ -306,6 +318,13 @@ bool DeployView::search() {
     return false;
   }
   m_result = std::move(*r);
+  auto iv = frontierIntervals(sp, m_lastOptions, *m_result);
+  QString intervalNote;
+  if (iv) {
+    m_intervals = std::move(*iv);
+  } else {
+    intervalNote = " No intervals: " + qs(iv.error().message) + ".";
+  }
   if (!m_result->nothingFeasible.empty()) {
     m_status = QString("%1 configurations evaluated, none feasible: %2")
                    .arg(m_result->evaluated)
@@ -331,6 +350,7 @@ bool DeployView::search() {
                             .arg(m_lastOptions.workload.inputTokens)
                             .arg(m_lastOptions.workload.outputTokens))
                    .arg(qs(deployLoadText(m_lastOptions.load)));
+    m_status += tieText() + intervalNote;
   }
   m_summary->setText(m_status);
   draw();
@@ -343,11 +363,18 @@ QString DeployView::status() const {
 }
 
 void DeployView::draw() {
-  m_plot->clearGraphs();
+  m_plot->clearPlottables();
   m_plot->clearItems();
   m_plot->legend->setVisible(false);
   const LatencyAxis axis = m_lastOptions.axis;
-  m_plot->xAxis->setLabel(axis == LatencyAxis::Tpot ? "TPOT (ms)" : "TTFT (ms)");
+  const bool withBars =
+      m_intervals &&
+      std::any_of(m_intervals->frontier.begin(), m_intervals->frontier.end(),
+                  [](const DeployIntervals& iv) {
+                    return iv.usdPerMillionOutputTokens.high > iv.usdPerMillionOutputTokens.low;
+                  });
+  m_plot->xAxis->setLabel(QString(axis == LatencyAxis::Tpot ? "TPOT (ms)" : "TTFT (ms)") +
+                          (withBars ? "  —  bars: 80% interval of each figure" : ""));
   if (!m_result || m_result->frontier.empty()) {
     m_plot->replot();
     return;
@@ -370,20 +397,56 @@ void DeployView::draw() {
     gpuIndex.emplace(c.gpu, static_cast<int>(gpuIndex.size()));
     schemeIndex.emplace(c.schemeId(), static_cast<int>(schemeIndex.size()));
   }
-  std::map<std::pair<std::string, std::string>, QCPGraph*> graphs;
-  for (const auto& c : f) {
-    auto key = std::make_pair(c.gpu, c.schemeId());
-    auto it = graphs.find(key);
-    if (it == graphs.end()) {
-      auto* g = m_plot->addGraph();
-      g->setLineStyle(QCPGraph::lsNone);
-      const QColor col = gpuColor(gpuIndex[c.gpu]);
-      g->setPen(QPen(col, 1.6));
-      g->setScatterStyle(QCPScatterStyle(schemeShape(schemeIndex[c.schemeId()]), col, col, 9));
-      g->setName(qs(c.gpu + ", " + c.schemeId()));
-      it = graphs.emplace(key, g).first;
+  // Each (GPU, scheme) group's points by latency (a graph keeps its data sorted by key, and
+  // its error bars follow that order), with their 80% intervals as error bars on both axes.
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> groups;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    auto key = std::make_pair(f[i].gpu, f[i].schemeId());
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(i);
+  }
+  for (const auto& key : order) {
+    auto& idx = groups[key];
+    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+      return latencyOf(f[a], axis) < latencyOf(f[b], axis);
+    });
+    auto* g = m_plot->addGraph();
+    g->setLineStyle(QCPGraph::lsNone);
+    const QColor col = gpuColor(gpuIndex[key.first]);
+    g->setPen(QPen(col, 1.6));
+    g->setScatterStyle(QCPScatterStyle(schemeShape(schemeIndex[key.second]), col, col, 9));
+    g->setName(qs(key.first + ", " + key.second));
+    QVector<double> x, y, xLo, xHi, yLo, yHi;
+    for (std::size_t i : idx) {
+      const double lx0 = latencyOf(f[i], axis), ly0 = f[i].usdPerMillionOutputTokens;
+      x.push_back(lx0);
+      y.push_back(ly0);
+      const DeployIntervals* iv = intervalsAt(static_cast<int>(i));
+      const IntervalEstimate* li = iv ? &latencyInterval(*iv, axis) : nullptr;
+      const IntervalEstimate* ci = iv ? &iv->usdPerMillionOutputTokens : nullptr;
+      xLo.push_back(li ? std::max(0.0, lx0 - li->low) : 0.0);
+      xHi.push_back(li ? std::max(0.0, li->high - lx0) : 0.0);
+      yLo.push_back(ci ? std::max(0.0, ly0 - ci->low) : 0.0);
+      yHi.push_back(ci ? std::max(0.0, ci->high - ly0) : 0.0);
     }
-    it->second->addData(latencyOf(c, axis), c.usdPerMillionOutputTokens);
+    g->setData(x, y, true);
+    const bool anyInterval = std::any_of(yHi.begin(), yHi.end(), [](double v) { return v > 0; }) ||
+                             std::any_of(xHi.begin(), xHi.end(), [](double v) { return v > 0; });
+    if (!anyInterval) continue;
+    for (auto type : {QCPErrorBars::etKeyError, QCPErrorBars::etValueError}) {
+      auto* bars = new QCPErrorBars(m_plot->xAxis, m_plot->yAxis);
+      bars->removeFromLegend();
+      bars->setDataPlottable(g);
+      bars->setErrorType(type);
+      bars->setPen(QPen(col.lighter(130), 1.0));
+      bars->setWhiskerWidth(5);
+      if (type == QCPErrorBars::etKeyError) {
+        bars->setData(xLo, xHi);
+      } else {
+        bars->setData(yLo, yHi);
+      }
+    }
   }
   // The cheapest feasible configuration, ringed.
   if (m_result->best) {
@@ -416,17 +479,19 @@ void DeployView::fillTable() {
   m_table->setRowCount(rows);
   for (int r = 0; r < rows; ++r) {
     const auto& c = m_result->frontier[static_cast<std::size_t>(r)];
-    const QStringList cells = {qs(c.gpu),
-                               QString::number(c.gpuCount),
-                               QString("%1 × %2").arg(c.tp).arg(c.replicas),
-                               qs(c.schemeId()),
-                               qs(c.kvDtype),
-                               QString::number(c.maxBatch),
-                               fmt3(c.ttftMs),
-                               fmt3(c.tpotMs),
-                               fmt3(c.outputTokS),
-                               fmt3(c.usdPerMillionOutputTokens),
-                               qs(c.bindingLimit)};
+    const DeployIntervals* iv = intervalsAt(r);
+    const QStringList cells = {
+        qs(c.gpu),
+        QString::number(c.gpuCount),
+        QString("%1 × %2").arg(c.tp).arg(c.replicas),
+        qs(c.schemeId()),
+        qs(c.kvDtype),
+        QString::number(c.maxBatch),
+        withInterval(c.ttftMs, iv ? &iv->ttftMs : nullptr),
+        withInterval(c.tpotMs, iv ? &iv->tpotMs : nullptr),
+        withInterval(c.outputTokS, iv ? &iv->outputTokS : nullptr),
+        withInterval(c.usdPerMillionOutputTokens, iv ? &iv->usdPerMillionOutputTokens : nullptr),
+        qs(c.bindingLimit)};
     for (int k = 0; k < cells.size(); ++k) {
       auto* item = new QTableWidgetItem(cells[k]);
       if (k >= 5 && k <= 9) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -454,23 +519,63 @@ std::optional<Candidate> DeployView::selectedCandidate() const {
 QString DeployView::hoverText(int i) const {
   if (!m_result || i < 0 || i >= static_cast<int>(m_result->frontier.size())) return {};
   const auto& c = m_result->frontier[static_cast<std::size_t>(i)];
-  return QString(
-             "%1 × %2 (TP %3 × %4 replicas)\nschemes: %5\nKV cache: %6, batch cap %7\n"
-             "TTFT %8 ms, TPOT %9 ms\noutput %10 tok/s\n%11 USD per million output tokens "
-             "(%12 USD/h)\nconcurrency capped by %13")
-      .arg(c.gpuCount)
-      .arg(qs(c.gpu))
-      .arg(c.tp)
-      .arg(c.replicas)
-      .arg(qs(c.schemeId()))
-      .arg(qs(c.kvDtype))
-      .arg(c.maxBatch)
-      .arg(fmt3(c.ttftMs))
-      .arg(fmt3(c.tpotMs))
-      .arg(fmt3(c.outputTokS))
-      .arg(fmt3(c.usdPerMillionOutputTokens))
-      .arg(fmt3(c.pricePerHourUsd))
-      .arg(qs(c.bindingLimit));
+  const DeployIntervals* iv = intervalsAt(i);
+  QString text = QString(
+                     "%1 × %2 (TP %3 × %4 replicas)\nschemes: %5\nKV cache: %6, batch cap %7\n"
+                     "TTFT %8 ms, TPOT %9 ms\noutput %10 tok/s\n%11 USD per million output tokens "
+                     "(%12 USD/h)\nconcurrency capped by %13")
+                     .arg(c.gpuCount)
+                     .arg(qs(c.gpu))
+                     .arg(c.tp)
+                     .arg(c.replicas)
+                     .arg(qs(c.schemeId()))
+                     .arg(qs(c.kvDtype))
+                     .arg(c.maxBatch)
+                     .arg(withInterval(c.ttftMs, iv ? &iv->ttftMs : nullptr))
+                     .arg(withInterval(c.tpotMs, iv ? &iv->tpotMs : nullptr))
+                     .arg(withInterval(c.outputTokS, iv ? &iv->outputTokS : nullptr))
+                     .arg(withInterval(c.usdPerMillionOutputTokens,
+                                       iv ? &iv->usdPerMillionOutputTokens : nullptr))
+                     .arg(fmt3(c.pricePerHourUsd))
+                     .arg(qs(c.bindingLimit));
+  if (iv && iv->usdPerMillionOutputTokens.high > iv->usdPerMillionOutputTokens.low) {
+    text += QString("\n(80% intervals from the constants' spread)");
+  }
+  if (m_intervals && m_intervals->best) {
+    const auto& ties = m_intervals->bestTies;
+    const auto at = static_cast<std::size_t>(i);
+    if (at == *m_intervals->best && !ties.empty()) {
+      text += "\ncheapest, but a tie within the constants' spread";
+    } else if (std::find(ties.begin(), ties.end(), at) != ties.end()) {
+      text += "\nties with the cheapest within the constants' spread";
+    }
+  }
+  return text;
+}
+
+const DeployIntervals* DeployView::intervalsAt(int i) const {
+  if (!m_intervals || i < 0 || i >= static_cast<int>(m_intervals->frontier.size())) return nullptr;
+  return &m_intervals->frontier[static_cast<std::size_t>(i)];
+}
+
+QString DeployView::tieText() const {
+  if (!m_result || !m_intervals || !m_intervals->best) return {};
+  const auto& iv = m_intervals->frontier[*m_intervals->best].usdPerMillionOutputTokens;
+  QString out;
+  if (iv.high > iv.low) {
+    out = QString(" 80% interval of its cost: %1–%2 USD.").arg(fmt3(iv.low), fmt3(iv.high));
+  }
+  const auto& ties = m_intervals->bestTies;
+  if (ties.empty()) return out;
+  QStringList names;
+  for (std::size_t t : ties) {
+    const auto& c = m_result->frontier[t];
+    names << QString("%1 × %2 %3").arg(c.gpuCount).arg(qs(c.gpu), qs(c.schemeId()));
+  }
+  return out + QString(
+                   " A tie, not a recommendation: within the constants' spread it costs "
+                   "the same as %1.")
+                   .arg(names.join(", "));
 }
 
 void DeployView::onHover(QMouseEvent* event) {

@@ -37,6 +37,7 @@
 
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/model_config.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/file_lock.hpp>
@@ -371,10 +372,11 @@ QString MainWindow::sessionName() const {
 
 void MainWindow::updateTitle() {
   // Which constants the figures are computed with, always in sight.
-  const QString constants = !m_report ? QString()
-                            : m_report->scenario.efficiency.isDatasheet()
-                                ? QString(" — datasheet roofline")
-                                : QString(" — calibrated constants");
+  // Which constants the figures are computed with, and where they come from, always in sight.
+  const QString constants =
+      !m_report
+          ? QString()
+          : " — " + QString::fromStdString(constantsProvenance(m_report->scenario.efficiency));
   setWindowTitle(QString("QuantFront — %1%2%3").arg(sessionName(), constants, m_dirty ? " *" : ""));
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 #include "text.hpp"
@@ -148,12 +149,32 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_schemeCurves = 0;
   m_curves.clear();
+  m_bands.clear();
+  m_bandCurves = 0;
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
   double yMax = 0;
+  // Each scheme's curve as drawn (simplified) and its 80% interval at those batches (empty
+  // for the datasheet roofline or a calibration without a fit record).
+  struct Drawn {
+    QVector<double> x, y;
+    std::vector<IntervalEstimate> band;
+  };
+  std::vector<Drawn> drawn;
   for (const auto& s : report.schemes) {
-    for (const auto& p : s.points) yMax = std::max(yMax, p.stepMs);
+    Drawn d;
+    for (const auto& p : s.points) {
+      d.x.push_back(p.batch);
+      d.y.push_back(p.stepMs);
+      yMax = std::max(yMax, p.stepMs);
+    }
+    simplifyCurveData(d.x, d.y, true, false);
+    d.band = stepTimeIntervals(report.scenario, report.params, s,
+                               std::vector<double>(d.x.begin(), d.x.end()));
+    if (d.band.size() != static_cast<std::size_t>(d.x.size())) d.band.clear();
+    for (const auto& iv : d.band) yMax = std::max(yMax, iv.high * 1e3);
+    drawn.push_back(std::move(d));
   }
   const double top = yMax * 1.12;
   m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, top);
@@ -164,18 +185,43 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     QColor color;
   };
   std::vector<Marker> ridgeLabels;
-  for (const auto& s : report.schemes) {
+  for (std::size_t si = 0; si < report.schemes.size(); ++si) {
+    const SchemeReport& s = report.schemes[si];
     const QString id = qs(s.assignment.id);
     const QColor color = schemeColor(id);
-    QVector<double> x, y;
-    x.reserve(static_cast<int>(s.points.size()));
-    y.reserve(static_cast<int>(s.points.size()));
-    for (const auto& p : s.points) {
-      x.push_back(p.batch);
-      y.push_back(p.stepMs);
-    }
-    simplifyCurveData(x, y, true, false);
+    const QVector<double>& x = drawn[si].x;
+    const QVector<double>& y = drawn[si].y;
     m_curves.emplace_back(id, s.curve);
+    // The 80% interval from the calibration's spread, as a light band under the curve (none
+    // for the datasheet roofline or a calibration without a fit record).
+    m_bands.emplace_back();
+    {
+      const auto& ivs = drawn[si].band;
+      if (!ivs.empty()) {
+        QVector<double> lo, hi;
+        for (std::size_t i = 0; i < ivs.size(); ++i) {
+          const double v = ivs[i].value;
+          lo.push_back(ivs[i].low * 1e3);
+          hi.push_back(ivs[i].high * 1e3);
+          if (v > 0)
+            m_bands.back().push_back({x[static_cast<int>(i)], ivs[i].low / v, ivs[i].high / v});
+        }
+        QCPGraph* low = addGraph();
+        QCPGraph* high = addGraph();
+        low->setData(x, lo, true);
+        high->setData(x, hi, true);
+        for (QCPGraph* gr : {low, high}) {
+          gr->setPen(Qt::NoPen);
+          gr->removeFromLegend();
+          gr->setProperty("qf_role", "band");
+        }
+        QColor fill = color;
+        fill.setAlpha(40);
+        high->setBrush(fill);
+        high->setChannelFillGraph(low);
+        ++m_bandCurves;
+      }
+    }
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(schemePen(id));
@@ -549,9 +595,21 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
 
 QString StepTimePlot::readoutAt(double b) const {
   QString text = QString("B = %1").arg(formatBatch(b));
-  for (const auto& [id, curve] : m_curves) {
-    text += QString("\n%1: %2 ms").arg(id).arg(curve.stepSeconds(b) * 1e3, 0, 'f', 3);
+  for (std::size_t i = 0; i < m_curves.size(); ++i) {
+    const auto& [id, curve] = m_curves[i];
+    const double ms = curve.stepSeconds(b) * 1e3;
+    text += QString("\n%1: %2 ms").arg(id).arg(ms, 0, 'f', 3);
+    // The band's ratios at the nearest sample in log batch (the band is smooth in B).
+    const auto& band = i < m_bands.size() ? m_bands[i] : std::vector<BandPoint>{};
+    if (band.empty()) continue;
+    const auto near = std::min_element(band.begin(), band.end(), [&](const auto& a, const auto& c) {
+      return std::abs(std::log(a.batch / b)) < std::abs(std::log(c.batch / b));
+    });
+    text += QString(" (80%: %1–%2)")
+                .arg(ms * near->lowRatio, 0, 'f', 3)
+                .arg(ms * near->highRatio, 0, 'f', 3);
   }
+  if (m_bandCurves > 0) text += "\nbands: 80% intervals from the calibration's spread";
   return text;
 }
 

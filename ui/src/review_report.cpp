@@ -709,7 +709,8 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
     w.heading("Step time vs batch");
     w.plot(in.stepPlot, plotH);
     w.text(
-        "Solid and dashed curves: one colour and one line style per scheme; dotted: each "
+        "Solid and dashed curves: one colour and one line style per scheme; shaded: the 80% "
+        "interval from the calibration's spread (none for the datasheet roofline); dotted: each "
         "scheme's memory floor; diamonds: ridges; circles: crossovers.",
         kMuted, 8);
     for (const auto& c : in.report->crossovers) w.text("• " + crossoverText(c));

@@ -68,4 +68,20 @@ std::vector<std::size_t> costTies(const std::vector<DeployIntervals>& frontier,
   return out;
 }
 
+Result<FrontierIntervals> frontierIntervals(const DeploySpace& sp, const DeployOptions& o,
+                                            const DeployResult& r, double level) {
+  FrontierIntervals out;
+  out.level = level;
+  for (const auto& c : r.frontier) {
+    auto iv = deployIntervals(sp, o, c, level);
+    if (!iv) return iv.error();
+    out.frontier.push_back(*iv);
+  }
+  if (r.best && !out.frontier.empty()) {
+    out.best = out.frontier.size() - 1;
+    out.bestTies = costTies(out.frontier, out.frontier[*out.best], *out.best);
+  }
+  return out;
+}
+
 }  // namespace qf

@@ -525,31 +525,67 @@ bool E2eFitRange::contains(double batch, double inputLen, double outputLen) cons
          in(outputLen, outputMin, outputMax);
 }
 
+namespace {
+/// One candidate's step curves under perturbed constants, each distinct efficiency's built
+/// once and reused for every point.
+class PerturbedCurves {
+ public:
+  PerturbedCurves(const Scenario& s, const ParamCounts& params, const SchemeAssignment& a)
+      : m_s(s), m_params(params), m_a(a) {}
+  const StepCurve* operator()(const Efficiency& e) {
+    std::ostringstream key;
+    key.precision(17);
+    key << e.overheadMs << "/" << e.bandwidthEff << "/" << e.seqOverheadUs << "/"
+        << e.allreduceLatencyUs << "/" << e.gemmMHalf << "/" << e.tpWidthHalf << "/"
+        << e.requestOverheadMs;
+    for (const auto& [k, v] : e.computeEff) key << "/" << k << "=" << v;
+    for (const auto& [k, v] : e.dequantSPerWeight) key << "/" << k << "=" << v;
+    for (const auto& [k, v] : e.kernelBandwidthEff) key << "/bw:" << k << "=" << v;
+    auto it = m_curves.find(key.str());
+    if (it == m_curves.end()) {
+      Scenario t = m_s;
+      t.efficiency = e;
+      auto c = buildStepCurve(t, m_params, m_a);
+      if (!c) return nullptr;
+      it = m_curves.emplace(key.str(), std::move(*c)).first;
+    }
+    return &it->second;
+  }
+
+ private:
+  const Scenario& m_s;
+  const ParamCounts& m_params;
+  const SchemeAssignment& m_a;
+  std::map<std::string, StepCurve> m_curves;
+};
+}  // namespace
+
+std::vector<IntervalEstimate> stepTimeIntervals(const Scenario& s, const ParamCounts& params,
+                                                const SchemeReport& sr,
+                                                const std::vector<double>& batches, double level) {
+  std::vector<IntervalEstimate> out;
+  const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
+  if (!rec || rec->dof <= 0) return out;
+  PerturbedCurves curveFor(s, params, sr.assignment);
+  for (double b : batches) {
+    auto step = [&](const Efficiency& e) {
+      const StepCurve* c = curveFor(e);
+      return c ? c->stepSeconds(b) : std::nan("");
+    };
+    // Lengths inside the fit's range: only the batch can leave it here.
+    IntervalEstimate iv =
+        intervalFor(step, s.efficiency, &*rec, level, b, rec->range.inputMin, rec->range.outputMin);
+    out.push_back(iv);
+  }
+  return out;
+}
+
 std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const ParamCounts& params,
                                                       const SchemeReport& sr, double level) {
   std::vector<StaticBatchInterval> out;
   const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
   if (!rec || rec->dof <= 0 || sr.e2e.empty()) return out;
-  // Every perturbed efficiency's curve is built once and reused for every point.
-  std::map<std::string, StepCurve> curves;
-  auto curveFor = [&](const Efficiency& e) -> const StepCurve* {
-    std::ostringstream key;
-    key.precision(17);
-    key << e.overheadMs << "/" << e.bandwidthEff << "/" << e.seqOverheadUs << "/"
-        << e.allreduceLatencyUs;
-    for (const auto& [k, v] : e.computeEff) key << "/" << k << "=" << v;
-    for (const auto& [k, v] : e.dequantSPerWeight) key << "/" << k << "=" << v;
-    for (const auto& [k, v] : e.kernelBandwidthEff) key << "/bw:" << k << "=" << v;
-    auto it = curves.find(key.str());
-    if (it == curves.end()) {
-      Scenario t = s;
-      t.efficiency = e;
-      auto c = buildStepCurve(t, params, sr.assignment);
-      if (!c) return nullptr;
-      it = curves.emplace(key.str(), std::move(*c)).first;
-    }
-    return &it->second;
-  };
+  PerturbedCurves curveFor(s, params, sr.assignment);
   for (const auto& x : sr.e2e) {
     auto at = [&](auto field) {
       return [&, field](const Efficiency& e) {

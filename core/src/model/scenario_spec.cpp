@@ -20,6 +20,32 @@ Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat) {
   return gpu;
 }
 
+std::string constantsProvenance(const Efficiency& e) {
+  if (e.isDatasheet()) return "datasheet roofline";
+  const std::string& src = e.source;
+  auto head = [](const std::string& s) {
+    const auto cut = s.find_first_of("(;");
+    std::string out = cut == std::string::npos ? s : s.substr(0, cut);
+    while (!out.empty() && (out.back() == ' ' || out.back() == ',')) out.pop_back();
+    return out;
+  };
+  const std::string bundled = "bundled defaults: ";
+  if (src.rfind(bundled, 0) == 0) return "bundled constants " + head(src.substr(bundled.size()));
+  // A date the source names (qfront calibrate writes one): YYYY-MM-DD.
+  std::string date;
+  for (std::size_t i = 0; i + 10 <= src.size(); ++i) {
+    const std::string d = src.substr(i, 10);
+    const bool digits = std::all_of(d.begin(), d.end(),
+                                    [](char ch) { return ch == '-' || (ch >= '0' && ch <= '9'); });
+    if (digits && d[4] == '-' && d[7] == '-' && std::count(d.begin(), d.end(), '-') == 2) {
+      date = d;
+      break;
+    }
+  }
+  const std::string what = head(src);
+  return "your calibration" + (what.empty() ? "" : ": " + what) + (date.empty() ? "" : ", " + date);
+}
+
 Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet, const Catalog& cat) {
   if (datasheet) return Efficiency{};
   if (gpu.calibration) return efficiencyFromGpu(gpu);

@@ -296,3 +296,26 @@ TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]"
   ScenarioSpec same = edited;
   CHECK(same == edited);
 }
+
+TEST_CASE("the constants' provenance names the fit, the carry-over or the user's calibration",
+          "[scenario][provenance]") {
+  CHECK(constantsProvenance(Efficiency{}) == "datasheet roofline");
+  auto bundledFor = [](const std::string& gpu) {
+    ScenarioSpec spec;
+    spec.gpu = gpu;
+    auto s = resolveScenario(spec);
+    REQUIRE(s.ok());
+    return constantsProvenance(s->efficiency);
+  };
+  CHECK(bundledFor("h100-sxm") == "bundled constants fitted to 244 published H100 SXM figures");
+  CHECK(bundledFor("h200-sxm") ==
+        "bundled constants carried over from the H100 SXM fit to 244 published figures");
+  CHECK(bundledFor("l40s") ==
+        "bundled constants carried over from the A6000 fit to arXiv:2411.02355");
+  Efficiency mine;
+  mine.overheadMs = 3;
+  mine.source = "qfront calibrate on runs.csv (12 end-to-end points, 2026-12-03)";
+  CHECK(constantsProvenance(mine) == "your calibration: qfront calibrate on runs.csv, 2026-12-03");
+  mine.source = "";
+  CHECK(constantsProvenance(mine) == "your calibration");
+}

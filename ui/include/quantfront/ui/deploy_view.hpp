@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include <quantfront/core/analysis/deploy_intervals.hpp>
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/model_config.hpp>
@@ -37,6 +38,9 @@ class DeployView : public QWidget {
   bool search();
 
   [[nodiscard]] const std::optional<DeployResult>& result() const { return m_result; }
+  /// The last result's 80% intervals and the best deployment's ties (core's
+  /// frontierIntervals); nullopt without a result or when they could not be computed.
+  [[nodiscard]] const std::optional<FrontierIntervals>& intervals() const { return m_intervals; }
   [[nodiscard]] DeployOptions options() const;
   [[nodiscard]] QString status() const;
   [[nodiscard]] QCustomPlot* plot() const { return m_plot; }
@@ -47,6 +51,8 @@ class DeployView : public QWidget {
   [[nodiscard]] std::optional<Candidate> selectedCandidate() const;
   /// The hover text of frontier point `i` (what the tooltip shows).
   [[nodiscard]] QString hoverText(int i) const;
+  /// The summary's sentence on the cheapest deployment's cost interval and its ties.
+  [[nodiscard]] QString tieText() const;
 
   // Inputs, for tests and the window's keyboard map.
   [[nodiscard]] QComboBox* useCaseBox() const { return m_useCase; }
@@ -68,11 +74,13 @@ class DeployView : public QWidget {
   QWidget* buildInputs();  ///< the workload, SLO, load and space inputs and Search
   void draw();
   void fillTable();
+  [[nodiscard]] const DeployIntervals* intervalsAt(int i) const;
   void onUseCase(int index);
   void onHover(QMouseEvent* event);
 
   ModelArch m_model;
   std::optional<DeployResult> m_result;
+  std::optional<FrontierIntervals> m_intervals;
   DeployOptions m_lastOptions;
   QString m_status;
 

@@ -68,6 +68,12 @@ class StepTimePlot : public QCustomPlot {
   QCPTextElement* m_crossoverList = nullptr;
   double m_markedBatch = 0;
   std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
+  /// Per drawn curve: the 80% band as (batch, low/value, high/value), empty without a fit record.
+  struct BandPoint {
+    double batch, lowRatio, highRatio;
+  };
+  std::vector<std::vector<BandPoint>> m_bands;
+  int m_bandCurves = 0;
   QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
   int m_crossoverMarkers = 0;

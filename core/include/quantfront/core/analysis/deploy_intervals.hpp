@@ -2,6 +2,7 @@
 /// Intervals of a deployment's modelled figures (TTFT, TPOT, throughput, cost) from its GPU's
 /// calibration record, and which frontier deployments the best one cannot be told from
 /// (docs/model.md, "Deployment search").
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,18 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& space, const DeployOp
 /// recommendation.
 std::vector<std::size_t> costTies(const std::vector<DeployIntervals>& frontier,
                                   const DeployIntervals& best, std::size_t bestIndex);
+
+/// A search's frontier with an interval on every figure, and the best deployment's ties.
+struct FrontierIntervals {
+  double level = 0.8;
+  std::vector<DeployIntervals> frontier;  ///< one per frontier deployment, in its order
+  std::optional<std::size_t> best;        ///< the best deployment's frontier index
+  std::vector<std::size_t> bestTies;      ///< costTies of the best one
+};
+
+/// Every frontier deployment's `level` intervals (deployIntervals) and the best one's ties. The
+/// best deployment is the frontier's cheapest point, its last.
+Result<FrontierIntervals> frontierIntervals(const DeploySpace& space, const DeployOptions& opts,
+                                            const DeployResult& result, double level = 0.8);
 
 }  // namespace qf

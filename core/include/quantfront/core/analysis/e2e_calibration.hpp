@@ -217,6 +217,15 @@ struct StaticBatchInterval {
 std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const ParamCounts& params,
                                                       const SchemeReport& sr, double level = 0.8);
 
+/// The `level` interval of one candidate's decode step time (seconds, as
+/// StepCurve::stepSeconds) at each of `batches`, from the scenario efficiency's `e2e_fit`
+/// record; empty when it has none or no degree of freedom. `extrapolated` marks batches
+/// outside the batch range the fit saw.
+std::vector<IntervalEstimate> stepTimeIntervals(const Scenario& s, const ParamCounts& params,
+                                                const SchemeReport& sr,
+                                                const std::vector<double>& batches,
+                                                double level = 0.8);
+
 /// The efficiency with the constant `name` multiplied by exp(delta) (the fit's coordinates).
 Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta);
 

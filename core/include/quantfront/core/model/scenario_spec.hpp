@@ -48,6 +48,12 @@ struct ScenarioSpec {
   bool operator==(const ScenarioSpec&) const = default;
 };
 
+/// Where a scenario's constants come from, as a phrase for a title: "datasheet roofline",
+/// "bundled constants fitted to 244 published H100 SXM figures", "bundled constants carried
+/// over from the A6000 fit to arXiv:2411.02355", "your calibration: qfront calibrate on x.csv,
+/// 2026-12-03" (the source up to its first parenthesis or semicolon, and a date it names).
+std::string constantsProvenance(const Efficiency& e);
+
 /// The efficiency a scenario runs with: the datasheet when `datasheet` is set, else the GPU's
 /// calibration block, else the catalog's bundled defaults for its id, else the datasheet.
 Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet,

@@ -67,19 +67,23 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
   cat.m_fallback4BitC = fb4->c;
   cat.m_fallback4BitId = fb4->id;
   // The precision checkpoints keep their LM head in: "checkpoint_lm_head": {"scheme": id}, else
-  // bf16 when the catalog has it.
+  // bf16 when the catalog has it. A named scheme must exist; the default may be absent.
+  const bool named = sj->contains("checkpoint_lm_head");
   std::string headId = "bf16";
-  if (sj->contains("checkpoint_lm_head")) {
+  if (named) {
     const Json& h = (*sj)["checkpoint_lm_head"];
     if (!h.is_object() || !h.contains("scheme") || !h["scheme"].is_string()) {
       return Error{"catalog/schemes.json", "/checkpoint_lm_head/scheme", "checkpoint_lm_head",
                    "expected an object with a scheme id"};
     }
     headId = h["scheme"].get<std::string>();
-    auto head = cat.scheme(headId, "checkpoint_lm_head.scheme");
-    if (!head) return head.error();
   }
-  if (auto head = cat.scheme(headId, "checkpoint_lm_head.scheme")) cat.m_checkpointLmHead = *head;
+  auto head = cat.scheme(headId, "checkpoint_lm_head.scheme");
+  if (head) {
+    cat.m_checkpointLmHead = *head;
+  } else if (named) {
+    return head.error();
+  }
   return cat;
 }
 

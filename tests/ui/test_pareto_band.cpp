@@ -66,7 +66,7 @@ TEST_CASE("the uncertain band is drawn from core's staircases, behind the points
   const QCPCurve* band = curves.front();
   // Named in the legend, with what it means on a second line.
   CHECK(band->name() == qf::ui::kUncertainBandName);
-  CHECK(band->name().startsWith("uncertain band (95% intervals)\n"));
+  CHECK(band->name().startsWith("uncertain band (intervals: 95% measured, 80% modelled)\n"));
   CHECK(band->name().contains("not clearly dominated"));
   CHECK(view.plot()->legend->hasItemWithPlottable(band));
   CHECK(band->brush().color().alpha() < 255);  // translucent

@@ -511,7 +511,8 @@ void MainWindow::recompute() {
   m_fitBanner->setText(fit);
   updateFitBanner();
   const auto batchAt = static_cast<double>(spec.batchAt);
-  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
+  m_intervals = reportIntervals(*m_report, spec.batchMin, spec.batchMax);
+  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt, &m_intervals);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
@@ -601,12 +602,14 @@ void MainWindow::updateSchemesTable(double batchAt) {
       {"faster up to B", "faster there", "faster above", "in words"});
   m_crossoversTable->setRowCount(static_cast<int>(m_report->crossovers.size()));
   row = 0;
-  for (const auto& c : m_report->crossovers) {
+  for (std::size_t i = 0; i < m_report->crossovers.size(); ++i) {
+    const CrossoverReport& c = m_report->crossovers[i];
     const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
     m_crossoversTable->setItem(row, 0, num(lastBatchFaster(c), 0));
     m_crossoversTable->setItem(row, 1, new QTableWidgetItem(qs(c.fasterBelow)));
     m_crossoversTable->setItem(row, 2, new QTableWidgetItem(qs(other)));
-    m_crossoversTable->setItem(row, 3, new QTableWidgetItem(crossoverText(c)));
+    m_crossoversTable->setItem(row, 3,
+                               new QTableWidgetItem(crossoverText(c, tieOf(&m_intervals, i))));
     ++row;
   }
   m_crossoversTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

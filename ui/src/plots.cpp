@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include <quantfront/core/analysis/e2e_calibration.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 #include "text.hpp"
@@ -12,14 +13,6 @@
 namespace qf::ui {
 
 namespace {
-
-/// The efficiency's source up to its first colon or parenthesis ("bundled defaults"), for a title.
-std::string shortSource(const std::string& source) {
-  const auto cut = source.find_first_of(":(");
-  std::string out = cut == std::string::npos ? source : source.substr(0, cut);
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out.empty() ? std::string("calibration") : out;
-}
 
 QString formatBatch(double b) {
   return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
@@ -81,12 +74,24 @@ int lastBatchFaster(const CrossoverReport& c) {
   return std::max(0, static_cast<int>(std::ceil(c.batch - 1e-9)) - 1);
 }
 
-QString crossoverText(const CrossoverReport& c) {
+QString crossoverText(const CrossoverReport& c, const std::optional<TieRange>& tie) {
   const std::string& other = overtakingScheme(c);
+  if (tie) {
+    return QString(
+               "%1 and %2 tie for B = %3–%4 (difference inside the 80% interval; cross at B = %5)")
+        .arg(qs(c.fasterBelow), qs(other))
+        .arg(std::ceil(tie->from - 1e-9), 0, 'f', 0)
+        .arg(std::floor(tie->to + 1e-9), 0, 'f', 0)
+        .arg(lastBatchFaster(c) + 1);
+  }
   return QString("%1 faster than %2 up to B = %3, %2 from B = %4")
       .arg(qs(c.fasterBelow), qs(other))
       .arg(lastBatchFaster(c))
       .arg(lastBatchFaster(c) + 1);
+}
+
+std::optional<TieRange> tieOf(const ReportIntervals* iv, std::size_t i) {
+  return iv && i < iv->ties.size() ? iv->ties[i] : std::nullopt;
 }
 
 QString fitWarning(const EngineReport& r) {
@@ -134,7 +139,7 @@ StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent), m_labels(this
 }
 
 void StepTimePlot::setReport(const EngineReport& report, double batchMin, double batchMax,
-                             double batchAt) {
+                             double batchAt, const ReportIntervals* intervals) {
   clearGraphs();
   clearItems();
   m_labels.clear();
@@ -143,14 +148,11 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   const Efficiency& eff = report.scenario.efficiency;
   const bool ideal = eff.isDatasheet();
   m_title->setText(reportTitle(report) + " — decode step time (analytic model, " +
-                   (ideal ? QString("datasheet roofline")
-                          : QString("calibrated: %1").arg(qs(shortSource(eff.source)))) +
-                   ")");
+                   (ideal ? QString("datasheet roofline") : qs(constantsProvenance(eff))) + ")");
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_schemeCurves = 0;
   m_curves.clear();
-  m_bands.clear();
-  m_bandCurves = 0;
+  m_intervals = intervals ? *intervals : reportIntervals(report, batchMin, batchMax);
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
@@ -170,9 +172,13 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       yMax = std::max(yMax, p.stepMs);
     }
     simplifyCurveData(d.x, d.y, true, false);
-    d.band = stepTimeIntervals(report.scenario, report.params, s,
-                               std::vector<double>(d.x.begin(), d.x.end()));
-    if (d.band.size() != static_cast<std::size_t>(d.x.size())) d.band.clear();
+    const std::size_t si = drawn.size();
+    const StepCurveIntervals* model = si < m_intervals.schemes.size() && m_intervals.schemes[si]
+                                          ? &*m_intervals.schemes[si]
+                                          : nullptr;
+    if (model && model->hasSpread()) {
+      for (double b : d.x) d.band.push_back(model->stepSeconds(b));
+    }
     for (const auto& iv : d.band) yMax = std::max(yMax, iv.high * 1e3);
     drawn.push_back(std::move(d));
   }
@@ -194,17 +200,13 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     m_curves.emplace_back(id, s.curve);
     // The 80% interval from the calibration's spread, as a light band under the curve (none
     // for the datasheet roofline or a calibration without a fit record).
-    m_bands.emplace_back();
     {
       const auto& ivs = drawn[si].band;
       if (!ivs.empty()) {
         QVector<double> lo, hi;
-        for (std::size_t i = 0; i < ivs.size(); ++i) {
-          const double v = ivs[i].value;
-          lo.push_back(ivs[i].low * 1e3);
-          hi.push_back(ivs[i].high * 1e3);
-          if (v > 0)
-            m_bands.back().push_back({x[static_cast<int>(i)], ivs[i].low / v, ivs[i].high / v});
+        for (const auto& iv : ivs) {
+          lo.push_back(iv.low * 1e3);
+          hi.push_back(iv.high * 1e3);
         }
         QCPGraph* low = addGraph();
         QCPGraph* high = addGraph();
@@ -219,7 +221,6 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
         fill.setAlpha(40);
         high->setBrush(fill);
         high->setChannelFillGraph(low);
-        ++m_bandCurves;
       }
     }
     QCPGraph* g = addGraph();
@@ -306,15 +307,17 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
 void StepTimePlot::drawCrossovers(const EngineReport& report, double batchMin, double batchMax) {
   // Crossovers inside the plotted range, each naming both schemes, numbered along the batch
   // axis for the list beside the plot (updateLayout).
-  std::vector<const CrossoverReport*> inRange;
-  for (const auto& c : report.crossovers) {
-    if (c.batch >= batchMin && c.batch <= batchMax) inRange.push_back(&c);
+  std::vector<std::size_t> inRange;
+  for (std::size_t i = 0; i < report.crossovers.size(); ++i) {
+    const double b = report.crossovers[i].batch;
+    if (b >= batchMin && b <= batchMax) inRange.push_back(i);
   }
-  std::stable_sort(
-      inRange.begin(), inRange.end(),
-      [](const CrossoverReport* a, const CrossoverReport* b) { return a->batch < b->batch; });
-  for (const CrossoverReport* cp : inRange) {
-    const CrossoverReport& c = *cp;
+  std::stable_sort(inRange.begin(), inRange.end(), [&](std::size_t a, std::size_t b) {
+    return report.crossovers[a].batch < report.crossovers[b].batch;
+  });
+  for (const std::size_t ci : inRange) {
+    const CrossoverReport& c = report.crossovers[ci];
+    const std::optional<TieRange> tie = tieOf(&m_intervals, ci);
     const SchemeReport* a = nullptr;
     for (const auto& s : report.schemes) {
       if (s.assignment.id == c.schemes[0]) a = &s;
@@ -330,11 +333,15 @@ void StepTimePlot::drawCrossovers(const EngineReport& report, double batchMin, d
     m->setProperty("qf_role", "crossover");
     ++m_crossoverMarkers;
     CrossoverLabel label;
-    label.text = crossoverText(c);
+    label.text = crossoverText(c, tie);
     label.number = QString::number(m_crossoverLabels.size() + 1);
-    label.listLine = QString("%1  %2 → %3 at B = %4")
-                         .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
-                         .arg(lastBatchFaster(c) + 1);
+    label.listLine = tie ? QString("%1  %2 ≈ %3 for B = %4–%5 (tie)")
+                               .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
+                               .arg(std::ceil(tie->from - 1e-9), 0, 'f', 0)
+                               .arg(std::floor(tie->to + 1e-9), 0, 'f', 0)
+                         : QString("%1  %2 → %3 at B = %4")
+                               .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
+                               .arg(lastBatchFaster(c) + 1);
     label.item = m_labels.add(c.batch, t, label.text, QColor(160, 0, 0), true, true, true, true);
     m_crossoverLabels.push_back(label);
   }
@@ -342,6 +349,12 @@ void StepTimePlot::drawCrossovers(const EngineReport& report, double batchMin, d
 
 QString StepTimePlot::crossoverListText() const {
   QStringList lines = {"Crossovers (A → B at N:", "B faster from batch N)"};
+  const bool anyTie =
+      std::any_of(m_crossoverLabels.begin(), m_crossoverLabels.end(),
+                  [](const CrossoverLabel& c) { return c.listLine.endsWith("(tie)"); });
+  if (anyTie)
+    lines << "(A ≈ B for a range: a tie,"
+          << "inside the 80% interval)";
   for (const CrossoverLabel& c : m_crossoverLabels) lines << c.listLine;
   return lines.join('\n');
 }
@@ -599,17 +612,15 @@ QString StepTimePlot::readoutAt(double b) const {
     const auto& [id, curve] = m_curves[i];
     const double ms = curve.stepSeconds(b) * 1e3;
     text += QString("\n%1: %2 ms").arg(id).arg(ms, 0, 'f', 3);
-    // The band's ratios at the nearest sample in log batch (the band is smooth in B).
-    const auto& band = i < m_bands.size() ? m_bands[i] : std::vector<BandPoint>{};
-    if (band.empty()) continue;
-    const auto near = std::min_element(band.begin(), band.end(), [&](const auto& a, const auto& c) {
-      return std::abs(std::log(a.batch / b)) < std::abs(std::log(c.batch / b));
-    });
-    text += QString(" (80%: %1–%2)")
-                .arg(ms * near->lowRatio, 0, 'f', 3)
-                .arg(ms * near->highRatio, 0, 'f', 3);
+    // The interval at this very batch, from the curves nudged per constant.
+    const bool has = i < m_intervals.schemes.size() && m_intervals.schemes[i] &&
+                     m_intervals.schemes[i]->hasSpread();
+    if (!has) continue;
+    const StepCurveIntervals* model = &*m_intervals.schemes[i];
+    const IntervalEstimate iv = model->stepSeconds(b);
+    text += QString(" (80%: %1–%2)").arg(iv.low * 1e3, 0, 'f', 3).arg(iv.high * 1e3, 0, 'f', 3);
   }
-  if (m_bandCurves > 0) text += "\nbands: 80% intervals from the calibration's spread";
+  if (m_intervals.anySpread()) text += "\nbands: 80% intervals from the calibration's spread";
   return text;
 }
 

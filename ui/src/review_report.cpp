@@ -262,7 +262,8 @@ void summaryPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
              .arg(QDateTime::currentDateTime().toString("yyyy-MM-dd HH:mm t"),
                   QString(qfrontVersion())),
          kMuted);
-  const ReviewSummary s = summarizeReview(r, in.session->candidates, in.objectives, in.verdicts);
+  const ReviewSummary s =
+      summarizeReview(r, in.session->candidates, in.objectives, in.verdicts, in.intervals);
   w.heading("Summary");
   w.text(qs(s.scenario));
   w.heading("Recommendation per regime");
@@ -346,7 +347,8 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
   }
   w.heading("Crossovers");
   if (r.crossovers.empty()) w.text("No two schemes' step times cross at B ≥ 1.", kMuted);
-  for (const auto& c : r.crossovers) w.text("• " + crossoverText(c));
+  for (std::size_t i = 0; i < r.crossovers.size(); ++i)
+    w.text("• " + crossoverText(r.crossovers[i], tieOf(in.intervals, i)));
   const QString fit = fitWarning(r);
   if (!fit.isEmpty()) {
     w.heading("Does not fit");
@@ -713,7 +715,8 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
         "interval from the calibration's spread (none for the datasheet roofline); dotted: each "
         "scheme's memory floor; diamonds: ridges; circles: crossovers.",
         kMuted, 8);
-    for (const auto& c : in.report->crossovers) w.text("• " + crossoverText(c));
+    for (std::size_t i = 0; i < in.report->crossovers.size(); ++i)
+      w.text("• " + crossoverText(in.report->crossovers[i], tieOf(in.intervals, i)));
 
     w.newPage();
     w.heading("Throughput and KV capacity");

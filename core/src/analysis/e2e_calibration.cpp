@@ -1,6 +1,7 @@
 // End-to-end calibration: robust least squares of the model's real-GPU constants on
 // ln(predicted / measured) (docs/model.md, "Calibration from end-to-end measurements").
 #include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
 
 #include <algorithm>
@@ -525,6 +526,21 @@ bool E2eFitRange::contains(double batch, double inputLen, double outputLen) cons
          in(outputLen, outputMin, outputMax);
 }
 
+IntervalEstimate intervalFromLogGradient(double value, const std::vector<double>& logGradient,
+                                         const E2eFitRecord& rec, double level) {
+  IntervalEstimate out{value, value, value, false};
+  const std::size_t n = rec.names.size();
+  if (rec.dof <= 0 || !(value > 0) || !std::isfinite(value) || logGradient.size() != n) return out;
+  double var = rec.sigmaLog * rec.sigmaLog;
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      var += logGradient[i] * rec.covariance[i * n + j] * logGradient[j];
+  const double half = studentTQuantile(level, rec.dof) * std::sqrt(std::max(var, 0.0));
+  out.low = value * std::exp(-half);
+  out.high = value * std::exp(half);
+  return out;
+}
+
 namespace {
 /// One candidate's step curves under perturbed constants, each distinct efficiency's built
 /// once and reused for every point.
@@ -564,19 +580,10 @@ std::vector<IntervalEstimate> stepTimeIntervals(const Scenario& s, const ParamCo
                                                 const SchemeReport& sr,
                                                 const std::vector<double>& batches, double level) {
   std::vector<IntervalEstimate> out;
-  const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
-  if (!rec || rec->dof <= 0) return out;
-  PerturbedCurves curveFor(s, params, sr.assignment);
-  for (double b : batches) {
-    auto step = [&](const Efficiency& e) {
-      const StepCurve* c = curveFor(e);
-      return c ? c->stepSeconds(b) : std::nan("");
-    };
-    // Lengths inside the fit's range: only the batch can leave it here.
-    IntervalEstimate iv =
-        intervalFor(step, s.efficiency, &*rec, level, b, rec->range.inputMin, rec->range.outputMin);
-    out.push_back(iv);
-  }
+  auto model = StepCurveIntervals::build(s, params, sr.assignment, level);
+  if (!model || !model->hasSpread()) return out;
+  out.reserve(batches.size());
+  for (double b : batches) out.push_back(model->stepSeconds(b));
   return out;
 }
 

@@ -340,6 +340,15 @@ std::vector<double> StepCurve::knots() const {
   return out;
 }
 
+double StepCurve::memoryFloorSeconds() const {
+  const double et1 = routing.distinct(1.0);
+  double s = 0;
+  for (const auto& k : kinds) {
+    if (k.present) s += k.memS.at(1.0, et1);
+  }
+  return s;
+}
+
 void StepCurve::finalize() {
   m_additive = allReduceS;
   m_additive += attentionS;
@@ -733,12 +742,11 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
     sr.fallback = lin.fallback;
     sr.pathName = lin.fallback ? "fallback" : tensorPathName(lin.effectivePath);
     double stored = 0, bits = 0;
-    const double et1 = cv.routing.distinct(1.0);
+    sr.memoryFloorMs = cv.memoryFloorSeconds() * 1e3;
     for (const auto& k : cv.kinds) {
       if (!k.present) continue;
       stored += k.weightsStored;
       bits += k.weightsStored * k.bytesPerWeight * 8.0;
-      sr.memoryFloorMs += k.memS.at(1.0, et1) * 1e3;
       sr.mmaUsPerSeq += k.mmaSPerSeq * 1e6;
       sr.dequantMs += k.dequantS * 1e3;
     }

@@ -1,6 +1,7 @@
 // The answer first: a review's recommendation per regime, frontier, failures and confidence.
 #include <quantfront/core/session/review_summary.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -36,7 +37,8 @@ std::pair<double, double> firstStep(const SchemeReport& s) {
 
 ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Candidate>& cands,
                               const std::vector<Objective>& objectives,
-                              const std::map<std::string, CandidateVerdict>& verdicts) {
+                              const std::map<std::string, CandidateVerdict>& verdicts,
+                              const ReportIntervals* intervals) {
   ReviewSummary out;
   const auto& sc = report.scenario;
   std::vector<std::string> ids, misfits;
@@ -49,6 +51,16 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
       misfits.push_back(s.assignment.id);
     }
   }
+  // A scheme's step-time curves with their spread (null without one).
+  auto spreadOf = [&](const SchemeReport* s) -> const StepCurveIntervals* {
+    if (!intervals) return nullptr;
+    const auto i = static_cast<std::size_t>(s - report.schemes.data());
+    if (i >= intervals->schemes.size() || !intervals->schemes[i]) return nullptr;
+    return intervals->schemes[i]->hasSpread() ? &*intervals->schemes[i] : nullptr;
+  };
+  auto range = [](const IntervalEstimate& iv, double scale, int digits) {
+    return " (80%: " + fmt(iv.low * scale, digits) + "-" + fmt(iv.high * scale, digits) + ")";
+  };
   out.scenario = sc.model.name + " on " + std::to_string(sc.tp) + " x " + sc.gpu.name +
                  ", schemes compared: " + join(ids);
   if (!misfits.empty()) {
@@ -67,26 +79,64 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
       if (s->capacity.tokensPerSAtCapacity > most->capacity.tokensPerSAtCapacity) most = s;
     }
     const auto [b, fastMs] = firstStep(*fast);
+    // The schemes whose interval overlaps the leader's: a tie with it, whatever the point
+    // estimates say.
+    auto stepAt = [&](const SchemeReport* s) { return spreadOf(s)->stepSeconds(b); };
+    // The tie test is the ratio's interval (figuresTie), not two marginal intervals overlapping.
+    auto capacityOf = [&](const SchemeReport* s) {
+      const double seqs = static_cast<double>(s->capacity.maxSeqs);
+      return spreadOf(s)->figure([seqs](const StepCurve& c) { return seqs / c.stepSeconds(seqs); });
+    };
+    std::vector<std::string> syncTies, satTies;
+    for (const SchemeReport* s : fitting) {
+      if (!spreadOf(s)) continue;
+      if (s != fast && spreadOf(fast) &&
+          figuresTie(*spreadOf(s), *spreadOf(fast),
+                     [b](const StepCurve& c) { return c.stepSeconds(b); }))
+        syncTies.push_back(s->assignment.id);
+      if (s != most && spreadOf(most) && s->capacity.maxSeqs > 0 && most->capacity.maxSeqs > 0 &&
+          ratioHoldsOne(*spreadOf(s), *spreadOf(most), [&](const StepCurve& x, const StepCurve& y) {
+            const double sx = static_cast<double>(s->capacity.maxSeqs);
+            const double sy = static_cast<double>(most->capacity.maxSeqs);
+            return (sx / x.stepSeconds(sx)) / (sy / y.stepSeconds(sy));
+          }))
+        satTies.push_back(s->assignment.id);
+    }
     std::string sync = "Synchronous (one request at a time, batch " + fmt(b) +
                        "): " + fast->assignment.id + ", " + fmt(fastMs) + " ms per decode step";
+    if (spreadOf(fast)) sync += range(stepAt(fast), 1e3, 3);
     if (slow != fast) {
       sync += " against " + fmt(firstStep(*slow).second) + " ms for " + slow->assignment.id + " (" +
               fmt(firstStep(*slow).second / fastMs, 2) + "x faster)";
+    }
+    if (!syncTies.empty()) {
+      sync += "; a tie with " + join(syncTies) +
+              " (the 80% interval of their ratio holds 1): no recommendation between them";
     }
     out.regimes.push_back(sync + " [modelled].");
     std::string sat = "Saturated (every KV slot busy): " + most->assignment.id + ", " +
                       whole(most->capacity.tokensPerSAtCapacity) + " tokens/s at " +
                       std::to_string(most->capacity.maxSeqs) + " sequences";
+    if (spreadOf(most) && most->capacity.maxSeqs > 0) sat += range(capacityOf(most), 1, 4);
     for (const SchemeReport* s : fitting) {
       if (s == most) continue;
       sat += "; " + s->assignment.id + " " + whole(s->capacity.tokensPerSAtCapacity) + " at " +
              std::to_string(s->capacity.maxSeqs);
     }
+    if (!satTies.empty()) {
+      sat += "; a tie with " + join(satTies) +
+             " (the 80% interval of their ratio holds 1): no recommendation between them";
+    }
     out.regimes.push_back(sat + " [modelled].");
     if (fast != most) {
-      out.regimes.push_back("The two regimes disagree: " + fast->assignment.id +
-                            " for latency at low load, " + most->assignment.id +
-                            " for throughput under load.");
+      const bool tied =
+          std::find(syncTies.begin(), syncTies.end(), most->assignment.id) != syncTies.end() ||
+          std::find(satTies.begin(), satTies.end(), fast->assignment.id) != satTies.end();
+      out.regimes.push_back(
+          tied ? "The two regimes' leaders differ, but within the intervals: " +
+                     fast->assignment.id + " and " + most->assignment.id + " tie in at least one."
+               : "The two regimes disagree: " + fast->assignment.id + " for latency at low load, " +
+                     most->assignment.id + " for throughput under load.");
     }
   }
 

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <sstream>
 
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/engine.hpp>
 
@@ -62,6 +63,11 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   auto useCases = bundledUseCases();
   if (!useCases) return wrap(useCases.error());
   const SchemeReport& sr = rep->schemes.front();
+  // Every figure the curve decides carries its 80% interval from the calibration's fit
+  // record (none under the datasheet roofline); memory arithmetic (weights, sequences) is
+  // exact given the config and carries none.
+  auto own = StepCurveIntervals::build(*s, rep->params, sr.assignment);
+  if (!own) return wrap(own.error());
   std::ostringstream note;
   note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu
        << (editedGpu ? " (edited: " + s->gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
@@ -69,6 +75,8 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
        << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
        << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens
        << "; constants: " << s->efficiency.source;
+  const std::string spread =
+      own->hasSpread() ? "; lo/hi: 80% interval from the constants' spread" : std::string();
   auto make = [&](double v, const std::string& more = {}) {
     MetricValue m;
     m.value = v;
@@ -76,57 +84,88 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
     m.provenance.note = note.str() + more;
     return m;
   };
+  auto withInterval = [&](const IntervalEstimate& iv, const std::string& more = {}) {
+    MetricValue m = make(iv.value, more + spread);
+    if (own->hasSpread() && iv.high > iv.low) {
+      m.lo = iv.low;
+      m.hi = iv.high;
+    }
+    return m;
+  };
+  auto scaled = [](IntervalEstimate iv, double k) {
+    iv.value *= k;
+    iv.low *= k;
+    iv.high *= k;
+    return iv;
+  };
   std::map<std::string, MetricValue> out;
-  out.emplace("memory_floor_ms", make(sr.memoryFloorMs));
-  out.emplace("step_ms_b1", make(sr.points[0].stepMs));
-  out.emplace("step_ms_b64", make(sr.points[1].stepMs));
+  out.emplace("memory_floor_ms",
+              withInterval(scaled(
+                  own->figure([](const StepCurve& cv) { return cv.memoryFloorSeconds(); }), 1e3)));
+  out.emplace("step_ms_b1", withInterval(scaled(own->stepSeconds(1.0), 1e3)));
+  out.emplace("step_ms_b64", withInterval(scaled(own->stepSeconds(64.0), 1e3)));
   out.emplace("weights_gib", make(sr.capacity.weightsGib));
   out.emplace("max_concurrency", make(static_cast<double>(sr.capacity.maxSeqs)));
-  out.emplace("tokens_per_s_at_capacity", make(sr.capacity.tokensPerSAtCapacity));
+  if (sr.capacity.maxSeqs > 0) {
+    const double seqs = static_cast<double>(sr.capacity.maxSeqs);
+    out.emplace("tokens_per_s_at_capacity", withInterval(own->figure([seqs](const StepCurve& cv) {
+                  return seqs / cv.stepSeconds(seqs);
+                })));
+  } else {
+    out.emplace("tokens_per_s_at_capacity", make(sr.capacity.tokensPerSAtCapacity));
+  }
 
   // Per use case: one request served alone (batch 1), its synchronous queries per USD and the
   // cost per query saved against the same model's bf16 on the same GPUs (modelled here, so no
-  // bf16 candidate is needed in the session). Unpriced GPUs get no USD figures.
+  // bf16 candidate is needed in the session, and under the same nudged constants, so the
+  // ratio's interval is the ratio's own). Unpriced GPUs get no USD figures.
   const auto price = deploymentPricePerHour(s->gpu, s->tp);
   const bool priced = price && *price > 0;
-  const SchemeAssignment& own = sr.assignment;
-  const bool isBf16 = !own.mixed() && own.linear.id == "bf16";
-  std::optional<StepCurve> bf16Curve;
+  const SchemeAssignment& mine = sr.assignment;
+  const bool isBf16 = !mine.mixed() && mine.linear.id == "bf16";
+  std::optional<StepCurveIntervals> bf16;
   if (priced && !isBf16) {
     auto base = makeCandidates({"bf16"}, "", "", "", cat);
     if (!base) return wrap(base.error());
-    auto curve = buildStepCurve(*s, rep->params, base->front());
-    if (!curve) return wrap(curve.error());
-    bf16Curve = std::move(*curve);
+    auto curves = StepCurveIntervals::build(*s, rep->params, base->front());
+    if (!curves) return wrap(curves.error());
+    bf16 = std::move(*curves);
   }
   for (const UseCase& u : *useCases) {
     const std::string stem = useCaseMetricStem(u.id);
-    const RequestLatency lat =
-        estimateRequestLatency(sr.curve, u.prefillTokens, u.decodeTokens, 1.0);
+    auto latencyOf = [&u](const StepCurve& cv) {
+      return estimateRequestLatency(cv, u.prefillTokens, u.decodeTokens, 1.0).totalS;
+    };
+    const IntervalEstimate lat = own->figure(latencyOf);
     std::ostringstream shape;
     shape << "; use case " << u.id << ": " << u.prefillTokens << " prompt + " << u.decodeTokens
           << " output tokens, batch 1 (one request served alone)";
-    out.emplace("latency_" + stem + "_sync_s", make(lat.totalS, shape.str()));
-    if (!priced || !(lat.totalS > 0)) continue;
+    out.emplace("latency_" + stem + "_sync_s", withInterval(lat, shape.str()));
+    if (!priced || !(lat.value > 0)) continue;
     std::ostringstream usd;
     usd << shape.str() << "; price " << *s->gpu.pricePerGpuHourUsd << " USD/h x " << s->tp
         << (s->tp == 1 ? " GPU" : " GPUs") << " = " << *price
-        << " USD/h; queries per USD = 3600 / (modelled latency " << lat.totalS << " s x price)";
-    const double queries = queriesPerUsdSync(lat.totalS, *price);
-    out.emplace("queries_per_usd_" + stem, make(queries, usd.str()));
-    double pct = 0;  // a bf16 candidate is its own baseline
+        << " USD/h; queries per USD = 3600 / (modelled latency " << lat.value << " s x price)";
+    const double usdPerHour = *price;
+    out.emplace("queries_per_usd_" + stem, withInterval(own->figure([&](const StepCurve& cv) {
+                  return queriesPerUsdSync(latencyOf(cv), usdPerHour);
+                }),
+                                                        usd.str()));
     std::ostringstream base;
     base << usd.str() << "; baseline: " << c.model << " bf16 on the same GPUs";
-    if (bf16Curve) {
-      const RequestLatency baseLat =
-          estimateRequestLatency(*bf16Curve, u.prefillTokens, u.decodeTokens, 1.0);
-      const double baseQueries = queriesPerUsdSync(baseLat.totalS, *price);
-      pct = 100.0 * (1.0 - costPerQueryUsd(queries) / costPerQueryUsd(baseQueries));
-      base << ", modelled alike (latency " << baseLat.totalS << " s)";
+    if (bf16) {
+      // Cost per query is proportional to latency at one price: the saving is 1 − t / t_bf16.
+      const IntervalEstimate ratio = own->figureWith(
+          *bf16,
+          [&](const StepCurve& cv, const StepCurve& b) { return latencyOf(cv) / latencyOf(b); });
+      base << ", modelled alike (latency " << bf16->figure(latencyOf).value << " s)";
+      const IntervalEstimate pct{100.0 * (1.0 - ratio.value), 100.0 * (1.0 - ratio.high),
+                                 100.0 * (1.0 - ratio.low), ratio.extrapolated};
+      out.emplace("cost_reduction_pct_" + stem, withInterval(pct, base.str()));
     } else {
       base << " (this candidate)";
+      out.emplace("cost_reduction_pct_" + stem, make(0.0, base.str()));
     }
-    out.emplace("cost_reduction_pct_" + stem, make(pct, base.str()));
   }
 
   // A published or measured figure of the same name is kept: the modelled one is left out.

@@ -10,6 +10,7 @@
 
 #include <QTimer>
 
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/serving.hpp>
@@ -335,6 +336,7 @@ class MainWindow : public QMainWindow {
   ServingSweeps m_servingSweeps;  ///< what the Serving tab shows (updateServing)
   int m_curvePoints = 400;
   std::optional<EngineReport> m_report;
+  ReportIntervals m_intervals;  ///< m_report's intervals: the bands, the crossovers' ties
   QString m_lastError;
   Session m_session;
   QString m_sessionPath;

@@ -22,7 +22,8 @@ namespace qf::ui {
 
 /// The uncertain band's legend entry: its name and, on a second line, what it means.
 inline constexpr char kUncertainBandName[] =
-    "uncertain band (95% intervals)\n  inside: not clearly dominated, within the uncertainty";
+    "uncertain band (intervals: 95% measured, 80% modelled)\n  inside: not clearly dominated, "
+    "within the uncertainty";
 
 /// The legend labels of the colour quintiles, each "lo – hi" (or one value when lo == hi),
 /// ranges in increasing order: to the fewest significant digits, at least three, at which no

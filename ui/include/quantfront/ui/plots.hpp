@@ -5,6 +5,7 @@
 #include <QString>
 
 #include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/ui/label_layout.hpp>
 
@@ -17,8 +18,12 @@ class StepTimePlot : public QCustomPlot {
  public:
   explicit StepTimePlot(QWidget* parent = nullptr);
   /// Redraws from a report whose points span [batchMin, batchMax]; `batchAt` (the batch the
-  /// deployment runs at, 0: none) is marked by a vertical line labelled "B = N".
-  void setReport(const EngineReport& report, double batchMin, double batchMax, double batchAt = 0);
+  /// deployment runs at, 0: none) is marked by a vertical line labelled "B = N". `intervals`:
+  /// the report's (reportIntervals), computed here when null.
+  void setReport(const EngineReport& report, double batchMin, double batchMax, double batchAt = 0,
+                 const ReportIntervals* intervals = nullptr);
+  /// The intervals drawn by the last setReport (bands, ties of the crossovers).
+  [[nodiscard]] const ReportIntervals& intervals() const { return m_intervals; }
   /// Graphs that are scheme curves (excludes floors and markers).
   [[nodiscard]] int schemeCurveCount() const { return m_schemeCurves; }
   [[nodiscard]] int crossoverMarkerCount() const { return m_crossoverMarkers; }
@@ -61,6 +66,7 @@ class StepTimePlot : public QCustomPlot {
   /// The crossovers inside [batchMin, batchMax]: a marker each, and a label naming both
   /// schemes, numbered along the batch axis for the list.
   void drawCrossovers(const EngineReport& report, double batchMin, double batchMax);
+
   /// Moves the crossover names between their curves and the list beside the plot.
   void showCrossoverList(bool on);
   PlotLabels m_labels;
@@ -68,12 +74,7 @@ class StepTimePlot : public QCustomPlot {
   QCPTextElement* m_crossoverList = nullptr;
   double m_markedBatch = 0;
   std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
-  /// Per drawn curve: the 80% band as (batch, low/value, high/value), empty without a fit record.
-  struct BandPoint {
-    double batch, lowRatio, highRatio;
-  };
-  std::vector<std::vector<BandPoint>> m_bands;
-  int m_bandCurves = 0;
+  ReportIntervals m_intervals;  ///< per drawn curve its intervals; per crossover its tie
   QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
   int m_crossoverMarkers = 0;
@@ -133,10 +134,15 @@ void simplifyCurveData(QVector<double>& x, QVector<double>& y, bool logX, bool l
 
 /// Human title for a report: "Llama-3-8B on H100 SXM 80GB ×1".
 QString reportTitle(const EngineReport& r);
-/// A crossover in words, naming both schemes: "w4a16-g128 faster than bf16 below B = 121".
 /// The last integer batch at which the crossover's `fasterBelow` scheme is faster.
 int lastBatchFaster(const CrossoverReport& c);
-QString crossoverText(const CrossoverReport& c);
+/// A crossover in words, naming both schemes: "w4a16-g128 faster than bf16 up to B = 120,
+/// bf16 from B = 121"; with `tie` (the batches where the two tie: crossoverTie) a tie, never
+/// an ordering: "w4a16-g128 and bf16 tie for B = 96–190 (difference inside the 80% interval;
+/// cross at B = 121)".
+QString crossoverText(const CrossoverReport& c, const std::optional<TieRange>& tie = std::nullopt);
+/// The tie of report crossover `i` in `iv`, nullopt when none (or `iv` is null).
+std::optional<TieRange> tieOf(const ReportIntervals* iv, std::size_t i);
 /// One line per scheme that does not fit the GPUs (weights beyond the budget, or no room for
 /// one sequence's KV): "bf16 does not fit: weights need 140.2 GiB per GPU, have 67.6 GiB
 /// (...)". Empty when every scheme fits.

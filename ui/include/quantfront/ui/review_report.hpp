@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
@@ -30,9 +31,10 @@ namespace qf::ui {
 
 /// What the report shows (pointers owned by the caller, valid while writing).
 struct ReviewReportInputs {
-  const EngineReport* report = nullptr;  ///< required
-  const Session* session = nullptr;      ///< required: candidates, measurements, scenario
-  QString sessionName;                   ///< the session's file, or "example session"
+  const EngineReport* report = nullptr;        ///< required
+  const ReportIntervals* intervals = nullptr;  ///< report's intervals (ties); null: none
+  const Session* session = nullptr;            ///< required: candidates, measurements, scenario
+  QString sessionName;                         ///< the session's file, or "example session"
   QCustomPlot* stepPlot = nullptr;
   QCustomPlot* throughputPlot = nullptr;
   QCustomPlot* servingPlot = nullptr;      ///< imported serving runs against load (may be null)

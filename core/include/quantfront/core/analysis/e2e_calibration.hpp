@@ -229,15 +229,18 @@ std::vector<IntervalEstimate> stepTimeIntervals(const Scenario& s, const ParamCo
 /// The efficiency with the constant `name` multiplied by exp(delta) (the fit's coordinates).
 Efficiency perturbed(const Efficiency& eff, const std::string& name, double delta);
 
+/// The `level` interval of a prediction `value` (> 0) whose log-gradient in the fit's
+/// coordinates is `logGradient`: log-space variance σ² + gᵀ·C·g, Student's t at the fit's dof.
+/// A value ≤ 0 or non-finite, or a record without a degree of freedom, gives the value alone.
+IntervalEstimate intervalFromLogGradient(double value, const std::vector<double>& logGradient,
+                                         const E2eFitRecord& rec, double level);
+
 /// The same with the fit record already parsed (null: the value alone).
 template <class F>
 IntervalEstimate intervalFor(F predict, const Efficiency& eff, const E2eFitRecord* rec,
                              double level, double batch, double inputLen, double outputLen) {
-  IntervalEstimate out;
-  out.value = predict(eff);
-  out.low = out.high = out.value;
-  if (!rec || rec->dof <= 0 || !(out.value > 0)) return out;
-  out.extrapolated = !rec->range.contains(batch, inputLen, outputLen);
+  const double value = predict(eff);
+  if (!rec || rec->dof <= 0 || !(value > 0)) return {value, value, value, false};
   const std::size_t n = rec->names.size();
   std::vector<double> g(n, 0.0);
   const double h = 1e-4;
@@ -246,12 +249,8 @@ IntervalEstimate intervalFor(F predict, const Efficiency& eff, const E2eFitRecor
     const double dn = predict(perturbed(eff, rec->names[i], -h));
     if (up > 0 && dn > 0) g[i] = (std::log(up) - std::log(dn)) / (2 * h);
   }
-  double var = rec->sigmaLog * rec->sigmaLog;
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j < n; ++j) var += g[i] * rec->covariance[i * n + j] * g[j];
-  const double half = studentTQuantile(level, rec->dof) * std::sqrt(var);
-  out.low = out.value * std::exp(-half);
-  out.high = out.value * std::exp(half);
+  IntervalEstimate out = intervalFromLogGradient(value, g, *rec, level);
+  out.extrapolated = !rec->range.contains(batch, inputLen, outputLen);
   return out;
 }
 

@@ -255,6 +255,9 @@ class StepCurve {
   void finalize();
   /// Every B > 1 where some kind switches between memory- and compute-bound, sorted.
   [[nodiscard]] std::vector<double> knots() const;
+  /// The memory-bound floor: every present kind's weight stream at batch 1 (no t0, no
+  /// attention or all-reduce), seconds; SchemeReport::memoryFloorMs is this × 1e3.
+  [[nodiscard]] double memoryFloorSeconds() const;
 };
 
 /// Builds the curve. Errors: TP > 1 without an interconnect bandwidth.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/engine.hpp>
@@ -26,9 +27,13 @@ struct ReviewSummary {
   std::string confidence;
 };
 
-/// The summary of `report` and of `cands` classed by `verdicts` over `objectives`.
+/// The summary of `report` and of `cands` classed by `verdicts` over `objectives`. With
+/// `intervals` (the report's), each regime's figures carry their 80% interval, and a scheme
+/// whose interval overlaps the best one's is named as a tie with it: no recommendation
+/// between them.
 ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Candidate>& cands,
                               const std::vector<Objective>& objectives,
-                              const std::map<std::string, CandidateVerdict>& verdicts);
+                              const std::map<std::string, CandidateVerdict>& verdicts,
+                              const ReportIntervals* intervals = nullptr);
 
 }  // namespace qf

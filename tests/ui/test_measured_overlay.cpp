@@ -7,6 +7,8 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QUndoStack>
+#include <cmath>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
@@ -133,4 +135,62 @@ TEST_CASE("imported end-to-end runs are drawn and listed against the model", "[u
   const QString png = dir.filePath("measured.png");
   CHECK(w.exportView("measured", png, 800, 500).isEmpty());
   CHECK(QImage(png).width() == 800);
+}
+
+TEST_CASE("File > Calibrate fits the session's runs, shows them, and applies them undoably",
+          "[ui][e2e][calibrate]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  qf::Session s;
+  for (const char* scheme : {"bf16", "w4a16-g128"}) {
+    qf::Candidate c;
+    c.id = std::string("8b-") + scheme;
+    c.model = "llama-3-8b";
+    c.schemeLinear = scheme;
+    c.gpu = "h100-sxm";
+    s.candidates.push_back(c);
+  }
+  // Measured 30% slower than the bundled H100 constants say, at four batches per scheme.
+  int n = 0;
+  for (const char* id : {"8b-bf16", "8b-w4a16-g128"}) {
+    for (double seconds : {6.0, 6.5, 7.5, 9.0}) {
+      auto r = latencyRun("cal-" + std::to_string(n++) + ".json", id, seconds);
+      std::vector<qf::ImportedRun> runs{r};
+      qf::stampStaticBatch(runs, qf::StaticBatch{std::pow(4.0, n % 4), 1024, 512});
+      s.importedRuns.push_back(runs.front());
+    }
+  }
+  w.setSession(s, QString());
+  const QString before = w.windowTitle();
+  REQUIRE(before.contains("bundled constants"));
+
+  // Declined: nothing changes.
+  const qf::SessionCalibration* shown = nullptr;
+  qf::SessionCalibration seen;
+  w.setCalibrationPrompt([&](const qf::SessionCalibration& c) {
+    seen = c;
+    shown = &seen;
+    return false;
+  });
+  CHECK(w.calibrateInteractive() == "Calibration not applied");
+  REQUIRE(shown);
+  CHECK(seen.points == 8);
+  CHECK_FALSE(seen.fit.constants.empty());
+  REQUIRE(seen.heldOut);
+  CHECK(seen.heldOut->scored == 4);
+  CHECK_FALSE(w.session().scenario.gpuSpec.has_value());
+  CHECK(w.windowTitle() == before);
+
+  // Accepted: the scenario's GPU carries the calibration, the title says whose it is, and one
+  // undo takes it back.
+  w.setCalibrationPrompt([](const qf::SessionCalibration&) { return true; });
+  CHECK(w.calibrateInteractive().startsWith("Calibrated "));
+  REQUIRE(w.session().scenario.gpuSpec.has_value());
+  CHECK(w.session().scenario.gpuSpec->calibration.has_value());
+  INFO(w.windowTitle().toStdString());
+  CHECK(w.windowTitle().contains("your calibration: File > Calibrate on"));
+  w.undoStack()->undo();
+  CHECK_FALSE(w.session().scenario.gpuSpec.has_value());
+  CHECK(w.windowTitle().contains("bundled constants"));
+  CHECK_FALSE(w.windowTitle().contains("your calibration"));
 }

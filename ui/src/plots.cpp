@@ -156,7 +156,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
-  double yMax = 0;
+  double yMax = 0, bandMax = 0;
   // Each scheme's curve as drawn (simplified) and its 80% interval at those batches (empty
   // for the datasheet roofline or a calibration without a fit record).
   struct Drawn {
@@ -179,9 +179,12 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     if (model && model->hasSpread()) {
       for (double b : d.x) d.band.push_back(model->stepSeconds(b));
     }
-    for (const auto& iv : d.band) yMax = std::max(yMax, iv.high * 1e3);
+    for (const auto& iv : d.band) bandMax = std::max(bandMax, iv.high * 1e3);
     drawn.push_back(std::move(d));
   }
+  // A band may reach above the curves, but never sets the scale alone: a constant the points
+  // barely determine (a spread of 100× its value) would squash every curve into the bottom.
+  yMax = std::max(yMax, std::min(bandMax, 1.5 * yMax));
   const double top = yMax * 1.12;
   m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, top);
   double ridgeLo = batchMax, ridgeHi = batchMin;

@@ -529,6 +529,19 @@ std::optional<Error> ScenarioPanel::applyGpuEdit(const GpuFieldTexts& texts) {
   return std::nullopt;
 }
 
+bool ScenarioPanel::applyCalibratedGpu(const GpuSpec& gpu, const std::string& id) {
+  flushPendingChange();
+  ScenarioSpec next = spec();
+  const int entry = m_gpu->findData(qs(id));
+  if (entry < 0) return false;
+  next.gpu = id;
+  next.gpuSpec = gpu;
+  next.datasheet = false;
+  setSpec(next);
+  emitNow();
+  return true;
+}
+
 void ScenarioPanel::resetGpuToCatalog() {
   if (!m_gpuSpec) return;
   flushPendingChange();

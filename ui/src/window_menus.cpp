@@ -37,6 +37,7 @@ void MainWindow::buildMenus() {
       ->setShortcut(QKeySequence("Ctrl+Shift+S"));
   file->addAction("Import results…", this, &MainWindow::importInteractive)
       ->setShortcut(QKeySequence("Ctrl+I"));
+  file->addAction("Calibrate from the session's runs…", this, [this] { calibrateInteractive(); });
   file->addAction("Open model config…", this, &MainWindow::openModelInteractive)
       ->setShortcut(QKeySequence("Ctrl+M"));
   file->addSeparator();

@@ -22,7 +22,11 @@ Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat) {
 
 std::string constantsProvenance(const Efficiency& e) {
   if (e.isDatasheet()) return "datasheet roofline";
-  const std::string& src = e.source;
+  // A GPU file's block reads "calibration (<the block's own source>)": the inner source.
+  std::string src = e.source;
+  const std::string wrapped = "calibration (";
+  if (src.rfind(wrapped, 0) == 0 && src.size() > wrapped.size() && src.back() == ')')
+    src = src.substr(wrapped.size(), src.size() - wrapped.size() - 1);
   auto head = [](const std::string& s) {
     const auto cut = s.find_first_of("(;");
     std::string out = cut == std::string::npos ? s : s.substr(0, cut);

@@ -2,6 +2,7 @@
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
 #include <quantfront/core/session/serving.hpp>
@@ -336,6 +337,92 @@ E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows) {
   out.datasheetMedianPct = ds.empty() ? 0 : medianOf(ds);
   out.calibratedMedianPct = cal.empty() ? 0 : medianOf(cal);
   out.calibratedMedianSignedPct = signedCal.empty() ? 0 : medianOf(signedCal);
+  return out;
+}
+
+}  // namespace qf
+
+namespace qf {
+
+namespace {
+
+/// Median |predict / measured − 1| in % over `points` under `eff` (unpriceable points skipped).
+double medianAbsErrorPct(const std::vector<PreparedPoint>& points, const Efficiency& eff) {
+  std::vector<double> errs;
+  for (const auto& p : points) {
+    const double v = predictPoint(p, eff);
+    if (std::isfinite(v) && v > 0 && p.point.value > 0)
+      errs.push_back(std::abs(v / p.point.value - 1) * 100);
+  }
+  if (errs.empty()) return std::nan("");
+  std::sort(errs.begin(), errs.end());
+  const std::size_t n = errs.size();
+  return n % 2 ? errs[n / 2] : 0.5 * (errs[n / 2 - 1] + errs[n / 2]);
+}
+
+}  // namespace
+
+Result<SessionCalibration> calibrateSession(const Session& s, const std::string& file,
+                                            const std::string& sourceLabel,
+                                            const std::string& gpuArg, const Catalog& cat) {
+  SessionCalibration out;
+  const std::vector<MeasuredPoint> points = measuredPointsFromSession(s, file, out.notes, cat);
+  if (points.empty()) {
+    return Error{file, "", "runs",
+                 "no imported end-to-end run the model can price" +
+                     (out.notes.empty() ? std::string(" (import vLLM or SGLang benchmark runs "
+                                                      "and attach them to candidates)")
+                                        : " (" + out.notes.front() + ")")};
+  }
+  out.gpuId = gpuArg;
+  if (out.gpuId.empty()) {
+    for (const auto& p : points) {
+      if (out.gpuId.empty()) out.gpuId = p.gpu;
+      if (!sameGpu(p.gpu, out.gpuId, cat)) {
+        return Error{file, "", "gpu",
+                     "the session's end-to-end runs are on several GPUs ('" + out.gpuId + "', '" +
+                         p.gpu + "'): choose the one to calibrate"};
+      }
+    }
+  }
+  // The GPU as the session models it: the scenario's edited copy for the GPU it was edited
+  // from, else the catalog's.
+  ScenarioSpec gpuOnly;
+  gpuOnly.gpu = out.gpuId;
+  if (s.scenario.gpuSpec && sameGpu(out.gpuId, s.scenario.gpu, cat))
+    gpuOnly.gpuSpec = s.scenario.gpuSpec;
+  auto gpu = scenarioGpu(gpuOnly, cat);
+  if (!gpu) return gpu.error();
+  auto prepared = preparePoints(points, *gpu, out.gpuId, out.notes, cat);
+  if (!prepared) return prepared.error();
+  if (prepared->empty()) {
+    return Error{file, "", "gpu", "no end-to-end run is on " + gpu->name + " to calibrate it"};
+  }
+  out.points = prepared->size();
+  const std::string source = sourceLabel + " (" + std::to_string(prepared->size()) +
+                             " end-to-end points, " + utcTimestamp().substr(0, 10) + ")";
+  out.prior = scenarioEfficiency(*gpu, false, cat);
+  auto fit = fitEndToEnd(*prepared, source, out.prior);
+  if (!fit) return fit.error();
+  out.fit = std::move(*fit);
+  out.gpu = *gpu;
+  out.gpu.calibration = e2eCalibrationBlock(out.fit, source);
+
+  // Held out: fit every other point from the same prior, score the rest against the prior.
+  if (prepared->size() >= 4) {
+    std::vector<PreparedPoint> even, odd;
+    for (std::size_t i = 0; i < prepared->size(); ++i)
+      (i % 2 == 0 ? even : odd).push_back((*prepared)[i]);
+    auto half = fitEndToEnd(even, source, out.prior);
+    if (half) {
+      SessionCalibration::HeldOut h;
+      h.fitted = even.size();
+      h.scored = odd.size();
+      h.priorMedianPct = medianAbsErrorPct(odd, out.prior);
+      h.calibratedMedianPct = medianAbsErrorPct(odd, half->efficiency);
+      if (std::isfinite(h.priorMedianPct) && std::isfinite(h.calibratedMedianPct)) out.heldOut = h;
+    }
+  }
   return out;
 }
 

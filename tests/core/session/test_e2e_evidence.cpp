@@ -349,3 +349,96 @@ TEST_CASE("the comparison's summary: median errors and interval coverage", "[ses
   CHECK(s.insideInterval == 2);  // 10 lies above [7.5, 9]
   CHECK(summarizeE2e({}).datasheetMedianPct == 0);
 }
+
+namespace {
+
+/// A session of latency runs of Llama-3-8B on one H100 (bf16 and W4A16, batches 1–128, 1,024 →
+/// 512 tokens) whose figures are the model's under `truth`: what a calibration should recover.
+Session syntheticSession(const Efficiency& truth) {
+  Session s;
+  for (const char* scheme : {"bf16", "w4a16-g128"}) {
+    Candidate c;
+    c.id = std::string("8b-") + scheme;
+    c.model = "llama-3-8b";
+    c.schemeLinear = scheme;
+    c.gpu = "h100-sxm";
+    s.candidates.push_back(c);
+    for (double b : {1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0}) {
+      ImportedRun r = run(RunKind::Latency, c.id + "-b" + std::to_string(int(b)) + ".json", c.id);
+      r.metrics["latency_p50_s"] = 1.0;  // replaced below by the truth's figure
+      std::vector<ImportedRun> runs{r};
+      stampStaticBatch(runs, StaticBatch{b, 1024, 512});
+      s.importedRuns.push_back(runs.front());
+    }
+  }
+  std::vector<std::string> notes;
+  const auto points = measuredPointsFromSession(s, "synthetic", notes);
+  REQUIRE(points.size() == s.importedRuns.size());
+  auto gpu = Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  auto prepared = preparePoints(points, *gpu, "h100-sxm", notes);
+  REQUIRE(prepared.ok());
+  for (std::size_t i = 0; i < prepared->size(); ++i)
+    s.importedRuns[i].metrics["latency_p50_s"] = predictPoint((*prepared)[i], truth);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a session's runs calibrate its GPU, with a held-out check against the prior",
+          "[session][e2e][calibrate]") {
+  auto gpu = Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  const Efficiency prior = scenarioEfficiency(*gpu, false);
+  // The truth: a per-step overhead 40% above the bundled prior's and 10% less bandwidth.
+  Efficiency truth = prior;
+  truth.overheadMs *= 1.4;
+  truth.bandwidthEff *= 0.9;
+  const Session s = syntheticSession(truth);
+  auto cal = calibrateSession(s, "synthetic.json", "File > Calibrate on synthetic.json");
+  REQUIRE(cal.ok());
+  CHECK(cal->points == 16);
+  CHECK(cal->gpuId == "h100-sxm");
+  CHECK(cal->prior.source == prior.source);
+  REQUIRE(cal->gpu.calibration.has_value());
+  // The block names where it came from and when; the window's title reads it as the user's.
+  const Efficiency fitted = efficiencyFromGpu(cal->gpu);
+  INFO(fitted.source);
+  CHECK(fitted.source.rfind(
+            "calibration (File > Calibrate on synthetic.json (16 end-to-end points, ", 0) == 0);
+  CHECK(constantsProvenance(fitted).rfind("your calibration: File > Calibrate on synthetic.json",
+                                          0) == 0);
+  // Noise-free points from the truth: the fit moves t0 and the bandwidth efficiency toward it.
+  CHECK(std::abs(fitted.overheadMs / truth.overheadMs - 1) <
+        std::abs(prior.overheadMs / truth.overheadMs - 1));
+  CHECK(std::abs(fitted.bandwidthEff / truth.bandwidthEff - 1) <
+        std::abs(prior.bandwidthEff / truth.bandwidthEff - 1));
+  // Held out: half the points fitted, the other half predicted better than by the prior.
+  REQUIRE(cal->heldOut);
+  CHECK(cal->heldOut->fitted == 8);
+  CHECK(cal->heldOut->scored == 8);
+  CHECK(cal->heldOut->calibratedMedianPct < cal->heldOut->priorMedianPct);
+  CHECK(cal->heldOut->priorMedianPct > 5.0);  // the prior is visibly off for this truth
+}
+
+TEST_CASE("calibrating a session without priceable runs, or on two GPUs, says why",
+          "[session][e2e][calibrate]") {
+  Session empty;
+  auto none = calibrateSession(empty, "empty.json", "File > Calibrate on empty.json");
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().field == "runs");
+  CHECK(none.error().message.find("no imported end-to-end run") != std::string::npos);
+
+  auto gpu = Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(gpu.ok());
+  Session two = syntheticSession(scenarioEfficiency(*gpu, false));
+  two.candidates[1].gpu = "a100-80gb";
+  auto mixed = calibrateSession(two, "two.json", "File > Calibrate on two.json");
+  REQUIRE_FALSE(mixed.ok());
+  CHECK(mixed.error().field == "gpu");
+  CHECK(mixed.error().message.find("several GPUs") != std::string::npos);
+  // Naming the GPU fits its runs alone.
+  auto h100 = calibrateSession(two, "two.json", "File > Calibrate on two.json", "h100-sxm");
+  REQUIRE(h100.ok());
+  CHECK(h100->points == 8);
+}

@@ -13,6 +13,7 @@
 #include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/session/e2e_evidence.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -153,6 +154,15 @@ class MainWindow : public QMainWindow {
   /// Replaces the "attach to a candidate of another model?" question (tests): gets the
   /// mismatches, one per line; true attaches anyway.
   void setMismatchPrompt(std::function<bool(const QString&)> prompt);
+  /// File › Calibrate from the session's runs…: fits the session's end-to-end runs (core
+  /// calibrateSession: the runs' GPU, the scenario's when they are on several), shows the
+  /// constants with their spreads, what was held or kept at the prior, and the held-out check,
+  /// and applies the calibration to the scenario's GPU when accepted (undoable, saved with the
+  /// session). Returns what happened in one line (also on the status bar).
+  QString calibrateInteractive();
+  /// Replaces the dialog calibrateInteractive shows (tests): return true to apply. An empty
+  /// function restores the dialog.
+  void setCalibrationPrompt(std::function<bool(const SessionCalibration&)> prompt);
   /// What an evidence step restores: candidates, the candidate each run feeds, the view.
   struct EvidenceState {
     std::vector<Candidate> candidates;
@@ -349,6 +359,7 @@ class MainWindow : public QMainWindow {
   std::function<RecoveryChoice(const AutosaveInfo&)> m_recoveryPrompt;
   std::function<UnsavedChoice()> m_unsavedPrompt;
   std::function<bool(const QString&)> m_mismatchPrompt;
+  std::function<bool(const SessionCalibration&)> m_calibrationPrompt;
 };
 
 }  // namespace qf::ui

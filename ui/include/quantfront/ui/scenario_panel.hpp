@@ -91,6 +91,10 @@ class ScenarioPanel : public QWidget {
   /// Drops the edited GPU: the catalog entry or file is used again (emits scenarioChanged
   /// when there was one).
   void resetGpuToCatalog();
+  /// Makes `gpu` (a copy carrying a fitted calibration block) the scenario's GPU, for the
+  /// entry `id` (selected when another one is), with the datasheet roofline off so that the
+  /// calibration applies; emits scenarioChanged. False (nothing changed) when no entry is `id`.
+  bool applyCalibratedGpu(const GpuSpec& gpu, const std::string& id);
 
  signals:
   void scenarioChanged();

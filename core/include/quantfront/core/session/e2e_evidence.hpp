@@ -87,4 +87,35 @@ struct E2eErrorSummary {
 };
 E2eErrorSummary summarizeE2e(const std::vector<E2eComparison>& rows);
 
+/// A calibration from the session's own runs, for a front end to show before applying it
+/// (the window's File › Calibrate…): what `qfront calibrate SESSION` fits, with a held-out
+/// check the user can judge it by.
+struct SessionCalibration {
+  GpuSpec gpu;        ///< the runs' GPU with the fitted calibration block
+  std::string gpuId;  ///< the runs' GPU as they name it (catalog id, else name)
+  E2eFit fit;         ///< constants, spreads, what was held or fixed, residuals
+  Efficiency prior;   ///< what the fit started from (the GPU's calibration or bundled defaults)
+  std::size_t points = 0;
+  std::vector<std::string> notes;  ///< runs left out, and why
+  /// Fitted on every other point (from the prior, as the whole fit is) and scored on the
+  /// rest: median |model / measured − 1| in %, the prior's and the half-fit's, on the same
+  /// held-out points. Absent with fewer than 4 points or when the half fails to fit.
+  struct HeldOut {
+    std::size_t fitted = 0, scored = 0;
+    double priorMedianPct = 0, calibratedMedianPct = 0;
+  };
+  std::optional<HeldOut> heldOut;
+};
+
+/// Fits the session's end-to-end runs (measuredPointsFromSession) for one GPU: `gpuArg`, else
+/// the one GPU the runs are on. The fit starts from that GPU's calibration (the scenario's
+/// edited copy when it is that GPU, else the catalog's), as `qfront calibrate` does; the block's
+/// source reads "<sourceLabel> (N end-to-end points, YYYY-MM-DD)". Errors: no run the model can
+/// price (naming why the first was left out), runs on several GPUs without `gpuArg`, a fit
+/// that fails.
+Result<SessionCalibration> calibrateSession(const Session& s, const std::string& file,
+                                            const std::string& sourceLabel,
+                                            const std::string& gpuArg = "",
+                                            const Catalog& cat = Catalog::bundled());
+
 }  // namespace qf

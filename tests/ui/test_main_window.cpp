@@ -27,9 +27,10 @@ QApplication& app() {
 TEST_CASE("scheme set drives the step-time plot, export is not blank", "[ui]") {
   app();
   qf::ui::MainWindow w;
-  // Default: the seed's Figure 1 — Llama-3-8B, H100 SXM, bf16 / W8A8-FP8 / W4A16-g128.
+  // Default: the seed's Figure 1 — Llama-3.1-8B (Llama-3-8B's shapes), H100 SXM, bf16 /
+  // W8A8-FP8 / W4A16-g128.
   const auto spec = w.scenario();
-  CHECK(spec.model == "llama-3-8b");
+  CHECK(spec.model == "llama-3.1-8b");
   CHECK(spec.gpu == "h100-sxm");
   REQUIRE(w.report());
   CHECK(w.stepTimePlot()->schemeCurveCount() == 3);

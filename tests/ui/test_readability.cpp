@@ -368,7 +368,7 @@ TEST_CASE("a model config opens as the model: a bad one keeps the current model"
   f.write("{\"model_type\": \"llama\"}");
   f.close();
   CHECK_FALSE(w.openModelConfig(bad, true));
-  CHECK(w.scenario().model == "llama-3-8b");
+  CHECK(w.scenario().model == "llama-3.1-8b");
   CHECK(w.undoStack()->count() == 0);
 
   const QString good = QString(QF_TEST_DATA_DIR) + "/cli/gemma-2-2b.json";
@@ -377,5 +377,5 @@ TEST_CASE("a model config opens as the model: a bad one keeps the current model"
   CHECK(w.scenario().model == good.toStdString());
   CHECK(w.undoStack()->count() == 1);
   w.undoStack()->undo();
-  CHECK(w.scenario().model == "llama-3-8b");
+  CHECK(w.scenario().model == "llama-3.1-8b");
 }

@@ -570,7 +570,12 @@ QString DeployView::tieText() const {
   QStringList names;
   for (std::size_t t : ties) {
     const auto& c = m_result->frontier[t];
-    names << QString("%1 × %2 %3").arg(c.gpuCount).arg(qs(c.gpu), qs(c.schemeId()));
+    // The table's row number and what tells the rows apart: KV dtype and batch cap.
+    names << QString("row %1 (%2 × %3 %4, KV %5, batch cap %6)")
+                 .arg(t + 1)
+                 .arg(c.gpuCount)
+                 .arg(qs(c.gpu), qs(c.schemeId()), qs(c.kvDtype))
+                 .arg(c.maxBatch);
   }
   return out + QString(
                    " A tie, not a recommendation: within the constants' spread it costs "

@@ -277,8 +277,56 @@ void summaryPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
     w.heading("What did not pass, and why");
     for (const auto& line : s.verdicts) w.text("• " + qs(line));
   }
+  w.heading("Deployment (Deploy tab)");
+  w.text(in.deploySummary.isEmpty()
+             ? QString("No deployment search in this session: the Deploy tab answers what to "
+                       "deploy, at what cost, under a TTFT/TPOT target (its page below).")
+             : in.deploySummary);
   w.heading("Confidence");
   w.text(qs(s.confidence));
+}
+
+/// The Deploy tab's last search: its answer, its plot and its frontier table as shown (every
+/// modelled figure with its 80% interval).
+void deployPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
+  w.heading("Deployment search");
+  if (!in.deployTable || in.deploySummary.isEmpty()) {
+    w.text("No deployment search was run in this session (the Deploy tab).", kMuted);
+    return;
+  }
+  w.text(in.deploySummary);
+  if (in.deployPlot) w.plot(in.deployPlot, plotH * 0.8);
+  // The table's columns as the tab shows them, without the last (why the batch is capped).
+  const QTableWidget* t = in.deployTable;
+  const int cols = std::min(t->columnCount(), 10);
+  QStringList headers;
+  for (int c = 0; c < cols; ++c) {
+    const QTableWidgetItem* h = t->horizontalHeaderItem(c);
+    headers << (h ? h->text() : QString());
+  }
+  std::vector<QStringList> rows;
+  const int n = std::min(t->rowCount(), static_cast<int>(kMaxReportCandidates));
+  for (int r = 0; r < n; ++r) {
+    QStringList row;
+    for (int c = 0; c < cols; ++c) {
+      const QTableWidgetItem* it = t->item(r, c);
+      row << (it ? it->text() : QString());
+    }
+    rows.push_back(row);
+  }
+  std::vector<double> fractions = {0.07, 0.05, 0.07, 0.12, 0.05, 0.06, 0.14, 0.14, 0.15, 0.15};
+  fractions.resize(static_cast<std::size_t>(cols), 0.1);
+  w.table(headers, rows, fractions);
+  if (t->rowCount() > n) {
+    w.text(QString("… and %1 more frontier deployments (the Deploy tab lists them).")
+               .arg(t->rowCount() - n),
+           kMuted, 8);
+  }
+  w.text(
+      "Every figure is the model's; in brackets its 80% interval from the constants' spread. "
+      "Deployments whose cost intervals overlap the cheapest one's are a tie, not a "
+      "recommendation.",
+      kMuted, 8);
 }
 
 void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
@@ -748,6 +796,9 @@ QString writeReviewReport(const ReviewReportInputs& in, QIODevice& out, int* pag
 
     w.newPage();
     costPage(w, in);
+
+    w.newPage();
+    deployPage(w, in, plotH);
 
     if (!in.session->kernelMeasurements.empty()) {
       w.newPage();

@@ -1,5 +1,6 @@
 // The window's exports: the current plot or table, a view by name (quantfront --export
 // VIEW), the review report and the engine's data.
+#include <quantfront/ui/deploy_view.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/measured_view.hpp>
 
@@ -97,6 +98,11 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   in.e2eRows = &m_measured->rows();
   in.e2eSummary = m_measured->summaryText();
   in.paretoStatus = m_pareto->statusText();
+  if (m_deploy->result()) {
+    in.deploySummary = m_deploy->status();
+    in.deployPlot = m_deploy->plot();
+    in.deployTable = m_deploy->table();
+  }
   in.objectives = m_pareto->objectives();
   in.gates = m_pareto->appliedGates();
   in.verdicts = m_pareto->verdicts();

@@ -1,6 +1,8 @@
 // The answer first: a review's recommendation per regime, frontier, failures and confidence.
 #include <quantfront/core/session/review_summary.hpp>
 
+#include <quantfront/core/base/text.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -33,6 +35,42 @@ std::pair<double, double> firstStep(const SchemeReport& s) {
   return {s.points.front().batch, s.points.front().stepMs};
 }
 
+/// Why the gates bar scheme `a` on the report's scenario, "" when they do not: the session's
+/// candidates of the scenario's model, GPU and count in that scheme (uniform) are all gated
+/// out or undecided ("candidate X fails a gate (detail)"). No such candidate, or one that
+/// passes, bars nothing: the recommendation then stands on the model alone.
+std::string gateBar(const SchemeAssignment& a, const Scenario& sc,
+                    const std::vector<Candidate>& cands,
+                    const std::map<std::string, CandidateVerdict>& verdicts) {
+  std::string why;
+  for (const auto& c : cands) {
+    const bool sameModel = sameIgnoringCase(c.model, sc.model.id) ||
+                           (!sc.model.name.empty() && sameIgnoringCase(c.model, sc.model.name));
+    const bool sameGpu = sameIgnoringCase(c.gpu, sc.gpu.id) || sameIgnoringCase(c.gpu, sc.gpu.name);
+    const bool sameScheme =
+        !a.mixed() && sameIgnoringCase(c.schemeLinear, a.linear.id) &&
+        (c.schemeMoe.empty() || sameIgnoringCase(c.schemeMoe, a.linear.id)) &&
+        (c.schemeLmHead.empty() || sameIgnoringCase(c.schemeLmHead, a.linear.id));
+    if (!sameModel || !sameGpu || c.gpuCount != sc.tp || !sameScheme) continue;
+    const auto v = verdicts.find(c.id);
+    if (v == verdicts.end()) continue;
+    switch (v->second.verdict) {
+      case Verdict::GatedOut:
+        if (why.empty()) why = "candidate " + c.id + " fails a gate (" + v->second.detail + ")";
+        break;
+      case Verdict::Undecided:
+        if (why.empty())
+          why = "candidate " + c.id + " is undecided on a gate (" + v->second.detail + ")";
+        break;
+      case Verdict::NotScored:
+        break;
+      default:
+        return "";  // a candidate of this scheme passes the gates
+    }
+  }
+  return why;
+}
+
 }  // namespace
 
 ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Candidate>& cands,
@@ -41,14 +79,17 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
                               const ReportIntervals* intervals) {
   ReviewSummary out;
   const auto& sc = report.scenario;
-  std::vector<std::string> ids, misfits;
+  std::vector<std::string> ids, misfits, barred;
   std::vector<const SchemeReport*> fitting;
   for (const auto& s : report.schemes) {
     ids.push_back(s.assignment.id);
-    if (s.capacity.fits) {
-      fitting.push_back(&s);
-    } else {
+    if (!s.capacity.fits) {
       misfits.push_back(s.assignment.id);
+    } else if (const std::string why = gateBar(s.assignment, sc, cands, verdicts); !why.empty()) {
+      // The gates speak for this scheme here: the model's speed does not recommend it.
+      barred.push_back(s.assignment.id + ": " + why);
+    } else {
+      fitting.push_back(&s);
     }
   }
   // A scheme's step-time curves with their spread (null without one).
@@ -59,7 +100,8 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
     return intervals->schemes[i]->hasSpread() ? &*intervals->schemes[i] : nullptr;
   };
   auto range = [](const IntervalEstimate& iv, double scale, int digits) {
-    return " (80%: " + fmt(iv.low * scale, digits) + "-" + fmt(iv.high * scale, digits) + ")";
+    auto f = [digits](double v) { return digits > 0 ? fmt(v, digits) : whole(v); };
+    return " (80%: " + f(iv.low * scale) + "-" + f(iv.high * scale) + ")";
   };
   out.scenario = sc.model.name + " on " + std::to_string(sc.tp) + " x " + sc.gpu.name +
                  ", schemes compared: " + join(ids);
@@ -67,8 +109,11 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
     out.doesNotFit = join(misfits) + ": the weights exceed the memory budget of " +
                      std::to_string(sc.tp) + " x " + sc.gpu.name + " (not recommended)";
   }
+  for (const auto& b : barred) out.regimes.push_back("Not recommended, " + b + ".");
   if (fitting.empty()) {
-    out.regimes.push_back("No scheme fits: no recommendation at this GPU count.");
+    out.regimes.push_back(barred.empty()
+                              ? "No scheme fits: no recommendation at this GPU count."
+                              : "No scheme both fits and passes the gates: no recommendation.");
   } else {
     const SchemeReport* fast = fitting.front();
     const SchemeReport* slow = fitting.front();
@@ -117,7 +162,7 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
     std::string sat = "Saturated (every KV slot busy): " + most->assignment.id + ", " +
                       whole(most->capacity.tokensPerSAtCapacity) + " tokens/s at " +
                       std::to_string(most->capacity.maxSeqs) + " sequences";
-    if (spreadOf(most) && most->capacity.maxSeqs > 0) sat += range(capacityOf(most), 1, 4);
+    if (spreadOf(most) && most->capacity.maxSeqs > 0) sat += range(capacityOf(most), 1, 0);
     for (const SchemeReport* s : fitting) {
       if (s == most) continue;
       sat += "; " + s->assignment.id + " " + whole(s->capacity.tokensPerSAtCapacity) + " at " +

@@ -2,6 +2,7 @@
 // the frontier, what did not pass and why (not-scored grouped), and the provenance shares.
 #include <catch2/catch.hpp>
 
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/review_summary.hpp>
 
 using namespace qf;
@@ -82,4 +83,80 @@ TEST_CASE("the summary recommends per regime and says what did not pass", "[sess
   CHECK(empty.regimes[0].rfind("No scheme fits", 0) == 0);
   CHECK(empty.frontier.rfind("No candidates", 0) == 0);
   CHECK(empty.confidence.rfind("No objective figures", 0) == 0);
+}
+
+TEST_CASE("the summary recommends no scheme the session's gates bar on this scenario",
+          "[session][summary]") {
+  EngineReport r;
+  r.scenario.model.id = "llama-3.1-8b";
+  r.scenario.model.name = "Llama-3.1-8B";
+  r.scenario.gpu.id = "h100-sxm";
+  r.scenario.gpu.name = "H100 SXM 80GB";
+  r.scenario.tp = 1;
+  r.schemes = {scheme("bf16", 10, 9000, 40), scheme("w4a16-g128", 4, 15000, 110)};
+  for (auto& s : r.schemes) {
+    s.assignment.linear.id = s.assignment.id;
+  }
+  auto on = [](const std::string& id, const std::string& scheme, const std::string& gpu,
+               int count) {
+    Candidate c;
+    c.id = id;
+    c.model = "llama-3.1-8b";
+    c.schemeLinear = scheme;
+    c.gpu = gpu;
+    c.gpuCount = count;
+    return c;
+  };
+  // The W4A16 candidate of this very model, GPU and count fails the recovery gate; a W4A16
+  // candidate on another GPU passes, which says nothing about this one.
+  const std::vector<Candidate> cands = {on("w4-h100", "w4a16-g128", "h100-sxm", 1),
+                                        on("w4-a100", "w4a16-g128", "a100-80gb", 1),
+                                        on("bf16-h100", "bf16", "H100-SXM", 1)};
+  std::map<std::string, CandidateVerdict> verdicts = {
+      {"w4-h100", {Verdict::GatedOut, "recovery>=99: recovery 97.1 fails >= 99"}},
+      {"w4-a100", {Verdict::Frontier, ""}},
+      {"bf16-h100", {Verdict::Frontier, ""}}};
+  const ReviewSummary s = summarizeReview(r, cands, {}, verdicts);
+  REQUIRE(s.regimes.size() == 3);
+  CHECK(s.regimes[0] ==
+        "Not recommended, w4a16-g128: candidate w4-h100 fails a gate (recovery>=99: recovery "
+        "97.1 fails >= 99).");
+  CHECK(s.regimes[1].rfind("Synchronous (one request at a time, batch 1): bf16, 10 ms", 0) == 0);
+  CHECK(s.regimes[2].rfind("Saturated (every KV slot busy): bf16, 9000 tokens/s", 0) == 0);
+
+  // Undecided bars it too; once a candidate of the scheme here passes, nothing is barred.
+  verdicts["w4-h100"] = {Verdict::Undecided, "recovery>=99: recovery 98.7 [97.9, 99.5]"};
+  CHECK(summarizeReview(r, cands, {}, verdicts).regimes[0].find("is undecided on a gate") !=
+        std::string::npos);
+  verdicts["w4-h100"] = {Verdict::Dominated, "by bf16-h100"};
+  const ReviewSummary free = summarizeReview(r, cands, {}, verdicts);
+  CHECK(free.regimes[0].rfind("Synchronous (one request at a time, batch 1): w4a16-g128", 0) == 0);
+}
+
+TEST_CASE("the summary calls a difference inside the intervals a tie", "[session][summary]") {
+  ScenarioSpec spec;  // Llama-3-8B on one H100 SXM, bundled constants with a fit record
+  auto sc = resolveScenario(spec);
+  REQUIRE(sc.ok());
+  auto cands = makeCandidates({"bf16", "w8a8-fp8", "w4a16-g128"}, "", "", "");
+  REQUIRE(cands.ok());
+  auto rep = runEngine(*sc, *cands, {1.0, 64.0, 1024.0});
+  REQUIRE(rep.ok());
+  const ReportIntervals iv = reportIntervals(*rep, 1, 1024);
+  const ReviewSummary bare = summarizeReview(*rep, {}, {}, {});
+  const ReviewSummary s = summarizeReview(*rep, {}, {}, {}, &iv);
+  REQUIRE(s.regimes.size() >= 2);
+  INFO(s.regimes[0]);
+  // W4A16 leads at batch 1 on the point estimates; FP8 is 9% behind, inside the interval of
+  // their ratio; bf16 is 48% behind, outside it.
+  CHECK(s.regimes[0].rfind("Synchronous (one request at a time, batch 1): w4a16-g128", 0) == 0);
+  CHECK(s.regimes[0].find("(80%: ") != std::string::npos);
+  CHECK(s.regimes[0].find("a tie with w8a8-fp8 (") != std::string::npos);
+  CHECK(s.regimes[0].find("a tie with bf16") == std::string::npos);
+  CHECK(s.regimes[0].find("no recommendation between them") != std::string::npos);
+  // Without the intervals the same figures read as a plain ranking.
+  CHECK(bare.regimes[0].find("tie") == std::string::npos);
+  const auto& w4 = *iv.schemes[2];
+  const auto& fp8 = *iv.schemes[1];
+  CHECK(figuresTie(w4, fp8, [](const StepCurve& c) { return c.stepSeconds(1); }));
+  CHECK_FALSE(figuresTie(w4, *iv.schemes[0], [](const StepCurve& c) { return c.stepSeconds(1); }));
 }

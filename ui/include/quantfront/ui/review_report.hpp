@@ -12,6 +12,7 @@
 #include <QByteArray>
 #include <QString>
 #include <QStringList>
+#include <QTableWidget>
 #include <cstddef>
 #include <map>
 #include <string>
@@ -45,6 +46,11 @@ struct ReviewReportInputs {
   const std::vector<E2eComparison>* e2eRows = nullptr;  ///< what e2ePlot draws (may be null)
   QString e2eSummary;                                   ///< its one-line summary
   QString paretoStatus;  ///< the Pareto view's summary line and warnings
+  /// The Deploy tab's last search: its summary (the cheapest deployment, its cost interval and
+  /// ties), its plot and its frontier table as shown; empty / null when no search was run.
+  QString deploySummary;
+  QCustomPlot* deployPlot = nullptr;
+  const QTableWidget* deployTable = nullptr;
   std::vector<Objective> objectives;
   std::vector<std::string> gates;
   std::map<std::string, CandidateVerdict> verdicts;

@@ -15,8 +15,10 @@ namespace qf {
 
 struct ReviewSummary {
   std::string scenario;  ///< model, GPUs, schemes compared
-  /// Per regime, the modelled recommendation among the schemes that fit: "synchronous (one
-  /// request at a time, batch 1)" by step time, "saturated (every KV slot busy)" by tokens/s.
+  /// Per regime, the modelled recommendation among the schemes that fit and that the gates do
+  /// not bar (a scheme whose candidates on this model, GPU and count all fail a gate or are
+  /// undecided is "Not recommended, <scheme>: <why>" first): "synchronous (one request at a
+  /// time, batch 1)" by step time, "saturated (every KV slot busy)" by tokens/s.
   std::vector<std::string> regimes;
   std::string doesNotFit;  ///< schemes whose weights exceed the memory budget ("" when none)
   std::string frontier;    ///< the candidates on the frontier, or why there are none

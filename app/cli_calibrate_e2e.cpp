@@ -110,7 +110,7 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
   }
   for (const auto& f : fit->fixed) {
     out << std::left << std::setw(36) << f << std::right << std::setw(14) << "-"
-        << "   not determined: no point depends on it (prior kept: "
+        << "   not determined by these points (prior kept: "
         << (prior.source.empty() ? std::string("datasheet") : prior.source) << ")\n";
   }
   for (const auto& w : fit->warnings) out << "warning: " << w << "\n";

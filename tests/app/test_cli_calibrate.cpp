@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -285,4 +286,37 @@ TEST_CASE("qfront calibrate reports joules per token where records carry energy"
               "--format", "json"});
   REQUIRE(plain.rc == 0);
   CHECK_FALSE(nlohmann::json::parse(plain.out).contains("measured_energy"));
+}
+
+TEST_CASE("qfront calibrate keeps at its prior a constant the points cannot determine",
+          "[cli][e2e]") {
+  TempDir dir;
+  const std::string session = dir.file("e2e.json");
+  const std::string data = std::string(QF_TEST_DATA_DIR) + "/import/e2e/";
+  // Three vllm bench serve runs at one concurrency: nothing tells W4A16's dequant cost apart
+  // (before, it was fitted to 1e-18 s per weight with a 1-sigma factor of e^5,000,000, and every
+  // W4A16 interval above the ridge inherited it).
+  const auto imp = qfront({"import", data + "vllm_serve_bf16.json", data + "vllm_serve_fp8.json",
+                           data + "vllm_serve_w4a16.json", "-o", session, "--gpu", "h100-sxm"});
+  REQUIRE(imp.rc == 0);
+  const auto r = qfront({"calibrate", session, "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& block = j.at("calibration");
+  const auto& fit = block.at("e2e_fit");
+  const auto names = fit.at("names").get<std::vector<std::string>>();
+  CHECK(std::find(names.begin(), names.end(), "dequant_s_per_weight.w4a16-g128") == names.end());
+  // Kept at the prior's value (the bundled H100 constants charge no dequant cost: Marlin).
+  CHECK(block.value("dequant_s_per_weight", nlohmann::json::object()).value("w4a16-g128", 0.0) ==
+        0.0);
+  const auto cov = fit.at("covariance").get<std::vector<double>>();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    INFO(names[i]);
+    CHECK(std::sqrt(cov[i * names.size() + i]) <= 3.0);
+  }
+  const auto warnings = j.at("warnings").get<std::vector<std::string>>();
+  CHECK(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+    return w.rfind("dequant_s_per_weight.w4a16-g128: these points cannot determine it", 0) == 0;
+  }));
 }

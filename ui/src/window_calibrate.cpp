@@ -60,7 +60,7 @@ bool showCalibration(const SessionCalibration& c, QWidget* parent) {
   for (const auto& k : c.fit.held) {
     row(k, number(e2eConstantValue(c.fit.efficiency, k)), "–", "held: implausible as fitted");
   }
-  for (const auto& k : c.fit.fixed) row(k, "–", "–", "no point depends on it: prior kept");
+  for (const auto& k : c.fit.fixed) row(k, "–", "–", "not determined by these points: prior kept");
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table->verticalHeader()->hide();

@@ -1149,8 +1149,11 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name) {
   return getConstant(eff, name);
 }
 
-Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
-                           const Efficiency& prior) {
+namespace {
+
+/// One fit with the constants in `excluded` kept at the prior (fitEndToEnd's body).
+Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::string& source,
+                       const Efficiency& prior, const std::vector<std::string>& excluded) {
   if (allPoints.empty()) return Error{source, "", "", "no measured points for this GPU"};
   // Tail figures (p99s, ITL) come from the simulation: scored by --check, never fitted (a fit
   // evaluates every point dozens of times, and a p99 is one draw of the simulation's seed).
@@ -1178,8 +1181,10 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
     if (!model.jacobian(start, names, jac))
       return Error{source, "", "", "the model cannot predict these points (check their figures)"};
     const auto most = largestDependence(jac, n, names.size());
-    for (std::size_t k = 0; k < names.size(); ++k)
-      (most[k] >= 0.01 ? params : fixedNames).push_back(names[k]);
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      const bool out = std::find(excluded.begin(), excluded.end(), names[k]) != excluded.end();
+      (most[k] >= 0.01 && !out ? params : fixedNames).push_back(names[k]);
+    }
   }
   Efficiency eff = start;
   keepPriorValues(fixedNames, eff, prior);
@@ -1310,6 +1315,43 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
   }
   describeResiduals(points, eff, r, w, fit);
   return fit;
+}
+
+}  // namespace
+
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
+                           const Efficiency& prior) {
+  // A constant whose 1σ spans more than a factor e³ ≈ 20 is not determined by these points
+  // (a dequant cost fitted to 1e-18 s per weight with a spread of 5e-12): it keeps the prior's
+  // value, with a warning, and the rest is fitted again, so that no interval inherits its
+  // spread (docs/model.md, "Calibration from end-to-end measurements").
+  constexpr double kUndeterminedLogSd = 3.0;
+  std::vector<std::string> excluded, notes;
+  for (int round = 0;; ++round) {
+    auto fit = fitOnce(allPoints, source, prior, excluded);
+    if (!fit) return fit;
+    const std::size_t p = fit->constants.size();
+    std::vector<std::string> loose;
+    for (std::size_t a = 0; a < p; ++a) {
+      const double logSd = std::sqrt(std::max(fit->covariance[a * p + a], 0.0));
+      if (logSd > kUndeterminedLogSd) {
+        loose.push_back(fit->constants[a].name);
+        std::ostringstream w;
+        w << fit->constants[a].name << ": these points cannot determine it (fitted "
+          << fit->constants[a].value << " with a 1-sigma factor of e^" << std::setprecision(3)
+          << logSd << "); kept at the prior's " << e2eConstantValue(prior, fit->constants[a].name);
+        notes.push_back(w.str());
+      }
+    }
+    // Every constant loose, or a fourth round: the fit as it stands, said as it is.
+    if (loose.empty() || loose.size() == p || round == 3) {
+      fit->warnings.insert(
+          fit->warnings.begin(), notes.begin(),
+          notes.end() - static_cast<std::ptrdiff_t>(loose.empty() ? 0 : loose.size()));
+      return fit;
+    }
+    excluded.insert(excluded.end(), loose.begin(), loose.end());
+  }
 }
 
 GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source) {

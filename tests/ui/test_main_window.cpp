@@ -1,6 +1,7 @@
 // Offscreen GUI test: the scheme set drives the plot, and an exported PNG is not blank.
 #include <catch2/catch.hpp>
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QImage>
@@ -118,4 +119,19 @@ TEST_CASE("example session drives the Pareto and Candidates tabs, save and reope
   // A save into a missing directory fails with a message and leaves the window's work alone.
   CHECK_FALSE(w.saveSessionTo(dir.filePath("no/such/dir/x.json")).isEmpty());
   CHECK(w.scenario().gpu == "a100-80gb");
+}
+
+TEST_CASE("Edit > Redo answers Ctrl+Shift+Z: no key bound twice", "[ui][keys]") {
+  app();
+  qf::ui::MainWindow w;
+  auto* redo = w.findChild<QAction*>("redo");
+  REQUIRE(redo);
+  const QList<QKeySequence> keys = redo->shortcuts();
+  CHECK(keys.contains(QKeySequence("Ctrl+Shift+Z")));
+  // A key listed twice on one action is an ambiguous shortcut: Qt fires neither.
+  for (int i = 0; i < keys.size(); ++i) {
+    for (int j = i + 1; j < keys.size(); ++j) CHECK(keys[i] != keys[j]);
+  }
+  for (const QKeySequence& k : QKeySequence::keyBindings(QKeySequence::Redo))
+    CHECK(keys.contains(k));
 }

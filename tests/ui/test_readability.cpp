@@ -375,6 +375,9 @@ TEST_CASE("a model config opens as the model: a bad one keeps the current model"
   REQUIRE(w.openModelConfig(good, true));
   CHECK(w.report()->scenario.model.name.find("emma") != std::string::npos);
   CHECK(w.scenario().model == good.toStdString());
+  // The model box names the model the file holds, and the file.
+  CHECK(w.scenarioPanel()->modelLabel() ==
+        QString::fromStdString(w.report()->scenario.model.name) + " (gemma-2-2b.json)");
   CHECK(w.undoStack()->count() == 1);
   w.undoStack()->undo();
   CHECK(w.scenario().model == "llama-3.1-8b");

@@ -90,7 +90,7 @@ void MainWindow::addDeploymentCandidate(const Candidate& c) {
     return std::any_of(next.candidates.begin(), next.candidates.end(),
                        [&](const Candidate& o) { return o.id == id; });
   };
-  for (int n = 2; taken(k.id); ++n) k.id = c.id + " (" + std::to_string(n) + ")";
+  for (int n = 2; taken(k.id); ++n) k.id = c.id + "-" + std::to_string(n);
   next.candidates.push_back(k);
   if (auto e = refreshModelledMetrics(next)) {
     statusBar()->showMessage("Deployment added without modelled figures: " + qs(e->str()), 10000);

@@ -507,6 +507,7 @@ void MainWindow::recompute() {
   if (m_report->schemes.empty()) facts += "\nNo scheme selected: tick at least one.";
   m_panel->setFeedback(facts, false);
   m_panel->setGpu(m_report->scenario.gpu);
+  m_panel->setModelName(qs(m_report->scenario.model.name));
   const QString fit = fitWarning(*m_report);
   m_fitBanner->setText(fit);
   updateFitBanner();

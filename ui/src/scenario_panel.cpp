@@ -529,6 +529,20 @@ std::optional<Error> ScenarioPanel::applyGpuEdit(const GpuFieldTexts& texts) {
   return std::nullopt;
 }
 
+void ScenarioPanel::setModelName(const QString& name) {
+  const int i = m_model->currentIndex();
+  if (i < 0 || name.isEmpty()) return;
+  const QString path = m_model->itemData(i).toString();
+  // Catalog ids carry no path separator or .json; a config file always does.
+  if (path == kBrowse || (!path.contains('/') && !path.endsWith(".json"))) return;
+  m_model->setItemText(i, QString("%1 (%2)").arg(name, path.section('/', -1)));
+  m_model->setItemData(i, path, Qt::ToolTipRole);
+}
+
+QString ScenarioPanel::modelLabel() const {
+  return m_model->currentText();
+}
+
 bool ScenarioPanel::applyCalibratedGpu(const GpuSpec& gpu, const std::string& id) {
   flushPendingChange();
   ScenarioSpec next = spec();

@@ -58,7 +58,13 @@ void MainWindow::buildMenus() {
   undo->setShortcut(QKeySequence::Undo);
   QAction* redo = m_undo->createRedoAction(this, "Redo");
   redo->setObjectName("redo");
-  redo->setShortcuts({QKeySequence("Ctrl+Shift+Z"), QKeySequence::Redo});
+  // Ctrl+Shift+Z and the platform's Redo keys, each once: a key bound twice to one action is
+  // an ambiguous shortcut, and Qt then fires neither (on X11 Redo already holds Ctrl+Shift+Z).
+  QList<QKeySequence> redoKeys = {QKeySequence("Ctrl+Shift+Z")};
+  for (const QKeySequence& k : QKeySequence::keyBindings(QKeySequence::Redo)) {
+    if (!redoKeys.contains(k)) redoKeys << k;
+  }
+  redo->setShortcuts(redoKeys);
   edit->addAction(undo);
   edit->addAction(redo);
 }

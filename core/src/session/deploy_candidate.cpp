@@ -9,8 +9,9 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
                                   const DeployOptions& opts) {
   Candidate k;
   std::ostringstream id;
-  id << c.gpu << " x" << c.gpuCount << " tp" << c.tp << " " << c.schemeId() << " kv " << c.kvDtype
-     << " b" << c.maxBatch;
+  // One token, as the command line and CSV files want ids: h100-sxm-x2-tp2-w4a16-g128-kv-fp8-b256.
+  id << c.gpu << "-x" << c.gpuCount << "-tp" << c.tp << "-" << c.schemeId() << "-kv-" << c.kvDtype
+     << "-b" << c.maxBatch;
   k.id = id.str();
   k.model = modelId;
   k.schemeLinear = c.linear;

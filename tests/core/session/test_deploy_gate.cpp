@@ -68,6 +68,11 @@ TEST_CASE("search gated by the session's candidates", "[session][deploy]") {
   CHECK(k.metrics.at("usd_per_million_output_tokens").value ==
         gated->best->usdPerMillionOutputTokens);
   CHECK(k.id.find("h100-sxm") != std::string::npos);
+  // One token: no space, so the id works on a command line and in a CSV cell unquoted.
+  CHECK(k.id.find(' ') == std::string::npos);
+  CHECK(k.id == gated->best->gpu + "-x" + std::to_string(gated->best->gpuCount) + "-tp" +
+                    std::to_string(gated->best->tp) + "-" + gated->best->schemeId() + "-kv-" +
+                    gated->best->kvDtype + "-b" + std::to_string(gated->best->maxBatch));
 
   CHECK_FALSE(deployGateFromSession(s, "qwen3-30b-a3b", {*gate}, std::nullopt).ok());
   // A second FP8 candidate that fails: evidence against the scheme is not outvoted.

@@ -69,6 +69,11 @@ class ScenarioPanel : public QWidget {
   void setFeedback(const QString& text, bool isError);
   /// Checks or unchecks one uniform scheme (emits scenarioChanged).
   void setSchemeChecked(const QString& id, bool checked);
+  /// Labels the model entry of a config file by the model it holds, "<name> (<file>)", not the
+  /// file's name alone (catalog entries keep their labels).
+  void setModelName(const QString& name);
+  /// The model box's label of the current entry (tests).
+  [[nodiscard]] QString modelLabel() const;
   /// Labels each scheme for `gpu`: a scheme whose tensor path the GPU lacks says
   /// "fallback", as the legend does.
   void setGpu(const GpuSpec& gpu);

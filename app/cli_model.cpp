@@ -1,4 +1,5 @@
 // qfront model and qfront catalog: the analytic engine from the command line.
+#include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/core/base/version.hpp>
 
@@ -377,8 +378,43 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
   std::vector<std::vector<StaticBatchInterval>> intervals;
   for (const auto& sr : rep.schemes)
     intervals.push_back(staticBatchIntervals(rep.scenario, rep.params, sr, level));
+  // Step times, tokens/s and capacity with their intervals; crossovers that are ties.
+  double bMin = 0, bMax = 0;
+  for (const auto& sr : rep.schemes) {
+    for (const auto& p : sr.points) {
+      bMin = bMin > 0 ? std::min(bMin, p.batch) : p.batch;
+      bMax = std::max(bMax, p.batch);
+    }
+  }
+  const ReportIntervals steps =
+      reportIntervals(rep, std::max(bMin, 1.0), std::max(bMax, 1.0), level);
   if (fmtName == "json") {
     Json j = reportToJson(rep);
+    for (std::size_t i = 0; i < rep.schemes.size() && i < steps.schemes.size(); ++i) {
+      const auto& model = steps.schemes[i];
+      if (!model || !model->hasSpread()) continue;
+      Json& sj = j["schemes"][i];
+      const auto& sr = rep.schemes[i];
+      for (std::size_t k = 0; k < sr.points.size(); ++k) {
+        const double b = sr.points[k].batch;
+        const IntervalEstimate iv = model->stepSeconds(b);
+        Json& pt = sj["points"][k];
+        pt["interval_level"] = level;
+        pt["step_ms_interval"] = {iv.low * 1e3, iv.high * 1e3};
+        pt["tokens_per_s_interval"] = {b / iv.high, b / iv.low};
+        pt["step_extrapolated"] = iv.extrapolated;
+      }
+      if (sr.capacity.maxSeqs > 0) {
+        const double seqs = static_cast<double>(sr.capacity.maxSeqs);
+        const IntervalEstimate cap =
+            model->figure([seqs](const StepCurve& c) { return seqs / c.stepSeconds(seqs); });
+        sj["capacity"]["tokens_per_s_at_capacity_interval"] = {cap.low, cap.high};
+      }
+    }
+    for (std::size_t c = 0; c < rep.crossovers.size() && c < steps.ties.size(); ++c) {
+      if (steps.ties[c])
+        j["crossovers"][c]["tie_batches"] = {steps.ties[c]->from, steps.ties[c]->to};
+    }
     for (std::size_t i = 0; i < intervals.size(); ++i) {
       for (std::size_t k = 0; k < intervals[i].size(); ++k) {
         const auto& iv = intervals[i][k];
@@ -397,6 +433,17 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
     out << engineCsvText(rep);
   } else {
     printTable(rep, out);
+    bool tieHead = false;
+    for (std::size_t c = 0; c < rep.crossovers.size() && c < steps.ties.size(); ++c) {
+      if (!steps.ties[c]) continue;
+      if (!tieHead) out << "\ncrossovers that are ties\n";
+      tieHead = true;
+      const auto& x = rep.crossovers[c];
+      out << "  B = " << fmt(x.batch, 2) << "  " << x.schemes[0] << " / " << x.schemes[1]
+          << ": a tie for B = " << fmt(steps.ties[c]->from, 3) << "-" << fmt(steps.ties[c]->to, 3)
+          << " (the difference is inside the " << fmt(100 * level, 0)
+          << "% interval of their ratio: no ordering there)\n";
+    }
     bool any = false;
     for (std::size_t i = 0; i < intervals.size(); ++i) {
       for (std::size_t k = 0; k < intervals[i].size(); ++k) {

@@ -492,3 +492,49 @@ TEST_CASE("every JSON output names the program version that wrote it", "[cli]") 
     CHECK(j.at("output_format_version") == qf::kOutputFormatVersion);
   }
 }
+
+TEST_CASE(
+    "qfront model gives step times and capacity their interval, and says which "
+    "crossovers are ties",
+    "[cli][intervals]") {
+  const auto r = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
+                         "bf16,w4a16-g128", "--batch", "1:1024", "--format", "json"});
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& s : j["schemes"]) {
+    INFO(s["id"]);
+    for (const auto& p : s["points"]) {
+      const double ms = p["step_ms"].get<double>();
+      const auto iv = p["step_ms_interval"];
+      CHECK(iv[0].get<double>() < ms);
+      CHECK(ms < iv[1].get<double>());
+      // Tokens/s is batch / step: its interval is the step's, inverted.
+      const double b = p["batch"].get<double>();
+      CHECK(p["tokens_per_s_interval"][0].get<double>() ==
+            Approx(b / iv[1].get<double>() * 1e3).epsilon(1e-9));
+    }
+    const auto cap = s["capacity"]["tokens_per_s_at_capacity_interval"];
+    const double tok = s["capacity"]["tokens_per_s_at_capacity"].get<double>();
+    CHECK(cap[0].get<double>() < tok);
+    CHECK(tok < cap[1].get<double>());
+  }
+  REQUIRE(j["crossovers"].size() == 1);
+  const auto& x = j["crossovers"][0];
+  REQUIRE(x.contains("tie_batches"));
+  CHECK(x["tie_batches"][0].get<double>() <= x["batch"].get<double>());
+  CHECK(x["batch"].get<double>() <= x["tie_batches"][1].get<double>());
+  // The table says so in words.
+  const auto t = qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme",
+                         "bf16,w4a16-g128", "--batch", "1:1024"});
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("crossovers that are ties") != std::string::npos);
+  CHECK(t.out.find("bf16 / w4a16-g128: a tie for B = ") != std::string::npos);
+  // The datasheet roofline has no spread: no interval, no tie.
+  const auto d =
+      qfront({"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme", "bf16,w4a16-g128",
+              "--batch", "1:1024", "--format", "json", "--datasheet"});
+  REQUIRE(d.rc == 0);
+  const auto dj = nlohmann::json::parse(d.out);
+  CHECK_FALSE(dj["schemes"][0]["points"][0].contains("step_ms_interval"));
+  for (const auto& c : dj["crossovers"]) CHECK_FALSE(c.contains("tie_batches"));
+}

@@ -1,5 +1,7 @@
 #include <quantfront/ui/review_report.hpp>
 
+#include <quantfront/core/model/scenario_spec.hpp>
+
 #include <qcustomplot.h>
 
 #include <QBuffer>
@@ -266,6 +268,11 @@ void summaryPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
       summarizeReview(r, in.session->candidates, in.objectives, in.verdicts, in.intervals);
   w.heading("Summary");
   w.text(qs(s.scenario));
+  w.text("Constants: " + qs(constantsProvenance(r.scenario.efficiency)) +
+             (in.intervals && in.intervals->anySpread()
+                  ? "; modelled figures carry their 80% interval from the constants' spread."
+                  : "."),
+         kMuted);
   w.heading("Recommendation per regime");
   for (const auto& line : s.regimes) w.text("• " + qs(line));
   if (!s.doesNotFit.empty()) w.text("• " + qs(s.doesNotFit), kRed);

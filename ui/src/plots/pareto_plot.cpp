@@ -1,7 +1,7 @@
 // The Pareto tab's plot: candidates classed by their frontier verdict (frontier, uncertain,
 // dominated, gated out, undecided, not scored) with interval bars, the uncertain band, the
 // frontier line per model, names placed without overlaps and a third objective as colour.
-#include <quantfront/ui/pareto_view.hpp>
+#include <quantfront/ui/pareto_plot.hpp>
 
 #include <QMouseEvent>
 #include <QToolTip>

@@ -1,0 +1,115 @@
+#pragma once
+/// The Pareto plot: two objectives with the frontier classification (frontier line, dominated
+/// points faded, gated-out struck, interval bars, uncertain band). It draws a FrontierResult
+/// computed by core; the Pareto tab (pareto_view.hpp) feeds it.
+#include <qcustomplot.h>
+#include <QHash>
+#include <map>
+#include <optional>
+
+#include <quantfront/core/analysis/frontier.hpp>
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/base/records.hpp>
+#include <quantfront/ui/label_layout.hpp>
+
+namespace qf::ui {
+
+/// The uncertain band's legend entry: its name and, on a second line, what it means.
+inline constexpr char kUncertainBandName[] =
+    "uncertain band (intervals: 95% measured, 80% modelled)\n  inside: not clearly dominated, "
+    "within the uncertainty";
+
+/// The legend labels of the colour quintiles, each "lo – hi" (or one value when lo == hi),
+/// ranges in increasing order: to the fewest significant digits, at least three, at which no
+/// range's ends read alike and no range's end reads like the next range's start.
+QStringList colourBinLabels(const std::vector<std::pair<double, double>>& ranges);
+
+/// Scatter of two objectives with the frontier classification.
+class ParetoPlot : public QCustomPlot {
+  Q_OBJECT
+ public:
+  /// Names offered to the label layout (frontier first, then uncertain, gated out, dominated).
+  static constexpr std::size_t kMaxLabels = 200;
+  explicit ParetoPlot(QWidget* parent = nullptr);
+  /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y.
+  void setData(const std::vector<Candidate>& cands,
+               const std::map<std::string, CandidateVerdict>& verdicts, const Objective& x,
+               const Objective& y);
+  /// Points drawn per class (Verdict order): frontier, uncertain, dominated, gated out,
+  /// undecided, not scored.
+  [[nodiscard]] std::array<int, 6> classCounts() const { return m_counts; }
+
+  /// The candidates' names, placed without overlaps.
+  [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
+  /// The candidate drawn nearest to pixel `pos`, within 12 px; empty when none.
+  [[nodiscard]] QString candidateAt(const QPointF& pos) const;
+  /// Every metric of candidate `id` with its value, interval and provenance (the hover text).
+  [[nodiscard]] QString describe(const QString& id) const;
+  /// Rings the candidate `id` (empty: no ring).
+  void highlight(const QString& id);
+  /// A third objective shown as colour: each drawn candidate that has `metric` gets an inner
+  /// dot coloured by the quintile its value falls in (viridis, legend with the ranges).
+  /// Empty: none. Takes effect at the next setData.
+  void setColourMetric(const std::string& metric) { m_colourMetric = metric; }
+  /// Candidates coloured by the third objective in the last setData.
+  [[nodiscard]] int colouredPointCount() const { return m_coloured; }
+  /// The uncertain bands (uncertainBands' for the plotted objectives) drawn at the next
+  /// setData as translucent areas behind the points; empty: none.
+  void setUncertainBands(std::vector<UncertainBand> bands) { m_bands = std::move(bands); }
+  /// The band areas the last setData drew, one per model group; the first carries the legend
+  /// entry kUncertainBandName.
+  [[nodiscard]] const std::vector<QCPCurve*>& bandCurves() const { return m_bandCurves; }
+
+ signals:
+  /// The user clicked the point of candidate `id`.
+  void candidateClicked(const QString& id);
+
+ private:
+  struct DrawnPoint {
+    double x = 0, y = 0;
+    QString id;
+  };
+  static constexpr int kClasses = 6;  ///< one per Verdict, in its order
+  /// A candidate's point with its interval (distances below and above the value).
+  struct ClassPoint {
+    double x, y, xMinus, xPlus, yMinus, yPlus;
+    QString id;
+    const std::string* model;
+  };
+  /// The points to draw, per class (Verdict order), candidates in their order, and the
+  /// range their intervals span.
+  struct PlotPoints {
+    std::array<std::vector<ClassPoint>, kClasses> byClass;
+    double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
+  };
+  struct PendingLabel {
+    int order;
+    double x, y;
+    QString text;
+    Verdict verdict;
+  };
+  [[nodiscard]] static PlotPoints plotPoints(
+      const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
+      const Objective& x, const Objective& y);
+  void resetDrawing(const std::vector<Candidate>& cands);
+  void setTitles(const Objective& x, const Objective& y);
+  void drawBands();
+  /// One class's points with their interval bars.
+  void drawClass(int k, std::vector<ClassPoint> points);
+  void drawColourBins();
+  void drawLabels(std::vector<PendingLabel> labelled);
+  void drawFrontierLines(std::map<std::string, std::vector<std::pair<double, double>>>& front);
+  std::vector<DrawnPoint> m_drawn;
+  QHash<QString, std::size_t> m_index;  ///< candidate id → index in m_cands
+  std::string m_colourMetric;
+  int m_coloured = 0;
+  std::vector<UncertainBand> m_bands;
+  std::vector<QCPCurve*> m_bandCurves;
+  std::vector<Candidate> m_cands;
+  QCPGraph* m_ring = nullptr;
+  PlotLabels m_labels;
+  std::array<int, 6> m_counts{};
+  QCPTextElement* m_title = nullptr;
+};
+
+}  // namespace qf::ui

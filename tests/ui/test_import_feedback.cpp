@@ -165,3 +165,26 @@ TEST_CASE("the import message box counts and lists core's warnings", "[ui][evide
   const qf::Session s = w.session();
   CHECK(s.importedRuns.at(0).warnings == core[0].warnings);
 }
+
+TEST_CASE("the import box names a warning several files share once, with its count",
+          "[ui][import]") {
+  const QStringList lines = {
+      "a.json: vllm-serve, 1 run(s), 2 warning(s)",
+      "    warning: no request rate in the file",
+      "    warning: a.json's own",
+      "b.json: vllm-serve, 1 run(s), 1 warning(s)",
+      "    warning: no request rate in the file",
+      "c.json: vllm-serve, 1 run(s), 1 warning(s)",
+      "    warning: no request rate in the file",
+  };
+  const QStringList shown = qf::ui::collapseRepeatedWarnings(lines);
+  CHECK(shown == QStringList{"a.json: vllm-serve, 1 run(s), 2 warning(s)",
+                             "    warning: no request rate in the file  (and 2 more time(s) in "
+                             "this import)",
+                             "    warning: a.json's own",
+                             "b.json: vllm-serve, 1 run(s), 1 warning(s)",
+                             "c.json: vllm-serve, 1 run(s), 1 warning(s)"});
+  // Nothing repeated: the lines as they were.
+  const QStringList once = {"a.json: vllm-serve, 1 run(s), 1 warning(s)", "    warning: x"};
+  CHECK(qf::ui::collapseRepeatedWarnings(once) == once);
+}

@@ -14,6 +14,7 @@
 #include <QToolBar>
 #include <QUndoStack>
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -231,6 +232,20 @@ TEST_CASE("every built-in scheme has its own colour and its own line style", "[u
   // FP8 and INT8 are no longer two blues on the same line style.
   const QColor fp8 = qf::ui::schemeColor("w8a8-fp8"), int8 = qf::ui::schemeColor("w8a8-int8");
   CHECK(std::abs(fp8.hue() - int8.hue()) > 60);
+  // Every colour reads on the white plot: WCAG's 3:1 contrast for graphics (INT8's orange
+  // was 2.1:1).
+  auto luminance = [](const QColor& c) {
+    auto lin = [](double v) {
+      v /= 255.0;
+      return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4);
+    };
+    return 0.2126 * lin(c.red()) + 0.7152 * lin(c.green()) + 0.0722 * lin(c.blue());
+  };
+  for (const auto& s : qf::Catalog::bundled().schemes()) {
+    const QColor c = qf::ui::schemeColor(QString::fromStdString(s.id));
+    INFO(s.id << " " << c.name().toStdString());
+    CHECK(1.05 / (luminance(c) + 0.05) >= 3.0);
+  }
 }
 
 TEST_CASE("a fallback scheme says so in the scheme list as in the legend", "[ui]") {

@@ -19,10 +19,10 @@ const QColor kBlack(0, 0, 0);
 const QColor kBlue(0, 114, 178);
 const QColor kVermillion(213, 94, 0);
 const QColor kGreen(0, 158, 115);
-const QColor kOrange(230, 159, 0);
-const QColor kSky(86, 180, 233);
-const QColor kPurple(204, 121, 167);
-const QColor kYellow(181, 163, 0);
+const QColor kOrange(125, 75, 20);   // brown: apart from vermillion by lightness, 8.3:1
+const QColor kSky(40, 150, 210);     // sky blue darkened to 3.3:1
+const QColor kPurple(190, 90, 150);  // reddish purple, 3.9:1
+const QColor kYellow(150, 135, 0);   // 3.6:1
 const QColor kGrey(110, 110, 110);
 
 const std::map<QString, SchemeStyle>& fixedStyles() {

@@ -8,12 +8,14 @@
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFileDialog>
+#include <QHash>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QSet>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -320,6 +322,10 @@ void MainWindow::importAndShow(const QStringList& paths) {
   });
   m_importThread->setParent(this);
   connect(m_importThread, &QThread::finished, this, [this, progress, result] {
+    // Closed now, not at the next turn of the event loop: the summary's own loop would
+    // otherwise run under a window-modal dialog at 100% whose Cancel alone frees its OK.
+    progress->reset();
+    progress->hide();
     progress->deleteLater();
     m_importThread->deleteLater();
     m_importThread = nullptr;
@@ -354,9 +360,10 @@ void MainWindow::showImportOutcome(std::size_t runsBefore, QStringList lines) {
              "(\"Attach to candidate…\") or let each model become one (\"One candidate per "
              "model\"); their figures then reach the Pareto and Serving tabs.";
   }
-  // Every warning is listed; a long list continues under "Show Details...".
+  // Every warning is listed; one that several files share once, with their count; a long
+  // list continues under "Show Details..." (which keeps every line as core gave it).
   const QString text = lines.join("\n");
-  QStringList shown = text.split('\n');
+  QStringList shown = collapseRepeatedWarnings(text.split('\n'));
   QMessageBox box(QMessageBox::Information, "Import", QString(), QMessageBox::Ok, this);
   box.setTextFormat(Qt::PlainText);
   if (shown.size() > kImportBoxLines) {
@@ -367,6 +374,26 @@ void MainWindow::showImportOutcome(std::size_t runsBefore, QStringList lines) {
   }
   box.setText(shown.join("\n"));
   box.exec();
+}
+
+QStringList collapseRepeatedWarnings(const QStringList& lines) {
+  QHash<QString, int> count;
+  for (const QString& l : lines) {
+    if (l.trimmed().startsWith("warning: ")) ++count[l.trimmed()];
+  }
+  QStringList out;
+  QSet<QString> seen;
+  for (const QString& l : lines) {
+    const QString key = l.trimmed();
+    const int n = count.value(key, 0);
+    if (n < 2) {
+      out << l;
+    } else if (!seen.contains(key)) {
+      seen.insert(key);
+      out << l + QString("  (and %1 more time(s) in this import)").arg(n - 1);
+    }
+  }
+  return out;
 }
 
 QStringList MainWindow::attachRuns(const AttachRequest& req) {

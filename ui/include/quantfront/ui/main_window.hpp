@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include <QStringList>
 #include <QTimer>
 
 #include <quantfront/core/analysis/curve_intervals.hpp>
@@ -57,6 +58,10 @@ struct AutosaveInfo;
 enum class RecoveryChoice { Recover, Discard, Later };
 /// What to do with unsaved changes before a close, quit, new or open.
 enum class UnsavedChoice { Save, Discard, Cancel };
+
+/// An import summary's lines with each warning line that recurs (the same words, in several
+/// files) kept once, at its first place, saying how many more times it came; the rest as given.
+QStringList collapseRepeatedWarnings(const QStringList& lines);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT

@@ -2,6 +2,8 @@
 // a click on a point selects its row in the Candidates table and back.
 #include <catch2/catch.hpp>
 
+#include <QLabel>
+
 #include <QComboBox>
 #include <QItemSelectionModel>
 #include <QTableWidget>
@@ -39,15 +41,28 @@ TEST_CASE("Pareto hover describes a candidate: click and table selection stay in
   CHECK(view.plot()->candidateAt(QPointF(px + 3, py - 2)) == id);
   CHECK(view.plot()->candidateAt(QPointF(px + 200, py + 200)) != id);
 
-  // Hover text: every metric the candidate has, by its readable name, with its provenance
-  // kind.
+  // Hover text: the verdict first, then the plotted objectives, then the other metrics by
+  // their readable names up to a limit (the rest counted), each with its provenance kind.
   const QString hover = view.plot()->describe(id);
+  INFO(hover.toStdString());
   CHECK(hover.contains(id));
+  CHECK(hover.indexOf("<b>frontier</b>") > hover.indexOf(id));
+  int listed = 0;
   for (const auto& [name, m] : cand->metrics) {
     const auto info = qf::lookupMetric(name);
     INFO(name);
-    CHECK(hover.contains(QString::fromStdString(info ? info->readable : name).toHtmlEscaped()));
+    const bool in =
+        hover.contains(QString::fromStdString(info ? info->readable : name).toHtmlEscaped());
+    const bool objective = name == objs[0].metric || name == objs[1].metric;
+    if (objective) CHECK(in);
+    listed += in ? 1 : 0;
   }
+  const int all = static_cast<int>(cand->metrics.size());
+  // The two objectives, a colour metric when one is shown, and kHoverMetrics others.
+  const int cap = qf::ui::ParetoPlot::kHoverMetrics + 2;
+  CHECK(listed >= std::min(all, cap));
+  CHECK(listed <= std::min(all, cap + 1));
+  if (all > cap + 1) CHECK(hover.contains("more metric(s): the Candidates tab lists them"));
   CHECK((hover.contains("published") || hover.contains("modelled") || hover.contains("measured")));
 
   // A click selects the row; selecting another row moves the selection (and the ring).
@@ -57,6 +72,11 @@ TEST_CASE("Pareto hover describes a candidate: click and table selection stay in
     return rows.isEmpty() ? QString() : view.table()->item(rows.front().row(), 0)->text();
   };
   CHECK(selectedId() == id);
+  // And explains it under the plot: the verdict and the figures the hover gives.
+  const auto* explained = view.findChild<QLabel*>("paretoSelection");
+  REQUIRE(explained);
+  CHECK(explained->isVisibleTo(&view));
+  CHECK(explained->text() == hover);
   const QString other = QString::fromStdString(session->candidates.back().id);
   view.selectCandidate(other);
   CHECK(selectedId() == other);

@@ -140,24 +140,51 @@ QString ParetoPlot::describe(const QString& id) const {
   if (at == m_index.constEnd()) return {};
   const auto it = m_cands.begin() + static_cast<std::ptrdiff_t>(*at);
   QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
-  for (const auto& [name, m] : it->metrics) {
+  // The verdict first: what the frontier made of it, and why.
+  if (const auto v = m_verdicts.find(it->id); v != m_verdicts.end()) {
+    text += QString("<br><b>%1</b>").arg(QString(verdictName(v->second.verdict)).toHtmlEscaped());
+    if (!v->second.detail.empty()) {
+      QString detail = qs(v->second.detail);
+      if (detail.size() > 160) detail = detail.left(157) + "…";
+      text += ": " + detail.toHtmlEscaped();
+    }
+  }
+  auto line = [&](const std::string& name, const MetricValue& m) {
     // The dictionary's name and unit, three significant digits.
     const auto info = lookupMetric(name);
     const QString label = info ? qs(info->readable) : qs(name);
     const QString unit = info && !info->unit.empty() ? " " + qs(info->unit) : QString();
-    QString line = QString("<br>%1: %2%3")
-                       .arg(label.toHtmlEscaped(), readableNumber(m.value), unit.toHtmlEscaped());
-    if (m.lo && m.hi) {
-      line += QString(" [%1, %2]").arg(readableNumber(*m.lo), readableNumber(*m.hi));
-    }
+    QString out = QString("<br>%1: %2%3")
+                      .arg(label.toHtmlEscaped(), readableNumber(m.value), unit.toHtmlEscaped());
+    if (m.lo && m.hi) out += QString(" [%1, %2]").arg(readableNumber(*m.lo), readableNumber(*m.hi));
     const auto& p = m.provenance;
     const std::string& source = !p.citation.empty()     ? p.citation
                                 : !p.sourceFile.empty() ? p.sourceFile
                                                         : std::string();
-    line += QString(" <i>%1%2</i>")
-                .arg(provenanceName(p.kind))
-                .arg(source.empty() ? QString() : ", " + qs(source).toHtmlEscaped());
-    text += line;
+    out += QString(" <i>%1%2</i>")
+               .arg(provenanceName(p.kind))
+               .arg(source.empty() ? QString() : ", " + qs(source).toHtmlEscaped());
+    return out;
+  };
+  // The plotted objectives (and the colour metric) first, then the others up to the limit.
+  std::vector<std::string> first = {m_xMetric, m_yMetric};
+  if (!m_colourMetric.empty()) first.push_back(m_colourMetric);
+  for (const auto& name : first) {
+    const auto m = it->metrics.find(name);
+    if (m != it->metrics.end()) text += line(m->first, m->second);
+  }
+  int shown = 0, more = 0;
+  for (const auto& [name, m] : it->metrics) {
+    if (std::find(first.begin(), first.end(), name) != first.end()) continue;
+    if (shown < kHoverMetrics) {
+      text += line(name, m);
+      ++shown;
+    } else {
+      ++more;
+    }
+  }
+  if (more > 0) {
+    text += QString("<br><i>… and %1 more metric(s): the Candidates tab lists them</i>").arg(more);
   }
   return text;
 }
@@ -185,6 +212,9 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
                          const std::map<std::string, CandidateVerdict>& verdicts,
                          const Objective& x, const Objective& y) {
   resetDrawing(cands);
+  m_verdicts = verdicts;
+  m_xMetric = x.metric;
+  m_yMetric = y.metric;
   setTitles(x, y);
   m_counts = {};
   // The uncertain band first: behind the points, lines and labels drawn after it.

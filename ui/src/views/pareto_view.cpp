@@ -187,6 +187,15 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   layout->addLayout(statusRow);
   m_plot = new ParetoPlot(this);
   layout->addWidget(m_plot, 1);
+  // What a click on a point explains: its verdict and why, and its figures (the hover's text),
+  // kept under the plot until another point is chosen.
+  m_selection = new QLabel(this);
+  m_selection->setObjectName("paretoSelection");
+  m_selection->setWordWrap(true);
+  m_selection->setTextFormat(Qt::RichText);
+  m_selection->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_selection->hide();
+  layout->addWidget(m_selection);
   m_table = new QTableWidget();
   m_table->setObjectName("candidatesTable");
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -230,6 +239,9 @@ void ParetoView::selectCandidate(const QString& id) {
     }
   }
   m_plot->highlight(id);
+  const QString text = m_plot->describe(id);
+  m_selection->setText(text);
+  m_selection->setVisible(!text.isEmpty());
 }
 
 void ParetoView::setCandidates(const std::vector<Candidate>& cands) {

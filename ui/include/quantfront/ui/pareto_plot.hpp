@@ -43,8 +43,12 @@ class ParetoPlot : public QCustomPlot {
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
   /// The candidate drawn nearest to pixel `pos`, within 12 px; empty when none.
   [[nodiscard]] QString candidateAt(const QPointF& pos) const;
-  /// Every metric of candidate `id` with its value, interval and provenance (the hover text).
+  /// The hover text of candidate `id`: its verdict and why (who dominates it, which gate it
+  /// fails), the plotted objectives' figures (and the colour metric's), then its other metrics
+  /// up to kHoverMetrics, each with value, interval and provenance; the rest are counted (the
+  /// Candidates tab lists them), so that the text stays on screen.
   [[nodiscard]] QString describe(const QString& id) const;
+  static constexpr int kHoverMetrics = 12;
   /// Rings the candidate `id` (empty: no ring).
   void highlight(const QString& id);
   /// A third objective shown as colour: each drawn candidate that has `metric` gets an inner
@@ -106,6 +110,8 @@ class ParetoPlot : public QCustomPlot {
   std::vector<UncertainBand> m_bands;
   std::vector<QCPCurve*> m_bandCurves;
   std::vector<Candidate> m_cands;
+  std::map<std::string, CandidateVerdict> m_verdicts;  ///< as the last setData drew them
+  std::string m_xMetric, m_yMetric;
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
   std::array<int, 6> m_counts{};

@@ -119,6 +119,7 @@ class ParetoView : public QWidget {
   std::map<std::string, Direction> m_directions;  ///< chosen orientation per metric
   QComboBox* m_baseline = nullptr;
   QLabel* m_status = nullptr;
+  QLabel* m_selection = nullptr;  ///< the clicked candidate, explained
   ParetoPlot* m_plot = nullptr;
   QTableWidget* m_table = nullptr;
   std::vector<Candidate> m_cands;

@@ -3,9 +3,12 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QImage>
+#include <QListWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <set>
 
 #include <QTableWidget>
@@ -134,4 +137,31 @@ TEST_CASE("Edit > Redo answers Ctrl+Shift+Z: no key bound twice", "[ui][keys]") 
   }
   for (const QKeySequence& k : QKeySequence::keyBindings(QKeySequence::Redo))
     CHECK(keys.contains(k));
+}
+
+TEST_CASE("Help > Documentation shows the project's docs, built into the program", "[ui]") {
+  app();
+  qf::ui::MainWindow w;
+  QDialog* d = w.showDocumentation();
+  REQUIRE(d);
+  CHECK(d->isVisible());
+  auto* list = d->findChild<QListWidget*>("documentationList");
+  auto* text = d->findChild<QTextBrowser*>("documentationText");
+  REQUIRE(list);
+  REQUIRE(text);
+  REQUIRE(list->count() == 6);
+  // Each entry renders its document's own first heading, not a message naming files.
+  const std::pair<int, const char*> firsts[] = {{1, "The analytic decode model as implemented"}};
+  for (const auto& [row, heading] : firsts) {
+    list->setCurrentRow(row);
+    CHECK(text->toPlainText().contains(heading));
+  }
+  for (int r = 0; r < list->count(); ++r) {
+    list->setCurrentRow(r);
+    INFO(list->item(r)->text().toStdString());
+    CHECK_FALSE(text->toPlainText().startsWith("Not built into this program"));
+    CHECK(text->toPlainText().size() > 500);
+  }
+  // Asked again, the same window comes forward.
+  CHECK(w.showDocumentation() == d);
 }

@@ -4,13 +4,20 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDialog>
+#include <QFile>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPointer>
 #include <QShortcut>
+#include <QSplitter>
 #include <QTabWidget>
+#include <QTextBrowser>
+#include <QVBoxLayout>
 
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/ui/main_window.hpp>
@@ -103,17 +110,7 @@ void MainWindow::installKeys(QTabWidget* tabs) {
           "Keyboard map", this,
           [this] { QMessageBox::information(this, "Keyboard map", keyboardMap(menuBar())); })
       ->setShortcut(QKeySequence::HelpContents);
-  help->addAction("Documentation", this, [this] {
-    QMessageBox::information(
-        this, "Documentation",
-        "<p>The project's docs/ folder (and README.md beside it):</p><ul>"
-        "<li><b>model.md</b>: the decode model, its equations, sources and limits</li>"
-        "<li><b>session-format.md</b>: the session file, every key and its provenance</li>"
-        "<li><b>architecture.md</b>: where each computation lives</li>"
-        "<li><b>benchmarks.md</b>: measured speed and memory, with machine and date</li></ul>"
-        "<p>Command line: <tt>qfront --help</tt>, <tt>qfront &lt;command&gt; --help</tt>; "
-        "window options: <tt>quantfront --help</tt>.</p>");
-  });
+  help->addAction("Documentation", this, [this] { showDocumentation(); });
   help->addAction("About QuantFront", this, [this] {
     QMessageBox::about(
         this, "About QuantFront",
@@ -128,6 +125,54 @@ void MainWindow::installKeys(QTabWidget* tabs) {
 
 QString MainWindow::keyboardMapText() const {
   return keyboardMap(menuBar());
+}
+
+QDialog* MainWindow::showDocumentation() {
+  if (m_docs) {
+    m_docs->raise();
+    m_docs->activateWindow();
+    return m_docs;
+  }
+  m_docs = new QDialog(this);
+  m_docs->setObjectName("documentation");
+  m_docs->setWindowTitle("QuantFront documentation");
+  auto* list = new QListWidget(m_docs);
+  list->setObjectName("documentationList");
+  auto* view = new QTextBrowser(m_docs);
+  view->setObjectName("documentationText");
+  view->setOpenExternalLinks(true);
+  const std::pair<const char*, const char*> docs[] = {
+      {"README.md", "Overview and commands"},
+      {"docs/model.md", "The model: equations, constants, limits"},
+      {"docs/statistics.md", "Statistics: intervals, tests, gates"},
+      {"docs/session-format.md", "The session file"},
+      {"docs/architecture.md", "Where each computation lives"},
+      {"docs/benchmarks.md", "Speed, memory and held-out error"}};
+  for (const auto& [file, title] : docs) {
+    auto* item = new QListWidgetItem(QString("%1  (%2)").arg(title, file), list);
+    item->setData(Qt::UserRole, QString(":/docs/") + file);
+  }
+  connect(list, &QListWidget::currentItemChanged, view, [view](QListWidgetItem* item) {
+    if (!item) return;
+    QFile f(item->data(Qt::UserRole).toString());
+    view->setMarkdown(f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll())
+                                                  : "Not built into this program: " + f.fileName());
+  });
+  auto* split = new QSplitter(m_docs);
+  split->addWidget(list);
+  split->addWidget(view);
+  split->setStretchFactor(1, 3);
+  split->setSizes({300, 700});
+  auto* layout = new QVBoxLayout(m_docs);
+  layout->addWidget(split);
+  layout->addWidget(
+      new QLabel("Command line: qfront --help, qfront <command> --help; window "
+                 "options: quantfront --help.",
+                 m_docs));
+  m_docs->resize(1000, 700);
+  list->setCurrentRow(0);
+  m_docs->show();
+  return m_docs;
 }
 
 }  // namespace qf::ui

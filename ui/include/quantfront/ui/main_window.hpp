@@ -28,6 +28,7 @@ class QCustomPlot;
 class QProgressBar;
 class QThread;
 class QUndoStack;
+class QDialog;
 
 namespace qf {
 struct AttachOptions;
@@ -168,6 +169,9 @@ class MainWindow : public QMainWindow {
   /// Replaces the dialog calibrateInteractive shows (tests): return true to apply. An empty
   /// function restores the dialog.
   void setCalibrationPrompt(std::function<bool(const SessionCalibration&)> prompt);
+  /// Help › Documentation: the project's docs (built into the program) in a window, one list
+  /// entry per document, rendered from their Markdown; returns it (shown, not modal).
+  QDialog* showDocumentation();
   /// What an evidence step restores: candidates, the candidate each run feeds, the view.
   struct EvidenceState {
     std::vector<Candidate> candidates;
@@ -365,6 +369,7 @@ class MainWindow : public QMainWindow {
   std::function<UnsavedChoice()> m_unsavedPrompt;
   std::function<bool(const QString&)> m_mismatchPrompt;
   std::function<bool(const SessionCalibration&)> m_calibrationPrompt;
+  QDialog* m_docs = nullptr;
 };
 
 }  // namespace qf::ui

@@ -219,6 +219,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
           gr->setPen(Qt::NoPen);
           gr->removeFromLegend();
           gr->setProperty("qf_role", "band");
+          gr->setAntialiasedFill(false);  // a translucent band: no edge to smooth, and the
+                                          // antialiased fill of eight of them cost a frame
         }
         QColor fill = color;
         fill.setAlpha(40);

@@ -7,5 +7,10 @@ echo "{\"machine\": \"$(uname -m), $(nproc) cores, $(grep -m1 'model name' /proc
 for b in "$BUILD"/bench/qf_bench_* "$BUILD"/bench/qf_gui_bench_*; do
   [ -x "$b" ] || continue
   echo "== $(basename "$b")"
-  taskset -c 0 "$b"
+  out=$(taskset -c 0 "$b")
+  echo "$out"
+  # The GUI figures beside their targets and the last recorded values (bench/gui_targets.json).
+  case "$(basename "$b")" in
+    qf_gui_bench_*) echo "$out" | python3 "$(dirname "$0")/bench-guard.py" "$(basename "$b")" ;;
+  esac
 done

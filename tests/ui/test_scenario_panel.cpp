@@ -151,6 +151,14 @@ TEST_CASE("the batch run at marks every batch plot and gives each scheme's figur
   REQUIRE(step >= 0);
   REQUIRE(rate >= 0);
   REQUIRE(fits >= 0);
+  // The answer at the user's batch comes right after the scheme, not past a horizontal scroll.
+  CHECK(step == 1);
+  CHECK(rate == 2);
+  CHECK(fits == 3);
+  // "floor" meant two things: the table's column is the weights' stream without t0, and says so.
+  const int memory = columnOf(table, "memory ms (B=1, no t0)");
+  REQUIRE(memory >= 0);
+  CHECK(table->horizontalHeaderItem(memory)->toolTip().contains("plus t0"));
   const auto& sc = w.report()->scenario;
   const double gib = 1024.0 * 1024.0 * 1024.0;
   for (int r = 0; r < table->rowCount(); ++r) {

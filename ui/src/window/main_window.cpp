@@ -522,9 +522,26 @@ void MainWindow::recompute() {
 }
 
 void MainWindow::updateSchemesTable(double batchAt) {
-  QStringList headers = {"scheme",     "bits/weight",      "path",    "floor ms",
-                         "mma µs/seq", "dequant ms",       "ridge B", "weights GiB",
-                         "max seqs",   "tok/s at capacity"};
+  // With the panel's batch, its answer first (step time, throughput and whether it fits there),
+  // right after the scheme: it used to sit past a horizontal scroll.
+  QStringList headers = {"scheme"};
+  const bool atB = batchAt >= 1;
+  if (atB) {
+    const QString b = QString::number(batchAt, 'f', 0);
+    headers << QString("step ms at B=%1").arg(b) << QString("tok/s at B=%1").arg(b)
+            << QString("fits at B=%1?").arg(b);
+  }
+  const int off = atB ? 3 : 0;  // the columns after the scheme's own figures move right
+  // "memory ms (B=1, no t0)": the weights' stream alone; the plot's floor line adds t0.
+  headers << "bits/weight"
+          << "path"
+          << "memory ms (B=1, no t0)"
+          << "mma µs/seq"
+          << "dequant ms"
+          << "ridge B"
+          << "weights GiB"
+          << "max seqs"
+          << "tok/s at capacity";
   // With the panel's prompt and output tokens: one request's end-to-end figures (batch 1).
   const double inLen = static_cast<double>(m_report->scenario.inputLen);
   const double outLen = static_cast<double>(m_report->scenario.outputLen);
@@ -533,17 +550,13 @@ void MainWindow::updateSchemesTable(double batchAt) {
     headers << "TTFT ms (B=1)"
             << "TPOT ms (B=1)"
             << "latency s (B=1)";
-  // With the panel's batch: each scheme's step time and throughput there, and whether it fits.
-  const int atColumn = static_cast<int>(headers.size());
-  if (batchAt >= 1) {
-    const QString b = QString::number(batchAt, 'f', 0);
-    headers << QString("step ms at B=%1").arg(b) << QString("tok/s at B=%1").arg(b)
-            << QString("fits at B=%1?").arg(b);
-  }
   m_schemesTable->setSortingEnabled(false);
   m_schemesTable->clear();
   m_schemesTable->setColumnCount(static_cast<int>(headers.size()));
   m_schemesTable->setHorizontalHeaderLabels(headers);
+  m_schemesTable->horizontalHeaderItem(3 + off)->setToolTip(
+      "The weights' stream at batch 1 at the calibrated bandwidth, without the "
+      "per-step overhead t0: the step-time plot's floor line is this plus t0.");
   m_schemesTable->setRowCount(static_cast<int>(m_report->schemes.size()));
   int row = 0;
   auto num = [](double v, int prec) {
@@ -553,7 +566,7 @@ void MainWindow::updateSchemesTable(double batchAt) {
   };
   for (const auto& s : m_report->schemes) {
     m_schemesTable->setItem(row, 0, new QTableWidgetItem(qs(s.assignment.id)));
-    m_schemesTable->setItem(row, 1, num(s.bitsPerWeight, 3));
+    m_schemesTable->setItem(row, 1 + off, num(s.bitsPerWeight, 3));
     auto* path = new QTableWidgetItem(qs(s.pathName));
     if (s.fallback) {
       path->setForeground(QColor(176, 0, 0));
@@ -561,22 +574,23 @@ void MainWindow::updateSchemesTable(double batchAt) {
                            .arg(qs(m_report->scenario.gpu.name),
                                 tensorPathName(s.assignment.linear.path), qs(s.assignment.id)));
     }
-    m_schemesTable->setItem(row, 2, path);
-    m_schemesTable->setItem(row, 3, num(s.memoryFloorMs, 3));
-    m_schemesTable->setItem(row, 4, num(s.mmaUsPerSeq, 3));
-    m_schemesTable->setItem(row, 5, num(s.dequantMs, 3));
-    m_schemesTable->setItem(row, 6,
+    m_schemesTable->setItem(row, 2 + off, path);
+    m_schemesTable->setItem(row, 3 + off, num(s.memoryFloorMs, 3));
+    m_schemesTable->setItem(row, 4 + off, num(s.mmaUsPerSeq, 3));
+    m_schemesTable->setItem(row, 5 + off, num(s.dequantMs, 3));
+    m_schemesTable->setItem(row, 6 + off,
                             s.ridgeBatch ? num(*s.ridgeBatch, 1) : new QTableWidgetItem("none"));
-    m_schemesTable->setItem(row, 7, num(s.capacity.weightsGib, 2));
-    m_schemesTable->setItem(row, 8, num(static_cast<double>(s.capacity.maxSeqs), 0));
-    m_schemesTable->setItem(row, 9, num(s.capacity.tokensPerSAtCapacity, 0));
+    m_schemesTable->setItem(row, 7 + off, num(s.capacity.weightsGib, 2));
+    m_schemesTable->setItem(row, 8 + off, num(static_cast<double>(s.capacity.maxSeqs), 0));
+    m_schemesTable->setItem(row, 9 + off, num(s.capacity.tokensPerSAtCapacity, 0));
     if (e2e) {
       const StaticBatchPrediction p = predictStaticBatch(s.curve, 1.0, inLen, outLen);
-      m_schemesTable->setItem(row, 10, num(p.ttftMs, 2));
-      m_schemesTable->setItem(row, 11, num(p.tpotMs, 3));
-      m_schemesTable->setItem(row, 12, num(p.e2eLatencyS, 3));
+      m_schemesTable->setItem(row, 10 + off, num(p.ttftMs, 2));
+      m_schemesTable->setItem(row, 11 + off, num(p.tpotMs, 3));
+      m_schemesTable->setItem(row, 12 + off, num(p.e2eLatencyS, 3));
     }
-    if (batchAt >= 1) {
+    if (atB) {
+      const int atColumn = 1;
       const SchemeAtBatch at = schemeAtBatch(m_report->scenario, s, batchAt);
       m_schemesTable->setItem(row, atColumn, num(at.stepMs, 3));
       m_schemesTable->setItem(row, atColumn + 1, num(at.tokensPerS, 0));

@@ -210,3 +210,33 @@ TEST_CASE("files dropped on the window are imported and shown selected on the Ev
   CHECK(w.evidenceView()->selectedDigests().size() == 2);
   CHECK(w.session().importedRuns.size() == 2);
 }
+
+TEST_CASE("the Attach dialog offers the candidate the runs name before the one on display",
+          "[ui][evidence]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  qf::Session s;
+  s.scenario = w.session().scenario;
+  for (const char* scheme : {"bf16", "w8a8-fp8"}) {
+    qf::Candidate c;
+    c.id = std::string("8b-") + scheme;
+    c.model = "llama-3.1-8b";
+    c.schemeLinear = scheme;
+    c.gpu = "h100-sxm";
+    s.candidates.push_back(c);
+  }
+  w.setSession(s, QString());
+  REQUIRE(w.importFiles({kE2e + "/vllm_serve_fp8.json", kE2e + "/vllm_serve_bf16.json"}).size() ==
+          2);
+  auto* ev = w.evidenceView();
+  ev->showCandidate("8b-bf16");
+  REQUIRE(ev->shownCandidate() == "8b-bf16");
+  // The FP8 run names Llama-3.1-8B in FP8: that candidate, not the bf16 one on display.
+  ev->selectRuns({"vllm_serve_fp8.json"});
+  CHECK(ev->namedCandidate(ev->selectedDigests()) == "8b-w8a8-fp8");
+  ev->selectRuns({"vllm_serve_bf16.json"});
+  CHECK(ev->namedCandidate(ev->selectedDigests()) == "8b-bf16");
+  // Runs that name different candidates: no single offer (the one on display stands).
+  ev->selectRuns({"vllm_serve_fp8.json", "vllm_serve_bf16.json"});
+  CHECK(ev->namedCandidate(ev->selectedDigests()).isEmpty());
+}

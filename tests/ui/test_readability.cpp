@@ -147,8 +147,8 @@ TEST_CASE("at eight schemes crossovers are named on the curves or listed beside 
     const QStringList lines = plot->crossoverListText().split('\n');
     // An ordering ("A → B at B = N") or a tie ("A ≈ B for B = N–M (tie)").
     CHECK(lines
-              .filter(QRegularExpression(
-                  "^\\d+  (.+ → .+ at B = \\d+|.+ ≈ .+ for B = \\d+–\\d+ \\(tie\\))$"))
+              .filter(
+                  QRegularExpression("^\\d+  (.+ → .+ at B = \\d+|.+ ≈ .+ for B = .+ \\(tie\\))$"))
               .size() == crossovers);
     const QCPTextElement* list = nullptr;
     for (QCPLayoutElement* el : plot->plotLayout()->elements(true)) {
@@ -215,6 +215,13 @@ TEST_CASE("crossovers name both schemes and are listed under the Schemes table",
     CHECK(range->from <= c.batch);
     CHECK(c.batch <= range->to);
   }
+}
+
+TEST_CASE("a tie's batches are whole batches, said right when it spans one or none", "[ui]") {
+  CHECK(qf::ui::tieBatches({96.3, 190.7}) == "97–190");
+  CHECK(qf::ui::tieBatches({119.6, 120.4}) == "120");
+  // Inside one whole batch there is none to name: "B = 121–120" before.
+  CHECK(qf::ui::tieBatches({120.2, 120.9}) == "121 (about)");
 }
 
 TEST_CASE("every built-in scheme has its own colour and its own line style", "[ui][style]") {

@@ -40,7 +40,10 @@ std::optional<TieRange> crossoverTie(const StepCurveIntervals& a, const StepCurv
                                      double crossover, double batchMin, double batchMax) {
   if (!a.hasSpread() || !b.hasSpread() || !(batchMin > 0) || !(batchMax >= batchMin))
     return std::nullopt;
-  const double x0 = std::clamp(crossover, batchMin, batchMax);
+  // A crossover outside the range has no tie inside it (clamping it to an end made a tie of
+  // an end where the two were apart).
+  if (!(crossover >= batchMin && crossover <= batchMax)) return std::nullopt;
+  const double x0 = crossover;
   auto tie = [&](double batch) {
     return figuresTie(a, b, [batch](const StepCurve& c) { return c.stepSeconds(batch); });
   };
@@ -61,6 +64,7 @@ std::optional<TieRange> crossoverTie(const StepCurveIntervals& a, const StepCurv
       in = next;
     }
   };
+  if (!tie(x0)) return std::nullopt;
   return TieRange{edge(1 / 1.02, batchMin), edge(1.02, batchMax)};
 }
 

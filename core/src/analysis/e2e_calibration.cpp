@@ -1326,30 +1326,46 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
   // value, with a warning, and the rest is fitted again, so that no interval inherits its
   // spread (docs/model.md, "Calibration from end-to-end measurements").
   constexpr double kUndeterminedLogSd = 3.0;
-  std::vector<std::string> excluded, notes;
+  std::vector<std::string> excluded, kept;  // kept: one warning per constant kept at the prior
+  std::optional<E2eFit> previous;           // the last fit that succeeded, with its warnings
+  std::vector<std::string> lastLoose;       // the constants that fit left loose
   for (int round = 0;; ++round) {
     auto fit = fitOnce(allPoints, source, prior, excluded);
-    if (!fit) return fit;
+    // A refit that fails (the rest held, say) leaves the fit before it, loose constants and all.
+    if (!fit) {
+      if (!previous) return fit;
+      for (const auto& n : lastLoose)
+        previous->warnings.push_back(n.substr(0, n.find("; kept at")) +
+                                     "; fitted anyway: every interval that depends on it is wide");
+      return std::move(*previous);
+    }
     const std::size_t p = fit->constants.size();
-    std::vector<std::string> loose;
+    std::vector<std::string> loose, looseNotes;
     for (std::size_t a = 0; a < p; ++a) {
       const double logSd = std::sqrt(std::max(fit->covariance[a * p + a], 0.0));
-      if (logSd > kUndeterminedLogSd) {
-        loose.push_back(fit->constants[a].name);
-        std::ostringstream w;
-        w << fit->constants[a].name << ": these points cannot determine it (fitted "
-          << fit->constants[a].value << " with a 1-sigma factor of e^" << std::setprecision(3)
-          << logSd << "); kept at the prior's " << e2eConstantValue(prior, fit->constants[a].name);
-        notes.push_back(w.str());
-      }
+      if (!(logSd > kUndeterminedLogSd)) continue;
+      const std::string& name = fit->constants[a].name;
+      loose.push_back(name);
+      const double was = e2eConstantValue(prior, name);
+      std::ostringstream w;
+      w << name << ": these points cannot determine it (fitted " << fit->constants[a].value
+        << " with a 1-sigma factor of e^" << std::setprecision(3) << logSd << ")";
+      looseNotes.push_back(w.str() + (was > 0 ? "; kept at the prior's " + fmtConstant(was)
+                                              : std::string("; kept at the prior, which charges "
+                                                            "none")));
     }
-    // Every constant loose, or a fourth round: the fit as it stands, said as it is.
-    if (loose.empty() || loose.size() == p || round == 3) {
-      fit->warnings.insert(
-          fit->warnings.begin(), notes.begin(),
-          notes.end() - static_cast<std::ptrdiff_t>(loose.empty() ? 0 : loose.size()));
-      return fit;
+    std::vector<std::string> warnings = kept;
+    if (!loose.empty() && (loose.size() == p || round == 3)) {
+      // Nothing left to fit without them: fitted anyway, and said so.
+      for (const auto& n : looseNotes)
+        warnings.push_back(n.substr(0, n.find("; kept at")) +
+                           "; fitted anyway: every interval that depends on it is wide");
     }
+    fit->warnings.insert(fit->warnings.begin(), warnings.begin(), warnings.end());
+    if (loose.empty() || loose.size() == p || round == 3) return fit;
+    previous = std::move(*fit);
+    lastLoose = looseNotes;
+    kept.insert(kept.end(), looseNotes.begin(), looseNotes.end());
     excluded.insert(excluded.end(), loose.begin(), loose.end());
   }
 }

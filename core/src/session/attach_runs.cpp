@@ -370,6 +370,28 @@ std::string runModelName(const ImportedRun& run) {
   return {};
 }
 
+std::string matchingCandidate(const ImportedRun& run, const std::vector<Candidate>& cands,
+                              const Catalog& cat) {
+  const std::string name = runModelName(run);
+  if (name.empty()) return {};
+  const std::string model = catalogModelFromName(name, cat);
+  if (model.empty()) return {};
+  const SchemeHint hint = schemeFromName(name);
+  if (hint.ambiguous) return {};
+  const std::string scheme = hint.scheme.empty() ? std::string("bf16") : hint.scheme;
+  std::string found;
+  for (const auto& c : cands) {
+    // A candidate's model may be its Hugging Face name; an empty scheme is bf16.
+    const bool sameModel = sameIgnoringCase(c.model, model) ||
+                           sameIgnoringCase(catalogModelFromName(c.model, cat), model);
+    const std::string linear = c.schemeLinear.empty() ? std::string("bf16") : c.schemeLinear;
+    if (!sameModel || !sameIgnoringCase(linear, scheme)) continue;
+    if (!found.empty()) return {};  // two candidates of that model and scheme: no guess
+    found = c.id;
+  }
+  return found;
+}
+
 bool isDerivedFigure(const Provenance& p) {
   return p.note.starts_with(kDerivedNotePrefix);
 }

@@ -11,6 +11,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 namespace qf {
 
@@ -408,11 +409,21 @@ Result<SessionCalibration> calibrateSession(const Session& s, const std::string&
   out.gpu = *gpu;
   out.gpu.calibration = e2eCalibrationBlock(out.fit, source);
 
-  // Held out: fit every other point from the same prior, score the rest against the prior.
+  // Held out: every other measurement fitted from the same prior, the rest scored against the
+  // prior. A measurement is one run at one batch or load (a decode sweep's prefill and decode
+  // figures of one batch stay together: split point by point, one half would hold every
+  // prefill figure and the other every decode step).
   if (prepared->size() >= 4) {
     std::vector<PreparedPoint> even, odd;
-    for (std::size_t i = 0; i < prepared->size(); ++i)
-      (i % 2 == 0 ? even : odd).push_back((*prepared)[i]);
+    std::map<std::string, std::size_t> group;
+    for (const auto& pp : *prepared) {
+      const auto& p = pp.point;
+      std::ostringstream key;
+      key.precision(17);
+      key << p.origin << '|' << p.batch << '|' << p.loadValue << '|' << static_cast<int>(p.load);
+      const auto it = group.emplace(key.str(), group.size()).first;
+      (it->second % 2 == 0 ? even : odd).push_back(pp);
+    }
     auto half = fitEndToEnd(even, source, out.prior);
     if (half) {
       SessionCalibration::HeldOut h;

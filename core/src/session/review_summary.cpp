@@ -2,6 +2,7 @@
 #include <quantfront/core/session/review_summary.hpp>
 
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/core/session/attach_runs.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -44,11 +45,14 @@ std::string gateBar(const SchemeAssignment& a, const Scenario& sc,
                     const std::map<std::string, CandidateVerdict>& verdicts) {
   std::string why;
   for (const auto& c : cands) {
+    // A candidate may name its model by its Hugging Face name, and an empty scheme is bf16.
     const bool sameModel = sameIgnoringCase(c.model, sc.model.id) ||
-                           (!sc.model.name.empty() && sameIgnoringCase(c.model, sc.model.name));
+                           (!sc.model.name.empty() && sameIgnoringCase(c.model, sc.model.name)) ||
+                           sameIgnoringCase(catalogModelFromName(c.model), sc.model.id);
     const bool sameGpu = sameIgnoringCase(c.gpu, sc.gpu.id) || sameIgnoringCase(c.gpu, sc.gpu.name);
+    const std::string linear = c.schemeLinear.empty() ? std::string("bf16") : c.schemeLinear;
     const bool sameScheme =
-        !a.mixed() && sameIgnoringCase(c.schemeLinear, a.linear.id) &&
+        !a.mixed() && sameIgnoringCase(linear, a.linear.id) &&
         (c.schemeMoe.empty() || sameIgnoringCase(c.schemeMoe, a.linear.id)) &&
         (c.schemeLmHead.empty() || sameIgnoringCase(c.schemeLmHead, a.linear.id));
     if (!sameModel || !sameGpu || c.gpuCount != sc.tp || !sameScheme) continue;

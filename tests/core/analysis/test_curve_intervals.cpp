@@ -131,6 +131,9 @@ TEST_CASE("a crossover's tie is where the ratio's interval holds 1, and only the
   if (tie->to < 4096) CHECK_FALSE(ties(tie->to * 1.01));
   // A tie spans a range, not a point: the crossover is never a sharp ordering.
   CHECK(tie->to > tie->from);
+  // A crossover outside the range has no tie inside it (clamped, it made a tie of an end).
+  CHECK_FALSE(crossoverTie(w4, bf, x, 1, x * 0.5));
+  CHECK_FALSE(crossoverTie(w4, bf, x, x * 2, 4096));
   // Narrower bounds clip it.
   const auto clipped = crossoverTie(w4, bf, x, x, x * 1.001);
   REQUIRE(clipped);

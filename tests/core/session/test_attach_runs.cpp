@@ -336,3 +336,35 @@ TEST_CASE("a run whose requests all failed gives its candidate no figure, not a 
     for (const auto& n : rep->notes) CHECK(n.find("a sweep of") == std::string::npos);
   }
 }
+
+TEST_CASE("the candidate a run names: its model and scheme, and only when one matches",
+          "[session][attach]") {
+  auto cand = [](const std::string& id, const std::string& model, const std::string& scheme) {
+    Candidate c;
+    c.id = id;
+    c.model = model;
+    c.schemeLinear = scheme;
+    return c;
+  };
+  std::vector<Candidate> cands = {cand("8b-bf16", "llama-3.1-8b", "bf16"),
+                                  cand("8b-fp8", "llama-3.1-8b", "w8a8-fp8"),
+                                  cand("70b-fp8", "llama-3.1-70b", "w8a8-fp8")};
+  auto run = [](const std::string& model) {
+    ImportedRun r;
+    r.kind = RunKind::Serving;
+    r.setup["model_id"] = model;
+    return r;
+  };
+  CHECK(matchingCandidate(run("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"), cands) == "8b-fp8");
+  CHECK(matchingCandidate(run("meta-llama/Llama-3.1-70B-Instruct-FP8"), cands) == "70b-fp8");
+  // No hint in the name: the bf16 candidate of that model.
+  CHECK(matchingCandidate(run("meta-llama/Meta-Llama-3.1-8B-Instruct"), cands) == "8b-bf16");
+  // No candidate of that model or scheme, an unknown model, no name: no guess.
+  CHECK(matchingCandidate(run("neuralmagic/Meta-Llama-3.1-70B-Instruct-quantized.w4a16"), cands)
+            .empty());
+  CHECK(matchingCandidate(run("someone/unknown-model-7b"), cands).empty());
+  CHECK(matchingCandidate(ImportedRun{}, cands).empty());
+  // Two candidates of that model and scheme: no guess either.
+  cands.push_back(cand("8b-fp8-b", "llama-3.1-8b", "w8a8-fp8"));
+  CHECK(matchingCandidate(run("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"), cands).empty());
+}

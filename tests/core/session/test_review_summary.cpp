@@ -2,6 +2,8 @@
 // the frontier, what did not pass and why (not-scored grouped), and the provenance shares.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/review_summary.hpp>
 
@@ -124,6 +126,17 @@ TEST_CASE("the summary recommends no scheme the session's gates bar on this scen
   CHECK(s.regimes[1].rfind("Synchronous (one request at a time, batch 1): bf16, 10 ms", 0) == 0);
   CHECK(s.regimes[2].rfind("Saturated (every KV slot busy): bf16, 9000 tokens/s", 0) == 0);
 
+  // A candidate that names its model by its Hugging Face name and leaves its scheme empty
+  // (bf16) is the scenario's bf16 all the same: gated out, it bars bf16.
+  std::vector<Candidate> hf = cands;
+  hf[2].model = "meta-llama/Llama-3.1-8B-Instruct";
+  hf[2].schemeLinear.clear();
+  std::map<std::string, CandidateVerdict> bf16Out = verdicts;
+  bf16Out["bf16-h100"] = {Verdict::GatedOut, "recovery>=99: n/a"};
+  const ReviewSummary barred = summarizeReview(r, hf, {}, bf16Out);
+  CHECK(std::any_of(barred.regimes.begin(), barred.regimes.end(), [](const std::string& l) {
+    return l.rfind("Not recommended, bf16: candidate bf16-h100", 0) == 0;
+  }));
   // Undecided bars it too; once a candidate of the scheme here passes, nothing is barred.
   verdicts["w4-h100"] = {Verdict::Undecided, "recovery>=99: recovery 98.7 [97.9, 99.5]"};
   CHECK(summarizeReview(r, cands, {}, verdicts).regimes[0].find("is undecided on a gate") !=

@@ -77,17 +77,22 @@ int lastBatchFaster(const CrossoverReport& c) {
 QString crossoverText(const CrossoverReport& c, const std::optional<TieRange>& tie) {
   const std::string& other = overtakingScheme(c);
   if (tie) {
-    return QString(
-               "%1 and %2 tie for B = %3–%4 (difference inside the 80% interval; cross at B = %5)")
-        .arg(qs(c.fasterBelow), qs(other))
-        .arg(std::ceil(tie->from - 1e-9), 0, 'f', 0)
-        .arg(std::floor(tie->to + 1e-9), 0, 'f', 0)
+    return QString("%1 and %2 tie for B = %3 (difference inside the 80% interval; cross at B = %4)")
+        .arg(qs(c.fasterBelow), qs(other), tieBatches(*tie))
         .arg(lastBatchFaster(c) + 1);
   }
   return QString("%1 faster than %2 up to B = %3, %2 from B = %4")
       .arg(qs(c.fasterBelow), qs(other))
       .arg(lastBatchFaster(c))
       .arg(lastBatchFaster(c) + 1);
+}
+
+QString tieBatches(const TieRange& t) {
+  const double from = std::ceil(t.from - 1e-9), to = std::floor(t.to + 1e-9);
+  // A tie inside one whole batch (120.2–120.9) has no whole batch of its own to name.
+  if (from > to) return QString("%1 (about)").arg(std::round(0.5 * (t.from + t.to)), 0, 'f', 0);
+  if (from == to) return QString::number(from, 'f', 0);
+  return QString("%1–%2").arg(from, 0, 'f', 0).arg(to, 0, 'f', 0);
 }
 
 std::optional<TieRange> tieOf(const ReportIntervals* iv, std::size_t i) {
@@ -139,7 +144,7 @@ StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent), m_labels(this
 }
 
 void StepTimePlot::setReport(const EngineReport& report, double batchMin, double batchMax,
-                             double batchAt, const ReportIntervals* intervals) {
+                             double batchAt, std::shared_ptr<const ReportIntervals> intervals) {
   clearGraphs();
   clearItems();
   m_labels.clear();
@@ -152,7 +157,10 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   m_warning = setWarningRow(this, m_warning, fitWarning(report));
   m_schemeCurves = 0;
   m_curves.clear();
-  m_intervals = intervals ? *intervals : reportIntervals(report, batchMin, batchMax);
+  m_intervals =
+      intervals
+          ? std::move(intervals)
+          : std::make_shared<const ReportIntervals>(reportIntervals(report, batchMin, batchMax));
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
@@ -173,8 +181,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     }
     simplifyCurveData(d.x, d.y, true, false);
     const std::size_t si = drawn.size();
-    const StepCurveIntervals* model = si < m_intervals.schemes.size() && m_intervals.schemes[si]
-                                          ? &*m_intervals.schemes[si]
+    const StepCurveIntervals* model = si < m_intervals->schemes.size() && m_intervals->schemes[si]
+                                          ? &*m_intervals->schemes[si]
                                           : nullptr;
     if (model && model->hasSpread()) {
       for (double b : d.x) d.band.push_back(model->stepSeconds(b));
@@ -322,7 +330,7 @@ void StepTimePlot::drawCrossovers(const EngineReport& report, double batchMin, d
   });
   for (const std::size_t ci : inRange) {
     const CrossoverReport& c = report.crossovers[ci];
-    const std::optional<TieRange> tie = tieOf(&m_intervals, ci);
+    const std::optional<TieRange> tie = tieOf(m_intervals.get(), ci);
     const SchemeReport* a = nullptr;
     for (const auto& s : report.schemes) {
       if (s.assignment.id == c.schemes[0]) a = &s;
@@ -340,13 +348,12 @@ void StepTimePlot::drawCrossovers(const EngineReport& report, double batchMin, d
     CrossoverLabel label;
     label.text = crossoverText(c, tie);
     label.number = QString::number(m_crossoverLabels.size() + 1);
-    label.listLine = tie ? QString("%1  %2 ≈ %3 for B = %4–%5 (tie)")
-                               .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
-                               .arg(std::ceil(tie->from - 1e-9), 0, 'f', 0)
-                               .arg(std::floor(tie->to + 1e-9), 0, 'f', 0)
-                         : QString("%1  %2 → %3 at B = %4")
-                               .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
-                               .arg(lastBatchFaster(c) + 1);
+    label.listLine =
+        tie ? QString("%1  %2 ≈ %3 for B = %4 (tie)")
+                  .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)), tieBatches(*tie))
+            : QString("%1  %2 → %3 at B = %4")
+                  .arg(label.number, qs(c.fasterBelow), qs(overtakingScheme(c)))
+                  .arg(lastBatchFaster(c) + 1);
     label.item = m_labels.add(c.batch, t, label.text, QColor(160, 0, 0), true, true, true, true);
     m_crossoverLabels.push_back(label);
   }
@@ -618,14 +625,14 @@ QString StepTimePlot::readoutAt(double b) const {
     const double ms = curve.stepSeconds(b) * 1e3;
     text += QString("\n%1: %2 ms").arg(id).arg(ms, 0, 'f', 3);
     // The interval at this very batch, from the curves nudged per constant.
-    const bool has = i < m_intervals.schemes.size() && m_intervals.schemes[i] &&
-                     m_intervals.schemes[i]->hasSpread();
+    const bool has = i < m_intervals->schemes.size() && m_intervals->schemes[i] &&
+                     m_intervals->schemes[i]->hasSpread();
     if (!has) continue;
-    const StepCurveIntervals* model = &*m_intervals.schemes[i];
+    const StepCurveIntervals* model = &*m_intervals->schemes[i];
     const IntervalEstimate iv = model->stepSeconds(b);
     text += QString(" (80%: %1–%2)").arg(iv.low * 1e3, 0, 'f', 3).arg(iv.high * 1e3, 0, 'f', 3);
   }
-  if (m_intervals.anySpread()) text += "\nbands: 80% intervals from the calibration's spread";
+  if (m_intervals->anySpread()) text += "\nbands: 80% intervals from the calibration's spread";
   return text;
 }
 

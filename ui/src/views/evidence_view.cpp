@@ -335,6 +335,17 @@ void EvidenceView::attachSelectedInteractive() {
   if (req) emit attachRequested(*req);
 }
 
+QString EvidenceView::namedCandidate(const QStringList& digests) const {
+  QString found;
+  for (const auto& run : m_runData) {
+    if (!digests.contains(qs(run.sha256))) continue;
+    const QString id = qs(matchingCandidate(run, m_cands));
+    if (id.isEmpty() || (!found.isEmpty() && id != found)) return {};  // none, or runs disagree
+    found = id;
+  }
+  return found;
+}
+
 std::optional<AttachRequest> EvidenceView::chooseTarget(const QStringList& digests) {
   QDialog dlg(this);
   dlg.setWindowTitle("Attach runs to a candidate");
@@ -343,7 +354,10 @@ std::optional<AttachRequest> EvidenceView::chooseTarget(const QStringList& diges
   cand->setEditable(true);
   cand->addItems(candidateIds());
   cand->setToolTip("An existing candidate, or type a new id to create one");
-  if (const QString shown = shownCandidate(); !shown.isEmpty()) cand->setCurrentText(shown);
+  // The candidate the runs name (their model and scheme) first; else the one on display.
+  const QString named = namedCandidate(digests);
+  if (const QString shown = shownCandidate(); !named.isEmpty() || !shown.isEmpty())
+    cand->setCurrentText(named.isEmpty() ? shown : named);
   auto* scheme = new QComboBox(&dlg);
   scheme->addItem("from the model name (bf16 when it names none)", QString());
   for (const auto& s : Catalog::bundled().schemes()) scheme->addItem(qs(s.id), qs(s.id));

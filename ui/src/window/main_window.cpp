@@ -512,8 +512,9 @@ void MainWindow::recompute() {
   m_fitBanner->setText(fit);
   updateFitBanner();
   const auto batchAt = static_cast<double>(spec.batchAt);
-  m_intervals = reportIntervals(*m_report, spec.batchMin, spec.batchMax);
-  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt, &m_intervals);
+  m_intervals = std::make_shared<const ReportIntervals>(
+      reportIntervals(*m_report, spec.batchMin, spec.batchMax));
+  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt, m_intervals);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
@@ -624,7 +625,7 @@ void MainWindow::updateSchemesTable(double batchAt) {
     m_crossoversTable->setItem(row, 1, new QTableWidgetItem(qs(c.fasterBelow)));
     m_crossoversTable->setItem(row, 2, new QTableWidgetItem(qs(other)));
     m_crossoversTable->setItem(row, 3,
-                               new QTableWidgetItem(crossoverText(c, tieOf(&m_intervals, i))));
+                               new QTableWidgetItem(crossoverText(c, tieOf(m_intervals.get(), i))));
     ++row;
   }
   m_crossoversTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

@@ -86,8 +86,10 @@ bool showCalibration(const SessionCalibration& c, QWidget* parent) {
           " The calibration predicts unseen points worse than the prior: apply it only if "
           "these runs are what you will deploy.";
     }
-  } else {
+  } else if (c.points < 4) {
     check += "\nToo few points for a held-out check (4 or more).";
+  } else {
+    check += "\nNo held-out check: half of the points alone could not be fitted.";
   }
   auto* checkLabel = new QLabel(check, &dlg);
   checkLabel->setObjectName("calibrationCheck");
@@ -126,7 +128,8 @@ QString MainWindow::calibrateInteractive() {
   const std::string label = "File > Calibrate on " + file;
   auto cal = calibrateSession(s, file, label);
   // Runs on several GPUs: the scenario's GPU is the one to calibrate.
-  if (!cal && cal.error().field == "gpu") cal = calibrateSession(s, file, label, s.scenario.gpu);
+  if (!cal && cal.error().message.find("several GPUs") != std::string::npos)
+    cal = calibrateSession(s, file, label, s.scenario.gpu);
   QString done;
   if (!cal) {
     done = "Calibration not possible: " + qs(cal.error().message);

@@ -83,7 +83,7 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   const Session s = withoutHidden(session());  // a hidden candidate is not reported
   ReviewReportInputs in;
   in.report = &*m_report;
-  in.intervals = &m_intervals;
+  in.intervals = m_intervals.get();
   in.session = &s;
   in.sessionName = m_sessionPath.isEmpty() ? sessionName() : m_sessionPath;
   in.stepPlot = m_stepPlot;

@@ -129,6 +129,7 @@ QString MainWindow::keyboardMapText() const {
 
 QDialog* MainWindow::showDocumentation() {
   if (m_docs) {
+    m_docs->show();  // closed (hidden) since: shown again
     m_docs->raise();
     m_docs->activateWindow();
     return m_docs;

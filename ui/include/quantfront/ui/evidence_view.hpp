@@ -40,6 +40,10 @@ class EvidenceView : public QWidget {
   /// Shows `id`'s metrics in the lower table (nothing when it does not exist).
   void showCandidate(const QString& id);
   [[nodiscard]] QString shownCandidate() const;
+  /// The one candidate the runs with these digests name by model and scheme (core's
+  /// matchingCandidate), "" when none does or they name different ones: the Attach dialog's
+  /// first offer.
+  [[nodiscard]] QString namedCandidate(const QStringList& digests) const;
 
   [[nodiscard]] QTableWidget* runsTable() const { return m_runs; }
   [[nodiscard]] QTableWidget* metricsTable() const { return m_metrics; }

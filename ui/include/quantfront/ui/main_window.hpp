@@ -355,7 +355,9 @@ class MainWindow : public QMainWindow {
   ServingSweeps m_servingSweeps;  ///< what the Serving tab shows (updateServing)
   int m_curvePoints = 400;
   std::optional<EngineReport> m_report;
-  ReportIntervals m_intervals;  ///< m_report's intervals: the bands, the crossovers' ties
+  /// m_report's intervals (the bands, the crossovers' ties), shared with the step plot: 2p + 1
+  /// curves per scheme, not copied.
+  std::shared_ptr<const ReportIntervals> m_intervals;
   QString m_lastError;
   Session m_session;
   QString m_sessionPath;

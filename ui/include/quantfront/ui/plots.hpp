@@ -3,6 +3,7 @@
 /// EngineReport; neither computes physics.
 #include <qcustomplot.h>
 #include <QString>
+#include <memory>
 
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/curve_intervals.hpp>
@@ -21,9 +22,9 @@ class StepTimePlot : public QCustomPlot {
   /// deployment runs at, 0: none) is marked by a vertical line labelled "B = N". `intervals`:
   /// the report's (reportIntervals), computed here when null.
   void setReport(const EngineReport& report, double batchMin, double batchMax, double batchAt = 0,
-                 const ReportIntervals* intervals = nullptr);
+                 std::shared_ptr<const ReportIntervals> intervals = nullptr);
   /// The intervals drawn by the last setReport (bands, ties of the crossovers).
-  [[nodiscard]] const ReportIntervals& intervals() const { return m_intervals; }
+  [[nodiscard]] const ReportIntervals& intervals() const { return *m_intervals; }
   /// Graphs that are scheme curves (excludes floors and markers).
   [[nodiscard]] int schemeCurveCount() const { return m_schemeCurves; }
   [[nodiscard]] int crossoverMarkerCount() const { return m_crossoverMarkers; }
@@ -74,7 +75,8 @@ class StepTimePlot : public QCustomPlot {
   QCPTextElement* m_crossoverList = nullptr;
   double m_markedBatch = 0;
   std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
-  ReportIntervals m_intervals;  ///< per drawn curve its intervals; per crossover its tie
+  /// Per drawn curve its intervals; per crossover its tie (never null after setReport).
+  std::shared_ptr<const ReportIntervals> m_intervals = std::make_shared<const ReportIntervals>();
   QCPTextElement* m_warning = nullptr;
   int m_schemeCurves = 0;
   int m_crossoverMarkers = 0;
@@ -141,6 +143,8 @@ int lastBatchFaster(const CrossoverReport& c);
 /// an ordering: "w4a16-g128 and bf16 tie for B = 96–190 (difference inside the 80% interval;
 /// cross at B = 121)".
 QString crossoverText(const CrossoverReport& c, const std::optional<TieRange>& tie = std::nullopt);
+/// A tie's whole batches: "96–190", "120" when it spans one, "120 (about)" inside one.
+QString tieBatches(const TieRange& t);
 /// The tie of report crossover `i` in `iv`, nullopt when none (or `iv` is null).
 std::optional<TieRange> tieOf(const ReportIntervals* iv, std::size_t i);
 /// One line per scheme that does not fit the GPUs (weights beyond the budget, or no room for

@@ -89,6 +89,13 @@ std::string catalogModelFromName(std::string_view name, const Catalog& cat = Cat
 /// `pretrained=`; "" when the file names none.
 std::string runModelName(const ImportedRun& run);
 
+/// The candidate whose model (and, where the name gives one, scheme) the run names: the
+/// candidate of catalogModelFromName(runModelName(run)) whose scheme is schemeFromName's (bf16
+/// when the name hints none); "" when no candidate, or more than one, matches. What the window's
+/// Attach dialog offers first, before the candidate on display.
+std::string matchingCandidate(const ImportedRun& run, const std::vector<Candidate>& cands,
+                              const Catalog& cat = Catalog::bundled());
+
 /// The setup key under which attachRunsToCandidates records, on every run it attaches, the id
 /// of the candidate the run's figures went to (saved with the run; see docs/session-format.md).
 inline constexpr const char* kCandidateSetupKey = "quantfront/candidate";

@@ -31,8 +31,7 @@ Result<StepCurveIntervals> StepCurveIntervals::build(const Scenario& s, const Pa
 IntervalEstimate StepCurveIntervals::stepSeconds(double batch) const {
   IntervalEstimate iv = figure([batch](const StepCurve& c) { return c.stepSeconds(batch); });
   // Lengths inside the fit's range: only the batch can leave it here.
-  if (m_rec)
-    iv.extrapolated = !m_rec->range.contains(batch, m_rec->range.inputMin, m_rec->range.outputMin);
+  if (m_rec) iv.extrapolated = outsideFit(batch, m_rec->range.inputMin, m_rec->range.outputMin);
   return iv;
 }
 

@@ -541,41 +541,6 @@ IntervalEstimate intervalFromLogGradient(double value, const std::vector<double>
   return out;
 }
 
-namespace {
-/// One candidate's step curves under perturbed constants, each distinct efficiency's built
-/// once and reused for every point.
-class PerturbedCurves {
- public:
-  PerturbedCurves(const Scenario& s, const ParamCounts& params, const SchemeAssignment& a)
-      : m_s(s), m_params(params), m_a(a) {}
-  const StepCurve* operator()(const Efficiency& e) {
-    std::ostringstream key;
-    key.precision(17);
-    key << e.overheadMs << "/" << e.bandwidthEff << "/" << e.seqOverheadUs << "/"
-        << e.allreduceLatencyUs << "/" << e.gemmMHalf << "/" << e.tpWidthHalf << "/"
-        << e.requestOverheadMs;
-    for (const auto& [k, v] : e.computeEff) key << "/" << k << "=" << v;
-    for (const auto& [k, v] : e.dequantSPerWeight) key << "/" << k << "=" << v;
-    for (const auto& [k, v] : e.kernelBandwidthEff) key << "/bw:" << k << "=" << v;
-    auto it = m_curves.find(key.str());
-    if (it == m_curves.end()) {
-      Scenario t = m_s;
-      t.efficiency = e;
-      auto c = buildStepCurve(t, m_params, m_a);
-      if (!c) return nullptr;
-      it = m_curves.emplace(key.str(), std::move(*c)).first;
-    }
-    return &it->second;
-  }
-
- private:
-  const Scenario& m_s;
-  const ParamCounts& m_params;
-  const SchemeAssignment& m_a;
-  std::map<std::string, StepCurve> m_curves;
-};
-}  // namespace
-
 std::vector<IntervalEstimate> stepTimeIntervals(const Scenario& s, const ParamCounts& params,
                                                 const SchemeReport& sr,
                                                 const std::vector<double>& batches, double level) {
@@ -590,28 +555,22 @@ std::vector<IntervalEstimate> stepTimeIntervals(const Scenario& s, const ParamCo
 std::vector<StaticBatchInterval> staticBatchIntervals(const Scenario& s, const ParamCounts& params,
                                                       const SchemeReport& sr, double level) {
   std::vector<StaticBatchInterval> out;
-  const auto rec = e2eFitRecord(s.efficiency.calibrationExtra);
-  if (!rec || rec->dof <= 0 || sr.e2e.empty()) return out;
-  PerturbedCurves curveFor(s, params, sr.assignment);
+  if (sr.e2e.empty()) return out;
+  auto model = StepCurveIntervals::build(s, params, sr.assignment, level);
+  if (!model || !model->hasSpread()) return out;
   for (const auto& x : sr.e2e) {
     auto at = [&](auto field) {
-      return [&, field](const Efficiency& e) {
-        const StepCurve* c = curveFor(e);
-        if (!c) return std::nan("");
-        return field(predictStaticBatch(*c, x.batch, x.inputLen, x.outputLen));
-      };
+      IntervalEstimate iv = model->figure([&](const StepCurve& c) {
+        return field(predictStaticBatch(c, x.batch, x.inputLen, x.outputLen));
+      });
+      iv.extrapolated = iv.value > 0 && model->outsideFit(x.batch, x.inputLen, x.outputLen);
+      return iv;
     };
     StaticBatchInterval iv;
-    const E2eFitRecord* extra = &*rec;
-    iv.ttftMs = intervalFor(at([](const StaticBatchPrediction& p) { return p.ttftMs; }),
-                            s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
-    iv.tpotMs = intervalFor(at([](const StaticBatchPrediction& p) { return p.tpotMs; }),
-                            s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
-    iv.latencyS = intervalFor(at([](const StaticBatchPrediction& p) { return p.e2eLatencyS; }),
-                              s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
-    iv.totalTokensPerS =
-        intervalFor(at([](const StaticBatchPrediction& p) { return p.totalTokensPerS; }),
-                    s.efficiency, extra, level, x.batch, x.inputLen, x.outputLen);
+    iv.ttftMs = at([](const StaticBatchPrediction& p) { return p.ttftMs; });
+    iv.tpotMs = at([](const StaticBatchPrediction& p) { return p.tpotMs; });
+    iv.latencyS = at([](const StaticBatchPrediction& p) { return p.e2eLatencyS; });
+    iv.totalTokensPerS = at([](const StaticBatchPrediction& p) { return p.totalTokensPerS; });
     out.push_back(iv);
   }
   return out;

@@ -30,6 +30,11 @@ class StepCurveIntervals {
   /// `extrapolated` when the batch is outside the fit's range.
   [[nodiscard]] IntervalEstimate stepSeconds(double batch) const;
 
+  /// True when a point at these batch and lengths is outside what the fit saw (its figures are
+  /// extrapolated); false without a fit record.
+  [[nodiscard]] bool outsideFit(double batch, double inputLen, double outputLen) const {
+    return m_rec && !m_rec->range.contains(batch, inputLen, outputLen);
+  }
   /// The interval of any positive figure `f(const StepCurve&)`.
   template <class F>
   [[nodiscard]] IntervalEstimate figure(F f) const {

@@ -406,8 +406,7 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
       }
       if (sr.capacity.maxSeqs > 0) {
         const double seqs = static_cast<double>(sr.capacity.maxSeqs);
-        const IntervalEstimate cap =
-            model->figure([seqs](const StepCurve& c) { return seqs / c.stepSeconds(seqs); });
+        const IntervalEstimate cap = model->tokensPerS(seqs);
         sj["capacity"]["tokens_per_s_at_capacity_interval"] = {cap.low, cap.high};
       }
     }

@@ -133,8 +133,7 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
     auto stepAt = [&](const SchemeReport* s) { return spreadOf(s)->stepSeconds(b); };
     // The tie test is the ratio's interval (figuresTie), not two marginal intervals overlapping.
     auto capacityOf = [&](const SchemeReport* s) {
-      const double seqs = static_cast<double>(s->capacity.maxSeqs);
-      return spreadOf(s)->figure([seqs](const StepCurve& c) { return seqs / c.stepSeconds(seqs); });
+      return spreadOf(s)->tokensPerS(static_cast<double>(s->capacity.maxSeqs));
     };
     std::vector<std::string> syncTies, satTies;
     for (const SchemeReport* s : fitting) {

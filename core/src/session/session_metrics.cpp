@@ -108,9 +108,7 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   out.emplace("max_concurrency", make(static_cast<double>(sr.capacity.maxSeqs)));
   if (sr.capacity.maxSeqs > 0) {
     const double seqs = static_cast<double>(sr.capacity.maxSeqs);
-    out.emplace("tokens_per_s_at_capacity", withInterval(own->figure([seqs](const StepCurve& cv) {
-                  return seqs / cv.stepSeconds(seqs);
-                })));
+    out.emplace("tokens_per_s_at_capacity", withInterval(own->tokensPerS(seqs)));
   } else {
     out.emplace("tokens_per_s_at_capacity", make(sr.capacity.tokensPerSAtCapacity));
   }

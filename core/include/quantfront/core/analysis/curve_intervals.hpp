@@ -30,6 +30,11 @@ class StepCurveIntervals {
   /// `extrapolated` when the batch is outside the fit's range.
   [[nodiscard]] IntervalEstimate stepSeconds(double batch) const;
 
+  /// Tokens/s with `batch` sequences decoding (batch / step time; at the KV capacity, what
+  /// CapacityReport::tokensPerSAtCapacity is), with its interval.
+  [[nodiscard]] IntervalEstimate tokensPerS(double batch) const {
+    return figure([batch](const StepCurve& c) { return batch / c.stepSeconds(batch); });
+  }
   /// True when a point at these batch and lengths is outside what the fit saw (its figures are
   /// extrapolated); false without a fit record.
   [[nodiscard]] bool outsideFit(double batch, double inputLen, double outputLen) const {

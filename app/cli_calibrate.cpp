@@ -44,7 +44,7 @@ fitted "calibration" block. After `unit`, optional columns by name: load (a requ
 req/s, cN clients, or max: a serving row, whose batch may be empty; metrics ttft_p50_ms,
 ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms, output_tok_s of the
 deployment, and the means), max_batch and token_budget (the server's limits, default 256 and
-8192); other columns (a source, a note) are carried, not read. A session's vllm bench serve
+8192), engine (vllm, sglang or trtllm: how the server sized its KV pool); other columns (a source, a note) are carried, not read. A session's vllm bench serve
 and SGLang bench_serving runs are serving rows at their offered load.
 
 With --check nothing is fitted: each point is predicted with the GPU's constants as every

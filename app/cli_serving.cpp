@@ -51,6 +51,8 @@ options:
   --slo-tpot-ms Y        ... and TPOT <= Y
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --engine E             how the server sizes its KV pool: vllm or sglang (memory x mem-util
+                         - reserve, the default) or trtllm (0.9 of what weights and reserve leave)
   --format table|csv|json   output format (default table)
 
 Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
@@ -253,8 +255,9 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   int rc = kExitOk;
   std::optional<std::string> model, gpu, tp, scheme, linear, moe, lmHead, kvDtype, useCase,
       inputLen, outputLen, load, maxBatch, budget, requests, seed, sloTtft, sloTpot, memUtil,
-      reserve, format;
+      reserve, engine, format;
   const std::pair<const char*, std::optional<std::string>*> opts[] = {{"--model", &model},
+                                                                      {"--engine", &engine},
                                                                       {"--gpu", &gpu},
                                                                       {"--tp", &tp},
                                                                       {"--scheme", &scheme},
@@ -300,6 +303,12 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (!memoryOptions(memUtil, reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
   auto scenario = resolveScenario(spec);
   if (!scenario) return badInput(err, scenario.error());
+  if (engine) {
+    const auto f = kvFreeFractionOf(*engine);
+    if (!f)
+      return badArg(err, "engine", "expected vllm, sglang or trtllm, found '" + *engine + "'");
+    scenario->kvFreeFraction = *f;
+  }
   auto cands = scheme ? makeCandidates({*scheme}, "", "", "")
                       : makeCandidates({}, *linear, moe.value_or(""), lmHead.value_or(""));
   if (!cands) return badInput(err, cands.error());

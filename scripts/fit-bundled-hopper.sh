@@ -17,9 +17,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$pub"/*.json "$work"/
 all="$work/h100-all-fit.csv"
-echo "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit,load,max_batch,token_budget,source" >"$all"
+echo "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit,load,max_batch,token_budget,source,engine" >"$all"
 for f in "$pub/h100-vllm-fit.csv" "$pub/h100-trtllm-fit.csv"; do
-  tail -n +2 "$f" | awk -F, 'BEGIN { OFS = "," } { print $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,"","","",$12 }' >>"$all"
+  tail -n +2 "$f" | awk -F, 'BEGIN { OFS = "," } { print $1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,"","","",$12,"" }' >>"$all"
 done
 tail -n +2 "$pub/saturated-fit.csv" >>"$all"
 python3 - "$work" <<'PY'

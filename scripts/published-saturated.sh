@@ -13,9 +13,10 @@ maxBatch="${2:-2048}"
 budget="${3:-8192}"
 export qfront maxBatch budget
 
-one() {  # model,gpu,tp,scheme,kv,in,out,published,source
-  IFS=, read -r model gpu tp scheme kv in out published source <<<"$1"
+one() {  # model,gpu,tp,scheme,kv,in,out,published,source,engine
+  IFS=, read -r model gpu tp scheme kv in out published source engine <<<"$1"
   modelled=$("$qfront" serving --model "$model" --gpu "$gpu" --tp "$tp" --scheme "$scheme" \
+    --engine "${engine:-vllm}" \
     --kv-dtype "$kv" --input-len "$in" --output-len "$out" --load max --max-batch "$maxBatch" \
     --token-budget "$budget" --requests $((20 * maxBatch)) --format json 2>/dev/null |
     sed -n 's/.*"analytic_output_tok_s": \([0-9.e+-]*\).*/\1/p' | head -1)

@@ -175,6 +175,14 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
         "--input-len", "100", "--output-len", "10", "--load", "fast"},
        "load"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--input-len", "100", "--output-len", "10", "--load", "1", "--engine", "ollama"},
+       "engine"},
+      // 70B FP8 with a bf16 head does not fit one H100 under vLLM's rule (TensorRT-LLM's:
+      // tests/core/model/test_checkpoint_lm_head.cpp).
+      {{"serving", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--scheme", "w8a8-fp8",
+        "--kv-dtype", "fp8", "--input-len", "128", "--output-len", "128", "--load", "max"},
+       "gpu"},
   };
   for (const auto& c : cases) {
     const auto r = qfront(c.args);

@@ -182,6 +182,7 @@ Scenario deployScenario(const DeploySpace& sp, const GpuSpec& gpu, int tp, doubl
   s.memUtil = sp.memUtil;
   s.reserveGib = sp.reserveGib;
   sp.catalog->setFallbacks(s);
+  if (!sp.datasheet) s.checkpointLmHead = sp.catalog->checkpointLmHead();
   // The constants the rest of the tool predicts with: the GPU file's calibration, else the
   // catalog's bundled defaults; the ideal roofline only when asked for.
   s.efficiency = scenarioEfficiency(gpu, sp.datasheet, *sp.catalog);

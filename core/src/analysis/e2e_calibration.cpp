@@ -271,12 +271,13 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
   const auto headerCells = csvCells(stripCr(text.substr(0, text.find('\n'))));
   const std::size_t columns = headerCells.size();
   // Optional columns after the named ones, by name.
-  std::optional<std::size_t> loadCol, maxBatchCol, budgetCol;
+  std::optional<std::size_t> loadCol, maxBatchCol, budgetCol, engineCol;
   for (std::size_t i = header.size(); i < columns; ++i) {
     const std::string name = trimmed(headerCells[i]);
     if (name == "load") loadCol = i;
     if (name == "max_batch") maxBatchCol = i;
     if (name == "token_budget") budgetCol = i;
+    if (name == "engine") engineCol = i;
   }
   std::vector<MeasuredPoint> out;
   const std::string baseDir = std::filesystem::path(file).parent_path().string();
@@ -371,6 +372,12 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
       }
     } else if (auto e = integer(cells[5], "batch", 1, 1e7, p.batch)) {
       return *e;
+    }
+    if (engineCol) {
+      p.engine = trimmed(cells[*engineCol]);
+      if (p.engine == "tensorrt-llm") p.engine = "trtllm";
+      if (!kvFreeFractionOf(p.engine))
+        return bad("engine", "expected vllm, sglang or trtllm, found '" + p.engine + "'");
     }
     if (auto e = integer(cells[6], "input_len", 1, 1e7, p.inputLen)) return *e;
     if (auto e = integer(cells[7], "output_len", 1, 1e7, p.outputLen)) return *e;
@@ -472,6 +479,9 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
     s.kvBytesPerElement = kvBytesForDtype(p.kvDtype);
     s.maxModelLen = static_cast<std::int64_t>(p.inputLen + p.outputLen);
     cat.setFallbacks(s);
+    // The measured checkpoints keep their LM head and embeddings unquantized (docs/model.md).
+    s.checkpointLmHead = cat.checkpointLmHead();
+    s.kvFreeFraction = kvFreeFractionOf(p.engine).value_or(0.0);
     if (auto e = validateScenario(s)) return bad(e->field, e->message);
     auto curve = buildStepCurve(s, countParams(s.model), pp.candidate);
     if (!curve) return bad("tp", curve.error().message);
@@ -679,7 +689,9 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
     if (!curve) continue;
     for (const auto& k : curve->kinds) {
       if (!k.present) continue;
-      paths.insert(tensorPathName(k.effectivePath));
+      // The LM head's compute (one V·d GEMM of ~30 per step, in bf16 where checkpoints keep
+      // it) cannot determine its path's rate: that rate is fitted where a decoder layer runs it.
+      if (k.kind != LayerKind::LmHead) paths.insert(tensorPathName(k.effectivePath));
       if (k.effectiveC > 0) {
         dequant.insert(k.runsAs);
         // Start at the counted c/D of that kernel class (any point using it gives D and c).

@@ -87,6 +87,8 @@ std::optional<Error> validateScenario(const Scenario& s) {
   if (!(s.kvBytesPerElement > 0) || !std::isfinite(s.kvBytesPerElement))
     return bad("kv-dtype", "KV bytes per element must be positive");
   if (!(s.memUtil > 0 && s.memUtil <= 1)) return bad("mem-util", "must be in (0, 1]");
+  if (!(s.kvFreeFraction >= 0 && s.kvFreeFraction <= 1))
+    return bad("kv-free-fraction", "must be in [0, 1]");
   if (!(s.reserveGib >= 0) || !std::isfinite(s.reserveGib))
     return bad("reserve-gib", "must be a finite number >= 0");
   if (s.contextTokens < 0) return bad("context", "must not be negative");
@@ -122,8 +124,9 @@ std::optional<Error> validateScenario(const Scenario& s) {
   if (s.maxModelLen > kMaxScenarioTokens)
     return bad("max-model-len", "must be at most 2^40 tokens");
   if (s.contextTokens > kMaxScenarioTokens) return bad("context", "must be at most 2^40 tokens");
-  // The KV budget: memory·u − reserve must leave something.
-  const double budget = s.gpu.memoryGib * s.memUtil - s.reserveGib;
+  // The KV budget: memory·u − reserve (under TensorRT-LLM's rule, memory − reserve) must
+  // leave something.
+  const double budget = s.gpu.memoryGib * (s.kvFreeFraction > 0 ? 1.0 : s.memUtil) - s.reserveGib;
   if (!(budget > 0)) {
     std::ostringstream msg;
     msg << "reserve of " << s.reserveGib << " GiB leaves no KV budget: memory_gib "
@@ -644,6 +647,11 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   c.kvGibPerSeq =
       s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) / tp /
       gib;
+  if (s.kvFreeFraction > 0) {
+    // TensorRT-LLM: the KV pool is a fraction of what the weights and the reserve leave.
+    const double left = s.gpu.memoryGib - s.reserveGib - c.weightsGib;
+    c.budgetGib = c.weightsGib + (left > 0 ? s.kvFreeFraction * left : left);
+  }
   const double free = c.budgetGib - c.weightsGib;
   c.fits = free > 0;
   // Bounded before the conversion: a double beyond int64's range has no integer value.
@@ -895,6 +903,7 @@ Json reportToJson(const EngineReport& r) {
                    {"kv_bytes", s.kvBytesPerElement},
                    {"mem_util", s.memUtil},
                    {"reserve_gib", s.reserveGib},
+                   {"kv_free_fraction", s.kvFreeFraction},
                    {"context", s.contextTokens},
                    {"input_len", s.inputLen > 0 ? Json(s.inputLen) : Json(nullptr)},
                    {"output_len", s.outputLen > 0 ? Json(s.outputLen) : Json(nullptr)}};

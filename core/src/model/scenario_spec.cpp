@@ -63,6 +63,12 @@ Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet, const Catalog&
   return Efficiency{};
 }
 
+std::optional<double> kvFreeFractionOf(const std::string& engine) {
+  if (engine == "trtllm" || engine == "tensorrt-llm") return 0.9;
+  if (engine.empty() || engine == "vllm" || engine == "sglang") return 0.0;
+  return std::nullopt;
+}
+
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   auto model = cat.resolveModel(spec.model);
   if (!model) return model.error();
@@ -85,6 +91,9 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
     s.outputLen = spec.outputLen;
   }
   cat.setFallbacks(s);
+  // Checkpoints as they are (docs/model.md): the LM head and embeddings at the precision real
+  // checkpoints keep; the datasheet roofline keeps the seeds' convention (every weight quantized).
+  if (!spec.datasheet) s.checkpointLmHead = cat.checkpointLmHead();
   s.efficiency = scenarioEfficiency(s.gpu, spec.datasheet, cat);
   if (auto e = validateScenario(s)) return *e;
   return s;

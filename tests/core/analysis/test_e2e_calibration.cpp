@@ -418,6 +418,34 @@ Efficiency servingTruth() {
 
 }  // namespace
 
+TEST_CASE("the CSV's engine column says how the server sized its KV pool",
+          "[calibration][e2e][serving]") {
+  const std::string head =
+      "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit,load,max_batch,"
+      "token_budget,source,engine\n";
+  const std::string row =
+      "llama-3.1-70b,h100-sxm,1,w8a8-fp8,fp8,,128,128,output_tok_s,3378,tok/s,"
+      "max,2048,8192,S1,";
+  auto parsed = parseMeasuredPointsCsv(head + row + "trtllm\n" + row + "\n", "sat.csv");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->at(0).engine == "trtllm");
+  CHECK(parsed->at(1).engine.empty());
+  // Under vLLM's rule the checkpoint (bf16 head) leaves no KV on one H100; under TensorRT-LLM's
+  // it serves, so the point can be predicted and fitted.
+  std::vector<std::string> notes;
+  const GpuSpec h100 = *Catalog::bundled().resolveGpu("h100-sxm");
+  auto prepared = preparePoints(*parsed, h100, "h100-sxm", notes);
+  REQUIRE(prepared.ok());
+  CHECK(prepared->at(0).scenario.kvFreeFraction == 0.9);
+  CHECK(prepared->at(1).scenario.kvFreeFraction == 0.0);
+  const Efficiency eff = scenarioEfficiency(h100, false);
+  CHECK(predictPoint(prepared->at(0), eff) > 0);
+  auto bad = parseMeasuredPointsCsv(head + row + "ollama\n", "sat.csv");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().field == "engine");
+  CHECK(bad.error().position == "row 2");
+}
+
 TEST_CASE("serving rows: the CSV's load column, checked row by row",
           "[calibration][e2e][serving]") {
   const std::string head =

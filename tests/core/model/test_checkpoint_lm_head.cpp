@@ -3,6 +3,7 @@
 // otherwise; --datasheet keeps the seeds' convention (every streamed weight in the scheme).
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -30,8 +31,9 @@ Priced price(const std::string& linear, bool datasheet, const std::string& lmHea
   spec.datasheet = datasheet;
   auto s = resolveScenario(spec, cat);
   if (!s) FAIL(s.error().str());
-  // The checkpoint convention, as a scenario builder sets it (docs/model.md).
-  if (!datasheet) s->checkpointLmHead = cat.checkpointLmHead();
+  // The scenario builder sets the checkpoint convention itself, unless asked for the datasheet.
+  if (s->checkpointLmHead.has_value() == datasheet) FAIL("checkpoint convention not as asked");
+  if (!datasheet) s->checkpointLmHead = cat.checkpointLmHead();  // the catalog under test's
   auto cands = lmHead.empty() ? makeCandidates({linear}, "", "", "", cat)
                               : makeCandidates({}, linear, "", lmHead, cat);
   REQUIRE(cands.ok());
@@ -128,4 +130,43 @@ TEST_CASE(
   auto refused = Catalog::fromTexts(models, gpus, bad);
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().str().find("checkpoint_lm_head") != std::string::npos);
+}
+
+TEST_CASE("an engine's memory rule decides whether a 70B FP8 checkpoint fits one H100",
+          "[engine][checkpoint][memory]") {
+  // Llama-3.1-70B in W8A8-FP8 with its LM head and embeddings in bf16 (as ModelOpt and
+  // compressed-tensors checkpoints keep them) on one H100 SXM (79.65 GiB), 6 GiB reserved.
+  ScenarioSpec spec;
+  spec.model = "llama-3.1-70b";
+  spec.gpu = "h100-sxm";
+  spec.kvDtype = "fp8";
+  auto s = resolveScenario(spec);
+  REQUIRE(s.ok());
+  REQUIRE(s->checkpointLmHead.has_value());
+  auto cands = makeCandidates({"w8a8-fp8"}, "", "", "");
+  REQUIRE(cands.ok());
+  auto vllm = runEngine(*s, *cands, {1.0});
+  REQUIRE(vllm.ok());
+  const CapacityReport& v = vllm->schemes.front().capacity;
+  // Linear weights at 1 byte, the two 128,256 x 8,192 tensors at 2 bytes: ~67.7 GiB.
+  const double vd = 128256.0 * 8192.0;
+  CHECK(v.weightsGib == Approx((70553706496.0 - 2 * vd + 2 * vd * 2) / kGib).margin(0.02));
+  // vLLM's rule: 0.92 x 79.65 - 6 = 67.28 GiB for weights and KV: the weights do not fit.
+  CHECK(v.budgetGib == Approx(0.92 * s->gpu.memoryGib - 6.0));
+  CHECK_FALSE(v.fits);
+  // TensorRT-LLM's: 0.9 of what the weights and the reserve leave.
+  s->kvFreeFraction = *kvFreeFractionOf("trtllm");
+  CHECK(s->kvFreeFraction == 0.9);
+  auto trt = runEngine(*s, *cands, {1.0});
+  REQUIRE(trt.ok());
+  const CapacityReport& t = trt->schemes.front().capacity;
+  const double kv = 0.9 * (s->gpu.memoryGib - 6.0 - t.weightsGib);
+  CHECK(t.budgetGib - t.weightsGib == Approx(kv));
+  CHECK(t.fits);
+  CHECK(t.maxSeqs == static_cast<std::int64_t>(std::floor(kv / t.kvGibPerSeq)));
+  CHECK(kvFreeFractionOf("vllm") == 0.0);
+  CHECK(kvFreeFractionOf("sglang") == 0.0);
+  CHECK_FALSE(kvFreeFractionOf("ollama").has_value());
+  s->kvFreeFraction = 1.5;
+  CHECK_FALSE(runEngine(*s, *cands, {1.0}).ok());
 }

@@ -75,6 +75,9 @@ struct MeasuredPoint {
   double loadValue = 0;       ///< req/s (Rate) or clients (Concurrency)
   int maxBatch = 256;         ///< the server's batch cap (`max_batch` column, else vLLM's 256)
   double tokenBudget = 8192;  ///< tokens per step (`token_budget` column, else 8192)
+  /// The serving engine (`engine` column: vllm, sglang or trtllm; empty: vLLM's rules). It
+  /// sets how the KV pool is sized (Scenario::kvFreeFraction).
+  std::string engine;
   [[nodiscard]] bool serving() const { return load != PointLoad::Static; }
   std::string origin;     ///< "points.csv row 3", for messages and residual lists
   std::string candidate;  ///< the session candidate the run is attached to (sessions only)
@@ -87,7 +90,8 @@ std::string loadText(const MeasuredPoint& p);
 /// Reads the measured-points CSV. Errors name the row and the field (a missing column, an
 /// unknown metric, a unit that is not the metric's, a non-positive or non-finite value). After
 /// the named columns, optional ones by header name: `load` (a request rate, `cN` or `max`;
-/// `batch` may then be empty), `max_batch` and `token_budget` (the server's limits); any other
+/// `batch` may then be empty), `max_batch` and `token_budget` (the server's limits), `engine`
+/// (vllm, sglang or trtllm: how the server sizes its KV pool); any other
 /// column (a source, a note) is carried, not read.
 Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& text,
                                                           const std::string& file);

@@ -92,7 +92,11 @@ struct Scenario {
   double kvBytesPerElement = 2.0;   ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
   double reserveGib = 6.0;          ///< activations, CUDA graphs, non-torch memory
-  std::int64_t contextTokens = 0;   ///< 0: the attention term is off
+  /// How the engine sizes its KV pool (docs/model.md, "Engines' memory rules"): 0, vLLM's and
+  /// SGLang's rule, memory·u − reserve − weights; f > 0, TensorRT-LLM's, the fraction f of the
+  /// memory left after the weights and the reserve (its kv_cache_free_gpu_mem_fraction).
+  double kvFreeFraction = 0;
+  std::int64_t contextTokens = 0;  ///< 0: the attention term is off
   /// A scheme without a native tensor path is priced as the kernel the serving engines run
   /// instead (docs/model.md, "Fallbacks"): weights of more than 4 bits as FP8/INT8
   /// weight-only (`fallbackId`, c = `fallbackC`), 4-bit weights as W4A16 (`fallback4BitId`,

@@ -74,6 +74,11 @@ Result<std::vector<SchemeAssignment>> makeCandidates(const std::vector<std::stri
                                                      const std::string& lmHead,
                                                      const Catalog& cat = Catalog::bundled());
 
+/// The KV pool rule of a serving engine (Scenario::kvFreeFraction): "trtllm" 0.9 (TensorRT-LLM's
+/// default kv_cache_free_gpu_mem_fraction), "vllm", "sglang" and "" 0 (memory·u − reserve);
+/// nullopt for another name.
+std::optional<double> kvFreeFractionOf(const std::string& engine);
+
 /// KV bytes per element for a dtype name (bf16/fp16/auto 2, fp8* 1); 0 when unknown.
 double kvBytesForDtype(const std::string& dtype);
 

@@ -98,6 +98,14 @@ int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ost
                       std::to_string(ar->second) + " argument(s) after SESSION, found " +
                       std::to_string(rest.size()) + " (see qfront session --help)");
   }
+  // Every edit is a read-modify-write under the lock `import` takes, held until the new file
+  // is in place: two edits at once wait for each other instead of losing one.
+  std::optional<FileLock> lock;
+  if (action != "list") {
+    int rc = kExitOk;
+    lock = lockForUpdate(path, "qfront session " + action, err, rc);
+    if (!lock) return rc;
+  }
   auto loaded = loadSession(path);
   if (!loaded) return badInput(err, loaded.error());
   Session s = std::move(*loaded);

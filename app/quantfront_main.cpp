@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QTimer>
 #include <algorithm>
 #include <cstdlib>
@@ -340,6 +341,28 @@ std::optional<int> checkExport(const QCommandLineParser& parser, const Options& 
   return std::nullopt;
 }
 
+/// No output replaces the session being read (`--export data.json` naming it used to put the
+/// engine's data export in its place): compared as files, so another spelling of the same
+/// path, or a link to it, is caught too.
+std::optional<int> checkOutputsSpareSession(const QCommandLineParser& parser, const Options& o,
+                                            const Checked& c) {
+  if (c.sessionPath.isEmpty()) return std::nullopt;
+  const QFileInfo session(c.sessionPath);
+  const std::pair<const QCommandLineOption*, const char*> outputs[] = {
+      {&o.export_, "export"}, {&o.out, "out"}, {&o.dump, "dump-session"}};
+  for (const auto& [opt, field] : outputs) {
+    if (!parser.isSet(*opt)) continue;
+    const QFileInfo target(parser.value(*opt));
+    if (target.exists() && session.exists() &&
+        target.canonicalFilePath() == session.canonicalFilePath()) {
+      return badOption(field, "'" + parser.value(*opt).toStdString() +
+                                  "' is the session being read; an output never replaces it "
+                                  "(name another file)");
+    }
+  }
+  return std::nullopt;
+}
+
 /// The session is read before any window exists: headless, a bad one is one line.
 std::optional<int> loadSessionArgument(Checked& c) {
   if (!c.sessionPath.isEmpty()) {
@@ -538,6 +561,7 @@ int main(int argc, char** argv) {
   c.headless = parser.isSet(o.export_) || parser.isSet(o.dump);
   // Every option is checked before a window exists.
   if (auto rc = checkScalarOptions(parser, o, c)) return *rc;
+  if (auto rc = checkOutputsSpareSession(parser, o, c)) return *rc;
   if (auto rc = checkExport(parser, o, c)) return *rc;
   if (auto rc = loadSessionArgument(c)) return *rc;
   if (auto rc = checkScenario(parser, o, c)) return *rc;

@@ -345,3 +345,20 @@ TEST_CASE("serving and search figures carry 80% intervals; a cost tie is said, n
   }
   CHECK_FALSE(d["best_is_tie"].get<bool>());
 }
+
+TEST_CASE("qfront serving warns when too few requests make load max a ramp", "[cli][serving]") {
+  const std::vector<std::string> base = {
+      "serving",     "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+      "--input-len", "100",     "--output-len", "10",    "--load",   "max"};
+  auto few = base;
+  few.insert(few.end(), {"--requests", "19"});
+  const auto r = qfront(few);
+  REQUIRE(r.rc == 0);
+  CHECK(r.err.find("warning: --requests 19 is under 20 x the batch cap (5120)") !=
+        std::string::npos);
+  // Enough waves (the default), or a rate load, say nothing.
+  CHECK(qfront(base).err.empty());
+  auto rate = few;
+  rate[12] = "4";
+  CHECK(qfront(rate).err.empty());
+}

@@ -217,3 +217,29 @@ TEST_CASE("a session figure the engine refuses is named by its session key, not 
   CHECK(line.contains(path));
   CHECK_FALSE(line.contains("<cli>"));
 }
+
+TEST_CASE("no quantfront output replaces the session it reads", "[ui][options]") {
+  // `--export data.json` naming the open session put the engine's data export in its place.
+  QTemporaryDir home;
+  REQUIRE(home.isValid());
+  const QString session = home.filePath("mine.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(qf::ui::bundledExampleSession(), session.toStdString()));
+  QFile before(session);
+  REQUIRE(before.open(QIODevice::ReadOnly));
+  const QByteArray bytes = before.readAll();
+  before.close();
+  const QString sameFile = home.path() + "/./mine.json";  // another spelling of the same file
+  for (const QStringList& args :
+       {QStringList{session, "--export", session}, QStringList{session, "--export", sameFile},
+        QStringList{session, "--export", "step-time", "--out", sameFile},
+        QStringList{session, "--dump-session", session}}) {
+    const QString field = args.contains("--out")            ? "out"
+                          : args.contains("--dump-session") ? "dump-session"
+                                                            : "export";
+    const QString line = expectOneLineRefusal(runQuantfront(args, home.path()), args, field);
+    CHECK(line.contains("is the session being read"));
+    QFile after(session);
+    REQUIRE(after.open(QIODevice::ReadOnly));
+    CHECK(after.readAll() == bytes);
+  }
+}

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/deploy_intervals.hpp>
 #include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/analysis/launch_command.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -38,7 +39,9 @@ options:
   --output-len O         output tokens per request
   --gpus LIST|all        catalog GPU ids or GPU JSON files, comma-separated (default all)
   --max-gpus N           GPU counts 1, 2, 4, ... up to N (default 8)
-  --schemes LIST|all     schemes a layer kind may take (default all)
+  --schemes LIST|all     schemes a layer kind may take (default: those the Deploy tab ticks,
+                         the catalog's "default_for" deploy: bf16, w8a8-fp8, w8a8-int8,
+                         w4a16-g128; all: every catalog scheme)
   --per-kind             every layer kind (linear, moe, lm_head) its own scheme
   --kv-dtypes LIST       KV-cache element types (default bf16,fp8)
   --max-batch LIST       batch caps (default 1,2,4,8,16,24,32,48,64,96,128,192,256,384,512,768,1024)
@@ -67,7 +70,9 @@ ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas,
 schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
 usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible;
 gate (with --gate: the session, the gates, the passing schemes and the candidates that do not
-pass), null without.
+pass), null without. best.launch: for vllm, sglang and trtllm, the command that launches the
+answer (command, checkpoint, checkpoint_to_make, notes): its TP and replicas, the batch cap as
+--max-num-seqs, the token budget as --max-num-batched-tokens, the KV dtype and memory fraction.
 
 Exit status: 0 on success (also when nothing is feasible: the message says which constraint
 binds), 2 on bad input (one line naming the file and field).
@@ -258,6 +263,11 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
         << fixedText(iv[1].get<double>(), 3) << ")";
   }
   out << "\n";
+  if (j["best"].contains("launch")) {
+    out << "launch (vLLM): " << j["best"]["launch"]["vllm"]["command"].get<std::string>() << "\n";
+    for (const auto& n : j["best"]["launch"]["vllm"]["notes"])
+      out << "  " << n.get<std::string>() << "\n";
+  }
   if (j["best_is_tie"].get<bool>()) {
     out << "a tie within the constants' spread: " << j["best_ties"].size()
         << " other frontier deployment" << (j["best_ties"].size() == 1 ? "" : "s")
@@ -317,7 +327,10 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   sp.datasheet = datasheet;
   sp.catalog = &cat;
   if (const int bad = searchedGpus(prices, gpus, skipUnpriced, cat, sp.gpus, err)) return bad;
-  if (!schemes || *schemes == "all") {
+  if (!schemes) {
+    // The same default as the window's Deploy tab: one answer for one question.
+    for (const auto& id : cat.schemesDefaultFor("deploy")) sp.schemes.push_back(*cat.scheme(id));
+  } else if (*schemes == "all") {
     sp.schemes = cat.schemes();
   } else {
     for (const auto& id : splitComma(*schemes)) {
@@ -379,6 +392,14 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
   j["gate"] = gateJson;
   j["model"] = sp.model.id;
+  if (r->best) {
+    // How to launch the answer on each engine, with the limits the model priced.
+    LaunchSettings ls;
+    ls.memUtil = sp.memUtil;
+    ls.tokenBudget = sp.tokenBudget;
+    ls.maxModelLen = static_cast<std::int64_t>(std::ceil(w->inputTokens + w->outputTokens));
+    j["best"]["launch"] = launchCommandsToJson(launchCommands(*r->best, sp.model, ls));
+  }
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
   if (fmtName == "json") {
     out << j.dump(2) << "\n";

@@ -2,11 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
 
+#include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/session.hpp>
 
 #include "support/cli_run.hpp"
@@ -99,6 +101,37 @@ TEST_CASE("qfront search: JSON contract and a frontier that is Pareto", "[cli][s
   }
   CHECK(j["best"]["usd_per_million_output_tokens"] ==
         j["frontier"].back()["usd_per_million_output_tokens"]);
+  // The best answer's launch lines carry its TP and batch cap into each engine's flags.
+  const auto& b = j["best"];
+  REQUIRE(b.contains("launch"));
+  const std::string vllm = b["launch"]["vllm"]["command"];
+  CHECK(vllm.find("--tensor-parallel-size " + std::to_string(b["tp"].get<int>())) !=
+        std::string::npos);
+  CHECK(vllm.find("--max-num-seqs " + std::to_string(b["max_batch"].get<int>())) !=
+        std::string::npos);
+  CHECK(b["launch"]["sglang"]["command"].get<std::string>().rfind("python3 -m sglang", 0) == 0);
+  CHECK(b["launch"]["trtllm"]["command"].get<std::string>().rfind("trtllm-serve ", 0) == 0);
+}
+
+TEST_CASE("qfront search searches the schemes the Deploy tab ticks unless told", "[cli][search]") {
+  // One default for both front ends: the catalog's "default_for": deploy.
+  auto schemesOf = [](const nlohmann::json& j) {
+    std::set<std::string> ids;
+    for (const auto& c : j["frontier"]) ids.insert(c["schemes"]["linear"].get<std::string>());
+    return ids;
+  };
+  const std::vector<std::string> base = {"--model", "llama-3.1-8b", "--use-case", "rag",
+                                         "--gpus",  "h100-sxm",     "--max-gpus", "1"};
+  const auto byDefault = searchJson(base);
+  CHECK(byDefault["space"] == 1 * 4 * 2 * 17);  // 4 schemes x 2 KV dtypes x 17 caps
+  for (const auto& id : schemesOf(byDefault)) {
+    INFO(id);
+    CHECK((id == "bf16" || id == "w8a8-fp8" || id == "w8a8-int8" || id == "w4a16-g128"));
+  }
+  auto all = base;
+  all.insert(all.end(), {"--schemes", "all"});
+  CHECK(searchJson(all)["space"] ==
+        1 * static_cast<long long>(qf::Catalog::bundled().schemes().size()) * 2 * 17);
 }
 
 TEST_CASE("qfront search: seed 001 Finding 5 on one H100 and on an A100", "[cli][search]") {

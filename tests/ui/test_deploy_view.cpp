@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <qcustomplot.h>
+#include <QComboBox>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -63,6 +64,14 @@ TEST_CASE("the Deploy view searches, draws and lists the frontier", "[ui][deploy
   add->click();
   REQUIRE(spy.count() == 1);
   CHECK(spy.at(0).at(0).value<qf::Candidate>().id == c->id);
+  // The selected row's launch line, per engine, with the batch cap the model priced it at.
+  const QString vllm = v.launchText();
+  CHECK(vllm.startsWith("vllm serve "));
+  CHECK(vllm.contains(QString("--tensor-parallel-size %1").arg(f0.tp)));
+  CHECK(vllm.contains(QString("--max-num-seqs %1").arg(f0.maxBatch)));
+  v.launchEngineBox()->setCurrentIndex(v.launchEngineBox()->findData("trtllm"));
+  CHECK(v.launchText().startsWith("trtllm-serve "));
+  CHECK(v.launchText().contains(QString("--max_batch_size %1").arg(f0.maxBatch)));
 }
 
 TEST_CASE("the Deploy view says why it did not search or found nothing", "[ui][deploy]") {

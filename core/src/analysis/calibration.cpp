@@ -295,32 +295,7 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
 }
 
 std::string catalogGpuForDevice(const std::string& deviceName) {
-  std::string n = deviceName;
-  std::transform(n.begin(), n.end(), n.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  auto has = [&n](const char* s) { return n.find(s) != std::string::npos; };
-  // A whole word: "l4" in "nvidia l4" but not in "nvidia l40s"; "h20" not in "h200".
-  auto word = [&n](const std::string& w) {
-    auto alnum = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; };
-    for (auto at = n.find(w); at != std::string::npos; at = n.find(w, at + 1)) {
-      const auto end = at + w.size();
-      if ((at == 0 || !alnum(n[at - 1])) && (end == n.size() || !alnum(n[end]))) return true;
-    }
-    return false;
-  };
-  if (has("a6000")) return "a6000";
-  if (has("h200")) return "h200-sxm";
-  if (has("h100")) return has("pcie") ? "h100-pcie" : "h100-sxm";
-  if (word("h20")) return "h20";
-  if (has("a100")) return has("40gb") ? "a100-40gb" : "a100-80gb";
-  if (has("l40s")) return "l40s";
-  if (word("l4")) return "l4";
-  if (has("gb200")) return "gb200";
-  if (has("b200")) return "b200";
-  // The China-market "D" cards are cut down: not the catalog's 4090 and 5090.
-  if (word("4090") && !word("4090 d")) return "rtx-4090";
-  if (word("5090") && !word("5090 d")) return "rtx-5090";
-  return {};
+  return Catalog::bundled().gpuForDeviceName(deviceName);
 }
 
 std::string catalogGpuId(const std::string& idOrName, const Catalog& cat) {

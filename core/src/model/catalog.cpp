@@ -3,6 +3,7 @@
 #include <quantfront/core/model/catalog.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <stdexcept>
 
@@ -19,6 +20,87 @@ std::string joinIds(const std::vector<T>& v, F get) {
     out += get(x);
   }
   return out;
+}
+
+/// A list of non-empty strings at `key` of `j` (absent: empty), lower-cased when `lower`.
+Result<std::vector<std::string>> stringList(const Json& j, const char* key,
+                                            const std::string& pointer, bool lower) {
+  std::vector<std::string> out;
+  const auto it = j.find(key);
+  if (it == j.end()) return out;
+  if (!it->is_array())
+    return Error{"catalog/schemes.json", pointer + "/" + key, key, "expected an array of words"};
+  for (const auto& w : *it) {
+    if (!w.is_string() || w.get<std::string>().empty())
+      return Error{"catalog/schemes.json", pointer + "/" + key, key, "expected non-empty words"};
+    out.push_back(lower ? asciiLower(w.get<std::string>()) : w.get<std::string>());
+  }
+  return out;
+}
+
+Result<SchemeEntry> parseSchemeEntry(const Json& j, const std::string& pointer) {
+  SchemeEntry e;
+  if (const auto h = j.find("name_hints"); h != j.end()) {
+    if (!h->is_object())
+      return Error{"catalog/schemes.json", pointer + "/name_hints", "name_hints",
+                   "expected {\"words\": [...], \"unless\": [...]}"};
+    auto words = stringList(*h, "words", pointer + "/name_hints", true);
+    if (!words) return words.error();
+    auto unless = stringList(*h, "unless", pointer + "/name_hints", true);
+    if (!unless) return unless.error();
+    e.nameWords = std::move(*words);
+    e.unlessWords = std::move(*unless);
+  }
+  auto uses = stringList(j, "default_for", pointer, false);
+  if (!uses) return uses.error();
+  for (const auto& u : *uses) {
+    if (u != "scenario" && u != "deploy" && u != "measure")
+      return Error{"catalog/schemes.json", pointer + "/default_for", "default_for",
+                   "expected scenario, deploy or measure, found '" + u + "'"};
+  }
+  e.defaultFor = std::move(*uses);
+  e.modelledOnly = j.value("modelled_only", false);
+  if (const auto k = j.find("kernels"); k != j.end() && k->is_object()) {
+    e.gemmKernel = k->value("gemm", std::string());
+    e.dequantKernel = k->value("dequant", false);
+  }
+  if (const auto st = j.find("plot_style"); st != j.end() && st->is_object()) {
+    e.plotColor = st->value("color", std::string());
+    const bool hex = e.plotColor.size() == 7 && e.plotColor[0] == '#' &&
+                     std::all_of(e.plotColor.begin() + 1, e.plotColor.end(), [](char ch) {
+                       return std::isxdigit(static_cast<unsigned char>(ch));
+                     });
+    if (!e.plotColor.empty() && !hex)
+      return Error{"catalog/schemes.json", pointer + "/plot_style/color", "color",
+                   "expected #RRGGBB, found '" + e.plotColor + "'"};
+    if (const auto d = st->find("dashes"); d != st->end()) {
+      for (const auto& v : *d) {
+        if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 100)
+          return Error{"catalog/schemes.json", pointer + "/plot_style/dashes", "dashes",
+                       "expected dash lengths in (0, 100] line widths"};
+        e.plotDashes.push_back(v.get<double>());
+      }
+    }
+  }
+  if (const auto oq = j.find("online_quantization"); oq != j.end()) {
+    if (!oq->is_object())
+      return Error{"catalog/schemes.json", pointer + "/online_quantization", "online_quantization",
+                   "expected {engine: flag value}"};
+    for (const auto& [engine, flag] : oq->items()) {
+      if (!flag.is_string() || flag.get<std::string>().empty())
+        return Error{"catalog/schemes.json", pointer + "/online_quantization/" + engine, engine,
+                     "expected the engine's --quantization value"};
+      e.onlineQuantization[engine] = flag.get<std::string>();
+    }
+  }
+  e.checkpointNote = j.value("checkpoint", std::string());
+  const bool measured = !e.gemmKernel.empty() || e.dequantKernel;
+  if (measured == e.modelledOnly)
+    return Error{"catalog/schemes.json", pointer, measured ? "modelled_only" : "kernels",
+                 measured ? "names kernels and modelled_only both"
+                          : "names neither the kernels that time it nor \"modelled_only\": "
+                            "true"};
+  return e;
 }
 }  // namespace
 
@@ -39,6 +121,25 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
     if (!g) return g.error();
     if (g->id.empty())
       return Error{"catalog/gpus.json", "/gpus/" + std::to_string(i), "id", "missing id"};
+    if (const auto dn = gpus[i].find("device_names"); dn != gpus[i].end()) {
+      const std::string at = "/gpus/" + std::to_string(i) + "/device_names";
+      DeviceNameRule rule;
+      for (auto [key, dst] : {std::pair{"words", &rule.words}, {"without", &rule.without}}) {
+        const auto list = dn->find(key);
+        if (list == dn->end()) continue;
+        if (!list->is_array())
+          return Error{"catalog/gpus.json", at + "/" + key, key, "expected an array of phrases"};
+        for (const auto& w : *list) {
+          if (!w.is_string() || w.get<std::string>().empty())
+            return Error{"catalog/gpus.json", at + "/" + key, key, "expected non-empty phrases"};
+          dst->push_back(asciiLower(w.get<std::string>()));
+        }
+      }
+      if (rule.words.empty())
+        return Error{"catalog/gpus.json", at + "/words", "words",
+                     "a device-name rule needs at least one word"};
+      cat.m_deviceNames.emplace_back(g->id, std::move(rule));
+    }
     cat.m_gpus.push_back(std::move(*g));
   }
   auto sj = parseJson(schemesText, "catalog/schemes.json");
@@ -50,7 +151,30 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
   for (std::size_t i = 0; i < schemes.size(); ++i) {
     auto s = parseScheme(schemes[i], "catalog/schemes.json", "/schemes/" + std::to_string(i));
     if (!s) return s.error();
+    auto entry = parseSchemeEntry(schemes[i], "/schemes/" + std::to_string(i));
+    if (!entry) return entry.error();
+    cat.m_schemeEntries[s->id] = std::move(*entry);
     cat.m_schemes.push_back(std::move(*s));
+  }
+  // The unquantized baseline: "baseline", else the first scheme of 16-bit weights on the bf16
+  // path (bf16 in the bundled catalog).
+  if (sj->contains("baseline")) {
+    const Json& b = (*sj)["baseline"];
+    if (!b.is_string())
+      return Error{"catalog/schemes.json", "/baseline", "baseline", "expected a scheme id"};
+    auto base = cat.scheme(b.get<std::string>(), "baseline");
+    if (!base) return base.error();
+    cat.m_baselineId = base->id;
+  } else {
+    for (const auto& s : cat.m_schemes) {
+      if (s.weightBits >= 16 && s.path == TensorPath::Bf16) {
+        cat.m_baselineId = s.id;
+        break;
+      }
+    }
+    if (cat.m_baselineId.empty())
+      return Error{"catalog/schemes.json", "/baseline", "baseline",
+                   "no baseline scheme: name one (an unquantized scheme's id)"};
   }
   std::string cAs = "w8a16";
   std::string cAs4 = "w4a16-g128";
@@ -67,9 +191,9 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
   cat.m_fallback4BitC = fb4->c;
   cat.m_fallback4BitId = fb4->id;
   // The precision checkpoints keep their LM head in: "checkpoint_lm_head": {"scheme": id}, else
-  // bf16 when the catalog has it. A named scheme must exist; the default may be absent.
+  // the baseline. A named scheme must exist; the default may be absent.
   const bool named = sj->contains("checkpoint_lm_head");
-  std::string headId = "bf16";
+  std::string headId = cat.m_baselineId;
   if (named) {
     const Json& h = (*sj)["checkpoint_lm_head"];
     if (!h.is_object() || !h.contains("scheme") || !h["scheme"].is_string()) {
@@ -85,6 +209,66 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
     return head.error();
   }
   return cat;
+}
+
+namespace {
+/// Whether `phrase` occurs in `text` as whole words (no letter or digit on either side).
+bool hasWords(const std::string& text, const std::string& phrase) {
+  auto alnum = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) != 0; };
+  for (auto at = text.find(phrase); at != std::string::npos; at = text.find(phrase, at + 1)) {
+    const auto end = at + phrase.size();
+    if ((at == 0 || !alnum(text[at - 1])) && (end == text.size() || !alnum(text[end]))) return true;
+  }
+  return false;
+}
+}  // namespace
+
+const SchemeEntry* Catalog::schemeEntry(const std::string& id) const {
+  const auto it = m_schemeEntries.find(id);
+  return it == m_schemeEntries.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Catalog::schemesDefaultFor(std::string_view use) const {
+  std::vector<std::string> ids;
+  for (const auto& s : m_schemes) {
+    const SchemeEntry* e = schemeEntry(s.id);
+    if (e && std::find(e->defaultFor.begin(), e->defaultFor.end(), use) != e->defaultFor.end())
+      ids.push_back(s.id);
+  }
+  return ids;
+}
+
+std::vector<std::pair<std::string, std::string>> Catalog::schemeHintsIn(
+    const std::vector<std::string>& words) const {
+  auto has = [&](const std::string& w) {
+    return std::find(words.begin(), words.end(), w) != words.end();
+  };
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& w : words) {
+    for (const auto& s : m_schemes) {
+      const SchemeEntry* e = schemeEntry(s.id);
+      if (!e || std::find(e->nameWords.begin(), e->nameWords.end(), w) == e->nameWords.end())
+        continue;
+      if (std::any_of(e->unlessWords.begin(), e->unlessWords.end(), has)) continue;
+      out.emplace_back(s.id, w);
+    }
+  }
+  return out;
+}
+
+std::string Catalog::gpuForDeviceName(const std::string& deviceName) const {
+  const std::string name = asciiLower(deviceName);
+  std::string found;
+  for (const auto& [id, rule] : m_deviceNames) {
+    const bool all = std::all_of(rule.words.begin(), rule.words.end(),
+                                 [&](const std::string& w) { return hasWords(name, w); });
+    const bool none = std::none_of(rule.without.begin(), rule.without.end(),
+                                   [&](const std::string& w) { return hasWords(name, w); });
+    if (!all || !none) continue;
+    if (!found.empty()) return {};  // two rules claim it: no guess
+    found = id;
+  }
+  return found;
 }
 
 Result<std::map<std::string, GpuCalibration>> parseDefaultCalibrations(std::string_view text,

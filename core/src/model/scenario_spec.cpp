@@ -119,7 +119,7 @@ Result<std::vector<SchemeAssignment>> makeCandidates(const std::vector<std::stri
   }
   if (!linear.empty() || !moe.empty() || !lmHead.empty()) {
     SchemeAssignment c;
-    auto lin = cat.scheme(linear.empty() ? "bf16" : linear, "linear");
+    auto lin = cat.scheme(linear.empty() ? cat.baselineSchemeId() : linear, "linear");
     if (!lin) return lin.error();
     c.linear = *lin;
     std::string id = "linear=" + lin->id;

@@ -308,34 +308,11 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
   }
 }
 
-SchemeHint schemeFromName(std::string_view name) {
+SchemeHint schemeFromName(std::string_view name, const Catalog& cat) {
   SchemeHint h;
   std::set<std::string> schemes;
-  const auto words = wordsOf(name);
-  const bool hasFp8 = std::find(words.begin(), words.end(), "fp8") != words.end();
-  for (const auto& w : words) {
-    std::string scheme;
-    if (w == "fp8") {
-      scheme = "w8a8-fp8";
-    } else if (w == "w8a8" || w == "int8") {
-      if (hasFp8) continue;  // "w8a8-fp8": the FP8 word decides
-      scheme = "w8a8-int8";
-    } else if (w == "w4a16" || w == "gptq" || w == "awq" || w == "int4") {
-      scheme = "w4a16-g128";
-    } else if (w == "w8a16") {
-      scheme = "w8a16";
-    } else if (w == "w4a8") {
-      scheme = "w4a8-fp8-g128";
-    } else if (w == "nvfp4" || w == "fp4") {
-      scheme = "nvfp4";
-    } else if (w == "mxfp4") {
-      scheme = "mxfp4";
-    } else if (w == "bf16" || w == "bfloat16") {
-      scheme = "bf16";
-    } else {
-      continue;
-    }
-    h.matched.push_back(w);
+  for (const auto& [scheme, word] : cat.schemeHintsIn(wordsOf(name))) {
+    h.matched.push_back(word);
     schemes.insert(scheme);
   }
   if (schemes.size() == 1) h.scheme = *schemes.begin();
@@ -376,15 +353,15 @@ std::string matchingCandidate(const ImportedRun& run, const std::vector<Candidat
   if (name.empty()) return {};
   const std::string model = catalogModelFromName(name, cat);
   if (model.empty()) return {};
-  const SchemeHint hint = schemeFromName(name);
+  const SchemeHint hint = schemeFromName(name, cat);
   if (hint.ambiguous) return {};
-  const std::string scheme = hint.scheme.empty() ? std::string("bf16") : hint.scheme;
+  const std::string scheme = hint.scheme.empty() ? cat.baselineSchemeId() : hint.scheme;
   std::string found;
   for (const auto& c : cands) {
     // A candidate's model may be its Hugging Face name; an empty scheme is bf16.
     const bool sameModel = sameIgnoringCase(c.model, model) ||
                            sameIgnoringCase(catalogModelFromName(c.model, cat), model);
-    const std::string linear = c.schemeLinear.empty() ? std::string("bf16") : c.schemeLinear;
+    const std::string linear = c.schemeLinear.empty() ? cat.baselineSchemeId() : c.schemeLinear;
     if (!sameModel || !sameIgnoringCase(linear, scheme)) continue;
     if (!found.empty()) return {};  // two candidates of that model and scheme: no guess
     found = c.id;
@@ -409,7 +386,9 @@ std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselin
     baselineOf[b->model] = b;
   }
   for (const auto& c : s.candidates) {
-    if (asciiLower(c.schemeLinear) != "bf16" || baselineOf.count(c.model)) continue;
+    if (asciiLower(c.schemeLinear) != asciiLower(Catalog::bundled().baselineSchemeId()) ||
+        baselineOf.count(c.model))
+      continue;
     const bool hasScores = std::any_of(c.metrics.begin(), c.metrics.end(), [](const auto& kv) {
       return kv.second.provenance.kind == ProvenanceKind::Measured && splitScore(kv.first);
     });
@@ -499,7 +478,7 @@ Result<Candidate> newCandidate(const Session& s, const std::string& id, const st
                         "' as the files name it (not a catalog model: no modelled figures)");
   }
   // Scheme: an unambiguous hint in the name, else the flag, else bf16 for a name with no hint.
-  const SchemeHint hint = schemeFromName(named.empty() ? id : named);
+  const SchemeHint hint = schemeFromName(named.empty() ? id : named, cat);
   if (!hint.scheme.empty()) {
     nc.schemeLinear = hint.scheme;
     rep.notes.push_back(id + ": scheme " + hint.scheme + " from the name");
@@ -512,7 +491,7 @@ Result<Candidate> newCandidate(const Session& s, const std::string& id, const st
     return Error{"", "candidate '" + id + "'", "scheme",
                  "the model name hints at several schemes (" + words + "); give --scheme"};
   } else {
-    nc.schemeLinear = "bf16";
+    nc.schemeLinear = cat.baselineSchemeId();
     rep.notes.push_back(id +
                         ": scheme bf16 (the name has no quantization hint; --scheme "
                         "overrides)");

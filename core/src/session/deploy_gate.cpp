@@ -19,8 +19,9 @@ struct Assignment {
 };
 
 Assignment assignmentOf(const Candidate& c) {
-  Assignment a{asciiLower(c.schemeLinear.empty() ? "bf16" : c.schemeLinear),
-               asciiLower(c.schemeMoe), asciiLower(c.schemeLmHead)};
+  const std::string& base = Catalog::bundled().baselineSchemeId();
+  Assignment a{asciiLower(c.schemeLinear.empty() ? base : c.schemeLinear), asciiLower(c.schemeMoe),
+               asciiLower(c.schemeLmHead)};
   if (a.moe.empty()) a.moe = a.linear;
   if (a.lmHead.empty()) a.lmHead = a.linear;
   return a;
@@ -80,7 +81,8 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
   fo.baselineId = baselineId;
   if (!fo.baselineId) {
     for (const auto& c : ofModel) {
-      if (assignmentOf(c) == Assignment{"bf16", "bf16", "bf16"}) fo.baselineId = c.id;
+      const std::string base = asciiLower(Catalog::bundled().baselineSchemeId());
+      if (assignmentOf(c) == Assignment{base, base, base}) fo.baselineId = c.id;
     }
   }
   auto fr = computeFrontier(ofModel, fo);

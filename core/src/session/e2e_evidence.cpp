@@ -189,7 +189,7 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
       }
       out.push_back(p);
     };
-    base.scheme = c->schemeLinear.empty() ? "bf16" : c->schemeLinear;
+    base.scheme = c->schemeLinear.empty() ? Catalog::bundled().baselineSchemeId() : c->schemeLinear;
     base.schemeMoe = c->schemeMoe;
     base.schemeLmHead = c->schemeLmHead;
     base.origin = file + ": " + run.sourceFile;

@@ -50,7 +50,8 @@ std::string gateBar(const SchemeAssignment& a, const Scenario& sc,
                            (!sc.model.name.empty() && sameIgnoringCase(c.model, sc.model.name)) ||
                            sameIgnoringCase(catalogModelFromName(c.model), sc.model.id);
     const bool sameGpu = sameIgnoringCase(c.gpu, sc.gpu.id) || sameIgnoringCase(c.gpu, sc.gpu.name);
-    const std::string linear = c.schemeLinear.empty() ? std::string("bf16") : c.schemeLinear;
+    const std::string linear =
+        c.schemeLinear.empty() ? Catalog::bundled().baselineSchemeId() : c.schemeLinear;
     const bool sameScheme =
         !a.mixed() && sameIgnoringCase(linear, a.linear.id) &&
         (c.schemeMoe.empty() || sameIgnoringCase(c.schemeMoe, a.linear.id)) &&

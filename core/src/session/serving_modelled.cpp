@@ -151,8 +151,8 @@ Result<ModelledServingCurve> curveOf(const Candidate& c, const Session& s, bool 
       spec.maxModelLen, static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens)));
   auto scen = resolveScenario(spec, cat);
   if (!scen) return scen.error();
-  auto cands = makeCandidates({}, c.schemeLinear.empty() ? "bf16" : c.schemeLinear, c.schemeMoe,
-                              c.schemeLmHead, cat);
+  auto cands = makeCandidates({}, c.schemeLinear.empty() ? cat.baselineSchemeId() : c.schemeLinear,
+                              c.schemeMoe, c.schemeLmHead, cat);
   if (!cands) return cands.error();
   auto eng = engineServing(*scen, cands->front());
   if (!eng) return eng.error();

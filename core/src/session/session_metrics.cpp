@@ -120,10 +120,10 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
   const auto price = deploymentPricePerHour(s->gpu, s->tp);
   const bool priced = price && *price > 0;
   const SchemeAssignment& mine = sr.assignment;
-  const bool isBf16 = !mine.mixed() && mine.linear.id == "bf16";
+  const bool isBf16 = !mine.mixed() && mine.linear.id == cat.baselineSchemeId();
   std::optional<StepCurveIntervals> bf16;
   if (priced && !isBf16) {
-    auto base = makeCandidates({"bf16"}, "", "", "", cat);
+    auto base = makeCandidates({cat.baselineSchemeId()}, "", "", "", cat);
     if (!base) return wrap(base.error());
     auto curves = StepCurveIntervals::build(*s, rep->params, base->front());
     if (!curves) return wrap(curves.error());

@@ -108,13 +108,14 @@ TEST_CASE(
   REQUIRE(h100.ok());
   const std::string gpus = Json{{"gpus", Json::array({gpuToJson(*h100)})}}.dump();
   const std::string schemes = R"({"schemes": [
-      {"id": "bf16", "weight_bits": 16, "path": "bf16"},
-      {"id": "q4", "weight_bits": 4, "scale_bits": 16, "group_size": 128, "path": "bf16", "c": 2},
+      {"id": "bf16", "weight_bits": 16, "path": "bf16", "modelled_only": true},
+      {"id": "q4", "weight_bits": 4, "scale_bits": 16, "group_size": 128, "path": "bf16", "c": 2,
+       "modelled_only": true},
       {"id": "q4-all", "weight_bits": 4, "scale_bits": 16, "group_size": 128, "path": "bf16",
-       "c": 2, "quantizes_lm_head": true},
-      {"id": "w8a16", "weight_bits": 8, "path": "bf16", "c": 1},
+       "c": 2, "quantizes_lm_head": true, "modelled_only": true},
+      {"id": "w8a16", "weight_bits": 8, "path": "bf16", "c": 1, "modelled_only": true},
       {"id": "w4a16-g128", "weight_bits": 4, "scale_bits": 16, "group_size": 128, "path": "bf16",
-       "c": 2}]})";
+       "c": 2, "modelled_only": true}]})";
   auto cat = Catalog::fromTexts(models, gpus, schemes);
   if (!cat) FAIL(cat.error().str());
   CHECK(price("q4", false, "", *cat).headScheme == "bf16");

@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include <quantfront/core/model/catalog.hpp>
+
 namespace qf::ui {
 
 namespace {
@@ -13,36 +15,23 @@ struct SchemeStyle {
   QVector<qreal> dashes;  ///< empty: solid
 };
 
-// Okabe–Ito: black, blue, vermillion, bluish green, orange, sky blue, reddish purple and
-// yellow (darkened so that it reads on white), plus a neutral grey for the ninth scheme.
-const QColor kBlack(0, 0, 0);
+// Okabe-Ito hues for schemes the catalog gives no style (mixed candidates, user schemes).
 const QColor kBlue(0, 114, 178);
 const QColor kVermillion(213, 94, 0);
 const QColor kGreen(0, 158, 115);
-const QColor kOrange(125, 75, 20);   // brown: apart from vermillion by lightness, 8.3:1
-const QColor kSky(40, 150, 210);     // sky blue darkened to 3.3:1
-const QColor kPurple(190, 90, 150);  // reddish purple, 3.9:1
-const QColor kYellow(150, 135, 0);   // 3.6:1
-const QColor kGrey(110, 110, 110);
-
-const std::map<QString, SchemeStyle>& fixedStyles() {
-  static const std::map<QString, SchemeStyle> kFixed = {
-      {"bf16", {kBlack, {}}},
-      {"w8a8-fp8", {kBlue, {6, 2.5}}},
-      {"w4a16-g128", {kVermillion, {2.5, 1.8}}},
-      {"w8a8-int8", {kOrange, {7, 2, 1.5, 2}}},
-      {"w8a16", {kGreen, {1, 1.6}}},
-      {"w4a16-g128-asym", {kSky, {9, 2, 1.5, 2, 1.5, 2}}},
-      {"w4a8-fp8-g128", {kPurple, {4, 2, 4, 5}}},
-      {"nvfp4", {kYellow, {11, 3}}},
-      {"mxfp4", {kGrey, {1.5, 2, 5, 2}}},
-  };
-  return kFixed;
-}
+const QColor kOrange(125, 75, 20);
+const QColor kSky(40, 150, 210);
+const QColor kPurple(190, 90, 150);
+const QColor kYellow(150, 135, 0);
 
 SchemeStyle styleFor(const QString& id) {
-  const auto& fixed = fixedStyles();
-  if (const auto it = fixed.find(id); it != fixed.end()) return it->second;
+  // The catalog's "plot_style" (resources/catalog/schemes.json) for a built-in scheme.
+  if (const SchemeEntry* e = Catalog::bundled().schemeEntry(id.toStdString());
+      e && !e->plotColor.empty()) {
+    SchemeStyle s{QColor(QString::fromStdString(e->plotColor)), {}};
+    for (const double d : e->plotDashes) s.dashes.push_back(d);
+    return s;
+  }
   // Other ids (mixed candidates, user schemes): a palette colour and a pattern by hash.
   static const QColor kPalette[] = {kBlue, kVermillion, kGreen, kOrange, kSky, kPurple, kYellow};
   static const QVector<qreal> kPatterns[] = {{3, 2, 3, 6}, {8, 2, 2, 2}, {5, 5}, {1, 3}};

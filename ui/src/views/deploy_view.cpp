@@ -5,13 +5,17 @@
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
@@ -23,6 +27,7 @@
 #include <cmath>
 #include <map>
 
+#include <quantfront/core/analysis/launch_command.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/session/deploy_candidate.hpp>
@@ -142,11 +147,11 @@ QWidget* DeployView::buildInputs() {
                             : "no price per GPU-hour: not searched");
   }
   m_schemes = new QListWidget(inputs);
+  const auto ticked = cat.schemesDefaultFor("deploy");  // the catalog's "default_for"
   for (const auto& s : cat.schemes()) {
     auto* item = new QListWidgetItem(qs(s.id), m_schemes);
     item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
-    const bool common =
-        s.id == "bf16" || s.id == "w8a8-fp8" || s.id == "w8a8-int8" || s.id == "w4a16-g128";
+    const bool common = std::find(ticked.begin(), ticked.end(), s.id) != ticked.end();
     item->setCheckState(common ? Qt::Checked : Qt::Unchecked);
   }
   form->addRow("Use case", m_useCase);
@@ -208,6 +213,21 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->horizontalHeader()->setStretchLastSection(true);
+  // How to launch the answer: the selected row's command (else the cheapest's) per engine.
+  m_engine = new QComboBox(right);
+  m_engine->addItem("vLLM", "vllm");
+  m_engine->addItem("SGLang", "sglang");
+  m_engine->addItem("TensorRT-LLM", "trtllm");
+  m_engine->setToolTip("The serving engine to launch the deployment with");
+  m_launch = new QLineEdit(right);
+  m_launch->setReadOnly(true);
+  m_launch->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_launchNotes = new QLabel(right);
+  m_launchNotes->setWordWrap(true);
+  m_launchNotes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_copyLaunch = new QPushButton("Copy command", right);
+  m_copyLaunch->setEnabled(false);
+  m_copyLaunch->setToolTip("Copy the launch command to the clipboard");
   m_add = new QPushButton("Add as candidate", right);
   m_add->setEnabled(false);
   m_add->setToolTip("Add the selected deployment to the session's candidates");
@@ -218,6 +238,13 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
   split->setStretchFactor(1, 2);
   rv->addWidget(m_summary);
   rv->addWidget(split, 1);
+  auto* launchRow = new QHBoxLayout;
+  launchRow->addWidget(new QLabel("Launch with", right));
+  launchRow->addWidget(m_engine);
+  launchRow->addWidget(m_launch, 1);
+  launchRow->addWidget(m_copyLaunch);
+  rv->addLayout(launchRow);
+  rv->addWidget(m_launchNotes);
   rv->addWidget(m_add, 0, Qt::AlignRight);
 
   auto* h = new QHBoxLayout(this);
@@ -228,8 +255,16 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
   connect(m_load, &QComboBox::currentIndexChanged, this,
           [this](int) { m_rate->setEnabled(m_load->currentData().toString() == "rate"); });
   connect(m_run, &QPushButton::clicked, this, [this] { search(); });
-  connect(m_table, &QTableWidget::itemSelectionChanged, this,
-          [this] { m_add->setEnabled(selectedCandidate().has_value()); });
+  connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+    m_add->setEnabled(selectedCandidate().has_value());
+    showLaunch();
+  });
+  connect(m_engine, &QComboBox::currentIndexChanged, this, [this](int) { showLaunch(); });
+  showLaunch();
+  connect(m_copyLaunch, &QPushButton::clicked, this, [this] {
+    const auto lines = launchText().split('\n');
+    if (!lines.isEmpty()) QGuiApplication::clipboard()->setText(lines.front());
+  });
   connect(m_add, &QPushButton::clicked, this, [this] {
     if (auto c = selectedCandidate()) emit addCandidateRequested(*c);
   });
@@ -355,7 +390,46 @@ bool DeployView::search() {
   m_summary->setText(m_status);
   draw();
   fillTable();
+  showLaunch();
   return m_result->nothingFeasible.empty();
+}
+
+QString DeployView::launchText() const {
+  if (!m_result || m_result->frontier.empty()) return {};
+  const DeployConfig* c = m_result->best ? &*m_result->best : nullptr;
+  const auto rows = m_table->selectionModel()->selectedRows();
+  if (!rows.isEmpty()) {
+    const int r = rows.front().row();
+    if (r >= 0 && r < static_cast<int>(m_result->frontier.size()))
+      c = &m_result->frontier[static_cast<std::size_t>(r)];
+  }
+  if (!c) return {};
+  LaunchSettings ls;
+  ls.memUtil = DeploySpace{}.memUtil;
+  ls.tokenBudget = DeploySpace{}.tokenBudget;
+  ls.maxModelLen = static_cast<std::int64_t>(
+      std::ceil(m_lastOptions.workload.inputTokens + m_lastOptions.workload.outputTokens));
+  const std::string engine = m_engine->currentData().toString().toStdString();
+  for (const auto& lc : launchCommands(*c, m_model, ls)) {
+    if (lc.engine != engine) continue;
+    QString text = qs(lc.command);
+    for (const auto& n : lc.notes) text += "\n# " + qs(n);
+    return text;
+  }
+  return {};
+}
+
+void DeployView::showLaunch() {
+  QStringList lines = launchText().split('\n', Qt::SkipEmptyParts);
+  const bool any = !lines.isEmpty();
+  m_launch->setText(any ? lines.takeFirst() : QString());
+  m_launch->setPlaceholderText("search to get a launch command");
+  m_launch->setCursorPosition(0);
+  m_launch->setToolTip(m_launch->text());   // the whole line, where the field is narrower
+  for (QString& l : lines) l.remove(0, 2);  // the "# " of a note
+  m_launchNotes->setText(lines.join('\n'));
+  m_launchNotes->setVisible(!lines.isEmpty());
+  m_copyLaunch->setEnabled(any);
 }
 
 QString DeployView::status() const {

@@ -109,7 +109,7 @@ void MainWindow::toggleMeasure() {
     const std::string& id = s.assignment.linear.id;
     if (!s.assignment.mixed() && measurableScheme(id) != nullptr) request.schemes.push_back(id);
   }
-  if (request.schemes.empty()) request.schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
+  if (request.schemes.empty()) request.schemes = Catalog::bundled().schemesDefaultFor("measure");
   m_liveRecords.clear();
   m_measureThread = new QThread(this);
   m_measureWorker = new MeasureWorker(m_backend, request);

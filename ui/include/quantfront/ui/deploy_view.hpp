@@ -19,6 +19,7 @@ class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
@@ -53,6 +54,10 @@ class DeployView : public QWidget {
   [[nodiscard]] QString hoverText(int i) const;
   /// The summary's sentence on the cheapest deployment's cost interval and its ties.
   [[nodiscard]] QString tieText() const;
+  /// The launch line shown: the selected row's (else the cheapest's) for the engine chosen,
+  /// with its notes; empty without a result.
+  [[nodiscard]] QString launchText() const;
+  [[nodiscard]] QComboBox* launchEngineBox() const { return m_engine; }
 
   // Inputs, for tests and the window's keyboard map.
   [[nodiscard]] QComboBox* useCaseBox() const { return m_useCase; }
@@ -77,6 +82,7 @@ class DeployView : public QWidget {
   [[nodiscard]] const DeployIntervals* intervalsAt(int i) const;
   void onUseCase(int index);
   void onHover(QMouseEvent* event);
+  void showLaunch();  ///< refreshes the launch line (search, selection, engine)
 
   ModelArch m_model;
   std::optional<DeployResult> m_result;
@@ -101,6 +107,10 @@ class DeployView : public QWidget {
   QPushButton* m_run = nullptr;
   QPushButton* m_add = nullptr;
   QLabel* m_summary = nullptr;
+  QComboBox* m_engine = nullptr;
+  QLineEdit* m_launch = nullptr;  ///< the command: one line, selectable, never broken at a '-'
+  QLabel* m_launchNotes = nullptr;
+  QPushButton* m_copyLaunch = nullptr;
   QCustomPlot* m_plot = nullptr;
   QTableWidget* m_table = nullptr;
 };

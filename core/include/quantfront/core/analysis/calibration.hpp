@@ -85,9 +85,8 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
                               const std::string& device, const std::string& source);
 
 /// The bundled GPU id whose datasheet a device name (as the driver reports it, e.g.
-/// "NVIDIA H100 80GB HBM3") stands for: h100-sxm, h100-pcie, h200-sxm, h20, a100-80gb,
-/// a100-40gb, l40s, l4, b200, gb200, rtx-4090, rtx-5090; empty when none is recognised (the
-/// caller then asks for --gpu).
+/// "NVIDIA H100 80GB HBM3") stands for, by the catalog's "device_names" rules
+/// (Catalog::gpuForDeviceName); empty when none is recognised (the caller then asks for the GPU).
 std::string catalogGpuForDevice(const std::string& deviceName);
 
 /// The catalog id a GPU is written as: a catalog id in any case ("H100-SXM"), else a device

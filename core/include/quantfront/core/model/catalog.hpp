@@ -24,6 +24,41 @@ struct CatalogModel {
 Result<std::map<std::string, GpuCalibration>> parseDefaultCalibrations(std::string_view text,
                                                                        const std::string& file);
 
+/// How the driver names a catalog GPU (gpus.json "device_names"): every phrase of `words` and
+/// none of `without`, each as whole words, in any case ("h100" and not "pcie": "NVIDIA H100
+/// 80GB HBM3" is an H100 SXM; "l4" is not found in "NVIDIA L40S").
+struct DeviceNameRule {
+  std::vector<std::string> words;
+  std::vector<std::string> without;
+};
+
+/// What the catalog says about a scheme beyond its storage and kernel cost (schemes.json):
+/// how checkpoint names hint at it, where it is ticked by default, and what measures it.
+struct SchemeEntry {
+  /// Words in a model or checkpoint name that mean this scheme ("name_hints.words"), unless
+  /// one of `unlessWords` is there too ("w8a8" names INT8 unless "fp8" says FP8).
+  std::vector<std::string> nameWords;
+  std::vector<std::string> unlessWords;
+  /// Where the scheme is ticked by default ("default_for"): "scenario" (a new scenario's
+  /// candidates), "deploy" (the Deploy tab's search), "measure" (Measure when the view names
+  /// none it can time).
+  std::vector<std::string> defaultFor;
+  /// The kernel that times it ("kernels": "gemm" names the GEMM's rate key, "dequant" a
+  /// streaming dequant kernel), or "modelled_only": true; one of the two, never neither.
+  std::string gemmKernel;
+  bool dequantKernel = false;
+  bool modelledOnly = false;
+  /// Its curves' style ("plot_style"): colour as "#RRGGBB" (empty: the window picks one) and
+  /// dash pattern in line widths (empty: solid).
+  std::string plotColor;
+  std::vector<double> plotDashes;
+  /// Engines that quantize a full-precision checkpoint to this scheme as they load it, and
+  /// the flag value they take ("online_quantization": {"vllm": "fp8"}).
+  std::map<std::string, std::string> onlineQuantization;
+  /// What checkpoint to make when none is at hand ("checkpoint"), for launch commands.
+  std::string checkpointNote;
+};
+
 class Catalog {
  public:
   /// The catalog compiled into the binary (resources/catalog). Parsed once, then shared.
@@ -38,13 +73,31 @@ class Catalog {
   /// (default w4a16-g128) for 4-bit ones (docs/model.md, "Fallbacks").
   void setFallbacks(Scenario& s) const;
   /// The scheme real checkpoints keep the LM head and embeddings in ("checkpoint_lm_head",
-  /// default bf16; docs/model.md, "Checkpoints as they are"), if the catalog has one. Not yet
-  /// set by the scenario builders: the bundled constants were fitted without it.
+  /// default bf16; docs/model.md, "Checkpoints as they are"), if the catalog has one; the
+  /// scenario builders set it unless the datasheet roofline is asked for.
   [[nodiscard]] const std::optional<Scheme>& checkpointLmHead() const { return m_checkpointLmHead; }
 
   /// The bundled end-to-end constants of a catalog GPU (resources/catalog/calibration.json:
   /// fitted to published latencies, or carried over and marked so), or null when none.
   [[nodiscard]] const GpuCalibration* defaultCalibration(const std::string& gpuId) const;
+
+  /// The unquantized scheme ("baseline" in schemes.json, default bf16): what a candidate that
+  /// names no scheme runs, and what speedups and cost reductions are taken against.
+  [[nodiscard]] const std::string& baselineSchemeId() const { return m_baselineId; }
+  /// The catalog's own description of a built-in scheme (null for an id it does not have).
+  [[nodiscard]] const SchemeEntry* schemeEntry(const std::string& id) const;
+  /// Ids of the schemes ticked by default for `use` ("scenario", "deploy", "measure"), in
+  /// catalog order.
+  [[nodiscard]] std::vector<std::string> schemesDefaultFor(std::string_view use) const;
+  /// The scheme a model or checkpoint name hints at by the catalog's name hints, as
+  /// (scheme id, hint words found) pairs, one per word found.
+  [[nodiscard]] std::vector<std::pair<std::string, std::string>> schemeHintsIn(
+      const std::vector<std::string>& words) const;
+
+  /// The catalog GPU a device name stands for, as the driver reports it ("NVIDIA H100 80GB
+  /// HBM3" → h100-sxm): the one GPU whose "device_names" rule the name meets; empty when no
+  /// GPU's rule does (or, were the rules to overlap, more than one).
+  [[nodiscard]] std::string gpuForDeviceName(const std::string& deviceName) const;
 
   /// A catalog model id (case-insensitive) or a path to a config.json.
   [[nodiscard]] Result<ModelArch> resolveModel(const std::string& idOrPath) const;
@@ -65,7 +118,10 @@ class Catalog {
  private:
   std::vector<CatalogModel> m_models;
   std::vector<GpuSpec> m_gpus;
+  std::vector<std::pair<std::string, DeviceNameRule>> m_deviceNames;  ///< by GPU id
   std::vector<Scheme> m_schemes;
+  std::map<std::string, SchemeEntry> m_schemeEntries;  ///< by scheme id
+  std::string m_baselineId;
   std::map<std::string, GpuCalibration> m_defaultCalibrations;
   std::optional<Scheme> m_checkpointLmHead;
   double m_fallbackC = 1.0;

@@ -21,7 +21,9 @@ struct ScenarioSpec {
   /// catalog for the others.
   std::optional<GpuSpec> gpuSpec;
   int tp = 1;  ///< GPUs per replica (tensor parallel)
-  std::vector<std::string> schemes{"bf16", "w8a8-fp8", "w4a16-g128"};  ///< uniform candidates
+  /// Uniform candidates: a new scenario's are the catalog's (schemes.json "default_for":
+  /// "scenario": bf16, W8A8-FP8 and W4A16 g128).
+  std::vector<std::string> schemes = Catalog::bundled().schemesDefaultFor("scenario");
   /// Optional mixed candidate (per layer kind); empty mixedLinear means none.
   std::string mixedLinear, mixedMoe, mixedLmHead;
   double batchMin = 1;

@@ -75,10 +75,10 @@ struct SchemeHint {
   std::vector<std::string> matched;  ///< the hints found, e.g. {"fp8"}
   bool ambiguous = false;            ///< hints of different schemes were found
 };
-/// Reads the quantization hint of a checkpoint name: fp8 → w8a8-fp8; w8a8 / int8 →
-/// w8a8-int8; w4a16 / gptq / awq / int4 → w4a16-g128; w8a16 → w8a16; nvfp4 / fp4 → nvfp4;
-/// mxfp4 → mxfp4; bf16 / bfloat16 → bf16. Case-insensitive, at word boundaries.
-SchemeHint schemeFromName(std::string_view name);
+/// Reads the quantization hint of a checkpoint name by the catalog's name hints
+/// (schemes.json "name_hints": fp8 → w8a8-fp8; w8a8 / int8 → w8a8-int8 unless fp8 is there;
+/// w4a16 / gptq / awq / int4 → w4a16-g128; ...). Case-insensitive, at word boundaries.
+SchemeHint schemeFromName(std::string_view name, const Catalog& cat = Catalog::bundled());
 
 /// The catalog model a Hugging Face name refers to ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8"
 /// → "llama-3.1-8b"): organisation, "Meta-" prefix, "-Instruct"/"-Chat" and quantization

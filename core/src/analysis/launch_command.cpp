@@ -1,0 +1,137 @@
+// Launch lines for a chosen deployment (see launch_command.hpp).
+#include <quantfront/core/analysis/launch_command.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/text.hpp>
+
+namespace qf {
+
+namespace {
+
+std::string num(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+/// Whether the checkpoint the model names already holds the configuration's schemes.
+bool checkpointHolds(const ModelArch& m, const DeployConfig& c) {
+  if (!m.checkpointQuant) return false;
+  const CheckpointQuant& q = *m.checkpointQuant;
+  if (q.perKind()) {
+    return q.linearSchemeId == c.linear && (c.moe.empty() || q.moeSchemeId == c.moe) &&
+           (c.lmHead.empty() || q.lmHeadSchemeId == c.lmHead);
+  }
+  const bool uniform = (c.moe.empty() || c.moe == c.linear) &&
+                       (c.lmHead.empty() || c.lmHead == c.linear);
+  return uniform && !q.schemeId.empty() && q.schemeId == c.linear;
+}
+
+struct Checkpoint {
+  std::string argument;    ///< what the command names
+  std::string onlineFlag;  ///< the engine's --quantization value, when it quantizes itself
+  bool toMake = false;
+  std::string note;
+};
+
+/// The model argument for one engine: the model's own checkpoint when it already is the
+/// configuration (the baseline, or a quantized config.json), the model quantized by the engine
+/// when the catalog says the engine can ("online_quantization"), else a checkpoint to make.
+Checkpoint checkpointFor(const std::string& engine, const DeployConfig& c, const ModelArch& m,
+                         const Catalog& cat) {
+  const std::string name = m.name.empty() ? m.id : m.name;
+  const bool uniform =
+      (c.moe.empty() || c.moe == c.linear) && (c.lmHead.empty() || c.lmHead == c.linear);
+  const bool quantized = m.checkpointQuant && !m.checkpointQuant->schemeId.empty();
+  if (checkpointHolds(m, c) || (uniform && !quantized && c.linear == cat.baselineSchemeId()))
+    return {name, "", false, ""};
+  const SchemeEntry* e = cat.schemeEntry(c.linear);
+  if (uniform && !quantized && e) {
+    if (const auto it = e->onlineQuantization.find(engine); it != e->onlineQuantization.end())
+      return {name, it->second, false,
+              "the engine quantizes " + name + " to " + c.linear + " as it loads it"};
+  }
+  const std::string what = c.schemeId();
+  Checkpoint k;
+  k.argument = "<" + what + " checkpoint of " + name + ">";
+  k.toMake = true;
+  k.note = "no " + what + " checkpoint of " + name + " is known here: make one" +
+           (e && !e->checkpointNote.empty() && uniform ? " (" + e->checkpointNote + ")" : "") +
+           " and name its path in place of " + k.argument;
+  return k;
+}
+
+}  // namespace
+
+std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch& model,
+                                          const LaunchSettings& s, const Catalog& cat) {
+  const bool fp8Kv = asciiLower(c.kvDtype).rfind("fp8", 0) == 0;
+  const std::string batch = std::to_string(c.maxBatch);
+  const std::string tokens = num(std::round(s.tokenBudget));
+  const std::string len = s.maxModelLen > 0 ? std::to_string(s.maxModelLen) : std::string();
+  std::vector<LaunchCommand> out;
+  for (const char* engine : {"vllm", "sglang", "trtllm"}) {
+    const Checkpoint k = checkpointFor(engine, c, model, cat);
+    LaunchCommand lc;
+    lc.engine = engine;
+    lc.checkpoint = k.argument;
+    lc.checkpointToMake = k.toMake;
+    if (!k.note.empty()) lc.notes.push_back(k.note);
+    std::ostringstream cmd;
+    const std::string e = engine;
+    if (e == "vllm") {
+      cmd << "vllm serve " << k.argument << " --tensor-parallel-size " << c.tp;
+      if (c.replicas > 1) cmd << " --data-parallel-size " << c.replicas;
+      cmd << " --max-num-seqs " << batch << " --max-num-batched-tokens " << tokens
+          << " --gpu-memory-utilization " << num(s.memUtil);
+      if (!len.empty()) cmd << " --max-model-len " << len;
+      if (fp8Kv) cmd << " --kv-cache-dtype fp8";
+      if (!k.onlineFlag.empty()) cmd << " --quantization " << k.onlineFlag;
+    } else if (e == "sglang") {
+      cmd << "python3 -m sglang.launch_server --model-path " << k.argument << " --tp-size " << c.tp;
+      if (c.replicas > 1) cmd << " --dp-size " << c.replicas;
+      cmd << " --max-running-requests " << batch << " --chunked-prefill-size " << tokens
+          << " --mem-fraction-static " << num(s.memUtil);
+      if (!len.empty()) cmd << " --context-length " << len;
+      if (fp8Kv) cmd << " --kv-cache-dtype fp8_e4m3";
+      if (!k.onlineFlag.empty()) cmd << " --quantization " << k.onlineFlag;
+    } else {
+      cmd << "trtllm-serve " << k.argument << " --tp_size " << c.tp << " --max_batch_size " << batch
+          << " --max_num_tokens " << tokens << " --kv_cache_free_gpu_memory_fraction 0.9";
+      if (!len.empty()) cmd << " --max_seq_len " << len;
+      if (fp8Kv) {
+        cmd << " --extra_llm_api_options kv_fp8.yml";
+        lc.notes.push_back(
+            "kv_fp8.yml holds the FP8 KV cache setting: 'kv_cache_config: "
+            "{dtype: fp8}'");
+      }
+      if (c.replicas > 1)
+        lc.notes.push_back("one server per replica: run " + std::to_string(c.replicas) +
+                           " of these, each on its own " + std::to_string(c.tp) +
+                           " GPU(s), behind a load balancer");
+      lc.notes.push_back(
+          "TensorRT-LLM sizes its KV cache as 0.9 of the memory the weights "
+          "leave; the model priced vLLM's rule (memory x " +
+          num(s.memUtil) + " - reserve), so it may admit more sequences");
+    }
+    lc.command = cmd.str();
+    out.push_back(std::move(lc));
+  }
+  return out;
+}
+
+Json launchCommandsToJson(const std::vector<LaunchCommand>& commands) {
+  Json j = Json::object();
+  for (const auto& lc : commands) {
+    j[lc.engine] = {{"command", lc.command},
+                    {"checkpoint", lc.checkpoint},
+                    {"checkpoint_to_make", lc.checkpointToMake},
+                    {"notes", lc.notes}};
+  }
+  return j;
+}
+
+}  // namespace qf

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <qcustomplot.h>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QListWidget>
 #include <QPushButton>
@@ -91,4 +92,59 @@ TEST_CASE("the Deploy view says why it did not search or found nothing", "[ui][d
   CHECK_FALSE(v.search());
   CHECK(v.status().contains("none feasible"));
   CHECK(v.table()->rowCount() == 0);
+}
+
+TEST_CASE("the Deploy view searches data-centre GPUs and applies the session's gates",
+          "[ui][deploy]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  v.setModel(*qf::Catalog::bundled().resolveModel("llama-3-8b"));
+  // Consumer and workstation cards are off and greyed while the filter is on (the catalog's
+  // "segment"); turning it off lets the user tick them.
+  auto itemOf = [&](const char* id) -> QListWidgetItem* {
+    for (int i = 0; i < v.gpuList()->count(); ++i)
+      if (v.gpuList()->item(i)->data(Qt::UserRole).toString() == id) return v.gpuList()->item(i);
+    return nullptr;
+  };
+  REQUIRE(v.dataCentreOnlyBox()->isChecked());
+  for (const char* id : {"rtx-4090", "rtx-5090", "a6000"}) {
+    INFO(id);
+    REQUIRE(itemOf(id) != nullptr);
+    CHECK(itemOf(id)->checkState() == Qt::Unchecked);
+    CHECK_FALSE(itemOf(id)->flags().testFlag(Qt::ItemIsEnabled));
+  }
+  CHECK(itemOf("h100-sxm")->checkState() == Qt::Checked);
+  REQUIRE(v.search());
+  for (const auto& c : v.result()->frontier) {
+    CHECK(qf::Catalog::bundled().gpuSegment(c.gpu) == "data-centre");
+  }
+  v.dataCentreOnlyBox()->setChecked(false);
+  CHECK(itemOf("rtx-4090")->flags().testFlag(Qt::ItemIsEnabled));
+  v.dataCentreOnlyBox()->setChecked(true);
+
+  // The session's gates: only the schemes a passing candidate has are searched.
+  v.setGateSource([](const std::string& model) -> qf::Result<qf::DeployGate> {
+    CHECK(model == "llama-3-8b");
+    qf::DeployGate g;
+    g.passes = [](const qf::DeployConfig& c) { return c.linear == "w8a8-fp8"; };
+    g.passingSchemes = {"w8a8-fp8"};
+    return g;
+  });
+  REQUIRE(v.search());
+  REQUIRE_FALSE(v.result()->frontier.empty());
+  for (const auto& c : v.result()->frontier) CHECK(c.linear == "w8a8-fp8");
+  CHECK(v.status().contains("Gated by the session: schemes passing w8a8-fp8"));
+  // Without gates to apply, the search runs ungated and says why.
+  v.setGateSource([](const std::string&) -> qf::Result<qf::DeployGate> {
+    return qf::Error{"", "", "gates", "no quality gates are set (Pareto tab)"};
+  });
+  REQUIRE(v.search());
+  CHECK(v.status().contains("Gates not applied: no quality gates are set"));
+  bool other = false;
+  for (const auto& c : v.result()->frontier) other = other || c.linear != "w8a8-fp8";
+  CHECK(other);
+  // Unticked: not asked at all.
+  v.applyGatesBox()->setChecked(false);
+  REQUIRE(v.search());
+  CHECK_FALSE(v.status().contains("Gates"));
 }

@@ -25,8 +25,8 @@ bool checkpointHolds(const ModelArch& m, const DeployConfig& c) {
     return q.linearSchemeId == c.linear && (c.moe.empty() || q.moeSchemeId == c.moe) &&
            (c.lmHead.empty() || q.lmHeadSchemeId == c.lmHead);
   }
-  const bool uniform = (c.moe.empty() || c.moe == c.linear) &&
-                       (c.lmHead.empty() || c.lmHead == c.linear);
+  const bool uniform =
+      (c.moe.empty() || c.moe == c.linear) && (c.lmHead.empty() || c.lmHead == c.linear);
   return uniform && !q.schemeId.empty() && q.schemeId == c.linear;
 }
 

@@ -121,6 +121,13 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
     if (!g) return g.error();
     if (g->id.empty())
       return Error{"catalog/gpus.json", "/gpus/" + std::to_string(i), "id", "missing id"};
+    if (const auto seg = gpus[i].find("segment"); seg != gpus[i].end()) {
+      const std::string v = seg->is_string() ? seg->get<std::string>() : std::string();
+      if (v != "data-centre" && v != "workstation" && v != "consumer")
+        return Error{"catalog/gpus.json", "/gpus/" + std::to_string(i) + "/segment", "segment",
+                     "expected data-centre, workstation or consumer"};
+      cat.m_segments[g->id] = v;
+    }
     if (const auto dn = gpus[i].find("device_names"); dn != gpus[i].end()) {
       const std::string at = "/gpus/" + std::to_string(i) + "/device_names";
       DeviceNameRule rule;
@@ -254,6 +261,11 @@ std::vector<std::pair<std::string, std::string>> Catalog::schemeHintsIn(
     }
   }
   return out;
+}
+
+std::string Catalog::gpuSegment(const std::string& gpuId) const {
+  const auto it = m_segments.find(gpuId);
+  return it == m_segments.end() ? std::string("data-centre") : it->second;
 }
 
 std::string Catalog::gpuForDeviceName(const std::string& deviceName) const {

@@ -140,12 +140,33 @@ QWidget* DeployView::buildInputs() {
     item->setData(Qt::UserRole, qs(g.id));
     const bool priced = g.pricePerGpuHourUsd && *g.pricePerGpuHourUsd > 0;
     item->setFlags(priced ? (Qt::ItemIsUserCheckable | Qt::ItemIsEnabled) : Qt::NoItemFlags);
-    item->setCheckState(priced ? Qt::Checked : Qt::Unchecked);
+    const bool dataCentre = cat.gpuSegment(g.id) == "data-centre";
+    item->setData(Qt::UserRole + 1, dataCentre);
+    item->setCheckState(priced && dataCentre ? Qt::Checked : Qt::Unchecked);
+    if (priced && !dataCentre) item->setFlags(Qt::ItemIsUserCheckable);  // until the filter is off
     item->setToolTip(priced ? QString("%1 USD per GPU-hour (%2)")
                                   .arg(*g.pricePerGpuHourUsd, 0, 'f', 2)
                                   .arg(qs(g.priceSource))
                             : "no price per GPU-hour: not searched");
   }
+  m_dataCentre = new QCheckBox("data-centre GPUs only", inputs);
+  m_dataCentre->setChecked(true);
+  m_dataCentre->setToolTip(
+      "Workstation and consumer cards (RTX A6000, RTX 4090/5090) are left out of the search "
+      "unless this is off");
+  connect(m_dataCentre, &QCheckBox::toggled, this, [this](bool only) {
+    for (int i = 0; i < m_gpus->count(); ++i) {
+      auto* item = m_gpus->item(i);
+      if (item->data(Qt::UserRole + 1).toBool() || item->flags() == Qt::NoItemFlags) continue;
+      item->setFlags(only ? Qt::ItemIsUserCheckable : Qt::ItemIsUserCheckable | Qt::ItemIsEnabled);
+      if (only) item->setCheckState(Qt::Unchecked);
+    }
+  });
+  m_applyGates = new QCheckBox("apply the session's quality gates", inputs);
+  m_applyGates->setChecked(true);
+  m_applyGates->setToolTip(
+      "Search only schemes whose candidates of this model pass the Pareto tab's gates, as "
+      "qfront search --gate does");
   m_schemes = new QListWidget(inputs);
   const auto ticked = cat.schemesDefaultFor("deploy");  // the catalog's "default_for"
   for (const auto& s : cat.schemes()) {
@@ -168,9 +189,11 @@ QWidget* DeployView::buildInputs() {
   auto* left = new QVBoxLayout(inputs);
   left->addLayout(form);
   left->addWidget(new QLabel("GPUs (priced ones)", inputs));
+  left->addWidget(m_dataCentre);
   left->addWidget(m_gpus, 1);
   left->addWidget(new QLabel("Schemes", inputs));
   left->addWidget(m_schemes, 1);
+  left->addWidget(m_applyGates);
   m_run = new QPushButton("Search", inputs);
   m_run->setToolTip(
       "Evaluate every GPU × count × TP/replica split × scheme × KV dtype × batch "
@@ -342,6 +365,18 @@ bool DeployView::search() {
     return false;
   }
   m_lastOptions = options();
+  QString gateNote;
+  if (m_applyGates->isChecked() && m_gateSource) {
+    if (auto g = m_gateSource(m_model.id)) {
+      m_lastOptions.gate = g->passes;
+      QStringList pass;
+      for (const auto& id : g->passingSchemes) pass << qs(id);
+      gateNote = QString(" Gated by the session: schemes passing %1.")
+                     .arg(pass.isEmpty() ? QString("none") : pass.join(", "));
+    } else {
+      gateNote = " Gates not applied: " + qs(g.error().message) + ".";
+    }
+  }
   QApplication::setOverrideCursor(Qt::WaitCursor);
   auto r = searchDeployments(sp, m_lastOptions);
   QApplication::restoreOverrideCursor();
@@ -387,6 +422,7 @@ bool DeployView::search() {
                    .arg(qs(deployLoadText(m_lastOptions.load)));
     m_status += tieText() + intervalNote;
   }
+  m_status += gateNote;
   m_summary->setText(m_status);
   draw();
   fillTable();

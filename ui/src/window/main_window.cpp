@@ -35,10 +35,12 @@
 #include <QSettings>
 #include <QStandardPaths>
 
+#include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
+#include <quantfront/core/session/deploy_gate.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/file_lock.hpp>
 #include <quantfront/core/session/import_session.hpp>
@@ -268,6 +270,16 @@ void MainWindow::connectTabs() {
   });
   connect(m_deploy, &DeployView::addCandidateRequested, this,
           [this](const Candidate& c) { addDeploymentCandidate(c); });
+  // The Deploy search applies the Pareto tab's gates to the session's candidates, as
+  // qfront search --gate --session does.
+  m_deploy->setGateSource([this](const std::string& modelId) -> Result<DeployGate> {
+    const Session s = session();
+    if (s.view.gates.empty())
+      return Error{"", "", "gates", "no quality gates are set (Pareto tab)"};
+    auto gates = parseGateTexts(s.view.gates);
+    if (!gates) return gates.error();
+    return deployGateFromSession(s, modelId, *gates, std::nullopt);
+  });
   connect(m_evidence, &EvidenceView::attachRequested, this, [this](const AttachRequest& req) {
     statusBar()->showMessage(attachRuns(req).join("; "), 15000);
   });

@@ -6,6 +6,7 @@
 /// (hover: the whole configuration), listed in a table, and a chosen row can be added to the
 /// session as a candidate (candidateFromDeployment). Thin: computes nothing itself.
 #include <QWidget>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/model_config.hpp>
+#include <quantfront/core/session/deploy_gate.hpp>
 
 class QCheckBox;
 class QComboBox;
@@ -34,6 +36,11 @@ class DeployView : public QWidget {
 
   /// The model searched for (the scenario's); a new model clears the last result.
   void setModel(const ModelArch& model);
+  /// Where the session's quality gates come from (the window's session and Pareto gates):
+  /// called at each search while "apply the session's quality gates" is ticked; an error
+  /// (no gates, no candidate of the model) searches without them and says why.
+  using GateSource = std::function<Result<DeployGate>(const std::string& modelId)>;
+  void setGateSource(GateSource source) { m_gateSource = std::move(source); }
   /// Runs the search with the inputs shown; false (and the reason in status()) when the
   /// inputs are refused or nothing is feasible.
   bool search();
@@ -70,6 +77,8 @@ class DeployView : public QWidget {
   [[nodiscard]] QListWidget* gpuList() const { return m_gpus; }
   [[nodiscard]] QListWidget* schemeList() const { return m_schemes; }
   [[nodiscard]] QSpinBox* maxGpusBox() const { return m_maxGpus; }
+  [[nodiscard]] QCheckBox* dataCentreOnlyBox() const { return m_dataCentre; }
+  [[nodiscard]] QCheckBox* applyGatesBox() const { return m_applyGates; }
 
  signals:
   /// The user asked to add the selected deployment to the session.
@@ -104,6 +113,9 @@ class DeployView : public QWidget {
   QCheckBox* m_perKind = nullptr;
   QCheckBox* m_kvBf16 = nullptr;
   QCheckBox* m_kvFp8 = nullptr;
+  QCheckBox* m_dataCentre = nullptr;
+  QCheckBox* m_applyGates = nullptr;
+  GateSource m_gateSource;
   QPushButton* m_run = nullptr;
   QPushButton* m_add = nullptr;
   QLabel* m_summary = nullptr;

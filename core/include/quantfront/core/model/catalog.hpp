@@ -94,6 +94,10 @@ class Catalog {
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> schemeHintsIn(
       const std::vector<std::string>& words) const;
 
+  /// The market a catalog GPU is sold into (gpus.json "segment": "data-centre", "workstation"
+  /// or "consumer"); "data-centre" for a GPU the catalog does not know (a user's file).
+  [[nodiscard]] std::string gpuSegment(const std::string& gpuId) const;
+
   /// The catalog GPU a device name stands for, as the driver reports it ("NVIDIA H100 80GB
   /// HBM3" → h100-sxm): the one GPU whose "device_names" rule the name meets; empty when no
   /// GPU's rule does (or, were the rules to overlap, more than one).
@@ -119,6 +123,7 @@ class Catalog {
   std::vector<CatalogModel> m_models;
   std::vector<GpuSpec> m_gpus;
   std::vector<std::pair<std::string, DeviceNameRule>> m_deviceNames;  ///< by GPU id
+  std::map<std::string, std::string> m_segments;                      ///< by GPU id
   std::vector<Scheme> m_schemes;
   std::map<std::string, SchemeEntry> m_schemeEntries;  ///< by scheme id
   std::string m_baselineId;

@@ -283,6 +283,11 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (!gpu) return badArg(err, "gpu", "--gpu is required");
   if (!scheme && !linear) return badArg(err, "scheme", "--scheme (or --linear) is required");
   if (scheme && linear) return badArg(err, "scheme", "give --scheme or --linear, not both");
+  // --moe and --lm-head refine --linear; beside --scheme they were silently dropped.
+  if (scheme && (moe || lmHead))
+    return badArg(err, moe ? "moe" : "lm-head",
+                  std::string(moe ? "--moe" : "--lm-head") +
+                      " goes with --linear (per layer kind), not with --scheme");
   std::string fmtName;
   if (!tableCsvJsonFormat(format, fmtName, err, rc)) return rc;
 
@@ -356,6 +361,10 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (rc != kExitOk) return rc;
   const auto tpotSlo = positiveOption(sloTpot, "slo-tpot-ms", err, rc);
   if (rc != kExitOk) return rc;
+  if (tpotSlo && w->outputTokens < 2)
+    return badArg(err, "slo-tpot-ms",
+                  "a TPOT needs at least 2 output tokens (TPOT is the time between them); this "
+                  "workload has 1");
   sim.sloTtftS = ttftSlo.value_or(0) / 1e3;
   sim.sloTpotS = tpotSlo.value_or(0) / 1e3;
   std::vector<LoadPoint> loads;

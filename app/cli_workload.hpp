@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 
@@ -133,9 +134,10 @@ inline bool parseLoads(const std::string& spec, std::vector<LoadPoint>& out, std
       p.kind = LoadPoint::Kind::Max;
     } else {
       const auto r = parseNumber(item);
-      if (!r || !(*r > 0)) {
+      if (!r || !(*r >= kMinRequestRate) || !(*r <= kMaxRequestRate)) {
         rc = badArg(err, "load",
-                    "expected sync, max or a positive request rate (req/s), found '" + item + "'");
+                    "expected sync, max or a request rate from 0.0001 to 1000000 req/s, found '" +
+                        item + "'");
         return false;
       }
       p.kind = LoadPoint::Kind::Rate;

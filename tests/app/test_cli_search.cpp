@@ -211,6 +211,25 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
         "--input-len", "100", "--output-len", "10", "--load", "1", "--engine", "ollama"},
        "engine"},
+      // A rate no deployment's figures mean anything at (5e-324 answered 6e-322 tok/s).
+      {with({"--load", "5e-324"}), "load"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--input-len", "100", "--output-len", "10", "--load", "1e-300"},
+       "load"},
+      // One output token has no TPOT: a TPOT target was met by 0 ms.
+      {{"search", "--model", "llama-3.1-8b", "--input-len", "100", "--output-len", "1",
+        "--slo-tpot-ms", "0.001"},
+       "slo-tpot-ms"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--input-len", "100", "--output-len", "1", "--load", "1", "--slo-tpot-ms", "5"},
+       "slo-tpot-ms"},
+      // --moe beside --scheme was dropped; on a dense model it only changed the label.
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16", "--moe",
+        "w4a16-g128", "--use-case", "rag", "--load", "1"},
+       "moe"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--linear", "bf16", "--moe",
+        "w4a16-g128", "--use-case", "rag", "--load", "1"},
+       "moe"},
       // 70B FP8 with a bf16 head does not fit one H100 under vLLM's rule (TensorRT-LLM's:
       // tests/core/model/test_checkpoint_lm_head.cpp).
       {{"serving", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--scheme", "w8a8-fp8",

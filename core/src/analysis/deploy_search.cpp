@@ -123,8 +123,14 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
   if (o.sloTpotMs < 0 || !std::isfinite(o.sloTpotMs))
     return Error{"", "", "slo-tpot-ms", "must be positive"};
   if (o.load.kind == DeployLoad::Kind::Rate &&
-      (!(o.load.requestsPerS > 0) || !std::isfinite(o.load.requestsPerS)))
-    return Error{"", "", "load", "the request rate must be positive"};
+      (!(o.load.requestsPerS >= kMinRequestRate) || !(o.load.requestsPerS <= kMaxRequestRate)))
+    return Error{"", "", "load",
+                 "the request rate must be from 0.0001 to 1000000 req/s (5e-324 answered with a "
+                 "deployment of 6e-322 tok/s)"};
+  if (o.sloTpotMs > 0 && o.workload.outputTokens < 2)
+    return Error{"", "", "slo-tpot-ms",
+                 "a TPOT needs at least 2 output tokens (TPOT is the time between them); this "
+                 "workload has 1"};
   for (int cap : sp.batchCaps) {
     ServingLimits lim;
     lim.maxBatch = cap;

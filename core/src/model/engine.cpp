@@ -447,6 +447,13 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                                  const SchemeAssignment& cand) {
   StepCurve curve;
   const ModelArch& m = s.model;
+  // A scheme for experts the model does not have would only change the label.
+  if (cand.moe && !m.isMoe() && cand.moe->id != cand.linear.id) {
+    return Error{"", "", "moe",
+                 (m.name.empty() ? m.id : m.name) +
+                     " has no routed experts: a MoE scheme does not apply (give the linear "
+                     "scheme only)"};
+  }
   const double tp = static_cast<double>(s.tp);
   const Efficiency& eff = s.efficiency;
   const double beta = s.gpu.bandwidthBytesPerS() * eff.bandwidthEff;

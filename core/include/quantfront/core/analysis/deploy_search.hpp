@@ -47,6 +47,11 @@ struct DeploySpace {
   const Catalog* catalog = &Catalog::bundled();  ///< its fallback kernels price missing paths
 };
 
+/// The request rates a load may offer, req/s: below, a deployment's figures are noise (one
+/// request every 2.8 hours); above, no deployment the catalog can build serves it.
+inline constexpr double kMinRequestRate = 1e-4;
+inline constexpr double kMaxRequestRate = 1e6;
+
 /// One configuration and its steady state.
 struct DeployConfig {
   std::string gpu;

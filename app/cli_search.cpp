@@ -394,11 +394,8 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   j["model"] = sp.model.id;
   if (r->best) {
     // How to launch the answer on each engine, with the limits the model priced.
-    LaunchSettings ls;
-    ls.memUtil = sp.memUtil;
-    ls.tokenBudget = sp.tokenBudget;
-    ls.maxModelLen = static_cast<std::int64_t>(std::ceil(w->inputTokens + w->outputTokens));
-    j["best"]["launch"] = launchCommandsToJson(launchCommands(*r->best, sp.model, ls));
+    j["best"]["launch"] =
+        launchCommandsToJson(launchCommands(*r->best, sp.model, launchSettingsFor(sp, *w)));
   }
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
   if (fmtName == "json") {

@@ -66,6 +66,14 @@ Checkpoint checkpointFor(const std::string& engine, const DeployConfig& c, const
 
 }  // namespace
 
+LaunchSettings launchSettingsFor(const DeploySpace& space, const ServingWorkload& w) {
+  LaunchSettings s;
+  s.memUtil = space.memUtil;
+  s.tokenBudget = space.tokenBudget;
+  s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
+  return s;
+}
+
 std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch& model,
                                           const LaunchSettings& s, const Catalog& cat) {
   const bool fp8Kv = asciiLower(c.kvDtype).rfind("fp8", 0) == 0;

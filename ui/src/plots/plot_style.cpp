@@ -24,14 +24,27 @@ const QColor kSky(40, 150, 210);
 const QColor kPurple(190, 90, 150);
 const QColor kYellow(150, 135, 0);
 
+/// The catalog's "plot_style" of each built-in scheme (resources/catalog/schemes.json), read
+/// once: styleFor runs for every curve of every replot.
+const std::map<QString, SchemeStyle>& catalogStyles() {
+  static const std::map<QString, SchemeStyle> kStyles = [] {
+    std::map<QString, SchemeStyle> m;
+    const Catalog& cat = Catalog::bundled();
+    for (const auto& sc : cat.schemes()) {
+      const SchemeEntry* e = cat.schemeEntry(sc.id);
+      if (!e || e->plotColor.empty()) continue;
+      SchemeStyle s{QColor(QString::fromStdString(e->plotColor)), {}};
+      for (const double d : e->plotDashes) s.dashes.push_back(d);
+      m.emplace(QString::fromStdString(sc.id), std::move(s));
+    }
+    return m;
+  }();
+  return kStyles;
+}
+
 SchemeStyle styleFor(const QString& id) {
-  // The catalog's "plot_style" (resources/catalog/schemes.json) for a built-in scheme.
-  if (const SchemeEntry* e = Catalog::bundled().schemeEntry(id.toStdString());
-      e && !e->plotColor.empty()) {
-    SchemeStyle s{QColor(QString::fromStdString(e->plotColor)), {}};
-    for (const double d : e->plotDashes) s.dashes.push_back(d);
-    return s;
-  }
+  const auto& known = catalogStyles();
+  if (const auto it = known.find(id); it != known.end()) return it->second;
   // Other ids (mixed candidates, user schemes): a palette colour and a pattern by hash.
   static const QColor kPalette[] = {kBlue, kVermillion, kGreen, kOrange, kSky, kPurple, kYellow};
   static const QVector<qreal> kPatterns[] = {{3, 2, 3, 6}, {8, 2, 2, 2}, {5, 5}, {1, 3}};

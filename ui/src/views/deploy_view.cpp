@@ -27,7 +27,6 @@
 #include <cmath>
 #include <map>
 
-#include <quantfront/core/analysis/launch_command.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/session/deploy_candidate.hpp>
@@ -365,6 +364,7 @@ bool DeployView::search() {
     return false;
   }
   m_lastOptions = options();
+  m_lastLaunch = launchSettingsFor(sp, m_lastOptions.workload);
   QString gateNote;
   if (m_applyGates->isChecked() && m_gateSource) {
     if (auto g = m_gateSource(m_model.id)) {
@@ -440,13 +440,8 @@ QString DeployView::launchText() const {
       c = &m_result->frontier[static_cast<std::size_t>(r)];
   }
   if (!c) return {};
-  LaunchSettings ls;
-  ls.memUtil = DeploySpace{}.memUtil;
-  ls.tokenBudget = DeploySpace{}.tokenBudget;
-  ls.maxModelLen = static_cast<std::int64_t>(
-      std::ceil(m_lastOptions.workload.inputTokens + m_lastOptions.workload.outputTokens));
   const std::string engine = m_engine->currentData().toString().toStdString();
-  for (const auto& lc : launchCommands(*c, m_model, ls)) {
+  for (const auto& lc : launchCommands(*c, m_model, m_lastLaunch)) {
     if (lc.engine != engine) continue;
     QString text = qs(lc.command);
     for (const auto& n : lc.notes) text += "\n# " + qs(n);

@@ -12,6 +12,7 @@
 
 #include <quantfront/core/analysis/deploy_intervals.hpp>
 #include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/analysis/launch_command.hpp>
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/session/deploy_gate.hpp>
@@ -97,6 +98,7 @@ class DeployView : public QWidget {
   std::optional<DeployResult> m_result;
   std::optional<FrontierIntervals> m_intervals;
   DeployOptions m_lastOptions;
+  LaunchSettings m_lastLaunch;  ///< what the last search priced with, for its launch lines
   QString m_status;
 
   QComboBox* m_useCase = nullptr;

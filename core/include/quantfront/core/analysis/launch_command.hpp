@@ -20,6 +20,10 @@ struct LaunchSettings {
   std::int64_t maxModelLen = 0;  ///< one request's prompt + output; 0: the model's own
 };
 
+/// The settings a search priced its answers with: the space's memory fraction and token budget,
+/// and one request of `w` as the max model length (as deployScenario sizes it).
+LaunchSettings launchSettingsFor(const DeploySpace& space, const ServingWorkload& w);
+
 /// One engine's launch line for one replica group, and what the line alone cannot say.
 struct LaunchCommand {
   std::string engine;             ///< "vllm", "sglang", "trtllm"

@@ -15,7 +15,7 @@ ifneq ($(NVCC),)
 CMAKE_ARGS += -DCMAKE_CUDA_COMPILER=$(NVCC)
 endif
 
-.PHONY: all deps configure build run test asan fuzz bench clean format format-check
+.PHONY: all deps configure build run test asan fuzz bench clean format format-check package package-check
 
 all: build
 
@@ -59,6 +59,13 @@ fuzz:
 
 bench: build
 	@./scripts/bench.sh $(BUILD_DIR)
+
+# The Debian packages (quantfront, quantfront-cli, quantfront-cuda when CUDA is built) in
+# $(BUILD_DIR)/; package-check installs them into a fresh Debian 12 root and runs them there.
+package: build
+	@cd $(BUILD_DIR) && cpack -G DEB
+package-check: package
+	@./scripts/package-root-check.sh $(BUILD_DIR)
 
 clean:
 	@rm -rf $(BUILD_DIR) build-asan build-fuzz

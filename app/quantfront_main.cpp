@@ -8,6 +8,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QIcon>
+#include <QMessageBox>
 #include <QTimer>
 #include <algorithm>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/measure_process.hpp>
@@ -548,6 +551,18 @@ int main(int argc, char** argv) {
     if (parser.isSet(helpOpt)) parser.showHelp(kExitOk);
     parser.showVersion();
   }
+  // A broken install (its data folder or a file in it missing) is one line and status 2; when
+  // started from the desktop menu there is no terminal, so a display also gets a dialog.
+  if (const auto missing = qf::missingResource()) {
+    std::cerr << "quantfront: " << *missing << "\n";
+    if (environmentSet("DISPLAY") || environmentSet("WAYLAND_DISPLAY")) {
+      QApplication app(argc, argv);
+      QMessageBox::critical(
+          nullptr, "QuantFront cannot start",
+          QString::fromStdString("QuantFront is not installed completely.\n\n" + *missing));
+    }
+    return kExitBadInput;
+  }
   Checked c;
   // An option given twice is refused, as qfront refuses it (the last one used to win).
   for (const QCommandLineOption& opt : o.all()) {
@@ -580,6 +595,8 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("QuantFront");
   QApplication::setOrganizationName("QuantFront");
   QApplication::setApplicationVersion(qf::qfrontVersion());
+  QApplication::setDesktopFileName("quantfront");
+  QApplication::setWindowIcon(QIcon(":/icons/quantfront.svg"));
 
   qf::ui::MainWindow window;
   // Measure runs qfront-measure in a child process: a kernel fault ends the child, never the

@@ -13,6 +13,7 @@ PACKAGES=(
   xvfb xauth                           # `make run` without a display, GUI tests' screenshots
   fonts-dejavu-core                    # a font for offscreen rendering and exports
   clang-format                         # the formatting check (make format-check)
+  python3                              # the install check reads JSON outputs (make test)
 )
 if [[ "${1:-}" == "--with-tools" ]]; then
   # Optional: fuzzing and sanitizers (clang), screenshot and PDF inspection.

@@ -1,6 +1,7 @@
 // qfront-measure: times the dequant and GEMM kernels of a model's decode step on the attached
 // GPU and adds the records to a session (atomically, like `qfront import`), for
 // `qfront calibrate` and the window's measured points.
+#include <algorithm>
 #include <atomic>
 #include <charconv>
 #include <chrono>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
@@ -155,6 +157,14 @@ int main(int argc, char** argv) {
   bool quick = false, progressJsonl = false;
   int device = 0;
   std::vector<std::string> seen;
+  // A broken install says which file it looked for and where (--help and --version need none).
+  const bool about = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--help" || a == "-h" || a == "--version";
+  });
+  if (const auto missing = about ? std::nullopt : qf::missingResource()) {
+    std::cerr << "qfront-measure: " << *missing << "\n";
+    return kExitBadInput;
+  }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {

@@ -10,8 +10,6 @@
 #include <limits>
 #include <sstream>
 
-#include <quantfront/core/base/resources.hpp>
-
 namespace qf {
 
 std::string Error::str() const {
@@ -213,22 +211,6 @@ std::string childPointer(const std::string& pointer, const std::string& key) {
       out.push_back(c);
     }
   }
-  return out;
-}
-
-std::optional<std::string_view> bundledFile(std::string_view path) {
-  for (const auto& f : embedded::files()) {
-    if (path == f.path) return std::string_view(f.data, f.sizeBytes);
-  }
-  return std::nullopt;
-}
-
-std::vector<std::string> bundledFilesUnder(std::string_view prefix) {
-  std::vector<std::string> out;
-  for (const auto& f : embedded::files()) {
-    if (std::string_view(f.path).starts_with(prefix)) out.emplace_back(f.path);
-  }
-  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -34,6 +34,7 @@ check "qfront search answers from the installed files" bash -c "'$qfront' search
 check "qfront search's JSON has a deployment and version $version" python3 -c "import json
 j = json.load(open('$work/search.json'))
 assert j['qfront_version'] == '$version', j.get('qfront_version')
+assert j['output_format_version'] >= 1, j.get('output_format_version')
 assert j['best']['gpu'] and j['best']['launch'], j['best']"
 check "the published calibration points are installed" test -s \
   "$prefix/share/quantfront/calibration/published/h100-vllm-test.csv"

@@ -2,7 +2,7 @@
 # The packages as a user gets them: the .deb files of BUILD_DIR (make package) installed with
 # apt-get into a fresh Debian 12 root that has never seen the source tree, run there, and
 # removed again. Needs root, debootstrap and a Debian mirror (the packages' dependencies come
-# from it); about 5 minutes the first time, 2-3 once the bare root is cached.
+# from it); under a minute once the bare root is cached, plus debootstrap the first time.
 #   scripts/package-root-check.sh BUILD_DIR
 # Checks, in the root:
 #   1. quantfront-cli (and quantfront-cuda when built) install without a single Qt package;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -413,4 +414,17 @@ TEST_CASE("qfront serving warns when too few requests make load max a ramp", "[c
   auto rate = few;
   rate[12] = "4";
   CHECK(qfront(rate).err.empty());
+}
+
+TEST_CASE("qfront search and serving JSON carry the program and output format versions",
+          "[cli][search]") {
+  const auto search = searchJson({"--model", "llama-3.1-8b", "--use-case", "rag", "--load", "2"});
+  CHECK(search["qfront_version"] == qf::qfrontVersion());
+  CHECK(search["output_format_version"] == qf::kOutputFormatVersion);
+  const auto r = qfront({"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme",
+                         "bf16", "--use-case", "rag", "--load", "2", "--format", "json"});
+  REQUIRE(r.rc == 0);
+  const auto serving = nlohmann::json::parse(r.out);
+  CHECK(serving["qfront_version"] == qf::qfrontVersion());
+  CHECK(serving["output_format_version"] == qf::kOutputFormatVersion);
 }

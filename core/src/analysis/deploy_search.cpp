@@ -331,7 +331,7 @@ Json configJson(const DeployConfig& c) {
 
 Json deployResultToJson(const DeployResult& r, const DeployOptions& o) {
   Json j;
-  j["qfront_version"] = qfrontVersion();
+  stampOutput(j);
   j["load"] = deployLoadText(o.load);
   j["input_len"] = o.workload.inputTokens;
   j["output_len"] = o.workload.outputTokens;

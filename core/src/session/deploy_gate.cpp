@@ -34,6 +34,13 @@ Assignment assignmentOf(const DeployConfig& c) {
   return a;
 }
 
+/// DeployConfig::schemeId()'s spelling of an assignment.
+std::string label(const Assignment& a) {
+  return a.moe == a.linear && a.lmHead == a.linear
+             ? a.linear
+             : "linear=" + a.linear + ",moe=" + a.moe + ",lm_head=" + a.lmHead;
+}
+
 }  // namespace
 
 Result<DeployGate> deployGateFromSession(const Session& s, const std::string& modelId,
@@ -75,6 +82,18 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
     }
   }
   if (fo.objectives.empty()) return Error{"", "", "gate", "give at least one gate"};
+  // A relative gate measured against another model's candidate compares two models' scores.
+  if (baselineId) {
+    const auto it = std::find_if(s.candidates.begin(), s.candidates.end(),
+                                 [&](const Candidate& c) { return c.id == *baselineId; });
+    if (it != s.candidates.end() &&
+        std::none_of(ofModel.begin(), ofModel.end(),
+                     [&](const Candidate& c) { return c.id == *baselineId; })) {
+      return Error{"", "", "baseline",
+                   "baseline '" + *baselineId + "' is a candidate of another model (" + it->model +
+                       "), not of '" + modelId + "': relative gates compare one model's schemes"};
+    }
+  }
   fo.withDominators = false;
   fo.gates = gates;
   fo.baselinePool = &s.candidates;
@@ -87,11 +106,13 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
   }
   auto fr = computeFrontier(ofModel, fo);
   if (!fr) return fr.error();
-  std::set<std::string> failing;
+  // Gated out or undecided is evidence against a scheme; a candidate that lacks a gated
+  // metric (a modelled deployment added as a candidate, say) is no evidence either way.
+  std::set<std::string> failing, unscored;
   DeployGate out;
   for (const auto* list : {&fr->gatedOut, &fr->undecided, &fr->notScored}) {
     for (const auto& g : *list) {
-      failing.insert(g.id);
+      (list == &fr->notScored ? unscored : failing).insert(g.id);
       out.notes.push_back(g.id + ": " + g.gate + ": " + g.reason);
     }
   }
@@ -103,15 +124,30 @@ Result<DeployGate> deployGateFromSession(const Session& s, const std::string& mo
   }
   std::vector<Assignment> passing;
   for (const auto& c : ofModel) {
-    if (failing.count(c.id)) continue;
+    if (failing.count(c.id) || unscored.count(c.id)) continue;
     const Assignment a = assignmentOf(c);
     if (std::find(failed.begin(), failed.end(), a) != failed.end()) continue;
     if (std::find(passing.begin(), passing.end(), a) != passing.end()) continue;
     passing.push_back(a);
-    out.passingSchemes.push_back(a.moe == a.linear && a.lmHead == a.linear
-                                     ? a.linear
-                                     : "linear=" + a.linear + ",moe=" + a.moe +
-                                           ",lm_head=" + a.lmHead);
+    out.passingSchemes.push_back(label(a));
+  }
+  // A scheme whose every candidate lacks a gated metric is not passing: say so once.
+  std::vector<Assignment> named;
+  for (const auto& c : ofModel) {
+    const Assignment a = assignmentOf(c);
+    if (!unscored.count(c.id) || std::find(passing.begin(), passing.end(), a) != passing.end() ||
+        std::find(failed.begin(), failed.end(), a) != failed.end() ||
+        std::find(named.begin(), named.end(), a) != named.end()) {
+      continue;
+    }
+    named.push_back(a);
+    std::string metrics;
+    for (const auto& g : gates) {
+      if (metrics.find(g.metric) == std::string::npos)
+        metrics += (metrics.empty() ? "" : ", ") + g.metric;
+    }
+    out.notes.push_back(label(a) + ": no candidate of this scheme carries " + metrics +
+                        ": not passing (no evidence)");
   }
   out.passes = [passing](const DeployConfig& c) {
     return std::find(passing.begin(), passing.end(), assignmentOf(c)) != passing.end();

@@ -81,3 +81,43 @@ TEST_CASE("search gated by the session's candidates", "[session][deploy]") {
   REQUIRE(g2.ok());
   CHECK(g2->passingSchemes == std::vector<std::string>{"bf16"});
 }
+
+TEST_CASE("a candidate without the gated metric neither vetoes its scheme nor passes it",
+          "[session][deploy]") {
+  // Measured candidates that pass, beside modelled ones of the same schemes that carry no
+  // quality metric at all (a Deploy answer added as a candidate, say).
+  Session s;
+  s.candidates = {cand("bf16", "bf16", 0.770), cand("fp8", "w8a8-fp8", 0.773),
+                  cand("w4", "w4a16-g128", 0.745)};
+  for (const char* scheme : {"bf16", "w8a8-fp8", "w4a16-g128", "w8a8-int8"}) {
+    Candidate c = cand(std::string("deploy-") + scheme, scheme, 0);
+    c.metrics.clear();
+    c.metrics["usd_per_million_output_tokens"].value = 1.0;
+    s.candidates.push_back(c);
+  }
+  auto gate = parseGate("gsm8k_score>=0.74");
+  REQUIRE(gate.ok());
+  auto g = deployGateFromSession(s, "llama-3-8b", {*gate}, std::nullopt);
+  REQUIRE(g.ok());
+  CHECK(std::set<std::string>(g->passingSchemes.begin(), g->passingSchemes.end()) ==
+        std::set<std::string>{"bf16", "w8a8-fp8", "w4a16-g128"});
+  // INT8 has no scored candidate: not passing, and named as such.
+  const bool named = std::any_of(g->notes.begin(), g->notes.end(), [](const std::string& n) {
+    return n.rfind("w8a8-int8: no candidate of this scheme carries gsm8k_score", 0) == 0;
+  });
+  CHECK(named);
+}
+
+TEST_CASE("a baseline of another model is refused for a relative gate", "[session][deploy]") {
+  Session s;
+  s.candidates = {cand("bf16", "bf16", 0.80), cand("fp8", "w8a8-fp8", 0.797)};
+  Candidate other = cand("qwen-bf16", "bf16", 0.90);
+  other.model = "Qwen/Qwen3-30B-A3B";
+  s.candidates.push_back(other);
+  auto gate = parseGate("gsm8k_score>=baseline-0.01");
+  REQUIRE(gate.ok());
+  const auto g = deployGateFromSession(s, "llama-3-8b", {*gate}, std::string("qwen-bf16"));
+  REQUIRE_FALSE(g.ok());
+  CHECK_THAT(g.error().message, Catch::Contains("baseline 'qwen-bf16'"));
+  CHECK_THAT(g.error().message, Catch::Contains("another model"));
+}

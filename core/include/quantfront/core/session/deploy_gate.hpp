@@ -23,10 +23,12 @@ struct DeployGate {
 };
 
 /// The gate for `modelId` from the session's candidates of that model (catalog ids compared).
-/// A candidate passes when every gate passes on its whole interval; undecided or not scored
-/// is not passing. Baseline-relative gates use `baselineId`, else the model's bf16 candidate.
-/// Errors: no candidate of the model, a gated metric none of them carries, or what
-/// computeFrontier refuses (a baseline gate
+/// A candidate passes when every gate passes on its whole interval; an undecided one is evidence
+/// against its scheme, as a failing one is. A candidate that lacks a gated metric is no evidence
+/// either way: its scheme passes on its other candidates, and a scheme with only such
+/// candidates is not passing (named in notes). Baseline-relative gates use `baselineId`, else
+/// the model's bf16 candidate. Errors: no candidate of the model, a gated metric none of them
+/// carries, a baseline of another model, or what computeFrontier refuses (a baseline gate
 /// without a baseline, a baseline lacking the metric).
 Result<DeployGate> deployGateFromSession(const Session& s, const std::string& modelId,
                                          const std::vector<Gate>& gates,

@@ -127,6 +127,98 @@ void decodeNonFinite(Json& j) {
   }
 }
 
+namespace {
+
+struct DuplicateKey {
+  std::string key;
+};
+
+/// nlohmann's DOM builder, refusing a key given twice in one object: nlohmann keeps the last
+/// silently, so a GPU file's second "memory_gib" or a session's second "candidates" would win
+/// unseen. (As fast as Json::parse; its callback form, which could see keys, is 1.7x slower.)
+class StrictDom {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  explicit StrictDom(Json& root) : m_root(root) {}
+  bool null() { return put(Json(nullptr)); }
+  bool boolean(bool v) { return put(Json(v)); }
+  bool number_integer(number_integer_t v) { return put(Json(v)); }
+  bool number_unsigned(number_unsigned_t v) { return put(Json(v)); }
+  bool number_float(number_float_t v, const string_t& /*text*/) { return put(Json(v)); }
+  bool string(string_t& v) { return put(Json(std::move(v))); }
+  bool binary(binary_t& v) { return put(Json::binary(std::move(v))); }
+  bool start_object(std::size_t /*size*/) {
+    m_stack.push_back(place(Json::object()));
+    return true;
+  }
+  bool key(string_t& k) {
+    if (m_stack.back()->contains(k)) throw DuplicateKey{k};
+    m_key = std::move(k);
+    return true;
+  }
+  bool end_object() {
+    m_stack.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t /*size*/) {
+    m_stack.push_back(place(Json::array()));
+    return true;
+  }
+  bool end_array() {
+    m_stack.pop_back();
+    return true;
+  }
+  template <class Exception>
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const Exception& e) {
+    throw e;  // the concrete parse_error or out_of_range, as Json::parse throws it
+  }
+
+ private:
+  bool put(Json&& v) {
+    place(std::move(v));
+    return true;
+  }
+  Json* place(Json&& v) {
+    if (m_stack.empty()) {
+      m_root = std::move(v);
+      return &m_root;
+    }
+    Json& top = *m_stack.back();
+    if (top.is_array()) {
+      top.push_back(std::move(v));
+      return &top.back();
+    }
+    Json& slot = top[m_key];
+    slot = std::move(v);
+    return &slot;
+  }
+  Json& m_root;
+  std::vector<Json*> m_stack;
+  std::string m_key;
+};
+
+/// Where a key given twice is given the second time: the second `"key":` in the text (a key
+/// of the same name in an earlier object can make this the first repeat elsewhere; the name
+/// and the line still lead to it).
+std::string duplicateKeyPosition(std::string_view text, const std::string& key) {
+  const std::string quoted = "\"" + key + "\"";
+  int seen = 0;
+  for (std::size_t at = text.find(quoted); at != std::string_view::npos;
+       at = text.find(quoted, at + 1)) {
+    std::size_t i = at + quoted.size();
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i < text.size() && text[i] == ':' && ++seen == 2) return lineColumn(text, at);
+  }
+  return "";
+}
+
+}  // namespace
+
 Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool allowNonFinite) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Error{fileLabel, "line 1, column 1", "", "file is empty; expected a JSON document"};
@@ -138,9 +230,14 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool
     src = escaped;
   }
   try {
-    Json j = Json::parse(src.begin(), src.end());
+    Json j;
+    StrictDom dom(j);
+    Json::sax_parse(src.begin(), src.end(), &dom);
     if (allowNonFinite) decodeNonFinite(j);
     return j;
+  } catch (const DuplicateKey& d) {
+    return Error{fileLabel, duplicateKeyPosition(src, d.key), d.key,
+                 "key '" + d.key + "' is given twice in one object; give it once"};
   } catch (const Json::out_of_range& e) {
     // A number beyond double ("1e400"): nlohmann names the token but not where it is.
     std::string what = e.what();

@@ -129,3 +129,21 @@ TEST_CASE("numbers beyond double and mistyped names are errors, not exceptions (
   REQUIRE_FALSE(inline1.ok());
   CHECK(inline1.error().position == "line 1, column 14");  // the "-" of -3e999
 }
+
+TEST_CASE("a key given twice in one object is refused with its position", "[json]") {
+  auto r = parseJson("{\n  \"memory_gib\": 80,\n  \"name\": \"x\",\n  \"memory_gib\": 141\n}",
+                     "gpu.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().file == "gpu.json");
+  CHECK(r.error().field == "memory_gib");
+  CHECK(r.error().position == "line 4, column 3");
+  CHECK(r.error().message.find("given twice") != std::string::npos);
+  // Nested: a session's second "candidates".
+  auto nested = parseJson(R"({"s": {"candidates": [], "candidates": [1]}})", "s.json");
+  REQUIRE_FALSE(nested.ok());
+  CHECK(nested.error().field == "candidates");
+  // The same key in sibling objects, or in an object inside the one that has it, is fine.
+  auto fine = parseJson(R"({"a": {"x": 1}, "b": {"x": 2}, "x": {"x": [{"x": 3}]}})", "f.json");
+  REQUIRE(fine.ok());
+  CHECK((*fine)["x"]["x"][0]["x"] == 3);
+}

@@ -15,6 +15,7 @@
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
 
 #include "cli.hpp"
 
@@ -347,8 +348,11 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   // Ids given on the command line are checked against the catalog before anything is read.
   if (modelOpt) {
-    if (auto m = Catalog::bundled().resolveModel(*modelOpt); !m) {
-      return badArg(err, "model", m.error().message);
+    auto m = Catalog::bundled().resolveModel(*modelOpt);
+    if (!m) return badArg(err, "model", m.error().message);
+    // --tp the model's heads cannot be split over: no engine ran it so.
+    if (staticBatch && staticBatch->tp > 0) {
+      if (auto e = checkTensorParallel(*m, staticBatch->tp)) return badInput(err, *e);
     }
   }
   if (schemeOpt) {

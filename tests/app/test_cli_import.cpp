@@ -378,3 +378,48 @@ TEST_CASE("qfront import: warnings as core lists them, a failed run named and ne
   CHECK(doc["files"][0]["failed_runs"] == 1);
   CHECK(doc["files"][0]["warnings"].size() == 1);
 }
+
+TEST_CASE(
+    "qfront import refuses a latency run no benchmark measured, a --tp the model cannot "
+    "split, and one --batch on two static-batch files",
+    "[session][cli]") {
+  TempDir dir;
+  const std::string latency = std::string(QF_TEST_DATA_DIR) + "/import/vllm_latency.json";
+  const std::vector<std::string> batch = {"--model",     "llama-3-8b", "--scheme",     "bf16",
+                                          "--gpu",       "h100-sxm",   "--batch",      "8",
+                                          "--input-len", "1024",       "--output-len", "128"};
+  auto withArgs = [&](std::vector<std::string> args) {
+    args.insert(args.end(), batch.begin(), batch.end());
+    return qfront(args);
+  };
+  const std::string text = readAll(latency);
+  for (const char* bad : {"0", "-1", "1e308", "1e-300"}) {
+    CAPTURE(bad);
+    auto j = nlohmann::json::parse(text);
+    j["avg_latency"] = nlohmann::json::parse(bad);
+    const std::string f = dir.file(std::string("lat_") + bad + ".json");
+    std::ofstream(f) << j.dump();
+    const std::string out = dir.file("s.json");
+    const Run r = withArgs({"import", f, "-o", out, "--candidate", "c"});
+    CHECK(r.rc == cli::kExitBadInput);
+    CHECK(r.err.find("field 'avg_latency'") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  {
+    const std::string out = dir.file("tp.json");
+    std::vector<std::string> args = {"import", latency, "-o", out, "--candidate", "c", "--tp", "3"};
+    const Run r = withArgs(args);
+    CHECK(r.rc == cli::kExitBadInput);
+    CHECK(r.err.find("tensor-parallel degree 3 does not split") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+  {
+    const std::string copy = dir.file("second_latency.json");
+    std::ofstream(copy) << text;
+    const std::string out = dir.file("two.json");
+    const Run r = withArgs({"import", latency, copy, "-o", out, "--candidate", "c"});
+    CHECK(r.rc == cli::kExitBadInput);
+    CHECK(r.err.find("describe one static batch") != std::string::npos);
+    CHECK_FALSE(fs::exists(out));
+  }
+}

@@ -17,6 +17,22 @@ using namespace serving;
 
 namespace {
 
+namespace {
+/// A batch's end-to-end latency a benchmark can have measured: above a microsecond, below
+/// eleven days. 0, a negative, 1e-300 or 1e308 s is a broken file, not a figure to attach.
+constexpr double kMinLatencyS = 1e-6;
+constexpr double kMaxLatencyS = 1e6;
+bool plausibleLatency(double s) {
+  return s > kMinLatencyS && s < kMaxLatencyS;
+}
+std::string implausible(double s) {
+  std::ostringstream m;
+  m << "a latency of " << s << " s is not one a benchmark measured; expected seconds between "
+    << kMinLatencyS << " and " << kMaxLatencyS;
+  return m.str();
+}
+}  // namespace
+
 Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) {
   ImportedRun run;
   run.format = importformat::kVllmLatency;
@@ -34,6 +50,7 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     if (key == "avg_latency") {
       auto v = fr.optNumber(o, "", key, false, false);
       if (!v) return v.error();
+      if (v->has_value() && !plausibleLatency(**v)) return fr.error("", key, implausible(**v));
       if (v->has_value()) {
         run.metrics["latency_mean_s"] = **v;
         readNames.insert("latency_mean_s");
@@ -54,6 +71,9 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
         auto v = fr.optNumber(p, "/percentiles", pit.key(), false, false);
         if (!v) return v.error();
         if (!v->has_value()) continue;
+        if (!plausibleLatency(**v)) {
+          return fr.error(childPointer("/percentiles", pit.key()), pit.key(), implausible(**v));
+        }
         const std::string name = "latency_p" + label + "_s";
         run.metrics[name] = **v;
         readNames.insert(name);
@@ -77,8 +97,13 @@ Result<ImportedRun> importVllmLatency(ImportedDoc& d, const ImportContext& ctx) 
     }
     run.metrics["iterations"] = static_cast<double>(s.count);
     std::vector<double> xs;
-    for (const double x : s.values) {
-      if (std::isfinite(x)) xs.push_back(x);
+    for (std::size_t i = 0; i < s.values.size(); ++i) {
+      const double x = s.values[i];
+      if (!std::isfinite(x)) continue;
+      if (!plausibleLatency(x)) {
+        return fr.error(childPointer("/latencies", std::to_string(i)), "latencies", implausible(x));
+      }
+      xs.push_back(x);
     }
     RecomputeSink sink{run, {}, {}};
     std::vector<std::string> order = {"50", "90", "99"};

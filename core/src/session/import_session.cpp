@@ -53,6 +53,7 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
                                             const ImportPlan& plan) {
   std::vector<FileImport> out;
   out.reserve(files.size());
+  std::vector<std::string> stamped;  // files whose runs took --batch/--input-len/--output-len
   const double n = files.empty() ? 1.0 : static_cast<double>(files.size());
   for (std::size_t i = 0; i < files.size(); ++i) {
     const std::string& file = files[i];
@@ -74,7 +75,19 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
     }
     fi.report = std::move(*rep);
     if (fi.report->file.empty()) fi.report->file = file;
-    if (plan.staticBatch && stampStaticBatch(fi.report->runs, *plan.staticBatch) == 0) {
+    const std::size_t stampedRuns =
+        plan.staticBatch ? stampStaticBatch(fi.report->runs, *plan.staticBatch) : 0;
+    if (plan.staticBatch && plan.staticBatch->batch > 0 && stampedRuns > 0) {
+      stamped.push_back(file);
+      // One batch on two files: they were timed at two batches as often as at one.
+      if (stamped.size() > 1) {
+        return Error{"", "", "batch",
+                     "--batch/--input-len/--output-len describe one static batch, but '" +
+                         stamped[0] + "' and '" + stamped[1] +
+                         "' both hold static-batch runs: import each file with its own"};
+      }
+    }
+    if (plan.staticBatch && stampedRuns == 0) {
       fi.report->warnings.push_back(
           plan.staticBatch->batch > 0
               ? "--batch/--input-len/--output-len given, but this file holds no vLLM bench "

@@ -26,7 +26,8 @@ Compares two runs of the same prompts through their log-probabilities, A the bas
   generations  OpenAI-compatible completions or chat responses with logprobs (top-k
                alternatives per token: "logprobs": true, "top_logprobs": 5), one response
                per line, bare or as `vllm run-batch` output lines ({"custom_id", "response":
-               {"body": ...}}). Prompts pair by custom_id, prompt_id or doc_id, else by line.
+               {"body": ...}}). Prompts pair by custom_id, prompt_id or doc_id, else by order
+               (blank lines skipped).
                Per token position, KL(A || B) over A's top-k tokens plus one bucket for the
                rest (a token missing from B's list gets B's smallest listed probability), while
                both runs produced the same tokens; after the first difference the contexts
@@ -64,7 +65,9 @@ std::map<std::string, MetricValue> divergenceMetrics(const stats::Divergence& d,
   std::map<std::string, MetricValue> m;
   if (d.positions > 0) {
     // n counts prompts: the interval resamples prompts, not positions.
-    MetricValue kl{d.meanTokenKl, d.meanTokenKlCi.lo, d.meanTokenKlCi.hi,
+    MetricValue kl{d.meanTokenKl,
+                   d.meanTokenKlCi ? std::optional(d.meanTokenKlCi->lo) : std::nullopt,
+                   d.meanTokenKlCi ? std::optional(d.meanTokenKlCi->hi) : std::nullopt,
                    static_cast<double>(d.prompts), p};
     m["kl_per_token_nats"] = kl;
     m["token_flip_rate_pct"] = MetricValue{100 * d.tokenFlipRate, std::nullopt, std::nullopt,
@@ -157,11 +160,13 @@ int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err) {
            {"positions", d->positions},
            {"positions_after_divergence", d->positionsAfter},
            {"diverged_prompts", d->diverged},
-           {"kl_per_token_nats", d->positions
-                                     ? Json{{"mean", d->meanTokenKl},
-                                            {"ci95", {d->meanTokenKlCi.lo, d->meanTokenKlCi.hi}},
-                                            {"p99", d->p99TokenKl}}
-                                     : Json(nullptr)},
+           {"kl_per_token_nats",
+            d->positions
+                ? Json{{"mean", d->meanTokenKl},
+                       {"ci95", d->meanTokenKlCi ? Json{d->meanTokenKlCi->lo, d->meanTokenKlCi->hi}
+                                                 : Json(nullptr)},
+                       {"p99", d->p99TokenKl}}
+                : Json(nullptr)},
            {"token_flip_rate", d->positions ? Json(d->tokenFlipRate) : Json(nullptr)},
            {"choice_questions", d->choiceQuestions},
            {"choice_kl_nats", d->choiceQuestions ? Json(d->meanChoiceKl) : Json(nullptr)},
@@ -177,9 +182,11 @@ int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err) {
     out << "  prompts " << d->prompts << ", positions compared " << d->positions << " ("
         << d->diverged << " prompts diverge; " << d->positionsAfter
         << " positions after a divergence left out)\n"
-        << "  mean KL per token  " << fmt3(d->meanTokenKl) << " nats  ["
-        << fmt3(d->meanTokenKlCi.lo) << ", " << fmt3(d->meanTokenKlCi.hi) << "]   p99 "
-        << fmt3(d->p99TokenKl) << "\n"
+        << "  mean KL per token  " << fmt3(d->meanTokenKl) << " nats  "
+        << (d->meanTokenKlCi
+                ? "[" + fmt3(d->meanTokenKlCi->lo) + ", " + fmt3(d->meanTokenKlCi->hi) + "]"
+                : std::string("(no interval: one prompt)"))
+        << "   p99 " << fmt3(d->p99TokenKl) << "\n"
         << "  token flip rate    " << fmt3(100 * d->tokenFlipRate) << "%\n";
   }
   if (d->choiceQuestions > 0) {

@@ -79,3 +79,58 @@ TEST_CASE("qfront stats kl compares two runs and writes the candidate's metrics"
     CHECK(std::count(e.err.begin(), e.err.end(), '\n') == 1);
   }
 }
+
+namespace {
+/// A run-batch line without an id (records pair by order), with the given top-2 list.
+std::string bareLine(const nlohmann::json& top, double lp) {
+  nlohmann::json content =
+      nlohmann::json::array({{{"token", "yes"}, {"logprob", lp}, {"top_logprobs", top}}});
+  nlohmann::json body = {{"choices", {{{"index", 0}, {"logprobs", {{"content", content}}}}}}};
+  return nlohmann::json{{"response", {{"status_code", 200}, {"body", body}}}}.dump() + "\n";
+}
+nlohmann::json top2(double p, double q) {
+  return nlohmann::json::array(
+      {{{"token", "yes"}, {"logprob", std::log(p)}}, {{"token", "no"}, {"logprob", std::log(q)}}});
+}
+}  // namespace
+
+TEST_CASE(
+    "qfront stats kl: a blank line does not shift records, malformed alternatives are "
+    "refused, one prompt has no interval",
+    "[cli][kl]") {
+  TempDir dir;
+  const std::string a = dir.file("a.jsonl"), b = dir.file("b.jsonl");
+  // The same two records; b starts with a blank line. Paired by order they are identical.
+  const std::string two =
+      bareLine(top2(0.8, 0.1), std::log(0.8)) + bareLine(top2(0.3, 0.6), std::log(0.3));
+  write(a, two);
+  write(b, "\n" + two);
+  auto r = qf::testing::runQfront({"stats", "kl", a, b});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["unmatched"] == 0);
+  CHECK(j["prompts"] == 2);
+  CHECK(double(j["kl_per_token_nats"]["mean"]) == Approx(0.0).margin(1e-12));
+
+  // "top_logprobs": "lots", and alternatives whose probabilities sum past 1.
+  write(b, bareLine("lots", std::log(0.8)));
+  r = qf::testing::runQfront({"stats", "kl", a, b});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("field 'top_logprobs'") != std::string::npos);
+  nlohmann::json five = nlohmann::json::array();
+  for (const char* t : {"a", "b", "c", "d", "e"}) five.push_back({{"token", t}, {"logprob", 0.0}});
+  write(b, bareLine(five, 0.0));
+  r = qf::testing::runQfront({"stats", "kl", a, b});
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("sum to 5") != std::string::npos);
+
+  // One prompt: a mean, but no bootstrap interval (it would have zero width).
+  write(a, bareLine(top2(0.8, 0.1), std::log(0.8)));
+  write(b, bareLine(top2(0.7, 0.2), std::log(0.7)));
+  r = qf::testing::runQfront({"stats", "kl", a, b});
+  REQUIRE(r.rc == 0);
+  j = nlohmann::json::parse(r.out);
+  CHECK(j["kl_per_token_nats"]["mean"].get<double>() > 0);
+  CHECK(j["kl_per_token_nats"]["ci95"].is_null());
+}

@@ -36,6 +36,19 @@ std::optional<double> logprobOf(const Json& v) {
   return std::min(x, 0.0);
 }
 
+/// A token's listed alternatives are a part of one distribution: their probabilities cannot
+/// sum past 1 (a little over, for the rounding of printed logprobs).
+std::optional<Error> probabilitiesOver(const JsonReader& r, const TokenLogprobs& t,
+                                       const std::string& ptr) {
+  double sum = 0;
+  for (const auto& [tok, lp] : t.top) sum += std::exp(lp);
+  if (sum <= 1.0 + 1e-3) return std::nullopt;
+  std::ostringstream m;
+  m << "the listed alternatives' probabilities sum to " << sum
+    << ", more than 1: not log-probabilities of one distribution";
+  return r.error(ptr, "top_logprobs", m.str());
+}
+
 Result<TokenLogprobs> chatToken(const JsonReader& r, const Json& t, const std::string& ptr) {
   TokenLogprobs out;
   if (!t.is_object()) return r.error(ptr, "content", "expected an object per generated token");
@@ -49,6 +62,11 @@ Result<TokenLogprobs> chatToken(const JsonReader& r, const Json& t, const std::s
   }
   out.logprob = *logprobOf(*lp);
   const auto top = t.find("top_logprobs");
+  if (top != t.end() && !top->is_array() && !top->is_null()) {
+    return r.error(
+        childPointer(ptr, "top_logprobs"), "top_logprobs",
+        "expected a list of {\"token\", \"logprob\"}, found " + JsonReader::describe(*top));
+  }
   if (top != t.end() && top->is_array()) {
     for (std::size_t k = 0; k < top->size(); ++k) {
       const Json& e = (*top)[k];
@@ -59,6 +77,7 @@ Result<TokenLogprobs> chatToken(const JsonReader& r, const Json& t, const std::s
       }
       out.top.emplace_back(e["token"].get<std::string>(), *logprobOf(e["logprob"]));
     }
+    if (auto e = probabilitiesOver(r, out, childPointer(ptr, "top_logprobs"))) return *e;
   }
   return out;
 }
@@ -120,6 +139,13 @@ Result<std::vector<TokenLogprobs>> generationTokens(const JsonReader& r, const J
         }
         t.top.emplace_back(it.key(), *v);
       }
+      const std::string tp = childPointer(childPointer(lptr, "top_logprobs"), std::to_string(i));
+      if (auto e = probabilitiesOver(r, t, tp)) return *e;
+    } else if (top != lps->end() && !top->is_null() &&
+               (!top->is_array() ||
+                (i < top->size() && !(*top)[i].is_object() && !(*top)[i].is_null()))) {
+      return r.error(childPointer(lptr, "top_logprobs"), "top_logprobs",
+                     "expected a list of {token: logprob} objects, one per token");
     }
     out.push_back(std::move(t));
   }
@@ -159,7 +185,7 @@ std::string keyOf(const Json& o, std::size_t line) {
     if (it->is_string()) return std::string(k) + " " + it->get<std::string>();
     if (it->is_number_integer()) return std::string(k) + " " + std::to_string(it->get<long long>());
   }
-  return "line " + std::to_string(line);
+  return "record " + std::to_string(line);
 }
 
 /// Softmax of log-likelihoods.
@@ -196,7 +222,7 @@ Result<std::vector<LogprobSample>> parseLogprobSamples(std::string_view text,
                                                        const std::string& label) {
   std::vector<LogprobSample> out;
   std::set<std::string> keys;
-  std::size_t line = 0, pos = 0;
+  std::size_t line = 0, pos = 0, records = 0;
   while (pos < text.size()) {
     const std::size_t end = std::min(text.find('\n', pos), text.size());
     const std::string_view raw = text.substr(pos, end - pos);
@@ -210,7 +236,9 @@ Result<std::vector<LogprobSample>> parseLogprobSamples(std::string_view text,
     if (!doc->is_object()) return r.error("", "", "expected one JSON object per line");
     LogprobSample s;
     s.line = line;
-    s.key = keyOf(*doc, line);
+    // Without an id, records pair by their order: blank lines (a leading one, say) do not
+    // shift a file's prompts onto its neighbours'.
+    s.key = keyOf(*doc, ++records);
     const Json* body = &*doc;
     std::string ptr;
     if (const auto resp = doc->find("response"); resp != doc->end() && resp->is_object()) {
@@ -347,7 +375,7 @@ Result<Divergence> compareDivergence(const std::vector<LogprobSample>& a, const 
   if (d.prompts == 0 && d.choiceQuestions == 0) {
     return Error{fileB, "", "key",
                  "no record pairs with one of " + fileA +
-                     " (records pair by custom_id, prompt_id or doc_id, else by line)"};
+                     " (records pair by custom_id, prompt_id or doc_id, else by order of records)"};
   }
   if (d.unmatched > 0) {
     d.warnings.push_back(std::to_string(d.unmatched) +
@@ -365,9 +393,10 @@ Result<Divergence> compareDivergence(const std::vector<LogprobSample>& a, const 
     d.p99TokenKl = percentileLinear(perPosition, 99);
     // The mean over positions with prompts resampled (a ratio of sums: positions of one
     // prompt are not independent).
+    const std::size_t n = promptSum.size();
+    if (n < 2) return d;
     Rng rng(boot.seed);
     std::vector<double> means;
-    const std::size_t n = promptSum.size();
     for (int rep = 0; rep < boot.resamples; ++rep) {
       double s = 0, c = 0;
       for (std::size_t i = 0; i < n; ++i) {
@@ -379,8 +408,10 @@ Result<Divergence> compareDivergence(const std::vector<LogprobSample>& a, const 
     }
     const double tail = (1.0 - boot.confidence) / 2.0 * 100.0;
     std::vector<double> copy = means;
-    d.meanTokenKlCi.lo = percentileLinear(copy, tail);
-    d.meanTokenKlCi.hi = percentileLinear(means, 100.0 - tail);
+    Interval ci;
+    ci.lo = percentileLinear(copy, tail);
+    ci.hi = percentileLinear(means, 100.0 - tail);
+    d.meanTokenKlCi = ci;
   }
   return d;
 }

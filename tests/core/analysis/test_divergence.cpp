@@ -83,8 +83,9 @@ TEST_CASE("two runs' generations compared until they diverge", "[stats][kl]") {
       tokenKl(tok("y", 0.6, {{"y", 0.6}, {"zz", 0.2}}), tok("q", 0.5, {{"q", 0.5}, {"zz", 0.3}}));
   CHECK(d->meanTokenKl == Approx((k1 + k2) / 4));
   CHECK(d->tokenFlipRate == Approx(0.25));  // one of four positions' top token differs
-  CHECK(d->meanTokenKlCi.lo <= d->meanTokenKl);
-  CHECK(d->meanTokenKlCi.hi >= d->meanTokenKl);
+  REQUIRE(d->meanTokenKlCi);
+  CHECK(d->meanTokenKlCi->lo <= d->meanTokenKl);
+  CHECK(d->meanTokenKlCi->hi >= d->meanTokenKl);
   CHECK(d->unmatched == 0);
 }
 

@@ -3,6 +3,7 @@
 /// prompts: mean per-token KL divergence and flip rates, from per-sample files that carry
 /// log-probabilities (docs/statistics.md, "Divergence between two runs").
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -39,12 +40,14 @@ Result<std::vector<LogprobSample>> readLogprobSamples(const std::string& path);
 
 /// Two runs compared prompt by prompt (A is the baseline: KL(A ‖ B)).
 struct Divergence {
-  std::size_t prompts = 0;          ///< paired prompts with generations
-  std::size_t positions = 0;        ///< token positions compared
-  std::size_t diverged = 0;         ///< prompts whose generated tokens differ somewhere
-  std::size_t positionsAfter = 0;   ///< positions after a divergence, left out
-  double meanTokenKl = 0;           ///< nats per compared position
-  Interval meanTokenKlCi;           ///< 95% bootstrap interval over prompts
+  std::size_t prompts = 0;         ///< paired prompts with generations
+  std::size_t positions = 0;       ///< token positions compared
+  std::size_t diverged = 0;        ///< prompts whose generated tokens differ somewhere
+  std::size_t positionsAfter = 0;  ///< positions after a divergence, left out
+  double meanTokenKl = 0;          ///< nats per compared position
+  /// 95% bootstrap interval over prompts; none with fewer than two prompts (resampling one
+  /// prompt gives a zero-width interval that claims a certainty nothing measured).
+  std::optional<Interval> meanTokenKlCi;
   double p99TokenKl = 0;            ///< 99th percentile of the per-position KL
   double tokenFlipRate = 0;         ///< compared positions whose most likely token differs
   std::size_t choiceQuestions = 0;  ///< paired multiple-choice questions

@@ -186,6 +186,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
   if (prepared->empty()) {
     return badInput(err, Error{file, "", "gpu", "holds no point on " + *gpuArg + " to check"});
   }
+  if (auto e = implausiblePoint(*prepared)) return badInput(err, *e);
   // The constants as any other prediction takes them: the GPU file's calibration, else the
   // catalog's bundled defaults, or the ideal roofline with --datasheet. Nothing is fitted.
   const Efficiency eff = scenarioEfficiency(*gpu, datasheet, cat);

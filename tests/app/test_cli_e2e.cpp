@@ -10,6 +10,7 @@
 #include "support/cli_run.hpp"
 #include "support/temp_dir.hpp"
 
+using qf::testing::readAll;
 using qf::testing::TempDir;
 
 namespace {
@@ -476,4 +477,64 @@ TEST_CASE("qfront calibrate --check predicts each point with the GPU's constants
   }
   std::ifstream none(dir.file("x.json"));
   CHECK_FALSE(none.good());
+}
+
+TEST_CASE(
+    "qfront calibrate counts a repeated row once and refuses points faster than the "
+    "roofline",
+    "[cli][calibrate]") {
+  TempDir dir;
+  const std::string published =
+      std::string(QF_RESOURCE_DIR) + "/calibration/published/h100-vllm-test.csv";
+  std::istringstream in(readAll(published));
+  std::string header, line;
+  std::getline(in, header);
+  std::vector<std::string> rows;
+  while (rows.size() < 5 && std::getline(in, line)) rows.push_back(line);
+  REQUIRE(rows.size() == 5);
+  auto csvOf = [&](int copies) {
+    std::string csv = header + "\n";
+    for (int c = 0; c < copies; ++c) {
+      for (const auto& r : rows) csv += r + "\n";
+    }
+    return csv;
+  };
+  const std::string five = dir.file("five.csv"), many = dir.file("many.csv");
+  write(five, csvOf(1));
+  write(many, csvOf(200));
+  const auto once = qfront({"calibrate", five, "--gpu", "h100-sxm", "--format", "json"});
+  const auto repeated = qfront({"calibrate", many, "--gpu", "h100-sxm", "--format", "json"});
+  INFO(once.err + repeated.err);
+  REQUIRE(once.rc == 0);
+  REQUIRE(repeated.rc == 0);
+  CHECK(repeated.err.find("995 rows repeat a point already given") != std::string::npos);
+  const auto a = nlohmann::json::parse(once.out), b = nlohmann::json::parse(repeated.out);
+  // The same five points: the same constants and spreads (1,000 rows used to outweigh the
+  // prior 200-fold and shrink every spread).
+  for (const char* k : {"overhead_ms", "bandwidth_efficiency", "seq_overhead_us"}) {
+    CAPTURE(k);
+    CHECK(double(b["calibration"][k]) == Approx(double(a["calibration"][k])).epsilon(1e-9));
+  }
+  CHECK(double(b["calibration"]["compute_efficiency"]["bf16"]) ==
+        Approx(double(a["calibration"]["compute_efficiency"]["bf16"])).epsilon(1e-9));
+
+  // A whole batch in 1 ns on an H100.
+  std::string fast = header + "\n";
+  for (auto r : rows) {
+    // value is the 10th column
+    std::size_t at = 0;
+    for (int c = 0; c < 9; ++c) at = r.find(',', at) + 1;
+    r.replace(at, r.find(',', at) - at, "1e-09");
+    fast += r + "\n";
+  }
+  const std::string fastFile = dir.file("fast.csv");
+  write(fastFile, fast);
+  for (const bool check : {false, true}) {
+    std::vector<std::string> args = {"calibrate", fastFile, "--gpu", "h100-sxm"};
+    if (check) args.push_back("--check");
+    const auto r = qfront(args);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("field 'value'") != std::string::npos);
+    CHECK(r.err.find("datasheet roofline allows") != std::string::npos);
+  }
 }

@@ -426,6 +426,57 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
   return out;
 }
 
+namespace {
+
+/// How far past the ideal roofline a measured point may be before it is refused.
+constexpr double kFasterThanIdeal = 2.0;
+
+/// Rows that give the same measurement (every field but the value and where it came from) are
+/// one point: counted once, at the geometric mean of their values (the fit works in logs).
+/// Counted apart, 1,000 copies of five rows outweighed the prior 200-fold and shrank every
+/// spread as if they were independent runs.
+void collapseRepeatedPoints(std::vector<PreparedPoint>& points, std::vector<std::string>& notes) {
+  auto keyOf = [](const MeasuredPoint& p) {
+    std::ostringstream k;
+    k.precision(17);
+    k << p.model << '|' << p.gpu << '|' << p.tp << '|' << p.scheme << '|' << p.schemeMoe << '|'
+      << p.schemeLmHead << '|' << p.kvDtype << '|' << p.batch << '|' << p.inputLen << '|'
+      << p.outputLen << '|' << static_cast<int>(p.metric) << '|' << static_cast<int>(p.load) << '|'
+      << p.loadValue << '|' << p.maxBatch << '|' << p.tokenBudget << '|' << p.engine;
+    return k.str();
+  };
+  std::map<std::string, std::size_t> first;  // key -> index in `kept`
+  std::vector<PreparedPoint> kept;
+  std::vector<double> logSum;
+  std::vector<int> count;
+  std::size_t repeats = 0;
+  std::string example;
+  for (auto& p : points) {
+    const std::string key = keyOf(p.point);
+    const auto [it, added] = first.emplace(key, kept.size());
+    if (added) {
+      logSum.push_back(std::log(p.point.value));
+      count.push_back(1);
+      kept.push_back(std::move(p));
+      continue;
+    }
+    ++repeats;
+    if (example.empty()) example = p.point.origin + " repeats " + kept[it->second].point.origin;
+    logSum[it->second] += std::log(p.point.value);
+    ++count[it->second];
+  }
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (count[i] > 1) kept[i].point.value = std::exp(logSum[i] / count[i]);
+  }
+  points = std::move(kept);  // every point was moved into it
+  if (repeats == 0) return;
+  notes.push_back(std::to_string(repeats) + " row" + (repeats == 1 ? "" : "s") +
+                  " repeat a point already given (" + example +
+                  "): each point is counted once, at the geometric mean of its rows");
+}
+
+}  // namespace
+
 Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint>& points,
                                                  const GpuSpec& gpu, const std::string& gpuArg,
                                                  std::vector<std::string>& notes,
@@ -491,6 +542,7 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
     notes.push_back(std::to_string(n) + " point" + (n == 1 ? "" : "s") + " on " + name +
                     " left out (the fit is for " + (gpu.id.empty() ? gpuArg : gpu.id) + ")");
   }
+  collapseRepeatedPoints(out, notes);
   return out;
 }
 
@@ -1290,6 +1342,28 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
 
 }  // namespace
 
+std::optional<Error> implausiblePoint(const std::vector<PreparedPoint>& points) {
+  // The ideal roofline (every constant at its datasheet value, no overhead) is the fastest
+  // the GPU can run a point: one more than twice as fast was not measured on it (1 ns for a
+  // whole batch pinned every constant at its bound, silently).
+  for (const auto& pp : points) {
+    const MeasuredPoint& p = pp.point;
+    const double ideal = predictPoint(pp, Efficiency{});
+    const bool rate = p.metric == E2eMetric::OutputTokS || p.metric == E2eMetric::TotalTokS;
+    if (!(std::isfinite(ideal) && ideal > 0)) continue;
+    if (rate ? p.value > kFasterThanIdeal * ideal : p.value * kFasterThanIdeal < ideal) {
+      std::ostringstream m;
+      m << e2eMetricName(p.metric) << " " << p.value << " is more than " << kFasterThanIdeal << "x "
+        << (rate ? "above" : "below") << " what the datasheet roofline allows (" << ideal
+        << "): not a measurement on " << pp.scenario.gpu.name;
+      const auto space = p.origin.rfind(" row ");
+      return Error{space == std::string::npos ? p.origin : p.origin.substr(0, space),
+                   space == std::string::npos ? "" : p.origin.substr(space + 1), "value", m.str()};
+    }
+  }
+  return std::nullopt;
+}
+
 Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
                            const Efficiency& prior) {
   // A constant whose 1σ spans more than a factor e³ ≈ 20 is not determined by these points
@@ -1297,6 +1371,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
   // value, with a warning, and the rest is fitted again, so that no interval inherits its
   // spread (docs/model.md, "Calibration from end-to-end measurements").
   constexpr double kUndeterminedLogSd = 3.0;
+  if (auto e = implausiblePoint(allPoints)) return *e;
   std::vector<std::string> excluded, kept;  // kept: one warning per constant kept at the prior
   std::optional<E2eFit> previous;           // the last fit that succeeded, with its warnings
   std::vector<std::string> lastLoose;       // the constants that fit left loose

@@ -112,6 +112,11 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
 
 /// The model's value of a point's metric under `eff`.
 double predictPoint(const PreparedPoint& p, const Efficiency& eff);
+
+/// The first point faster than the GPU's ideal roofline allows by more than 2x (a latency
+/// below half of it, a throughput above twice it): not a measurement on that GPU. Named by
+/// row and field. fitEndToEnd refuses such points; qfront calibrate --check does too.
+std::optional<Error> implausiblePoint(const std::vector<PreparedPoint>& points);
 /// The same for a serving row: the analytic steady state at the row's load for means, p50s
 /// and throughput (a rate beyond what the model sustains is priced at 99% of it), the seeded
 /// simulation (seed 1) for ITL and the p99s. NaN when the deployment cannot serve the row.

@@ -317,6 +317,8 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   auto cands = scheme ? makeCandidates({*scheme}, "", "", "")
                       : makeCandidates({}, *linear, moe.value_or(""), lmHead.value_or(""));
   if (!cands) return badInput(err, cands.error());
+  if (auto e = checkRequestLength(scenario->model, w->inputTokens, w->outputTokens))
+    return badInput(err, *e);
   auto eng = engineServing(*scenario, cands->front());
   if (!eng) return badInput(err, eng.error());
   if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)

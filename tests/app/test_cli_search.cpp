@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -427,4 +428,32 @@ TEST_CASE("qfront search and serving JSON carry the program and output format ve
   const auto serving = nlohmann::json::parse(r.out);
   CHECK(serving["qfront_version"] == qf::qfrontVersion());
   CHECK(serving["output_format_version"] == qf::kOutputFormatVersion);
+}
+
+TEST_CASE("a request longer than the model's context is refused by search, serving and calibrate",
+          "[cli][search]") {
+  // Llama-3-8B: max_position_embeddings 8192.
+  const auto search = qfront({"search", "--model", "llama-3-8b", "--input-len", "8000",
+                              "--output-len", "200", "--load", "sync"});
+  CHECK(search.rc == 2);
+  CHECK(search.err.find("longer than") != std::string::npos);
+  CHECK(search.err.find("context of 8192 tokens") != std::string::npos);
+  const auto serving =
+      qfront({"serving", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+              "--input-len", "10000000", "--output-len", "10000000", "--load", "1"});
+  CHECK(serving.rc == 2);
+  CHECK(serving.err.find("context of 8192 tokens") != std::string::npos);
+  // Exactly the context is a request the engines take.
+  CHECK(qfront({"search", "--model", "llama-3-8b", "--input-len", "8000", "--output-len", "192",
+                "--load", "sync"})
+            .rc == 0);
+  qf::testing::TempDir dir;
+  const std::string csv = dir.file("long.csv");
+  std::ofstream(csv) << "model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,"
+                        "unit\nllama-3-8b,h100-sxm,1,bf16,bf16,1,10000000,10000000,"
+                        "e2e_latency_s,1e7,s\n";
+  const auto cal = qfront({"calibrate", csv, "--gpu", "h100-sxm"});
+  CHECK(cal.rc == 2);
+  CHECK(cal.err.find("row 2") != std::string::npos);
+  CHECK(cal.err.find("context of 8192 tokens") != std::string::npos);
 }

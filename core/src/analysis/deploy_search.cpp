@@ -127,6 +127,8 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
     return Error{"", "", "load",
                  "the request rate must be from 0.0001 to 1000000 req/s (5e-324 answered with a "
                  "deployment of 6e-322 tok/s)"};
+  if (auto e = checkRequestLength(sp.model, o.workload.inputTokens, o.workload.outputTokens))
+    return e;
   if (o.sloTpotMs > 0 && o.workload.outputTokens < 2)
     return Error{"", "", "slo-tpot-ms",
                  "a TPOT needs at least 2 output tokens (TPOT is the time between them); this "

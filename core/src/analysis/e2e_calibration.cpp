@@ -529,6 +529,8 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
     s.tp = p.tp;
     s.kvBytesPerElement = kvBytesForDtype(p.kvDtype);
     s.maxModelLen = static_cast<std::int64_t>(p.inputLen + p.outputLen);
+    if (auto e = checkRequestLength(s.model, p.inputLen, p.outputLen))
+      return bad(e->field, e->message);
     cat.setFallbacks(s);
     // The measured checkpoints keep their LM head and embeddings unquantized (docs/model.md).
     s.checkpointLmHead = cat.checkpointLmHead();

@@ -78,11 +78,29 @@ std::optional<Error> checkTensorParallel(const ModelArch& model, int tp) {
                    " (serving engines shard them evenly over the GPUs); degrees that do: " + ok};
 }
 
+std::optional<Error> checkRequestLength(const ModelArch& model, double inputTokens,
+                                        double outputTokens) {
+  const double total = inputTokens + outputTokens;
+  if (model.maxPositions <= 0 || !(total > static_cast<double>(model.maxPositions))) {
+    return std::nullopt;
+  }
+  std::ostringstream m;
+  m.precision(12);
+  m << "a request of " << inputTokens << " + " << outputTokens << " tokens is longer than "
+    << (model.name.empty() ? model.id : model.name) << "'s context of " << model.maxPositions
+    << " tokens (max_position_embeddings), which serving engines refuse";
+  return Error{"", "", "input-len", m.str()};
+}
+
 std::optional<Error> validateScenario(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& msg) {
     return std::optional<Error>(Error{"", "", field, msg});
   };
   if (auto e = checkTensorParallel(s.model, s.tp)) return e;
+  if (auto e = checkRequestLength(s.model, static_cast<double>(s.inputLen),
+                                  static_cast<double>(s.outputLen))) {
+    return e;
+  }
   if (s.maxModelLen < 1) return bad("max-model-len", "must be at least 1 token");
   if (!(s.kvBytesPerElement > 0) || !std::isfinite(s.kvBytesPerElement))
     return bad("kv-dtype", "KV bytes per element must be positive");

@@ -53,7 +53,7 @@ std::int64_t maxCount(const std::string& key) {
   }
   if (key == "num_attention_heads" || key == "num_key_value_heads" || key == "head_dim")
     return 100'000;
-  if (key == "sliding_window") return 1'000'000'000;
+  if (key == "sliding_window" || key == "max_position_embeddings") return 1'000'000'000;
   return 100'000'000;  // MLP widths, LoRA ranks, layer steps
 }
 
@@ -234,6 +234,7 @@ std::optional<Error> readDims(const ConfigFields& f, ModelArch& m, const std::st
   if (auto err = f.positive(m.hidden, "hidden_size", true)) return err;
   if (auto err = f.positive(m.heads, "num_attention_heads", true)) return err;
   if (auto err = f.positive(m.vocab, "vocab_size", true)) return err;
+  if (auto err = f.positive(m.maxPositions, "max_position_embeddings", false)) return err;
   if (auto err = f.positive(m.kvHeads, "num_key_value_heads", false)) return err;
   if (m.kvHeads == 0) m.kvHeads = m.heads;
   if (auto err = f.positive(m.headDim, "head_dim", false)) return err;

@@ -132,6 +132,12 @@ inline constexpr double kMaxSeqsReported = 1e15;
 /// message names the model's figure and the degrees up to 64 that work. Field "tp".
 std::optional<Error> checkTensorParallel(const ModelArch& model, int tp);
 
+/// A request of `inputTokens` + `outputTokens` longer than the model's context
+/// (max_position_embeddings), which every engine refuses, or nullopt (also when the config
+/// does not record its context). Field "input-len".
+std::optional<Error> checkRequestLength(const ModelArch& model, double inputTokens,
+                                        double outputTokens);
+
 /// Checks ranges (tp ≥ 1 and one the model's heads and widths split over, 0 < u ≤ 1,
 /// reserve ≥ 0, memory·u − reserve > 0, ...). Field names are the CLI's.
 std::optional<Error> validateScenario(const Scenario& s);

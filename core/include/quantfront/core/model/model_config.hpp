@@ -54,6 +54,9 @@ struct ModelArch {
   std::vector<bool> moeLayer;               ///< per layer: true when the layer is MoE
   /// Sliding-window attention: tokens a windowed layer keeps (0: no windowed layer).
   std::int64_t slidingWindow = 0;
+  /// max_position_embeddings: the longest sequence (prompt + output) the model takes, as the
+  /// engines enforce it (0: the config does not say).
+  std::int64_t maxPositions = 0;
   std::vector<bool> slidingLayer;  ///< per layer: true when its attention is windowed
   std::optional<MlaDims> mla;
   std::optional<CheckpointQuant> checkpointQuant;

@@ -63,6 +63,7 @@ bench: build
 # The Debian packages (quantfront, quantfront-cli, quantfront-cuda when CUDA is built) in
 # $(BUILD_DIR)/; package-check installs them into a fresh Debian 12 root and runs them there.
 package: build
+	@./scripts/install-deps.sh --with-packaging
 	@cd $(BUILD_DIR) && cpack -G DEB
 package-check: package
 	@./scripts/package-root-check.sh $(BUILD_DIR)

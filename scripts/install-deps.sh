@@ -15,6 +15,10 @@ PACKAGES=(
   clang-format                         # the formatting check (make format-check)
   python3                              # the install check reads JSON outputs (make test)
 )
+if [[ "${1:-}" == "--with-packaging" ]]; then
+  # make package: CPack's Debian generator reads linked libraries with dpkg-shlibdeps and file.
+  PACKAGES+=(dpkg-dev file fakeroot)
+fi
 if [[ "${1:-}" == "--with-tools" ]]; then
   # Optional: fuzzing and sanitizers (clang), screenshot and PDF inspection.
   PACKAGES+=(clang libclang-rt-14-dev imagemagick poppler-utils)

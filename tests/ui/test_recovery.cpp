@@ -325,3 +325,63 @@ TEST_CASE("an empty or damaged autosave lock is stale once it is old, with a not
     CHECK(qf::ui::AutosaveSlot::claim(orphan) != nullptr);
   }
 }
+
+TEST_CASE("an autosave whose session file changed on disk since is recovered as an untitled copy",
+          "[ui][recovery]") {
+  app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString autosaveDir = dir.filePath("autosave");
+  const QString sessionPath = dir.filePath("shared.session.json");
+  qf::Session onDisk;
+  onDisk.scenario.gpu = "h100-sxm";
+  REQUIRE_FALSE(qf::saveSessionAtomic(onDisk, sessionPath.toStdString()));
+  // The crashed window's edits, made on the file as it was then.
+  {
+    qf::Session edited = onDisk;
+    edited.scenario.gpu = "a100-80gb";
+    qf::ui::AutosaveSlot slot(autosaveDir, sessionPath);
+    REQUIRE(slot.ok());
+    REQUIRE(slot.write(edited, sessionPath, qf::ui::sessionFileStamp(sessionPath)).isEmpty());
+  }
+  std::vector<qf::ui::AutosaveInfo> offered;
+  auto accept = [&](const qf::ui::AutosaveInfo& info) {
+    offered.push_back(info);
+    return RecoveryChoice::Recover;
+  };
+  SECTION("the file unchanged: recovered onto it") {
+    qf::ui::MainWindow w;
+    w.startAutosave(autosaveDir, 60000);
+    w.setRecoveryPrompt(accept);
+    REQUIRE(w.offerRecovery());
+    REQUIRE(offered.size() == 1);
+    CHECK_FALSE(offered[0].baseChanged);
+    CHECK(w.sessionPath() == sessionPath);
+  }
+  SECTION("the file changed since (an import): an untitled copy, the file left as it is") {
+    qf::Session imported = onDisk;
+    qf::Candidate c;
+    c.id = "added-by-import";
+    c.model = "llama-3.1-8b";
+    c.schemeLinear = "bf16";
+    c.gpu = "h100-sxm";
+    imported.candidates.push_back(c);
+    QThread::msleep(20);
+    const auto saved = qf::saveSessionAtomic(imported, sessionPath.toStdString());
+    INFO((saved ? saved->message : std::string()));
+    REQUIRE_FALSE(saved);
+    const QByteArray before = readBytes(sessionPath);
+    qf::ui::MainWindow w;
+    w.startAutosave(autosaveDir, 60000);
+    w.setRecoveryPrompt(accept);
+    REQUIRE(w.offerRecovery());
+    REQUIRE(offered.size() == 1);
+    CHECK(offered[0].baseChanged);
+    CHECK(w.sessionPath().isEmpty());
+    CHECK(w.scenario().gpu == "a100-80gb");
+    CHECK(w.isModified());
+    // Nothing written over the file that gained the import.
+    CHECK(readBytes(sessionPath) == before);
+    CHECK(qf::loadSession(sessionPath.toStdString())->candidates.size() == 1);
+  }
+}

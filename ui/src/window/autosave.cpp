@@ -76,6 +76,14 @@ Error autosaveError(const QString& file, const std::string& field, const std::st
 
 }  // namespace
 
+QString sessionFileStamp(const QString& path) {
+  const QFileInfo fi(path);
+  if (path.isEmpty() || !fi.exists()) return {};
+  return QString("%1 bytes, modified %2")
+      .arg(fi.size())
+      .arg(fi.lastModified().toUTC().toString(Qt::ISODateWithMs));
+}
+
 QString defaultAutosaveDir() {
   return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
       .filePath("autosave");
@@ -110,6 +118,11 @@ Result<Session> readAutosaveFile(const QString& file, AutosaveInfo* info) {
   if (!header.sessionPath.isEmpty() && header.savedAt.isValid()) {
     const QFileInfo fi(header.sessionPath);
     header.newerThanSession = !fi.exists() || fi.lastModified() <= header.savedAt;
+  }
+  if (j.contains("base") && j["base"].is_string()) {
+    header.baseStamp = QString::fromStdString(j["base"].get<std::string>());
+    header.baseChanged =
+        !header.sessionPath.isEmpty() && sessionFileStamp(header.sessionPath) != header.baseStamp;
   }
   if (info) *info = header;
   if (!j.contains("session")) return autosaveError(file, "session", "missing the session");
@@ -172,7 +185,8 @@ bool AutosaveSlot::ok() const {
   return m_lock && m_lock->isLocked();
 }
 
-QString AutosaveSlot::write(const Session& session, const QString& sessionPath) {
+QString AutosaveSlot::write(const Session& session, const QString& sessionPath,
+                            const QString& baseStamp) {
   if (!ok()) return m_file + ": autosave file is locked by another process";
   Json doc = Json::object();
   doc["format"] = kAutosaveFormat;
@@ -180,6 +194,7 @@ QString AutosaveSlot::write(const Session& session, const QString& sessionPath) 
   doc["session_path"] = sessionPath.toStdString();
   doc["saved_at"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs).toStdString();
   doc["pid"] = QCoreApplication::applicationPid();
+  if (!baseStamp.isEmpty()) doc["base"] = baseStamp.toStdString();
   doc["session"] = sessionToJson(session);
   if (auto e = writeFileAtomic(localPath(m_file), doc.dump(2) + "\n")) {
     return QString::fromStdString(e->str());

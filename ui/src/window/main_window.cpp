@@ -344,6 +344,7 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   m_example = false;
   m_session = session;
   m_sessionPath = path;
+  m_baseStamp = sessionFileStamp(path);
   m_panel->setSpec(session.scenario);
   showEvidence(true);
   recompute();

@@ -105,7 +105,7 @@ QString MainWindow::autosaveNow() {
     }
     m_autosaveSlot = std::move(slot);
   }
-  const QString err = m_autosaveSlot->write(session(), m_sessionPath);
+  const QString err = m_autosaveSlot->write(session(), m_sessionPath, m_baseStamp);
   if (!err.isEmpty()) statusBar()->showMessage("Autosave failed: " + err, 10000);
   return err;
 }
@@ -142,7 +142,14 @@ RecoveryChoice MainWindow::askRecovery(const AutosaveInfo& info) {
   QString more =
       "Recover opens them (save to keep them); Discard deletes the autosave; Later "
       "keeps it for the next start or File › Open recent › Recover autosave.";
-  if (!info.newerThanSession) more.prepend("The session file was saved after this autosave. ");
+  if (info.baseChanged) {
+    more.prepend(
+        "The session file has changed on disk since these edits were made (an import, or a "
+        "save from another window): Recover opens them as an untitled copy, so that saving "
+        "cannot overwrite those changes. ");
+  } else if (!info.newerThanSession) {
+    more.prepend("The session file was saved after this autosave. ");
+  }
   if (!info.note.isEmpty()) more += "\nNote: " + info.note + ".";
   box.setInformativeText(more);
   QPushButton* recover = box.addButton("Recover", QMessageBox::AcceptRole);
@@ -180,11 +187,27 @@ bool MainWindow::offerRecovery() {
       continue;
     }
     if (!maybeSaveChanges()) return false;
-    setSession(*recovered, info.sessionPath);
+    // Edits made on a file that has changed since (an import, another window's save) come
+    // back as an untitled copy: saving them over the file would silently drop its changes.
+    const QString path = info.baseChanged ? QString() : info.sessionPath;
+    setSession(*recovered, path);
+    if (!info.baseChanged && !info.baseStamp.isEmpty()) m_baseStamp = info.baseStamp;
     m_autosaveSlot = std::move(slot);
     m_recovered = true;
     markChanged();
-    statusBar()->showMessage("Recovered unsaved changes from " + info.file, 10000);
+    const QString where = info.baseChanged
+                              ? QString(
+                                    "; %1 changed on disk since, so they are an untitled copy "
+                                    "(save them under another name)")
+                                    .arg(info.sessionPath)
+                              : QString();
+    if (info.baseChanged && m_recoveryPrompt) {
+      qWarning(
+          "quantfront: recovered %s as an untitled copy: %s changed on disk since the "
+          "autosave's edits were made",
+          qPrintable(info.file), qPrintable(info.sessionPath));
+    }
+    statusBar()->showMessage("Recovered unsaved changes from " + info.file + where, 15000);
     return true;
   }
   return false;
@@ -257,6 +280,7 @@ QString MainWindow::saveSessionTo(const QString& path) {
   // Saved: nothing is left to recover. A new path gets its own autosave on the next edit.
   dropAutosave();
   m_sessionPath = path;
+  m_baseStamp = sessionFileStamp(path);
   m_dirty = false;
   m_recovered = false;
   m_example = false;

@@ -29,7 +29,13 @@ struct AutosaveInfo {
   QDateTime savedAt;             ///< when it was written (UTC)
   qint64 pid = 0;                ///< the process that wrote it
   bool newerThanSession = true;  ///< false when the session file was saved after it
-  QString note;                  ///< e.g. that an unreadable lock file was taken as stale
+  /// sessionFileStamp() of the session file as the window last read or wrote it (empty for an
+  /// untitled session, or an autosave written before the stamp was kept).
+  QString baseStamp;
+  /// True when the session file is not the one the autosave's edits were made on (an import
+  /// or another window's save since): recovering it over the file would drop those changes.
+  bool baseChanged = false;
+  QString note;  ///< e.g. that an unreadable lock file was taken as stale
 };
 
 /// An autosave lock file that names no owner (empty or damaged, as a crash while writing it
@@ -38,6 +44,11 @@ inline constexpr qint64 kUnreadableLockStaleSeconds = 30;
 
 /// Where autosaves go by default: QStandardPaths::AppDataLocation + "/autosave".
 QString defaultAutosaveDir();
+
+/// A session file's identity on disk: its size and modification time (to the millisecond),
+/// or empty when there is no such file. An autosave keeps the stamp of the file its edits
+/// were made on, so that recovery can tell the file has changed since.
+QString sessionFileStamp(const QString& path);
 
 /// Autosaves in `dir` that no running process owns (the writer crashed, was killed or its
 /// machine lost power; or the lock names no owner and is old, with a note), newest first. Files
@@ -68,9 +79,9 @@ class AutosaveSlot {
   [[nodiscard]] bool ok() const;
   /// The autosave file.
   [[nodiscard]] const QString& file() const { return m_file; }
-  /// Writes `session` (belonging to `sessionPath`) atomically. Returns an error, empty on
-  /// success.
-  QString write(const Session& session, const QString& sessionPath);
+  /// Writes `session` (belonging to `sessionPath`, whose file had `baseStamp` when the
+  /// window read or wrote it) atomically. Returns an error, empty on success.
+  QString write(const Session& session, const QString& sessionPath, const QString& baseStamp = {});
   /// Removes the autosave file (a clean close, a save, a discard).
   void remove();
 

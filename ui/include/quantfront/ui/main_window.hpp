@@ -133,6 +133,8 @@ class MainWindow : public QMainWindow {
   void setSession(const Session& session, const QString& path);
   /// The session as it stands now (scenario and view taken from the widgets).
   [[nodiscard]] Session session() const;
+  /// The file the session saves to; empty for an untitled session.
+  [[nodiscard]] const QString& sessionPath() const { return m_sessionPath; }
   /// Opens a session file; on error shows it and keeps the current session. True on success.
   bool openSession(const QString& path);
   /// Saves atomically to `path`; on error returns the message (empty on success).
@@ -361,6 +363,9 @@ class MainWindow : public QMainWindow {
   QString m_lastError;
   Session m_session;
   QString m_sessionPath;
+  /// sessionFileStamp() of m_sessionPath when this window last read or wrote it: autosaves
+  /// carry it, so recovery can tell the file changed since (autosave.hpp).
+  QString m_baseStamp;
   bool m_dirty = false;
   bool m_recovered = false;  ///< the session came from an autosave and is not saved yet
   bool m_example = false;    ///< the session shown is the bundled example, unsaved

@@ -1,4 +1,5 @@
 // qfront session ACTION SESSION ...: take evidence back (detach runs) and manage candidates.
+#include <filesystem>
 #include <map>
 #include <ostream>
 
@@ -115,7 +116,13 @@ int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   std::string done;
   if (action == "refresh") {
-    if (auto e = refreshModelledMetrics(s)) return badInput(err, e->from(path));
+    // What refresh may add: the room the file leaves below the size a session may be.
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(path, ec);
+    const std::uint64_t room = !ec && size < kMaxSessionFileBytes ? kMaxSessionFileBytes - size : 0;
+    if (auto e = refreshModelledMetrics(s, Catalog::bundled(), room)) {
+      return badInput(err, e->from(path));
+    }
     done =
         "modelled figures of " + std::to_string(s.candidates.size()) + " candidate(s) recomputed";
   } else if (action == "detach") {

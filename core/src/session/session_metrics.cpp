@@ -46,9 +46,13 @@ ScenarioSpec candidateScenarioSpec(const Candidate& c, const ScenarioSpec& scena
   return spec;
 }
 
-Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
-                                                           const ScenarioSpec& scenario,
-                                                           const Catalog& cat) {
+namespace {
+
+// Every modelled figure of a candidate's configuration (model, GPU, count and schemes), before
+// the candidate's own published or measured figures of the same names are left out.
+Result<std::map<std::string, MetricValue>> configurationMetrics(const Candidate& c,
+                                                                const ScenarioSpec& scenario,
+                                                                const Catalog& cat) {
   auto wrap = [&](const Error& e) {
     return Error{e.file, "candidate '" + c.id + "'", e.field, e.message};
   };
@@ -166,27 +170,92 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
     }
   }
 
-  // A published or measured figure of the same name is kept: the modelled one is left out.
+  return out;
+}
+
+// A published or measured figure of the same name is kept: the modelled one is left out.
+void keepOwnFigures(const Candidate& c, std::map<std::string, MetricValue>& out) {
   std::erase_if(out, [&](const auto& kv) {
     const auto it = c.metrics.find(kv.first);
     return it != c.metrics.end() && it->second.provenance.kind != ProvenanceKind::Modelled;
   });
+}
+
+// What one modelled figure adds to the saved session, in bytes: its name, value, interval,
+// provenance and note as sessionToText indents them (the structure measured at about 170
+// bytes beside the name and the note).
+std::uint64_t savedBytes(const std::string& name, const MetricValue& m) {
+  return 170 + name.size() + m.provenance.note.size();
+}
+
+std::string megabytes(std::uint64_t bytes) {
+  std::ostringstream o;
+  o.setf(std::ios::fixed);
+  o.precision(0);
+  o << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
+  return o.str();
+}
+
+}  // namespace
+
+Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
+                                                           const ScenarioSpec& scenario,
+                                                           const Catalog& cat) {
+  auto out = configurationMetrics(c, scenario, cat);
+  if (!out) return out;
+  keepOwnFigures(c, *out);
   return out;
 }
 
-std::optional<Error> refreshModelledMetrics(Session& s, const Catalog& cat) {
+std::optional<Error> refreshModelledMetrics(Session& s, const Catalog& cat,
+                                            std::uint64_t maxAddedBytes) {
+  // Candidates of one configuration share their figures (computed once), and nothing changes
+  // until every candidate's figures are known and their saved size is inside the budget.
+  std::map<std::string, std::map<std::string, MetricValue>> byConfiguration;
+  std::vector<const std::map<std::string, MetricValue>*> figures(s.candidates.size());
+  std::uint64_t added = 0;
+  for (std::size_t i = 0; i < s.candidates.size(); ++i) {
+    const Candidate& c = s.candidates[i];
+    std::string key = c.model;
+    for (const std::string* part : {&c.gpu, &c.schemeLinear, &c.schemeMoe, &c.schemeLmHead}) {
+      key += '\x1f';
+      key += *part;
+    }
+    key += '\x1f' + std::to_string(c.gpuCount);
+    auto it = byConfiguration.find(key);
+    if (it == byConfiguration.end()) {
+      auto m = configurationMetrics(c, s.scenario, cat);
+      if (!m) {
+        Error e = m.error();
+        e.position = "/candidates/" + std::to_string(i) + " (" + e.position + ")";
+        return e;
+      }
+      it = byConfiguration.emplace(std::move(key), std::move(*m)).first;
+    }
+    figures[i] = &it->second;
+    for (const auto& [name, v] : it->second) added += savedBytes(name, v);
+    if (added > maxAddedBytes) {
+      // Refused before the session grows past what a session file may hold (a refreshed
+      // session that no reader can open again is lost work).
+      const std::uint64_t projected =
+          added / (i + 1) * static_cast<std::uint64_t>(s.candidates.size());
+      return Error{"", "/candidates", "",
+                   "refresh would add about " + megabytes(projected) + " of modelled figures (" +
+                       std::to_string(s.candidates.size()) + " candidates, about " +
+                       std::to_string(added / (i + 1) / 1024) + " KiB each), past the " +
+                       megabytes(maxAddedBytes) +
+                       " allowed; nothing was changed (hide or remove candidates, or split "
+                       "the session)"};
+    }
+  }
   for (std::size_t i = 0; i < s.candidates.size(); ++i) {
     Candidate& c = s.candidates[i];
-    auto m = modelledMetrics(c, s.scenario, cat);
-    if (!m) {
-      Error e = m.error();
-      e.position = "/candidates/" + std::to_string(i) + " (" + e.position + ")";
-      return e;
-    }
     std::erase_if(c.metrics, [](const auto& kv) {
       return kv.second.provenance.kind == ProvenanceKind::Modelled;
     });
-    for (auto& [name, v] : *m) c.metrics[name] = std::move(v);
+    std::map<std::string, MetricValue> own = *figures[i];
+    keepOwnFigures(c, own);
+    for (auto& [name, v] : own) c.metrics[name] = std::move(v);
   }
   return std::nullopt;
 }

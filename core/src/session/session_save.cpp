@@ -288,6 +288,12 @@ std::optional<Error> saveSessionAtomic(const Session& s, const std::string& path
   if (path.empty()) return Error{path, "", "", "no file name to save to"};
   // Never write what would not load back.
   const std::string text = sessionToText(s);
+  if (text.size() > kMaxSessionFileBytes) {
+    return Error{path, "", "",
+                 "refusing to save: the session would be " + std::to_string(text.size()) +
+                     " bytes, past the " + std::to_string(kMaxSessionFileBytes) +
+                     " a session file may hold (no reader would open it again)"};
+  }
   if (auto back = parseSessionText(text, path); !back) {
     Error e = back.error();
     e.message = "refusing to save: the session would not load back: " + e.message;

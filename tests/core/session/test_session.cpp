@@ -1007,6 +1007,53 @@ TEST_CASE("modelled metrics: a published figure of the same name is kept", "[ses
         ProvenanceKind::Modelled);
 }
 
+TEST_CASE("refresh is bounded: it says the size it would reach and changes nothing past it",
+          "[session][cost]") {
+  // Ten candidates of two configurations and one measured figure.
+  Session s;
+  for (int i = 0; i < 10; ++i) {
+    Candidate c = costCandidate("llama-3.1-8b", i % 2 ? "w4a16-g128" : "bf16", "a6000", 1);
+    c.id = "c" + std::to_string(i);
+    s.candidates.push_back(c);
+  }
+  MetricValue measured;
+  measured.value = 1.5;
+  measured.provenance.kind = ProvenanceKind::Measured;
+  measured.provenance.note = "timed";
+  s.candidates[3].metrics["step_ms_b1"] = measured;
+  const std::size_t before = sessionToText(s).size();
+
+  Session small = s;
+  const auto refused = refreshModelledMetrics(small, Catalog::bundled(), 20000);
+  REQUIRE(refused.has_value());
+  INFO(refused->str());
+  CHECK(refused->message.find("refresh would add about") != std::string::npos);
+  CHECK(refused->message.find("nothing was changed") != std::string::npos);
+  CHECK(sessionToText(small) == sessionToText(s));
+
+  REQUIRE_FALSE(refreshModelledMetrics(s).has_value());
+  const std::size_t after = sessionToText(s).size();
+  // The estimate the budget is held against is the saved growth within 25%.
+  std::uint64_t estimate = 0;
+  for (const Candidate& c : s.candidates) {
+    for (const auto& [name, v] : c.metrics) {
+      if (v.provenance.kind == ProvenanceKind::Modelled) {
+        estimate += 170 + name.size() + v.provenance.note.size();
+      }
+    }
+  }
+  const double growth = static_cast<double>(after - before);
+  CHECK(static_cast<double>(estimate) == Approx(growth).epsilon(0.25));
+  // Candidates of one configuration carry the same figures; the measured one is kept.
+  CHECK(s.candidates[1].metrics.at("step_ms_b64").value ==
+        s.candidates[9].metrics.at("step_ms_b64").value);
+  CHECK(s.candidates[3].metrics.at("step_ms_b1").provenance.kind == ProvenanceKind::Measured);
+  CHECK(s.candidates[1].metrics.at("step_ms_b1").provenance.kind == ProvenanceKind::Modelled);
+  // Batch 1 is memory-bound: W4A16 (odd ids) streams fewer bytes than bf16 (even ids).
+  CHECK(s.candidates[1].metrics.at("step_ms_b1").value <
+        s.candidates[0].metrics.at("step_ms_b1").value);
+}
+
 TEST_CASE("modelled metrics: every name is in the metric dictionary with its direction",
           "[session][cost]") {
   const auto names = modelledMetricNames();

@@ -152,7 +152,12 @@ Result<std::map<std::string, MetricValue>> modelledMetrics(const Candidate& c,
                                                            const Catalog& cat = Catalog::bundled());
 
 /// Recomputes every candidate's modelled metrics (replacing those with provenance
-/// `modelled`; measured and published figures are kept). Errors name the candidate.
-std::optional<Error> refreshModelledMetrics(Session& s, const Catalog& cat = Catalog::bundled());
+/// `modelled`; measured and published figures are kept). Candidates of one configuration
+/// (model, GPU, count, schemes) are computed once. When the figures would add more than
+/// `maxAddedBytes` to the saved session (estimated as they are computed, before anything
+/// changes), the session is left as it was and the error gives the size it would reach.
+/// Errors name the candidate.
+std::optional<Error> refreshModelledMetrics(Session& s, const Catalog& cat = Catalog::bundled(),
+                                            std::uint64_t maxAddedBytes = kMaxSessionFileBytes);
 
 }  // namespace qf

@@ -133,6 +133,11 @@ struct DuplicateKey {
   std::string key;
 };
 
+struct TooLarge {
+  std::uint64_t values = 0;
+  std::string pointer;
+};
+
 /// nlohmann's DOM builder, refusing a key given twice in one object: nlohmann keeps the last
 /// silently, so a GPU file's second "memory_gib" or a session's second "candidates" would win
 /// unseen. (As fast as Json::parse; its callback form, which could see keys, is 1.7x slower.)
@@ -144,7 +149,7 @@ class StrictDom {
   using string_t = Json::string_t;
   using binary_t = Json::binary_t;
 
-  explicit StrictDom(Json& root) : m_root(root) {}
+  explicit StrictDom(Json& root, std::uint64_t maxBytes) : m_root(root), m_maxBytes(maxBytes) {}
   bool null() { return put(Json(nullptr)); }
   bool boolean(bool v) { return put(Json(v)); }
   bool number_integer(number_integer_t v) { return put(Json(v)); }
@@ -153,7 +158,9 @@ class StrictDom {
   bool string(string_t& v) { return put(Json(std::move(v))); }
   bool binary(binary_t& v) { return put(Json::binary(std::move(v))); }
   bool start_object(std::size_t /*size*/) {
+    std::string name = slotName();
     m_stack.push_back(place(Json::object()));
+    m_keys.push_back(std::move(name));
     return true;
   }
   bool key(string_t& k) {
@@ -163,14 +170,18 @@ class StrictDom {
   }
   bool end_object() {
     m_stack.pop_back();
+    m_keys.pop_back();
     return true;
   }
   bool start_array(std::size_t /*size*/) {
+    std::string name = slotName();
     m_stack.push_back(place(Json::array()));
+    m_keys.push_back(std::move(name));
     return true;
   }
   bool end_array() {
     m_stack.pop_back();
+    m_keys.pop_back();
     return true;
   }
   template <class Exception>
@@ -179,11 +190,28 @@ class StrictDom {
   }
 
  private:
+  // The key (or array index) the next value is placed under.
+  std::string slotName() const {
+    if (m_stack.empty()) return "";
+    const Json& top = *m_stack.back();
+    return top.is_array() ? std::to_string(top.size()) : m_key;
+  }
   bool put(Json&& v) {
     place(std::move(v));
     return true;
   }
   Json* place(Json&& v) {
+    // What the document costs in memory, counted as it grows (a value, its slot in an array
+    // with the vector's spare room, or an object's tree node with its key, and a string's
+    // characters): past the budget it is refused before the allocator fails.
+    m_bytes += 24 + (v.is_string() ? v.get_ref<const std::string&>().size() : 0);
+    if (!m_stack.empty() && m_stack.back()->is_object()) m_bytes += 64 + m_key.size();
+    ++m_values;
+    if (m_bytes > m_maxBytes) {
+      std::string pointer;
+      for (std::size_t i = 1; i < m_keys.size(); ++i) pointer = childPointer(pointer, m_keys[i]);
+      throw TooLarge{m_values, pointer};
+    }
     if (m_stack.empty()) {
       m_root = std::move(v);
       return &m_root;
@@ -199,7 +227,11 @@ class StrictDom {
   }
   Json& m_root;
   std::vector<Json*> m_stack;
+  std::vector<std::string> m_keys;  // the key each open container sits under
   std::string m_key;
+  std::uint64_t m_maxBytes;
+  std::uint64_t m_bytes = 0;
+  std::uint64_t m_values = 0;
 };
 
 /// Where a key given twice is given the second time: the second `"key":` in the text (a key
@@ -219,7 +251,8 @@ std::string duplicateKeyPosition(std::string_view text, const std::string& key) 
 
 }  // namespace
 
-Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool allowNonFinite) {
+Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool allowNonFinite,
+                       std::uint64_t maxMemoryBytes) {
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return Error{fileLabel, "line 1, column 1", "", "file is empty; expected a JSON document"};
   }
@@ -231,10 +264,19 @@ Result<Json> parseJson(std::string_view text, const std::string& fileLabel, bool
   }
   try {
     Json j;
-    StrictDom dom(j);
+    StrictDom dom(j, maxMemoryBytes);
     Json::sax_parse(src.begin(), src.end(), &dom);
     if (allowNonFinite) decodeNonFinite(j);
     return j;
+  } catch (const TooLarge& t) {
+    return Error{fileLabel, t.pointer.empty() ? "" : t.pointer, "",
+                 "the document would take more than " +
+                     std::to_string(maxMemoryBytes / (1024 * 1024)) + " MiB in memory (" +
+                     std::to_string(t.values) +
+                     " JSON values read so far); refused before memory runs out"};
+  } catch (const std::bad_alloc&) {
+    return Error{fileLabel, "", "",
+                 "out of memory reading " + std::to_string(text.size()) + " bytes of JSON"};
   } catch (const DuplicateKey& d) {
     return Error{fileLabel, duplicateKeyPosition(src, d.key), d.key,
                  "key '" + d.key + "' is given twice in one object; give it once"};

@@ -147,3 +147,21 @@ TEST_CASE("a key given twice in one object is refused with its position", "[json
   REQUIRE(fine.ok());
   CHECK((*fine)["x"]["x"][0]["x"] == 3);
 }
+
+TEST_CASE("a document past the memory budget is refused where it grows, before memory runs out",
+          "[json]") {
+  // 10^5 zeros under /candidates/1/extra: 200 KB of text, 2.4 MB in memory.
+  std::string zeros = "0";
+  for (int i = 1; i < 100000; ++i) zeros += ",0";
+  const std::string text = R"({"candidates": [{"id": "a"}, {"extra": [)" + zeros + "]}]}";
+  auto r = parseJson(text, "big.session.json", false, 1024 * 1024);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().file == "big.session.json");
+  CHECK(r.error().position == "/candidates/1/extra");
+  CHECK(r.error().message.find("more than 1 MiB in memory") != std::string::npos);
+  // Under a budget it holds, and under the default, the same document parses.
+  auto fits = parseJson(text, "big.session.json", false, 8 * 1024 * 1024);
+  REQUIRE(fits.ok());
+  CHECK((*fits)["candidates"][1]["extra"].size() == 100000);
+  CHECK(parseJson(text, "big.session.json").ok());
+}

@@ -23,11 +23,20 @@ inline constexpr std::uint64_t kDefaultMaxFileBytes = 512ull * 1024 * 1024;
 Result<std::string> readFileBytes(const std::string& path,
                                   std::uint64_t maxBytes = kDefaultMaxFileBytes);
 
+/// What a parsed document may take in memory (estimated as it is built): 2 GiB, which a
+/// session at its size limit (text mostly notes, about 1.8x in memory) and a detailed
+/// benchmark result of 512 MB (arrays of numbers, about 1.7x) stay under, and which a file
+/// of 10^8 zeros (24 bytes each in memory for 2 in the text) reaches long before it ends.
+inline constexpr std::uint64_t kMaxJsonMemoryBytes = 2ull * 1024 * 1024 * 1024;
+
 /// Parses `text` as one JSON document. `fileLabel` names it in errors.
 /// When `allowNonFinite` is set, the bare tokens Infinity, -Infinity and NaN (as Python's
 /// json module writes them) are accepted as numbers; nothing else non-standard is.
+/// A document that would take more than `maxMemoryBytes` in memory is refused with the
+/// pointer of the container being filled, before memory runs out.
 Result<Json> parseJson(std::string_view text, const std::string& fileLabel,
-                       bool allowNonFinite = false);
+                       bool allowNonFinite = false,
+                       std::uint64_t maxMemoryBytes = kMaxJsonMemoryBytes);
 
 /// readFileBytes + parseJson.
 Result<Json> readJsonFile(const std::string& path, bool allowNonFinite = false,

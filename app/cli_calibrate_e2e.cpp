@@ -46,7 +46,7 @@ int calibrateFromPoints(const std::string& file, const std::optional<std::string
     return badArg(err, "gpu",
                   "a measured-points CSV needs the GPU the fit is for: --gpu ID|GPU.json");
   }
-  auto text = readFileBytes(file);
+  auto text = readFileBytes(file, kMaxMeasuredPointsBytes);
   if (!text) return badInput(err, text.error());
   auto points = parseMeasuredPointsCsv(*text, file);
   if (!points) return badInput(err, points.error());
@@ -175,7 +175,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
   const Catalog& cat = Catalog::bundled();
   auto gpu = cat.resolveGpu(*gpuArg);
   if (!gpu) return badInput(err, gpu.error());
-  auto text = readFileBytes(file);
+  auto text = readFileBytes(file, kMaxMeasuredPointsBytes);
   if (!text) return badInput(err, text.error());
   auto points = parseMeasuredPointsCsv(*text, file);
   if (!points) return badInput(err, points.error());

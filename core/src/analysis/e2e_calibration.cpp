@@ -290,6 +290,11 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
     const std::string raw =
         stripCr(text.substr(start, pos == std::string::npos ? std::string::npos : pos - start));
     if (trimmed(raw).empty()) continue;
+    if (out.size() >= kMaxMeasuredPoints) {
+      return Error{file, "row " + std::to_string(line), "",
+                   "more than " + std::to_string(kMaxMeasuredPoints) +
+                       " points; a calibration needs far fewer (split the file)"};
+    }
     const auto cells = csvCells(raw);
     const std::string where = "row " + std::to_string(line);
     auto bad = [&](const std::string& field, const std::string& msg) {

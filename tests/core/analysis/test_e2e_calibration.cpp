@@ -241,6 +241,23 @@ TEST_CASE("the measured-points CSV: detection, parsing and bad rows", "[calibrat
   REQUIRE_FALSE(preparePoints({unknownGpu}, h100(), "h100-sxm", notes).ok());
 }
 
+TEST_CASE("the measured-points CSV holds at most kMaxMeasuredPoints rows", "[calibration][e2e]") {
+  std::string text = kMeasuredPointsHeader;
+  text += "\n";
+  const std::string row = "llama-3-8b,h100-sxm,1,bf16,bf16,1,128,128,e2e_latency_s,0.9,s\n";
+  for (std::size_t i = 0; i < kMaxMeasuredPoints; ++i) text += row;
+  auto full = parseMeasuredPointsCsv(text, "many.csv");
+  REQUIRE(full.ok());
+  CHECK(full->size() == kMaxMeasuredPoints);
+  // One more is refused at its row (line 1 is the header), before it is parsed.
+  text += "\n" + row;
+  auto over = parseMeasuredPointsCsv(text, "many.csv");
+  REQUIRE_FALSE(over.ok());
+  CHECK(over.error().file == "many.csv");
+  CHECK(over.error().position == "row " + std::to_string(kMaxMeasuredPoints + 3));
+  CHECK(over.error().message.find("more than 100000 points") != std::string::npos);
+}
+
 TEST_CASE("Student-t quantiles", "[calibration][e2e]") {
   CHECK(studentTQuantile(0.8, 0) == Approx(1.2816).epsilon(1e-3));
   CHECK(studentTQuantile(0.8, 10) == Approx(1.3722).epsilon(2e-3));

@@ -87,12 +87,18 @@ struct MeasuredPoint {
 /// "4" (req/s), "c64" (closed-loop clients), "max" (all at once), "" (a static batch).
 std::string loadText(const MeasuredPoint& p);
 
-/// Reads the measured-points CSV. Errors name the row and the field (a missing column, an
-/// unknown metric, a unit that is not the metric's, a non-positive or non-finite value). After
-/// the named columns, optional ones by header name: `load` (a request rate, `cN` or `max`;
-/// `batch` may then be empty), `max_batch` and `token_budget` (the server's limits), `engine`
-/// (vllm, sglang or trtllm: how the server sizes its KV pool); any other
-/// column (a source, a note) is carried, not read.
+/// A measured-points file's bounds: 64 MiB of text and 100,000 points (each point is a
+/// figure the fit evaluates the model at, and every repeat of the fit's search does it again;
+/// the published sets the project holds are a few hundred rows).
+inline constexpr std::uint64_t kMaxMeasuredPointsBytes = 64ull * 1024 * 1024;
+inline constexpr std::size_t kMaxMeasuredPoints = 100000;
+
+/// Reads the measured-points CSV (at most kMaxMeasuredPoints rows). Errors name the row and the
+/// field (a missing column, an unknown metric, a unit that is not the metric's, a non-positive or
+/// non-finite value). After the named columns, optional ones by header name: `load` (a request
+/// rate, `cN` or `max`; `batch` may then be empty), `max_batch` and `token_budget` (the server's
+/// limits), `engine` (vllm, sglang or trtllm: how the server sizes its KV pool); any other column
+/// (a source, a note) is carried, not read.
 Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& text,
                                                           const std::string& file);
 

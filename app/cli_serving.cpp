@@ -382,6 +382,10 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
            "ones are)\n";
   }
 
+  // Every load is one simulation: their work together is bounded before any starts.
+  if (auto e = checkSimulationWork(simulationWork(lim, sim) * static_cast<double>(loads.size()))) {
+    return badArg(err, "requests", e->message);
+  }
   auto rows = loadRows(eng->steps, lim, *w, sim, loads, ttftSlo || tpotSlo);
   if (!rows) return badInput(err, rows.error());
   addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);

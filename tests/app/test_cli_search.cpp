@@ -178,6 +178,8 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
     const char* field;
   };
   const std::vector<std::string> base = {"search", "--model", "llama-3.1-8b", "--use-case", "rag"};
+  std::string manyLoads = "1";
+  for (int i = 2; i <= 200; ++i) manyLoads += "," + std::to_string(i);
   auto with = [&](std::vector<std::string> extra) {
     auto a = base;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -232,6 +234,15 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--linear", "bf16", "--moe",
         "w4a16-g128", "--use-case", "rag", "--load", "1"},
        "moe"},
+      // Simulated work is bounded before it starts (both ran past 65 s): 200 loads of 10^6
+      // requests, and 10^4 prompts of 10^5 tokens fed one token a step.
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--input-len", "100", "--output-len", "10", "--load", manyLoads, "--requests", "1000000"},
+       "requests"},
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--input-len", "100000", "--output-len", "10", "--token-budget", "1", "--max-batch", "1",
+        "--load", "1", "--requests", "10000"},
+       "requests"},
       // 70B FP8 with a bf16 head does not fit one H100 under vLLM's rule (TensorRT-LLM's:
       // tests/core/model/test_checkpoint_lm_head.cpp).
       {{"serving", "--model", "llama-3.1-70b", "--gpu", "h100-sxm", "--scheme", "w8a8-fp8",

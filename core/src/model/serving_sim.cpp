@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -259,7 +261,39 @@ void summarise(const std::vector<Request>& reqs, std::vector<double> finishOrder
   res.meanConcurrency = res.durationS > 0 ? busyConcurrency / res.durationS : 0.0;
 }
 
+// A sequence's steps in the simulation: one per output token, one per prompt chunk.
+double simulatedSteps(double input, double output, double tokenBudget) {
+  return output + std::ceil(input / std::max(1.0, tokenBudget));
+}
+
+Error simulationTooLarge(double work) {
+  std::ostringstream o;
+  o << "the simulation would take about " << std::setprecision(3) << work
+    << " sequence-steps (requests x (output tokens + prompt chunks)), past the "
+    << kMaxSimulatedSequenceSteps
+    << " one run may take; use fewer --requests, fewer loads or a larger --token-budget";
+  return Error{"", "", "requests", o.str()};
+}
+
 }  // namespace
+
+double simulationWork(const ServingLimits& lim, const SimOptions& o) {
+  auto meanLength = [](const LengthDistribution& d) {
+    if (d.kind == LengthDistribution::Kind::Empirical && !d.samples.empty()) {
+      double sum = 0;
+      for (double v : d.samples) sum += v;
+      return sum / static_cast<double>(d.samples.size());
+    }
+    return std::max(1.0, d.mean);
+  };
+  return static_cast<double>(o.requests) *
+         simulatedSteps(meanLength(o.input), meanLength(o.output), lim.tokenBudget);
+}
+
+std::optional<Error> checkSimulationWork(double work) {
+  if (work > kMaxSimulatedSequenceSteps) return simulationTooLarge(work);
+  return std::nullopt;
+}
 
 Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
                                   const SimOptions& o) {
@@ -267,6 +301,12 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
   std::vector<Request> reqs = drawRequests(o);
   const std::size_t n = reqs.size();
   const bool closed = o.closedLoopConcurrency.has_value();
+  // The work is bounded before it starts: every request's decode steps and prompt chunks.
+  double work = 0;
+  for (const auto& r : reqs)
+    work += simulatedSteps(static_cast<double>(r.input), static_cast<double>(r.output),
+                           lim.tokenBudget);
+  if (work > kMaxSimulatedSequenceSteps) return simulationTooLarge(work);
   // A request that can never fit the cache would wait forever.
   const double kvCap = lim.kvCapacityTokens;
   for (const auto& r : reqs) {

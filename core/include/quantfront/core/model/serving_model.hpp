@@ -140,6 +140,19 @@ struct SimResult {
 Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
                                   const SimOptions& o);
 
+/// The most work one simulation (or one command's simulations together) may take, in
+/// sequence-steps: each request's output tokens plus its prompt chunks. About 10 s of one
+/// core at the simulation's slowest (one sequence a step: 52 ns a sequence-step measured),
+/// 2 s when the batch fills (11 ns); 10^4 requests of 1,024 output tokens are 5% of it.
+inline constexpr double kMaxSimulatedSequenceSteps = 2e8;
+
+/// The expected work of simulateServing(lim, o) in sequence-steps (mean lengths).
+double simulationWork(const ServingLimits& lim, const SimOptions& o);
+
+/// An error naming the work and the limit when `work` (a sum of simulationWork) is past
+/// kMaxSimulatedSequenceSteps.
+std::optional<Error> checkSimulationWork(double work);
+
 /// Checks limits and workload (positive lengths, budget ≥ 1, batch cap ≥ 1).
 std::optional<Error> validateServing(const ServingLimits& lim, const ServingWorkload& w);
 

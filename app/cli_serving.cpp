@@ -12,6 +12,7 @@
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/model/serving_model.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 #include "cli.hpp"
 #include "cli_workload.hpp"
@@ -53,6 +54,13 @@ options:
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
   --engine E             how the server sizes its KV pool: vllm or sglang (memory x mem-util
                          - reserve, the default) or trtllm (0.9 of what weights and reserve leave)
+  --spec-k K             speculative decoding: K draft tokens per step (1 to 15); the
+                         target verifies B x (K + 1) tokens a step
+  --spec-acceptance A    ... the probability a draft token is accepted, in (0, 1]; a step
+                         yields (1 - A^(K+1)) / (1 - A) tokens per sequence
+  --spec-draft D         ... the draft: a catalog model id or config.json (run in bf16 on the
+                         same GPUs, its weights and KV taken from the pool), or mtp (the
+                         target's multi-token-prediction layer: one layer's cost per token)
   --format table|csv|json   output format (default table)
 
 Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
@@ -155,7 +163,18 @@ struct ServingReport {
   const ServingLimits& limits;
   const SimOptions& sim;
   const Json& rows;
+  const std::optional<Speculation>& speculation;
+  const std::optional<SpeculativeDraft>& draft;
 };
+
+/// The speculation of a report as JSON: null when off.
+Json speculationJson(const ServingReport& r) {
+  if (!r.speculation || !r.draft) return nullptr;
+  return Json{{"draft_tokens", r.speculation->draftTokens},
+              {"acceptance", r.speculation->acceptance},
+              {"draft", r.draft->label},
+              {"tokens_per_step", expectedTokensPerStep(*r.speculation)}};
+}
 
 void printJson(const ServingReport& r, std::ostream& out) {
   Json j;
@@ -174,6 +193,7 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["requests"] = r.sim.requests;
   j["seed"] = r.sim.seed;
   j["efficiency_source"] = r.scenario.efficiency.source;
+  j["speculation"] = speculationJson(r);
   j["output_format_version"] = 1;
   j["loads"] = r.rows;
   out << j.dump(2) << "\n";
@@ -221,6 +241,10 @@ void printTable(const ServingReport& r, std::ostream& out) {
       << " tokens\n"
       << "simulated: " << r.sim.requests << " requests per load, seed " << r.sim.seed
       << "; analytic: steady state (efficiency: " << r.scenario.efficiency.source << ")\n";
+  if (r.speculation && r.draft)
+    out << "speculative decoding: " << r.speculation->draftTokens << " draft tokens a step from "
+        << r.draft->label << ", acceptance " << r.speculation->acceptance << " ("
+        << fixedText(expectedTokensPerStep(*r.speculation), 2) << " tokens a step)\n";
   const char* heads[] = {"load",     "req/s",       "out tok/s",  "TTFT p50",
                          "TTFT p99", "TPOT p50",    "TPOT p99",   "goodput",
                          "preempt",  "model tok/s", "model TTFT", "model TPOT"};
@@ -255,29 +279,33 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   int rc = kExitOk;
   std::optional<std::string> model, gpu, tp, scheme, linear, moe, lmHead, kvDtype, useCase,
       inputLen, outputLen, load, maxBatch, budget, requests, seed, sloTtft, sloTpot, memUtil,
-      reserve, engine, format;
-  const std::pair<const char*, std::optional<std::string>*> opts[] = {{"--model", &model},
-                                                                      {"--engine", &engine},
-                                                                      {"--gpu", &gpu},
-                                                                      {"--tp", &tp},
-                                                                      {"--scheme", &scheme},
-                                                                      {"--linear", &linear},
-                                                                      {"--moe", &moe},
-                                                                      {"--lm-head", &lmHead},
-                                                                      {"--kv-dtype", &kvDtype},
-                                                                      {"--use-case", &useCase},
-                                                                      {"--input-len", &inputLen},
-                                                                      {"--output-len", &outputLen},
-                                                                      {"--load", &load},
-                                                                      {"--max-batch", &maxBatch},
-                                                                      {"--token-budget", &budget},
-                                                                      {"--requests", &requests},
-                                                                      {"--seed", &seed},
-                                                                      {"--slo-ttft-ms", &sloTtft},
-                                                                      {"--slo-tpot-ms", &sloTpot},
-                                                                      {"--mem-util", &memUtil},
-                                                                      {"--reserve-gib", &reserve},
-                                                                      {"--format", &format}};
+      reserve, engine, format, specK, specAccept, specDraft;
+  const std::pair<const char*, std::optional<std::string>*> opts[] = {
+      {"--model", &model},
+      {"--engine", &engine},
+      {"--gpu", &gpu},
+      {"--tp", &tp},
+      {"--scheme", &scheme},
+      {"--linear", &linear},
+      {"--moe", &moe},
+      {"--lm-head", &lmHead},
+      {"--kv-dtype", &kvDtype},
+      {"--use-case", &useCase},
+      {"--input-len", &inputLen},
+      {"--output-len", &outputLen},
+      {"--load", &load},
+      {"--max-batch", &maxBatch},
+      {"--token-budget", &budget},
+      {"--requests", &requests},
+      {"--seed", &seed},
+      {"--slo-ttft-ms", &sloTtft},
+      {"--slo-tpot-ms", &sloTpot},
+      {"--mem-util", &memUtil},
+      {"--reserve-gib", &reserve},
+      {"--format", &format},
+      {"--spec-k", &specK},
+      {"--spec-acceptance", &specAccept},
+      {"--spec-draft", &specDraft}};
   if (!takeOptions(a, opts, "serving", err, rc)) return rc;
   if (!model) return badArg(err, "model", "--model is required");
   if (!gpu) return badArg(err, "gpu", "--gpu is required");
@@ -321,6 +349,47 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return badInput(err, *e);
   auto eng = engineServing(*scenario, cands->front());
   if (!eng) return badInput(err, eng.error());
+  std::optional<SpeculativeDraft> draft;
+  std::optional<Speculation> speculation;
+  if (specK || specAccept || specDraft) {
+    if (!specK || !specAccept || !specDraft)
+      return badArg(err,
+                    !specK        ? "spec-k"
+                    : !specAccept ? "spec-acceptance"
+                                  : "spec-draft",
+                    "--spec-k, --spec-acceptance and --spec-draft go together");
+    Speculation sp;
+    const auto k = parseInt(*specK);
+    if (!k || *k < 1 || *k > kMaxDraftTokens)
+      return badArg(err, "spec-k",
+                    "expected an integer from 1 to " + std::to_string(kMaxDraftTokens) +
+                        ", found '" + *specK + "'");
+    sp.draftTokens = static_cast<int>(*k);
+    const auto alpha = parseNumber(*specAccept);
+    if (!alpha || !(*alpha > 0 && *alpha <= 1))
+      return badArg(err, "spec-acceptance",
+                    "expected a number in (0, 1], found '" + *specAccept + "'");
+    sp.acceptance = *alpha;
+    if (*specDraft == "mtp") {
+      draft = mtpDraft(*eng, static_cast<int>(scenario->model.layers), spec.tp);
+    } else {
+      ScenarioSpec ds = spec;
+      ds.model = *specDraft;
+      auto dscen = resolveScenario(ds);
+      if (!dscen) return badInput(err, dscen.error());
+      if (dscen->model.id == scenario->model.id)
+        return badArg(err, "spec-draft", "the draft is the target model itself");
+      auto dc = makeCandidates({"bf16"}, "", "", "");
+      if (!dc) return badInput(err, dc.error());
+      auto deng = engineServing(*dscen, dc->front());
+      if (!deng) return badInput(err, deng.error());
+      draft = modelDraft(*deng, dscen->model.id, spec.tp);
+    }
+    auto se = speculativeServing(*eng, *draft, sp);
+    if (!se) return badInput(err, se.error());
+    *eng = std::move(*se);
+    speculation = sp;
+  }
   if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)
     return badArg(err, "gpu",
                   "the weights of " + cands->front().id +
@@ -389,7 +458,8 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   auto rows = loadRows(eng->steps, lim, *w, sim, loads, ttftSlo || tpotSlo);
   if (!rows) return badInput(err, rows.error());
   addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
-  const ServingReport report{*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows};
+  const ServingReport report{*scenario, spec,  cands->front().id, useCaseId, *w, lim,
+                             sim,       *rows, speculation,       draft};
   if (fmtName == "json") {
     printJson(report, out);
   } else if (fmtName == "csv") {

@@ -468,3 +468,82 @@ TEST_CASE("a request longer than the model's context is refused by search, servi
   CHECK(cal.err.find("row 2") != std::string::npos);
   CHECK(cal.err.find("context of 8192 tokens") != std::string::npos);
 }
+
+TEST_CASE("qfront serving --spec-k: speculative decoding per accepted token, options refused",
+          "[cli][serving]") {
+  const std::vector<std::string> base = {
+      "serving", "--model",  "llama-3.1-70b", "--gpu",       "h100-sxm", "--tp",
+      "4",       "--scheme", "w4a16-g128",    "--input-len", "512",      "--output-len",
+      "128",     "--load",   "sync",          "--requests",  "50",       "--format",
+      "json"};
+  auto run = [&](std::vector<std::string> extra) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return qfront(a);
+  };
+  const auto plain = run({});
+  REQUIRE(plain.rc == 0);
+  const auto pj = nlohmann::json::parse(plain.out);
+  CHECK(pj["speculation"].is_null());
+  const auto mtp = run({"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "mtp"});
+  INFO(mtp.err);
+  REQUIRE(mtp.rc == 0);
+  const auto mj = nlohmann::json::parse(mtp.out);
+  REQUIRE(mj["speculation"].is_object());
+  CHECK(mj["speculation"]["draft_tokens"] == 3);
+  CHECK(mj["speculation"]["draft"] == "mtp");
+  CHECK(mj["speculation"]["tokens_per_step"].get<double>() ==
+        Approx((1 - 0.7 * 0.7 * 0.7 * 0.7) / 0.3));
+  // One request at a time: a 4-token verify costs little more than one token's step, so the
+  // time per output token falls by nearly the 2.53 tokens a step yields, less the MTP layer.
+  const double tpot = pj["loads"][0]["tpot_p50_ms"].get<double>();
+  const double tpotSpec = mj["loads"][0]["tpot_p50_ms"].get<double>();
+  CHECK(tpotSpec < tpot / 1.8);
+  CHECK(tpotSpec > tpot / 2.53);
+  // The MTP layer's weights and KV come out of the pool.
+  CHECK(mj["kv_capacity_tokens"].get<double>() < pj["kv_capacity_tokens"].get<double>());
+  // A draft model costs its own steps: slower than MTP's single layer.
+  const auto draft =
+      run({"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "llama-3.1-8b"});
+  INFO(draft.err);
+  REQUIRE(draft.rc == 0);
+  const auto dj = nlohmann::json::parse(draft.out);
+  CHECK(dj["speculation"]["draft"] == "llama-3.1-8b");
+  CHECK(dj["loads"][0]["tpot_p50_ms"].get<double>() > tpotSpec);
+  // On W4A16's 70B (a 3 ms step) three bf16 8B drafts cost what they save; on bf16's 70B
+  // (four times the weight read) the same draft pays.
+  auto bf16 = [&](std::vector<std::string> extra) {
+    extra.insert(extra.begin(), {"--scheme", "bf16"});
+    auto a = base;
+    a.erase(a.begin() + 7, a.begin() + 9);  // the w4a16 --scheme
+    a.insert(a.end(), extra.begin(), extra.end());
+    return qfront(a);
+  };
+  const auto plainBf16 = bf16({});
+  const auto draftBf16 =
+      bf16({"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "llama-3.1-8b"});
+  REQUIRE(plainBf16.rc == 0);
+  REQUIRE(draftBf16.rc == 0);
+  CHECK(nlohmann::json::parse(draftBf16.out)["loads"][0]["tpot_p50_ms"].get<double>() <
+        nlohmann::json::parse(plainBf16.out)["loads"][0]["tpot_p50_ms"].get<double>() / 1.2);
+
+  const std::vector<std::pair<std::vector<std::string>, std::string>> bad = {
+      {{"--spec-k", "16", "--spec-acceptance", "0.7", "--spec-draft", "mtp"}, "spec-k"},
+      {{"--spec-k", "0", "--spec-acceptance", "0.7", "--spec-draft", "mtp"}, "spec-k"},
+      {{"--spec-k", "3", "--spec-acceptance", "0", "--spec-draft", "mtp"}, "spec-acceptance"},
+      {{"--spec-k", "3", "--spec-acceptance", "1.5", "--spec-draft", "mtp"}, "spec-acceptance"},
+      {{"--spec-k", "3", "--spec-acceptance", "nan", "--spec-draft", "mtp"}, "spec-acceptance"},
+      {{"--spec-k", "3", "--spec-acceptance", "0.7"}, "spec-draft"},
+      {{"--spec-k", "3", "--spec-draft", "mtp"}, "spec-acceptance"},
+      {{"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "llama-3.1-70b"},
+       "spec-draft"},
+      {{"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "no-such-model"}, "model"},
+  };
+  for (const auto& [extra, field] : bad) {
+    const auto r = run(extra);
+    INFO(r.err);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("field '" + field + "'") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}

@@ -13,10 +13,13 @@ double mixedStepS(const StepTimeModel& m, double decodeSeqs, double decodeContex
   if (prefillTokens <= 0) return decodeSeqs > 0 ? m.decodeStepS(decodeSeqs, decodeContext) : 0.0;
   const double k = std::max(1.0, prefillChunks);
   const double chunk = prefillTokens / k;
-  double t = m.decodeStepS(decodeSeqs + prefillTokens, 0.0);
-  if (decodeSeqs > 0)
-    t += m.decodeStepS(decodeSeqs, decodeContext) - m.decodeStepS(decodeSeqs, 0.0);
-  return t + k * (m.prefillS(chunk, prefillContext) - m.decodeStepS(chunk, 0.0));
+  auto pass = [&m](double tokens) {
+    return m.passS ? m.passS(tokens) : m.decodeStepS(tokens, 0.0);
+  };
+  const double decodeTokens = decodeSeqs * m.decodeTokensPerSeq;
+  double t = pass(decodeTokens + prefillTokens);
+  if (decodeSeqs > 0) t += m.decodeStepS(decodeSeqs, decodeContext) - pass(decodeTokens);
+  return t + k * (m.prefillS(chunk, prefillContext) - pass(chunk));
 }
 
 Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& cand) {

@@ -29,6 +29,12 @@ struct StepTimeModel {
   /// t_req: what a served request pays besides the engine's steps (tokenising, scheduling,
   /// the HTTP round trip, streaming the first token), seconds, added to its TTFT.
   double requestOverheadS = 0;
+  /// A decode-shaped pass of the GEMMs over `tokens` tokens at no context, for pricing prompt
+  /// chunks in a mixed step; unset: decodeStepS(tokens, 0). Set under speculation, where
+  /// decodeStepS is the time per accepted token, not one pass.
+  std::function<double(double tokens)> passS;
+  /// Tokens each decoding sequence puts through the GEMMs per step (k + 1 under speculation).
+  double decodeTokensPerSeq = 1;
 };
 
 /// One engine step that decodes `decodeSeqs` sequences (mean context `decodeContext`) and
@@ -37,7 +43,8 @@ struct StepTimeModel {
 /// pass over all its tokens at no context (decodeStepS(d + p, 0)), plus the decodes' attention
 /// (decodeStepS(d, c) − decodeStepS(d, 0)), plus what each chunk's prefill costs beyond a
 /// decode-shaped pass of its tokens (prefillS(n, c) − decodeStepS(n, 0): its attention). With
-/// no prefill it is decodeStepS; with one chunk and no decode it is prefillS.
+/// no prefill it is decodeStepS; with one chunk and no decode it is prefillS. Under
+/// speculation (passS set) the chunks cost the pass's margin above the decodes' verify tokens.
 double mixedStepS(const StepTimeModel& m, double decodeSeqs, double decodeContext,
                   double prefillTokens, double prefillContext, double prefillChunks = 1);
 

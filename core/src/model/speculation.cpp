@@ -1,0 +1,107 @@
+// Speculative decoding over the serving model's step times (docs/model.md, "Speculative
+// decoding").
+#include <quantfront/core/model/speculation.hpp>
+
+#include <cmath>
+#include <sstream>
+
+namespace qf {
+
+std::optional<Error> validateSpeculation(const Speculation& s) {
+  if (s.draftTokens < 1 || s.draftTokens > kMaxDraftTokens) {
+    std::ostringstream o;
+    o << "draft tokens per step must be from 1 to " << kMaxDraftTokens << ", found "
+      << s.draftTokens << " (at 16 or more the verify pass is a prefill)";
+    return Error{"", "", "spec-k", o.str()};
+  }
+  if (!(s.acceptance > 0.0 && s.acceptance <= 1.0)) {
+    std::ostringstream o;
+    o << "the acceptance rate must be in (0, 1], found " << s.acceptance;
+    return Error{"", "", "spec-acceptance", o.str()};
+  }
+  return std::nullopt;
+}
+
+double expectedTokensPerStep(const Speculation& s) {
+  const double k1 = static_cast<double>(s.draftTokens) + 1.0;
+  if (s.acceptance >= 1.0) return k1;
+  return (1.0 - std::pow(s.acceptance, k1)) / (1.0 - s.acceptance);
+}
+
+namespace {
+
+double passOf(const StepTimeModel& m, double tokens) {
+  if (tokens <= 0) return 0.0;
+  return m.passS ? m.passS(tokens) : m.decodeStepS(tokens, 0.0);
+}
+
+}  // namespace
+
+double speculativeStepS(const StepTimeModel& target, const SpeculativeDraft& draft,
+                        const Speculation& s, double batch, double context) {
+  if (batch <= 0) return 0.0;
+  const double k = static_cast<double>(s.draftTokens);
+  // The verify pass: GEMMs over every proposed position, attention once per sequence.
+  const double verify = passOf(target, batch * (k + 1.0)) +
+                        (target.decodeStepS(batch, context) - target.decodeStepS(batch, 0.0));
+  // The draft proposes its k tokens one step at a time.
+  const double drafting = draft.scale * k * draft.steps.decodeStepS(batch, context);
+  return verify + drafting;
+}
+
+StepTimeModel speculativeSteps(const StepTimeModel& target, const SpeculativeDraft& draft,
+                               const Speculation& s) {
+  const double tau = expectedTokensPerStep(s);
+  StepTimeModel out;
+  out.requestOverheadS = target.requestOverheadS;
+  out.decodeTokensPerSeq = target.decodeTokensPerSeq * (static_cast<double>(s.draftTokens) + 1);
+  out.decodeStepS = [target, draft, s, tau](double batch, double context) {
+    return speculativeStepS(target, draft, s, batch, context) / tau;
+  };
+  out.passS = [target](double tokens) { return passOf(target, tokens); };
+  out.prefillS = [target, draft](double tokens, double context) {
+    return target.prefillS(tokens, context) + draft.scale * draft.steps.prefillS(tokens, context);
+  };
+  return out;
+}
+
+Result<EngineServing> speculativeServing(const EngineServing& target, const SpeculativeDraft& draft,
+                                         const Speculation& s) {
+  if (auto e = validateSpeculation(s)) return *e;
+  EngineServing out = target;
+  out.steps = speculativeSteps(target.steps, draft, s);
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const double targetBytes = target.kvCapacityTokens * target.capacity.kvBytesPerToken;
+  const double freeBytes = targetBytes - draft.weightsGib * gib;
+  const double perToken = target.capacity.kvBytesPerToken + draft.kvBytesPerToken;
+  if (!(freeBytes > 0) || !(perToken > 0)) {
+    std::ostringstream o;
+    o << "the draft (" << draft.label << ", " << draft.weightsGib
+      << " GiB of weights) leaves no room for the KV cache beside the target's weights";
+    return Error{"", "", "spec-draft", o.str()};
+  }
+  out.kvCapacityTokens = freeBytes / perToken;
+  return out;
+}
+
+SpeculativeDraft mtpDraft(const EngineServing& target, int layers, int tp) {
+  SpeculativeDraft d;
+  const double l = layers > 0 ? static_cast<double>(layers) : 1.0;
+  d.steps = target.steps;
+  d.scale = 1.0 / l;
+  d.weightsGib = target.capacity.weightsGib * static_cast<double>(tp) / l;
+  d.kvBytesPerToken = target.capacity.kvBytesPerToken / l;
+  d.label = "mtp";
+  return d;
+}
+
+SpeculativeDraft modelDraft(const EngineServing& draft, const std::string& id, int tp) {
+  SpeculativeDraft d;
+  d.steps = draft.steps;
+  d.weightsGib = draft.capacity.weightsGib * static_cast<double>(tp);
+  d.kvBytesPerToken = draft.capacity.kvBytesPerToken;
+  d.label = id;
+  return d;
+}
+
+}  // namespace qf

@@ -282,6 +282,13 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
     return badArg(err, "check", "--check takes a measured-points CSV, not a session");
   }
   if (check && outOpt) return badArg(err, "o", "--check fits nothing, so writes no GPU file");
+  // A CSV names its model and GPU on every row: --device and --model would be ignored.
+  if (pointsFile && (deviceOpt || modelOpt)) {
+    return badArg(err, deviceOpt ? "device" : "model",
+                  std::string(deviceOpt ? "--device" : "--model") +
+                      " picks kernel records of a session; a measured-points CSV names the "
+                      "model and GPU on each row");
+  }
   if (pointsFile && check) return checkPointsFile(files[0], gpuOpt, datasheet, format, out, err);
   if (pointsFile) return calibrateFromPoints(files[0], gpuOpt, datasheet, format, outOpt, out, err);
   auto session = loadSession(files[0]);

@@ -191,6 +191,14 @@ TEST_CASE("qfront calibrate POINTS.csv refuses bad input with one line and write
   const auto r = qfront({"calibrate", path});
   CHECK(r.rc == 2);
   CHECK(r.err.find("--gpu") != std::string::npos);
+  // --device and --model pick a session's kernel records: with a CSV they were ignored.
+  for (const auto& [opt, field] :
+       {std::pair<std::string, std::string>{"--device", "device"}, {"--model", "model"}}) {
+    const auto d = qfront({"calibrate", path, "--gpu", "h100-sxm", opt, "x"});
+    CHECK(d.rc == 2);
+    CHECK(lines(d.err) == 1);
+    CHECK(d.err.find("field '" + field + "'") != std::string::npos);
+  }
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <quantfront/core/base/version.hpp>
 
 #include "cli.hpp"
+#include "cli_speculation.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -56,6 +57,12 @@ Predicts decode step time against batch size for each scheme with the analytic m
   --interval P           central probability of the intervals printed beside calibrated
                          end-to-end predictions (default 0.8); needs a calibration with an
                          e2e_fit record (qfront calibrate POINTS.csv, or the bundled A6000 fit)
+  --spec-k K             with --spec-acceptance A and --spec-draft D (a catalog model or
+                         mtp): speculative decoding, each scheme's time per accepted token at
+                         every batch (the target verifies B x (K + 1) tokens a step, the draft
+                         proposes K) and the crossovers it moves; table and json
+  --spec-acceptance A    probability a draft token is accepted, in (0, 1]
+  --spec-draft D         a catalog model id or config.json (bf16, same GPUs) or mtp
   --datasheet            the ideal roofline: ignore the GPU's calibration block and the
                          catalog's bundled defaults (fitted to arXiv:2411.02355's published
                          latencies; docs/model.md); every output names the constants used
@@ -372,8 +379,56 @@ int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Cata
 
 /// The engine's report with the `level` intervals of its end-to-end predictions, as JSON, CSV
 /// or a table.
+/// Speculative decoding beside the report: its curves and what it was.
+struct SpeculationView {
+  Speculation speculation;
+  std::string draft;
+  SpeculativeCurves curves;
+};
+
+Json speculationJson(const EngineReport& rep, const SpeculationView& v) {
+  Json j{{"draft_tokens", v.speculation.draftTokens},
+         {"acceptance", v.speculation.acceptance},
+         {"draft", v.draft},
+         {"tokens_per_step", v.curves.tokensPerStep}};
+  j["schemes"] = Json::array();
+  for (std::size_t i = 0; i < rep.schemes.size() && i < v.curves.perTokenS.size(); ++i) {
+    Json pts = Json::array();
+    for (std::size_t k = 0; k < rep.schemes[i].points.size(); ++k)
+      pts.push_back({{"batch", rep.schemes[i].points[k].batch},
+                     {"ms_per_token", v.curves.perTokenS[i][k] * 1e3}});
+    j["schemes"].push_back({{"id", rep.schemes[i].assignment.id}, {"points", pts}});
+  }
+  j["crossovers"] = Json::array();
+  for (const auto& c : v.curves.crossovers)
+    j["crossovers"].push_back({{"schemes", {c.schemes[0], c.schemes[1]}},
+                               {"batch", c.batch},
+                               {"faster_below", c.fasterBelow}});
+  return j;
+}
+
+void printSpeculationTable(const EngineReport& rep, const SpeculationView& v, std::ostream& out) {
+  out << "\nspeculative decoding: " << v.speculation.draftTokens << " draft tokens a step from "
+      << v.draft << ", acceptance " << v.speculation.acceptance << " ("
+      << fmt(v.curves.tokensPerStep, 2)
+      << " tokens a step); ms per accepted token (in brackets: the step without it)\n";
+  for (std::size_t i = 0; i < rep.schemes.size() && i < v.curves.perTokenS.size(); ++i) {
+    out << "  " << std::left << std::setw(32) << rep.schemes[i].assignment.id << std::right;
+    for (std::size_t k = 0; k < rep.schemes[i].points.size(); ++k)
+      out << "  B " << rep.schemes[i].points[k].batch << ": "
+          << fmt(v.curves.perTokenS[i][k] * 1e3, 3) << " ("
+          << fmt(rep.schemes[i].points[k].stepMs, 3) << ")";
+    out << "\n";
+  }
+  out << "crossovers with speculation\n";
+  if (v.curves.crossovers.empty()) out << "  none\n";
+  for (const auto& c : v.curves.crossovers)
+    out << "  B = " << fmt(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1] << ": "
+        << c.fasterBelow << " faster below\n";
+}
+
 void printModel(const std::string& fmtName, const EngineReport& rep, double level,
-                std::ostream& out) {
+                std::ostream& out, const SpeculationView* spec) {
   // Intervals of the end-to-end predictions, from the calibration's fit record.
   std::vector<std::vector<StaticBatchInterval>> intervals;
   for (const auto& sr : rep.schemes)
@@ -426,12 +481,14 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
         pt["total_tokens_per_s_interval"] = {iv.totalTokensPerS.low, iv.totalTokensPerS.high};
       }
     }
+    j["speculation"] = spec ? speculationJson(rep, *spec) : Json(nullptr);
     stampOutput(j);
     out << j.dump(2) << "\n";
   } else if (fmtName == "csv") {
     out << engineCsvText(rep);
   } else {
     printTable(rep, out);
+    if (spec) printSpeculationTable(rep, *spec, out);
     bool tieHead = false;
     for (std::size_t c = 0; c < rep.crossovers.size() && c < steps.ties.size(); ++c) {
       if (!steps.ties[c]) continue;
@@ -475,6 +532,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
       reserve, context, format, inputLen, outputLen, intervalOpt;
   EfficiencyFlags effFlags;
+  SpeculationArgs specArgs;
   bool missing = false;
   const bool datasheet = a.takeFlag("--datasheet");
   const auto schemeLists = a.take("--scheme", missing);
@@ -505,7 +563,10 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
       {"--request-overhead-ms", &effFlags.requestOverheadMs},
       {"--input-len", &inputLen},
       {"--output-len", &outputLen},
-      {"--interval", &intervalOpt}};
+      {"--interval", &intervalOpt},
+      {"--spec-k", &specArgs.k},
+      {"--spec-acceptance", &specArgs.acceptance},
+      {"--spec-draft", &specArgs.draft}};
   if (!takeOptions(a, opts, "model", err, rc)) return rc;
   if (!model)
     return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
@@ -604,9 +665,32 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
                     "expected a probability in (0, 1), found '" + *intervalOpt + "'");
     level = *v;
   }
+  const auto speculation = speculationOption(specArgs, err, rc);
+  if (rc != kExitOk) return rc;
+  if (speculation && fmtName == "csv")
+    return badArg(err, "spec-k", "speculative step times print as table or json, not csv");
+  std::optional<SpeculativeDraft> draft;
+  if (speculation && *specArgs.draft != "mtp") {
+    draft = draftModel(spec, s, *specArgs.draft, err, rc);
+    if (!draft) return rc;
+  }
   auto rep = runEngine(s, cands, batches);
   if (!rep) return badInput(err, rep.error());
-  printModel(fmtName, *rep, level, out);
+  std::optional<SpeculationView> view;
+  if (speculation) {
+    const double layers = std::max<double>(1.0, static_cast<double>(s.model.layers));
+    view = SpeculationView{
+        *speculation, draft ? draft->label : std::string("mtp"),
+        speculativeCurves(*rep, *speculation, [&](std::size_t, const StepTimeModel& target) {
+          if (draft) return *draft;
+          SpeculativeDraft d;
+          d.steps = target;
+          d.scale = 1.0 / layers;
+          d.label = "mtp";
+          return d;
+        })};
+  }
+  printModel(fmtName, *rep, level, out, view ? &*view : nullptr);
   return kExitOk;
 }
 

@@ -15,6 +15,7 @@
 #include <quantfront/core/model/speculation.hpp>
 
 #include "cli.hpp"
+#include "cli_speculation.hpp"
 #include "cli_workload.hpp"
 
 namespace qf::cli {
@@ -350,45 +351,18 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   auto eng = engineServing(*scenario, cands->front());
   if (!eng) return badInput(err, eng.error());
   std::optional<SpeculativeDraft> draft;
-  std::optional<Speculation> speculation;
-  if (specK || specAccept || specDraft) {
-    if (!specK || !specAccept || !specDraft)
-      return badArg(err,
-                    !specK        ? "spec-k"
-                    : !specAccept ? "spec-acceptance"
-                                  : "spec-draft",
-                    "--spec-k, --spec-acceptance and --spec-draft go together");
-    Speculation sp;
-    const auto k = parseInt(*specK);
-    if (!k || *k < 1 || *k > kMaxDraftTokens)
-      return badArg(err, "spec-k",
-                    "expected an integer from 1 to " + std::to_string(kMaxDraftTokens) +
-                        ", found '" + *specK + "'");
-    sp.draftTokens = static_cast<int>(*k);
-    const auto alpha = parseNumber(*specAccept);
-    if (!alpha || !(*alpha > 0 && *alpha <= 1))
-      return badArg(err, "spec-acceptance",
-                    "expected a number in (0, 1], found '" + *specAccept + "'");
-    sp.acceptance = *alpha;
+  const auto speculation = speculationOption({specK, specAccept, specDraft}, err, rc);
+  if (rc != kExitOk) return rc;
+  if (speculation) {
     if (*specDraft == "mtp") {
       draft = mtpDraft(*eng, static_cast<int>(scenario->model.layers), spec.tp);
     } else {
-      ScenarioSpec ds = spec;
-      ds.model = *specDraft;
-      auto dscen = resolveScenario(ds);
-      if (!dscen) return badInput(err, dscen.error());
-      if (dscen->model.id == scenario->model.id)
-        return badArg(err, "spec-draft", "the draft is the target model itself");
-      auto dc = makeCandidates({"bf16"}, "", "", "");
-      if (!dc) return badInput(err, dc.error());
-      auto deng = engineServing(*dscen, dc->front());
-      if (!deng) return badInput(err, deng.error());
-      draft = modelDraft(*deng, dscen->model.id, spec.tp);
+      draft = draftModel(spec, *scenario, *specDraft, err, rc);
+      if (!draft) return rc;
     }
-    auto se = speculativeServing(*eng, *draft, sp);
+    auto se = speculativeServing(*eng, *draft, *speculation);
     if (!se) return badInput(err, se.error());
     *eng = std::move(*se);
-    speculation = sp;
   }
   if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)
     return badArg(err, "gpu",

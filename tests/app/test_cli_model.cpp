@@ -538,3 +538,60 @@ TEST_CASE(
   CHECK_FALSE(dj["schemes"][0]["points"][0].contains("step_ms_interval"));
   for (const auto& c : dj["crossovers"]) CHECK_FALSE(c.contains("tie_batches"));
 }
+
+TEST_CASE("qfront model --spec-k: time per accepted token and the crossovers speculation moves",
+          "[cli][speculation]") {
+  const std::vector<std::string> base = {"model",
+                                         "--model",
+                                         "llama-3.1-8b",
+                                         "--gpu",
+                                         "h100-sxm",
+                                         "--scheme",
+                                         "bf16,w4a16-g128,w8a8-fp8",
+                                         "--batch",
+                                         "1:256",
+                                         "--format",
+                                         "json"};
+  const auto plain = qfront(base);
+  REQUIRE(plain.rc == 0);
+  const auto pj = nlohmann::json::parse(plain.out);
+  CHECK(pj["speculation"].is_null());
+  auto args = base;
+  args.insert(args.end(), {"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "mtp"});
+  const auto r = qfront(args);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& sp = j["speculation"];
+  REQUIRE(sp.is_object());
+  CHECK(sp["tokens_per_step"].get<double>() == Approx((1 - std::pow(0.7, 4)) / 0.3));
+  // At B = 1 a 4-token verify costs about one step: the time per token falls by about the
+  // 2.53 tokens a step yields (less the MTP layer's 1/32 of a step per draft token).
+  const double step1 = j["schemes"][0]["points"][0]["step_ms"].get<double>();
+  const double spec1 = sp["schemes"][0]["points"][0]["ms_per_token"].get<double>();
+  CHECK(spec1 < step1 / 2.2);
+  CHECK(spec1 > step1 / 2.53);
+  // Every crossover of two schemes moves to a lower batch: the verify pass is B(k + 1) rows.
+  auto crossing = [](const nlohmann::json& xs, const std::string& a, const std::string& b) {
+    for (const auto& x : xs)
+      if (x["schemes"][0] == a && x["schemes"][1] == b) return x["batch"].get<double>();
+    return -1.0;
+  };
+  const double before = crossing(pj["crossovers"], "w4a16-g128", "w8a8-fp8");
+  const double after = crossing(sp["crossovers"], "w4a16-g128", "w8a8-fp8");
+  REQUIRE(before > 0);
+  REQUIRE(after > 0);
+  CHECK(after < before / 3);
+  CHECK(after > before / 5);
+  // CSV has no place for it; bad values are refused with one line.
+  auto csv = args;
+  csv[csv.size() - 7] = "csv";
+  const auto c = qfront(csv);
+  CHECK(c.rc == 2);
+  CHECK(c.err.find("field 'spec-k'") != std::string::npos);
+  auto bad = base;
+  bad.insert(bad.end(), {"--spec-k", "16", "--spec-acceptance", "0.7", "--spec-draft", "mtp"});
+  const auto b = qfront(bad);
+  CHECK(b.rc == 2);
+  CHECK(b.err.find("field 'spec-k'") != std::string::npos);
+}

@@ -2,7 +2,9 @@
 // decoding").
 #include <quantfront/core/model/speculation.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <sstream>
 
 namespace qf {
@@ -102,6 +104,73 @@ SpeculativeDraft modelDraft(const EngineServing& draft, const std::string& id, i
   d.kvBytesPerToken = draft.capacity.kvBytesPerToken;
   d.label = id;
   return d;
+}
+
+StepTimeModel curveSteps(const StepCurve& curve) {
+  auto c = std::make_shared<const StepCurve>(curve);
+  StepTimeModel m;
+  m.decodeStepS = [c](double batch, double context) {
+    return batch > 0 ? c->decodeStepSeconds(batch, context) : 0.0;
+  };
+  m.prefillS = [](double, double) { return 0.0; };
+  return m;
+}
+
+SpeculativeCurves speculativeCurves(const EngineReport& rep, const Speculation& s,
+                                    const DraftForScheme& draftFor) {
+  SpeculativeCurves out;
+  out.tokensPerStep = expectedTokensPerStep(s);
+  const double tau = out.tokensPerStep;
+  const double context = static_cast<double>(rep.scenario.contextTokens);
+  std::vector<StepTimeModel> targets;
+  std::vector<SpeculativeDraft> drafts;
+  double bMin = 0, bMax = 0;
+  for (std::size_t i = 0; i < rep.schemes.size(); ++i) {
+    targets.push_back(curveSteps(rep.schemes[i].curve));
+    drafts.push_back(draftFor(i, targets.back()));
+    std::vector<double> perToken;
+    for (const auto& p : rep.schemes[i].points) {
+      perToken.push_back(speculativeStepS(targets[i], drafts[i], s, p.batch, context) / tau);
+      bMin = bMin > 0 ? std::min(bMin, p.batch) : p.batch;
+      bMax = std::max(bMax, p.batch);
+    }
+    out.perTokenS.push_back(std::move(perToken));
+  }
+  if (!(bMax > bMin)) return out;
+  // Sign changes of the difference on a log grid, each placed by bisection.
+  auto at = [&](std::size_t i, double b) {
+    return speculativeStepS(targets[i], drafts[i], s, b, context);
+  };
+  constexpr int kGrid = 512;
+  const double ratio = std::log(bMax / bMin) / kGrid;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    for (std::size_t j = i + 1; j < targets.size(); ++j) {
+      double lo = bMin;
+      double dLo = at(i, lo) - at(j, lo);
+      for (int g = 1; g <= kGrid; ++g) {
+        const double hi = bMin * std::exp(ratio * g);
+        const double dHi = at(i, hi) - at(j, hi);
+        if (dLo != 0 && dHi != 0 && (dLo < 0) != (dHi < 0)) {
+          double a = lo, b = hi;
+          for (int it = 0; it < 60; ++it) {
+            const double m = 0.5 * (a + b);
+            const double dm = at(i, m) - at(j, m);
+            ((dm < 0) == (dLo < 0) ? a : b) = m;
+          }
+          CrossoverReport cr;
+          cr.schemes = {rep.schemes[i].assignment.id, rep.schemes[j].assignment.id};
+          cr.batch = 0.5 * (a + b);
+          cr.fasterBelow = dLo < 0 ? cr.schemes[0] : cr.schemes[1];
+          out.crossovers.push_back(std::move(cr));
+        }
+        lo = hi;
+        dLo = dHi;
+      }
+    }
+  }
+  std::sort(out.crossovers.begin(), out.crossovers.end(),
+            [](const CrossoverReport& x, const CrossoverReport& y) { return x.batch < y.batch; });
+  return out;
 }
 
 }  // namespace qf

@@ -5,8 +5,11 @@
 /// (independent positions) a step yields τ = (1 − α^(k+1)) / (1 − α) tokens per sequence
 /// (k + 1 at α = 1). The target's GEMMs run at M = B·(k + 1), so a scheme whose advantage is
 /// the small-M weight read (W4A16) loses it k + 1 times sooner in B.
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/model/serving_model.hpp>
@@ -63,5 +66,23 @@ SpeculativeDraft mtpDraft(const EngineServing& target, int layers, int tp);
 
 /// A draft model's cost from its own engine on the same replica (`tp` GPUs).
 SpeculativeDraft modelDraft(const EngineServing& draft, const std::string& id, int tp);
+
+/// The step time per accepted token of every scheme of an engine report under speculation,
+/// at the report's batches and the scenario's context, and where two schemes' per-token times
+/// cross (docs/model.md, "Speculative decoding").
+struct SpeculativeCurves {
+  double tokensPerStep = 1;
+  std::vector<std::vector<double>> perTokenS;  ///< [scheme][point], at each point's batch
+  std::vector<CrossoverReport> crossovers;     ///< in [smallest, largest batch], by batch
+};
+
+/// The draft of scheme `i` of the report, given that scheme's target step times.
+using DraftForScheme = std::function<SpeculativeDraft(std::size_t i, const StepTimeModel& target)>;
+
+/// A scheme's decode step times from its engine curve (prefill left out: 0).
+StepTimeModel curveSteps(const StepCurve& curve);
+
+SpeculativeCurves speculativeCurves(const EngineReport& rep, const Speculation& s,
+                                    const DraftForScheme& draftFor);
 
 }  // namespace qf

@@ -1,0 +1,29 @@
+#pragma once
+/// What `qfront serving` and `qfront model` share for speculative decoding: --spec-k,
+/// --spec-acceptance and --spec-draft, parsed and checked, and the draft they name.
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/speculation.hpp>
+
+namespace qf::cli {
+
+/// The three options as given (unset when absent).
+struct SpeculationArgs {
+  std::optional<std::string> k, acceptance, draft;
+  [[nodiscard]] bool any() const { return k || acceptance || draft; }
+};
+
+/// The speculation the options ask for: nullopt with rc unchanged when none is given; on bad
+/// input (one missing, k outside 1..15, an acceptance outside (0, 1]) prints one line, sets rc
+/// and returns nullopt.
+std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostream& err, int& rc);
+
+/// A draft model (not "mtp") for a target on `spec`'s GPUs and TP: its bf16 engine there.
+/// Errors (printed, rc set): an unknown model, the target itself, a draft that does not fit.
+std::optional<SpeculativeDraft> draftModel(const ScenarioSpec& spec, const Scenario& target,
+                                           const std::string& draftId, std::ostream& err, int& rc);
+
+}  // namespace qf::cli

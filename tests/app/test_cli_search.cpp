@@ -353,7 +353,7 @@ TEST_CASE("qfront search --gate --session keeps the schemes whose candidate pass
   }
 }
 
-TEST_CASE("serving and search figures carry 80% intervals; a cost tie is said, not recommended",
+TEST_CASE("serving and search figures carry 80% intervals, and a cost tie is said, not recommended",
           "[cli][serving][search][interval]") {
   // qfront serving: each analytic figure inside its interval, which the bundled fit widens.
   const auto r = qfront({"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme",

@@ -645,7 +645,7 @@ TEST_CASE("a swapped A register or a wrong ldmatrix mapping is caught", "[cuda][
   }
 }
 
-TEST_CASE("one-hop split-K: every split depth, any arrival order, the same bits; tickets reset",
+TEST_CASE("one-hop split-K: every split depth, any arrival order, the same bits, tickets reset",
           "[cuda][w4a16]") {
   // k = 4184: 33 groups, not a multiple of 128; n = 37 and 203 odd (one and two column
   // blocks); m = 3 (8-row CTAs) and 20 (16-row CTAs). For each split depth 1 .. the deepest

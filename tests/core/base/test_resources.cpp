@@ -39,7 +39,7 @@ void writeAll(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("an installed program reads PREFIX/share/quantfront; a build tree its compiled copy") {
+TEST_CASE("an installed program reads PREFIX/share/quantfront, a build tree its compiled copy") {
   const auto installed = qf::resourceLocationFor("/opt/qf/bin/qfront", std::nullopt);
   CHECK(installed.dir == "/opt/qf/share/quantfront");
   CHECK(installed.reason == "the program is installed as /opt/qf/bin/qfront");

@@ -96,7 +96,7 @@ TEST_CASE("a candidate's own lm_head scheme, and bf16 itself, are left as they a
 }
 
 TEST_CASE(
-    "a scheme whose checkpoints quantize the head keeps it; the catalog names the "
+    "a scheme whose checkpoints quantize the head keeps it, and the catalog names the "
     "precision",
     "[engine][checkpoint][catalog]") {
   const Catalog& bundled = Catalog::bundled();

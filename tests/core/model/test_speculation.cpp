@@ -45,7 +45,8 @@ TEST_CASE("tokens per speculative step are (1 - a^(k+1)) / (1 - a)", "[speculati
   CHECK(qf::expectedTokensPerStep(spec(5, 1e-9)) == Approx(1.0).epsilon(1e-6));
 }
 
-TEST_CASE("speculation refuses k outside 1..15 and an acceptance outside (0, 1]", "[speculation]") {
+TEST_CASE("speculation refuses k outside 1..15 and an acceptance of 0 or less or above 1",
+          "[speculation]") {
   CHECK_FALSE(qf::validateSpeculation(spec(1, 1.0)));
   CHECK_FALSE(qf::validateSpeculation(spec(15, 0.7)));
   for (int k : {0, -1, 16, 100}) {
@@ -117,7 +118,7 @@ TEST_CASE("speculation moves W4A16's crossover with bf16 k + 1 times lower in ba
   sp.gpu = "h100-sxm";
   auto s = qf::resolveScenario(sp);
   REQUIRE(s);
-  auto cands = qf::makeCandidates({"bf16", "w4a16"}, "", "", "");
+  auto cands = qf::makeCandidates({"bf16", "w4a16-g128"}, "", "", "");
   REQUIRE(cands);
   REQUIRE(cands->size() == 2);
   auto bf16 = qf::engineServing(*s, (*cands)[0]);

@@ -678,17 +678,10 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   if (!rep) return badInput(err, rep.error());
   std::optional<SpeculationView> view;
   if (speculation) {
-    const double layers = std::max<double>(1.0, static_cast<double>(s.model.layers));
     view = SpeculationView{
         *speculation, draft ? draft->label : std::string("mtp"),
-        speculativeCurves(*rep, *speculation, [&](std::size_t, const StepTimeModel& target) {
-          if (draft) return *draft;
-          SpeculativeDraft d;
-          d.steps = target;
-          d.scale = 1.0 / layers;
-          d.label = "mtp";
-          return d;
-        })};
+        speculativeCurves(*rep, *speculation,
+                          draftPerScheme(draft, static_cast<double>(s.model.layers)))};
   }
   printModel(fmtName, *rep, level, out, view ? &*view : nullptr);
   return kExitOk;

@@ -165,3 +165,41 @@ TEST_CASE("Help > Documentation shows the project's docs, built into the program
   // Asked again, the same window comes forward.
   CHECK(w.showDocumentation() == d);
 }
+
+TEST_CASE("speculation in the scenario draws time per accepted token and moves the crossovers",
+          "[ui][speculation]") {
+  app();
+  qf::ui::MainWindow w;
+  REQUIRE(w.stepTimePlot()->schemeCurveCount() == 3);
+  CHECK(w.stepTimePlot()->speculativeCurveCount() == 0);
+  auto spec = w.scenario();
+  spec.specDraftTokens = 3;
+  spec.specAcceptance = 0.7;
+  spec.specDraft = "mtp";
+  w.setScenario(spec);
+  // Every scheme gets its dashed per-token curve; the two crossovers stay inside 1..1024
+  // (moved to about a quarter of their batch: 118 and 266 without).
+  CHECK(w.stepTimePlot()->speculativeCurveCount() == 3);
+  CHECK(w.stepTimePlot()->speculativeCrossoverCount() == 2);
+  CHECK(w.scenario().specDraftTokens == 3);
+  bool sawCrossing = false;
+  for (int i = 0; i < w.stepTimePlot()->plottableCount(); ++i) {
+    auto* p = w.stepTimePlot()->plottable(i);
+    if (p->property("qf_role").toString() != "speculation-crossover") continue;
+    auto* g = qobject_cast<QCPGraph*>(p);
+    REQUIRE(g);
+    const double b = g->data()->begin()->key;
+    CHECK(b < 118.0 / 2);  // every crossover below half the lower plain one
+    sawCrossing = true;
+  }
+  CHECK(sawCrossing);
+  // A draft that is the target is said, not drawn.
+  spec.specDraft = "llama-3.1-8b";
+  w.setScenario(spec);
+  CHECK(w.stepTimePlot()->speculativeCurveCount() == 0);
+  // Off again: the dashed curves leave.
+  spec.specDraftTokens = 0;
+  w.setScenario(spec);
+  CHECK(w.stepTimePlot()->speculativeCurveCount() == 0);
+  CHECK(w.stepTimePlot()->schemeCurveCount() == 3);
+}

@@ -106,6 +106,18 @@ SpeculativeDraft modelDraft(const EngineServing& draft, const std::string& id, i
   return d;
 }
 
+DraftForScheme draftPerScheme(const std::optional<SpeculativeDraft>& model, double layers) {
+  const double l = std::max(1.0, layers);
+  return [model, l](std::size_t, const StepTimeModel& target) {
+    if (model) return *model;
+    SpeculativeDraft d;
+    d.steps = target;
+    d.scale = 1.0 / l;
+    d.label = "mtp";
+    return d;
+  };
+}
+
 StepTimeModel curveSteps(const StepCurve& curve) {
   auto c = std::make_shared<const StepCurve>(curve);
   StepTimeModel m;

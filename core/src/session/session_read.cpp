@@ -11,6 +11,7 @@
 #include <quantfront/core/base/json_scanner.hpp>
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/model/cost.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 #include "session/session_support.hpp"
 
@@ -34,7 +35,7 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   if (auto e = r.object(j, p, "scenario",
                         {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype",
                          "max_model_len", "mem_util", "reserve_gib", "context", "use_case", "batch",
-                         "datasheet", "input_len", "output_len"})) {
+                         "datasheet", "input_len", "output_len", "speculation"})) {
     return e;
   }
   if (auto e = r.readString(s.model, j, p, "model", true, false)) return e;
@@ -81,6 +82,21 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   if (auto e = r.readString(s.useCase, j, p, "use_case", false)) return e;
   s.datasheet = false;
   if (auto e = r.readBoolean(s.datasheet, j, p, "datasheet")) return e;
+  s.specDraftTokens = 0;
+  s.specAcceptance = 0.7;
+  s.specDraft = "mtp";
+  if (const Json* sp = JsonReader::find(j, "speculation")) {
+    const std::string sp_ = child(p, "speculation");
+    if (auto e = r.object(*sp, sp_, "speculation", {"draft_tokens", "acceptance", "draft"}))
+      return e;
+    std::int64_t k = 0;
+    if (auto e = r.readInteger(k, *sp, sp_, "draft_tokens", true, 1, kMaxDraftTokens)) return e;
+    s.specDraftTokens = static_cast<int>(k);
+    if (auto e = r.readNumber(s.specAcceptance, *sp, sp_, "acceptance")) return e;
+    if (!(s.specAcceptance > 0 && s.specAcceptance <= 1))
+      return r.error(child(sp_, "acceptance"), "acceptance", "must be in (0, 1]");
+    if (auto e = r.readString(s.specDraft, *sp, sp_, "draft", true, false)) return e;
+  }
   const Json* b = JsonReader::find(j, "batch");
   if (!b) return r.missing(p, "batch", "object");
   const std::string bp = child(p, "batch");

@@ -8,6 +8,7 @@
 #include <map>
 
 #include <quantfront/core/base/json_scanner.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 #include "session/session_support.hpp"
 
@@ -72,6 +73,14 @@ std::optional<Error> checkScenario(const ScenarioSpec& s) {
   if (auto e = finite(s.reserveGib, p, "reserve_gib")) return e;
   if (s.reserveGib < 0) return at(child(p, "reserve_gib"), "reserve_gib", "must be >= 0");
   if (auto e = inRange(s.contextTokens, p, "context", 0, kMaxTokens)) return e;
+  if (s.specDraftTokens != 0) {
+    const std::string sp = child(p, "speculation");
+    if (auto e = inRange(s.specDraftTokens, sp, "draft_tokens", 1, kMaxDraftTokens)) return e;
+    if (auto e = finite(s.specAcceptance, sp, "acceptance")) return e;
+    if (!(s.specAcceptance > 0 && s.specAcceptance <= 1))
+      return at(child(sp, "acceptance"), "acceptance", "must be in (0, 1]");
+    if (auto e = nonEmpty(s.specDraft, sp, "draft")) return e;
+  }
   if (auto e = inRange(s.inputLen, p, "input_len", 0, kMaxTokens)) return e;
   if (auto e = inRange(s.outputLen, p, "output_len", 0, kMaxTokens)) return e;
   const std::string bp = child(p, "batch");

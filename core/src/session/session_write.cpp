@@ -76,6 +76,13 @@ J scenarioJson(const ScenarioSpec& s) {
   j["kv_dtype"] = s.kvDtype;
   j["max_model_len"] = s.maxModelLen;
   if (s.datasheet) j["datasheet"] = true;
+  if (s.specDraftTokens > 0) {
+    J sp = J::object();
+    sp["draft_tokens"] = s.specDraftTokens;
+    sp["acceptance"] = s.specAcceptance;
+    sp["draft"] = s.specDraft;
+    j["speculation"] = sp;
+  }
   j["mem_util"] = s.memUtil;
   j["reserve_gib"] = s.reserveGib;
   j["context"] = s.contextTokens;

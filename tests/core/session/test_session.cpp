@@ -63,6 +63,9 @@ Session richSession() {
   s.scenario.useCase = "code-fixing";
   s.scenario.batchMin = 2;
   s.scenario.batchMax = 300;
+  s.scenario.specDraftTokens = 4;
+  s.scenario.specAcceptance = 0.65;
+  s.scenario.specDraft = "llama-3.1-8b";
 
   Candidate c;
   c.id = "c1";
@@ -436,6 +439,19 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
     std::string text = minimalWith("[]");
     text.replace(text.find("\"kv_dtype\": \"bf16\""), 18, "\"kv_dtype\": \"int3\"");
     CHECK(parseError(text).field == "kv_dtype");
+  }
+  SECTION("speculation out of range") {
+    for (const auto& [sp, field] :
+         {std::pair<std::string, std::string>{
+              R"({"draft_tokens": 16, "acceptance": 0.7, "draft": "mtp"})", "draft_tokens"},
+          {R"({"draft_tokens": 3, "acceptance": 0, "draft": "mtp"})", "acceptance"},
+          {R"({"draft_tokens": 3, "acceptance": 0.7})", "draft"}}) {
+      std::string text = minimalWith("[]");
+      text.replace(text.find("\"context\": 0"), 12, "\"context\": 0, \"speculation\": " + sp);
+      const Error e = parseError(text);
+      CHECK(e.field == field);
+      CHECK(e.position.rfind("/scenario/speculation", 0) == 0);
+    }
   }
   SECTION("missing scenario") {
     const Error e =

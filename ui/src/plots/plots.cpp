@@ -505,6 +505,73 @@ void StepTimePlot::clearOverlay() {
   m_calibratedCurves = 0;
 }
 
+void StepTimePlot::setSpeculation(const EngineReport& report, const SpeculativeCurves* curves,
+                                  const QString& label) {
+  for (int i = plottableCount() - 1; i >= 0; --i) {
+    const QString role = plottable(i)->property("qf_role").toString();
+    if (role == "speculation" || role == "speculation-crossover") removePlottable(i);
+  }
+  m_speculativeCurves = 0;
+  m_speculativeCrossovers = 0;
+  if (!curves) {
+    replot(QCustomPlot::rpQueuedReplot);
+    return;
+  }
+  double yMax = yAxis->range().upper;
+  for (std::size_t si = 0; si < report.schemes.size() && si < curves->perTokenS.size(); ++si) {
+    const SchemeReport& s = report.schemes[si];
+    const QString id = qs(s.assignment.id);
+    QVector<double> x, y;
+    for (std::size_t k = 0; k < s.points.size() && k < curves->perTokenS[si].size(); ++k) {
+      x.push_back(s.points[k].batch);
+      y.push_back(curves->perTokenS[si][k] * 1e3);
+    }
+    simplifyCurveData(x, y, true, false);
+    for (double v : y) yMax = std::max(yMax, v * 1.05);
+    QCPGraph* g = addGraph();
+    g->setData(x, y, true);
+    // Dash-dot, a style no scheme's own curve has (solid, dashed, dotted), in its colour.
+    QPen pen = schemePen(id);
+    pen.setStyle(Qt::DashDotLine);
+    pen.setWidthF(std::max(1.5, pen.widthF()));
+    g->setPen(pen);
+    g->setName(QString("%1 per accepted token (speculation: %2)").arg(id, label));
+    g->setProperty("qf_role", "speculation");
+    ++m_speculativeCurves;
+  }
+  const double lo = xAxis->range().lower, hi = xAxis->range().upper;
+  for (const auto& c : curves->crossovers) {
+    if (c.batch < lo || c.batch > hi) continue;
+    std::size_t si = 0;
+    while (si < report.schemes.size() && report.schemes[si].assignment.id != c.schemes[0]) ++si;
+    if (si >= report.schemes.size() || si >= curves->perTokenS.size()) continue;
+    // The per-token time there, read off the drawn points (log-linear between them).
+    const auto& pts = report.schemes[si].points;
+    double t = curves->perTokenS[si].front() * 1e3;
+    for (std::size_t k = 1; k < pts.size(); ++k) {
+      if (pts[k].batch < c.batch) continue;
+      const double f =
+          std::log(c.batch / pts[k - 1].batch) / std::log(pts[k].batch / pts[k - 1].batch);
+      t = 1e3 * (curves->perTokenS[si][k - 1] +
+                 f * (curves->perTokenS[si][k] - curves->perTokenS[si][k - 1]));
+      break;
+    }
+    QCPGraph* m = addGraph();
+    m->setData(QVector<double>{c.batch}, QVector<double>{t}, true);
+    m->setLineStyle(QCPGraph::lsNone);
+    m->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(QColor(200, 0, 0), 1.5),
+                                       QBrush(Qt::white), 10));
+    m->setName(QString("%1 / %2 cross at B = %3 with speculation (%4 faster below)")
+                   .arg(qs(c.schemes[0]), qs(c.schemes[1]))
+                   .arg(c.batch, 0, 'f', 1)
+                   .arg(qs(c.fasterBelow)));
+    m->setProperty("qf_role", "speculation-crossover");
+    ++m_speculativeCrossovers;
+  }
+  yAxis->setRange(0, yMax);
+  replot(QCustomPlot::rpQueuedReplot);
+}
+
 void StepTimePlot::setOverlay(const MeasurementOverlay& overlay) {
   clearOverlay();
   double yMax = yAxis->range().upper;

@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 #include "text.hpp"
 
@@ -429,6 +430,32 @@ QGroupBox* ScenarioPanel::buildServingGroup() {
   m_outputLen->setSpecialValueText("off");
   m_outputLen->setToolTip("Output tokens of the static batch (0: no end-to-end figures)");
   srvForm->addRow("Output tokens", m_outputLen);
+  m_specK = new QSpinBox(srv);
+  m_specK->setObjectName("specDraftTokens");
+  m_specK->setRange(0, kMaxDraftTokens);
+  m_specK->setSpecialValueText("off");
+  m_specK->setToolTip(
+      "Speculative decoding: draft tokens per step. The step-time plot adds each scheme's time "
+      "per accepted token (dash-dotted): the target verifies B × (k + 1) tokens a step, so the "
+      "crossovers move k + 1 times lower in batch");
+  srvForm->addRow("Speculation: draft tokens", m_specK);
+  m_specAcceptance = new QDoubleSpinBox(srv);
+  m_specAcceptance->setObjectName("specAcceptance");
+  m_specAcceptance->setRange(0.01, 1.0);
+  m_specAcceptance->setSingleStep(0.05);
+  m_specAcceptance->setDecimals(2);
+  m_specAcceptance->setToolTip(
+      "Probability a draft token is accepted: a step yields (1 − α^(k+1)) / (1 − α) tokens");
+  srvForm->addRow("Acceptance", m_specAcceptance);
+  m_specDraft = new QComboBox(srv);
+  m_specDraft->setObjectName("specDraft");
+  m_specDraft->addItem("MTP layer of the target", QString("mtp"));
+  for (const auto& m : Catalog::bundled().models())
+    m_specDraft->addItem(qs(m.id) + " (bf16)", qs(m.id));
+  m_specDraft->setToolTip(
+      "The draft: the target's multi-token-prediction layer (one layer's cost per draft "
+      "token) or a smaller catalog model run in bf16 on the same GPUs");
+  srvForm->addRow("Draft", m_specDraft);
   return srv;
 }
 
@@ -442,14 +469,14 @@ void ScenarioPanel::connectChanges() {
   auto changed = [this] {
     if (!m_updating) m_coalesce.start();
   };
-  for (QComboBox* box : {m_kvDtype, m_mixedLinear, m_mixedMoe, m_mixedLmHead}) {
+  for (QComboBox* box : {m_kvDtype, m_mixedLinear, m_mixedMoe, m_mixedLmHead, m_specDraft}) {
     connect(box, &QComboBox::currentIndexChanged, this, changed);
   }
   for (QSpinBox* box : {m_tp, m_batchMin, m_batchMax, m_batchAt, m_maxModelLen, m_context,
-                        m_inputLen, m_outputLen}) {
+                        m_inputLen, m_outputLen, m_specK}) {
     connect(box, &QSpinBox::valueChanged, this, changed);
   }
-  for (QDoubleSpinBox* box : {m_memUtil, m_reserve}) {
+  for (QDoubleSpinBox* box : {m_memUtil, m_reserve, m_specAcceptance}) {
     connect(box, &QDoubleSpinBox::valueChanged, this, changed);
   }
   connect(m_schemes, &QListWidget::itemChanged, this, changed);
@@ -658,6 +685,11 @@ void ScenarioPanel::setSpec(const ScenarioSpec& spec) {
   m_context->setValue(static_cast<int>(spec.contextTokens));
   m_inputLen->setValue(static_cast<int>(spec.inputLen));
   m_outputLen->setValue(static_cast<int>(spec.outputLen));
+  m_specK->setValue(spec.specDraftTokens);
+  m_specAcceptance->setValue(spec.specAcceptance);
+  if (m_specDraft->findData(qs(spec.specDraft)) < 0)
+    m_specDraft->addItem(qs(spec.specDraft), qs(spec.specDraft));
+  selectData(m_specDraft, qs(spec.specDraft));
   m_updating = false;
 }
 
@@ -689,6 +721,9 @@ ScenarioSpec ScenarioPanel::spec() const {
   s.contextTokens = m_context->value();
   s.inputLen = m_inputLen->value();
   s.outputLen = m_outputLen->value();
+  s.specDraftTokens = m_specK->value();
+  s.specAcceptance = m_specAcceptance->value();
+  s.specDraft = m_specDraft->currentData().toString().toStdString();
   return s;
 }
 

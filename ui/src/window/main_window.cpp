@@ -39,6 +39,7 @@
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/model_config.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/speculation.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/deploy_gate.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
@@ -528,11 +529,61 @@ void MainWindow::recompute() {
   m_intervals = std::make_shared<const ReportIntervals>(
       reportIntervals(*m_report, spec.batchMin, spec.batchMax));
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt, m_intervals);
+  updateSpeculation(spec);
   m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
   updateSchemesTable(batchAt);
   emit reportUpdated();
+}
+
+void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
+  if (!m_report) return;
+  if (spec.specDraftTokens <= 0) {
+    m_stepPlot->setSpeculation(*m_report, nullptr, {});
+    return;
+  }
+  Speculation sp;
+  sp.draftTokens = spec.specDraftTokens;
+  sp.acceptance = spec.specAcceptance;
+  QString why;
+  std::optional<SpeculativeDraft> draft;
+  if (auto e = validateSpeculation(sp)) {
+    why = qs(e->message);
+  } else if (spec.specDraft != "mtp") {
+    // A draft model: its bf16 engine on the scenario's GPUs and TP.
+    ScenarioSpec ds = spec;
+    ds.model = spec.specDraft;
+    auto dscen = resolveScenario(ds);
+    auto bf16 = makeCandidates({"bf16"}, "", "", "");
+    if (!dscen) {
+      why = qs(dscen.error().str());
+    } else if (!bf16) {
+      why = qs(bf16.error().str());
+    } else if (dscen->model.id == m_report->scenario.model.id) {
+      why = "the draft is the target model itself";
+    } else {
+      dscen->contextTokens = m_report->scenario.contextTokens;
+      auto eng = engineServing(*dscen, bf16->front());
+      if (eng)
+        draft = modelDraft(*eng, dscen->model.id, spec.tp);
+      else
+        why = qs(eng.error().str());
+    }
+  }
+  if (!why.isEmpty()) {
+    m_panel->setFeedback("Speculation not drawn: " + why, true);
+    m_stepPlot->setSpeculation(*m_report, nullptr, {});
+    return;
+  }
+  const SpeculativeCurves curves = speculativeCurves(
+      *m_report, sp, draftPerScheme(draft, static_cast<double>(m_report->scenario.model.layers)));
+  const QString label = QString("k %1, α %2, %3; %4 tokens a step")
+                            .arg(sp.draftTokens)
+                            .arg(sp.acceptance, 0, 'f', 2)
+                            .arg(qs(draft ? draft->label : std::string("mtp")))
+                            .arg(curves.tokensPerStep, 0, 'f', 2);
+  m_stepPlot->setSpeculation(*m_report, &curves, label);
 }
 
 void MainWindow::updateSchemesTable(double batchAt) {

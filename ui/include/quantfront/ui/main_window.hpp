@@ -257,6 +257,8 @@ class MainWindow : public QMainWindow {
   void exportDataInteractive();
   /// The Schemes and Crossovers tables from the report; with `batchAt` ≥ 1 (the spec the
   /// report was made from) each scheme at that batch too.
+  /// Speculative decoding on the step-time plot, as the scenario asks (off: removed).
+  void updateSpeculation(const ScenarioSpec& spec);
   void updateSchemesTable(double batchAt);
   /// Shows the does-not-fit banner unless the current view's plot already says it.
   void updateFitBanner();

@@ -8,6 +8,7 @@
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/speculation.hpp>
 #include <quantfront/ui/label_layout.hpp>
 
 namespace qf::ui {
@@ -33,6 +34,13 @@ class StepTimePlot : public QCustomPlot {
   /// colour, dash-dot, "(calibrated)" in the legend). An empty overlay removes them.
   void setOverlay(const MeasurementOverlay& overlay);
   [[nodiscard]] int measuredPointCount() const { return m_measuredPoints; }
+  /// Speculative decoding beside the report's curves: each scheme's time per accepted token,
+  /// dash-dotted in its colour, named with `label` ("k 3, α 0.70, mtp"), and the crossovers it
+  /// moves as hollow diamonds; nullptr removes them. Call after setReport.
+  void setSpeculation(const EngineReport& report, const SpeculativeCurves* curves,
+                      const QString& label);
+  [[nodiscard]] int speculativeCurveCount() const { return m_speculativeCurves; }
+  [[nodiscard]] int speculativeCrossoverCount() const { return m_speculativeCrossovers; }
   [[nodiscard]] int calibratedCurveCount() const { return m_calibratedCurves; }
   /// The plot's labels (floors, ridges, crossovers, regimes), placed without overlaps.
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
@@ -70,6 +78,8 @@ class StepTimePlot : public QCustomPlot {
 
   /// Moves the crossover names between their curves and the list beside the plot.
   void showCrossoverList(bool on);
+  int m_speculativeCurves = 0;
+  int m_speculativeCrossovers = 0;
   PlotLabels m_labels;
   std::vector<CrossoverLabel> m_crossoverLabels;
   QCPTextElement* m_crossoverList = nullptr;

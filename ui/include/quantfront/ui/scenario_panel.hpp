@@ -141,6 +141,9 @@ class ScenarioPanel : public QWidget {
   QDoubleSpinBox* m_memUtil = nullptr;
   QDoubleSpinBox* m_reserve = nullptr;
   QSpinBox* m_context = nullptr;
+  QSpinBox* m_specK = nullptr;  ///< speculative decoding: draft tokens, 0 = off
+  QDoubleSpinBox* m_specAcceptance = nullptr;
+  QComboBox* m_specDraft = nullptr;
   QLabel* m_feedback = nullptr;
   bool m_updating = false;
 };

@@ -44,6 +44,12 @@ struct ScenarioSpec {
   /// The ideal roofline: no calibration at all (neither the GPU file's block nor the bundled
   /// defaults). Off: the GPU's own calibration block, else the catalog's bundled defaults.
   bool datasheet = false;
+  /// Speculative decoding drawn beside the step times (docs/model.md, "Speculative
+  /// decoding"): draft tokens per step, 0 for off; the acceptance rate; the draft ("mtp" or a
+  /// catalog model id).
+  int specDraftTokens = 0;
+  double specAcceptance = 0.7;
+  std::string specDraft = "mtp";
 
   /// Every field compared, so a field added here is part of undo's "did anything change"
   /// without another edit.

@@ -85,4 +85,8 @@ StepTimeModel curveSteps(const StepCurve& curve);
 SpeculativeCurves speculativeCurves(const EngineReport& rep, const Speculation& s,
                                     const DraftForScheme& draftFor);
 
+/// The draft of every scheme: `model` when given (a draft model's engine), else each scheme's
+/// own MTP layer (its target step times over the model's `layers`).
+DraftForScheme draftPerScheme(const std::optional<SpeculativeDraft>& model, double layers);
+
 }  // namespace qf

@@ -431,7 +431,18 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   auto rows = loadRows(eng->steps, lim, *w, sim, loads, ttftSlo || tpotSlo);
   if (!rows) return badInput(err, rows.error());
-  addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
+  // The intervals come from the calibration's spread around the plain engine; with speculation
+  // they would describe another operating point, so none is given.
+  if (speculation) {
+    for (auto& row : *rows) {
+      row["interval_level"] = 0.8;
+      for (const char* key : {"analytic_output_tok_s_interval", "analytic_ttft_ms_interval",
+                              "analytic_tpot_ms_interval"})
+        row[key] = nullptr;
+    }
+  } else {
+    addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
+  }
   const ServingReport report{*scenario, spec,  cands->front().id, useCaseId, *w, lim,
                              sim,       *rows, speculation,       draft};
   if (fmtName == "json") {

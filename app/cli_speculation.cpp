@@ -48,7 +48,11 @@ std::optional<SpeculativeDraft> draftModel(const ScenarioSpec& spec, const Scena
     rc = badArg(err, "spec-draft", "the draft '" + draftId + "' is the target model itself");
     return std::nullopt;
   }
+  // The draft runs on the target's GPUs with the target's constants (any --overhead-ms and
+  // friends the command took) and memory rule.
   scen->contextTokens = target.contextTokens;
+  scen->efficiency = target.efficiency;
+  scen->kvFreeFraction = target.kvFreeFraction;
   auto cands = makeCandidates({"bf16"}, "", "", "");
   if (!cands) {
     rc = badInput(err, cands.error());

@@ -21,8 +21,9 @@ struct SpeculationArgs {
 /// and returns nullopt.
 std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostream& err, int& rc);
 
-/// A draft model (not "mtp") for a target on `spec`'s GPUs and TP: its bf16 engine there.
-/// Errors (printed, rc set): an unknown model, the target itself, a draft that does not fit.
+/// A draft model (not "mtp") for a target on `spec`'s GPUs and TP: its bf16 engine there, with
+/// the target's constants. Errors (printed, rc set): an unknown model, the target itself.
+/// Whether it fits beside the target is speculativeServing's to say.
 std::optional<SpeculativeDraft> draftModel(const ScenarioSpec& spec, const Scenario& target,
                                            const std::string& draftId, std::ostream& err, int& rc);
 

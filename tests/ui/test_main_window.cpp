@@ -193,13 +193,17 @@ TEST_CASE("speculation in the scenario draws time per accepted token and moves t
     sawCrossing = true;
   }
   CHECK(sawCrossing);
-  // A draft that is the target is said, not drawn.
-  spec.specDraft = "llama-3.1-8b";
-  w.setScenario(spec);
-  CHECK(w.stepTimePlot()->speculativeCurveCount() == 0);
-  // Off again: the dashed curves leave.
+  // Off again: the per-token curves and their crossovers leave.
   spec.specDraftTokens = 0;
   w.setScenario(spec);
   CHECK(w.stepTimePlot()->speculativeCurveCount() == 0);
+  CHECK(w.stepTimePlot()->speculativeCrossoverCount() == 0);
   CHECK(w.stepTimePlot()->schemeCurveCount() == 3);
+  // A draft that is the target is said, not drawn.
+  spec.specDraftTokens = 3;
+  spec.specDraft = "llama-3.1-8b";
+  w.setScenario(spec);
+  CHECK(w.stepTimePlot()->speculativeCurveCount() == 0);
+  CHECK(w.scenarioPanel()->feedbackText().contains("Speculation not drawn"));
+  CHECK(w.scenarioPanel()->feedbackText().contains("target model itself"));
 }

@@ -88,10 +88,11 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
   const double I = w.inputTokens;
   const double O = w.outputTokens;
   const double K = lim.tokenBudget;
-  const double cd = I + O / 2.0;  // mean context of a decoding sequence
+  const double t = m.decodeTokensPerSeq;  // budget tokens a decoding sequence takes (k + 1)
+  const double cd = I + O / 2.0;          // mean context of a decoding sequence
   Cycle cy;
   // Prompt tokens a step can take beside the other sequences' decodes.
-  const double avail = std::max(1.0, K - std::max(0.0, C - 1.0));
+  const double avail = std::max(1.0, K - t * std::max(0.0, C - 1.0));
   const double sp = I <= avail ? 1.0 : std::ceil(I / avail);  // steps a prompt spans
   const double chunk = I / sp;
   const double cp = (I - chunk) / 2.0;  // mean context of a chunk
@@ -105,7 +106,7 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
     // k or k + 1 whole prompts per step; the others decode.
     const double k = std::floor(r);
     const double frac = r - k;
-    if ((C - k - (frac > 0 ? 1 : 0)) + (k + (frac > 0 ? 1 : 0)) * I <= K) {
+    if (t * (C - k - (frac > 0 ? 1 : 0)) + (k + (frac > 0 ? 1 : 0)) * I <= K) {
       cy.stepS =
           (1.0 - frac) * step(C - k, k * I, k) + frac * step(C - k - 1.0, (k + 1.0) * I, k + 1.0);
       cy.requestsPerStep = r;
@@ -122,9 +123,9 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
   }
   // Every step full: decodes and prompt tokens in the ratio (O − 1) : I.
   cy.budgetBound = true;
-  double d = O > 1.0 ? K * (O - 1.0) / (I + O - 1.0) : 0.0;
+  double d = O > 1.0 ? K * (O - 1.0) / (I + t * (O - 1.0)) : 0.0;
   d = std::min(d, std::max(0.0, C - 1.0));
-  const double p = O > 1.0 ? std::min(K - d, d * I / (O - 1.0)) : K;
+  const double p = O > 1.0 ? std::min(K - t * d, d * I / (O - 1.0)) : K;
   cy.stepS = step(d, p, std::max(1.0, p / I));
   cy.requestsPerStep = p / I;
   cy.prefillS = std::max(1.0, I / std::max(p, 1e-300)) * cy.stepS;

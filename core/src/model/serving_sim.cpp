@@ -298,6 +298,14 @@ std::optional<Error> checkSimulationWork(double work) {
 Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
                                   const SimOptions& o) {
   if (auto e = validateSim(lim, o)) return *e;
+  // A full batch's decodes (k + 1 tokens each under speculation) must leave the budget room.
+  if (lim.tokenBudget < static_cast<double>(lim.maxBatch) * m.decodeTokensPerSeq) {
+    std::ostringstream msg;
+    msg << "must be at least the batch cap x " << m.decodeTokensPerSeq
+        << " tokens (each running sequence's decode and verify tokens every step), found "
+        << lim.tokenBudget;
+    return Error{"", "", "token-budget", msg.str()};
+  }
   std::vector<Request> reqs = drawRequests(o);
   const std::size_t n = reqs.size();
   const bool closed = o.closedLoopConcurrency.has_value();
@@ -362,7 +370,10 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
     // 1. Decodes: every running sequence past its prompt needs one more KV token.
     std::int64_t decoding = makeRoomForDecodes(reqs, running, waiting, kvUsed, kvCap, res);
     kvUsed += static_cast<double>(decoding);
-    std::int64_t budget = K - decoding;
+    // Each decoding sequence puts decodeTokensPerSeq tokens through the step (k + 1 verify
+    // tokens under speculation), all counted against the budget.
+    std::int64_t budget = K - static_cast<std::int64_t>(
+                                  std::ceil(static_cast<double>(decoding) * m.decodeTokensPerSeq));
     // 2. Prompt chunks of running sequences, then newly admitted ones.
     std::int64_t prefillTokens = 0;
     double prefillCtx = 0;

@@ -70,6 +70,9 @@ StepTimeModel speculativeSteps(const StepTimeModel& target, const SpeculativeDra
 Result<EngineServing> speculativeServing(const EngineServing& target, const SpeculativeDraft& draft,
                                          const Speculation& s) {
   if (auto e = validateSpeculation(s)) return *e;
+  if (!(target.kvCapacityTokens > 0))
+    return Error{"", "", "gpu",
+                 "the target's weights leave no room for the KV cache, before any draft"};
   EngineServing out = target;
   out.steps = speculativeSteps(target.steps, draft, s);
   const double gib = 1024.0 * 1024.0 * 1024.0;

@@ -143,3 +143,37 @@ TEST_CASE("speculation moves W4A16's crossover with bf16 k + 1 times lower in ba
                [&](double b) { return qf::speculativeStepS(bf16->steps, free, k3, b, 0); });
   CHECK(withSpec == Approx(plain / 4).margin(0.25));
 }
+
+TEST_CASE("verify tokens count against the token budget", "[speculation]") {
+  qf::StepTimeModel plain;
+  plain.prefillS = [](double n, double) { return 0.010 + 1e-4 * n; };
+  plain.decodeStepS = [](double b, double) { return 0.010 + 1e-4 * b; };
+  // Speculation that never pays (one token a step): the decode step is a 4-token verify.
+  qf::StepTimeModel verify4 = plain;
+  verify4.decodeStepS = [](double b, double) { return 0.010 + 4e-4 * b; };
+  verify4.passS = [](double n) { return 0.010 + 1e-4 * n; };
+  verify4.decodeTokensPerSeq = 4;
+  qf::ServingLimits lim;
+  lim.maxBatch = 64;
+  lim.tokenBudget = 512;
+  qf::ServingWorkload w;
+  w.inputTokens = 2000;
+  w.outputTokens = 100;
+  // Budget-bound: every step full. With 4 budget tokens per decoding sequence, fewer prompt
+  // tokens fit beside the decodes (427 instead of 488 a step, by hand), so fewer requests
+  // start per second: 0.2135 / 61.2 ms against 0.244 / 61.2 ms.
+  const auto a = qf::saturatedState(plain, lim, w);
+  const auto b = qf::saturatedState(verify4, lim, w);
+  CHECK(b.requestsPerS / a.requestsPerS == Approx(0.2135 / 0.244).epsilon(0.02));
+  // A full batch's verify tokens (64 x 4) must fit the budget: 200 does not.
+  lim.tokenBudget = 200;
+  qf::SimOptions o;
+  o.input.mean = 100;
+  o.output.mean = 10;
+  o.requests = 100;
+  auto r = qf::simulateServing(verify4, lim, o);
+  REQUIRE_FALSE(r);
+  CHECK(r.error().field == "token-budget");
+  // The plain model runs at that budget (64 decodes fit in 200).
+  CHECK(qf::simulateServing(plain, lim, o));
+}

@@ -547,7 +547,9 @@ void StepTimePlot::setSpeculation(const EngineReport& report, const SpeculativeC
     if (si >= report.schemes.size() || si >= curves->perTokenS.size()) continue;
     // The per-token time there, read off the drawn points (log-linear between them).
     const auto& pts = report.schemes[si].points;
-    double t = curves->perTokenS[si].front() * 1e3;
+    double t = (c.batch <= pts.front().batch ? curves->perTokenS[si].front()
+                                             : curves->perTokenS[si].back()) *
+               1e3;
     for (std::size_t k = 1; k < pts.size(); ++k) {
       if (pts[k].batch < c.batch) continue;
       const double f =

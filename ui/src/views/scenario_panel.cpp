@@ -441,9 +441,9 @@ QGroupBox* ScenarioPanel::buildServingGroup() {
   srvForm->addRow("Speculation: draft tokens", m_specK);
   m_specAcceptance = new QDoubleSpinBox(srv);
   m_specAcceptance->setObjectName("specAcceptance");
-  m_specAcceptance->setRange(0.01, 1.0);
+  m_specAcceptance->setRange(0.001, 1.0);
   m_specAcceptance->setSingleStep(0.05);
-  m_specAcceptance->setDecimals(2);
+  m_specAcceptance->setDecimals(3);
   m_specAcceptance->setToolTip(
       "Probability a draft token is accepted: a step yields (1 − α^(k+1)) / (1 − α) tokens");
   srvForm->addRow("Acceptance", m_specAcceptance);
@@ -721,10 +721,17 @@ ScenarioSpec ScenarioPanel::spec() const {
   s.contextTokens = m_context->value();
   s.inputLen = m_inputLen->value();
   s.outputLen = m_outputLen->value();
+  // Off: the acceptance and draft a session keeps are the defaults (the widgets keep theirs).
   s.specDraftTokens = m_specK->value();
-  s.specAcceptance = m_specAcceptance->value();
-  s.specDraft = m_specDraft->currentData().toString().toStdString();
+  if (s.specDraftTokens > 0) {
+    s.specAcceptance = m_specAcceptance->value();
+    s.specDraft = m_specDraft->currentData().toString().toStdString();
+  }
   return s;
+}
+
+QString ScenarioPanel::feedbackText() const {
+  return m_feedback->text();
 }
 
 void ScenarioPanel::setFeedback(const QString& text, bool isError) {

@@ -564,6 +564,7 @@ void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
       why = "the draft is the target model itself";
     } else {
       dscen->contextTokens = m_report->scenario.contextTokens;
+      dscen->efficiency = m_report->scenario.efficiency;
       auto eng = engineServing(*dscen, bf16->front());
       if (eng)
         draft = modelDraft(*eng, dscen->model.id, spec.tp);

@@ -67,6 +67,8 @@ class ScenarioPanel : public QWidget {
   [[nodiscard]] ScenarioSpec spec() const;
   /// Feedback line under the inputs (model facts or the current error).
   void setFeedback(const QString& text, bool isError);
+  /// The feedback line as shown (model facts, or what could not be computed).
+  [[nodiscard]] QString feedbackText() const;
   /// Checks or unchecks one uniform scheme (emits scenarioChanged).
   void setSchemeChecked(const QString& id, bool checked);
   /// Labels the model entry of a config file by the model it holds, "<name> (<file>)", not the

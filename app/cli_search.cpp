@@ -17,6 +17,7 @@
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
+#include "cli_speculation.hpp"
 #include "cli_workload.hpp"
 
 namespace qf::cli {
@@ -57,6 +58,10 @@ options:
                          peaks) instead of the GPU file's calibration or the bundled defaults
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --spec-k K             speculative decoding on every deployment with the model's MTP layer
+  --spec-acceptance A    (--spec-draft mtp): K draft tokens a step (1 to 15), acceptance in
+  --spec-draft mtp       (0, 1]; the token budget is at least the batch cap x (K + 1); no
+                         intervals are given under speculation
   --gate "metric>=X"     a quality gate (repeatable), with --session: only schemes whose
                          candidate of the model in SESSION passes every gate on its whole
                          interval are searched ("score>=baseline-0.5" takes --baseline, else the
@@ -302,14 +307,30 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
       maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format, session,
       baseline;
+  SpeculationArgs specArgs;
   const std::pair<const char*, std::optional<std::string>*> opts[] = {
-      {"--model", &model},          {"--use-case", &useCase},   {"--input-len", &inputLen},
-      {"--output-len", &outputLen}, {"--gpus", &gpus},          {"--max-gpus", &maxGpus},
-      {"--schemes", &schemes},      {"--kv-dtypes", &kvDtypes}, {"--max-batch", &maxBatch},
-      {"--token-budget", &budget},  {"--load", &load},          {"--slo-ttft-ms", &sloTtft},
-      {"--slo-tpot-ms", &sloTpot},  {"--latency", &latency},    {"--mem-util", &memUtil},
-      {"--reserve-gib", &reserve},  {"--format", &format},      {"--session", &session},
-      {"--baseline", &baseline}};
+      {"--model", &model},
+      {"--use-case", &useCase},
+      {"--input-len", &inputLen},
+      {"--output-len", &outputLen},
+      {"--gpus", &gpus},
+      {"--max-gpus", &maxGpus},
+      {"--schemes", &schemes},
+      {"--kv-dtypes", &kvDtypes},
+      {"--max-batch", &maxBatch},
+      {"--token-budget", &budget},
+      {"--load", &load},
+      {"--slo-ttft-ms", &sloTtft},
+      {"--slo-tpot-ms", &sloTpot},
+      {"--latency", &latency},
+      {"--mem-util", &memUtil},
+      {"--reserve-gib", &reserve},
+      {"--format", &format},
+      {"--session", &session},
+      {"--baseline", &baseline},
+      {"--spec-k", &specArgs.k},
+      {"--spec-acceptance", &specArgs.acceptance},
+      {"--spec-draft", &specArgs.draft}};
   if (!takeOptions(a, opts, "search", err, rc)) return rc;
   if (!model) return badArg(err, "model", "--model is required");
   std::string fmtName;
@@ -364,6 +385,12 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   if (!tokenBudgetOption(budget, sp.tokenBudget, err, rc)) return rc;
   if (!memoryOptions(memUtil, reserve, sp.memUtil, sp.reserveGib, err, rc)) return rc;
+  sp.speculation = speculationOption(specArgs, err, rc);
+  if (rc != kExitOk) return rc;
+  if (sp.speculation && *specArgs.draft != "mtp")
+    return badArg(err, "spec-draft",
+                  "the search prices the model's own MTP layer as the draft (--spec-draft mtp); a "
+                  "draft model is priced by qfront serving and qfront model");
   DeployOptions o;
   o.workload = *w;
   const auto ttftSlo = positiveOption(sloTtft, "slo-ttft-ms", err, rc);
@@ -389,13 +416,35 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   auto r = searchDeployments(sp, o);
   if (!r) return badInput(err, r.error());
   Json j = deployResultToJson(*r, o);
-  if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
+  if (sp.speculation) {
+    // The constants' spread describes the plain engine: no interval under speculation.
+    j["best_ties"] = Json::array();
+    j["best_is_tie"] = false;
+    j["speculation"] = {{"draft_tokens", sp.speculation->draftTokens},
+                        {"acceptance", sp.speculation->acceptance},
+                        {"draft", "mtp"},
+                        {"tokens_per_step", expectedTokensPerStep(*sp.speculation)}};
+  } else {
+    if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
+    j["speculation"] = nullptr;
+  }
   j["gate"] = gateJson;
   j["model"] = sp.model.id;
   if (r->best) {
     // How to launch the answer on each engine, with the limits the model priced.
     j["best"]["launch"] =
         launchCommandsToJson(launchCommands(*r->best, sp.model, launchSettingsFor(sp, *w)));
+    if (sp.speculation) {
+      const std::string note =
+          "priced with speculative decoding by the model's MTP layer, " +
+          std::to_string(sp.speculation->draftTokens) +
+          " draft tokens a step: enable the engine's MTP speculative decoding (vLLM "
+          "--speculative-config, SGLang --speculative-algorithm) with that many tokens, and a "
+          "token budget of at least the batch cap x " +
+          std::to_string(sp.speculation->draftTokens + 1);
+      for (auto& [engine, launch] : j["best"]["launch"].items())
+        if (launch.contains("notes")) launch["notes"].push_back(note);
+    }
   }
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
   if (fmtName == "json") {

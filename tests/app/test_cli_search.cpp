@@ -547,3 +547,40 @@ TEST_CASE("qfront serving --spec-k: speculative decoding per accepted token, opt
     CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("qfront search --spec-k prices every deployment with the model's MTP layer",
+          "[cli][search][speculation]") {
+  const std::vector<std::string> base = {
+      "--model", "llama-3.1-8b", "--input-len", "512", "--output-len", "256", "--load", "sync",
+      "--gpus",  "h100-sxm",     "--max-gpus",  "1",   "--schemes",    "bf16"};
+  const auto plain = searchJson(base);
+  CHECK(plain["speculation"].is_null());
+  auto args = base;
+  args.insert(args.end(), {"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "mtp"});
+  const auto spec = searchJson(args);
+  REQUIRE(spec["speculation"].is_object());
+  CHECK(spec["speculation"]["draft_tokens"] == 3);
+  // One request at a time: 2.53 tokens a step for a 4-token verify and three 1/32-layer drafts.
+  const double tpot = plain["best"]["tpot_ms"].get<double>();
+  const double tpotSpec = spec["best"]["tpot_ms"].get<double>();
+  CHECK(tpotSpec < tpot / 2.0);
+  CHECK(tpotSpec > tpot / 2.53);
+  // The launch says what was priced.
+  bool said = false;
+  for (const auto& n : spec["best"]["launch"]["vllm"]["notes"])
+    said = said || n.get<std::string>().find("speculative decoding") != std::string::npos;
+  CHECK(said);
+  for (const auto& [extra, field] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--spec-k", "16", "--spec-acceptance", "0.7", "--spec-draft", "mtp"}, "spec-k"},
+           {{"--spec-k", "3", "--spec-acceptance", "1.2", "--spec-draft", "mtp"},
+            "spec-acceptance"},
+           {{"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "llama-3.1-70b"},
+            "spec-draft"}}) {
+    auto bad = base;
+    bad.insert(bad.begin(), "search");
+    bad.insert(bad.end(), extra.begin(), extra.end());
+    const auto r = qfront(bad);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("field '" + field + "'") != std::string::npos);
+  }
+}

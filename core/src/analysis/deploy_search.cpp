@@ -118,6 +118,9 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
   if (sp.batchCaps.empty()) return Error{"", "", "max-batch", "no batch cap to search"};
   if (sp.maxGpus < 1 || sp.maxGpus > 4096)
     return Error{"", "", "max-gpus", "must be between 1 and 4096"};
+  if (sp.speculation) {
+    if (auto e = validateSpeculation(*sp.speculation)) return e;
+  }
   if (o.sloTtftMs < 0 || !std::isfinite(o.sloTtftMs))
     return Error{"", "", "slo-ttft-ms", "must be positive"};
   if (o.sloTpotMs < 0 || !std::isfinite(o.sloTpotMs))
@@ -236,10 +239,21 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
             res.rejectedMemory += perCurve;
             continue;
           }
+          if (sp.speculation) {
+            auto se = speculativeServing(
+                *eng, mtpDraft(*eng, static_cast<int>(sp.model.layers), tp), *sp.speculation);
+            if (!se || se->kvCapacityTokens < I + O) {
+              res.rejectedMemory += perCurve;
+              continue;
+            }
+            *eng = std::move(*se);
+          }
           for (int cap : sp.batchCaps) {
             ServingLimits lim;
             lim.maxBatch = cap;
-            lim.tokenBudget = std::max(sp.tokenBudget, static_cast<double>(cap));
+            // Every running sequence's decode (k + 1 verify tokens under speculation) fits.
+            lim.tokenBudget =
+                std::max(sp.tokenBudget, static_cast<double>(cap) * eng->steps.decodeTokensPerSeq);
             lim.kvCapacityTokens = eng->kvCapacityTokens;
             // One replica's state serves every replica count (sync and max); at a rate each
             // replica takes its share.

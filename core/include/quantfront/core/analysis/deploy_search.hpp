@@ -14,6 +14,7 @@
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/serving_model.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 namespace qf {
 
@@ -45,6 +46,10 @@ struct DeploySpace {
   bool datasheet = false;
   double reserveGib = 6.0;
   const Catalog* catalog = &Catalog::bundled();  ///< its fallback kernels price missing paths
+  /// Speculative decoding with the target's MTP layer on every deployment (docs/model.md,
+  /// "Speculative decoding"): the layer's weights and KV leave the pool, a step verifies
+  /// B·(k + 1) tokens and the token budget is at least the batch cap's verify tokens.
+  std::optional<Speculation> speculation;
 };
 
 /// The request rates a load may offer, req/s: below, a deployment's figures are noise (one

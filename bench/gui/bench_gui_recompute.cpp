@@ -1,4 +1,6 @@
-// GUI benchmark: recompute + replot after an input change (offscreen platform).
+// GUI benchmark: recompute + replot after an input change (offscreen platform), the step-time
+// tab in view: the window draws a hidden plot when it is shown, so the throughput plot's
+// refresh and replot are timed apart (with_throughput_plot_median_ms).
 // Alternates the GPU between H100 SXM and A100 so that every iteration redraws new data.
 // Prints JSON with the median and p90 over iterations, for the default three schemes and for
 // eight built-in schemes over B = 1..4096, at the window's 400 log-spaced batches (plus every
@@ -36,7 +38,7 @@ int main(int argc, char** argv) {
       spec.batchMin = 1;
       spec.batchMax = 4096;
     }
-    std::vector<double> ms, recomputeMs, replotMs;
+    std::vector<double> ms, recomputeMs, replotMs, bothMs;
     using Clock = std::chrono::steady_clock;
     auto msBetween = [](Clock::time_point a, Clock::time_point b) {
       return std::chrono::duration<double, std::milli>(b - a).count();
@@ -47,11 +49,15 @@ int main(int argc, char** argv) {
       w.setScenario(spec);
       const auto t1 = Clock::now();
       w.stepTimePlot()->replot(QCustomPlot::rpImmediateRefresh);
-      w.throughputPlot()->replot(QCustomPlot::rpImmediateRefresh);
       const auto t2 = Clock::now();
+      // The hidden throughput plot, brought up to date and drawn as when its tab is shown:
+      // the figure this benchmark measured before the window drew hidden plots on demand.
+      w.throughputPlot()->replot(QCustomPlot::rpImmediateRefresh);
+      const auto t3 = Clock::now();
       ms.push_back(msBetween(t0, t2));
       recomputeMs.push_back(msBetween(t0, t1));
       replotMs.push_back(msBetween(t1, t2));
+      bothMs.push_back(msBetween(t0, t3));
       QApplication::processEvents();
     }
     auto median = [](std::vector<double> v) {
@@ -68,9 +74,13 @@ int main(int argc, char** argv) {
                     {"p90_ms", ms[ms.size() * 9 / 10]},
                     {"min_ms", ms.front()},
                     {"recompute_median_ms", median(recomputeMs)},
-                    {"replot_median_ms", median(replotMs)}});
+                    {"replot_median_ms", median(replotMs)},
+                    {"with_throughput_plot_median_ms", median(bothMs)}});
   }
-  nlohmann::json out{{"benchmark", "GUI recompute + replot of both plots after an input change"},
+  nlohmann::json out{{"benchmark",
+                      "GUI recompute + replot after an input change, the step-time tab in view "
+                      "(median_ms); with the hidden throughput plot refreshed and drawn too "
+                      "(with_throughput_plot_median_ms)"},
                      {"iterations", iters},
                      {"runs", runs}};
   std::cout << out.dump(2) << "\n";

@@ -12,8 +12,11 @@ inline QApplication& app() {
   static int argc = 1;
   static char name[] = "qf_ui_tests";
   static char* argv[] = {name, nullptr};
-  static QApplication a(argc, argv);
-  return a;
+  // Never destroyed: a static QApplication is destroyed at exit after Qt's own registry of
+  // input devices, and deleting the pointing device a shown table view registers then
+  // crashes the process after its tests passed.
+  static QApplication* a = new QApplication(argc, argv);
+  return *a;
 }
 
 }  // namespace qf::testing

@@ -207,3 +207,47 @@ TEST_CASE("speculation in the scenario draws time per accepted token and moves t
   CHECK(w.scenarioPanel()->feedbackText().contains("Speculation not drawn"));
   CHECK(w.scenarioPanel()->feedbackText().contains("target model itself"));
 }
+
+TEST_CASE("a hidden view is brought up to date when it is shown, not on every edit",
+          "[ui][frame]") {
+  app();
+  qf::ui::MainWindow w;
+  w.resize(1400, 900);
+  w.show();
+  QApplication::processEvents();
+  w.showTab("step");
+  // The plot as the tab widget holds it (the window's accessor would refresh it first).
+  auto* hidden = w.findChild<qf::ui::ThroughputPlot*>();
+  REQUIRE(hidden);
+  auto spec = w.scenario();
+  const double before = hidden->markedBatch();
+  spec.batchAt = before == 64 ? 96 : 64;
+  const auto at = static_cast<double>(spec.batchAt);
+  w.setScenario(spec);
+  // The step-time plot in view follows the edit at once; the hidden throughput plot waits.
+  CHECK(w.stepTimePlot()->markedBatch() == at);
+  CHECK(hidden->markedBatch() == before);
+  w.showTab("throughput");
+  CHECK(hidden->markedBatch() == at);
+  // In view, it follows each edit again.
+  spec.batchAt = 32;
+  w.setScenario(spec);
+  CHECK(hidden->markedBatch() == 32);
+
+  // The Schemes table is refilled while hidden and its columns fitted when it is shown: a
+  // column is then at least as wide as its header's text.
+  w.showTab("step");
+  spec.batchAt = 128;
+  w.setScenario(spec);
+  auto* table = w.findChild<QTableWidget*>("schemesTable");
+  REQUIRE(table);
+  REQUIRE(table->columnCount() > 4);
+  CHECK(table->horizontalHeaderItem(1)->text().contains("B=128"));
+  w.showTab("schemes");
+  QApplication::processEvents();
+  const QFontMetrics fm(table->horizontalHeader()->font());
+  for (int c = 0; c < table->columnCount(); ++c) {
+    CAPTURE(table->horizontalHeaderItem(c)->text().toStdString());
+    CHECK(table->columnWidth(c) >= fm.horizontalAdvance(table->horizontalHeaderItem(c)->text()));
+  }
+}

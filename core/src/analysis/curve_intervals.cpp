@@ -46,11 +46,17 @@ std::optional<TieRange> crossoverTie(const StepCurveIntervals& a, const StepCurv
   auto tie = [&](double batch) {
     return figuresTie(a, b, [batch](const StepCurve& c) { return c.stepSeconds(batch); });
   };
-  // Step out by 2% while the intervals overlap, then bisect the edge (in log batch) to 0.1%.
+  // Step out from the crossover by 2%, doubling the step (in log batch) while the intervals
+  // still overlap, then bisect the edge to 0.1%. The tie is one range around the crossover
+  // (the ratio's interval holds 1 from the crossover outward until it no longer does), so a
+  // longer step finds the same edge in a few evaluations: the window recomputes this on
+  // every scenario edit, for every crossover.
   auto edge = [&](double factor, double bound) {
     double in = x0;
+    double step = std::log(factor);
     for (;;) {
-      const double next = factor > 1 ? std::min(in * factor, bound) : std::max(in * factor, bound);
+      const double stepped = in * std::exp(step);
+      const double next = factor > 1 ? std::min(stepped, bound) : std::max(stepped, bound);
       if (next == in) return in;
       if (!tie(next)) {
         double out = next;
@@ -61,6 +67,7 @@ std::optional<TieRange> crossoverTie(const StepCurveIntervals& a, const StepCurv
         return in;
       }
       in = next;
+      step *= 2;
     }
   };
   if (!tie(x0)) return std::nullopt;

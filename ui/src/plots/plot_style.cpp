@@ -54,6 +54,39 @@ SchemeStyle styleFor(const QString& id) {
 
 enum FontKind { kAxisLabel, kTickLabel, kLegend, kTitle, kItemText };
 
+/// A text element that measures its text once per text and font: QCPTextElement lays the
+/// whole text out on every size query, and a layout asks several times a replot (the
+/// crossover list beside the step-time plot is measured by the title's row as well).
+class MeasuredTextElement : public QCPTextElement {
+ public:
+  explicit MeasuredTextElement(QCustomPlot* plot) : QCPTextElement(plot) {}
+
+ protected:
+  QSize minimumOuterSizeHint() const override {
+    return textSize() +
+           QSize(mMargins.left() + mMargins.right(), mMargins.top() + mMargins.bottom());
+  }
+  QSize maximumOuterSizeHint() const override {
+    return {QWIDGETSIZE_MAX, textSize().height() + mMargins.top() + mMargins.bottom()};
+  }
+
+ private:
+  [[nodiscard]] QSize textSize() const {
+    if (mText != m_measuredText || mFont != m_measuredFont || !m_measured) {
+      const QFontMetrics metrics(mFont);
+      m_size = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, mText).size();
+      m_measuredText = mText;
+      m_measuredFont = mFont;
+      m_measured = true;
+    }
+    return m_size;
+  }
+  mutable bool m_measured = false;
+  mutable QString m_measuredText;
+  mutable QFont m_measuredFont;
+  mutable QSize m_size;
+};
+
 /// A text row that wraps at the width its layout can give it. QCPTextElement asks for its
 /// text's full width on one line: a title longer than the plot made the layout wider than the
 /// plot, and the row was cut off at both ends.
@@ -101,17 +134,34 @@ class WrappedTextRow : public QCPTextElement {
     return std::max(kNarrowest, w - mMargins.left() - mMargins.right());
   }
   [[nodiscard]] int wrappedHeight() const {
-    const QFontMetrics fm(mainFont());
-    const QRect r = fm.boundingRect(QRect(0, 0, availableWidth(), 100000),
-                                    Qt::TextWordWrap | Qt::AlignCenter, mText);
-    return r.height() + mMargins.top() + mMargins.bottom();
+    // Laid out again only when the width, the text or the font changed: the layout asks for
+    // the hints several times a replot, and wrapping a long title shapes all of it.
+    const int width = availableWidth();
+    const QFont font = mainFont();
+    if (width != m_measuredWidth || mText != m_measuredText || font != m_measuredFont) {
+      const QFontMetrics fm(font);
+      m_measuredHeight =
+          fm.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap | Qt::AlignCenter, mText)
+              .height();
+      m_measuredWidth = width;
+      m_measuredText = mText;
+      m_measuredFont = font;
+    }
+    return m_measuredHeight + mMargins.top() + mMargins.bottom();
   }
+  mutable int m_measuredWidth = -1, m_measuredHeight = 0;
+  mutable QString m_measuredText;
+  mutable QFont m_measuredFont;
 };
 
 }  // namespace
 
 QCPTextElement* newPlotTextRow(QCustomPlot* plot, const QFont& font) {
   return new WrappedTextRow(plot, font);
+}
+
+QCPTextElement* newPlotTextElement(QCustomPlot* plot) {
+  return new MeasuredTextElement(plot);
 }
 
 QColor schemeColor(const QString& schemeId) {

@@ -56,6 +56,7 @@
 #include <quantfront/ui/review_report.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 #include <quantfront/ui/serving_plot.hpp>
+#include <quantfront/ui/table_fit.hpp>
 
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/session/measurement.hpp>
@@ -230,6 +231,7 @@ MainWindow::TabParts MainWindow::tabParts(Tab tab) const {
     case Tab::Step:
       return {m_stepPlot, m_stepPlot, nullptr};
     case Tab::Throughput:
+      refreshThroughputPlot();
       return {m_throughputPlot, m_throughputPlot, nullptr};
     case Tab::Serving:
       return {m_servingTab, m_serving, nullptr};
@@ -265,6 +267,7 @@ void MainWindow::connectTabs() {
   // The serving sweeps (bootstraps over per-request records) are computed when the tab is
   // shown or exported, not on every scenario tick.
   connect(m_tabs, &QTabWidget::currentChanged, this, [this] {
+    if (m_tabs->currentWidget() == m_throughputPlot) refreshThroughputPlot();
     if (m_tabs->currentWidget() == m_servingTab) updateServing();
     if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
     updateFitBanner();
@@ -530,11 +533,21 @@ void MainWindow::recompute() {
       reportIntervals(*m_report, spec.batchMin, spec.batchMax));
   m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt, m_intervals);
   updateSpeculation(spec);
-  m_throughputPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt);
+  m_reportBatchMin = spec.batchMin;
+  m_reportBatchMax = spec.batchMax;
+  m_reportBatchAt = batchAt;
+  m_throughputStale = true;
+  if (m_tabs->currentWidget() == m_throughputPlot) refreshThroughputPlot();
   updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
   updateSchemesTable(batchAt);
   emit reportUpdated();
+}
+
+void MainWindow::refreshThroughputPlot() const {
+  if (!m_throughputStale || !m_report) return;
+  m_throughputStale = false;
+  m_throughputPlot->setReport(*m_report, m_reportBatchMin, m_reportBatchMax, m_reportBatchAt);
 }
 
 void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
@@ -675,7 +688,7 @@ void MainWindow::updateSchemesTable(double batchAt) {
     ++row;
   }
   m_schemesTable->setSortingEnabled(true);
-  m_schemesTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  fitColumnsWhenShown(m_schemesTable);
 
   m_crossoversTable->clear();
   m_crossoversTable->setColumnCount(4);
@@ -693,7 +706,7 @@ void MainWindow::updateSchemesTable(double batchAt) {
                                new QTableWidgetItem(crossoverText(c, tieOf(m_intervals.get(), i))));
     ++row;
   }
-  m_crossoversTable->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  fitColumnsWhenShown(m_crossoversTable);
 }
 
 void MainWindow::updateServing() {

@@ -82,7 +82,11 @@ class MainWindow : public QMainWindow {
 
   [[nodiscard]] ScenarioPanel* scenarioPanel() const { return m_panel; }
   [[nodiscard]] StepTimePlot* stepTimePlot() const { return m_stepPlot; }
-  [[nodiscard]] ThroughputPlot* throughputPlot() const { return m_throughputPlot; }
+  /// The throughput plot, brought up to date with the report first (it is drawn when shown).
+  [[nodiscard]] ThroughputPlot* throughputPlot() const {
+    refreshThroughputPlot();
+    return m_throughputPlot;
+  }
   /// The plot on the current tab (nullptr when the tab is not a plot).
   [[nodiscard]] QCustomPlot* currentPlot() const;
   /// Selects the tab by its key (tabs.hpp): "step", "throughput", "serving", "schemes",
@@ -260,6 +264,10 @@ class MainWindow : public QMainWindow {
   /// Speculative decoding on the step-time plot, as the scenario asks (off: removed).
   void updateSpeculation(const ScenarioSpec& spec);
   void updateSchemesTable(double batchAt);
+  /// Draws the report on the throughput plot if it changed since the plot last drew it: a
+  /// scenario edit redraws the plot in view, and a hidden throughput plot when it is shown,
+  /// exported or asked for.
+  void refreshThroughputPlot() const;
   /// Shows the does-not-fit banner unless the current view's plot already says it.
   void updateFitBanner();
   void detectGpu();
@@ -316,6 +324,9 @@ class MainWindow : public QMainWindow {
   QTabWidget* m_tabs = nullptr;
   StepTimePlot* m_stepPlot = nullptr;
   ThroughputPlot* m_throughputPlot = nullptr;
+  /// The report's batch range and marked batch, and whether the throughput plot lags it.
+  double m_reportBatchMin = 1, m_reportBatchMax = 1, m_reportBatchAt = 0;
+  mutable bool m_throughputStale = false;
   QTableWidget* m_schemesTable = nullptr;
   QTableWidget* m_crossoversTable = nullptr;
   QWidget* m_schemesTab = nullptr;

@@ -28,6 +28,9 @@ void applyPlotStyle(QCustomPlot* plot);
 /// A row of text for a plot's layout (a title, a warning) that wraps at the width the plot
 /// gives it rather than widening the layout past the plot's edges.
 QCPTextElement* newPlotTextRow(QCustomPlot* plot, const QFont& font);
+/// A text element (not wrapped) that measures its text once per text and font, not on every
+/// size query of every layout.
+QCPTextElement* newPlotTextElement(QCustomPlot* plot);
 /// The plot's title row: `title` when it exists, else a new one (a newPlotTextRow) above the
 /// axes.
 QCPTextElement* ensurePlotTitle(QCustomPlot* plot, QCPTextElement* title);

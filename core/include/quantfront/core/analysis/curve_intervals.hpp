@@ -98,7 +98,8 @@ struct TieRange {
 /// The batches around `crossover` (within [batchMin, batchMax]) at which a's and b's step times
 /// tie: the difference there is inside the interval, a tie rather than an ordering. nullopt
 /// when either has no spread, or the crossover lies outside [batchMin, batchMax]. Found by stepping
-/// out from the crossover by 2% in batch, then bisecting each edge to 0.1%.
+/// out from the crossover by 2% in batch, doubling the step while the tie holds, then bisecting
+/// each edge to 0.1%.
 std::optional<TieRange> crossoverTie(const StepCurveIntervals& a, const StepCurveIntervals& b,
                                      double crossover, double batchMin, double batchMax);
 

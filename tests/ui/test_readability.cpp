@@ -90,6 +90,33 @@ TEST_CASE("step-time labels never overlap each other or leave the plot", "[ui][l
   }
 }
 
+TEST_CASE("no curve strikes a label through: labels are drawn above every plottable",
+          "[ui][labels]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  // Eight schemes: labels made for the first schemes come before the later schemes' curves.
+  for (const char* s : {"w8a8-int8", "nvfp4", "w8a16", "w4a8-fp8-g128", "mxfp4"}) {
+    w.scenarioPanel()->setSchemeChecked(s, true);
+  }
+  for (QCustomPlot* plot : {static_cast<QCustomPlot*>(w.stepTimePlot()),
+                            static_cast<QCustomPlot*>(w.throughputPlot())}) {
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    int highestPlottable = -1;
+    for (int i = 0; i < plot->plottableCount(); ++i)
+      highestPlottable = std::max(highestPlottable, plot->plottable(i)->layer()->index());
+    REQUIRE(highestPlottable >= 0);
+    int labels = 0;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+      auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+      if (!text) continue;
+      ++labels;
+      CAPTURE(text->text().toStdString());
+      CHECK(text->layer()->index() > highestPlottable);
+    }
+    CHECK(labels >= 3);
+  }
+}
+
 TEST_CASE("each floor label gives the bandwidth its own kernel streams at", "[ui][labels]") {
   qf::testing::app();
   qf::ui::MainWindow w;  // the default: Llama-3-8B on an H100, bf16, W8A8-FP8 and W4A16

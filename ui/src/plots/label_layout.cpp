@@ -74,10 +74,21 @@ void PlotLabels::clear() {
   m_labels.clear();
 }
 
+QCPLayer* PlotLabels::layer() const {
+  // Above every curve, band and marker (the "main" layer, where plottables are drawn in the
+  // order they were made): a label made before a later scheme's curve was struck through by
+  // it. Below the axes and the legend.
+  constexpr const char* kName = "labels";
+  if (QCPLayer* l = m_plot->layer(kName)) return l;
+  m_plot->addLayer(kName, m_plot->layer("main"), QCustomPlot::limAbove);
+  return m_plot->layer(kName);
+}
+
 QCPItemText* PlotLabels::add(double x, double y, const QString& text, const QColor& color,
                              bool right, bool below, bool mayFlip, bool leader) {
   Label l;
   l.item = new QCPItemText(m_plot);
+  l.item->setLayer(layer());
   l.item->position->setType(QCPItemPosition::ptAbsolute);
   l.item->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
   l.item->setTextAlignment(Qt::AlignLeft);
@@ -85,7 +96,7 @@ QCPItemText* PlotLabels::add(double x, double y, const QString& text, const QCol
   l.item->setText(text);
   l.item->setFont(plotFont(8));
   l.item->setColor(color);
-  l.item->setBrush(QColor(255, 255, 255, 215));
+  l.item->setBrush(QColor(255, 255, 255, 165));
   l.item->setClipToAxisRect(true);
   if (leader) {
     l.leader = new QCPItemLine(m_plot);
@@ -95,6 +106,7 @@ QCPItemText* PlotLabels::add(double x, double y, const QString& text, const QCol
     c.setAlpha(150);
     l.leader->setPen(QPen(c, 0.8));
     l.leader->setClipToAxisRect(true);
+    l.leader->setLayer(layer());
   }
   l.x = x;
   l.y = y;

@@ -14,6 +14,7 @@
 
 class QCustomPlot;
 class QCPItemText;
+class QCPLayer;
 class QCPItemLine;
 
 namespace qf::ui {
@@ -56,6 +57,9 @@ class PlotLabels {
   /// Whether `item` (one of this plot's labels) found a place at the last layout.
   [[nodiscard]] bool isPlaced(const QCPItemText* item) const;
   [[nodiscard]] int count() const { return static_cast<int>(m_labels.size()); }
+  /// The layer the labels and their leader lines are drawn on: made on first use just above
+  /// "main", where the curves are, so that no curve strikes a label through.
+  [[nodiscard]] QCPLayer* layer() const;
 
  private:
   struct Label {

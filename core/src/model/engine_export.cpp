@@ -22,6 +22,140 @@ std::string csvField(const std::string& v) {
 }
 }  // namespace
 
+Json reportToJson(const EngineReport& r) {
+  const Scenario& s = r.scenario;
+  const ParamCounts& p = r.params;
+  Json j;
+  Json model;
+  model["id"] = s.model.id;
+  model["name"] = s.model.name;
+  model["source"] = s.model.sourceFile;
+  model["streamed_params"] = p.streamed();
+  model["total_params"] = p.total();
+  model["active_params"] = p.active;
+  model["expert_params"] = p.expert();
+  model["layers"] = s.model.layers;
+  model["moe"] = s.model.isMoe();
+  model["mla"] = s.model.mla.has_value();
+  model["kv_bytes_per_token"] = s.model.kvBytesPerToken(s.kvBytesPerElement);
+  model["sliding_window"] = s.model.slidingWindow > 0 ? Json(s.model.slidingWindow) : Json(nullptr);
+  model["windowed_layers"] = s.model.slidingLayerCount();
+  if (s.model.checkpointQuant) {
+    const auto& q = *s.model.checkpointQuant;
+    model["checkpoint_quantization"] = {
+        {"quant_method", q.quantMethod},
+        {"scheme", q.schemeId.empty() ? Json(nullptr) : Json(q.schemeId)},
+        {"note", q.note}};
+    if (q.perKind()) {
+      model["checkpoint_quantization"]["kinds"] = {
+          {"linear", q.linearSchemeId}, {"moe", q.moeSchemeId}, {"lm_head", q.lmHeadSchemeId}};
+    }
+  } else {
+    model["checkpoint_quantization"] = nullptr;
+  }
+  j["model"] = model;
+  j["gpu"] = gpuToJson(s.gpu);
+  {
+    const Efficiency& e = s.efficiency;
+    j["efficiency"] = {
+        {"source", e.source},
+        {"roofline", e.isDatasheet() ? "datasheet" : "calibrated"},
+        {"overhead_ms", e.overheadMs},
+        {"bandwidth_efficiency", e.bandwidthEff},
+        {"seq_overhead_us", e.seqOverheadUs},
+        {"allreduce_latency_us", e.allreduceLatencyUs},
+        {"gemm_m_half", e.gemmMHalf},
+        {"tp_width_half", e.tpWidthHalf},
+        {"request_overhead_ms", e.requestOverheadMs},
+        {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
+        {"dequant_s_per_weight",
+         e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)},
+        {"kernel_bandwidth_efficiency",
+         e.kernelBandwidthEff.empty() ? Json::object() : Json(e.kernelBandwidthEff)}};
+  }
+  j["scenario"] = {{"tp", s.tp},
+                   {"max_model_len", s.maxModelLen},
+                   {"kv_bytes", s.kvBytesPerElement},
+                   {"mem_util", s.memUtil},
+                   {"reserve_gib", s.reserveGib},
+                   {"kv_free_fraction", s.kvFreeFraction},
+                   {"context", s.contextTokens},
+                   {"input_len", s.inputLen > 0 ? Json(s.inputLen) : Json(nullptr)},
+                   {"output_len", s.outputLen > 0 ? Json(s.outputLen) : Json(nullptr)}};
+  Json schemes = Json::array();
+  for (const auto& sr : r.schemes) {
+    Json o;
+    o["id"] = sr.assignment.id;
+    o["bits_per_weight"] = sr.bitsPerWeight;
+    o["path"] = sr.pathName;
+    o["runs_as"] = sr.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].runsAs;
+    o["memory_floor_ms"] = sr.memoryFloorMs;
+    o["mma_us_per_seq"] = sr.mmaUsPerSeq;
+    o["dequant_ms"] = sr.dequantMs;
+    o["ridge_batch"] = sr.ridgeBatch ? Json(*sr.ridgeBatch) : Json(nullptr);
+    o["moe_ridge_batch"] = sr.moeRidgeBatch ? Json(*sr.moeRidgeBatch) : Json(nullptr);
+    o["allreduce_us_per_seq"] = sr.allReduceUsPerSeq;
+    o["attention_us_per_seq"] = sr.curve.attentionS.c1 * 1e6;
+    o["attention_bound"] =
+        sr.curve.attentionS.c1 <= 0
+            ? Json(nullptr)
+            : Json(sr.curve.attentionMathSPerSeq > sr.curve.attentionKvReadSPerSeq ? "compute"
+                                                                                   : "memory");
+    Json kinds = Json::array();
+    for (const auto& k : sr.curve.kinds) {
+      if (!k.present) continue;
+      kinds.push_back({{"kind", layerKindName(k.kind)},
+                       {"scheme", k.scheme.id},
+                       {"bits_per_weight", k.bytesPerWeight * 8.0},
+                       {"path", k.fallback ? "fallback" : tensorPathName(k.effectivePath)},
+                       {"runs_as", k.runsAs},
+                       {"tensor_path", tensorPathName(k.effectivePath)},
+                       {"c", k.effectiveC},
+                       {"compute_efficiency", k.computeEff},
+                       {"dequant_s_per_weight", k.dequantSPerWeight},
+                       {"dequant_source", k.dequantMeasured ? "measured" : "c/D"},
+                       {"kernel_bandwidth_efficiency", k.kernelBandwidthEff},
+                       {"weights_stored", k.weightsStored}});
+    }
+    o["kinds"] = kinds;
+    const auto& c = sr.capacity;
+    o["capacity"] = {{"budget_gib", c.budgetGib},
+                     {"weights_gib", c.weightsGib},
+                     {"kv_gib_per_seq", c.kvGibPerSeq},
+                     {"max_seqs", c.maxSeqs},
+                     {"fits", c.fits},
+                     {"tokens_per_s_at_capacity", c.tokensPerSAtCapacity}};
+    Json pts = Json::array();
+    for (std::size_t i = 0; i < sr.points.size(); ++i) {
+      const auto& pt = sr.points[i];
+      Json point = {{"batch", pt.batch},
+                    {"step_ms", pt.stepMs},
+                    {"tokens_per_s", pt.tokensPerS},
+                    {"bound", boundName(pt.bound)}};
+      if (i < sr.e2e.size()) {
+        const auto& e = sr.e2e[i];
+        point["ttft_ms"] = e.ttftMs;
+        point["tpot_ms"] = e.outputLen > 1 ? Json(e.tpotMs) : Json(nullptr);
+        point["e2e_latency_s"] = e.e2eLatencyS;
+        point["output_tokens_per_s"] = e.outputTokensPerS;
+        point["total_tokens_per_s"] = e.totalTokensPerS;
+      }
+      pts.push_back(std::move(point));
+    }
+    o["points"] = pts;
+    schemes.push_back(o);
+  }
+  j["schemes"] = schemes;
+  Json xs = Json::array();
+  for (const auto& c : r.crossovers) {
+    xs.push_back({{"schemes", {c.schemes[0], c.schemes[1]}},
+                  {"batch", c.batch},
+                  {"faster_below", c.fasterBelow}});
+  }
+  j["crossovers"] = xs;
+  return j;
+}
+
 std::string engineCsvText(const EngineReport& r) {
   std::ostringstream out;
   const bool e2e = r.scenario.inputLen > 0;

@@ -382,7 +382,4 @@ SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double ba
 /// none does.
 std::optional<int> smallestFittingTp(const Scenario& s, const SchemeAssignment& a, int maxTp = 64);
 
-/// The report as the CLI's JSON contract (see README).
-Json reportToJson(const EngineReport& r);
-
 }  // namespace qf

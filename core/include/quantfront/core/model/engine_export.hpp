@@ -12,6 +12,9 @@ namespace qf {
 /// produced each row (the linear kind's η_P, η_β, t0 and where they came from).
 std::string engineCsvText(const EngineReport& report);
 
+/// The report as the CLI's JSON contract (see README).
+Json reportToJson(const EngineReport& r);
+
 /// reportToJson with the program version and output format version, indented, one newline.
 std::string engineJsonText(const EngineReport& report);
 

@@ -431,3 +431,51 @@ TEST_CASE("a model config opens as the model: a bad one keeps the current model"
   w.undoStack()->undo();
   CHECK(w.scenario().model == "llama-3.1-8b");
 }
+
+TEST_CASE("the step-time axis is fitted to where the answer lies and says when curves leave it",
+          "[ui][labels]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  // The default scenario over 1..1,024: its last ridge (w8a8-fp8, B = 202) sets the fitted
+  // range to B <= 404; bf16 at 1,024 is far above that.
+  const auto rep = w.report();
+  REQUIRE(rep);
+  double last = 0, atFocusMax = 0, everywhereMax = 0;
+  for (const auto& c : rep->crossovers) last = std::max(last, c.batch);
+  for (const auto& s : rep->schemes) {
+    if (s.ridgeBatch) last = std::max(last, *s.ridgeBatch);
+  }
+  REQUIRE(last > 0);
+  const double focus = std::min(2 * last, 1024.0);
+  for (const auto& s : rep->schemes) {
+    for (const auto& p : s.points) {
+      if (p.batch <= focus) atFocusMax = std::max(atFocusMax, p.stepMs);
+      everywhereMax = std::max(everywhereMax, p.stepMs);
+    }
+  }
+  auto* plot = w.stepTimePlot();
+  // A hidden widget gets no resize events: lay it out at a window's size, as an export does.
+  plot->setViewport(QRect(0, 0, 1100, 700));
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+  const double top = plot->yAxis->range().upper;
+  // Every curve is inside the axis up to the fitted batch; the steepest runs out above it,
+  // which the plot says in a label.
+  CHECK(top >= atFocusMax);
+  CHECK(top < everywhereMax);
+  CHECK(plot->clippedAbove());
+  bool said = false;
+  for (const QString& t : plot->labels().placedTexts()) said = said || t.contains("continue above");
+  CHECK(said);
+  // A range with nothing to decide past its end keeps every curve inside.
+  auto spec = w.scenario();
+  spec.batchMin = 1;
+  spec.batchMax = 16;
+  w.setScenario(spec);
+  plot->replot(QCustomPlot::rpImmediateRefresh);
+  CHECK_FALSE(plot->clippedAbove());
+  double maxIn = 0;
+  for (const auto& s : w.report()->schemes) {
+    for (const auto& p : s.points) maxIn = std::max(maxIn, p.stepMs);
+  }
+  CHECK(plot->yAxis->range().upper >= maxIn);
+}

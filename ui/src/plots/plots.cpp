@@ -14,6 +14,27 @@ namespace qf::ui {
 
 namespace {
 
+/// The largest batch the step-time axis is fitted to: twice the last crossover, ridge or
+/// marked batch inside [batchMin, batchMax], at most batchMax; batchMax when none is inside.
+double stepFocusBatch(const EngineReport& report, double batchMin, double batchMax,
+                      double batchAt) {
+  double last = 0;
+  auto consider = [&](double b) {
+    if (b >= batchMin && b <= batchMax) last = std::max(last, b);
+  };
+  for (const auto& c : report.crossovers) consider(c.batch);
+  for (const auto& s : report.schemes) {
+    if (s.ridgeBatch) consider(*s.ridgeBatch);
+    if (s.moeRidgeBatch) consider(*s.moeRidgeBatch);
+  }
+  consider(batchAt);
+  return last > 0 ? std::min(batchMax, 2 * last) : batchMax;
+}
+
+}  // namespace
+
+namespace {
+
 QString formatBatch(double b) {
   return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
 }
@@ -164,7 +185,12 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   m_crossoverMarkers = 0;
   setupLogX(this, batchMin, batchMax);
   const double xLo = xAxis->range().lower, xHi = xAxis->range().upper;
-  double yMax = 0, bandMax = 0;
+  double yMax = 0, bandMax = 0, yAll = 0;
+  // The step-time axis is fitted to the batches where the answer lies: up to twice the last
+  // crossover, ridge or marked batch inside the range. Past them a compute-bound curve keeps
+  // climbing (5x its floor at B = 1,024) and fitting the axis to it squashed every crossover
+  // into the plot's bottom fifth; those curves leave the top, and the plot says so.
+  const double focus = stepFocusBatch(report, batchMin, batchMax, batchAt);
   // Each scheme's curve as drawn (simplified) and its 80% interval at those batches (empty
   // for the datasheet roofline or a calibration without a fit record).
   struct Drawn {
@@ -177,7 +203,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     for (const auto& p : s.points) {
       d.x.push_back(p.batch);
       d.y.push_back(p.stepMs);
-      yMax = std::max(yMax, p.stepMs);
+      if (p.batch <= focus) yMax = std::max(yMax, p.stepMs);
+      yAll = std::max(yAll, p.stepMs);
     }
     simplifyCurveData(d.x, d.y, true, false);
     const std::size_t si = drawn.size();
@@ -187,7 +214,10 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     if (model && model->hasSpread()) {
       for (double b : d.x) d.band.push_back(model->stepSeconds(b));
     }
-    for (const auto& iv : d.band) bandMax = std::max(bandMax, iv.high * 1e3);
+    for (std::size_t i = 0; i < d.band.size(); ++i) {
+      if (d.x[static_cast<qsizetype>(i)] <= focus)
+        bandMax = std::max(bandMax, d.band[i].high * 1e3);
+    }
     drawn.push_back(std::move(d));
   }
   // A band may reach above the curves, but never sets the scale alone: a constant the points
@@ -195,6 +225,12 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   yMax = std::max(yMax, std::min(bandMax, 1.5 * yMax));
   const double top = yMax * 1.12;
   m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, top);
+  m_clippedAbove = yAll > top;
+  if (m_clippedAbove) {
+    m_labels.add(batchMax, top,
+                 QString("axis fitted to B ≤ %1; curves continue above").arg(focus, 0, 'f', 0),
+                 QColor(110, 110, 110), false, true, true, false);
+  }
   double ridgeLo = batchMax, ridgeHi = batchMin;
   struct Marker {
     double x, y;

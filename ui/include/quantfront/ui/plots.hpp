@@ -50,6 +50,9 @@ class StepTimePlot : public QCustomPlot {
   /// The batch marked "B = N" by the last setReport; 0 when none is drawn (none set, or
   /// outside the plotted range).
   [[nodiscard]] double markedBatch() const { return m_markedBatch; }
+  /// Whether some curve runs above the step-time axis, which is fitted to the batches up to
+  /// twice the last crossover, ridge or marked batch (the plot then says so in a label).
+  [[nodiscard]] bool clippedAbove() const { return m_clippedAbove; }
   /// Whether the crossovers are listed beside the plot at the last layout (their names found
   /// no room on the curves: each marker then carries its number in the list).
   [[nodiscard]] bool crossoverListShown() const {
@@ -84,6 +87,7 @@ class StepTimePlot : public QCustomPlot {
   std::vector<CrossoverLabel> m_crossoverLabels;
   QCPTextElement* m_crossoverList = nullptr;
   double m_markedBatch = 0;
+  bool m_clippedAbove = false;
   std::vector<std::pair<QString, StepCurve>> m_curves;  ///< scheme id and curve, as drawn
   /// Per drawn curve its intervals; per crossover its tie (never null after setReport).
   std::shared_ptr<const ReportIntervals> m_intervals = std::make_shared<const ReportIntervals>();

@@ -130,17 +130,12 @@ void PlotLabels::place() {
   for (Label& l : m_labels) {
     LabelRequest q;
     q.anchor = QPointF(m_plot->xAxis->coordToPixel(l.x), m_plot->yAxis->coordToPixel(l.y));
-    if (l.measuredSize.isEmpty() || l.measuredText != l.item->text() ||
-        l.measuredFont != l.item->font()) {
-      const QFontMetricsF fm(l.item->font());
-      const QRectF text =
-          fm.boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, l.item->text());
-      l.measuredText = l.item->text();
-      l.measuredFont = l.item->font();
-      l.measuredSize = text.size();
-    }
-    q.size =
-        QSizeF(l.measuredSize.width() + 2 * kPadding + 2, l.measuredSize.height() + 2 * kPadding);
+    const QSizeF text = l.measured.get(l.item->text(), l.item->font(), 0, [&] {
+      return QFontMetricsF(l.item->font())
+          .boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, l.item->text())
+          .size();
+    });
+    q.size = QSizeF(text.width() + 2 * kPadding + 2, text.height() + 2 * kPadding);
     q.right = l.right;
     q.below = l.below;
     q.mayFlip = l.mayFlip;

@@ -72,19 +72,12 @@ class MeasuredTextElement : public QCPTextElement {
 
  private:
   [[nodiscard]] QSize textSize() const {
-    if (mText != m_measuredText || mFont != m_measuredFont || !m_measured) {
-      const QFontMetrics metrics(mFont);
-      m_size = metrics.boundingRect(0, 0, 0, 0, Qt::TextDontClip, mText).size();
-      m_measuredText = mText;
-      m_measuredFont = mFont;
-      m_measured = true;
-    }
-    return m_size;
+    auto measure = [&] {
+      return QSizeF(QFontMetrics(mFont).boundingRect(0, 0, 0, 0, Qt::TextDontClip, mText).size());
+    };
+    return m_measured.get(mText, mFont, 0, measure).toSize();
   }
-  mutable bool m_measured = false;
-  mutable QString m_measuredText;
-  mutable QFont m_measuredFont;
-  mutable QSize m_size;
+  mutable TextSizeCache m_measured;
 };
 
 /// A text row that wraps at the width its layout can give it. QCPTextElement asks for its
@@ -134,24 +127,17 @@ class WrappedTextRow : public QCPTextElement {
     return std::max(kNarrowest, w - mMargins.left() - mMargins.right());
   }
   [[nodiscard]] int wrappedHeight() const {
-    // Laid out again only when the width, the text or the font changed: the layout asks for
-    // the hints several times a replot, and wrapping a long title shapes all of it.
     const int width = availableWidth();
     const QFont font = mainFont();
-    if (width != m_measuredWidth || mText != m_measuredText || font != m_measuredFont) {
-      const QFontMetrics fm(font);
-      m_measuredHeight =
-          fm.boundingRect(QRect(0, 0, width, 100000), Qt::TextWordWrap | Qt::AlignCenter, mText)
-              .height();
-      m_measuredWidth = width;
-      m_measuredText = mText;
-      m_measuredFont = font;
-    }
-    return m_measuredHeight + mMargins.top() + mMargins.bottom();
+    auto measure = [&] {
+      const QRect r = QFontMetrics(font).boundingRect(QRect(0, 0, width, 100000),
+                                                      Qt::TextWordWrap | Qt::AlignCenter, mText);
+      return QSizeF(0, r.height());
+    };
+    const double height = m_measured.get(mText, font, width, measure).height();
+    return static_cast<int>(height) + mMargins.top() + mMargins.bottom();
   }
-  mutable int m_measuredWidth = -1, m_measuredHeight = 0;
-  mutable QString m_measuredText;
-  mutable QFont m_measuredFont;
+  mutable TextSizeCache m_measured;  ///< the layout asks for the hints several times a replot
 };
 
 }  // namespace

@@ -31,10 +31,6 @@ double stepFocusBatch(const EngineReport& report, double batchMin, double batchM
   return last > 0 ? std::min(batchMax, 2 * last) : batchMax;
 }
 
-}  // namespace
-
-namespace {
-
 QString formatBatch(double b) {
   return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
 }
@@ -466,20 +462,9 @@ std::vector<int> simplifiedCurve(const QVector<double>& x, const QVector<double>
     return kept;
   }
   std::vector<double> nx(static_cast<std::size_t>(n)), ny(static_cast<std::size_t>(n));
-  // Every curve of a plot shares its batches: their logarithms are taken once, not once per
-  // curve (they were most of this function's time at 4,096 batches a curve).
-  thread_local std::vector<double> lastX, lastLogX;
-  const bool sameX = logX && lastX.size() == static_cast<std::size_t>(n) &&
-                     std::equal(lastX.begin(), lastX.end(), x.begin());
-  if (logX && !sameX) {
-    lastX.assign(x.begin(), x.begin() + n);
-    lastLogX.resize(lastX.size());
-    for (std::size_t i = 0; i < lastX.size(); ++i)
-      lastLogX[i] = lastX[i] > 0 ? std::log(lastX[i]) : lastX[i];
-  }
   double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
   for (int i = 0; i < n; ++i) {
-    const double xv = logX ? lastLogX[static_cast<std::size_t>(i)] : x[i];
+    const double xv = logX && x[i] > 0 ? std::log(x[i]) : x[i];
     const double yv = logY && y[i] > 0 ? std::log(y[i]) : y[i];
     nx[static_cast<std::size_t>(i)] = xv;
     ny[static_cast<std::size_t>(i)] = yv;

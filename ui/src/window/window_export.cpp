@@ -87,8 +87,7 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   in.session = &s;
   in.sessionName = m_sessionPath.isEmpty() ? sessionName() : m_sessionPath;
   in.stepPlot = m_stepPlot;
-  refreshThroughputPlot();
-  in.throughputPlot = m_throughputPlot;
+  in.throughputPlot = throughputPlot();
   updateServing();
   in.servingPlot = m_serving;
   in.serving = &m_servingSweeps;

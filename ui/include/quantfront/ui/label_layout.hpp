@@ -5,12 +5,13 @@
 /// anchor near an edge and staggers vertically past the labels already placed; a label moved
 /// away from its anchor gets a thin leader line back to it.
 #include <QColor>
-#include <QFont>
 #include <QPointF>
 #include <QRectF>
 #include <QSizeF>
 #include <QString>
 #include <vector>
+
+#include <quantfront/ui/plot_style.hpp>
 
 class QCustomPlot;
 class QCPItemText;
@@ -68,11 +69,7 @@ class PlotLabels {
     double x = 0, y = 0;
     bool right = true, below = true, mayFlip = true;
     QRectF box;
-    // The text's measured size, kept while its text and font stay (measuring a text shapes
-    // it, and the labels are placed at every layout).
-    QString measuredText;
-    QFont measuredFont;
-    QSizeF measuredSize;
+    TextSizeCache measured;  ///< the labels are placed at every layout
   };
   QCustomPlot* m_plot;
   std::vector<Label> m_labels;

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QFont>
 #include <QPen>
+#include <QSizeF>
 #include <QString>
 #include <vector>
 
@@ -12,6 +13,31 @@ class QCPTextElement;
 class QCPAbstractItem;
 
 namespace qf::ui {
+
+/// A text's size, measured again only when the text, the font or the width it is laid out in
+/// changes: measuring shapes the whole text, and a plot's layout asks for it several times a
+/// replot (titles, the crossover list, every label). `measure` does the measuring.
+class TextSizeCache {
+ public:
+  template <class Measure>
+  QSizeF get(const QString& text, const QFont& font, int width, Measure measure) {
+    if (!m_valid || width != m_width || text != m_text || font != m_font) {
+      m_size = measure();
+      m_text = text;
+      m_font = font;
+      m_width = width;
+      m_valid = true;
+    }
+    return m_size;
+  }
+
+ private:
+  bool m_valid = false;
+  QString m_text;
+  QFont m_font;
+  int m_width = 0;
+  QSizeF m_size;
+};
 
 /// Stable colour for a scheme id (the same scheme is the same colour in every plot): the
 /// colour-blind-safe Okabe–Ito palette, one colour per built-in scheme.

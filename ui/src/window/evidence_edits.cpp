@@ -1,17 +1,16 @@
 // The window's evidence edits: detach runs, remove / rename / hide candidates, the model
 // mismatch question, each one undoable step. The edits themselves are core's
-// (evidence_edit.hpp); this file puts them on the undo stack and on screen.
+// (evidence_edit.hpp); this file hands them to the document (document.hpp) as undoable steps.
 #include <QInputDialog>
 #include <QMenu>
 #include <QMessageBox>
 #include <QStatusBar>
 #include <QTableWidget>
-#include <QUndoCommand>
-#include <QUndoStack>
 #include <algorithm>
 
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
+#include <quantfront/ui/document.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
@@ -20,67 +19,15 @@
 
 namespace qf::ui {
 
-namespace {
-
-/// One evidence edit: the states before and after it.
-class EvidenceCommand : public QUndoCommand {
- public:
-  EvidenceCommand(MainWindow* window, MainWindow::EvidenceState before,
-                  MainWindow::EvidenceState after, const QString& text)
-      : QUndoCommand(text),
-        m_window(window),
-        m_before(std::move(before)),
-        m_after(std::move(after)) {}
-  void undo() override { m_window->applyEvidenceState(m_before); }
-  void redo() override { m_window->applyEvidenceState(m_after); }
-
- private:
-  MainWindow* m_window;
-  MainWindow::EvidenceState m_before, m_after;
-};
-
-}  // namespace
-
-MainWindow::EvidenceState MainWindow::evidenceStateOf(const Session& s) const {
-  EvidenceState st;
-  st.candidates = s.candidates;
-  for (const auto& r : s.importedRuns) st.runSetups[r.sha256] = r.setup;
-  st.objectives = s.view.objectives;
-  st.gates = s.view.gates;
-  st.hidden = s.view.hidden;
-  return st;
-}
-
 void MainWindow::showEvidence(bool withView) {
-  const auto visible = visibleCandidates(m_session.candidates, m_session.view.hidden);
+  const Session& s = m_doc->session();
+  const auto visible = visibleCandidates(s.candidates, s.view.hidden);
   if (withView) {
-    m_pareto->setContents(visible, m_session.view.objectives, m_session.view.gates);
+    m_pareto->setContents(visible, s.view.objectives, s.view.gates);
   } else {
     m_pareto->setCandidates(visible);
   }
-  m_evidence->setContents(m_session.importedRuns, m_session.candidates);
-}
-
-void MainWindow::applyEvidenceState(const EvidenceState& state) {
-  const bool was = m_applyingUndo;
-  m_applyingUndo = true;
-  m_session.candidates = state.candidates;
-  for (auto& r : m_session.importedRuns) {
-    if (const auto it = state.runSetups.find(r.sha256); it != state.runSetups.end()) {
-      r.setup = it->second;
-    }
-  }
-  m_session.view.objectives = state.objectives;
-  m_session.view.gates = state.gates;
-  m_session.view.hidden = state.hidden;
-  showEvidence(true);
-  m_editState = editState();
-  m_applyingUndo = was;
-  markChanged();
-}
-
-void MainWindow::commitEvidence(const Session& next, const QString& text) {
-  m_undo->push(new EvidenceCommand(this, evidenceStateOf(session()), evidenceStateOf(next), text));
+  m_evidence->setContents(s.importedRuns, s.candidates);
 }
 
 void MainWindow::addDeploymentCandidate(const Candidate& c) {
@@ -95,7 +42,7 @@ void MainWindow::addDeploymentCandidate(const Candidate& c) {
   if (auto e = refreshModelledMetrics(next)) {
     statusBar()->showMessage("Deployment added without modelled figures: " + qs(e->str()), 10000);
   }
-  commitEvidence(next, "Add deployment " + qs(k.id));
+  m_doc->commitEvidence(next, "Add deployment " + qs(k.id));
   statusBar()->showMessage("Added candidate " + qs(k.id) + " (Candidates and Pareto tabs)", 10000);
 }
 
@@ -146,7 +93,7 @@ QString MainWindow::detachRuns(const QStringList& digests) {
                     .arg(rep->runsDetached)
                     .arg(rep->figuresRemoved);
   if (rep->runsDetached == 0) return msg + " (the runs fed no candidate)";
-  commitEvidence(s, QString("detach %1 run(s)").arg(rep->runsDetached));
+  m_doc->commitEvidence(s, QString("detach %1 run(s)").arg(rep->runsDetached));
   statusBar()->showMessage(msg, 10000);
   return {};
 }
@@ -154,7 +101,7 @@ QString MainWindow::detachRuns(const QStringList& digests) {
 QString MainWindow::removeCandidate(const QString& id) {
   Session s = session();
   if (auto e = qf::removeCandidate(s, id.toStdString())) return qs(e->str());
-  commitEvidence(s, "remove candidate " + id);
+  m_doc->commitEvidence(s, "remove candidate " + id);
   return {};
 }
 
@@ -164,7 +111,7 @@ QString MainWindow::renameCandidate(const QString& id, const QString& newId) {
     return qs(e->str());
   }
   if (id == newId) return {};
-  commitEvidence(s, QString("rename %1 to %2").arg(id, newId));
+  m_doc->commitEvidence(s, QString("rename %1 to %2").arg(id, newId));
   if (m_evidence->shownCandidate().isEmpty() || m_evidence->shownCandidate() == id) {
     m_evidence->showCandidate(newId);
   }
@@ -174,7 +121,7 @@ QString MainWindow::renameCandidate(const QString& id, const QString& newId) {
 QString MainWindow::setCandidateHidden(const QString& id, bool hidden) {
   Session s = session();
   if (auto e = qf::setCandidateHidden(s, id.toStdString(), hidden)) return qs(e->str());
-  commitEvidence(s, (hidden ? "hide " : "show ") + id);
+  m_doc->commitEvidence(s, (hidden ? "hide " : "show ") + id);
   return {};
 }
 
@@ -201,7 +148,7 @@ void MainWindow::installCandidateMenu() {
       menu.addAction("Remove " + id, this, [this, id, report] { report(removeCandidate(id)); });
     }
     QMenu* hidden = menu.addMenu("Show hidden candidate");
-    for (const auto& hid : m_session.view.hidden) {
+    for (const auto& hid : m_doc->session().view.hidden) {
       const QString h = qs(hid);
       hidden->addAction(h, this, [this, h, report] { report(setCandidateHidden(h, false)); });
     }

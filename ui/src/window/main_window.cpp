@@ -48,6 +48,7 @@
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
 #include <quantfront/ui/deploy_view.hpp>
+#include <quantfront/ui/document.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_export.hpp>
@@ -67,45 +68,6 @@
 
 namespace qf::ui {
 
-namespace {
-/// One scenario or gate edit: the states before and after it.
-class EditCommand : public QUndoCommand {
- public:
-  EditCommand(MainWindow* window, MainWindow::EditState before, MainWindow::EditState after,
-              const QString& text)
-      : QUndoCommand(text),
-        m_window(window),
-        m_before(std::move(before)),
-        m_after(std::move(after)) {}
-  void undo() override { m_window->applyEditState(m_before); }
-  void redo() override {
-    // The first redo is the edit itself, already on screen.
-    if (m_done) m_window->applyEditState(m_after);
-    m_done = true;
-  }
-
- private:
-  MainWindow* m_window;
-  MainWindow::EditState m_before, m_after;
-  bool m_done = false;
-};
-
-/// What changed between two states, for the Edit menu ("Undo change of GPU").
-QString describeEdit(const MainWindow::EditState& a, const MainWindow::EditState& b) {
-  const ScenarioSpec &x = a.spec, &y = b.spec;
-  if (x.model != y.model) return "change of model";
-  if (x.gpu != y.gpu || x.gpuSpec != y.gpuSpec) return "change of GPU";
-  if (x.tp != y.tp) return "change of GPU count";
-  if (x.schemes != y.schemes || x.mixedLinear != y.mixedLinear || x.mixedMoe != y.mixedMoe ||
-      x.mixedLmHead != y.mixedLmHead) {
-    return "change of schemes";
-  }
-  if (a.gates != b.gates) return "change of gates";
-  if (x != y) return "change of serving settings";
-  return "change of objectives";
-}
-}  // namespace
-
 Session bundledExampleSession() {
   if (const auto text = bundledFile("sessions/llama-3.1-8b-70b.json")) {
     if (auto s = parseSessionText(*text, "sessions/llama-3.1-8b-70b.json")) return std::move(*s);
@@ -115,6 +77,7 @@ Session bundledExampleSession() {
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("QuantFront — should I quantize, how, and for which workload?");
+  m_doc = new Document(this);
   auto* splitter = new QSplitter(this);
   m_panel = new ScenarioPanel(splitter);
   auto* scroll = new QScrollArea(splitter);
@@ -137,22 +100,31 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_autosave.setInterval(2000);
   connect(&m_autosave, &QTimer::timeout, this, [this] { autosaveNow(); });
   // Real edits mark the session modified; viewing another tab does not.
-  connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::markChanged);
+  connect(m_pareto, &ParetoView::selectionChanged, this, [this] {
+    if (!m_showingDocument) markChanged();
+  });
   splitter->addWidget(scroll);
   splitter->addWidget(buildCentre(splitter));
   splitter->setStretchFactor(1, 1);
   setCentralWidget(splitter);
   buildStatusBar();
-  m_undo = new QUndoStack(this);
   detectGpu();
   buildMenus();
   buildToolBar();
   installCandidateMenu();
   installKeys(m_tabs);
-  connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recompute);
-  connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::markChanged);
-  connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::recordEdit);
-  connect(m_pareto, &ParetoView::selectionChanged, this, &MainWindow::recordEdit);
+  // The views edit the document; the document says what changed and the views redraw.
+  connect(m_doc, &Document::changed, this, &MainWindow::showDocument);
+  connect(m_doc, &Document::edited, this, &MainWindow::markChanged);
+  connect(m_panel, &ScenarioPanel::scenarioChanged, this, [this] {
+    if (m_showingDocument) return;
+    m_doc->editScenario(m_panel->spec());
+    markChanged();
+  });
+  connect(m_pareto, &ParetoView::selectionChanged, this, [this] {
+    if (m_showingDocument) return;
+    m_doc->editSelection(m_pareto->objectives(), m_pareto->gates());
+  });
   resize(1500, 920);
   // Start on the bundled example session (its scenario is the seed's Figure 1).
   setSession(bundledExampleSession(), QString());
@@ -346,15 +318,10 @@ void MainWindow::setSession(const Session& session, const QString& path) {
   dropAutosave();
   m_recovered = false;
   m_example = false;
-  m_session = session;
   m_sessionPath = path;
   m_baseStamp = sessionFileStamp(path);
-  m_panel->setSpec(session.scenario);
-  showEvidence(true);
-  recompute();
+  m_doc->load(session);
   showTab(tabOfSavedView(session.view.tab));
-  m_undo->clear();
-  m_editState = editState();
   m_dirty = false;
   updateTitle();
   if (!session.loadNotes.empty()) {
@@ -365,10 +332,7 @@ void MainWindow::setSession(const Session& session, const QString& path) {
 }
 
 Session MainWindow::session() const {
-  Session s = m_session;
-  s.scenario = m_panel->spec();
-  s.view.objectives = m_pareto->objectives();
-  s.view.gates = m_pareto->gates();
+  Session s = m_doc->session();
   if (const TabSpec* tab = currentTabSpec()) s.view.tab = tab->savedAs;
   return s;
 }
@@ -390,54 +354,70 @@ QString MainWindow::sessionName() const {
 void MainWindow::updateTitle() {
   // Which constants the figures are computed with, always in sight.
   // Which constants the figures are computed with, and where they come from, always in sight.
+  const auto& report = m_doc->report();
   const QString constants =
-      !m_report
-          ? QString()
-          : " — " + QString::fromStdString(constantsProvenance(m_report->scenario.efficiency));
+      !report ? QString()
+              : " — " + QString::fromStdString(constantsProvenance(report->scenario.efficiency));
   setWindowTitle(QString("QuantFront — %1%2%3").arg(sessionName(), constants, m_dirty ? " *" : ""));
 }
 
 void MainWindow::editScenario(const ScenarioSpec& spec) {
-  setScenario(spec);
-  markChanged();
-  recordEdit();
-}
-
-MainWindow::EditState MainWindow::editState() const {
-  return {m_panel->spec(), m_pareto->objectives(), m_pareto->gates()};
-}
-
-void MainWindow::recordEdit() {
-  if (m_applyingUndo) return;
-  EditState now = editState();
-  if (now == m_editState) return;
-  const QString text = describeEdit(m_editState, now);
-  m_undo->push(new EditCommand(this, m_editState, now, text));
-  m_editState = std::move(now);
-}
-
-void MainWindow::applyEditState(const EditState& state) {
-  m_applyingUndo = true;
-  m_panel->setSpec(state.spec);
-  m_pareto->setSelection(state.objectives, state.gates);
-  recompute();
-  m_editState = state;
-  m_applyingUndo = false;
+  m_panel->setSpec(spec);
+  m_doc->editScenario(m_panel->spec());
   markChanged();
 }
 
 void MainWindow::setCurvePoints(int points) {
-  m_curvePoints = std::clamp(points, 16, 65536);
-  recompute();
+  m_doc->setCurvePoints(points);
+}
+
+int MainWindow::curvePoints() const {
+  return m_doc->curvePoints();
+}
+
+QUndoStack* MainWindow::undoStack() const {
+  return m_doc->undoStack();
+}
+
+const std::optional<EngineReport>& MainWindow::report() const {
+  return m_doc->report();
 }
 
 void MainWindow::setScenario(const ScenarioSpec& spec) {
   m_panel->setSpec(spec);
-  recompute();
+  m_doc->setScenario(m_panel->spec());
 }
 
 ScenarioSpec MainWindow::scenario() const {
-  return m_panel->spec();
+  return m_doc->scenario();
+}
+
+void MainWindow::showDocument(unsigned parts) {
+  const bool was = m_showingDocument;
+  m_showingDocument = true;
+  const Session& s = m_doc->session();
+  // A view shows what it can of what it is given (a spin box's range): the document takes
+  // that as the truth, before the scenario is evaluated.
+  if ((parts & kScenarioPart) && m_panel->spec() != s.scenario) {
+    m_panel->setSpec(s.scenario);
+    if (m_panel->spec() != s.scenario) m_doc->adoptShownScenario(m_panel->spec());
+  }
+  if (parts & kEvidencePart) {
+    showEvidence((parts & kSelectionPart) != 0);
+  } else if (parts & kRunsPart) {
+    m_evidence->setContents(s.importedRuns, s.candidates);
+  }
+  if (parts & kEvidencePart) {
+  } else if ((parts & kSelectionPart) &&
+             (m_pareto->objectives() != s.view.objectives || m_pareto->gates() != s.view.gates)) {
+    m_pareto->setSelection(s.view.objectives, s.view.gates);
+  }
+  if ((parts & kSelectionPart) &&
+      (m_pareto->objectives() != s.view.objectives || m_pareto->gates() != s.view.gates)) {
+    m_doc->adoptShownSelection(m_pareto->objectives(), m_pareto->gates());
+  }
+  if (parts & kReportPart) showReport();
+  m_showingDocument = was;
 }
 
 QString MainWindow::currentTabKey() const {
@@ -478,82 +458,69 @@ void MainWindow::showTab(const QString& key) {
 }
 
 void MainWindow::recompute() {
-  const ScenarioSpec spec = m_panel->spec();
-  auto scen = guarded("scenario", [&] { return resolveScenario(spec); });
-  if (!scen) {
-    m_lastError = qs(scen.error().str());
+  m_doc->recompute();
+}
+
+void MainWindow::showReport() {
+  if (!m_doc->lastError().isEmpty()) {
+    m_lastError = m_doc->lastError();
     m_panel->setFeedback(m_lastError, true);
     return;  // keep the last good plots on screen
   }
-  std::vector<SchemeAssignment> cands;
-  auto c = makeCandidates(spec.schemes, spec.mixedLinear, spec.mixedMoe, spec.mixedLmHead);
-  if (!c) {
-    m_lastError = qs(c.error().str());
-    m_panel->setFeedback(m_lastError, true);
-    return;
-  }
-  auto rep = guarded("scenario", [&] {
-    return runEngine(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
-  });
-  if (!rep) {
-    m_lastError = qs(rep.error().str());
-    m_panel->setFeedback(m_lastError, true);
-    return;
-  }
   m_lastError.clear();
-  m_report = std::move(*rep);
-  m_deploy->setModel(m_report->scenario.model);
+  const EngineReport& report = *m_doc->report();
+  const ScenarioSpec& spec = m_doc->scenario();
+  m_deploy->setModel(report.scenario.model);
   updateTitle();
-  const auto& p = m_report->params;
+  const auto& p = report.params;
   QString facts = QString("%1: %2 B parameters stored, %3 B streamed per token")
-                      .arg(qs(m_report->scenario.model.name))
+                      .arg(qs(report.scenario.model.name))
                       .arg(p.total() / 1e9, 0, 'f', 2)
                       .arg(p.streamed() / 1e9, 0, 'f', 2);
-  if (m_report->scenario.model.isMoe()) {
+  if (report.scenario.model.isMoe()) {
     facts += QString(", %1 B active (%2 of %3 experts per token)")
                  .arg(p.active / 1e9, 0, 'f', 2)
-                 .arg(m_report->scenario.model.expertsPerToken)
-                 .arg(m_report->scenario.model.experts);
+                 .arg(report.scenario.model.expertsPerToken)
+                 .arg(report.scenario.model.experts);
   }
-  if (m_report->scenario.model.checkpointQuant) {
-    const auto& q = *m_report->scenario.model.checkpointQuant;
+  if (report.scenario.model.checkpointQuant) {
+    const auto& q = *report.scenario.model.checkpointQuant;
     facts +=
         QString("\nCheckpoint quantized: %1 → %2")
             .arg(qs(q.quantMethod), q.schemeId.empty() ? "no built-in scheme" : qs(q.schemeId));
   }
-  if (m_report->schemes.empty()) facts += "\nNo scheme selected: tick at least one.";
+  if (report.schemes.empty()) facts += "\nNo scheme selected: tick at least one.";
   m_panel->setFeedback(facts, false);
-  m_panel->setGpu(m_report->scenario.gpu);
-  m_panel->setModelName(qs(m_report->scenario.model.name));
-  const QString fit = fitWarning(*m_report);
+  m_panel->setGpu(report.scenario.gpu);
+  m_panel->setModelName(qs(report.scenario.model.name));
+  const QString fit = fitWarning(report);
   m_fitBanner->setText(fit);
   updateFitBanner();
   const auto batchAt = static_cast<double>(spec.batchAt);
-  m_intervals = std::make_shared<const ReportIntervals>(
-      reportIntervals(*m_report, spec.batchMin, spec.batchMax));
-  m_stepPlot->setReport(*m_report, spec.batchMin, spec.batchMax, batchAt, m_intervals);
+  m_stepPlot->setReport(report, spec.batchMin, spec.batchMax, batchAt, m_doc->intervals());
   updateSpeculation(spec);
   m_reportBatchMin = spec.batchMin;
   m_reportBatchMax = spec.batchMax;
   m_reportBatchAt = batchAt;
   m_throughputStale = true;
   if (m_tabs->currentWidget() == m_throughputPlot) refreshThroughputPlot();
-  updateMeasurementOverlay(*scen, *c, logBatches(spec.batchMin, spec.batchMax, m_curvePoints));
+  updateMeasurementOverlay(m_doc->resolvedScenario(), m_doc->assignments(), m_doc->batches());
   if (m_tabs->currentWidget() == m_measured) updateEndToEnd();
   updateSchemesTable(batchAt);
   emit reportUpdated();
 }
 
 void MainWindow::refreshThroughputPlot() const {
-  if (!m_throughputStale || !m_report) return;
+  if (!m_throughputStale || !m_doc->report()) return;
   m_throughputStale = false;
-  m_throughputPlot->setReport(*m_report, m_reportBatchMin, m_reportBatchMax, m_reportBatchAt);
+  m_throughputPlot->setReport(*m_doc->report(), m_reportBatchMin, m_reportBatchMax,
+                              m_reportBatchAt);
 }
 
 void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
-  if (!m_report) return;
+  if (!m_doc->report()) return;
   if (spec.specDraftTokens <= 0) {
-    m_stepPlot->setSpeculation(*m_report, nullptr, {});
+    m_stepPlot->setSpeculation(*m_doc->report(), nullptr, {});
     return;
   }
   Speculation sp;
@@ -573,11 +540,11 @@ void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
       why = qs(dscen.error().str());
     } else if (!bf16) {
       why = qs(bf16.error().str());
-    } else if (dscen->model.id == m_report->scenario.model.id) {
+    } else if (dscen->model.id == m_doc->report()->scenario.model.id) {
       why = "the draft is the target model itself";
     } else {
-      dscen->contextTokens = m_report->scenario.contextTokens;
-      dscen->efficiency = m_report->scenario.efficiency;
+      dscen->contextTokens = m_doc->report()->scenario.contextTokens;
+      dscen->efficiency = m_doc->report()->scenario.efficiency;
       auto eng = engineServing(*dscen, bf16->front());
       if (eng)
         draft = modelDraft(*eng, dscen->model.id, spec.tp);
@@ -587,17 +554,18 @@ void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
   }
   if (!why.isEmpty()) {
     m_panel->setFeedback("Speculation not drawn: " + why, true);
-    m_stepPlot->setSpeculation(*m_report, nullptr, {});
+    m_stepPlot->setSpeculation(*m_doc->report(), nullptr, {});
     return;
   }
   const SpeculativeCurves curves = speculativeCurves(
-      *m_report, sp, draftPerScheme(draft, static_cast<double>(m_report->scenario.model.layers)));
+      *m_doc->report(), sp,
+      draftPerScheme(draft, static_cast<double>(m_doc->report()->scenario.model.layers)));
   const QString label = QString("k %1, α %2, %3; %4 tokens a step")
                             .arg(sp.draftTokens)
                             .arg(sp.acceptance, 0, 'f', 2)
                             .arg(qs(draft ? draft->label : std::string("mtp")))
                             .arg(curves.tokensPerStep, 0, 'f', 2);
-  m_stepPlot->setSpeculation(*m_report, &curves, label);
+  m_stepPlot->setSpeculation(*m_doc->report(), &curves, label);
 }
 
 void MainWindow::updateSchemesTable(double batchAt) {
@@ -622,8 +590,8 @@ void MainWindow::updateSchemesTable(double batchAt) {
           << "max seqs"
           << "tok/s at capacity";
   // With the panel's prompt and output tokens: one request's end-to-end figures (batch 1).
-  const double inLen = static_cast<double>(m_report->scenario.inputLen);
-  const double outLen = static_cast<double>(m_report->scenario.outputLen);
+  const double inLen = static_cast<double>(m_doc->report()->scenario.inputLen);
+  const double outLen = static_cast<double>(m_doc->report()->scenario.outputLen);
   const bool e2e = inLen > 0 && outLen > 0;
   if (e2e)
     headers << "TTFT ms (B=1)"
@@ -636,21 +604,21 @@ void MainWindow::updateSchemesTable(double batchAt) {
   m_schemesTable->horizontalHeaderItem(3 + off)->setToolTip(
       "The weights' stream at batch 1 at the calibrated bandwidth, without the "
       "per-step overhead t0: the step-time plot's floor line is this plus t0.");
-  m_schemesTable->setRowCount(static_cast<int>(m_report->schemes.size()));
+  m_schemesTable->setRowCount(static_cast<int>(m_doc->report()->schemes.size()));
   int row = 0;
   auto num = [](double v, int prec) {
     auto* item = new QTableWidgetItem;
     item->setData(Qt::DisplayRole, std::round(v * std::pow(10, prec)) / std::pow(10, prec));
     return item;
   };
-  for (const auto& s : m_report->schemes) {
+  for (const auto& s : m_doc->report()->schemes) {
     m_schemesTable->setItem(row, 0, new QTableWidgetItem(qs(s.assignment.id)));
     m_schemesTable->setItem(row, 1 + off, num(s.bitsPerWeight, 3));
     auto* path = new QTableWidgetItem(qs(s.pathName));
     if (s.fallback) {
       path->setForeground(QColor(176, 0, 0));
       path->setToolTip(QString("%1 has no %2 tensor path: %3 runs on the bf16 fallback")
-                           .arg(qs(m_report->scenario.gpu.name),
+                           .arg(qs(m_doc->report()->scenario.gpu.name),
                                 tensorPathName(s.assignment.linear.path), qs(s.assignment.id)));
     }
     m_schemesTable->setItem(row, 2 + off, path);
@@ -670,7 +638,7 @@ void MainWindow::updateSchemesTable(double batchAt) {
     }
     if (atB) {
       const int atColumn = 1;
-      const SchemeAtBatch at = schemeAtBatch(m_report->scenario, s, batchAt);
+      const SchemeAtBatch at = schemeAtBatch(m_doc->report()->scenario, s, batchAt);
       m_schemesTable->setItem(row, atColumn, num(at.stepMs, 3));
       m_schemesTable->setItem(row, atColumn + 1, num(at.tokensPerS, 0));
       auto* fits = new QTableWidgetItem(at.fits ? "yes" : "no");
@@ -694,16 +662,16 @@ void MainWindow::updateSchemesTable(double batchAt) {
   m_crossoversTable->setColumnCount(4);
   m_crossoversTable->setHorizontalHeaderLabels(
       {"faster up to B", "faster there", "faster above", "in words"});
-  m_crossoversTable->setRowCount(static_cast<int>(m_report->crossovers.size()));
+  m_crossoversTable->setRowCount(static_cast<int>(m_doc->report()->crossovers.size()));
   row = 0;
-  for (std::size_t i = 0; i < m_report->crossovers.size(); ++i) {
-    const CrossoverReport& c = m_report->crossovers[i];
+  for (std::size_t i = 0; i < m_doc->report()->crossovers.size(); ++i) {
+    const CrossoverReport& c = m_doc->report()->crossovers[i];
     const std::string& other = c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
     m_crossoversTable->setItem(row, 0, num(lastBatchFaster(c), 0));
     m_crossoversTable->setItem(row, 1, new QTableWidgetItem(qs(c.fasterBelow)));
     m_crossoversTable->setItem(row, 2, new QTableWidgetItem(qs(other)));
-    m_crossoversTable->setItem(row, 3,
-                               new QTableWidgetItem(crossoverText(c, tieOf(m_intervals.get(), i))));
+    m_crossoversTable->setItem(
+        row, 3, new QTableWidgetItem(crossoverText(c, tieOf(m_doc->intervals().get(), i))));
     ++row;
   }
   fitColumnsWhenShown(m_crossoversTable);

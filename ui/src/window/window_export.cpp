@@ -1,6 +1,7 @@
 // The window's exports: the current plot or table, a view by name (quantfront --export
 // VIEW), the review report and the engine's data.
 #include <quantfront/ui/deploy_view.hpp>
+#include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/measured_view.hpp>
 
@@ -79,11 +80,11 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
 
 QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringList* pageText,
                                        QStringList* brokenHeaders) {
-  if (!m_report) return path + ": no engine report to write (" + m_lastError + ")";
+  if (!m_doc->report()) return path + ": no engine report to write (" + m_lastError + ")";
   const Session s = withoutHidden(session());  // a hidden candidate is not reported
   ReviewReportInputs in;
-  in.report = &*m_report;
-  in.intervals = m_intervals.get();
+  in.report = &*m_doc->report();
+  in.intervals = m_doc->intervals().get();
   in.session = &s;
   in.sessionName = m_sessionPath.isEmpty() ? sessionName() : m_sessionPath;
   in.stepPlot = m_stepPlot;
@@ -110,11 +111,11 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
 }
 
 void MainWindow::exportDataInteractive() {
-  if (!m_report) return;
+  if (!m_doc->report()) return;
   const QString path = QFileDialog::getSaveFileName(this, "Export data", "quantfront-model.json",
                                                     "JSON (*.json);;CSV (*.csv)");
   if (path.isEmpty()) return;
-  if (const QString err = exportDataFile(*m_report, path); !err.isEmpty()) {
+  if (const QString err = exportDataFile(*m_doc->report(), path); !err.isEmpty()) {
     QMessageBox::warning(this, "Export failed", err);
     return;
   }

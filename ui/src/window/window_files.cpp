@@ -1,6 +1,7 @@
 // The window's files: sessions opened, saved and autosaved (recovery after a crash, unsaved
 // changes asked about), result files imported (read on a worker thread, dropped or chosen),
 // runs attached, a model config opened.
+#include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
 
 #include <QApplication>
@@ -239,7 +240,7 @@ bool MainWindow::maybeSaveChanges() {
 bool MainWindow::newSession() {
   if (!maybeSaveChanges()) return false;
   Session blank;
-  blank.scenario = m_panel->spec();
+  blank.scenario = m_doc->scenario();
   setSession(blank, QString());
   showTab("step");
   return true;
@@ -276,7 +277,6 @@ QString MainWindow::saveSessionTo(const QString& path) {
   auto lock = FileLock::acquire(path.toStdString(), "quantfront save");
   if (!lock) return qs(lock.error().str());
   if (auto e = saveSessionAtomic(s, path.toStdString())) return qs(e->str());
-  m_session = s;
   // Saved: nothing is left to recover. A new path gets its own autosave on the next edit.
   dropAutosave();
   m_sessionPath = path;
@@ -301,11 +301,7 @@ QStringList MainWindow::mergeReadFiles(std::vector<FileImport> read) {
   auto outcome =
       guarded("import", [&] { return mergeImports(s, std::move(read), windowImportPlan()); });
   if (!outcome) return {qs(outcome.error().str())};
-  if (outcome->runsAdded() > 0) {
-    m_session = s;
-    m_evidence->setContents(m_session.importedRuns, m_session.candidates);
-    markChanged();
-  }
+  if (outcome->runsAdded() > 0) m_doc->replace(s, kRunsPart);
   return importLines(*outcome);
 }
 
@@ -364,18 +360,19 @@ void MainWindow::importAndShow(const QStringList& paths) {
       }
       return;
     }
-    const std::size_t before = m_session.importedRuns.size();
+    const std::size_t before = m_doc->session().importedRuns.size();
     showImportOutcome(before, mergeReadFiles(std::move(*read)));
   });
   m_importThread->start();
 }
 
 void MainWindow::showImportOutcome(std::size_t runsBefore, QStringList lines) {
-  if (m_session.importedRuns.size() > runsBefore) {
+  const auto& runs = m_doc->session().importedRuns;
+  if (runs.size() > runsBefore) {
     // The next step is attaching: the Evidence tab with the new runs selected.
     QStringList files;
-    for (std::size_t i = runsBefore; i < m_session.importedRuns.size(); ++i) {
-      files << QFileInfo(qs(m_session.importedRuns[i].sourceFile)).fileName();
+    for (std::size_t i = runsBefore; i < runs.size(); ++i) {
+      files << QFileInfo(qs(runs[i].sourceFile)).fileName();
     }
     showTab("evidence");
     m_evidence->selectRuns(files);
@@ -445,7 +442,8 @@ QStringList MainWindow::attachRuns(const AttachRequest& req) {
   for (const auto& w : rep->warnings) lines << "warning: " + qs(w);
   if (rep->created.empty() && rep->updated.empty()) return lines;
   // One undoable step; a session without objectives takes the ones attaching chose.
-  commitEvidence(s, req.candidateId ? "attach to " + *req.candidateId : QString("attach runs"));
+  m_doc->commitEvidence(s,
+                        req.candidateId ? "attach to " + *req.candidateId : QString("attach runs"));
   if (req.candidateId) m_evidence->showCandidate(*req.candidateId);
   return lines;
 }
@@ -547,12 +545,9 @@ bool MainWindow::openModelConfig(const QString& path, bool quiet) {
     }
     return false;
   }
-  ScenarioSpec spec = m_panel->spec();
+  ScenarioSpec spec = m_doc->scenario();
   spec.model = path.toStdString();
-  m_panel->setSpec(spec);
-  recompute();
-  markChanged();
-  recordEdit();
+  editScenario(spec);
   statusBar()->showMessage("Model: " + qs(model->name) + " from " + path, 8000);
   return true;
 }

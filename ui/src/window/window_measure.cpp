@@ -1,5 +1,6 @@
 // The window's measurements: the device the backend reports, Measure / Cancel on a worker
 // thread, and the measured points drawn over the modelled curves.
+#include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/measured_view.hpp>
 
@@ -58,10 +59,10 @@ void MainWindow::updateMeasurementOverlay(const Scenario& scenario,
   // no copy on an ordinary recompute.
   std::vector<KernelMeasurement> withLive;
   if (!m_liveRecords.empty()) {
-    withLive = m_session.kernelMeasurements;
+    withLive = m_doc->session().kernelMeasurements;
     withLive.insert(withLive.end(), m_liveRecords.begin(), m_liveRecords.end());
   }
-  const auto& records = m_liveRecords.empty() ? m_session.kernelMeasurements : withLive;
+  const auto& records = m_liveRecords.empty() ? m_doc->session().kernelMeasurements : withLive;
   auto overlay =
       measurementOverlay(records, scenario, assignments, batches,
                          m_sessionPath.isEmpty() ? "session" : m_sessionPath.toStdString());
@@ -70,7 +71,7 @@ void MainWindow::updateMeasurementOverlay(const Scenario& scenario,
     overlay = MeasurementOverlay{};
   }
   m_stepPlot->setOverlay(*overlay);
-  m_measured->setKernelOverlay(*overlay, reportTitle(*m_report));
+  m_measured->setKernelOverlay(*overlay, reportTitle(*m_doc->report()));
   for (const auto& n : overlay->notes) statusBar()->showMessage(qs(n), 8000);
 }
 
@@ -102,10 +103,10 @@ void MainWindow::toggleMeasure() {
     m_measure->setEnabled(false);
     return;
   }
-  if (!m_report || !m_backend) return;
+  if (!m_doc->report() || !m_backend) return;
   MeasureRequest request;
-  request.model = m_report->scenario.model;
-  for (const auto& s : m_report->schemes) {
+  request.model = m_doc->report()->scenario.model;
+  for (const auto& s : m_doc->report()->schemes) {
     const std::string& id = s.assignment.linear.id;
     if (!s.assignment.mixed() && measurableScheme(id) != nullptr) request.schemes.push_back(id);
   }
@@ -152,10 +153,10 @@ void MainWindow::toggleMeasure() {
               statusBar()->showMessage("Measurement cancelled: the session is as it was", 8000);
             }
             if (keep) {
+              Session next = m_doc->session();
               addMeasurements(
-                  m_session,
-                  MeasurementBatch{added.kernelMeasurements, added.importedRuns, false, {}});
-              markChanged();
+                  next, MeasurementBatch{added.kernelMeasurements, added.importedRuns, false, {}});
+              m_doc->replace(next, kMeasurementsPart | kRunsPart);
               statusBar()->showMessage(
                   QString("Measured %1 kernel configurations; added to the session")
                       .arg(added.kernelMeasurements.size()),

@@ -53,10 +53,10 @@ void MainWindow::buildMenus() {
   quit->setShortcut(QKeySequence::Quit);
 
   QMenu* edit = menuBar()->addMenu("&Edit");
-  QAction* undo = m_undo->createUndoAction(this, "Undo");
+  QAction* undo = undoStack()->createUndoAction(this, "Undo");
   undo->setObjectName("undo");
   undo->setShortcut(QKeySequence::Undo);
-  QAction* redo = m_undo->createRedoAction(this, "Redo");
+  QAction* redo = undoStack()->createRedoAction(this, "Redo");
   redo->setObjectName("redo");
   // Ctrl+Shift+Z and the platform's Redo keys, each once: a key bound twice to one action is
   // an ambiguous shortcut, and Qt then fires neither (on X11 Redo already holds Ctrl+Shift+Z).

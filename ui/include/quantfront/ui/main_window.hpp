@@ -39,6 +39,7 @@ class MeasurementBackend;
 namespace qf::ui {
 
 class MeasureWorker;
+class Document;
 class DeployView;
 class EvidenceView;
 class ServingPlot;
@@ -78,7 +79,9 @@ class MainWindow : public QMainWindow {
   /// Log-spaced batches per curve (plus every power of two in range); default 400, clamped to
   /// 16..65536. Recomputes.
   void setCurvePoints(int points);
-  [[nodiscard]] int curvePoints() const { return m_curvePoints; }
+  [[nodiscard]] int curvePoints() const;
+  /// The document every view shows: the session, the report of its scenario, the undo stack.
+  [[nodiscard]] Document* document() const { return m_doc; }
 
   [[nodiscard]] ScenarioPanel* scenarioPanel() const { return m_panel; }
   [[nodiscard]] StepTimePlot* stepTimePlot() const { return m_stepPlot; }
@@ -127,9 +130,9 @@ class MainWindow : public QMainWindow {
   /// shows it (a message box unless `quiet`) and keeps the current model. True on success.
   bool openModelConfig(const QString& path, bool quiet = false);
   /// Scenario and gate edits, undoable (Edit › Undo, Ctrl+Z; Redo, Ctrl+Shift+Z).
-  [[nodiscard]] QUndoStack* undoStack() const { return m_undo; }
+  [[nodiscard]] QUndoStack* undoStack() const;
   /// The last successful report, if any.
-  [[nodiscard]] const std::optional<EngineReport>& report() const { return m_report; }
+  [[nodiscard]] const std::optional<EngineReport>& report() const;
   /// Last error shown (empty when the scenario evaluated).
   [[nodiscard]] QString lastError() const { return m_lastError; }
 
@@ -178,16 +181,6 @@ class MainWindow : public QMainWindow {
   /// Help › Documentation: the project's docs (built into the program) in a window, one list
   /// entry per document, rendered from their Markdown; returns it (shown, not modal).
   QDialog* showDocumentation();
-  /// What an evidence step restores: candidates, the candidate each run feeds, the view.
-  struct EvidenceState {
-    std::vector<Candidate> candidates;
-    std::map<std::string, std::map<std::string, std::string>> runSetups;  ///< by SHA-256
-    std::vector<Objective> objectives;
-    std::vector<std::string> gates;
-    std::vector<std::string> hidden;
-  };
-  /// Puts `state` on screen (undo and redo of an evidence step).
-  void applyEvidenceState(const EvidenceState& state);
   [[nodiscard]] EvidenceView* evidenceView() const { return m_evidence; }
   [[nodiscard]] DeployView* deployView() const { return m_deploy; }
   /// The Serving tab's plot (up to date after updateServing, showing it, or exporting it).
@@ -253,8 +246,10 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();
   void buildMenus();
   void buildToolBar();
-  /// Pushes the edit that brought the window from the last recorded state to this one.
-  void recordEdit();
+  /// Puts what changed in the document on screen (`parts`: DocumentPart).
+  void showDocument(unsigned parts);
+  /// The report (or the scenario's error) into every view that draws it.
+  void showReport();
   void exportPlotInteractive();
   void exportReportInteractive();
   void openModelInteractive();
@@ -295,12 +290,9 @@ class MainWindow : public QMainWindow {
   /// The import's summary lines in a message box; with new runs, the Evidence tab showing them.
   void showImportOutcome(std::size_t runsBefore, QStringList lines);
   void updateTitle();
-  /// Makes `next` (the session after an evidence edit) current as one undoable step.
-  void commitEvidence(const Session& next, const QString& text);
   /// Adds a deployment the Deploy tab found as a candidate (one undoable step; an id already
   /// taken gets " (2)", " (3)", ...), with the engine's modelled figures.
   void addDeploymentCandidate(const Candidate& c);
-  [[nodiscard]] EvidenceState evidenceStateOf(const Session& s) const;
   /// Window shortcuts that work in text fields, Ctrl+Tab / Ctrl+Shift+Tab over `tabs`, the
   /// Help menu (window_keys.cpp).
   void installKeys(QTabWidget* tabs);
@@ -310,7 +302,7 @@ class MainWindow : public QMainWindow {
   /// When runs would go to a candidate of another model: asks (m_mismatchPrompt or a box);
   /// true and opts.allowModelMismatch set to attach, false with `refusal` set otherwise.
   bool confirmModelMismatch(const Session& s, AttachOptions& opts, QString& refusal);
-  /// Candidates and runs of m_session onto the Pareto, Candidates and Evidence tabs.
+  /// The document's candidates and runs onto the Pareto, Candidates and Evidence tabs.
   void showEvidence(bool withView);
 
  protected:
@@ -331,23 +323,10 @@ class MainWindow : public QMainWindow {
   QTableWidget* m_crossoversTable = nullptr;
   QWidget* m_schemesTab = nullptr;
   QLabel* m_fitBanner = nullptr;
-  QUndoStack* m_undo = nullptr;
-  bool m_applyingUndo = false;
-
- public:
-  /// What one undo step restores: the scenario, the chosen objectives and the gate texts.
-  struct EditState {
-    ScenarioSpec spec;
-    std::vector<Objective> objectives;
-    std::vector<std::string> gates;
-    bool operator==(const EditState&) const = default;
-  };
-  /// Puts `state` on screen (undo and redo).
-  void applyEditState(const EditState& state);
-
- private:
-  [[nodiscard]] EditState editState() const;
-  EditState m_editState;  ///< the state the last recorded edit left
+  Document* m_doc = nullptr;
+  /// Set while the document's state is put into the views: what they signal then is not an
+  /// edit.
+  bool m_showingDocument = false;
   QLabel* m_gpuStatus = nullptr;
   QPushButton* m_measure = nullptr;
   MeasuredView* m_measured = nullptr;
@@ -368,13 +347,7 @@ class MainWindow : public QMainWindow {
   QDoubleSpinBox* m_sloTtft = nullptr;  ///< goodput objectives on the Serving tab (0: none)
   QDoubleSpinBox* m_sloTpot = nullptr;
   ServingSweeps m_servingSweeps;  ///< what the Serving tab shows (updateServing)
-  int m_curvePoints = 400;
-  std::optional<EngineReport> m_report;
-  /// m_report's intervals (the bands, the crossovers' ties), shared with the step plot: 2p + 1
-  /// curves per scheme, not copied.
-  std::shared_ptr<const ReportIntervals> m_intervals;
   QString m_lastError;
-  Session m_session;
   QString m_sessionPath;
   /// sessionFileStamp() of m_sessionPath when this window last read or wrote it: autosaves
   /// carry it, so recovery can tell the file changed since (autosave.hpp).

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QImage>
 #include <QTemporaryDir>
+#include <QUndoStack>
 #include <set>
 
 #include <quantfront/core/session/serving.hpp>
@@ -28,28 +29,40 @@ QStringList sweepFiles() {
   return out;
 }
 
+/// Empties `w`'s session, shows the Serving tab, imports the 18-file sweep and attaches it
+/// (one candidate per checkpoint). Returns how many runs the Evidence tab had selected.
+int importSweepOnServingTab(qf::ui::MainWindow& w) {
+  qf::Session empty;
+  empty.scenario = w.session().scenario;
+  w.setSession(empty, QString());
+  w.showTab("serving");
+  const QStringList files = sweepFiles();
+  if (w.importFiles(files).size() != files.size()) return -1;
+  auto* ev = w.evidenceView();
+  QStringList names;
+  for (const QString& f : files) names << QFileInfo(f).fileName();
+  ev->selectRuns(names);
+  const auto selected = static_cast<int>(ev->selectedDigests().size());
+  w.attachRuns(qf::ui::AttachRequest{ev->selectedDigests(), std::nullopt, {}});
+  return selected;
+}
+
 }  // namespace
 
 TEST_CASE("an imported sweep per candidate on the Serving tab", "[ui][serving]") {
   qf::testing::app();
   qf::ui::MainWindow w;
-  qf::Session empty;
-  empty.scenario = w.session().scenario;
-  w.setSession(empty, QString());
-  // Before any import: the empty state.
-  w.showTab("serving");
-  CHECK(w.currentTabKey() == "serving");
-  CHECK(w.servingPlot()->emptyText() == qf::ui::ServingPlot::kEmptyText);
-
-  const QStringList files = sweepFiles();
-  REQUIRE(files.size() == 18);
-  REQUIRE(w.importFiles(files).size() == 18);
-  auto* ev = w.evidenceView();
-  QStringList names;
-  for (const QString& f : files) names << QFileInfo(f).fileName();
-  ev->selectRuns(names);
-  REQUIRE(ev->selectedDigests().size() == 18);
-  w.attachRuns(qf::ui::AttachRequest{ev->selectedDigests(), std::nullopt, {}});
+  {
+    // Before any import: the empty state.
+    qf::Session empty;
+    empty.scenario = w.session().scenario;
+    w.setSession(empty, QString());
+    w.showTab("serving");
+    CHECK(w.currentTabKey() == "serving");
+    CHECK(w.servingPlot()->emptyText() == qf::ui::ServingPlot::kEmptyText);
+  }
+  REQUIRE(sweepFiles().size() == 18);
+  REQUIRE(importSweepOnServingTab(w) == 18);
   REQUIRE(w.session().candidates.size() == 3);
 
   w.showTab("step");
@@ -119,4 +132,29 @@ TEST_CASE("an imported sweep per candidate on the Serving tab", "[ui][serving]")
   CHECK(pages >= 8);
   CHECK(w.servingSweeps().groups.size() == 3);
   CHECK(w.servingSweeps().runsUsed == 18);
+}
+
+TEST_CASE("the Serving tab in sight follows the document, and hidden is drawn when shown",
+          "[ui][serving][document]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  REQUIRE(importSweepOnServingTab(w) == 18);
+  REQUIRE(w.session().candidates.size() == 3);
+  // Attached while the tab is in sight: drawn at once, without leaving the tab.
+  CHECK(w.servingPlot()->candidateCount() == 3);
+  // Hidden: a removal waits until the tab is shown again (its bootstraps are not redone for
+  // a tab nobody looks at), then the tab shows it.
+  w.showTab("step");
+  const QString gone = QString::fromStdString(w.session().candidates.front().id);
+  const auto curve = [&] {
+    return w.servingPlot()->series(gone, qf::ui::ServingPlot::Series::OutputThroughput);
+  };
+  REQUIRE(curve() != nullptr);
+  REQUIRE(w.setCandidateHidden(gone, true).isEmpty());
+  CHECK(curve() != nullptr);
+  w.showTab("serving");
+  CHECK(curve() == nullptr);
+  // Undo, in sight: its curve is back at once.
+  w.undoStack()->undo();
+  CHECK(curve() != nullptr);
 }

@@ -177,6 +177,7 @@ void Document::recompute() {
   if (!rep) return fail(rep.error());
   m_lastError.clear();
   m_report = std::move(*rep);
+  m_reportSpec = spec;
   m_resolved = std::move(*scen);
   m_assignments = std::move(*c);
   m_batches = std::move(batches);

@@ -19,17 +19,6 @@
 
 namespace qf::ui {
 
-void MainWindow::showEvidence(bool withView) {
-  const Session& s = m_doc->session();
-  const auto visible = visibleCandidates(s.candidates, s.view.hidden);
-  if (withView) {
-    m_pareto->setContents(visible, s.view.objectives, s.view.gates);
-  } else {
-    m_pareto->setCandidates(visible);
-  }
-  m_evidence->setContents(s.importedRuns, s.candidates);
-}
-
 void MainWindow::addDeploymentCandidate(const Candidate& c) {
   Session next = session();
   Candidate k = c;

@@ -72,10 +72,10 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   if (!tab) {
     return QString("unknown view '%1' (expected one of %2)").arg(view, exportViews().join(", "));
   }
-  if (tab->exports == TabExport::Table) return exportTableFile(tabParts(tab->id).table, path);
-  if (tab->id == Tab::Serving) updateServing();
-  if (tab->id == Tab::Measured) updateEndToEnd();
-  return exportPlotFile(tabParts(tab->id).plot, path, widthPx, heightPx);
+  // A tab that lags the document is drawn first.
+  const TabView& v = tabView(tab->id);
+  if (tab->exports == TabExport::Table) return exportTableFile(v.table, path);
+  return exportPlotFile(v.plot, path, widthPx, heightPx);
 }
 
 QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringList* pageText,
@@ -89,11 +89,11 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   in.sessionName = m_sessionPath.isEmpty() ? sessionName() : m_sessionPath;
   in.stepPlot = m_stepPlot;
   in.throughputPlot = throughputPlot();
-  updateServing();
+  tabView(Tab::Serving);
   in.servingPlot = m_serving;
   in.serving = &m_servingSweeps;
   in.paretoPlot = m_pareto->plot();
-  updateEndToEnd();
+  tabView(Tab::Measured);
   in.residualPlot = m_measured->kernelPlot();
   in.e2ePlot = m_measured->e2ePlot();
   in.e2eRows = &m_measured->rows();

@@ -60,6 +60,9 @@ class Document : public QObject {
   }
   /// Why the scenario as it stands does not evaluate; empty when report() is of it.
   [[nodiscard]] const QString& lastError() const { return m_lastError; }
+  /// The scenario the report was computed from (the scenario as it stands once it evaluates;
+  /// the last one that did while lastError() is set).
+  [[nodiscard]] const ScenarioSpec& reportSpec() const { return m_reportSpec; }
   /// What the report was computed from: the resolved scenario, its scheme assignments and the
   /// batches of its curves (meaningful while report() is set).
   [[nodiscard]] const Scenario& resolvedScenario() const { return m_resolved; }
@@ -115,6 +118,7 @@ class Document : public QObject {
   std::optional<EngineReport> m_report;
   std::shared_ptr<const ReportIntervals> m_intervals;
   QString m_lastError;
+  ScenarioSpec m_reportSpec;
   Scenario m_resolved;
   std::vector<SchemeAssignment> m_assignments;
   std::vector<double> m_batches;

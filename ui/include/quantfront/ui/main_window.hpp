@@ -86,10 +86,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] ScenarioPanel* scenarioPanel() const { return m_panel; }
   [[nodiscard]] StepTimePlot* stepTimePlot() const { return m_stepPlot; }
   /// The throughput plot, brought up to date with the report first (it is drawn when shown).
-  [[nodiscard]] ThroughputPlot* throughputPlot() const {
-    refreshThroughputPlot();
-    return m_throughputPlot;
-  }
+  [[nodiscard]] ThroughputPlot* throughputPlot() const;
   /// The plot on the current tab (nullptr when the tab is not a plot).
   [[nodiscard]] QCustomPlot* currentPlot() const;
   /// Selects the tab by its key (tabs.hpp): "step", "throughput", "serving", "schemes",
@@ -228,13 +225,29 @@ class MainWindow : public QMainWindow {
   void reportUpdated();
 
  private:
-  /// What a tab shows: its page in the tab bar, and the plot or table it exports.
-  struct TabParts {
-    QWidget* page = nullptr;
-    QCustomPlot* plot = nullptr;
-    QTableWidget* table = nullptr;
+  /// One tab of the window (tab_views.cpp): its widgets, the document parts it is drawn
+  /// from, and how it is drawn.
+  struct TabView {
+    QWidget* page = nullptr;        ///< its page in the tab bar
+    QCustomPlot* plot = nullptr;    ///< the plot it exports (nullptr: none)
+    QTableWidget* table = nullptr;  ///< the table it exports (nullptr: none)
+    unsigned feeds = 0;             ///< the DocumentParts it is drawn from
+    /// A costly view is drawn while it is the current tab, and when shown or exported; the
+    /// others on every change of what they feed on.
+    bool whenShown = false;
+    /// Draws it from the document; `parts`: what changed since it was last drawn.
+    std::function<void(unsigned parts)> draw;
+    unsigned pending = 0;  ///< what changed while it was not drawn (whenShown views)
   };
-  [[nodiscard]] TabParts tabParts(Tab tab) const;
+  /// Every tab's widgets and how each is fed, in one place (tab_views.cpp): constructs each
+  /// tab's widgets and registers its view for its row of tabSpecs().
+  void buildTabViews();
+  /// `tab`'s view, drawn first when it lags the document.
+  const TabView& tabView(Tab tab) const;
+  /// Draws the views that feed on `parts`, or marks them to be drawn when shown.
+  void feedTabViews(unsigned parts);
+  /// Marks `tab` as lagging (`parts` changed) and draws it if it is in sight.
+  void refeed(Tab tab, unsigned parts);
   [[nodiscard]] const TabSpec* currentTabSpec() const;
   void buildSchemesTab();
   void buildServingTab();
@@ -248,21 +261,22 @@ class MainWindow : public QMainWindow {
   void buildToolBar();
   /// Puts what changed in the document on screen (`parts`: DocumentPart).
   void showDocument(unsigned parts);
-  /// The report (or the scenario's error) into every view that draws it.
-  void showReport();
+  /// The report's frame (title, the panel's facts, the fit banner), or the scenario's error.
+  /// False on the error: the views keep the last good report.
+  bool showReportFrame();
   void exportPlotInteractive();
   void exportReportInteractive();
   void openModelInteractive();
   void exportDataInteractive();
-  /// The Schemes and Crossovers tables from the report; with `batchAt` ≥ 1 (the spec the
-  /// report was made from) each scheme at that batch too.
+  /// The step-time plot from the report, with the measured points over it.
+  void drawStepPlot();
   /// Speculative decoding on the step-time plot, as the scenario asks (off: removed).
   void updateSpeculation(const ScenarioSpec& spec);
+  /// The Schemes and Crossovers tables from the report; with `batchAt` ≥ 1 (the spec the
+  /// report was made from) each scheme at that batch too.
   void updateSchemesTable(double batchAt);
-  /// Draws the report on the throughput plot if it changed since the plot last drew it: a
-  /// scenario edit redraws the plot in view, and a hidden throughput plot when it is shown,
-  /// exported or asked for.
-  void refreshThroughputPlot() const;
+  /// The Pareto and Candidates tabs from the document's candidates and selection.
+  void drawPareto(unsigned parts);
   /// Shows the does-not-fit banner unless the current view's plot already says it.
   void updateFitBanner();
   void detectGpu();
@@ -302,8 +316,6 @@ class MainWindow : public QMainWindow {
   /// When runs would go to a candidate of another model: asks (m_mismatchPrompt or a box);
   /// true and opts.allowModelMismatch set to attach, false with `refusal` set otherwise.
   bool confirmModelMismatch(const Session& s, AttachOptions& opts, QString& refusal);
-  /// The document's candidates and runs onto the Pareto, Candidates and Evidence tabs.
-  void showEvidence(bool withView);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -316,9 +328,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* m_tabs = nullptr;
   StepTimePlot* m_stepPlot = nullptr;
   ThroughputPlot* m_throughputPlot = nullptr;
-  /// The report's batch range and marked batch, and whether the throughput plot lags it.
-  double m_reportBatchMin = 1, m_reportBatchMax = 1, m_reportBatchAt = 0;
-  mutable bool m_throughputStale = false;
+  /// Every tab's view (buildTabViews); mutable: a lagging view is drawn when asked for.
+  mutable std::map<Tab, TabView> m_tabViews;
   QTableWidget* m_schemesTable = nullptr;
   QTableWidget* m_crossoversTable = nullptr;
   QWidget* m_schemesTab = nullptr;

@@ -47,6 +47,7 @@
 #include <quantfront/core/session/import_session.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/autosave.hpp>
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/deploy_view.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -61,7 +62,6 @@
 
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/session/measurement.hpp>
-#include <quantfront/ui/measure_worker.hpp>
 #include <quantfront/ui/tabs.hpp>
 
 #include "window_internal.hpp"
@@ -78,6 +78,7 @@ Session bundledExampleSession() {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("QuantFront — should I quantize, how, and for which workload?");
   m_doc = new Document(this);
+  m_background = new Background(this);
   auto* splitter = new QSplitter(this);
   m_panel = new ScenarioPanel(splitter);
   auto* scroll = new QScrollArea(splitter);
@@ -207,11 +208,8 @@ void MainWindow::buildStatusBar() {
 }
 
 MainWindow::~MainWindow() {
-  // A file still being read: stop it and wait, so the thread never outlives the window.
-  if (m_importThread) {
-    if (m_importCancel) m_importCancel->store(true);
-    m_importThread->wait();
-  }
+  // Work off the GUI thread stops first: nothing is applied to a window being destroyed.
+  m_background->stopAll();
 }
 
 void MainWindow::setSession(const Session& session, const QString& path) {

@@ -13,6 +13,7 @@
 #include <quantfront/core/model/speculation.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/serving.hpp>
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/deploy_view.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -46,7 +47,7 @@ void MainWindow::buildTabViews() {
   buildServingTab();
   m_tabViews[Tab::Serving] = {m_servingTab, m_serving,
                               nullptr,      kRunsPart | kEvidencePart,
-                              true,         [this](unsigned) { updateServing(); }};
+                              true,         [this](unsigned) { startServing(); }};
   buildSchemesTab();
   m_tabViews[Tab::Schemes] = {
       m_schemesTab, nullptr, m_schemesTable, kReportPart, false, [this](unsigned) {
@@ -100,6 +101,16 @@ void MainWindow::feedTabViews(unsigned parts) {
     const unsigned p = parts & m_tabViews.at(spec.id).feeds;
     if (p != 0) refeed(spec.id, p);
   }
+}
+
+ServingPlot* MainWindow::servingPlot() const {
+  m_background->wait(Background::Lane::Serving);
+  return m_serving;
+}
+
+const ServingSweeps& MainWindow::servingSweeps() const {
+  m_background->wait(Background::Lane::Serving);
+  return m_servingSweeps;
 }
 
 ThroughputPlot* MainWindow::throughputPlot() const {
@@ -359,23 +370,47 @@ void MainWindow::updateSchemesTable(double batchAt) {
 }
 
 void MainWindow::updateServing() {
-  const Session s = withoutHidden(session());
+  startServing();
+  m_background->wait(Background::Lane::Serving);
+}
+
+void MainWindow::startServing() {
+  // The bootstraps over every run's per-request records take seconds for a large sweep: they
+  // run off the GUI thread, on a copy of what they read.
+  Session s = withoutHidden(m_doc->session());
   ServingOptions opts;
   if (m_sloTtft->value() > 0) opts.slo.ttftS = m_sloTtft->value() / 1e3;
   if (m_sloTpot->value() > 0) opts.slo.tpotS = m_sloTpot->value() / 1e3;
-  auto sweeps = guarded("serving runs",
-                        [&]() -> Result<ServingSweeps> { return qf::servingSweeps(s, opts); });
+  m_background->run<Result<ServingSweeps>>(
+      Background::Lane::Serving,
+      [s = std::move(s), opts](const std::atomic<bool>&) {
+        return guarded("serving runs",
+                       [&]() -> Result<ServingSweeps> { return qf::servingSweeps(s, opts); });
+      },
+      [this, note = sloNote()](Result<ServingSweeps>&& sweeps) { showServing(sweeps, note); });
+  if (m_background->busy(Background::Lane::Serving)) {
+    m_servingNotes->setText(
+        "Computing the serving statistics (bootstraps over every run's "
+        "requests)…");
+    m_servingNotes->setVisible(true);
+  }
+}
+
+QString MainWindow::sloNote() const {
+  QStringList parts;
+  if (m_sloTtft->value() > 0) parts << QString("TTFT ≤ %1 ms").arg(m_sloTtft->value());
+  if (m_sloTpot->value() > 0) parts << QString("TPOT ≤ %1 ms").arg(m_sloTpot->value());
+  if (parts.isEmpty()) return {};
+  return "goodput: requests per second that produced output within " + parts.join(" and ") +
+         " (from each run's per-request records)";
+}
+
+void MainWindow::showServing(Result<ServingSweeps>& sweeps, const QString& sloNote) {
   m_servingSweeps = sweeps ? std::move(*sweeps) : ServingSweeps{};
   m_serving->setData(m_servingSweeps);
   QStringList notes;
   if (!sweeps) notes << qs(sweeps.error().str());
-  if (opts.slo.ttftS || opts.slo.tpotS) {
-    QStringList parts;
-    if (opts.slo.ttftS) parts << QString("TTFT ≤ %1 ms").arg(m_sloTtft->value());
-    if (opts.slo.tpotS) parts << QString("TPOT ≤ %1 ms").arg(m_sloTpot->value());
-    notes << "goodput: requests per second that produced output within " + parts.join(" and ") +
-                 " (from each run's per-request records)";
-  }
+  if (!sloNote.isEmpty()) notes << sloNote;
   for (const auto& w : m_servingSweeps.warnings) notes << qs(w);
   for (const auto& g : m_servingSweeps.groups) {
     for (const auto& w : g.warnings) notes << qs(g.key) + ": " + qs(w);

@@ -1,5 +1,6 @@
 // The window's exports: the current plot or table, a view by name (quantfront --export
 // VIEW), the review report and the engine's data.
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/deploy_view.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
@@ -72,8 +73,10 @@ QString MainWindow::exportView(const QString& view, const QString& path, int wid
   if (!tab) {
     return QString("unknown view '%1' (expected one of %2)").arg(view, exportViews().join(", "));
   }
-  // A tab that lags the document is drawn first.
+  // A tab that lags the document is drawn first, and what it computes off the GUI thread
+  // waited for.
   const TabView& v = tabView(tab->id);
+  m_background->wait(Background::Lane::Serving);
   if (tab->exports == TabExport::Table) return exportTableFile(v.table, path);
   return exportPlotFile(v.plot, path, widthPx, heightPx);
 }
@@ -90,8 +93,8 @@ QString MainWindow::exportReviewReport(const QString& path, int* pages, QStringL
   in.stepPlot = m_stepPlot;
   in.throughputPlot = throughputPlot();
   tabView(Tab::Serving);
-  in.servingPlot = m_serving;
-  in.serving = &m_servingSweeps;
+  in.servingPlot = servingPlot();
+  in.serving = &servingSweeps();
   in.paretoPlot = m_pareto->plot();
   tabView(Tab::Measured);
   in.residualPlot = m_measured->kernelPlot();

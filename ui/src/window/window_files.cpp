@@ -1,6 +1,7 @@
 // The window's files: sessions opened, saved and autosaved (recovery after a crash, unsaved
 // changes asked about), result files imported (read on a worker thread, dropped or chosen),
 // runs attached, a model config opened.
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
 
@@ -306,7 +307,7 @@ QStringList MainWindow::mergeReadFiles(std::vector<FileImport> read) {
 }
 
 void MainWindow::importAndShow(const QStringList& paths) {
-  if (m_importThread) {
+  if (importRunning()) {
     statusBar()->showMessage("An import is running: wait for it or cancel it first", 8000);
     return;
   }
@@ -320,38 +321,30 @@ void MainWindow::importAndShow(const QStringList& paths) {
   progress->setMinimumDuration(400);  // a quick import shows no dialog
   progress->setAutoClose(false);
   progress->setAutoReset(false);
-  auto cancel = std::make_shared<std::atomic<bool>>(false);
-  m_importCancel = cancel;
-  connect(progress, &QProgressDialog::canceled, this, [cancel] { cancel->store(true); });
-  ImportPlan plan = windowImportPlan();
+  connect(progress, &QProgressDialog::canceled, this,
+          [this] { m_background->cancel(Background::Lane::Import); });
   QPointer<QProgressDialog> dialog(progress);
-  plan.progress = [dialog, cancel](double done, const std::string& file) {
-    QMetaObject::invokeMethod(
-        dialog,
-        [dialog, done, file] {
-          if (!dialog) return;
-          dialog->setValue(static_cast<int>(done * 1000));
-          if (!file.empty()) dialog->setLabelText("Reading " + QFileInfo(qs(file)).fileName());
-        },
-        Qt::QueuedConnection);
-    return !cancel->load();
+  auto reading = [files, dialog](const std::atomic<bool>& cancelled) {
+    ImportPlan plan = windowImportPlan();
+    plan.progress = [dialog, &cancelled](double done, const std::string& file) {
+      QMetaObject::invokeMethod(
+          dialog,
+          [dialog, done, file] {
+            if (!dialog) return;
+            dialog->setValue(static_cast<int>(done * 1000));
+            if (!file.empty()) dialog->setLabelText("Reading " + QFileInfo(qs(file)).fileName());
+          },
+          Qt::QueuedConnection);
+      return !cancelled.load();
+    };
+    return guarded("import", [&] { return readImports(files, plan); });
   };
-  auto result = std::make_shared<std::optional<Result<std::vector<FileImport>>>>();
-  m_importThread = QThread::create([files, plan, result] {
-    *result = guarded("import", [&] { return readImports(files, plan); });
-  });
-  m_importThread->setParent(this);
-  connect(m_importThread, &QThread::finished, this, [this, progress, result] {
+  auto done = [this, progress](Result<std::vector<FileImport>>&& read) {
     // Closed now, not at the next turn of the event loop: the summary's own loop would
     // otherwise run under a window-modal dialog at 100% whose Cancel alone frees its OK.
     progress->reset();
     progress->hide();
     progress->deleteLater();
-    m_importThread->deleteLater();
-    m_importThread = nullptr;
-    m_importCancel.reset();
-    if (!*result) return;
-    auto& read = **result;
     if (!read) {
       if (read.error().isCancelled()) {
         statusBar()->showMessage("Import cancelled: the session is unchanged", 8000);
@@ -362,8 +355,13 @@ void MainWindow::importAndShow(const QStringList& paths) {
     }
     const std::size_t before = m_doc->session().importedRuns.size();
     showImportOutcome(before, mergeReadFiles(std::move(*read)));
-  });
-  m_importThread->start();
+  };
+  m_background->run<Result<std::vector<FileImport>>>(Background::Lane::Import, std::move(reading),
+                                                     std::move(done));
+}
+
+bool MainWindow::importRunning() const {
+  return m_background->busy(Background::Lane::Import);
 }
 
 void MainWindow::showImportOutcome(std::size_t runsBefore, QStringList lines) {

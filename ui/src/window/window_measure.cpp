@@ -1,5 +1,6 @@
 // The window's measurements: the device the backend reports, Measure / Cancel on a worker
 // thread, and the measured points drawn over the modelled curves.
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/measured_view.hpp>
@@ -8,13 +9,11 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
-#include <QThread>
 
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/session/evidence_edit.hpp>
 #include <quantfront/core/session/measurement.hpp>
-#include <quantfront/ui/measure_worker.hpp>
 #include <quantfront/ui/plots.hpp>
 
 #include "window_internal.hpp"
@@ -91,14 +90,22 @@ void MainWindow::updateEndToEnd() {
 }
 
 void MainWindow::setMeasurementBackend(std::shared_ptr<MeasurementBackend> backend) {
-  if (m_measureWorker) return;  // never swapped under a running measurement
+  // Never swapped under a running measurement.
+  if (m_background->busy(Background::Lane::Measure)) return;
   m_backend = std::move(backend);
   detectGpu();
 }
 
+/// What a measurement run leaves: the records and the environment run to add, why it stopped.
+struct MeasureOutcome {
+  Session added;
+  QString error;
+  bool cancelled = false;
+};
+
 void MainWindow::toggleMeasure() {
-  if (m_measureWorker) {
-    m_measureWorker->cancel();
+  if (m_background->busy(Background::Lane::Measure)) {
+    m_background->cancel(Background::Lane::Measure);
     m_measure->setText("Cancelling…");
     m_measure->setEnabled(false);
     return;
@@ -112,62 +119,76 @@ void MainWindow::toggleMeasure() {
   }
   if (request.schemes.empty()) request.schemes = Catalog::bundled().schemesDefaultFor("measure");
   m_liveRecords.clear();
-  m_measureThread = new QThread(this);
-  m_measureWorker = new MeasureWorker(m_backend, request);
-  m_measureWorker->moveToThread(m_measureThread);
-  connect(m_measureThread, &QThread::started, m_measureWorker, &MeasureWorker::run);
-  connect(m_measureWorker, &MeasureWorker::recordMeasured, this,
-          [this](const KernelMeasurement& r) {
-            m_liveRecords.push_back(r);
-            if (r.kind == KernelKind::Gemm) recompute();  // points appear as they land
-          });
-  connect(m_measureWorker, &MeasureWorker::progressed, this,
-          [this](double done, const QString& what) {
-            m_measureProgress->setValue(static_cast<int>(done * 1000));
-            m_measureProgress->setToolTip(what);
-          });
-  connect(m_measureWorker, &MeasureWorker::finished, this,
-          [this](const Session& added, const QString& error, bool cancelled) {
-            m_measureThread->quit();
-            m_measureThread->wait();
-            // The worker lives in a thread that has finished: a deleteLater() would wait for
-            // an event loop that never runs again (LeakSanitizer found it leaked). Nothing
-            // runs in that thread any more, so it is deleted here.
-            delete m_measureWorker;
-            m_measureThread->deleteLater();
-            m_measureWorker = nullptr;
-            m_measureThread = nullptr;
-            m_liveRecords.clear();
-            m_measureProgress->setVisible(false);
-            m_measure->setText("Measure");
-            m_measure->setEnabled(m_haveDevice);
-            const bool keep = !cancelled && (error.isEmpty() || !added.kernelMeasurements.empty());
-            if (!error.isEmpty()) {
-              // A run stopped part way keeps what it measured before the error.
-              QMessageBox::warning(this, "Measurement failed",
-                                   keep ? error + QString("\n\nThe %1 records measured before it "
-                                                          "are added to the session.")
-                                                      .arg(added.kernelMeasurements.size())
-                                        : error);
-            } else if (cancelled) {
-              statusBar()->showMessage("Measurement cancelled: the session is as it was", 8000);
-            }
-            if (keep) {
-              Session next = m_doc->session();
-              addMeasurements(
-                  next, MeasurementBatch{added.kernelMeasurements, added.importedRuns, false, {}});
-              m_doc->replace(next, kMeasurementsPart | kRunsPart);
-              statusBar()->showMessage(
-                  QString("Measured %1 kernel configurations; added to the session")
-                      .arg(added.kernelMeasurements.size()),
-                  8000);
-            }
-            recompute();
-          });
+  // Records and progress cross to this thread as they come (the window outlives the job: its
+  // destructor stops and waits for it), so measured points appear as they land.
+  auto work = [this, backend = m_backend, request](const std::atomic<bool>& cancelled) {
+    MeasureOutcome out;
+    auto batch = backend->measure(
+        request,
+        [this, &cancelled](const KernelMeasurement* record, double done, const std::string& what) {
+          std::optional<KernelMeasurement> rec;
+          if (record) rec = *record;
+          QMetaObject::invokeMethod(
+              this, [this, rec, done, text = qs(what)] { measureProgressed(rec, done, text); },
+              Qt::QueuedConnection);
+          return !cancelled.load();
+        });
+    if (!batch) {
+      out.error = qs(batch.error().message);
+      return out;
+    }
+    // After an error that stopped the run (a lost CUDA context), what was measured before it
+    // is kept; the window shows the error beside it.
+    addMeasurements(out.added, *batch);  // a cancelled batch adds nothing
+    out.error = qs(batch->error);
+    out.cancelled = batch->cancelled;
+    return out;
+  };
+  m_background->run<MeasureOutcome>(Background::Lane::Measure, std::move(work),
+                                    [this](MeasureOutcome&& out) { measureFinished(out); });
   m_measure->setText("Cancel");
   m_measureProgress->setValue(0);
   m_measureProgress->setVisible(true);
-  m_measureThread->start();
+}
+
+void MainWindow::measureProgressed(const std::optional<KernelMeasurement>& record, double done,
+                                   const QString& what) {
+  if (!m_background->busy(Background::Lane::Measure)) return;  // after it ended
+  m_measureProgress->setValue(static_cast<int>(done * 1000));
+  m_measureProgress->setToolTip(what);
+  if (record) {
+    m_liveRecords.push_back(*record);
+    if (record->kind == KernelKind::Gemm) recompute();  // points appear as they land
+  }
+}
+
+void MainWindow::measureFinished(const MeasureOutcome& out) {
+  m_liveRecords.clear();
+  m_measureProgress->setVisible(false);
+  m_measure->setText("Measure");
+  m_measure->setEnabled(m_haveDevice);
+  const std::size_t got = out.added.kernelMeasurements.size();
+  const bool keep = !out.cancelled && (out.error.isEmpty() || got > 0);
+  if (!out.error.isEmpty()) {
+    // A run stopped part way keeps what it measured before the error.
+    QMessageBox::warning(
+        this, "Measurement failed",
+        keep
+            ? out.error + QString("\n\nThe %1 records measured before it are added to the session.")
+                              .arg(got)
+            : out.error);
+  } else if (out.cancelled) {
+    statusBar()->showMessage("Measurement cancelled: the session is as it was", 8000);
+  }
+  if (keep) {
+    Session next = m_doc->session();
+    addMeasurements(
+        next, MeasurementBatch{out.added.kernelMeasurements, out.added.importedRuns, false, {}});
+    m_doc->replace(next, kMeasurementsPart | kRunsPart);
+    statusBar()->showMessage(
+        QString("Measured %1 kernel configurations; added to the session").arg(got), 8000);
+  }
+  recompute();
 }
 
 }  // namespace qf::ui

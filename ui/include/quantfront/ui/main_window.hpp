@@ -38,7 +38,8 @@ class MeasurementBackend;
 
 namespace qf::ui {
 
-class MeasureWorker;
+class Background;
+struct MeasureOutcome;
 class Document;
 class DeployView;
 class EvidenceView;
@@ -150,7 +151,7 @@ class MainWindow : public QMainWindow {
   /// none: Measure is disabled. The status line shows the backend's first device.
   void setMeasurementBackend(std::shared_ptr<MeasurementBackend> backend);
   /// True while files are being read on the worker thread (importAndShow).
-  [[nodiscard]] bool importRunning() const { return m_importThread != nullptr; }
+  [[nodiscard]] bool importRunning() const;
   /// Attaches imported runs to candidates (core attachRunsToCandidates): their figures become
   /// measured metrics, recovery is derived and modelled figures filled. Returns what was done
   /// (candidates created / updated, notes, warnings); on an error the session is unchanged.
@@ -180,12 +181,15 @@ class MainWindow : public QMainWindow {
   QDialog* showDocumentation();
   [[nodiscard]] EvidenceView* evidenceView() const { return m_evidence; }
   [[nodiscard]] DeployView* deployView() const { return m_deploy; }
-  /// The Serving tab's plot (up to date after updateServing, showing it, or exporting it).
-  [[nodiscard]] ServingPlot* servingPlot() const { return m_serving; }
+  /// The Serving tab's plot (up to date after updateServing, showing it, or exporting it;
+  /// waits for statistics being computed off the GUI thread).
+  [[nodiscard]] ServingPlot* servingPlot() const;
   /// The serving sweeps of the session as it stands (runs by candidate against offered load).
-  [[nodiscard]] const ServingSweeps& servingSweeps() const { return m_servingSweeps; }
+  [[nodiscard]] const ServingSweeps& servingSweeps() const;
   /// Recomputes the serving sweeps and redraws the Serving tab.
   void updateServing();
+  /// The window's work off the GUI thread (serving statistics, imports, measurements).
+  [[nodiscard]] Background* background() const { return m_background; }
   [[nodiscard]] ParetoView* paretoView() const { return m_pareto; }
   /// True when the session has edits (scenario, gates, objectives, imports) not yet saved.
   [[nodiscard]] bool isModified() const { return m_dirty; }
@@ -277,6 +281,11 @@ class MainWindow : public QMainWindow {
   void updateSchemesTable(double batchAt);
   /// The Pareto and Candidates tabs from the document's candidates and selection.
   void drawPareto(unsigned parts);
+  /// Starts the serving statistics off the GUI thread; showServing draws them when they come.
+  void startServing();
+  void showServing(Result<ServingSweeps>& sweeps, const QString& sloNote);
+  /// What the goodput SLO boxes ask, in words (empty: none).
+  [[nodiscard]] QString sloNote() const;
   /// Shows the does-not-fit banner unless the current view's plot already says it.
   void updateFitBanner();
   void detectGpu();
@@ -288,6 +297,11 @@ class MainWindow : public QMainWindow {
   /// Measure / Cancel: runs the quick measurement plan of the scenario's model on a worker
   /// thread; the records are added to the session when it finishes.
   void toggleMeasure();
+  /// A running measurement's progress and its records one by one (on this thread).
+  void measureProgressed(const std::optional<KernelMeasurement>& record, double done,
+                         const QString& what);
+  /// A measurement ended: what it measured goes into the session (one change, not undone).
+  void measureFinished(const MeasureOutcome& out);
   void markChanged();
   void openInteractive();
   bool saveInteractive(bool saveAs);
@@ -335,6 +349,7 @@ class MainWindow : public QMainWindow {
   QWidget* m_schemesTab = nullptr;
   QLabel* m_fitBanner = nullptr;
   Document* m_doc = nullptr;
+  Background* m_background = nullptr;
   /// Set while the document's state is put into the views: what they signal then is not an
   /// edit.
   bool m_showingDocument = false;
@@ -342,10 +357,6 @@ class MainWindow : public QMainWindow {
   QPushButton* m_measure = nullptr;
   MeasuredView* m_measured = nullptr;
   QProgressBar* m_measureProgress = nullptr;
-  QThread* m_measureThread = nullptr;
-  QThread* m_importThread = nullptr;                  ///< reading files to import (importAndShow)
-  std::shared_ptr<std::atomic<bool>> m_importCancel;  ///< set: the reading stops
-  MeasureWorker* m_measureWorker = nullptr;
   std::shared_ptr<MeasurementBackend> m_backend;  ///< null: no measurements in this build
   std::vector<KernelMeasurement> m_liveRecords;   ///< a running measurement's records so far
   bool m_haveDevice = false;

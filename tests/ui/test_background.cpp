@@ -1,0 +1,136 @@
+// The window's one worker idiom: jobs run off the GUI thread, a stale result never overwrites
+// a newer one, a stopped job still says so, a closing window applies nothing, and the
+// window handles input while the serving statistics are computed.
+#include <catch2/catch.hpp>
+
+#include <QDir>
+#include <QTabBar>
+#include <QTabWidget>
+#include <QTest>
+#include <QThread>
+#include <QTimer>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include <quantfront/ui/background.hpp>
+#include <quantfront/ui/evidence_view.hpp>
+#include <quantfront/ui/main_window.hpp>
+#include <quantfront/ui/serving_plot.hpp>
+
+#include "support/qt_app.hpp"
+
+namespace {
+
+using qf::ui::Background;
+using Lane = Background::Lane;
+
+/// Work that returns `value` once `release` is set (or after 10 s), or -1 when told to stop.
+std::function<int(const std::atomic<bool>&)> gated(int value, const std::atomic<bool>& release) {
+  return [value, &release](const std::atomic<bool>& cancelled) {
+    for (int i = 0; i < 10000 && !release.load(); ++i) {
+      if (cancelled.load()) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return value;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("background: a stale result never overwrites a newer one", "[background]") {
+  qf::testing::app();
+  Background bg;
+  std::vector<int> applied;
+  std::atomic<bool> releaseOld{false}, releaseNew{true};
+  const auto apply = [&](int&& v) { applied.push_back(v); };
+  // The old job is still running when a newer one of its lane starts and ends.
+  const auto first = bg.run<int>(Lane::Serving, gated(1, releaseOld), apply);
+  const auto second = bg.run<int>(Lane::Serving, gated(2, releaseNew), apply);
+  CHECK(second == first + 1);
+  CHECK(bg.generation(Lane::Serving) == second);
+  CHECK(bg.busy(Lane::Serving));
+  bg.wait(Lane::Serving);
+  CHECK(applied == std::vector<int>{2});
+  CHECK_FALSE(bg.busy(Lane::Serving));
+  // The old one ends later (it was told to stop: superseded): nothing of it is applied.
+  releaseOld = true;
+  QTest::qWait(50);
+  CHECK(applied == std::vector<int>{2});
+}
+
+TEST_CASE("background: lanes are apart, and a stopped job's result is still applied",
+          "[background]") {
+  qf::testing::app();
+  Background bg;
+  std::atomic<bool> hold{false};
+  int serving = 0, measure = 0;
+  bg.run<int>(Lane::Serving, gated(7, hold), [&](int&& v) { serving = v; });
+  bg.run<int>(Lane::Measure, gated(9, hold), [&](int&& v) { measure = v; });
+  CHECK(bg.busy(Lane::Serving));
+  CHECK(bg.busy(Lane::Measure));
+  CHECK_FALSE(bg.busy(Lane::Import));
+  // Asked to stop: the job sees its flag, and what it returns then is applied (the window
+  // says "cancelled" from it).
+  bg.cancel(Lane::Measure);
+  bg.wait(Lane::Measure);
+  CHECK(measure == -1);
+  CHECK(bg.busy(Lane::Serving));  // another lane's job runs on
+  hold = true;
+  // Applied on this thread, from the event loop, without anyone waiting.
+  REQUIRE(QTest::qWaitFor([&] { return serving != 0; }, 10000));
+  CHECK(serving == 7);
+}
+
+TEST_CASE("background: a window closing stops its jobs and applies nothing", "[background]") {
+  qf::testing::app();
+  bool applied = false;
+  std::atomic<bool> never{false};
+  {
+    Background bg;
+    bg.run<int>(Lane::Import, gated(1, never), [&](int&&) { applied = true; });
+    REQUIRE(bg.busy(Lane::Import));
+  }  // destroyed with the job running: stopped, joined
+  QTest::qWait(20);
+  CHECK_FALSE(applied);
+}
+
+TEST_CASE("the window handles input while the serving statistics are computed off its thread",
+          "[background][serving]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  const QDir dir(QString(QF_TEST_DATA_DIR) + "/import/sweep");
+  QStringList files;
+  for (const QString& f : dir.entryList({"vllm_serve_*.json"}, QDir::Files, QDir::Name)) {
+    files << dir.filePath(f);
+  }
+  REQUIRE(w.importFiles(files).size() == 18);
+  auto* ev = w.evidenceView();
+  QStringList names;
+  for (const QString& f : files) names << QFileInfo(f).fileName();
+  ev->selectRuns(names);
+  w.attachRuns(qf::ui::AttachRequest{ev->selectedDigests(), std::nullopt, {}});
+  // The user clicks the Serving tab: the bootstraps over 18 runs' requests start off the GUI
+  // thread and the click returns at once.
+  auto* tabs = w.findChild<QTabWidget*>();
+  REQUIRE(tabs != nullptr);
+  int serving = -1;
+  for (int i = 0; i < tabs->count(); ++i) {
+    if (tabs->tabBar()->tabData(i).toString() == "serving") serving = i;
+  }
+  REQUIRE(serving >= 0);
+  tabs->tabBar()->setCurrentIndex(serving);
+  REQUIRE(w.background()->busy(Lane::Serving));
+  // Input arrives meanwhile: the event loop handles it while the statistics are still running.
+  bool handled = false, busyWhenHandled = false;
+  QTimer::singleShot(0, &w, [&] {
+    handled = true;
+    busyWhenHandled = w.background()->busy(Lane::Serving);
+  });
+  REQUIRE(QTest::qWaitFor([&] { return handled; }, 10000));
+  CHECK(busyWhenHandled);
+  // The plot, asked for, is the finished one.
+  CHECK(w.servingPlot()->candidateCount() == 3);
+  CHECK_FALSE(w.background()->busy(Lane::Serving));
+}

@@ -6,10 +6,16 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDropEvent>
 #include <QFileInfo>
 #include <QMimeData>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTableWidget>
+#include <QTimer>
 
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -239,4 +245,36 @@ TEST_CASE("the Attach dialog offers the candidate the runs name before the one o
   // Runs that name different candidates: no single offer (the one on display stands).
   ev->selectRuns({"vllm_serve_fp8.json", "vllm_serve_bf16.json"});
   CHECK(ev->namedCandidate(ev->selectedDigests()).isEmpty());
+}
+
+TEST_CASE("the Attach dialog asks which GPU the runs were measured on", "[ui][evidence]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  importInto(w, e2ePaths({"w4a16"}));
+  auto* ev = w.evidenceView();
+  ev->selectRuns({"vllm_serve_w4a16.json"});
+  REQUIRE(ev->selectedDigests().size() == 1);
+  REQUIRE(w.session().scenario.gpu == "h100-sxm");
+  // vLLM's result file does not record the GPU: the dialog asks, defaulting to the scenario's.
+  QString defaultGpu;
+  QTimer::singleShot(0, [&] {
+    auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+    REQUIRE(dialog);
+    auto* gpu = dialog->findChild<QComboBox*>("attachGpu");
+    auto* count = dialog->findChild<QSpinBox*>("attachGpuCount");
+    REQUIRE(gpu);
+    REQUIRE(count);
+    defaultGpu = gpu->currentText();
+    gpu->setCurrentIndex(gpu->findData("a100-80gb"));
+    count->setValue(2);
+    auto* cand = dialog->findChildren<QComboBox*>().front();
+    cand->setCurrentText("w4a16-on-a100");
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+  });
+  ev->findChild<QPushButton*>("attachRuns")->click();
+  CHECK(defaultGpu == "the scenario's GPU");
+  const qf::Candidate* c = findCand(w.session(), "w4a16-on-a100");
+  REQUIRE(c != nullptr);
+  CHECK(c->gpu == "a100-80gb");
+  CHECK(c->gpuCount == 2);
 }

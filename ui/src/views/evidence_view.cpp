@@ -12,6 +12,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -364,8 +365,22 @@ std::optional<AttachRequest> EvidenceView::chooseTarget(const QStringList& diges
   scheme->setToolTip(
       "Scheme of a new candidate whose model name gives no hint (an existing candidate keeps "
       "its scheme)");
+  // The result files of vLLM and SGLang do not say which GPU they ran on: asked here.
+  auto* gpu = new QComboBox(&dlg);
+  gpu->setObjectName("attachGpu");
+  gpu->addItem("the scenario's GPU", QString());
+  for (const auto& g : Catalog::bundled().gpus()) gpu->addItem(qs(g.name), qs(g.id));
+  gpu->setToolTip(
+      "The GPU the runs were measured on, for a candidate this creates: vLLM and SGLang result "
+      "files do not record it (an existing candidate keeps its GPU)");
+  auto* count = new QSpinBox(&dlg);
+  count->setObjectName("attachGpuCount");
+  count->setRange(1, 1024);
+  count->setToolTip("GPUs per replica (tensor parallel) of a candidate this creates");
   form->addRow(QString("%1 run(s) to:").arg(digests.size()), cand);
   form->addRow("Scheme:", scheme);
+  form->addRow("Measured on:", gpu);
+  form->addRow("GPUs:", count);
   auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dlg);
   form->addRow(box);
   connect(box, &QDialogButtonBox::accepted, &dlg, &QDialog::accept);
@@ -373,7 +388,8 @@ std::optional<AttachRequest> EvidenceView::chooseTarget(const QStringList& diges
   if (dlg.exec() != QDialog::Accepted || cand->currentText().trimmed().isEmpty()) {
     return std::nullopt;
   }
-  return AttachRequest{digests, cand->currentText().trimmed(), scheme->currentData().toString()};
+  return AttachRequest{digests, cand->currentText().trimmed(), scheme->currentData().toString(),
+                       false,   gpu->currentData().toString(), count->value()};
 }
 
 void EvidenceView::fillRuns() {

@@ -420,6 +420,8 @@ QStringList MainWindow::attachRuns(const AttachRequest& req) {
   AttachOptions opts;
   if (req.candidateId) opts.candidateId = req.candidateId->toStdString();
   opts.scheme = req.scheme.toStdString();
+  opts.gpu = req.gpu.toStdString();
+  if (req.gpuCount > 0) opts.gpuCount = req.gpuCount;
   for (const QString& d : req.digests) opts.runDigests.push_back(d.toStdString());
   opts.setViewObjectives = s.view.objectives.empty();
   opts.allowModelMismatch = req.allowModelMismatch;

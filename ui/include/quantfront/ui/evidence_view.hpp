@@ -27,6 +27,11 @@ struct AttachRequest {
   QString scheme;  ///< scheme for a new candidate whose name gives none; empty: from the name
   /// Attach even to an existing candidate of another model (the user confirmed it).
   bool allowModelMismatch = false;
+  /// The GPU the runs were measured on, for a candidate this creates (catalog id; empty: the
+  /// scenario's): vLLM and SGLang result files do not record it.
+  QString gpu{};
+  /// GPUs per replica of a candidate this creates (0: one).
+  int gpuCount = 0;
 };
 
 class EvidenceView : public QWidget {

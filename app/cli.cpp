@@ -179,6 +179,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     out << kTopHelp;
     return args.empty() ? kExitBadInput : kExitOk;
   }
+  // Every JSON output names the command line it answers.
+  setCommandLine("qfront", args);
   const std::string cmd = args.front();
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (cmd == "model") return cmdModel(rest, out, err);

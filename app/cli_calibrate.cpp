@@ -173,8 +173,7 @@ void printCalibrationJson(const CalibrationReport& r, std::ostream& out) {
   }
   j["warnings"] = r.cal.warnings;
   if (r.written) j["written"] = *r.written;
-  stampOutput(j);
-  out << j.dump(2) << "\n";
+  writeJsonOutput(out, std::move(j));
 }
 
 void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {

@@ -91,8 +91,7 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
     j["warnings"] = fit->warnings;
     j["prior"] = prior.source;
     if (outPath) j["written"] = *outPath;
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
     return kExitOk;
   }
   out << "end-to-end fit for " << gpu->name << " from " << prepared->size() << " points ("
@@ -234,8 +233,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
     }
     j["points"] = list;
     j["notes"] = notes;
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
     return kExitOk;
   }
   out << "check of " << gpu->name << " (" << roofline << ": " << eff.source << ") against "

@@ -292,8 +292,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     j["baseline"] = fo.baselineId ? Json(*fo.baselineId) : Json(nullptr);
     j["gates"] = Json::array();
     for (const auto& g : fo.gates) j["gates"].push_back(g.text);
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else {
     printTable(*analysis, source->candidates, out);
   }

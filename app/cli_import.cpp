@@ -188,8 +188,7 @@ void printJson(std::ostream& out, const std::string& sessionPath, bool created, 
   j["imported_runs"] = s.importedRuns.size();
   j["kernel_measurements"] = s.kernelMeasurements.size();
   j["candidates"] = s.candidates.size();
-  stampOutput(j);
-  out << j.dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+  writeJsonOutput(out, std::move(j));
 }
 
 /// The model, GPU or catalog id `text` stands for (itself when the catalog does not know it).

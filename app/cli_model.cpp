@@ -482,8 +482,7 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
       }
     }
     j["speculation"] = spec ? speculationJson(rep, *spec) : Json(nullptr);
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else if (fmtName == "csv") {
     out << engineCsvText(rep);
   } else {
@@ -730,8 +729,7 @@ int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ost
                               {"c", s.c},
                               {"c_note", s.cNote}});
     }
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
     return kExitOk;
   }
   out << "models\n";

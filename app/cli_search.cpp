@@ -11,6 +11,7 @@
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/analysis/launch_command.hpp>
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/deploy_gate.hpp>
@@ -448,7 +449,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
   if (fmtName == "json") {
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
     return kExitOk;
   }
   printSearch(fmtName, sp, *w, o, *r, j, out, err);

@@ -179,7 +179,6 @@ Json speculationJson(const ServingReport& r) {
 
 void printJson(const ServingReport& r, std::ostream& out) {
   Json j;
-  j["qfront_version"] = qfrontVersion();
   j["model"] = r.scenario.model.id;
   j["gpu"] = r.scenario.gpu.id;
   j["tp"] = r.spec.tp;
@@ -195,9 +194,8 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["seed"] = r.sim.seed;
   j["efficiency_source"] = r.scenario.efficiency.source;
   j["speculation"] = speculationJson(r);
-  j["output_format_version"] = 1;
   j["loads"] = r.rows;
-  out << j.dump(2) << "\n";
+  writeJsonOutput(out, std::move(j));
 }
 
 /// The columns of the CSV and of the table, in order.

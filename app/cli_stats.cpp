@@ -244,8 +244,7 @@ int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
            {"wilson", jsonInterval(wilson)},
            {"min_detectable_diff", mdd},
            {"n_per_arm_for_1pp", n1pp}};
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else {
     out << "binomial  p = " << frac(*pv) << ", n = " << *nv << "\n";
     row(out, "SE", frac(se), "(" + pp(se) + ")");
@@ -320,8 +319,7 @@ int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
     j["n_paired_exact"] = pe;
   }
   if (json) {
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else {
     out << "power  p = " << frac(*pv) << ", delta = " << frac(*dv) << " (" << pp(*dv)
         << "), power = " << powerV << "\n";
@@ -373,8 +371,7 @@ int cmdDiff(Args& a, std::ostream& out, std::ostream& err) {
            {"diff_ci", jsonInterval(d.ci)},
            {"min_detectable_diff", d.minDetectableDiff},
            {"significant", significant}};
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else {
     out << "two independent runs  p1 = " << frac(*pv1) << " (n " << *nv1 << "), p2 = " << frac(*pv2)
         << " (n " << *nv2 << ")\n";
@@ -451,8 +448,7 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
            {"only_in_b", pc->onlyInB},
            {"prompt_hash_mismatches", pc->promptHashMismatches},
            {"warnings", pc->warnings}};
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else {
     out << "paired  A = " << files[0] << "\n        B = " << files[1] << "\n  metric " << pc->metric
         << ", " << pc->n << " questions paired\n";
@@ -644,8 +640,7 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
              {"tpot", slo.tpotS ? Json(*slo.tpotS * 1e3) : Json(nullptr)},
              {"e2e", slo.e2eS ? Json(*slo.e2eS * 1e3) : Json(nullptr)}}},
            {"runs", runs}};
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
   } else {
     out << "seed " << bo.seed << ", " << bo.resamples << " resamples, 95% percentile intervals\n"
         << table.str();

@@ -173,8 +173,7 @@ int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err) {
            {"answer_flip_rate", d->choiceQuestions ? Json(d->answerFlipRate) : Json(nullptr)},
            {"unmatched", d->unmatched}};
     if (sessionOpt) j["written"] = {{"session", *sessionOpt}, {"candidate", *candidateOpt}};
-    stampOutput(j);
-    out << j.dump(2) << "\n";
+    writeJsonOutput(out, std::move(j));
     return kExitOk;
   }
   out << "KL(A || B), A = " << files[0] << ", B = " << files[1] << "\n";

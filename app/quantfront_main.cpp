@@ -526,6 +526,7 @@ int runWindow(qf::ui::MainWindow& window, const QCommandLineParser& parser, cons
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);  // named by the JSON it exports
   // The whole command line is parsed and checked before QApplication exists, so a bad option
   // is the same one line and status 2 with or without a display (QApplication itself aborts
   // when it finds no display).

@@ -7,11 +7,13 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   const int reps = argc > 1 ? std::atoi(argv[1]) : 201;
   const qf::Catalog& cat = qf::Catalog::bundled();
   std::vector<std::string> ids;
@@ -47,6 +49,6 @@ int main(int argc, char** argv) {
                               {"p90_ms", ms[ms.size() * 9 / 10]},
                               {"crossovers", crossovers}});
   }
-  std::cout << out.dump(2) << "\n";
+  qf::writeJsonOutput(std::cout, std::move(out));
   return 0;
 }

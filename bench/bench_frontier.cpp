@@ -17,6 +17,7 @@
 #include <quantfront/core/analysis/stats.hpp>
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/core/base/version.hpp>
 
 namespace {
 
@@ -123,6 +124,7 @@ std::string machineNote() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   double scale = 1.0;
   std::string note;
   for (int i = 1; i < argc; ++i) {
@@ -190,6 +192,6 @@ int main(int argc, char** argv) {
     std::cerr << n << " x " << c.dims << "-D " << c.dist << (c.intervals ? " +intervals" : "")
               << ": median " << runs[1] << " s\n";
   }
-  std::cout << out.dump(2) << "\n";
+  qf::writeJsonOutput(std::cout, std::move(out));
   return 0;
 }

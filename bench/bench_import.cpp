@@ -26,6 +26,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/core/import/importers.hpp>
 
 namespace {
@@ -192,6 +193,7 @@ std::string runChild(const std::string& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   std::string path = "/tmp/qf_bench_import_vllm_serve.json";
   std::uint64_t targetBytes = 100ull * 1000 * 1000;
   for (int i = 1; i < argc; ++i) {
@@ -240,24 +242,23 @@ int main(int argc, char** argv) {
   const double ratio = peakBytes / static_cast<double>(fileBytes);
   const bool pass = median < kTargetWallS && ratio < kTargetRssRatio && readRequests == requests;
 
-  std::cout << "{\n"
-            << "  \"benchmark\": \"import_vllm_serve_detailed\",\n"
-            << "  \"file\": \"" << path << "\",\n"
-            << "  \"file_bytes\": " << fileBytes << ",\n"
-            << "  \"requests\": " << readRequests << ",\n"
-            << "  \"itl_values\": " << gaps << ",\n"
-            << "  \"generate_s\": " << genS << ",\n"
-            << "  \"wall_s_runs\": [" << walls[0] << ", " << walls[1] << ", " << walls[2] << "],\n"
-            << "  \"wall_s_median\": " << median << ",\n"
-            << "  \"cpu_s_median\": " << sortedCpu[1] << ",\n"
-            << "  \"load_average_1min\": " << loadAverage() << ",\n"
-            << "  \"cores\": " << sysconf(_SC_NPROCESSORS_ONLN) << ",\n"
-            << "  \"peak_rss_bytes\": " << static_cast<long long>(peakBytes) << ",\n"
-            << "  \"baseline_rss_bytes\": " << baselineKb * 1024 << ",\n"
-            << "  \"peak_rss_to_file_ratio\": " << ratio << ",\n"
-            << "  \"target_wall_s\": " << kTargetWallS << ",\n"
-            << "  \"target_rss_ratio\": " << kTargetRssRatio << ",\n"
-            << "  \"pass\": " << (pass ? "true" : "false") << "\n"
-            << "}\n";
+  qf::writeJsonOutput(std::cout,
+                      nlohmann::json{{"benchmark", "import_vllm_serve_detailed"},
+                                     {"file", path},
+                                     {"file_bytes", fileBytes},
+                                     {"requests", readRequests},
+                                     {"itl_values", gaps},
+                                     {"generate_s", genS},
+                                     {"wall_s_runs", walls},
+                                     {"wall_s_median", median},
+                                     {"cpu_s_median", sortedCpu[1]},
+                                     {"load_average_1min", loadAverage()},
+                                     {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
+                                     {"peak_rss_bytes", static_cast<long long>(peakBytes)},
+                                     {"baseline_rss_bytes", baselineKb * 1024},
+                                     {"peak_rss_to_file_ratio", ratio},
+                                     {"target_wall_s", kTargetWallS},
+                                     {"target_rss_ratio", kTargetRssRatio},
+                                     {"pass", pass}});
   return pass ? 0 : 1;
 }

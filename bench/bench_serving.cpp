@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/model/serving_model.hpp>
@@ -55,7 +56,8 @@ std::pair<double, double> medianSeconds(F&& f) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   nlohmann::json out;
   const double rss0 = peakRssBytes();
   // The simulation: Llama-3.1-8B, W8A8-FP8 on one H100, 1024 -> 128 tokens, batch cap 256.
@@ -112,6 +114,6 @@ int main() {
   }
   out["peak_rss_bytes"] = peakRssBytes();
   out["baseline_rss_bytes"] = rss0;
-  std::cout << out.dump(2) << "\n";
+  qf::writeJsonOutput(std::cout, std::move(out));
   return 0;
 }

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/stats.hpp>
+#include <quantfront/core/base/version.hpp>
 
 namespace {
 
@@ -37,6 +38,7 @@ std::vector<qf::RequestRecord> makeRun(std::size_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   std::vector<std::size_t> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
   if (sizes.empty()) sizes = {25'000, 50'000, 100'000, 200'000};
@@ -70,10 +72,8 @@ int main(int argc, char** argv) {
                      {"s_per_100k_requests", secs[1] / static_cast<double>(n) * 1e5},
                      {"itl_p99_ci_hi_s", checksum}});
   }
-  std::cout << nlohmann::json{{"bench", "stats_serving"},
-                              {"target_s_at_200k", 5.0},
-                              {"cases", cases}}
-                   .dump(2)
-            << "\n";
+  qf::writeJsonOutput(
+      std::cout,
+      nlohmann::json{{"bench", "stats_serving"}, {"target_s_at_200k", 5.0}, {"cases", cases}});
   return 0;
 }

@@ -12,11 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/plots.hpp>
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   const int iters = argc > 1 ? std::atoi(argv[1]) : 101;
@@ -83,6 +85,6 @@ int main(int argc, char** argv) {
                       "(with_throughput_plot_median_ms)"},
                      {"iterations", iters},
                      {"runs", runs}};
-  std::cout << out.dump(2) << "\n";
+  qf::writeJsonOutput(std::cout, std::move(out));
   return 0;
 }

@@ -14,6 +14,7 @@
 #include <random>
 #include <vector>
 
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 
 namespace {
@@ -53,6 +54,7 @@ void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButtons buttons)
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   const int n = argc > 1 ? std::atoi(argv[1]) : 100000;
@@ -128,6 +130,6 @@ int main(int argc, char** argv) {
                      {"hover", summary(hover)},
                      {"hover_hits", hits},
                      {"pan", summary(pan)}};
-  std::cout << out.dump(2) << "\n";
+  qf::writeJsonOutput(std::cout, std::move(out));
   return 0;
 }

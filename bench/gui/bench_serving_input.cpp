@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/ui/background.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/main_window.hpp>
@@ -58,6 +59,7 @@ std::pair<double, double> probe(Start start, Done done) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   const int reps = argc > 1 ? std::atoi(argv[1]) : 7;
@@ -123,6 +125,6 @@ int main(int argc, char** argv) {
       {"on_gui_thread",
        {{"statistics_wall_median_ms", median(onWall)}, {"input_gap_median_ms", median(onGap)}}},
       {"serving_plot_replot_median_ms", median(replotMs)}};
-  std::cout << out.dump(2) << "\n";
+  qf::writeJsonOutput(std::cout, std::move(out));
   return 0;
 }

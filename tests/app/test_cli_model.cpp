@@ -493,6 +493,37 @@ TEST_CASE("every JSON output names the program version that wrote it", "[cli]") 
   }
 }
 
+TEST_CASE("every JSON output carries one envelope naming commit and command line and machine",
+          "[cli]") {
+  const std::string session = std::string(QF_RESOURCE_DIR) + "/sessions/llama-3.1-8b-70b.json";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"model", "--model", "llama-3-8b", "--gpu", "h100-sxm", "--format", "json"},
+           {"frontier", session, "--format", "json"},
+           {"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
+            "--use-case", "rag", "--load", "2", "--format", "json"},
+           {"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--load", "2", "--format",
+            "json"},
+           {"stats", "binomial", "--p", "0.8", "--n", "1319", "--format", "json"}}) {
+    const auto r = qfront(args);
+    INFO(args[0]);
+    REQUIRE(r.rc == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    REQUIRE(j.contains("producer"));
+    const auto& p = j.at("producer");
+    CHECK(p.at("program") == "qfront");
+    CHECK(p.at("version") == qf::qfrontVersion());
+    // The command line it answers, word for word.
+    CHECK(p.at("argv").get<std::vector<std::string>>() == args);
+    // A 40-digit commit in a checkout ("unknown" in a source package), and its dirty state.
+    const std::string commit = p.at("git_commit");
+    CHECK((commit == "unknown" || commit.size() == 40));
+    CHECK(commit == qf::gitCommit());
+    CHECK(p.at("git_dirty").is_boolean());
+    CHECK(p.at("machine").at("cores").get<int>() >= 1);
+    CHECK_FALSE(p.at("machine").at("os").get<std::string>().empty());
+  }
+}
+
 TEST_CASE(
     "qfront model gives step times and capacity their interval, and says which "
     "crossovers are ties",

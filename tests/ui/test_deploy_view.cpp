@@ -148,3 +148,33 @@ TEST_CASE("the Deploy view searches data-centre GPUs and applies the session's g
   REQUIRE(v.search());
   CHECK_FALSE(v.status().contains("Gates"));
 }
+
+TEST_CASE("the Deploy view searches with MTP speculation as qfront search --spec-k does",
+          "[ui][deploy][speculation]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  auto model = qf::Catalog::bundled().resolveModel("llama-3.1-8b");
+  REQUIRE(model.ok());
+  v.setModel(*model);
+  v.loadBox()->setCurrentIndex(v.loadBox()->findData("sync"));
+  REQUIRE(v.search());
+  const double plain = v.result()->best->tpotMs;
+  CHECK_FALSE(v.specAcceptanceBox()->isEnabled());  // off: no acceptance to set
+  v.specTokensBox()->setValue(3);
+  CHECK(v.specAcceptanceBox()->isEnabled());
+  v.specAcceptanceBox()->setValue(0.7);
+  REQUIRE(v.search());
+  const double speculated = v.result()->best->tpotMs;
+  // k 3 at acceptance 0.7: 1 + 0.7 + 0.49 + 0.343 = 2.53 tokens a step for one step of four
+  // tokens' verification: time per output token falls, by less than 2.53x.
+  const qf::Speculation sp{3, 0.7};
+  CHECK(qf::expectedTokensPerStep(sp) == Approx(2.533));
+  CHECK(speculated < plain);
+  CHECK(speculated > plain / qf::expectedTokensPerStep(sp));
+  CHECK(v.status().contains("Speculation: MTP, k 3, acceptance 0.70, 2.53 tokens a step"));
+  // Off again: the plain search's answer, with its intervals.
+  v.specTokensBox()->setValue(0);
+  REQUIRE(v.search());
+  CHECK(v.result()->best->tpotMs == Approx(plain));
+  CHECK_FALSE(v.status().contains("Speculation"));
+}

@@ -126,6 +126,30 @@ QWidget* DeployView::buildInputs() {
   m_maxGpus->setRange(1, 64);
   m_maxGpus->setValue(8);
   m_perKind = new QCheckBox("a scheme per layer kind", inputs);
+  // Speculation as qfront search prices it: the model's MTP layer drafts k tokens a step.
+  m_specK = new QSpinBox(inputs);
+  m_specK->setObjectName("deploySpecK");
+  m_specK->setRange(0, 15);
+  m_specK->setSpecialValueText("off");
+  m_specK->setSuffix(" draft tokens");
+  m_specK->setToolTip(
+      "Speculative decoding with the model's own MTP layer on every deployment: each step "
+      "verifies B·(k + 1) tokens, so the decode GEMMs run at k + 1 times the batch (as qfront "
+      "search --spec-k)");
+  m_specAcceptance = new QDoubleSpinBox(inputs);
+  m_specAcceptance->setObjectName("deploySpecAcceptance");
+  m_specAcceptance->setRange(0.01, 1.0);
+  m_specAcceptance->setSingleStep(0.05);
+  m_specAcceptance->setDecimals(2);
+  m_specAcceptance->setValue(0.7);
+  m_specAcceptance->setPrefix("acceptance ");
+  m_specAcceptance->setEnabled(false);
+  m_specAcceptance->setToolTip("The chance each draft token is accepted (0, 1]");
+  connect(m_specK, &QSpinBox::valueChanged, this,
+          [this](int k) { m_specAcceptance->setEnabled(k > 0); });
+  auto* spec = new QHBoxLayout;
+  spec->addWidget(m_specK);
+  spec->addWidget(m_specAcceptance);
   m_kvBf16 = new QCheckBox("bf16", inputs);
   m_kvFp8 = new QCheckBox("fp8", inputs);
   m_kvBf16->setChecked(true);
@@ -185,6 +209,7 @@ QWidget* DeployView::buildInputs() {
   form->addRow("Most GPUs", m_maxGpus);
   form->addRow("Schemes", m_perKind);
   form->addRow("KV cache", kv);
+  form->addRow("Speculation", spec);
   auto* left = new QVBoxLayout(inputs);
   left->addLayout(form);
   left->addWidget(new QLabel("GPUs (priced ones)", inputs));
@@ -363,6 +388,12 @@ bool DeployView::search() {
     fillTable();
     return false;
   }
+  if (m_specK->value() > 0) {
+    Speculation spec;
+    spec.draftTokens = m_specK->value();
+    spec.acceptance = m_specAcceptance->value();
+    sp.speculation = spec;
+  }
   m_lastOptions = options();
   m_lastLaunch = launchSettingsFor(sp, m_lastOptions.workload);
   QString gateNote;
@@ -388,9 +419,16 @@ bool DeployView::search() {
     return false;
   }
   m_result = std::move(*r);
-  auto iv = frontierIntervals(sp, m_lastOptions, *m_result);
   QString intervalNote;
-  if (iv) {
+  if (sp.speculation) {
+    // The constants' spread describes the plain engine: no interval under speculation.
+    intervalNote = QString(
+                       " Speculation: MTP, k %1, acceptance %2, %3 tokens a step; no "
+                       "intervals under speculation.")
+                       .arg(sp.speculation->draftTokens)
+                       .arg(sp.speculation->acceptance, 0, 'f', 2)
+                       .arg(expectedTokensPerStep(*sp.speculation), 0, 'f', 2);
+  } else if (auto iv = frontierIntervals(sp, m_lastOptions, *m_result)) {
     m_intervals = std::move(*iv);
   } else {
     intervalNote = " No intervals: " + qs(iv.error().message) + ".";

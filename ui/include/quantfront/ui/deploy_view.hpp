@@ -80,6 +80,10 @@ class DeployView : public QWidget {
   [[nodiscard]] QSpinBox* maxGpusBox() const { return m_maxGpus; }
   [[nodiscard]] QCheckBox* dataCentreOnlyBox() const { return m_dataCentre; }
   [[nodiscard]] QCheckBox* applyGatesBox() const { return m_applyGates; }
+  /// Speculative decoding with the model's own MTP layer on every deployment: draft tokens
+  /// per step (0: off) and the acceptance rate.
+  [[nodiscard]] QSpinBox* specTokensBox() const { return m_specK; }
+  [[nodiscard]] QDoubleSpinBox* specAcceptanceBox() const { return m_specAcceptance; }
 
  signals:
   /// The user asked to add the selected deployment to the session.
@@ -117,6 +121,8 @@ class DeployView : public QWidget {
   QCheckBox* m_kvFp8 = nullptr;
   QCheckBox* m_dataCentre = nullptr;
   QCheckBox* m_applyGates = nullptr;
+  QSpinBox* m_specK = nullptr;
+  QDoubleSpinBox* m_specAcceptance = nullptr;
   GateSource m_gateSource;
   QPushButton* m_run = nullptr;
   QPushButton* m_add = nullptr;

@@ -435,17 +435,6 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     // How to launch the answer on each engine, with the limits the model priced.
     j["best"]["launch"] =
         launchCommandsToJson(launchCommands(*r->best, sp.model, launchSettingsFor(sp, *w)));
-    if (sp.speculation) {
-      const std::string note =
-          "priced with speculative decoding by the model's MTP layer, " +
-          std::to_string(sp.speculation->draftTokens) +
-          " draft tokens a step: enable the engine's MTP speculative decoding (vLLM "
-          "--speculative-config, SGLang --speculative-algorithm) with that many tokens, and a "
-          "token budget of at least the batch cap x " +
-          std::to_string(sp.speculation->draftTokens + 1);
-      for (auto& [engine, launch] : j["best"]["launch"].items())
-        if (launch.contains("notes")) launch["notes"].push_back(note);
-    }
   }
   j["use_case"] = useCaseId.empty() ? Json(nullptr) : Json(useCaseId);
   if (fmtName == "json") {

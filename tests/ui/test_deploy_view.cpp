@@ -172,9 +172,13 @@ TEST_CASE("the Deploy view searches with MTP speculation as qfront search --spec
   CHECK(speculated < plain);
   CHECK(speculated > plain / qf::expectedTokensPerStep(sp));
   CHECK(v.status().contains("Speculation: MTP, k 3, acceptance 0.70, 2.53 tokens a step"));
+  // The launch line says how to turn it on, with the verify tokens the budget must hold.
+  CHECK(v.launchText().contains("enable the engine's MTP speculative decoding"));
+  CHECK(v.launchText().contains("batch cap x 4"));
   // Off again: the plain search's answer, with its intervals.
   v.specTokensBox()->setValue(0);
   REQUIRE(v.search());
   CHECK(v.result()->best->tpotMs == Approx(plain));
   CHECK_FALSE(v.status().contains("Speculation"));
+  CHECK_FALSE(v.launchText().contains("speculative"));
 }

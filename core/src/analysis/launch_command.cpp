@@ -71,6 +71,7 @@ LaunchSettings launchSettingsFor(const DeploySpace& space, const ServingWorkload
   s.memUtil = space.memUtil;
   s.tokenBudget = space.tokenBudget;
   s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
+  s.speculation = space.speculation;
   return s;
 }
 
@@ -124,6 +125,15 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
           "TensorRT-LLM sizes its KV cache as 0.9 of the memory the weights "
           "leave; the model priced vLLM's rule (memory x " +
           num(s.memUtil) + " - reserve), so it may admit more sequences");
+    }
+    if (s.speculation) {
+      lc.notes.push_back(
+          "priced with speculative decoding by the model's MTP layer, " +
+          std::to_string(s.speculation->draftTokens) +
+          " draft tokens a step: enable the engine's MTP speculative decoding (vLLM "
+          "--speculative-config, SGLang --speculative-algorithm) with that many tokens, and a "
+          "token budget of at least the batch cap x " +
+          std::to_string(s.speculation->draftTokens + 1));
     }
     lc.command = cmd.str();
     out.push_back(std::move(lc));

@@ -4,6 +4,7 @@
 /// model priced, the KV dtype and memory fraction, and the checkpoint it needs (docs/model.md,
 /// "Launching the answer").
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct LaunchSettings {
   double memUtil = 0.92;         ///< the memory fraction the KV budget was priced with
   double tokenBudget = 8192;     ///< tokens per step (chunked prefill)
   std::int64_t maxModelLen = 0;  ///< one request's prompt + output; 0: the model's own
+  /// The MTP speculation it was priced with (none: plain decoding): each command says how to
+  /// enable it.
+  std::optional<Speculation> speculation;
 };
 
 /// The settings a search priced its answers with: the space's memory fraction and token budget,

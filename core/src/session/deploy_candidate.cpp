@@ -1,17 +1,20 @@
 // A deployment the search found, as a session candidate (deploy_candidate.hpp).
 #include <quantfront/core/session/deploy_candidate.hpp>
 
+#include <iomanip>
 #include <sstream>
 
 namespace qf {
 
 Candidate candidateFromDeployment(const DeployConfig& c, const std::string& modelId,
-                                  const DeployOptions& opts) {
+                                  const DeployOptions& opts,
+                                  const std::optional<Speculation>& speculation) {
   Candidate k;
   std::ostringstream id;
   // One token, as the command line and CSV files want ids: h100-sxm-x2-tp2-w4a16-g128-kv-fp8-b256.
   id << c.gpu << "-x" << c.gpuCount << "-tp" << c.tp << "-" << c.schemeId() << "-kv-" << c.kvDtype
      << "-b" << c.maxBatch;
+  if (speculation) id << "-mtp-k" << speculation->draftTokens;
   k.id = id.str();
   k.model = modelId;
   k.schemeLinear = c.linear;
@@ -25,6 +28,13 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
        << opts.workload.inputTokens << " prompt + " << opts.workload.outputTokens
        << " output tokens at load " << deployLoadText(opts.load) << " (concurrency capped by "
        << c.bindingLimit << ")";
+  if (speculation) {
+    note << "; speculative decoding with the model's MTP layer, " << speculation->draftTokens
+         << " draft token" << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance "
+         << std::fixed << std::setprecision(2) << speculation->acceptance << " ("
+         << expectedTokensPerStep(*speculation) << " tokens a step): TTFT, TPOT and throughput "
+         << "are per accepted token";
+  }
   k.notes = note.str();
   Provenance p;
   p.kind = ProvenanceKind::Modelled;

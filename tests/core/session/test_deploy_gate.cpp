@@ -121,3 +121,37 @@ TEST_CASE("a baseline of another model is refused for a relative gate", "[sessio
   CHECK_THAT(g.error().message, Catch::Contains("baseline 'qwen-bf16'"));
   CHECK_THAT(g.error().message, Catch::Contains("another model"));
 }
+
+TEST_CASE("a deployment found under speculation joins as a speculated candidate",
+          "[session][deploy]") {
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  sp.model = *cat.resolveModel("llama-3.1-8b");
+  sp.gpus = {*cat.resolveGpu("h100-sxm")};
+  sp.maxGpus = 1;
+  sp.schemes = {*cat.scheme("w8a8-fp8")};
+  DeployOptions o;
+  o.workload = {1024, 128};
+  o.load.kind = DeployLoad::Kind::Sync;
+  auto plain = searchDeployments(sp, o);
+  REQUIRE(plain.ok());
+  REQUIRE(plain->best.has_value());
+  sp.speculation = Speculation{3, 0.7};
+  auto spec = searchDeployments(sp, o);
+  REQUIRE(spec.ok());
+  REQUIRE(spec->best.has_value());
+  const Candidate kp = candidateFromDeployment(*plain->best, "llama-3.1-8b", o);
+  const Candidate ks = candidateFromDeployment(*spec->best, "llama-3.1-8b", o, sp.speculation);
+  // The speculated figures reach the candidate (faster per token than plain decoding), and the
+  // candidate says how they were priced: its id and provenance name the speculation.
+  CHECK(ks.metrics.at("deploy_tpot_ms").value == spec->best->tpotMs);
+  CHECK(ks.metrics.at("deploy_tpot_ms").value < kp.metrics.at("deploy_tpot_ms").value);
+  CHECK(ks.id.size() > 7);
+  CHECK(ks.id.substr(ks.id.size() - 7) == "-mtp-k3");
+  CHECK(kp.id.find("mtp") == std::string::npos);
+  const std::string& note = ks.metrics.at("deploy_tpot_ms").provenance.note;
+  CHECK(note.find("speculative decoding") != std::string::npos);
+  CHECK(note.find("3 draft tokens a step at acceptance 0.70 (2.53 tokens a step)") !=
+        std::string::npos);
+  CHECK(kp.metrics.at("deploy_tpot_ms").provenance.note.find("speculative") == std::string::npos);
+}

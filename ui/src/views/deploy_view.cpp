@@ -656,7 +656,7 @@ std::optional<Candidate> DeployView::selectedCandidate() const {
   const int r = rows.front().row();
   if (r < 0 || r >= static_cast<int>(m_result->frontier.size())) return std::nullopt;
   return candidateFromDeployment(m_result->frontier[static_cast<std::size_t>(r)], m_model.id,
-                                 m_lastOptions);
+                                 m_lastOptions, m_lastLaunch.speculation);
 }
 
 QString DeployView::hoverText(int i) const {

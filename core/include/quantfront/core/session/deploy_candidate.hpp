@@ -1,10 +1,12 @@
 #pragma once
 /// A configuration the deployment search found, as a candidate of the session, so a chosen
 /// deployment joins the Pareto and Candidates views and the report.
+#include <optional>
 #include <string>
 
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 namespace qf {
 
@@ -12,8 +14,11 @@ namespace qf {
 /// tp2 w4a16-g128 kv fp8 b64"), its schemes, GPU and count are the configuration's, and the
 /// search's steady-state figures become modelled metrics (deploy_ttft_ms, deploy_tpot_ms,
 /// deploy_output_tok_s, usd_per_million_output_tokens) whose provenance names the search's
-/// workload and load.
+/// workload and load. A search priced under speculative decoding (`speculation`, the space's)
+/// found figures per accepted token: the id gains "-mtp-k<k>" and the provenance names k, the
+/// acceptance and the tokens a step, so the candidate is never read as plain decoding.
 Candidate candidateFromDeployment(const DeployConfig& c, const std::string& modelId,
-                                  const DeployOptions& opts);
+                                  const DeployOptions& opts,
+                                  const std::optional<Speculation>& speculation = std::nullopt);
 
 }  // namespace qf

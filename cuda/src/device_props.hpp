@@ -7,7 +7,10 @@
 
 namespace qf::cuda::detail {
 
-/// SMs, compute capability, memory, L2, bus width, ECC and the UUID of `prop` into `env`.
-void describeDevice(const cudaDeviceProp& prop, EnvironmentInfo& env);
+/// The name, SMs, compute capability, memory, bus width and L2 of `prop` (device `index`).
+DeviceInfo describeDevice(const cudaDeviceProp& prop, int index);
+
+/// describeDevice's fields, ECC and the UUID of `prop` into `env`.
+void describeEnvironment(const cudaDeviceProp& prop, int index, EnvironmentInfo& env);
 
 }  // namespace qf::cuda::detail

@@ -29,16 +29,7 @@ std::vector<DeviceInfo> queryDevices(std::string& why) {
   for (int i = 0; i < count; ++i) {
     cudaDeviceProp prop{};
     if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
-    DeviceInfo d;
-    d.index = i;
-    d.name = prop.name;
-    d.smMajor = prop.major;
-    d.smMinor = prop.minor;
-    d.smCount = prop.multiProcessorCount;
-    d.memoryGib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
-    d.memoryBusBits = prop.memoryBusWidth;
-    d.l2CacheBytes = prop.l2CacheSize;
-    out.push_back(d);
+    out.push_back(detail::describeDevice(prop, i));
   }
   return out;
 }
@@ -62,13 +53,21 @@ std::string uuidText(const cudaUUID_t& u) {
 
 }  // namespace
 
-void describeDevice(const cudaDeviceProp& prop, EnvironmentInfo& env) {
-  env.smCount = prop.multiProcessorCount;
-  env.smMajor = prop.major;
-  env.smMinor = prop.minor;
-  env.memoryGib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
-  env.l2Bytes = prop.l2CacheSize;
-  env.memoryBusBits = prop.memoryBusWidth;
+DeviceInfo describeDevice(const cudaDeviceProp& prop, int index) {
+  DeviceInfo d;
+  d.index = index;
+  d.name = prop.name;
+  d.smMajor = prop.major;
+  d.smMinor = prop.minor;
+  d.smCount = prop.multiProcessorCount;
+  d.memoryGib = static_cast<double>(prop.totalGlobalMem) / (1024.0 * 1024.0 * 1024.0);
+  d.memoryBusBits = prop.memoryBusWidth;
+  d.l2Bytes = static_cast<double>(prop.l2CacheSize);
+  return d;
+}
+
+void describeEnvironment(const cudaDeviceProp& prop, int index, EnvironmentInfo& env) {
+  static_cast<DeviceInfo&>(env) = describeDevice(prop, index);
   env.eccEnabled = prop.ECCEnabled != 0 ? 1 : 0;
   env.uuid = uuidText(prop.uuid);
 }

@@ -23,7 +23,6 @@ void Session::openDevice() {
   }
   QF_CUDA_CHECK(cudaSetDevice(m_cfg.device));
   EnvironmentInfo& env = m_result.environment;
-  env.device = m_cfg.device;
   cudaDeviceProp prop{};
   QF_CUDA_CHECK(cudaGetDeviceProperties(&prop, m_cfg.device));
   env.name = prop.name;
@@ -33,7 +32,7 @@ void Session::openDevice() {
                     std::to_string(prop.minor) +
                     "; measuring needs 8.0 or newer (A100, A10, L4, L40S, H100, H200)");
   }
-  detail::describeDevice(prop, env);
+  detail::describeEnvironment(prop, m_cfg.device, env);
   int khz = 0;
   if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, m_cfg.device) == cudaSuccess) {
     env.smClockMhz = khz / 1000.0;

@@ -8,10 +8,6 @@
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/gemm_shapes.hpp>
 
-#ifndef QF_GIT_SHA
-#define QF_GIT_SHA "unknown"
-#endif
-
 namespace qf::cuda {
 
 std::vector<std::int64_t> defaultMList(bool quick) {
@@ -59,8 +55,11 @@ std::vector<KernelMeasurement> toKernelMeasurements(const MeasureResult& result,
   return out;
 }
 
-const char* buildGitSha() {
-  return QF_GIT_SHA;
+std::string buildGitSha() {
+  // 12 hex digits, as `git log --oneline` abbreviates, and "-dirty" when the tree had changes.
+  std::string sha = gitCommit();
+  if (sha != "unknown" && sha.size() > 12) sha.resize(12);
+  return gitDirty() ? sha + "-dirty" : sha;
 }
 
 ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& config,
@@ -72,7 +71,7 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
   run.sourceFile = kMeasureRunFormat;
   run.label = e.name + " " + dateUtc;
   run.setup["device"] = e.name;
-  run.setup["device_index"] = std::to_string(e.device);
+  run.setup["device_index"] = std::to_string(e.index);
   run.setup["compute_capability"] = std::to_string(e.smMajor) + "." + std::to_string(e.smMinor);
   run.setup["sm_count"] = std::to_string(e.smCount);
   run.setup["sm_clock_mhz"] = std::to_string(static_cast<long long>(e.smClockMhz));

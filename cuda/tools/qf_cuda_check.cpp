@@ -1,11 +1,13 @@
 // qf-cuda-check: the standalone GPU check. Runs quantfront::cuda's measure() on Llama-3-8B's
 // GEMM shapes, writes every record as JSON, logs each record as it lands and prints a short
-// summary table last. Plain C++ over the facade: no CUDA headers, no JSON library.
+// summary table last. Plain C++ over the facade: no CUDA headers.
 //
 //   qf-cuda-check [--out measurements.json] [--quick|--full] [--device N]
 //
 // Exit codes: 0 all checks passed, 1 a correctness check failed or measure() reported an
 // error, 2 no CUDA device (one line on stderr), 64 bad arguments.
+#include <nlohmann/json.hpp>
+#include <quantfront/core/base/version.hpp>
 #include <quantfront/cuda/measure.hpp>
 #include <quantfront/cuda/measure_session.hpp>
 
@@ -33,83 +35,76 @@ std::vector<MeasureConfig::Shape> llama3_8bShapes() {
           {"down_proj", 4096, 14336, 1}, {"lm_head", 128256, 4096, 1}};
 }
 
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
+/// A finite number, or null (JSON has no NaN or infinity).
+nlohmann::json number(double v) {
+  return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
 }
 
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
-
+/// Every record and the environment, written through qf::writeJsonOutput, so the file carries
+/// the envelope every output of the project carries (version, commit, command line, machine).
 void writeJson(std::ostream& os, const MeasureResult& r, const std::string& commandLine) {
-  os << "{\n  \"kernel_measurements\": [";
-  for (size_t i = 0; i < r.records.size(); ++i) {
-    const MeasureRecord& m = r.records[i];
-    os << (i == 0 ? "\n" : ",\n") << "    {\"kernel\": " << jsonString(m.kernel)
-       << ", \"scheme\": " << jsonString(m.scheme) << ", \"device\": " << jsonString(m.device)
-       << ", \"shape\": " << jsonString(m.shape) << ", \"m\": " << m.m << ", \"n\": " << m.n
-       << ", \"k\": " << m.k << ", \"median_s\": " << jsonNumber(m.medianS)
-       << ", \"min_s\": " << jsonNumber(m.minS) << ", \"rel_noise\": " << jsonNumber(m.relNoise)
-       << ", \"repeat_noise\": " << jsonNumber(m.repeatNoise)
-       << ", \"baseline_s\": " << jsonNumber(m.baselineS) << ", \"plan\": {";
-    for (auto it = m.plan.begin(); it != m.plan.end(); ++it) {
-      os << (it == m.plan.begin() ? "" : ", ") << jsonString(it->first) << ": "
-         << jsonNumber(it->second);
-    }
-    os << "}"
-       << ", \"samples\": " << m.samples << ", \"bytes_moved\": " << jsonNumber(m.bytesMoved)
-       << ", \"flops\": " << jsonNumber(m.flops)
-       << ", \"source_file\": " << jsonString(m.sourceFile)
-       << ", \"valid\": " << (m.valid ? "true" : "false")
-       << ", \"supported\": " << (m.supported ? "true" : "false")
-       << ", \"check\": " << jsonString(m.check)
-       << ", \"timing_method\": " << jsonString(m.timingMethod)
-       << ", \"launches_per_sample\": " << m.launchesPerSample
-       << ", \"energy_j\": " << jsonNumber(m.energyJ)
-       << ", \"avg_power_w\": " << jsonNumber(m.avgPowerW)
-       << ", \"sm_clock_mhz\": " << jsonNumber(m.smClockMhz)
-       << ", \"memory_clock_mhz\": " << jsonNumber(m.memClockMhz)
-       << ", \"throttle\": " << jsonString(m.throttle) << "}";
+  nlohmann::json records = nlohmann::json::array();
+  for (const MeasureRecord& m : r.records) {
+    nlohmann::json plan = nlohmann::json::object();
+    for (const auto& [key, value] : m.plan) plan[key] = number(value);
+    records.push_back({{"kernel", m.kernel},
+                       {"scheme", m.scheme},
+                       {"device", m.device},
+                       {"shape", m.shape},
+                       {"m", m.m},
+                       {"n", m.n},
+                       {"k", m.k},
+                       {"median_s", number(m.medianS)},
+                       {"min_s", number(m.minS)},
+                       {"rel_noise", number(m.relNoise)},
+                       {"repeat_noise", number(m.repeatNoise)},
+                       {"baseline_s", number(m.baselineS)},
+                       {"plan", plan},
+                       {"samples", m.samples},
+                       {"bytes_moved", number(m.bytesMoved)},
+                       {"flops", number(m.flops)},
+                       {"source_file", m.sourceFile},
+                       {"valid", m.valid},
+                       {"supported", m.supported},
+                       {"check", m.check},
+                       {"timing_method", m.timingMethod},
+                       {"launches_per_sample", m.launchesPerSample},
+                       {"energy_j", number(m.energyJ)},
+                       {"avg_power_w", number(m.avgPowerW)},
+                       {"sm_clock_mhz", number(m.smClockMhz)},
+                       {"memory_clock_mhz", number(m.memClockMhz)},
+                       {"throttle", m.throttle}});
   }
   const EnvironmentInfo& e = r.environment;
-  os << "\n  ],\n  \"environment\": {\"device\": " << e.device
-     << ", \"name\": " << jsonString(e.name) << ", \"sm_count\": " << e.smCount
-     << ", \"sm_major\": " << e.smMajor << ", \"sm_minor\": " << e.smMinor
-     << ", \"sm_clock_mhz\": " << jsonNumber(e.smClockMhz)
-     << ", \"memory_clock_mhz\": " << jsonNumber(e.memoryClockMhz)
-     << ", \"memory_bus_bits\": " << e.memoryBusBits
-     << ", \"memory_gib\": " << jsonNumber(e.memoryGib)
-     << ", \"l2_bytes\": " << jsonNumber(e.l2Bytes) << ", \"driver_version\": " << e.driverVersion
-     << ", \"runtime_version\": " << e.runtimeVersion
-     << ", \"cublaslt_version\": " << e.cublasLtVersion << ", \"uuid\": " << jsonString(e.uuid)
-     << ", \"pci_bus_id\": " << jsonString(e.pciBusId) << ", \"driver\": " << jsonString(e.driver)
-     << ", \"power_limit_w\": " << jsonNumber(e.powerLimitW) << ", \"ecc\": " << e.eccEnabled
-     << ", \"nvml\": " << jsonString(e.nvml)
-     << ", \"smem_per_block_optin_bytes\": " << e.smemPerBlockOptinBytes
-     << ", \"w4a16_max_cta_rows\": " << e.w4a16MaxCtaRows
-     << ", \"null_kernel_s\": " << jsonNumber(e.nullKernelS)
-     << ", \"null_kernel_repeat_noise\": " << jsonNumber(e.nullKernelRepeatNoise)
-     << ", \"git_sha\": " << jsonString(qf::cuda::buildGitSha())
-     << ", \"command_line\": " << jsonString(commandLine)
-     << "},\n  \"error\": " << jsonString(r.error)
-     << ",\n  \"cancelled\": " << (r.cancelled ? "true" : "false") << "\n}\n";
+  const nlohmann::json environment{{"device", e.index},
+                                   {"name", e.name},
+                                   {"sm_count", e.smCount},
+                                   {"sm_major", e.smMajor},
+                                   {"sm_minor", e.smMinor},
+                                   {"sm_clock_mhz", number(e.smClockMhz)},
+                                   {"memory_clock_mhz", number(e.memoryClockMhz)},
+                                   {"memory_bus_bits", e.memoryBusBits},
+                                   {"memory_gib", number(e.memoryGib)},
+                                   {"l2_bytes", number(e.l2Bytes)},
+                                   {"driver_version", e.driverVersion},
+                                   {"runtime_version", e.runtimeVersion},
+                                   {"cublaslt_version", e.cublasLtVersion},
+                                   {"uuid", e.uuid},
+                                   {"pci_bus_id", e.pciBusId},
+                                   {"driver", e.driver},
+                                   {"power_limit_w", number(e.powerLimitW)},
+                                   {"ecc", e.eccEnabled},
+                                   {"nvml", e.nvml},
+                                   {"smem_per_block_optin_bytes", e.smemPerBlockOptinBytes},
+                                   {"w4a16_max_cta_rows", e.w4a16MaxCtaRows},
+                                   {"null_kernel_s", number(e.nullKernelS)},
+                                   {"null_kernel_repeat_noise", number(e.nullKernelRepeatNoise)},
+                                   {"git_sha", qf::cuda::buildGitSha()},
+                                   {"command_line", commandLine}};
+  qf::writeJsonOutput(os, {{"kernel_measurements", records},
+                           {"environment", environment},
+                           {"error", r.error},
+                           {"cancelled", r.cancelled}});
 }
 
 std::string logLine(const MeasureRecord& r, double fraction) {
@@ -271,6 +266,7 @@ void printTargets(const MeasureResult& r, const std::vector<MeasureConfig::Shape
 }  // namespace
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   std::string outPath = "measurements.json";
   bool quick = false;
   int device = 0;

@@ -126,11 +126,14 @@ int listDevices() {
                     {"sm_major", d.smMajor},
                     {"sm_minor", d.smMinor},
                     {"sm_count", d.smCount},
-                    {"memory_gib", d.memoryGib}});
+                    {"memory_gib", d.memoryGib},
+                    {"memory_bus_bits", d.memoryBusBits},
+                    {"l2_bytes", d.l2Bytes}});
   }
   nlohmann::json out{{"devices", list}};
   if (list.empty()) out["why"] = why.empty() ? "no CUDA device visible" : why;
-  std::cout << out.dump() << std::endl;
+  qf::writeJsonOutput(std::cout, std::move(out));
+  std::cout.flush();
   return kExitOk;
 }
 
@@ -152,6 +155,7 @@ void reportRecord(const qf::cuda::MeasureRecord& r, double done, bool jsonl,
 }
 
 int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string out, modelId = "llama-3-8b", schemesArg = "bf16,w8a8-fp8,w4a16-g128", mArg;
   bool quick = false, progressJsonl = false;

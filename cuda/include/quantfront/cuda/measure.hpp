@@ -10,6 +10,7 @@
 
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/cuda/device.hpp>
 
 namespace qf::cuda {
 
@@ -70,17 +71,11 @@ struct MeasureRecord : KernelMeasurement {
   std::string throttle;    ///< clock limits seen (power_cap, sw_thermal, hw_slowdown…); "" none
 };
 
-/// The GPU and software the records were measured on.
-struct EnvironmentInfo {
-  int device = 0;                    ///< CUDA device index
-  std::string name;                  ///< e.g. "NVIDIA H200"
-  int smCount = 0;                   ///< multiprocessors
-  int smMajor = 0, smMinor = 0;      ///< compute capability
+/// The GPU and software the records were measured on: the device as queryDevices() describes
+/// it (index, name, SMs, compute capability, memory, bus width, L2) and what a measurement adds.
+struct EnvironmentInfo : DeviceInfo {
   double smClockMhz = 0;             ///< max SM clock (cudaDevAttrClockRate), MHz
   double memoryClockMhz = 0;         ///< peak memory clock (cudaDevAttrMemoryClockRate), MHz
-  int memoryBusBits = 0;             ///< memory bus width, bits
-  double memoryGib = 0;              ///< total device memory, GiB
-  double l2Bytes = 0;                ///< L2 cache, bytes
   int driverVersion = 0;             ///< cudaDriverGetVersion, e.g. 13000
   int runtimeVersion = 0;            ///< cudaRuntimeGetVersion
   int cublasLtVersion = 0;           ///< cublasLtGetVersion

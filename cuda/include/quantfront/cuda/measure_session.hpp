@@ -40,7 +40,8 @@ ImportedRun environmentRun(const MeasureResult& result, const MeasureConfig& con
 MeasurementBatch measurementBatch(const MeasureResult& result, const MeasureConfig& config,
                                   const std::string& modelName, const std::string& dateUtc);
 
-/// The git commit the binary was built from ("unknown" outside a repository).
-const char* buildGitSha();
+/// The git commit the binary was built from, 12 digits, "-dirty" when tracked files had changed
+/// ("unknown" outside a repository): qf::gitCommit and qf::gitDirty, abbreviated.
+std::string buildGitSha();
 
 }  // namespace qf::cuda

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "frontier_text.hpp"
 
@@ -15,11 +17,12 @@ using namespace frontier_text;
 
 namespace {
 
-std::optional<Error> duplicateId(const std::vector<Candidate>& candidates) {
-  std::set<std::string> ids;
-  for (const auto& c : candidates) {
-    if (!ids.insert(c.id).second) {
-      return Error{"", "", "id", "candidate id '" + c.id + "' appears twice"};
+std::optional<Error> duplicateId(const std::vector<const Candidate*>& candidates) {
+  std::unordered_set<std::string_view> ids;
+  ids.reserve(candidates.size());
+  for (const Candidate* c : candidates) {
+    if (!ids.insert(c->id).second) {
+      return Error{"", "", "id", "candidate id '" + c->id + "' appears twice"};
     }
   }
   return std::nullopt;
@@ -27,12 +30,12 @@ std::optional<Error> duplicateId(const std::vector<Candidate>& candidates) {
 
 /// The baseline named in `opts` (looked up in the candidates, then in the baseline pool);
 /// nullptr when none is named.
-Result<const Candidate*> findBaseline(const std::vector<Candidate>& candidates,
+Result<const Candidate*> findBaseline(const std::vector<const Candidate*>& candidates,
                                       const FrontierOptions& opts) {
   const Candidate* baseline = nullptr;
   if (!opts.baselineId) return baseline;
-  for (const auto& c : candidates) {
-    if (c.id == *opts.baselineId) baseline = &c;
+  for (const Candidate* c : candidates) {
+    if (c->id == *opts.baselineId) baseline = c;
   }
   if (!baseline && opts.baselinePool) {
     for (const auto& c : *opts.baselinePool) {
@@ -145,13 +148,48 @@ bool orientObjectives(const Candidate& c, const FrontierOptions& opts, std::vect
   return true;
 }
 
+/// The candidates that pass every gate and carry every objective, oriented, in input order;
+/// the others are recorded in `r` (gated out, undecided, not scored).
+PassingPoints collectPassing(const std::vector<const Candidate*>& candidates,
+                             const FrontierOptions& opts, const Thresholds& thresholds,
+                             FrontierResult& r) {
+  const std::size_t dims = opts.objectives.size();
+  PassingPoints p;
+  p.points.dims = dims;
+  std::vector<double> v(dims), lo(dims), hi(dims);
+  for (const Candidate* c : candidates) {
+    std::optional<GatedOutCandidate> undecided;  // the first gate the interval crosses
+    if (!passesGates(*c, opts, thresholds, r, undecided)) continue;
+    if (!orientObjectives(*c, opts, v, lo, hi, r)) continue;
+    if (undecided) {
+      r.undecided.push_back(std::move(*undecided));
+      continue;
+    }
+    p.points.add(v, lo, hi);
+    p.candidates.push_back(c);
+  }
+  return p;
+}
+
+/// Passing point i's clear (or, not `clear`, point) dominators, at most `maxListed` (0: all).
+DominatedCandidate dominatorsOf(const OrientedPoints& pts,
+                                const std::vector<const Candidate*>& passing, std::size_t i,
+                                bool clear, std::size_t maxListed) {
+  DominatedCandidate d{passing.at(i)->id, {}, false};
+  // One more than listed tells whether the list is cut.
+  const std::size_t limit = maxListed == 0 ? 0 : maxListed + 1;
+  auto by = clear ? clearDominatorsOf(pts, i, limit) : pointDominatorsOf(pts, i, limit);
+  d.byTruncated = maxListed > 0 && by.size() > maxListed;
+  if (d.byTruncated) by.resize(maxListed);
+  for (std::size_t a : by) d.by.push_back(passing[a]->id);
+  return d;
+}
+
 /// Sorts the candidates that passed (their points `pts`) into frontier, uncertain and
 /// dominated, with their dominators when asked.
 void classifyPassing(const OrientedPoints& pts, const std::vector<const Candidate*>& passing,
                      const FrontierOptions& opts, FrontierResult& r) {
   const auto classes = classifyPoints(pts);
-  const std::size_t cap = opts.maxDominatorsListed;
-  const std::size_t listLimit = cap == 0 ? 0 : cap + 1;
   for (std::size_t i = 0; i < passing.size(); ++i) {
     const std::string& id = passing[i]->id;
     switch (classes[i]) {
@@ -161,25 +199,15 @@ void classifyPassing(const OrientedPoints& pts, const std::vector<const Candidat
       case PointClass::Uncertain: {
         r.uncertain.push_back(id);
         if (opts.withDominators) {
-          DominatedCandidate d{id, {}, false};
-          // One more than listed tells whether the list is cut.
-          auto by = pointDominatorsOf(pts, i, listLimit);
-          d.byTruncated = cap > 0 && by.size() > cap;
-          if (d.byTruncated) by.resize(cap);
-          for (std::size_t a : by) d.by.push_back(passing[a]->id);
-          r.uncertainPointDominators.push_back(std::move(d));
+          r.uncertainPointDominators.push_back(
+              dominatorsOf(pts, passing, i, false, opts.maxDominatorsListed));
         }
         break;
       }
       case PointClass::Dominated: {
-        DominatedCandidate d{id, {}, false};
-        if (opts.withDominators) {
-          auto by = clearDominatorsOf(pts, i, listLimit);
-          d.byTruncated = cap > 0 && by.size() > cap;
-          if (d.byTruncated) by.resize(cap);
-          for (std::size_t a : by) d.by.push_back(passing[a]->id);
-        }
-        r.dominated.push_back(std::move(d));
+        r.dominated.push_back(opts.withDominators
+                                  ? dominatorsOf(pts, passing, i, true, opts.maxDominatorsListed)
+                                  : DominatedCandidate{id, {}, false});
         break;
       }
     }
@@ -190,6 +218,14 @@ void classifyPassing(const OrientedPoints& pts, const std::vector<const Candidat
 
 Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
                                        const FrontierOptions& opts) {
+  std::vector<const Candidate*> all;
+  all.reserve(candidates.size());
+  for (const auto& c : candidates) all.push_back(&c);
+  return computeFrontierOf(all, opts);
+}
+
+Result<FrontierResult> computeFrontierOf(const std::vector<const Candidate*>& candidates,
+                                         const FrontierOptions& opts) {
   if (opts.objectives.empty()) {
     return Error{"", "", "objectives", "at least one objective is needed"};
   }
@@ -202,24 +238,27 @@ Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
 
   FrontierResult r;
   r.objectives = opts.objectives;
-  const std::size_t dims = opts.objectives.size();
-  OrientedPoints pts;
-  pts.dims = dims;
-  std::vector<const Candidate*> passing;
-  std::vector<double> v(dims), lo(dims), hi(dims);
-  for (const auto& c : candidates) {
-    std::optional<GatedOutCandidate> undecided;  // the first gate the interval crosses
-    if (!passesGates(c, opts, *thresholds, r, undecided)) continue;
-    if (!orientObjectives(c, opts, v, lo, hi, r)) continue;
-    if (undecided) {
-      r.undecided.push_back(std::move(*undecided));
-      continue;
-    }
-    pts.add(v, lo, hi);
-    passing.push_back(&c);
-  }
-  classifyPassing(pts, passing, opts, r);
+  PassingPoints p = collectPassing(candidates, opts, *thresholds, r);
+  classifyPassing(p.points, p.candidates, opts, r);
   return r;
+}
+
+Result<PassingPoints> passingPoints(const std::vector<const Candidate*>& candidates,
+                                    const FrontierOptions& opts) {
+  if (opts.objectives.empty()) {
+    return Error{"", "", "objectives", "at least one objective is needed"};
+  }
+  const auto baseline = findBaseline({}, opts);
+  if (!baseline) return baseline.error();
+  const auto thresholds = resolveThresholds(opts, *baseline);
+  if (!thresholds) return thresholds.error();
+  FrontierResult scratch;
+  return collectPassing(candidates, opts, *thresholds, scratch);
+}
+
+DominatedCandidate listDominators(const PassingPoints& p, std::size_t i, bool clear,
+                                  std::size_t maxListed) {
+  return dominatorsOf(p.points, p.candidates, i, clear, maxListed);
 }
 
 Json frontierToJson(const FrontierResult& r) {

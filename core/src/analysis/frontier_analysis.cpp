@@ -20,6 +20,16 @@ std::string joinIds(const std::vector<std::string>& ids) {
   return s;
 }
 
+/// An uncertain candidate's verdict detail, from its dominators on point estimates.
+std::string uncertainDetail(const DominatedCandidate& d) {
+  return "point-dominated by " + joinIds(d.by) + ", not clearly";
+}
+
+/// A dominated candidate's verdict detail, from its clear dominators ("" when not listed).
+std::string dominatedDetail(const DominatedCandidate& d) {
+  return d.by.empty() ? std::string() : "by " + joinIds(d.by);
+}
+
 }  // namespace
 
 std::vector<std::string> metricNamesOf(const std::vector<Candidate>& candidates) {
@@ -111,12 +121,8 @@ std::map<std::string, CandidateVerdict> candidateVerdicts(const FrontierResult& 
   for (const auto& id : r.frontier) out[id] = {Verdict::Frontier, ""};
   for (const auto& id : r.uncertain)
     out[id] = {Verdict::Uncertain, "within the uncertainty of others"};
-  for (const auto& d : r.uncertainPointDominators) {
-    out[d.id].detail = "point-dominated by " + joinIds(d.by) + ", not clearly";
-  }
-  for (const auto& d : r.dominated) {
-    out[d.id] = {Verdict::Dominated, d.by.empty() ? std::string() : "by " + joinIds(d.by)};
-  }
+  for (const auto& d : r.uncertainPointDominators) out[d.id].detail = uncertainDetail(d);
+  for (const auto& d : r.dominated) out[d.id] = {Verdict::Dominated, dominatedDetail(d)};
   for (const auto& g : r.gatedOut) out[g.id] = {Verdict::GatedOut, g.gate + ": " + g.reason};
   for (const auto& g : r.undecided) out[g.id] = {Verdict::Undecided, g.gate + ": " + g.reason};
   for (const auto& g : r.notScored) out[g.id] = {Verdict::NotScored, g.gate + ": " + g.reason};
@@ -188,7 +194,7 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   // Groups: by base model (candidates naming none join the default model's group) or one.
   a.groupBy = query.groupBy;
   std::vector<std::string> models;
-  std::map<std::string, std::vector<Candidate>> members;
+  std::map<std::string, std::vector<const Candidate*>> members;
   std::map<std::string, std::size_t> indexOf;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
     const Candidate& c = candidates[i];
@@ -199,7 +205,7 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
                                 ? std::string()
                                 : (c.model.empty() ? query.defaultModel : c.model);
     if (!members.count(key)) models.push_back(key);
-    members[key].push_back(c);
+    members[key].push_back(&c);
   }
   if (models.empty()) models.push_back(query.groupBy == GroupBy::None ? "" : query.defaultModel);
 
@@ -209,10 +215,10 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
     if (!isRelativeMetric(o.metric)) continue;
     for (const auto& key : models) {
       std::vector<std::string> spanned;
-      for (const auto& c : members[key]) {
-        if (c.metrics.count(o.metric) &&
-            std::find(spanned.begin(), spanned.end(), c.model) == spanned.end()) {
-          spanned.push_back(c.model);
+      for (const Candidate* c : members[key]) {
+        if (c->metrics.count(o.metric) &&
+            std::find(spanned.begin(), spanned.end(), c->model) == spanned.end()) {
+          spanned.push_back(c->model);
         }
       }
       if (spanned.size() > 1) {
@@ -237,21 +243,22 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   for (const auto& key : models) {
     FrontierGroup g;
     g.model = key;
-    for (const auto& c : members[key]) g.ids.push_back(c.id);
+    for (const Candidate* c : members[key]) g.ids.push_back(c->id);
     if (baseline && relativeGate && query.groupBy == GroupBy::Model && baseline->model != key &&
         !(baseline->model.empty() && key == query.defaultModel)) {
       a.warnings.push_back("baseline-relative gates compare the " + key + " candidates with '" +
                            baseline->id + "', a candidate of another model (" + baseline->model +
                            ")");
     }
-    auto r = computeFrontier(members[key], groupOptions);
+    auto r = computeFrontierOf(members[key], groupOptions);
     if (!r) return r.error().from(source);
     g.result = std::move(*r);
     a.groups.push_back(std::move(g));
   }
 
-  // The merged lists, in input order.
+  // The merged lists, in input order (one group's already are).
   auto byInput = [&](auto& list, auto idOf) {
+    if (a.groups.size() <= 1) return;
     std::stable_sort(list.begin(), list.end(), [&](const auto& x, const auto& y) {
       return indexOf[idOf(x)] < indexOf[idOf(y)];
     });
@@ -281,6 +288,49 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   byInput(m.uncertainPointDominators, idField);
   a.verdicts = candidateVerdicts(a.result);
   return a;
+}
+
+DominatorLookup::DominatorLookup(const std::vector<Candidate>& candidates,
+                                 const FrontierAnalysis& analysis)
+    : m_candidates(candidates), m_analysis(analysis), m_passing(analysis.groups.size()) {
+  for (const auto& c : candidates) m_byId.emplace(c.id, &c);
+  for (std::size_t g = 0; g < analysis.groups.size(); ++g) {
+    for (const auto& id : analysis.groups[g].ids) m_groupOf.emplace(id, g);
+  }
+}
+
+DominatorLookup::~DominatorLookup() = default;
+
+std::optional<std::string> DominatorLookup::detail(const std::string& id) {
+  const auto v = m_analysis.verdicts.find(id);
+  if (v == m_analysis.verdicts.end()) return std::nullopt;
+  const bool clear = v->second.verdict == Verdict::Dominated;
+  if (!clear && v->second.verdict != Verdict::Uncertain) return std::nullopt;
+  const auto g = m_groupOf.find(id);
+  if (g == m_groupOf.end()) return std::nullopt;
+  Group& group = m_passing[g->second];
+  if (!group.built) {
+    // The group's candidates as analyseFrontier gave them to computeFrontier, in input order.
+    std::vector<const Candidate*> members;
+    for (const auto& memberId : m_analysis.groups[g->second].ids) {
+      const auto c = m_byId.find(memberId);
+      if (c != m_byId.end()) members.push_back(c->second);
+    }
+    FrontierOptions opts = m_analysis.options;
+    opts.baselinePool = &m_candidates;
+    auto passing = passingPoints(members, opts);
+    group.built = true;
+    if (!passing) return std::nullopt;
+    group.points = std::move(*passing);
+    for (std::size_t i = 0; i < group.points.candidates.size(); ++i) {
+      group.indexOf.emplace(group.points.candidates[i]->id, i);
+    }
+  }
+  const auto i = group.indexOf.find(id);
+  if (i == group.indexOf.end()) return std::nullopt;
+  const DominatedCandidate d =
+      listDominators(group.points, i->second, clear, m_analysis.options.maxDominatorsListed);
+  return clear ? dominatedDetail(d) : uncertainDetail(d);
 }
 
 namespace {

@@ -3,6 +3,8 @@
 
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 
+#include <random>
+
 using namespace qf;
 
 namespace {
@@ -254,4 +256,67 @@ TEST_CASE("the uncertain band lies between the optimistic and the pessimistic st
   REQUIRE(perGroup.size() == 1);
   CHECK(perGroup[0].model == "m");
   CHECK(perGroup[0].polygon == poly);
+}
+
+TEST_CASE("dominator lists read on demand equal the eagerly listed ones", "[analysis][lazy]") {
+  // Two models (two groups), intervals on every third candidate, a baseline-relative gate
+  // that fails some and leaves some undecided, and a candidate without a TPOT.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  std::vector<Candidate> cands;
+  for (int i = 0; i < 900; ++i) {
+    Candidate c;
+    c.id = "c" + std::to_string(i);
+    c.model = i % 2 == 0 ? "model-a" : "model-b";
+    MetricValue& score = c.metrics["score"];
+    score.value = 60 + 30 * u(rng);
+    MetricValue& tpot = c.metrics["tpot_ms"];
+    tpot.value = 5 + 40 * u(rng) + (score.value - 60) * 0.5;
+    if (i % 3 == 0) {
+      score.lo = score.value - 1.5;
+      score.hi = score.value + 1.5;
+      tpot.lo = tpot.value * 0.95;
+      tpot.hi = tpot.value * 1.05;
+    }
+    if (i == 17) c.metrics.erase("tpot_ms");
+    if (i == 4) score.value = 85;  // the baseline: the gate's threshold is 65
+    cands.push_back(std::move(c));
+  }
+  FrontierQuery q;
+  q.objectives = {{"score", Direction::Max}, {"tpot_ms", Direction::Min}};
+  q.gates = *parseGateTexts({"score>=baseline-20"});
+  q.baselineId = "c4";
+  auto eager = analyseFrontier(cands, q, "");
+  REQUIRE(eager.ok());
+  q.withDominators = false;
+  auto lazy = analyseFrontier(cands, q, "");
+  REQUIRE(lazy.ok());
+  // The lazy analysis classifies the same way but words no dominated candidate's list.
+  REQUIRE(lazy->result.dominated.size() == eager->result.dominated.size());
+  REQUIRE(eager->result.dominated.size() > 300);
+  REQUIRE(eager->result.uncertain.size() > 5);
+  REQUIRE_FALSE(eager->result.gatedOut.empty());
+  REQUIRE_FALSE(eager->result.undecided.empty());
+  CHECK(lazy->verdicts.at(eager->result.dominated.front().id).detail.empty());
+
+  DominatorLookup lookup(cands, *lazy);
+  int dominated = 0, uncertain = 0, truncated = 0, others = 0;
+  for (const auto& c : cands) {
+    const CandidateVerdict& v = eager->verdicts.at(c.id);
+    const auto detail = lookup.detail(c.id);
+    if (v.verdict == Verdict::Dominated || v.verdict == Verdict::Uncertain) {
+      REQUIRE(detail.has_value());
+      CHECK(*detail == v.detail);
+      (v.verdict == Verdict::Dominated ? dominated : uncertain) += 1;
+    } else {
+      CHECK_FALSE(detail.has_value());
+      ++others;
+    }
+  }
+  for (const auto& d : eager->result.dominated) truncated += d.byTruncated ? 1 : 0;
+  CHECK(dominated == static_cast<int>(eager->result.dominated.size()));
+  CHECK(uncertain == static_cast<int>(eager->result.uncertain.size()));
+  CHECK(truncated > 0);  // lists cut at ten are cut at the same ten
+  CHECK(others > 0);
+  CHECK_FALSE(lookup.detail("no-such-id").has_value());
 }

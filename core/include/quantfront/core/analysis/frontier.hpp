@@ -179,6 +179,26 @@ struct FrontierResult {
 /// baseline id, or a baseline lacking a gated metric.
 Result<FrontierResult> computeFrontier(const std::vector<Candidate>& candidates,
                                        const FrontierOptions& opts);
+/// The same over candidates held elsewhere (a group of a larger list, without copying it).
+Result<FrontierResult> computeFrontierOf(const std::vector<const Candidate*>& candidates,
+                                         const FrontierOptions& opts);
+
+/// The points computeFrontier classifies: the candidates that pass every gate (none
+/// undecided) and carry every objective, in input order, with their oriented points.
+struct PassingPoints {
+  OrientedPoints points;
+  std::vector<const Candidate*> candidates;  ///< point i is candidates[i]
+};
+/// The candidates computeFrontier(candidates, opts) would classify. A baseline-relative gate
+/// finds its baseline in `opts.baselinePool` only. Errors as computeFrontier's.
+Result<PassingPoints> passingPoints(const std::vector<const Candidate*>& candidates,
+                                    const FrontierOptions& opts);
+/// Passing point i's dominators as computeFrontier lists them with withDominators: its clear
+/// dominators (`clear`: a dominated candidate's `by`) or its dominators on point estimates (an
+/// uncertain candidate's), at most `maxListed` (0: all), in input order. O(n): what lets a
+/// large candidate set be classified without lists and one candidate's list be read on demand.
+DominatedCandidate listDominators(const PassingPoints& p, std::size_t i, bool clear,
+                                  std::size_t maxListed);
 
 /// {"frontier": [ids], "uncertain": [ids], "dominated": [{"id", "by": [ids], "by_truncated"}],
 ///  "gated_out": [{"id", "gate", "reason"}], "undecided": [...], "not_scored": [...] (the same

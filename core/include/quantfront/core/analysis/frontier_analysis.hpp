@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <quantfront/core/analysis/frontier.hpp>
@@ -103,6 +104,33 @@ struct FrontierAnalysis {
 /// `source` (the file or view the candidates came from) when the failure names no file.
 Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
                                          const FrontierQuery& query, const std::string& source);
+
+/// One candidate's verdict detail read on demand, as analyseFrontier with withDominators
+/// words it ("by a, b", "point-dominated by a, not clearly"), for an analysis run without
+/// dominator lists: a large candidate set is classified in O(n log n) and a candidate's list
+/// costs O(n) when someone asks for it (the first ask in a group orients its points once).
+/// `candidates` and `analysis` (analyseFrontier's over them) must outlive the lookup.
+class DominatorLookup {
+ public:
+  DominatorLookup(const std::vector<Candidate>& candidates, const FrontierAnalysis& analysis);
+  ~DominatorLookup();
+  DominatorLookup(const DominatorLookup&) = delete;
+  DominatorLookup& operator=(const DominatorLookup&) = delete;
+  /// The detail of a dominated or uncertain candidate; nullopt for any other.
+  std::optional<std::string> detail(const std::string& id);
+
+ private:
+  struct Group {
+    bool built = false;
+    PassingPoints points;
+    std::unordered_map<std::string, std::size_t> indexOf;
+  };
+  const std::vector<Candidate>& m_candidates;
+  const FrontierAnalysis& m_analysis;
+  std::unordered_map<std::string, const Candidate*> m_byId;
+  std::unordered_map<std::string, std::size_t> m_groupOf;
+  std::vector<Group> m_passing;  ///< per group of m_analysis, built on the first ask
+};
 
 /// Why `gate` cannot be applied to `candidates`: its metric is carried by no candidate and
 /// unknown to the metric dictionary (a typo, not a reason to gate every candidate out), or it

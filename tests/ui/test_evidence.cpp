@@ -121,7 +121,7 @@ TEST_CASE("imported runs are listed: attaching them equals core's attach", "[ui]
   // The runs table names the candidate; the Candidates tab has the row.
   CHECK(runs->item(rowOf(runs, 0, "vllm_serve_fp8.json"), 4)->text() == "llama-fp8");
   CHECK(runs->item(rowOf(runs, 0, "vllm_serve_bf16.json"), 4)->text() == "— not attached");
-  CHECK(rowOf(w.paretoView()->table(), 0, "llama-fp8") >= 0);
+  CHECK(w.paretoView()->rowOfCandidate("llama-fp8") >= 0);
 
   // The metrics table lists every metric with its provenance and source.
   ev->showCandidate("llama-fp8");
@@ -156,12 +156,12 @@ TEST_CASE("runs dropped on a Candidates row attach to that candidate", "[ui][evi
 
   // Then drag the W4A16 serving run onto that row: its figures overwrite nothing published
   // and land on the bf16 candidate (as the user asked, even if odd).
-  QTableWidget* cands = w.paretoView()->table();
+  QTableView* cands = w.paretoView()->table();
   w.showTab("candidates");
   cands->resize(900, 400);
-  const int row = rowOf(cands, 0, QString::fromStdString(bf16Id));
+  const int row = w.paretoView()->rowOfCandidate(QString::fromStdString(bf16Id));
   REQUIRE(row >= 0);
-  const QRect rect = cands->visualItemRect(cands->item(row, 0));
+  const QRect rect = cands->visualRect(cands->model()->index(row, 0));
   ev->selectRuns({"vllm_serve_w4a16.json"});
   QMimeData mime;
   mime.setData(qf::ui::EvidenceView::kRunsMime, ev->selectedDigests().join('\n').toUtf8());

@@ -46,9 +46,10 @@ std::size_t figuresFrom(const qf::Session& s, const QString& file) {
   return n;
 }
 
-bool inTable(const QTableWidget* t, const QString& id) {
-  for (int r = 0; r < t->rowCount(); ++r) {
-    if (t->item(r, 0) && t->item(r, 0)->text() == id) return true;
+bool inTable(const QTableView* t, const QString& id) {
+  const QAbstractItemModel* m = t->model();
+  for (int r = 0; r < m->rowCount(); ++r) {
+    if (m->index(r, 0).data().toString() == id) return true;
   }
   return false;
 }
@@ -134,7 +135,7 @@ TEST_CASE("detach, rename, hide and remove are undoable steps", "[ui][evidence]"
   setUp(w);
   QUndoStack* undo = w.undoStack();
   auto* ev = w.evidenceView();
-  QTableWidget* cands = w.paretoView()->table();
+  QTableView* cands = w.paretoView()->table();
 
   // Detach from the Evidence tab's button.
   ev->selectRuns({"lm_eval_results_bf16.json"});
@@ -220,7 +221,7 @@ TEST_CASE("the report lists only evidence still attached to visible candidates",
   CHECK_FALSE(detached.contains(sha));
   CHECK(detached.contains(digestOf(w.session(), kServe8b).left(12)));
   REQUIRE(w.setCandidateHidden("llama-8b", true).isEmpty());
-  CHECK(w.paretoView()->table()->rowCount() == 0);
+  CHECK(w.paretoView()->table()->model()->rowCount() == 0);
   const QString hidden = reportText("hidden.pdf");
   CHECK_FALSE(hidden.contains("llama-8b"));
   CHECK_FALSE(hidden.contains(digestOf(w.session(), kServe8b).left(12)));
@@ -243,7 +244,7 @@ TEST_CASE("File › New is a blank session: the example opens from File › Open
   CHECK(blank.importedRuns.empty());
   CHECK(blank.view.gates.empty());
   CHECK(blank.scenario.gpu == "a100-80gb");  // the scenario stays
-  CHECK(w.paretoView()->table()->rowCount() == 0);
+  CHECK(w.paretoView()->table()->model()->rowCount() == 0);
   CHECK(w.windowTitle().contains("untitled session"));
   // Imported candidates land alone.
   REQUIRE(w.importFiles({kServe8b}).size() == 1);

@@ -44,7 +44,7 @@ TEST_CASE("every table model passes QAbstractItemModelTester through edits", "[u
   w.paretoView()->addGate();
   w.paretoView()->addObjective();
   w.showTab("candidates");
-  w.paretoView()->table()->sortItems(0);
+  w.paretoView()->table()->sortByColumn(0, Qt::AscendingOrder);
   w.setUnsavedPrompt([] { return qf::ui::UnsavedChoice::Discard; });
   CHECK(w.newSession());
   CHECK(w.evidenceView()->runsTable()->rowCount() == 0);

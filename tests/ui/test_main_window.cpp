@@ -106,7 +106,7 @@ TEST_CASE("example session drives the Pareto and Candidates tabs, save and reope
   CHECK(counts[3] == static_cast<int>(pv->result()->gatedOut.size()));
   CHECK(counts[3] >= 1);
   for (const auto& g : pv->result()->gatedOut) CHECK(g.id.find("w4a16") != std::string::npos);
-  CHECK(pv->table()->rowCount() == static_cast<int>(w.session().candidates.size()));
+  CHECK(pv->table()->model()->rowCount() == static_cast<int>(w.session().candidates.size()));
 
   QTemporaryDir dir;
   REQUIRE(dir.isValid());

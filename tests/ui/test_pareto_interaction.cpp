@@ -69,7 +69,7 @@ TEST_CASE("Pareto hover describes a candidate: click and table selection stay in
   emit view.plot()->candidateClicked(id);
   auto selectedId = [&] {
     const auto rows = view.table()->selectionModel()->selectedRows();
-    return rows.isEmpty() ? QString() : view.table()->item(rows.front().row(), 0)->text();
+    return rows.isEmpty() ? QString() : view.candidateAt(rows.front().row());
   };
   CHECK(selectedId() == id);
   // And explains it under the plot: the verdict and the figures the hover gives.

@@ -103,3 +103,67 @@ TEST_CASE("5,000 candidates: core's classes, every point drawn, capped names",
   CHECK(view.plot()->describe("c4999").contains("c4999"));
   CHECK(view.plot()->describe("nope").isEmpty());
 }
+
+TEST_CASE("above the eager limit the table and hover word dominators as core lists them",
+          "[ui][pareto][scale]") {
+  qf::testing::app();
+  const int n = static_cast<int>(qf::ui::ParetoView::kEagerDominatorsUpTo) + 1000;
+  const auto cands = crowd(n);
+  const std::vector<qf::Objective> objectives = {{"score", qf::Direction::Max},
+                                                 {"tpot_ms", qf::Direction::Min}};
+  qf::ui::ParetoView view;
+  view.resize(1500, 920);
+  view.setContents(cands, objectives, {});
+  // The eager lists, from core over the same candidates.
+  qf::FrontierQuery q;
+  q.objectives = objectives;
+  const auto core = qf::analyseFrontier(cands, q, "");
+  REQUIRE(core.ok());
+  REQUIRE(core->result.dominated.size() > 1000);
+  REQUIRE_FALSE(core->result.uncertain.empty());
+  // The view classified without lists: its verdicts leave a dominated candidate unworded.
+  const std::string someDominated = core->result.dominated[7].id;
+  REQUIRE_FALSE(core->verdicts.at(someDominated).detail.empty());
+  CHECK(view.verdicts().at(someDominated).detail.empty());
+
+  // Every row: one per candidate, and the status tooltip of dominated and uncertain rows is
+  // the eager detail, word for word.
+  const QAbstractItemModel* model = view.table()->model();
+  REQUIRE(model->rowCount() == n);
+  // Input order until a header is clicked.
+  CHECK(view.candidateAt(0) == "c0");
+  CHECK(view.candidateAt(n - 1) == QString("c%1").arg(n - 1));
+  int checked = 0;
+  for (int row = 0; row < model->rowCount(); row += 7) {
+    const std::string id = view.candidateAt(row).toStdString();
+    const auto& v = core->verdicts.at(id);
+    if (v.verdict != qf::Verdict::Dominated && v.verdict != qf::Verdict::Uncertain) continue;
+    CHECK(model->index(row, 1).data(Qt::ToolTipRole).toString().toStdString() == v.detail);
+    ++checked;
+  }
+  CHECK(checked > 500);
+  // The hover text of a dominated point names its dominators as the eager lists do.
+  const QString hover = view.plot()->describe(QString::fromStdString(someDominated));
+  CHECK(hover.contains(
+      QString::fromStdString(core->verdicts.at(someDominated).detail).left(60).toHtmlEscaped()));
+
+  // Sorting by a metric column sorts numerically, and a selected row names its candidate.
+  const int tpotColumn = [&] {
+    for (int c = 0; c < model->columnCount(); ++c) {
+      if (model->headerData(c, Qt::Horizontal).toString() == "tpot_ms") return c;
+    }
+    return -1;
+  }();
+  REQUIRE(tpotColumn >= 0);
+  view.table()->sortByColumn(tpotColumn, Qt::AscendingOrder);
+  double best = 1e9;
+  for (const auto& c : cands) best = std::min(best, c.metrics.at("tpot_ms").value);
+  CHECK(model->index(0, tpotColumn).data().toDouble() == best);
+  CHECK(model->index(0, tpotColumn).data().toDouble() <=
+        model->index(1, tpotColumn).data().toDouble());
+  view.selectCandidate("c123");
+  const auto rows = view.table()->selectionModel()->selectedRows();
+  REQUIRE(rows.size() == 1);
+  CHECK(view.candidateAt(rows.front().row()) == "c123");
+  CHECK(view.rowOfCandidate("c123") == rows.front().row());
+}

@@ -143,8 +143,13 @@ QString ParetoPlot::describe(const QString& id) const {
   // The verdict first: what the frontier made of it, and why.
   if (const auto v = m_verdicts.find(it->id); v != m_verdicts.end()) {
     text += QString("<br><b>%1</b>").arg(QString(verdictName(v->second.verdict)).toHtmlEscaped());
-    if (!v->second.detail.empty()) {
-      QString detail = qs(v->second.detail);
+    std::string worded = v->second.detail;
+    const Verdict verdict = v->second.verdict;
+    if (m_detailSource && (verdict == Verdict::Dominated || verdict == Verdict::Uncertain)) {
+      if (auto d = m_detailSource(it->id)) worded = std::move(*d);
+    }
+    if (!worded.empty()) {
+      QString detail = qs(worded);
       if (detail.size() > 160) detail = detail.left(157) + "…";
       text += ": " + detail.toHtmlEscaped();
     }

@@ -11,7 +11,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 
-#include <QTableWidget>
+#include <QTableView>
 #include <cmath>
 
 #include <nlohmann/json.hpp>
@@ -214,26 +214,26 @@ QString exportDataFile(const EngineReport& report, const QString& path) {
   return writeFileSafely(path, engineDataBytes(report, *format));
 }
 
-QByteArray tableCsv(const QTableWidget* table) {
+QByteArray tableCsv(const QTableView* table) {
   QByteArray bytes;
   QStringList cells;
-  for (int c = 0; c < table->columnCount(); ++c) {
-    const QTableWidgetItem* h = table->horizontalHeaderItem(c);
-    cells << csvCell(h ? h->text() : QString());
+  const QAbstractItemModel* model = table->model();
+  if (!model) return bytes;
+  for (int c = 0; c < model->columnCount(); ++c) {
+    cells << csvCell(model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
   }
   bytes += cells.join(',').toUtf8() + "\n";
-  for (int r = 0; r < table->rowCount(); ++r) {
+  for (int r = 0; r < model->rowCount(); ++r) {
     cells.clear();
-    for (int c = 0; c < table->columnCount(); ++c) {
-      const QTableWidgetItem* item = table->item(r, c);
-      cells << csvCell(item ? item->data(Qt::DisplayRole).toString() : QString());
+    for (int c = 0; c < model->columnCount(); ++c) {
+      cells << csvCell(model->index(r, c).data(Qt::DisplayRole).toString());
     }
     bytes += cells.join(',').toUtf8() + "\n";
   }
   return bytes;
 }
 
-QString exportTableFile(const QTableWidget* table, const QString& path) {
+QString exportTableFile(const QTableView* table, const QString& path) {
   if (exportFormatFor(path) != ExportFormat::Csv) {
     return pathError(
         path,

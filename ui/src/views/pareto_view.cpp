@@ -10,6 +10,8 @@
 #include <QLocale>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QToolTip>
@@ -20,6 +22,7 @@
 
 #include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/ui/candidates_model.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 #include "candidate_metric.hpp"
@@ -196,19 +199,28 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent) {
   m_selection->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_selection->hide();
   layout->addWidget(m_selection);
-  m_table = new QTableWidget();
+  // The Candidates tab: an item model under a sorting proxy, so that a large set's rows are
+  // made only as they are drawn.
+  m_model = new CandidatesModel(this);
+  m_sorted = new QSortFilterProxyModel(this);
+  m_sorted->setSourceModel(m_model);
+  m_table = new QTableView();
   m_table->setObjectName("candidatesTable");
+  m_table->setModel(m_sorted);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->setSortingEnabled(true);
+  // Input order until a header is clicked.
+  m_table->sortByColumn(-1, Qt::AscendingOrder);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   // A click on a point selects its row; selecting a row rings its point.
   connect(m_plot, &ParetoPlot::candidateClicked, this, &ParetoView::selectCandidate);
-  connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+  connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
     const auto rows = m_table->selectionModel()->selectedRows();
     if (rows.isEmpty()) return;
-    const QTableWidgetItem* item = m_table->item(rows.front().row(), 0);
-    if (item) m_plot->highlight(item->text());
+    const QString id = candidateAt(rows.front().row());
+    if (!id.isEmpty()) m_plot->highlight(id);
   });
   auto changed = [this] {
     if (m_updating) return;
@@ -229,14 +241,21 @@ QString ParetoView::statusText() const {
   return m_status->text();
 }
 
+QString ParetoView::candidateAt(int row) const {
+  const QModelIndex at = m_sorted->index(row, CandidatesModel::IdColumn);
+  return at.isValid() ? m_model->idAt(m_sorted->mapToSource(at).row()) : QString();
+}
+
+int ParetoView::rowOfCandidate(const QString& id) const {
+  const int source = m_model->rowOf(id);
+  if (source < 0) return -1;
+  return m_sorted->mapFromSource(m_model->index(source, CandidatesModel::IdColumn)).row();
+}
+
 void ParetoView::selectCandidate(const QString& id) {
-  for (int r = 0; r < m_table->rowCount(); ++r) {
-    const QTableWidgetItem* item = m_table->item(r, 0);
-    if (item && item->text() == id) {
-      m_table->selectRow(r);
-      m_table->scrollToItem(item);
-      break;
-    }
+  if (const int row = rowOfCandidate(id); row >= 0) {
+    m_table->selectRow(row);
+    m_table->scrollTo(m_sorted->index(row, CandidatesModel::IdColumn));
   }
   m_plot->highlight(id);
   const QString text = m_plot->describe(id);
@@ -643,8 +662,10 @@ void ParetoView::rowEdited() {
 }
 
 void ParetoView::recompute() {
+  m_plot->setDetailSource({});
   m_result.reset();
-  m_verdicts.clear();
+  m_analysis.reset();
+  m_lookup.reset();
   // The rows: each marked when it cannot be applied; the others make the query.
   const auto objRows = objectiveRows();
   const auto gRows = gateRows();
@@ -697,14 +718,20 @@ void ParetoView::recompute() {
     fillTable();
     return;
   }
+  // A large set is classified without dominator lists (O(n) each); a candidate's list is
+  // read when its tooltip or hover text asks for it, worded as the eager lists are.
+  const bool lazy = m_cands.size() > kEagerDominatorsUpTo;
+  query.withDominators = !lazy;
   auto analysis = analyseFrontier(m_cands, query, "");
   if (!analysis) {
     m_status->setText(qs(analysis.error().str()) + notes);
     m_status->setStyleSheet("color: #b00000;");
+    fillTable();
     return;
   }
   m_result = std::move(analysis->result);
-  m_verdicts = std::move(analysis->verdicts);
+  m_analysis = std::make_unique<FrontierAnalysis>(std::move(*analysis));
+  if (lazy) m_lookup = std::make_unique<DominatorLookup>(m_cands, *m_analysis);
   QString text = QString("%1 on the frontier, %2 uncertain, %3 dominated, %4 gated out")
                      .arg(m_result->frontier.size())
                      .arg(m_result->uncertain.size())
@@ -722,86 +749,30 @@ void ParetoView::recompute() {
     text += QString("; the frontier is over %1 objectives, the plot shows the first two")
                 .arg(obj.size());
   }
-  for (const auto& w : analysis->warnings) text += "\nwarning: " + qs(w);
+  for (const auto& w : m_analysis->warnings) text += "\nwarning: " + qs(w);
   text += notes;
-  m_status->setStyleSheet(analysis->warnings.empty() && notes.isEmpty() ? "" : "color: #8a5a00;");
+  m_status->setStyleSheet(m_analysis->warnings.empty() && notes.isEmpty() ? "" : "color: #8a5a00;");
   m_status->setText(text);
   m_plot->setColourMetric(m_colour->currentData().toString().toStdString());
-  m_plot->setUncertainBands(uncertainBands(m_cands, *analysis));
-  m_plot->setData(m_cands, m_verdicts, obj[0], obj.size() > 1 ? obj[1] : obj[0]);
+  m_plot->setUncertainBands(uncertainBands(m_cands, *m_analysis));
+  m_plot->setDetailSource(detailSource());
+  m_plot->setData(m_cands, verdicts(), obj[0], obj.size() > 1 ? obj[1] : obj[0]);
   fillTable();
 }
 
+const std::map<std::string, CandidateVerdict>& ParetoView::verdicts() const {
+  static const std::map<std::string, CandidateVerdict> kNone;
+  return m_analysis ? m_analysis->verdicts : kNone;
+}
+
+CandidatesModel::DetailSource ParetoView::detailSource() const {
+  if (!m_lookup) return {};
+  DominatorLookup* lookup = m_lookup.get();
+  return [lookup](const std::string& id) { return lookup->detail(id); };
+}
+
 void ParetoView::fillTable() {
-  std::set<std::string> names;
-  for (const auto& c : m_cands) {
-    for (const auto& [name, v] : c.metrics) names.insert(name);
-  }
-  QStringList headers = {"id", "status", "model", "schemes", "GPU", "engine"};
-  for (const auto& n : names) headers << qs(n);
-  m_table->setSortingEnabled(false);
-  m_table->clear();
-  m_table->setColumnCount(static_cast<int>(headers.size()));
-  m_table->setHorizontalHeaderLabels(headers);
-  m_table->setRowCount(static_cast<int>(m_cands.size()));
-  int row = 0;
-  for (const auto& c : m_cands) {
-    m_table->setItem(row, 0, new QTableWidgetItem(qs(c.id)));
-    const auto it = m_verdicts.find(c.id);
-    auto* status =
-        new QTableWidgetItem(it == m_verdicts.end() ? "" : verdictName(it->second.verdict));
-    if (it != m_verdicts.end()) {
-      status->setToolTip(qs(it->second.detail));
-      const Verdict v = it->second.verdict;
-      if (v == Verdict::GatedOut || v == Verdict::Undecided || v == Verdict::NotScored) {
-        QFont f = status->font();
-        f.setStrikeOut(v == Verdict::GatedOut);
-        status->setFont(f);
-        status->setForeground(v == Verdict::GatedOut    ? QColor(176, 0, 0)
-                              : v == Verdict::Undecided ? QColor(213, 94, 0)
-                                                        : QColor(110, 110, 110));
-        status->setText(
-            QString("%1: %2").arg(verdictName(v), qs(it->second.detail).section(": ", 1)));
-      }
-    }
-    m_table->setItem(row, 1, status);
-    m_table->setItem(row, 2, new QTableWidgetItem(qs(c.model)));
-    std::string schemes = c.schemeLinear;
-    if (!c.schemeMoe.empty()) schemes += ", moe=" + c.schemeMoe;
-    if (!c.schemeLmHead.empty()) schemes += ", lm_head=" + c.schemeLmHead;
-    m_table->setItem(row, 3, new QTableWidgetItem(qs(schemes)));
-    m_table->setItem(row, 4,
-                     new QTableWidgetItem(QString("%1 ×%2").arg(qs(c.gpu)).arg(c.gpuCount)));
-    m_table->setItem(row, 5, new QTableWidgetItem(qs(c.engine)));
-    int col = 6;
-    for (const auto& n : names) {
-      const auto m = c.metrics.find(n);
-      if (m != c.metrics.end()) {
-        auto* item = new QTableWidgetItem;
-        item->setData(Qt::DisplayRole, m->second.value);
-        const auto& p = m->second.provenance;
-        QString tip = QString("%1 — %2").arg(provenanceName(p.kind));
-        tip = tip.arg(qs(!p.citation.empty()     ? p.citation
-                         : !p.sourceFile.empty() ? p.sourceFile
-                                                 : p.note));
-        if (m->second.lo && m->second.hi)
-          tip += QString("\ninterval [%1, %2]").arg(*m->second.lo).arg(*m->second.hi);
-        item->setToolTip(tip);
-        if (p.kind == ProvenanceKind::Published) {
-          QFont f = item->font();
-          f.setItalic(true);
-          item->setFont(f);
-        } else if (p.kind == ProvenanceKind::Modelled) {
-          item->setForeground(QColor(0, 90, 160));
-        }
-        m_table->setItem(row, col, item);
-      }
-      ++col;
-    }
-    ++row;
-  }
-  m_table->setSortingEnabled(true);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_model->reset(&m_cands, m_analysis ? &m_analysis->verdicts : nullptr, detailSource());
 }
 
 }  // namespace qf::ui

@@ -115,12 +115,11 @@ QString MainWindow::setCandidateHidden(const QString& id, bool hidden) {
 }
 
 void MainWindow::installCandidateMenu() {
-  QTableWidget* table = m_pareto->table();
+  QTableView* table = m_pareto->table();
   table->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(table, &QWidget::customContextMenuRequested, this, [this, table](const QPoint& pos) {
-    const QTableWidgetItem* at = table->itemAt(pos);
-    const QTableWidgetItem* idItem = at ? table->item(at->row(), 0) : nullptr;
-    const QString id = idItem ? idItem->text() : QString();
+    const QModelIndex at = table->indexAt(pos);
+    const QString id = at.isValid() ? m_pareto->candidateAt(at.row()) : QString();
     auto report = [this](const QString& err) {
       if (!err.isEmpty()) QMessageBox::warning(this, "Candidate not changed", err);
     };

@@ -166,13 +166,13 @@ void MainWindow::connectTabs() {
   m_pareto->table()->viewport()->setAcceptDrops(true);
   m_pareto->table()->viewport()->installEventFilter(this);
   // The Evidence tab lists the metrics of the candidate selected in the Candidates tab.
-  connect(m_pareto->table(), &QTableWidget::itemSelectionChanged, this, [this] {
-    const auto rows = m_pareto->table()->selectionModel()->selectedRows();
-    if (rows.size() != 1) return;
-    if (const auto* it = m_pareto->table()->item(rows.front().row(), 0)) {
-      m_evidence->showCandidate(it->text());
-    }
-  });
+  connect(m_pareto->table()->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+          [this] {
+            const auto rows = m_pareto->table()->selectionModel()->selectedRows();
+            if (rows.size() != 1) return;
+            const QString id = m_pareto->candidateAt(rows.front().row());
+            if (!id.isEmpty()) m_evidence->showCandidate(id);
+          });
 }
 
 QWidget* MainWindow::buildCentre(QWidget* parent) {
@@ -312,7 +312,7 @@ QString MainWindow::currentTabKey() const {
   return m_tabs->tabBar()->tabData(m_tabs->currentIndex()).toString();
 }
 
-QTableWidget* MainWindow::currentTable() const {
+QTableView* MainWindow::currentTable() const {
   const TabSpec* tab = currentTabSpec();
   return tab ? tabView(tab->id).table : nullptr;
 }

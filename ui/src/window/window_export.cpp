@@ -24,7 +24,7 @@ namespace qf::ui {
 
 void MainWindow::exportPlotInteractive() {
   // A table view exports its table, never silently another view's plot.
-  if (QTableWidget* table = currentTable()) {
+  if (QTableView* table = currentTable()) {
     const QString path = QFileDialog::getSaveFileName(
         this, "Export table", QString("quantfront-%1.csv").arg(currentTabKey()), "CSV (*.csv)");
     if (path.isEmpty()) return;

@@ -458,9 +458,9 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   if (!drop->mimeData()->hasFormat(EvidenceView::kRunsMime)) {
     return QMainWindow::eventFilter(watched, event);
   }
-  const QTableWidgetItem* row = m_pareto->table()->itemAt(drop->position().toPoint());
-  const QTableWidgetItem* id = row ? m_pareto->table()->item(row->row(), 0) : nullptr;
-  if (!id) {
+  const QModelIndex row = m_pareto->table()->indexAt(drop->position().toPoint());
+  const QString id = row.isValid() ? m_pareto->candidateAt(row.row()) : QString();
+  if (id.isEmpty()) {
     drop->ignore();
     return true;
   }
@@ -468,7 +468,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   if (type == QEvent::Drop) {
     const QStringList digests = QString::fromUtf8(drop->mimeData()->data(EvidenceView::kRunsMime))
                                     .split('\n', Qt::SkipEmptyParts);
-    statusBar()->showMessage(attachRuns(AttachRequest{digests, id->text(), {}}).join("; "), 15000);
+    statusBar()->showMessage(attachRuns(AttachRequest{digests, id, {}}).join("; "), 15000);
   }
   return true;
 }

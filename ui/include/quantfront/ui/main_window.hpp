@@ -20,6 +20,7 @@
 
 class QDoubleSpinBox;
 class QTabWidget;
+class QTableView;
 class QTableWidget;
 class QLabel;
 class QPushButton;
@@ -96,7 +97,7 @@ class MainWindow : public QMainWindow {
   /// The current tab's key.
   [[nodiscard]] QString currentTabKey() const;
   /// The table on the current tab (Schemes, Candidates); nullptr on a plot tab.
-  [[nodiscard]] QTableWidget* currentTable() const;
+  [[nodiscard]] QTableView* currentTable() const;
   [[nodiscard]] QTableWidget* schemesTable() const { return m_schemesTable; }
   /// The crossovers under the Schemes table: faster below, than, at B, faster above.
   [[nodiscard]] QTableWidget* crossoversTable() const { return m_crossoversTable; }
@@ -232,10 +233,10 @@ class MainWindow : public QMainWindow {
   /// One tab of the window (tab_views.cpp): its widgets, the document parts it is drawn
   /// from, and how it is drawn.
   struct TabView {
-    QWidget* page = nullptr;        ///< its page in the tab bar
-    QCustomPlot* plot = nullptr;    ///< the plot it exports (nullptr: none)
-    QTableWidget* table = nullptr;  ///< the table it exports (nullptr: none)
-    unsigned feeds = 0;             ///< the DocumentParts it is drawn from
+    QWidget* page = nullptr;      ///< its page in the tab bar
+    QCustomPlot* plot = nullptr;  ///< the plot it exports (nullptr: none)
+    QTableView* table = nullptr;  ///< the table it exports (nullptr: none)
+    unsigned feeds = 0;           ///< the DocumentParts it is drawn from
     /// A costly view is drawn while it is the current tab, and when shown or exported; the
     /// others on every change of what they feed on.
     bool whenShown = false;

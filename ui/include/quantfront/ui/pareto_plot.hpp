@@ -4,6 +4,7 @@
 /// computed by core; the Pareto tab (pareto_view.hpp) feeds it.
 #include <qcustomplot.h>
 #include <QHash>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -47,6 +48,12 @@ class ParetoPlot : public QCustomPlot {
   /// fails), the plotted objectives' figures (and the colour metric's), then its other metrics
   /// up to kHoverMetrics, each with value, interval and provenance; the rest are counted (the
   /// Candidates tab lists them), so that the text stays on screen.
+  /// Where describe() reads a dominated or uncertain candidate's detail when setData's
+  /// verdicts leave it unworded (a large set's dominator lists are read on demand); empty:
+  /// the verdicts' own. Cleared by nothing but another call.
+  void setDetailSource(std::function<std::optional<std::string>(const std::string&)> source) {
+    m_detailSource = std::move(source);
+  }
   [[nodiscard]] QString describe(const QString& id) const;
   static constexpr int kHoverMetrics = 12;
   /// Rings the candidate `id` (empty: no ring).
@@ -111,6 +118,7 @@ class ParetoPlot : public QCustomPlot {
   std::vector<QCPCurve*> m_bandCurves;
   std::vector<Candidate> m_cands;
   std::map<std::string, CandidateVerdict> m_verdicts;  ///< as the last setData drew them
+  std::function<std::optional<std::string>(const std::string&)> m_detailSource;
   std::string m_xMetric, m_yMetric;
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;

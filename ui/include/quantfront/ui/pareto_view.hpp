@@ -6,17 +6,21 @@
 #include <QHash>
 #include <QWidget>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/ui/candidates_model.hpp>
 #include <quantfront/ui/label_layout.hpp>
 #include <quantfront/ui/pareto_plot.hpp>
 
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
 class QTableWidget;
 
 namespace qf::ui {
@@ -72,14 +76,20 @@ class ParetoView : public QWidget {
   void addObjective();
   void addGate();
   [[nodiscard]] ParetoPlot* plot() const { return m_plot; }
-  [[nodiscard]] QTableWidget* table() const { return m_table; }
+  /// The Candidates tab's table: a view of the candidates' item model, sorted by a proxy.
+  [[nodiscard]] QTableView* table() const { return m_table; }
+  /// The candidate id on `row` of the table as shown (sorted); empty out of range.
+  [[nodiscard]] QString candidateAt(int row) const;
+  /// The row of the table as shown that holds candidate `id`, or -1.
+  [[nodiscard]] int rowOfCandidate(const QString& id) const;
+  /// Above this many candidates the frontier is computed without dominator lists, and a
+  /// candidate's list is read when its tooltip or hover text is shown.
+  static constexpr std::size_t kEagerDominatorsUpTo = 5000;
   [[nodiscard]] const std::optional<FrontierResult>& result() const { return m_result; }
   /// Selects candidate `id` in the table and rings it on the plot (what a click on either does).
   void selectCandidate(const QString& id);
   /// Each candidate's verdict from the last computation (empty when it failed).
-  [[nodiscard]] const std::map<std::string, CandidateVerdict>& verdicts() const {
-    return m_verdicts;
-  }
+  [[nodiscard]] const std::map<std::string, CandidateVerdict>& verdicts() const;
   /// The summary line under the controls (counts and warnings, or the error).
   [[nodiscard]] QString statusText() const;
 
@@ -103,6 +113,7 @@ class ParetoView : public QWidget {
   void recompute();
   void rowEdited();
   void fillTable();
+  [[nodiscard]] CandidatesModel::DetailSource detailSource() const;
   void loadCandidates(const std::vector<Candidate>& cands);
   void applySelection(const std::vector<Objective>& objectives,
                       const std::vector<std::string>& gates);
@@ -121,13 +132,17 @@ class ParetoView : public QWidget {
   QLabel* m_status = nullptr;
   QLabel* m_selection = nullptr;  ///< the clicked candidate, explained
   ParetoPlot* m_plot = nullptr;
-  QTableWidget* m_table = nullptr;
+  CandidatesModel* m_model = nullptr;
+  QSortFilterProxyModel* m_sorted = nullptr;
+  QTableView* m_table = nullptr;
   std::vector<Candidate> m_cands;
   std::vector<std::string> m_metrics;  ///< metric names the candidates carry, sorted
   std::optional<FrontierResult> m_result;
-  std::map<std::string, CandidateVerdict> m_verdicts;
-  std::vector<Objective> m_shownObjectives;  ///< objectives() at the last computation
-  std::vector<std::string> m_shownGates;     ///< gates() at the last computation
+  /// The last analysis (its result moved to m_result): verdicts, groups, options.
+  std::unique_ptr<FrontierAnalysis> m_analysis;
+  std::unique_ptr<DominatorLookup> m_lookup;  ///< over m_cands and m_analysis, when lazy
+  std::vector<Objective> m_shownObjectives;   ///< objectives() at the last computation
+  std::vector<std::string> m_shownGates;      ///< gates() at the last computation
   bool m_updating = false;
 };
 

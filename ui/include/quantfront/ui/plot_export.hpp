@@ -12,7 +12,7 @@
 
 class QCustomPlot;
 class QIODevice;
-class QTableWidget;
+class QTableView;
 
 namespace qf::ui {
 
@@ -52,10 +52,10 @@ QString exportPlotFile(QCustomPlot* plot, const QString& path, int widthPx, int 
 QString exportDataFile(const EngineReport& report, const QString& path);
 
 /// A table as CSV: the header row, then each row as shown (sorted as the view sorts it).
-QByteArray tableCsv(const QTableWidget* table);
+QByteArray tableCsv(const QTableView* table);
 
 /// Writes `table` as CSV to `path` (which must end in .csv) safely. Returns an error message
 /// naming `path`, empty on success.
-QString exportTableFile(const QTableWidget* table, const QString& path);
+QString exportTableFile(const QTableView* table, const QString& path);
 
 }  // namespace qf::ui

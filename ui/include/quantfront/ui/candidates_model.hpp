@@ -1,0 +1,70 @@
+#pragma once
+/// The Candidates tab's rows as an item model: one row per candidate (id, status, model,
+/// schemes, GPU, engine, then one column per metric any candidate carries, sorted by name).
+/// Cells are made when a view asks for them, so 10^5 candidates load in the time it takes to
+/// index their names, where a table of items built every cell up front.
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QStringList>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <quantfront/core/analysis/frontier_analysis.hpp>
+#include <quantfront/core/base/records.hpp>
+
+namespace qf::ui {
+
+class CandidatesModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  /// The fixed columns; metric columns follow from kFirstMetricColumn.
+  enum Column {
+    IdColumn,
+    StatusColumn,
+    ModelColumn,
+    SchemesColumn,
+    GpuColumn,
+    EngineColumn,
+    kFirstMetricColumn
+  };
+  /// A candidate's verdict detail when the verdict map leaves it empty (a large set's
+  /// dominator lists are read on demand); nullopt keeps the map's.
+  using DetailSource = std::function<std::optional<std::string>(const std::string& id)>;
+
+  explicit CandidatesModel(QObject* parent = nullptr);
+  /// Shows `cands` (kept by reference: they must outlive the next reset) with `verdicts`.
+  void reset(const std::vector<Candidate>* cands,
+             const std::map<std::string, CandidateVerdict>* verdicts, DetailSource detail = {});
+
+  [[nodiscard]] int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+  [[nodiscard]] int columnCount(const QModelIndex& parent = QModelIndex()) const override;
+  [[nodiscard]] QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  [[nodiscard]] QVariant headerData(int section, Qt::Orientation orientation,
+                                    int role = Qt::DisplayRole) const override;
+  /// The row of candidate `id` (in this model, not a sorted view), or -1.
+  [[nodiscard]] int rowOf(const QString& id) const;
+  /// The candidate id of `row`; empty out of range.
+  [[nodiscard]] QString idAt(int row) const;
+
+ private:
+  /// The texts a row shows, made once per reset (sorting asks for them many times).
+  struct RowText {
+    QString id, model, schemes, gpu, engine;
+  };
+  [[nodiscard]] QVariant statusData(const Candidate& c, int role) const;
+  [[nodiscard]] QVariant metricData(const Candidate& c, const std::string& metric, int role) const;
+  [[nodiscard]] std::string detailOf(const std::string& id, const CandidateVerdict& v) const;
+
+  const std::vector<Candidate>* m_cands = nullptr;
+  const std::map<std::string, CandidateVerdict>* m_verdicts = nullptr;
+  DetailSource m_detail;
+  std::vector<RowText> m_text;
+  std::vector<std::string> m_metrics;  ///< metric columns, sorted
+  QStringList m_headers;
+  QHash<QString, int> m_rowOf;
+};
+
+}  // namespace qf::ui

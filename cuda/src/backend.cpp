@@ -12,13 +12,7 @@ namespace {
 
 class CudaBackend final : public MeasurementBackend {
  public:
-  std::vector<MeasureDevice> devices(std::string& why) override {
-    std::vector<MeasureDevice> out;
-    for (const DeviceInfo& d : queryDevices(why)) {
-      out.push_back({d.index, d.name, d.smMajor, d.smMinor, d.smCount, d.memoryGib});
-    }
-    return out;
-  }
+  std::vector<MeasureDevice> devices(std::string& why) override { return queryDevices(why); }
 
   Result<MeasurementBatch> measure(const MeasureRequest& request,
                                    const MeasureProgress& progress) override {

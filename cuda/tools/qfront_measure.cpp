@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/device_json.hpp>
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
@@ -120,16 +121,7 @@ int parseMList(const std::string& mArg, std::vector<std::int64_t>& mList) {
 int listDevices() {
   std::string why;
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& d : qf::cuda::queryDevices(why)) {
-    list.push_back({{"index", d.index},
-                    {"name", d.name},
-                    {"sm_major", d.smMajor},
-                    {"sm_minor", d.smMinor},
-                    {"sm_count", d.smCount},
-                    {"memory_gib", d.memoryGib},
-                    {"memory_bus_bits", d.memoryBusBits},
-                    {"l2_bytes", d.l2Bytes}});
-  }
+  for (const auto& d : qf::cuda::queryDevices(why)) list.push_back(qf::deviceToJson(d));
   nlohmann::json out{{"devices", list}};
   if (list.empty()) out["why"] = why.empty() ? "no CUDA device visible" : why;
   qf::writeJsonOutput(std::cout, std::move(out));

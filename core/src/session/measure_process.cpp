@@ -1,6 +1,8 @@
 // qfront-measure in a child process as a MeasurementBackend (measure_process.hpp).
 #include <quantfront/core/session/measure_process.hpp>
 
+#include <quantfront/core/base/device_json.hpp>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -193,21 +195,8 @@ class ChildProcessBackend final : public MeasurementBackend {
                                std::to_string(rc) + ")";
       return {};
     }
-    auto number = [](const Json& d, const char* key) {
-      const auto it = d.find(key);
-      return it != d.end() && it->is_number() ? it->get<double>() : 0.0;
-    };
     for (const auto& d : (*doc)["devices"]) {
-      if (!d.is_object()) continue;
-      MeasureDevice m;
-      m.index = static_cast<int>(number(d, "index"));
-      if (const auto n = d.find("name"); n != d.end() && n->is_string())
-        m.name = n->get<std::string>();
-      m.smMajor = static_cast<int>(number(d, "sm_major"));
-      m.smMinor = static_cast<int>(number(d, "sm_minor"));
-      m.smCount = static_cast<int>(number(d, "sm_count"));
-      m.memoryGib = number(d, "memory_gib");
-      out.push_back(m);
+      if (d.is_object()) out.push_back(deviceFromJson(d));
     }
     if (out.empty()) {
       const auto w = doc->find("why");

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/device_json.hpp>
 #include <quantfront/core/session/measure_process.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -135,4 +136,34 @@ TEST_CASE("a missing qfront-measure is an error, not a crash", "[session][measur
       request(), [](const KernelMeasurement*, double, const std::string&) { return true; });
   CHECK_FALSE(batch.ok());
   CHECK(findMeasureExecutable("/nonexistent/bin/quantfront").empty());
+}
+
+TEST_CASE("a device listed as qfront-measure writes it reads back whole", "[session][measure]") {
+  TempDir dir;
+  prepare(dir);
+  DeviceDescription h100;
+  h100.index = 1;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  h100.smMajor = 9;
+  h100.smCount = 132;
+  h100.memoryGib = 79.1;
+  h100.memoryBusBits = 5120;
+  h100.l2Bytes = 52428800;
+  write(dir.file("devices.json"), Json{{"devices", {deviceToJson(h100)}}}.dump());
+  const std::string exe = fakeMeasure(dir, "list.sh", "exit 0");
+  std::string why;
+  const auto devices = makeChildProcessBackend(exe)->devices(why);
+  REQUIRE(devices.size() == 1);
+  const DeviceDescription& d = devices[0];
+  CHECK(d.index == 1);
+  CHECK(d.name == h100.name);
+  CHECK(d.smMajor == 9);
+  CHECK(d.smMinor == 0);
+  CHECK(d.smCount == 132);
+  CHECK(d.memoryGib == 79.1);
+  CHECK(d.memoryBusBits == 5120);
+  CHECK(d.l2Bytes == 52428800);
+  // An older list (no bus width or L2) keeps their defaults.
+  CHECK(deviceFromJson(Json{{"index", 0}, {"name", "x"}}).memoryBusBits == 0);
+  CHECK(deviceFromJson(Json::array()).name.empty());
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/base/device.hpp>
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/core/model/model_config.hpp>
@@ -16,13 +17,7 @@
 namespace qf {
 
 /// A device a backend can measure on.
-struct MeasureDevice {
-  int index = 0;
-  std::string name;  ///< as the driver reports it ("NVIDIA H200")
-  int smMajor = 0, smMinor = 0;
-  int smCount = 0;
-  double memoryGib = 0;
-};
+using MeasureDevice = DeviceDescription;
 
 /// What to measure: the kernels of `model`'s decode GEMM shapes for `schemes` (ids of
 /// measurableSchemes(); others are left out).

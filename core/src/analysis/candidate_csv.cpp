@@ -154,17 +154,19 @@ std::optional<Error> checkUtf8(std::string_view text, const std::string& label) 
   return std::nullopt;
 }
 
-}  // namespace
+/// What a header column holds.
+enum class Role { Id, Text, GpuCount, Metric, Lo, Hi };
 
-Result<CandidateTable> parseCandidateCsv(std::string_view text, const std::string& label) {
-  if (auto bad = checkUtf8(text, label)) return *bad;
-  auto rowsR = splitCsv(text, label);
-  if (!rowsR) return rowsR.error();
-  auto& rows = *rowsR;
-  if (rows.empty())
-    return Error{label, "line 1, column 1", "", "file is empty; expected a header id,<metric>,..."};
-  const CsvRow& header = rows.front();
+/// The header: column names, their roles and, for interval bounds, the metric they bound.
+struct Columns {
   std::vector<std::string> names;
+  std::vector<Role> roles;
+  std::vector<std::string> base;  ///< the metric a column is about (its own name but bounds')
+};
+
+Result<Columns> readHeader(const CsvRow& header, const std::string& label) {
+  Columns cols;
+  std::vector<std::string>& names = cols.names;
   std::set<std::string> seen;
   for (const auto& c : header.cells) {
     const std::string name = trim(c.text);
@@ -179,122 +181,155 @@ Result<CandidateTable> parseCandidateCsv(std::string_view text, const std::strin
     return Error{label, pos(header.line, 1), names.front(),
                  "the first column must be 'id' (header id,<metric>,...)"};
   }
-  // Column roles.
-  enum class Role { Id, Text, GpuCount, Metric, Lo, Hi };
   static const std::set<std::string> kText = {"model", "scheme", "gpu", "engine", "notes"};
-  std::vector<Role> roles(names.size(), Role::Metric);
-  std::vector<std::string> base(names.size());
-  roles[0] = Role::Id;
+  cols.roles.assign(names.size(), Role::Metric);
+  cols.base.assign(names.size(), std::string());
+  cols.roles[0] = Role::Id;
   for (std::size_t k = 1; k < names.size(); ++k) {
     const std::string& n = names[k];
-    base[k] = n;
+    cols.base[k] = n;
     if (kText.count(n)) {
-      roles[k] = Role::Text;
+      cols.roles[k] = Role::Text;
     } else if (n == "gpu_count") {
-      roles[k] = Role::GpuCount;
+      cols.roles[k] = Role::GpuCount;
     } else if ((n.ends_with("_lo") || n.ends_with("_hi")) && n.size() > 3 &&
                seen.count(n.substr(0, n.size() - 3))) {
-      roles[k] = n.ends_with("_lo") ? Role::Lo : Role::Hi;
-      base[k] = n.substr(0, n.size() - 3);
+      cols.roles[k] = n.ends_with("_lo") ? Role::Lo : Role::Hi;
+      cols.base[k] = n.substr(0, n.size() - 3);
     }
   }
-  CandidateTable table;
+  return cols;
+}
+
+/// A row's interval bounds per metric, and the column each came from.
+struct RowBounds {
+  std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> bounds;
+  std::map<std::string, std::size_t> column;
+};
+
+/// Puts each bound on its metric's value, refusing a bound without a value or on the wrong
+/// side of it.
+std::optional<Error> applyBounds(const RowBounds& rb, const CsvRow& row, Candidate& c,
+                                 const std::string& label) {
+  for (const auto& [metric, b] : rb.bounds) {
+    const auto it = c.metrics.find(metric);
+    const auto colOf = [&](const char* suffix) {
+      const auto at = rb.column.find(metric + suffix);
+      return pos(row.line, at == rb.column.end() ? 0 : at->second);
+    };
+    if (it == c.metrics.end()) {
+      return Error{label, colOf(b.first ? "_lo" : "_hi"), metric + (b.first ? "_lo" : "_hi"),
+                   "an interval bound is given but the value of " + metric + " is missing"};
+    }
+    if (b.first && *b.first > it->second.value) {
+      return Error{label, colOf("_lo"), metric + "_lo",
+                   "lower bound " + fmtNumber(*b.first) + " is above the value " +
+                       fmtNumber(it->second.value)};
+    }
+    if (b.second && *b.second < it->second.value) {
+      return Error{label, colOf("_hi"), metric + "_hi",
+                   "upper bound " + fmtNumber(*b.second) + " is below the value " +
+                       fmtNumber(it->second.value)};
+    }
+    it->second.lo = b.first;
+    it->second.hi = b.second;
+  }
+  return std::nullopt;
+}
+
+/// One data row's candidate; its id must not be in `ids` (it is added).
+Result<Candidate> readRow(const CsvRow& row, const Columns& cols, std::set<std::string>& ids,
+                          const std::string& label) {
+  const std::vector<std::string>& names = cols.names;
+  if (row.cells.size() != names.size()) {
+    const std::size_t col =
+        row.cells.size() > names.size() ? row.cells[names.size()].column : row.cells.back().column;
+    const std::string field =
+        row.cells.size() > names.size() ? std::string() : names[row.cells.size()];
+    return Error{label, pos(row.line, col), field,
+                 "row has " + std::to_string(row.cells.size()) + " cells but the header has " +
+                     std::to_string(names.size())};
+  }
+  Candidate c;
+  c.id = trim(row.cells[0].text);
+  if (c.id.empty())
+    return Error{label, pos(row.line, row.cells[0].column), "id", "empty candidate id"};
+  if (!ids.insert(c.id).second) {
+    return Error{label, pos(row.line, row.cells[0].column), "id",
+                 "candidate id '" + c.id + "' appears twice"};
+  }
+  RowBounds rb;
   for (std::size_t k = 1; k < names.size(); ++k) {
-    if (roles[k] == Role::Metric) table.metricColumns.push_back(names[k]);
+    const std::string cellText = trim(row.cells[k].text);
+    const std::string where = pos(row.line, row.cells[k].column);
+    const Role role = cols.roles[k];
+    if (role == Role::Text) {
+      if (names[k] == "model")
+        c.model = cellText;
+      else if (names[k] == "scheme")
+        c.schemeLinear = cellText;
+      else if (names[k] == "gpu")
+        c.gpu = cellText;
+      else if (names[k] == "engine")
+        c.engine = cellText;
+      else
+        c.notes = cellText;
+      continue;
+    }
+    if (cellText.empty()) continue;  // missing value
+    const auto v = toNumber(cellText);
+    if (!v) {
+      const std::string l = lower(cellText);
+      const bool nonFinite = l == "nan" || l == "inf" || l == "-inf" || l == "infinity" ||
+                             l == "-infinity" || l == "+inf";
+      return Error{label, where, names[k],
+                   nonFinite ? "'" + cellText +
+                                   "' is not a finite number; leave the cell empty "
+                                   "for a missing value"
+                             : "expected a number, found '" + cellText + "'"};
+    }
+    if (role == Role::GpuCount) {
+      if (*v < 1 || std::floor(*v) != *v || *v > 1e6) {
+        return Error{label, where, names[k],
+                     "expected a positive integer, found '" + cellText + "'"};
+      }
+      c.gpuCount = static_cast<int>(*v);
+    } else if (role == Role::Metric) {
+      MetricValue mv;
+      mv.value = *v;
+      mv.provenance.kind = ProvenanceKind::Measured;
+      mv.provenance.sourceFile = label;
+      c.metrics[names[k]] = mv;
+    } else {
+      auto& b = rb.bounds[cols.base[k]];
+      (role == Role::Lo ? b.first : b.second) = *v;
+      rb.column[cols.base[k] + (role == Role::Lo ? "_lo" : "_hi")] = row.cells[k].column;
+    }
+  }
+  if (auto e = applyBounds(rb, row, c, label)) return *e;
+  return c;
+}
+
+}  // namespace
+
+Result<CandidateTable> parseCandidateCsv(std::string_view text, const std::string& label) {
+  if (auto bad = checkUtf8(text, label)) return *bad;
+  auto rowsR = splitCsv(text, label);
+  if (!rowsR) return rowsR.error();
+  auto& rows = *rowsR;
+  if (rows.empty())
+    return Error{label, "line 1, column 1", "", "file is empty; expected a header id,<metric>,..."};
+  auto cols = readHeader(rows.front(), label);
+  if (!cols) return cols.error();
+  CandidateTable table;
+  for (std::size_t k = 1; k < cols->names.size(); ++k) {
+    if (cols->roles[k] == Role::Metric) table.metricColumns.push_back(cols->names[k]);
   }
   std::set<std::string> ids;
   for (std::size_t r = 1; r < rows.size(); ++r) {
-    const CsvRow& row = rows[r];
-    if (row.cells.size() != names.size()) {
-      const std::size_t col = row.cells.size() > names.size() ? row.cells[names.size()].column
-                                                              : row.cells.back().column;
-      const std::string field =
-          row.cells.size() > names.size() ? std::string() : names[row.cells.size()];
-      return Error{label, pos(row.line, col), field,
-                   "row has " + std::to_string(row.cells.size()) + " cells but the header has " +
-                       std::to_string(names.size())};
-    }
-    Candidate c;
-    c.id = trim(row.cells[0].text);
-    if (c.id.empty())
-      return Error{label, pos(row.line, row.cells[0].column), "id", "empty candidate id"};
-    if (!ids.insert(c.id).second) {
-      return Error{label, pos(row.line, row.cells[0].column), "id",
-                   "candidate id '" + c.id + "' appears twice"};
-    }
-    std::map<std::string, std::pair<std::optional<double>, std::optional<double>>> bounds;
-    std::map<std::string, std::size_t> boundCol;
-    for (std::size_t k = 1; k < names.size(); ++k) {
-      const std::string cellText = trim(row.cells[k].text);
-      const std::string where = pos(row.line, row.cells[k].column);
-      if (roles[k] == Role::Text) {
-        if (names[k] == "model")
-          c.model = cellText;
-        else if (names[k] == "scheme")
-          c.schemeLinear = cellText;
-        else if (names[k] == "gpu")
-          c.gpu = cellText;
-        else if (names[k] == "engine")
-          c.engine = cellText;
-        else
-          c.notes = cellText;
-        continue;
-      }
-      if (cellText.empty()) continue;  // missing value
-      const auto v = toNumber(cellText);
-      if (!v) {
-        const std::string l = lower(cellText);
-        const bool nonFinite = l == "nan" || l == "inf" || l == "-inf" || l == "infinity" ||
-                               l == "-infinity" || l == "+inf";
-        return Error{label, where, names[k],
-                     nonFinite ? "'" + cellText +
-                                     "' is not a finite number; leave the cell empty "
-                                     "for a missing value"
-                               : "expected a number, found '" + cellText + "'"};
-      }
-      if (roles[k] == Role::GpuCount) {
-        if (*v < 1 || std::floor(*v) != *v || *v > 1e6) {
-          return Error{label, where, names[k],
-                       "expected a positive integer, found '" + cellText + "'"};
-        }
-        c.gpuCount = static_cast<int>(*v);
-      } else if (roles[k] == Role::Metric) {
-        MetricValue mv;
-        mv.value = *v;
-        mv.provenance.kind = ProvenanceKind::Measured;
-        mv.provenance.sourceFile = label;
-        c.metrics[names[k]] = mv;
-      } else {
-        auto& b = bounds[base[k]];
-        (roles[k] == Role::Lo ? b.first : b.second) = *v;
-        boundCol[base[k] + (roles[k] == Role::Lo ? "_lo" : "_hi")] = row.cells[k].column;
-      }
-    }
-    for (const auto& entry : bounds) {
-      const std::string& metric = entry.first;
-      const auto& b = entry.second;
-      const auto it = c.metrics.find(metric);
-      const auto colOf = [&](const char* suffix) {
-        return pos(row.line, boundCol[metric + suffix]);
-      };
-      if (it == c.metrics.end()) {
-        return Error{label, colOf(b.first ? "_lo" : "_hi"), metric + (b.first ? "_lo" : "_hi"),
-                     "an interval bound is given but the value of " + metric + " is missing"};
-      }
-      if (b.first && *b.first > it->second.value) {
-        return Error{label, colOf("_lo"), metric + "_lo",
-                     "lower bound " + fmtNumber(*b.first) + " is above the value " +
-                         fmtNumber(it->second.value)};
-      }
-      if (b.second && *b.second < it->second.value) {
-        return Error{label, colOf("_hi"), metric + "_hi",
-                     "upper bound " + fmtNumber(*b.second) + " is below the value " +
-                         fmtNumber(it->second.value)};
-      }
-      it->second.lo = b.first;
-      it->second.hi = b.second;
-    }
-    table.candidates.push_back(std::move(c));
+    auto c = readRow(rows[r], *cols, ids, label);
+    if (!c) return c.error();
+    table.candidates.push_back(std::move(*c));
   }
   return table;
 }

@@ -22,10 +22,9 @@ std::string csvField(const std::string& v) {
 }
 }  // namespace
 
-Json reportToJson(const EngineReport& r) {
-  const Scenario& s = r.scenario;
-  const ParamCounts& p = r.params;
-  Json j;
+namespace {
+/// The report's "model": identity, parameter counts, KV size and checkpoint quantization.
+Json modelJson(const Scenario& s, const ParamCounts& p) {
   Json model;
   model["id"] = s.model.id;
   model["name"] = s.model.name;
@@ -53,26 +52,108 @@ Json reportToJson(const EngineReport& r) {
   } else {
     model["checkpoint_quantization"] = nullptr;
   }
-  j["model"] = model;
-  j["gpu"] = gpuToJson(s.gpu);
-  {
-    const Efficiency& e = s.efficiency;
-    j["efficiency"] = {
-        {"source", e.source},
-        {"roofline", e.isDatasheet() ? "datasheet" : "calibrated"},
-        {"overhead_ms", e.overheadMs},
-        {"bandwidth_efficiency", e.bandwidthEff},
-        {"seq_overhead_us", e.seqOverheadUs},
-        {"allreduce_latency_us", e.allreduceLatencyUs},
-        {"gemm_m_half", e.gemmMHalf},
-        {"tp_width_half", e.tpWidthHalf},
-        {"request_overhead_ms", e.requestOverheadMs},
-        {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
-        {"dequant_s_per_weight",
-         e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)},
-        {"kernel_bandwidth_efficiency",
-         e.kernelBandwidthEff.empty() ? Json::object() : Json(e.kernelBandwidthEff)}};
+  return model;
+}
+
+/// The report's "efficiency": the model constants the figures were computed with.
+Json efficiencyJson(const Efficiency& e) {
+  return {{"source", e.source},
+          {"roofline", e.isDatasheet() ? "datasheet" : "calibrated"},
+          {"overhead_ms", e.overheadMs},
+          {"bandwidth_efficiency", e.bandwidthEff},
+          {"seq_overhead_us", e.seqOverheadUs},
+          {"allreduce_latency_us", e.allreduceLatencyUs},
+          {"gemm_m_half", e.gemmMHalf},
+          {"tp_width_half", e.tpWidthHalf},
+          {"request_overhead_ms", e.requestOverheadMs},
+          {"compute_efficiency", e.computeEff.empty() ? Json::object() : Json(e.computeEff)},
+          {"dequant_s_per_weight",
+           e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)},
+          {"kernel_bandwidth_efficiency",
+           e.kernelBandwidthEff.empty() ? Json::object() : Json(e.kernelBandwidthEff)}};
+}
+
+/// One scheme's layer kinds: what each is priced as.
+Json kindsJson(const StepCurve& curve) {
+  Json kinds = Json::array();
+  for (const auto& k : curve.kinds) {
+    if (!k.present) continue;
+    kinds.push_back({{"kind", layerKindName(k.kind)},
+                     {"scheme", k.scheme.id},
+                     {"bits_per_weight", k.bytesPerWeight * 8.0},
+                     {"path", k.fallback ? "fallback" : tensorPathName(k.effectivePath)},
+                     {"runs_as", k.runsAs},
+                     {"tensor_path", tensorPathName(k.effectivePath)},
+                     {"c", k.effectiveC},
+                     {"compute_efficiency", k.computeEff},
+                     {"dequant_s_per_weight", k.dequantSPerWeight},
+                     {"dequant_source", k.dequantMeasured ? "measured" : "c/D"},
+                     {"kernel_bandwidth_efficiency", k.kernelBandwidthEff},
+                     {"weights_stored", k.weightsStored}});
   }
+  return kinds;
+}
+
+/// One scheme's points: step time and throughput per batch, end to end when asked.
+Json pointsJson(const SchemeReport& sr) {
+  Json pts = Json::array();
+  for (std::size_t i = 0; i < sr.points.size(); ++i) {
+    const auto& pt = sr.points[i];
+    Json point = {{"batch", pt.batch},
+                  {"step_ms", pt.stepMs},
+                  {"tokens_per_s", pt.tokensPerS},
+                  {"bound", boundName(pt.bound)}};
+    if (i < sr.e2e.size()) {
+      const auto& e = sr.e2e[i];
+      point["ttft_ms"] = e.ttftMs;
+      point["tpot_ms"] = e.outputLen > 1 ? Json(e.tpotMs) : Json(nullptr);
+      point["e2e_latency_s"] = e.e2eLatencyS;
+      point["output_tokens_per_s"] = e.outputTokensPerS;
+      point["total_tokens_per_s"] = e.totalTokensPerS;
+    }
+    pts.push_back(std::move(point));
+  }
+  return pts;
+}
+
+/// One scheme of the report: its terms, kinds, capacity and points.
+Json schemeJson(const SchemeReport& sr) {
+  Json o;
+  o["id"] = sr.assignment.id;
+  o["bits_per_weight"] = sr.bitsPerWeight;
+  o["path"] = sr.pathName;
+  o["runs_as"] = sr.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].runsAs;
+  o["memory_floor_ms"] = sr.memoryFloorMs;
+  o["mma_us_per_seq"] = sr.mmaUsPerSeq;
+  o["dequant_ms"] = sr.dequantMs;
+  o["ridge_batch"] = sr.ridgeBatch ? Json(*sr.ridgeBatch) : Json(nullptr);
+  o["moe_ridge_batch"] = sr.moeRidgeBatch ? Json(*sr.moeRidgeBatch) : Json(nullptr);
+  o["allreduce_us_per_seq"] = sr.allReduceUsPerSeq;
+  o["attention_us_per_seq"] = sr.curve.attentionS.c1 * 1e6;
+  o["attention_bound"] =
+      sr.curve.attentionS.c1 <= 0
+          ? Json(nullptr)
+          : Json(sr.curve.attentionMathSPerSeq > sr.curve.attentionKvReadSPerSeq ? "compute"
+                                                                                 : "memory");
+  o["kinds"] = kindsJson(sr.curve);
+  const auto& c = sr.capacity;
+  o["capacity"] = {{"budget_gib", c.budgetGib},
+                   {"weights_gib", c.weightsGib},
+                   {"kv_gib_per_seq", c.kvGibPerSeq},
+                   {"max_seqs", c.maxSeqs},
+                   {"fits", c.fits},
+                   {"tokens_per_s_at_capacity", c.tokensPerSAtCapacity}};
+  o["points"] = pointsJson(sr);
+  return o;
+}
+}  // namespace
+
+Json reportToJson(const EngineReport& r) {
+  const Scenario& s = r.scenario;
+  Json j;
+  j["model"] = modelJson(s, r.params);
+  j["gpu"] = gpuToJson(s.gpu);
+  j["efficiency"] = efficiencyJson(s.efficiency);
   j["scenario"] = {{"tp", s.tp},
                    {"max_model_len", s.maxModelLen},
                    {"kv_bytes", s.kvBytesPerElement},
@@ -83,68 +164,7 @@ Json reportToJson(const EngineReport& r) {
                    {"input_len", s.inputLen > 0 ? Json(s.inputLen) : Json(nullptr)},
                    {"output_len", s.outputLen > 0 ? Json(s.outputLen) : Json(nullptr)}};
   Json schemes = Json::array();
-  for (const auto& sr : r.schemes) {
-    Json o;
-    o["id"] = sr.assignment.id;
-    o["bits_per_weight"] = sr.bitsPerWeight;
-    o["path"] = sr.pathName;
-    o["runs_as"] = sr.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)].runsAs;
-    o["memory_floor_ms"] = sr.memoryFloorMs;
-    o["mma_us_per_seq"] = sr.mmaUsPerSeq;
-    o["dequant_ms"] = sr.dequantMs;
-    o["ridge_batch"] = sr.ridgeBatch ? Json(*sr.ridgeBatch) : Json(nullptr);
-    o["moe_ridge_batch"] = sr.moeRidgeBatch ? Json(*sr.moeRidgeBatch) : Json(nullptr);
-    o["allreduce_us_per_seq"] = sr.allReduceUsPerSeq;
-    o["attention_us_per_seq"] = sr.curve.attentionS.c1 * 1e6;
-    o["attention_bound"] =
-        sr.curve.attentionS.c1 <= 0
-            ? Json(nullptr)
-            : Json(sr.curve.attentionMathSPerSeq > sr.curve.attentionKvReadSPerSeq ? "compute"
-                                                                                   : "memory");
-    Json kinds = Json::array();
-    for (const auto& k : sr.curve.kinds) {
-      if (!k.present) continue;
-      kinds.push_back({{"kind", layerKindName(k.kind)},
-                       {"scheme", k.scheme.id},
-                       {"bits_per_weight", k.bytesPerWeight * 8.0},
-                       {"path", k.fallback ? "fallback" : tensorPathName(k.effectivePath)},
-                       {"runs_as", k.runsAs},
-                       {"tensor_path", tensorPathName(k.effectivePath)},
-                       {"c", k.effectiveC},
-                       {"compute_efficiency", k.computeEff},
-                       {"dequant_s_per_weight", k.dequantSPerWeight},
-                       {"dequant_source", k.dequantMeasured ? "measured" : "c/D"},
-                       {"kernel_bandwidth_efficiency", k.kernelBandwidthEff},
-                       {"weights_stored", k.weightsStored}});
-    }
-    o["kinds"] = kinds;
-    const auto& c = sr.capacity;
-    o["capacity"] = {{"budget_gib", c.budgetGib},
-                     {"weights_gib", c.weightsGib},
-                     {"kv_gib_per_seq", c.kvGibPerSeq},
-                     {"max_seqs", c.maxSeqs},
-                     {"fits", c.fits},
-                     {"tokens_per_s_at_capacity", c.tokensPerSAtCapacity}};
-    Json pts = Json::array();
-    for (std::size_t i = 0; i < sr.points.size(); ++i) {
-      const auto& pt = sr.points[i];
-      Json point = {{"batch", pt.batch},
-                    {"step_ms", pt.stepMs},
-                    {"tokens_per_s", pt.tokensPerS},
-                    {"bound", boundName(pt.bound)}};
-      if (i < sr.e2e.size()) {
-        const auto& e = sr.e2e[i];
-        point["ttft_ms"] = e.ttftMs;
-        point["tpot_ms"] = e.outputLen > 1 ? Json(e.tpotMs) : Json(nullptr);
-        point["e2e_latency_s"] = e.e2eLatencyS;
-        point["output_tokens_per_s"] = e.outputTokensPerS;
-        point["total_tokens_per_s"] = e.totalTokensPerS;
-      }
-      pts.push_back(std::move(point));
-    }
-    o["points"] = pts;
-    schemes.push_back(o);
-  }
+  for (const auto& sr : r.schemes) schemes.push_back(schemeJson(sr));
   j["schemes"] = schemes;
   Json xs = Json::array();
   for (const auto& c : r.crossovers) {

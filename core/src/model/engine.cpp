@@ -560,10 +560,13 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     t.fullLayers = layers - t.windowedLayers;
     t.window = static_cast<double>(m.slidingWindow);
     const double perLayerToken = layers > 0 ? m.kvBytesPerToken(s.kvBytesPerElement) / layers : 0;
-    t.attnKvReadS = perLayerToken / tp / beta;
+    // Each rank reads and writes its share of the KV (replicated heads and MLA's latent are
+    // read whole on every rank).
+    const double kvSplit = m.kvShards(s.tp);
+    t.attnKvReadS = perLayerToken / kvSplit / beta;
     t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
                   (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
-    t.kvWriteSPerToken = m.kvBytesPerToken(s.kvBytesPerElement) / tp / beta;
+    t.kvWriteSPerToken = m.kvBytesPerToken(s.kvBytesPerElement) / kvSplit / beta;
     for (const auto& k : curve.kinds) {
       if (!k.present) continue;
       const auto i = static_cast<std::size_t>(k.kind);
@@ -583,7 +586,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
     // Windowed layers read and attend over min(window, N) tokens.
     const double n = static_cast<double>(s.contextTokens);
-    curve.attentionKvReadSPerSeq = m.kvBytesPerSequence(s.kvBytesPerElement, n) / tp / beta;
+    curve.attentionKvReadSPerSeq =
+        m.kvBytesPerSequence(s.kvBytesPerElement, n) / m.kvShards(s.tp) / beta;
     const double attnFlopPerSeq =
         4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
     curve.attentionMathSPerSeq =
@@ -670,8 +674,8 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
   // Windowed layers hold min(window, max_model_len) tokens.
   c.kvGibPerSeq =
-      s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) / tp /
-      gib;
+      s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) /
+      s.model.kvShards(s.tp) / gib;
   if (s.kvFreeFraction > 0) {
     // TensorRT-LLM: the KV pool is a fraction of what the weights and the reserve leave.
     const double left = s.gpu.memoryGib - s.reserveGib - c.weightsGib;
@@ -699,7 +703,7 @@ SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double ba
   out.kvTokens = sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen;
   out.kvGib = batch *
               sc.model.kvBytesPerSequence(sc.kvBytesPerElement, static_cast<double>(out.kvTokens)) /
-              static_cast<double>(std::max(1, sc.tp)) / gib;
+              sc.model.kvShards(sc.tp) / gib;
   out.budgetGib = s.capacity.budgetGib;
   out.neededGib = s.capacity.weightsGib + out.kvGib;
   out.fits = s.capacity.fits && out.neededGib <= out.budgetGib;

@@ -38,6 +38,12 @@ double ModelArch::kvBytesPerSequence(double kvBytesPerElement, double tokens) co
   return perLayerToken * keptLayerTokens(tokens);
 }
 
+double ModelArch::kvShards(int tp) const {
+  if (tp <= 1 || mla) return 1.0;
+  if (kvHeads <= 0) return static_cast<double>(tp);
+  return static_cast<double>(std::min<std::int64_t>(tp, kvHeads));
+}
+
 namespace {
 
 /// Largest value a config count may take. Real models are orders of magnitude below these;

@@ -32,8 +32,11 @@ Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& c
   if (out.capacity.fits && out.capacity.kvBytesPerToken > 0) {
     const double freeBytes =
         (out.capacity.budgetGib - out.capacity.weightsGib) * 1024.0 * 1024.0 * 1024.0;
-    out.kvCapacityTokens = freeBytes * static_cast<double>(s.tp) / out.capacity.kvBytesPerToken;
+    // Every rank has freeBytes and holds 1/kvShards of each token's KV.
+    out.kvCapacityTokens = freeBytes * s.model.kvShards(s.tp) / out.capacity.kvBytesPerToken;
   }
+  out.kvGroupBytesPerToken = out.capacity.kvBytesPerToken * static_cast<double>(std::max(1, s.tp)) /
+                             s.model.kvShards(s.tp);
   auto c = std::make_shared<const StepCurve>(std::move(*curve));
   // A chunk of n prompt tokens after `context` cached ones: the engine's prefill of n tokens
   // plus each token's attention over the cached context (the causal part is in prefillSeconds).

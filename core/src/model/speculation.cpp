@@ -76,9 +76,9 @@ Result<EngineServing> speculativeServing(const EngineServing& target, const Spec
   EngineServing out = target;
   out.steps = speculativeSteps(target.steps, draft, s);
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  const double targetBytes = target.kvCapacityTokens * target.capacity.kvBytesPerToken;
+  const double targetBytes = target.kvCapacityTokens * target.kvGroupBytesPerToken;
   const double freeBytes = targetBytes - draft.weightsGib * gib;
-  const double perToken = target.capacity.kvBytesPerToken + draft.kvBytesPerToken;
+  const double perToken = target.kvGroupBytesPerToken + draft.kvBytesPerToken;
   if (!(freeBytes > 0) || !(perToken > 0)) {
     std::ostringstream o;
     o << "the draft (" << draft.label << ", " << draft.weightsGib
@@ -95,7 +95,7 @@ SpeculativeDraft mtpDraft(const EngineServing& target, int layers, int tp) {
   d.steps = target.steps;
   d.scale = 1.0 / l;
   d.weightsGib = target.capacity.weightsGib * static_cast<double>(tp) / l;
-  d.kvBytesPerToken = target.capacity.kvBytesPerToken / l;
+  d.kvBytesPerToken = target.kvGroupBytesPerToken / l;
   d.label = "mtp";
   return d;
 }
@@ -104,7 +104,7 @@ SpeculativeDraft modelDraft(const EngineServing& draft, const std::string& id, i
   SpeculativeDraft d;
   d.steps = draft.steps;
   d.weightsGib = draft.capacity.weightsGib * static_cast<double>(tp);
-  d.kvBytesPerToken = draft.capacity.kvBytesPerToken;
+  d.kvBytesPerToken = draft.kvGroupBytesPerToken;
   d.label = id;
   return d;
 }

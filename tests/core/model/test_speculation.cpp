@@ -93,6 +93,7 @@ TEST_CASE("speculation's draft takes its weights and KV from the pool", "[specul
   target.capacity.weightsGib = 15.0;  // per GPU
   target.capacity.kvBytesPerToken = 131072;
   target.kvCapacityTokens = 400000;
+  target.kvGroupBytesPerToken = 131072;  // KV heads split over the 2 GPUs: no copies
   // MTP on a 32-layer target over 2 GPUs: 30 GiB / 32 of weights, 1/32 more KV per token.
   const auto mtp = qf::mtpDraft(target, 32, 2);
   CHECK(mtp.weightsGib == Approx(30.0 / 32));

@@ -73,6 +73,12 @@ struct ModelArch {
   [[nodiscard]] double keptLayerTokens(double tokens) const;
   /// KV-cache bytes one sequence of `tokens` tokens holds (windowed layers hold their window).
   [[nodiscard]] double kvBytesPerSequence(double kvBytesPerElement, double tokens) const;
+  /// How many ways one sequence's KV cache splits over `tp` tensor-parallel ranks, as the
+  /// engines lay it out (docs/model.md, "KV per rank"): the KV heads split (tp | kv_heads:
+  /// tp ways) or are replicated whole (kv_heads | tp: kv_heads ways, each rank holding one
+  /// head); MLA's latent is one head every rank keeps whole (1 way). Each rank stores
+  /// kvBytesPerToken / kvShards(tp) per token.
+  [[nodiscard]] double kvShards(int tp) const;
 };
 
 /// Parameter counts (norms and biases ignored, < 0.1%).

@@ -58,6 +58,9 @@ struct EngineServing {
   /// KV-cache tokens one replica holds (budget − weights over the KV bytes of a token of every
   /// layer; a windowed layer counted in full); 0 when the weights do not fit.
   double kvCapacityTokens = 0;
+  /// One token's KV on all the replica's GPUs together: the model's KV bytes per token times
+  /// TP over ModelArch::kvShards (replicated KV heads and MLA's latent count on every rank).
+  double kvGroupBytesPerToken = 0;
 };
 /// Builds the step times and the capacity. Errors: as buildStepCurve.
 Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& cand);

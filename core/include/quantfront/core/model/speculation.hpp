@@ -31,7 +31,7 @@ struct SpeculativeDraft {
   StepTimeModel steps;
   double scale = 1.0;          ///< multiplies the draft's step and prefill times
   double weightsGib = 0;       ///< the draft's weights on the replica, all GPUs together
-  double kvBytesPerToken = 0;  ///< the draft's KV per token, all GPUs together
+  double kvBytesPerToken = 0;  ///< the draft's KV per token, all GPUs together (replicas counted)
   std::string label;           ///< the draft model's id, or "mtp"
 };
 

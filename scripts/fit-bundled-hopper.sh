@@ -84,4 +84,6 @@ doc['note'] = ('Bundled end-to-end constants per catalog GPU, applied when a GPU
                'docs/model.md lists the residuals.')
 open(path, 'w').write(json.dumps(doc, indent=2, sort_keys=False) + '\n')
 PY
+# The per-request fixed cost is not fitted here (no published static row has one).
+scripts/bundle-request-overhead.sh "${1:-build}"
 echo "rewrote resources/catalog/calibration.json"

@@ -60,5 +60,7 @@ for gid, c in doc['gpus'].items():
 json.dump(doc, open(path, 'w'), indent=2)
 open(path, 'a').write('\n')
 PY
+# The per-request fixed cost is not fitted here (no published static row has one).
+scripts/bundle-request-overhead.sh "${1:-build}"
 cmake --build "$build" --target qfront >/dev/null
 echo "rewrote resources/catalog/calibration.json (rebuild the other programs to see it)"

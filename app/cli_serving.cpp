@@ -36,6 +36,14 @@ options:
   --model ID|FILE        catalog model id or a config.json
   --gpu ID|FILE          catalog GPU id or a GPU JSON file (its calibration block is used)
   --tp N                 GPUs per replica, tensor parallel (default 1)
+  --ep N                 MoE models: spread the routed experts whole over N groups of the
+                         replica's GPUs, each expert split over tp/N (N divides tp and the
+                         experts; default 1, every expert split over all tp)
+  --dp-attention         MoE models: attention data-parallel over the replica's GPUs (each
+                         its own sequences, whole attention weights and KV; no all-reduce
+                         after attention; all-to-all dispatch and combine when --ep = --tp)
+  --expert-imbalance F   the busiest GPU's routed-expert work over the mean under --ep > 1
+                         (default 1, uniform routing; 1 to 64)
   --scheme S             scheme of every layer kind (or --linear/--moe/--lm-head)
   --linear S, --moe S, --lm-head S   schemes per layer kind
   --kv-dtype bf16|fp8    KV-cache element type (default bf16)
@@ -182,6 +190,9 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["model"] = r.scenario.model.id;
   j["gpu"] = r.scenario.gpu.id;
   j["tp"] = r.spec.tp;
+  j["ep"] = r.scenario.ep;
+  j["dp_attention"] = r.scenario.dpAttention;
+  j["expert_imbalance"] = r.scenario.expertImbalance;
   j["scheme"] = r.scheme;
   j["kv_dtype"] = r.spec.kvDtype;
   j["use_case"] = r.useCaseId.empty() ? Json(nullptr) : Json(r.useCaseId);
@@ -233,8 +244,10 @@ void printCsv(const ServingReport& r, std::ostream& out) {
 }
 
 void printTable(const ServingReport& r, std::ostream& out) {
-  out << r.scenario.model.id << " on " << r.spec.tp << " x " << r.scenario.gpu.id << ", "
-      << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
+  out << r.scenario.model.id << " on " << r.spec.tp << " x " << r.scenario.gpu.id;
+  if (r.scenario.ep > 1) out << " (EP " << r.scenario.ep << ")";
+  if (r.scenario.dpAttention) out << " (DP attention)";
+  out << ", " << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
       << r.workload.outputTokens << " tokens; batch cap " << r.limits.maxBatch << ", token budget "
       << r.limits.tokenBudget << ", KV cache " << fixedText(r.limits.kvCapacityTokens, 0)
       << " tokens\n"
@@ -278,12 +291,15 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   int rc = kExitOk;
   std::optional<std::string> model, gpu, tp, scheme, linear, moe, lmHead, kvDtype, useCase,
       inputLen, outputLen, load, maxBatch, budget, requests, seed, sloTtft, sloTpot, memUtil,
-      reserve, engine, format, specK, specAccept, specDraft;
+      reserve, engine, format, specK, specAccept, specDraft, ep, imbalance;
+  const bool dpAttention = a.takeFlag("--dp-attention");
   const std::pair<const char*, std::optional<std::string>*> opts[] = {
       {"--model", &model},
       {"--engine", &engine},
       {"--gpu", &gpu},
       {"--tp", &tp},
+      {"--ep", &ep},
+      {"--expert-imbalance", &imbalance},
       {"--scheme", &scheme},
       {"--linear", &linear},
       {"--moe", &moe},
@@ -341,6 +357,19 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
       return badArg(err, "engine", "expected vllm, sglang or trtllm, found '" + *engine + "'");
     scenario->kvFreeFraction = *f;
   }
+  if (ep) {
+    const auto v = parseInt(*ep);
+    if (!v || *v < 1 || *v > 1024)
+      return badArg(err, "ep", "expected an integer from 1 to 1024, found '" + *ep + "'");
+    scenario->ep = static_cast<int>(*v);
+  }
+  if (imbalance) {
+    const auto v = parseNumber(*imbalance);
+    if (!v) return badArg(err, "expert-imbalance", "expected a number, found '" + *imbalance + "'");
+    scenario->expertImbalance = *v;
+  }
+  scenario->dpAttention = dpAttention;
+  if (auto e = validateScenario(*scenario)) return badInput(err, *e);
   auto cands = scheme ? makeCandidates({*scheme}, "", "", "")
                       : makeCandidates({}, *linear, moe.value_or(""), lmHead.value_or(""));
   if (!cands) return badInput(err, cands.error());

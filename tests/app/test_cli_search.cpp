@@ -227,6 +227,20 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16",
         "--input-len", "100", "--output-len", "1", "--load", "1", "--slo-tpot-ms", "5"},
        "slo-tpot-ms"},
+      // Expert parallelism and DP attention: on a dense model, a degree that does not divide
+      // the GPUs, a non-number imbalance.
+      {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "2",
+        "--ep", "2", "--use-case", "rag", "--load", "1"},
+       "ep"},
+      {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "4",
+        "--ep", "3", "--use-case", "rag", "--load", "1"},
+       "ep"},
+      {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16",
+        "--dp-attention", "--use-case", "rag", "--load", "1"},
+       "dp-attention"},
+      {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "2",
+        "--ep", "2", "--expert-imbalance", "nan", "--use-case", "rag", "--load", "1"},
+       "expert-imbalance"},
       // --moe beside --scheme was dropped; on a dense model it only changed the label.
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16", "--moe",
         "w4a16-g128", "--use-case", "rag", "--load", "1"},
@@ -583,4 +597,33 @@ TEST_CASE("qfront search --spec-k prices every deployment with the model's MTP l
     CHECK(r.rc == 2);
     CHECK(r.err.find("field '" + field + "'") != std::string::npos);
   }
+}
+
+TEST_CASE("qfront serving --ep and --dp-attention: the layout is echoed and priced",
+          "[cli][serving]") {
+  const std::vector<std::string> base = {
+      "serving",  "--model",    "qwen3-30b-a3b", "--gpu",    "h100-sxm",     "--tp", "4",
+      "--scheme", "bf16",       "--input-len",   "512",      "--output-len", "128",  "--load",
+      "4",        "--requests", "200",           "--format", "json"};
+  auto run = [&](std::vector<std::string> extra) {
+    auto a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto r = qfront(a);
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto tp = run({});
+  const auto dp = run({"--ep", "4", "--dp-attention"});
+  CHECK(tp["ep"] == 1);
+  CHECK(tp["dp_attention"] == false);
+  CHECK(dp["ep"] == 4);
+  CHECK(dp["dp_attention"] == true);
+  // Qwen3-30B-A3B's 4 KV heads split over TP 4 as its sequences do under DP attention, so
+  // the pool differs only by the attention weights every GPU now holds whole: smaller.
+  CHECK(dp["kv_capacity_tokens"].get<double>() < tp["kv_capacity_tokens"].get<double>());
+  // An uneven router makes the busiest GPU's experts, and so each step, slower.
+  const auto skew = run({"--ep", "4", "--dp-attention", "--expert-imbalance", "2"});
+  CHECK(skew["loads"][0]["analytic_tpot_ms"].get<double>() >
+        dp["loads"][0]["analytic_tpot_ms"].get<double>());
 }

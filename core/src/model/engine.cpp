@@ -63,6 +63,45 @@ std::optional<std::string> tpMismatch(const ModelArch& m, std::int64_t tp) {
 }
 }  // namespace
 
+double kvShardsOf(const Scenario& s) {
+  return s.dpAttention ? static_cast<double>(std::max(1, s.tp)) : s.model.kvShards(s.tp);
+}
+
+namespace {
+/// EP and DP attention as the engines allow them (docs/model.md, "Expert parallelism and DP
+/// attention"): fields "ep", "dp-attention", "expert-imbalance".
+std::optional<Error> checkMoeParallel(const Scenario& s) {
+  auto bad = [](const std::string& field, const std::string& msg) {
+    return std::optional<Error>(Error{"", "", field, msg});
+  };
+  const ModelArch& m = s.model;
+  const std::string name = m.name.empty() ? m.id : m.name;
+  if (s.ep < 1) return bad("ep", "expert-parallel degree must be at least 1");
+  if (s.ep > 1 && !m.isMoe())
+    return bad("ep", name + " has no routed experts: expert parallelism does not apply");
+  if (s.tp % s.ep != 0) {
+    return bad("ep", "expert-parallel degree " + std::to_string(s.ep) +
+                         " must divide the tensor-parallel degree " + std::to_string(s.tp) +
+                         " (the replica's GPUs)");
+  }
+  if (s.ep > 1 && m.experts % s.ep != 0) {
+    return bad("ep", "expert-parallel degree " + std::to_string(s.ep) + " does not divide " + name +
+                         "'s " + std::to_string(m.experts) + " routed experts");
+  }
+  if (s.dpAttention && !m.isMoe()) {
+    return bad("dp-attention", name +
+                                   " has no routed experts: DP attention applies to MoE models "
+                                   "(a dense model's data parallelism is more replicas)");
+  }
+  if (s.dpAttention && s.tp < 2)
+    return bad("dp-attention", "DP attention needs at least 2 GPUs per replica (--tp)");
+  if (!(s.expertImbalance >= 1.0 && s.expertImbalance <= 64.0))
+    return bad("expert-imbalance",
+               "must be in [1, 64] (the busiest GPU's expert work over the mean)");
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<Error> checkTensorParallel(const ModelArch& model, int tp) {
   if (tp < 1) return Error{"", "", "tp", "tensor-parallel degree must be at least 1"};
   const auto why = tpMismatch(model, tp);
@@ -97,6 +136,7 @@ std::optional<Error> validateScenario(const Scenario& s) {
     return std::optional<Error>(Error{"", "", field, msg});
   };
   if (auto e = checkTensorParallel(s.model, s.tp)) return e;
+  if (auto e = checkMoeParallel(s)) return e;
   if (auto e = checkRequestLength(s.model, static_cast<double>(s.inputLen),
                                   static_cast<double>(s.outputLen))) {
     return e;
@@ -491,6 +531,14 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                             ? (hidden + eff.tpWidthHalf) / (hidden + eff.tpWidthHalf * tp)
                             : 1.0;
   curve.tpRate = tpRate;
+  // Under EP each routed expert is split over tp/ep GPUs only, so its GEMMs are wider; the
+  // busiest GPU's share of the routed work is the imbalance over the mean.
+  const double moeTp = tp / static_cast<double>(std::max(1, s.ep));
+  const double moeRate = eff.tpWidthHalf > 0 && hidden > 0
+                             ? (hidden + eff.tpWidthHalf) / (hidden + eff.tpWidthHalf * moeTp)
+                             : 1.0;
+  const double moeLoad = s.ep > 1 ? s.expertImbalance : 1.0;
+  auto rateOf = [&](LayerKind kind) { return kind == LayerKind::Moe ? moeRate : tpRate; };
   for (LayerKind kind : kAllLayerKinds) {
     KindTerm& k = curve.kinds[static_cast<std::size_t>(kind)];
     k.kind = kind;
@@ -508,7 +556,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.computeEff = eff.computeEff.count(k.scheme.id) != 0
                        ? eff.computeFor(k.scheme.id, k.effectivePath)
                        : eff.computeFor(k.runsAs, k.effectivePath);
-    k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff * tpRate;
+    k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff * rateOf(kind);
     // A measured figure of the scheme's own, else (on a fallback) of the kernel it runs as.
     auto forKernel = [&](const std::map<std::string, double>& byScheme) {
       auto v = valueOf(byScheme, k.scheme.id);
@@ -526,6 +574,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
       case LayerKind::Linear:
         w0 = active = p.linear();
         k.weightsStored = p.linear();
+        // DP attention: every GPU stores and reads the whole attention weights.
+        if (s.dpAttention) k.weightsReplicated = p.attention;
         break;
       case LayerKind::Moe:
         wE = moeLayers * p.routedPerExpertLayer;
@@ -540,16 +590,20 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.present = (w0 + wE) > 0;
     if (!k.present) continue;
     const double kernelBeta = beta * k.kernelBandwidthEff;
-    k.memS = Affine{w0 * b / kernelBeta / tp, 0.0, wE * b / kernelBeta / tp};
+    // What the busiest GPU reads, in units of 1/tp of the model: replicated weights tp times.
+    const double wRead = w0 + k.weightsReplicated * (tp - 1.0);
+    wE *= moeLoad;
+    active = kind == LayerKind::Moe ? active * moeLoad : active;
+    k.memS = Affine{wRead * b / kernelBeta / tp, 0.0, wE * b / kernelBeta / tp};
     k.mmaSPerSeq = 2.0 * active / peak / tp;
     // A prefill GEMM of M rows pays for M + M½ (large tiles, quantised waves); each routed
     // expert a prefill touches is its own GEMM. Decode GEMMs are not charged: at a few rows the
     // libraries and the weight-only kernels run small-M kernels whose tensor math hides under
     // the weight read (docs/model.md, "GEMM shape").
     k.tileS =
-        Affine{2.0 * w0 * eff.gemmMHalf / peak / tp, 0.0, 2.0 * wE * eff.gemmMHalf / peak / tp};
-    k.compS = Affine{w0 * deq / tp, k.mmaSPerSeq, wE * deq / tp};
-    k.dequantS = (w0 + wE * curve.routing.experts) * deq / tp;
+        Affine{2.0 * wRead * eff.gemmMHalf / peak / tp, 0.0, 2.0 * wE * eff.gemmMHalf / peak / tp};
+    k.compS = Affine{wRead * deq / tp, k.mmaSPerSeq, wE * deq / tp};
+    k.dequantS = (wRead + wE * curve.routing.experts) * deq / tp;
   }
   {
     // Terms for prefill and for decode at any context (docs/model.md, "Prefill and
@@ -562,7 +616,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     const double perLayerToken = layers > 0 ? m.kvBytesPerToken(s.kvBytesPerElement) / layers : 0;
     // Each rank reads and writes its share of the KV (replicated heads and MLA's latent are
     // read whole on every rank).
-    const double kvSplit = m.kvShards(s.tp);
+    const double kvSplit = kvShardsOf(s);
     t.attnKvReadS = perLayerToken / kvSplit / beta;
     t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
                   (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
@@ -570,8 +624,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     for (const auto& k : curve.kinds) {
       if (!k.present) continue;
       const auto i = static_cast<std::size_t>(k.kind);
-      const double pathPeak =
-          s.gpu.peakFlopsPerS(k.effectivePath) * eff.computeFor("", k.effectivePath) * tpRate;
+      const double pathPeak = s.gpu.peakFlopsPerS(k.effectivePath) *
+                              eff.computeFor("", k.effectivePath) * rateOf(k.kind);
       const double toPath = k.peakFlopsPerS / pathPeak;
       t.prefillMem[i] = k.memS;
       t.prefillComp[i] = k.compS;
@@ -587,7 +641,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // Windowed layers read and attend over min(window, N) tokens.
     const double n = static_cast<double>(s.contextTokens);
     curve.attentionKvReadSPerSeq =
-        m.kvBytesPerSequence(s.kvBytesPerElement, n) / m.kvShards(s.tp) / beta;
+        m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) / beta;
     const double attnFlopPerSeq =
         4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
     curve.attentionMathSPerSeq =
@@ -607,9 +661,32 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // nvlink_gbs is the datasheet's total of both directions, so each way carries half.
     const double perDirection = *s.gpu.nvlinkGBps * 1e9 / 2.0;
     const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / perDirection;
-    curve.allReduceS.c1 = static_cast<double>(m.layers) * 2.0 * perAllReduce;
-    // Two all-reduce calls per layer each pay a fixed time α whatever the batch.
-    curve.allReduceS.c0 = static_cast<double>(m.layers) * 2.0 * eff.allreduceLatencyUs * 1e-6;
+    const double alpha = eff.allreduceLatencyUs * 1e-6;
+    const double layers = static_cast<double>(m.layers);
+    if (!s.dpAttention) {
+      curve.allReduceS.c1 = layers * 2.0 * perAllReduce;
+      // Two all-reduce calls per layer each pay a fixed time α whatever the batch.
+      curve.allReduceS.c0 = layers * 2.0 * alpha;
+    } else {
+      // DP attention: no all-reduce after attention. A dense MLP layer gathers every GPU's
+      // tokens and scatters the sums back (an all-reduce's bytes, one call each way). A MoE
+      // layer with ep = tp sends each of a GPU's 1/tp of the tokens to its k experts and back
+      // (all-to-all dispatch and combine, (tp−1)/tp of them remote, bf16 activations);
+      // with ep < tp it gathers and scatters like a dense layer.
+      const double denseLayers = layers - moeLayers;
+      double perSeq = denseLayers * perAllReduce;
+      double fixed = denseLayers * 2.0 * alpha;
+      if (s.ep == s.tp) {
+        const double perAllToAll = static_cast<double>(m.expertsPerToken) * bytesPerSeq *
+                                   (tp - 1.0) / tp / perDirection / tp;
+        perSeq += moeLayers * 2.0 * perAllToAll;
+      } else {
+        perSeq += moeLayers * perAllReduce;
+      }
+      fixed += moeLayers * 2.0 * alpha;
+      curve.allReduceS.c1 = perSeq;
+      curve.allReduceS.c0 = fixed;
+    }
     curve.token.allReduceSPerToken = curve.allReduceS.c1;
   }
   curve.finalize();
@@ -670,12 +747,17 @@ CapacityReport computeCapacity(const Scenario& s, const StepCurve& curve) {
   for (const auto& k : curve.kinds) {
     if (k.present) weightBytes += k.weightsStored * k.bytesPerWeight;
   }
-  c.weightsGib = weightBytes / tp / gib;
+  // Per GPU: each kind's split weights over TP, its replicated ones whole.
+  double replicatedBytes = 0;
+  for (const auto& k : curve.kinds) {
+    if (k.present) replicatedBytes += k.weightsReplicated * k.bytesPerWeight;
+  }
+  c.weightsGib = ((weightBytes - replicatedBytes) / tp + replicatedBytes) / gib;
   c.kvBytesPerToken = s.model.kvBytesPerToken(s.kvBytesPerElement);
   // Windowed layers hold min(window, max_model_len) tokens.
   c.kvGibPerSeq =
       s.model.kvBytesPerSequence(s.kvBytesPerElement, static_cast<double>(s.maxModelLen)) /
-      s.model.kvShards(s.tp) / gib;
+      kvShardsOf(s) / gib;
   if (s.kvFreeFraction > 0) {
     // TensorRT-LLM: the KV pool is a fraction of what the weights and the reserve leave.
     const double left = s.gpu.memoryGib - s.reserveGib - c.weightsGib;
@@ -703,7 +785,7 @@ SchemeAtBatch schemeAtBatch(const Scenario& sc, const SchemeReport& s, double ba
   out.kvTokens = sc.contextTokens > 0 ? sc.contextTokens : sc.maxModelLen;
   out.kvGib = batch *
               sc.model.kvBytesPerSequence(sc.kvBytesPerElement, static_cast<double>(out.kvTokens)) /
-              sc.model.kvShards(sc.tp) / gib;
+              kvShardsOf(sc) / gib;
   out.budgetGib = s.capacity.budgetGib;
   out.neededGib = s.capacity.weightsGib + out.kvGib;
   out.fits = s.capacity.fits && out.neededGib <= out.budgetGib;

@@ -33,10 +33,10 @@ Result<EngineServing> engineServing(const Scenario& s, const SchemeAssignment& c
     const double freeBytes =
         (out.capacity.budgetGib - out.capacity.weightsGib) * 1024.0 * 1024.0 * 1024.0;
     // Every rank has freeBytes and holds 1/kvShards of each token's KV.
-    out.kvCapacityTokens = freeBytes * s.model.kvShards(s.tp) / out.capacity.kvBytesPerToken;
+    out.kvCapacityTokens = freeBytes * kvShardsOf(s) / out.capacity.kvBytesPerToken;
   }
-  out.kvGroupBytesPerToken = out.capacity.kvBytesPerToken * static_cast<double>(std::max(1, s.tp)) /
-                             s.model.kvShards(s.tp);
+  out.kvGroupBytesPerToken =
+      out.capacity.kvBytesPerToken * static_cast<double>(std::max(1, s.tp)) / kvShardsOf(s);
   auto c = std::make_shared<const StepCurve>(std::move(*curve));
   // A chunk of n prompt tokens after `context` cached ones: the engine's prefill of n tokens
   // plus each token's attention over the cached context (the causal part is in prefillSeconds).

@@ -87,7 +87,20 @@ Efficiency efficiencyFromGpu(const GpuSpec& gpu);
 struct Scenario {
   ModelArch model;
   GpuSpec gpu;
-  int tp = 1;                       ///< tensor-parallel degree
+  int tp = 1;  ///< tensor-parallel degree
+  /// MoE parallelism within the replica's `tp` GPUs (docs/model.md, "Expert parallelism and
+  /// DP attention"): the routed experts are spread whole over `ep` groups, each expert split
+  /// over tp/ep GPUs (ep = 1: every expert split over all tp, plain TP). ep divides tp and the
+  /// expert count.
+  int ep = 1;
+  /// Data-parallel attention: each GPU runs attention for its own 1/tp of the sequences with
+  /// the whole attention weights (stored and read on every GPU) and keeps those sequences'
+  /// whole KV; no all-reduce after attention; MoE layers exchange tokens (all-to-all
+  /// dispatch and combine when ep = tp, else gathered and scattered like an all-reduce).
+  bool dpAttention = false;
+  /// Expert load imbalance under EP: the busiest GPU's routed-expert work over the mean (1:
+  /// uniform routing). Multiplies the MoE kind's time when ep > 1.
+  double expertImbalance = 1.0;
   std::int64_t maxModelLen = 8192;  ///< tokens of KV reserved per sequence
   double kvBytesPerElement = 2.0;   ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
@@ -131,6 +144,10 @@ inline constexpr double kMaxSeqsReported = 1e15;
 /// each routed expert's width split evenly (tp | intermediate, tp | expert width). The
 /// message names the model's figure and the degrees up to 64 that work. Field "tp".
 std::optional<Error> checkTensorParallel(const ModelArch& model, int tp);
+
+/// How many ways one sequence's KV splits over the replica's GPUs: ModelArch::kvShards under
+/// TP attention, every GPU (each holding its own sequences' whole KV) under DP attention.
+double kvShardsOf(const Scenario& s);
 
 /// A request of `inputTokens` + `outputTokens` longer than the model's context
 /// (max_position_embeddings), which every engine refuses, or nullopt (also when the config
@@ -185,6 +202,8 @@ struct KindTerm {
   double effectiveC = 0;
   double weightsStored =
       0;  ///< parameters of this kind held in memory (per model, not per TP rank)
+  /// Of weightsStored, the parameters every GPU holds whole (attention under DP attention).
+  double weightsReplicated = 0;
   Affine memS;
   Affine compS;
   double peakFlopsPerS = 0;       ///< P of the effective path × η_P

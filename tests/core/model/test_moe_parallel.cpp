@@ -1,0 +1,155 @@
+// Expert parallelism and DP attention (docs/model.md, "Expert parallelism and DP attention"):
+// what each GPU stores, reads and sends, hand-computed from DeepSeek-V3's config.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/serving_model.hpp>
+
+using namespace qf;
+
+namespace {
+
+constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
+
+Scenario deepseek(int ep, bool dp, double imbalance = 1.0) {
+  ScenarioSpec spec;
+  spec.model = "deepseek-v3";
+  spec.gpu = "h200-sxm";
+  spec.tp = 8;
+  spec.kvDtype = "fp8";
+  auto s = resolveScenario(spec);
+  if (!s) FAIL(s.error().str());
+  s->ep = ep;
+  s->dpAttention = dp;
+  s->expertImbalance = imbalance;
+  s->maxModelLen = 2048;
+  return *s;
+}
+
+SchemeReport fp8(const Scenario& s) {
+  auto cands = makeCandidates({"w8a8-fp8"}, "", "", "");
+  REQUIRE(cands.ok());
+  REQUIRE_FALSE(validateScenario(s).has_value());
+  auto rep = runEngine(s, *cands, {1.0, 64.0});
+  if (!rep) FAIL(rep.error().str());
+  return rep->schemes.front();
+}
+
+const KindTerm& kindOf(const SchemeReport& r, LayerKind k) {
+  return r.curve.kinds[static_cast<std::size_t>(k)];
+}
+
+/// DeepSeek-V3 on 8 H200 under plain TP and under DP attention with EP 8, priced in FP8.
+struct TpAndDp {
+  Scenario tpOnly = deepseek(1, false);
+  Scenario dp = deepseek(8, true);
+  SchemeReport a = fp8(tpOnly);
+  SchemeReport b = fp8(dp);
+};
+
+}  // namespace
+
+TEST_CASE("EP and DP attention refuse what the engines cannot run, naming the option",
+          "[engine][moe-parallel]") {
+  struct Bad {
+    const char* model;
+    int tp, ep;
+    bool dp;
+    double imbalance;
+    const char* field;
+    const char* words;
+  };
+  const Bad cases[] = {
+      {"deepseek-v3", 8, 3, false, 1.0, "ep", "must divide the tensor-parallel degree 8"},
+      {"deepseek-v3", 8, 8, false, 0.5, "expert-imbalance", "[1, 64]"},
+      {"llama-3.1-8b", 2, 2, false, 1.0, "ep", "no routed experts"},
+      {"llama-3.1-8b", 2, 1, true, 1.0, "dp-attention", "no routed experts"},
+      {"qwen3-30b-a3b", 1, 1, true, 1.0, "dp-attention", "at least 2 GPUs"},
+      // Mixtral's 8 experts do not split over 16 groups.
+      {"mixtral-8x7b", 16, 16, false, 1.0, "ep", "does not divide"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.model << " tp " << c.tp << " ep " << c.ep);
+    ScenarioSpec spec;
+    spec.model = c.model;
+    spec.gpu = "h200-sxm";
+    spec.tp = c.tp;
+    auto s = resolveScenario(spec);
+    REQUIRE(s);
+    s->ep = c.ep;
+    s->dpAttention = c.dp;
+    s->expertImbalance = c.imbalance;
+    const auto e = validateScenario(*s);
+    REQUIRE(e);
+    CHECK(e->field == c.field);
+    CHECK(e->message.find(c.words) != std::string::npos);
+  }
+}
+
+TEST_CASE("DP attention against plain TP: weights and KV per GPU and the traffic",
+          "[engine][moe-parallel]") {
+  const TpAndDp both;
+  const Scenario& tpOnly = both.tpOnly;
+  const Scenario& dp = both.dp;
+  const SchemeReport& a = both.a;
+  const SchemeReport& b = both.b;
+  SECTION("the attention weights on every GPU and the KV partitioned") {
+    const ParamCounts p = countParams(dp.model);
+    const KindTerm& lin = kindOf(b, LayerKind::Linear);
+    CHECK(lin.weightsReplicated == Approx(p.attention));
+    // Per GPU: everything over 8, plus 7/8 more of the attention weights (FP8, 1 byte each
+    // plus the scheme's scale overhead).
+    const double extra = p.attention * lin.bytesPerWeight * 7.0 / 8.0 / kGib;
+    CHECK(b.capacity.weightsGib == Approx(a.capacity.weightsGib + extra));
+    // 61 layers x 576 x 1 byte: a whole token on one GPU under TP, 1/8 of the sequences per GPU
+    // under DP attention.
+    CHECK(kvShardsOf(tpOnly) == 1.0);
+    CHECK(kvShardsOf(dp) == 8.0);
+    CHECK(b.capacity.kvGibPerSeq == Approx(61.0 * 576 * 2048 / 8 / kGib));
+    auto cands = makeCandidates({"w8a8-fp8"}, "", "", "");
+    REQUIRE(cands.ok());
+    auto es = engineServing(dp, cands->front());
+    REQUIRE(es);
+    const double free = (b.capacity.budgetGib - b.capacity.weightsGib) * kGib;
+    CHECK(es->kvCapacityTokens == Approx(free * 8 / (61.0 * 576)));
+    // The decode weight read grows by the replicated attention: 7 more copies' worth over 8.
+    const double beta = dp.gpu.bandwidthBytesPerS() * dp.efficiency.bandwidthEff;
+    const double k = lin.kernelBandwidthEff;
+    CHECK(lin.memS.c0 - kindOf(a, LayerKind::Linear).memS.c0 ==
+          Approx(p.attention * 7.0 * lin.bytesPerWeight / (beta * k) / 8.0));
+  }
+  SECTION("all-to-all dispatch and combine instead of all-reduces with EP over every GPU") {
+    const double perDir = *dp.gpu.nvlinkGBps * 1e9 / 2.0;
+    const double alpha = dp.efficiency.allreduceLatencyUs * 1e-6;
+    const double h = 7168, bytes = 2.0 * h;
+    const double allReduce = 2.0 * 7.0 / 8.0 * bytes / perDir;
+    // TP: two all-reduces on each of 61 layers.
+    CHECK(a.curve.allReduceS.c0 == Approx(61 * 2 * alpha));
+    CHECK(a.curve.allReduceS.c1 == Approx(61 * 2 * allReduce));
+    // DP attention: 3 dense layers gather and scatter (one all-reduce's bytes, two calls); 58
+    // MoE layers dispatch and combine each GPU's 1/8 of the tokens to 8 experts, 7/8 remote.
+    const double allToAll = 8.0 * bytes * 7.0 / 8.0 / perDir / 8.0;
+    CHECK(b.curve.allReduceS.c0 == Approx((3 * 2 + 58 * 2) * alpha));
+    CHECK(b.curve.allReduceS.c1 == Approx(3 * allReduce + 58 * 2 * allToAll));
+  }
+}
+
+TEST_CASE("expert imbalance scales the busiest GPU's routed-expert work under EP",
+          "[engine][moe-parallel]") {
+  const SchemeReport even = fp8(deepseek(8, false));
+  const SchemeReport skew = fp8(deepseek(8, false, 1.5));
+  const KindTerm& e = kindOf(even, LayerKind::Moe);
+  const KindTerm& s = kindOf(skew, LayerKind::Moe);
+  CHECK(s.memS.cE == Approx(1.5 * e.memS.cE));
+  CHECK(s.mmaSPerSeq == Approx(1.5 * e.mmaSPerSeq));
+  // The attention and dense side does not move, nor the weights stored.
+  CHECK(kindOf(skew, LayerKind::Linear).memS.c0 == Approx(kindOf(even, LayerKind::Linear).memS.c0));
+  CHECK(skew.capacity.weightsGib == Approx(even.capacity.weightsGib));
+  // Under plain TP (ep 1) every GPU holds a slice of every expert: no imbalance applies.
+  const SchemeReport tp = fp8(deepseek(1, false, 1.5));
+  CHECK(kindOf(tp, LayerKind::Moe).memS.cE ==
+        Approx(kindOf(fp8(deepseek(1, false)), LayerKind::Moe).memS.cE));
+}

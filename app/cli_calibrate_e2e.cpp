@@ -72,7 +72,14 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
   // The prior: the GPU's own calibration (its file's block, else the catalog's bundled
   // defaults), which pulls each constant as far as the points leave it undetermined; with
   // --datasheet the ideal roofline, from which the fit is free.
-  const Efficiency prior = scenarioEfficiency(*gpu, datasheet, cat);
+  bool mixedEngines = false;
+  const std::string engine = pointsEngine(*prepared, &mixedEngines);
+  if (mixedEngines && !gpu->calibration && !datasheet) {
+    err << "qfront: note: " << file
+        << ": TensorRT-LLM points beside other engines' in one fit: it starts from the "
+           "constants vLLM's and SGLang's figures take\n";
+  }
+  const Efficiency prior = scenarioEfficiency(*gpu, datasheet, cat, engine);
   auto fit = fitEndToEnd(*prepared, file, prior);
   if (!fit) return badInput(err, fit.error());
   for (const auto& w : fit->warnings) err << "qfront: warning: " << file << ": " << w << "\n";
@@ -188,12 +195,24 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
   if (auto e = implausiblePoint(*prepared)) return badInput(err, *e);
   // The constants as any other prediction takes them: the GPU file's calibration, else the
   // catalog's bundled defaults, or the ideal roofline with --datasheet. Nothing is fitted.
-  const Efficiency eff = scenarioEfficiency(*gpu, datasheet, cat);
+  // Each point with its engine's constants where the GPU's are the bundled ones.
+  std::map<std::string, Efficiency> byEngine;
+  std::string constantsSource;
+  auto effOf = [&](const MeasuredPoint& p) -> const Efficiency& {
+    const std::string key = engineConstantsKey(p.engine);
+    auto it = byEngine.find(key);
+    if (it == byEngine.end()) {
+      it = byEngine.emplace(key, scenarioEfficiency(*gpu, datasheet, cat, key)).first;
+      if (constantsSource.find(it->second.source) == std::string::npos)
+        constantsSource += (constantsSource.empty() ? "" : " | ") + it->second.source;
+    }
+    return it->second;
+  };
   std::vector<E2eComparison> rows, latency, throughput;
   std::map<std::string, std::vector<E2eComparison>> byMetric;
   std::map<int, std::vector<E2eComparison>> byTp;
   for (const auto& pp : *prepared) {
-    E2eComparison r = comparePoint(pp, eff, 0.8);
+    E2eComparison r = comparePoint(pp, effOf(pp.point), 0.8);
     if (!(r.calibrated.value > 0)) {
       return badInput(err, Error{file, pp.point.origin, e2eMetricName(pp.point.metric),
                                  "the model has no prediction for these conditions"});
@@ -208,7 +227,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
     Json j;
     j["gpu"] = gpu->id.empty() ? gpu->name : gpu->id;
     j["roofline"] = roofline;
-    j["constants_source"] = eff.source;
+    j["constants_source"] = constantsSource;
     j["all"] = summaryJson(rows);
     j["latency"] = summaryJson(latency);
     j["throughput"] = summaryJson(throughput);
@@ -236,7 +255,7 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
     writeJsonOutput(out, std::move(j));
     return kExitOk;
   }
-  out << "check of " << gpu->name << " (" << roofline << ": " << eff.source << ") against "
+  out << "check of " << gpu->name << " (" << roofline << ": " << constantsSource << ") against "
       << rows.size() << " measured points; nothing fitted\n\n";
   out << std::left << std::setw(28) << "point" << std::setw(16) << "metric" << std::right
       << std::setw(13) << "measured" << std::setw(13) << "predicted" << std::setw(25)

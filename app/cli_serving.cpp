@@ -61,8 +61,9 @@ options:
   --slo-tpot-ms Y        ... and TPOT <= Y
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
-  --engine E             how the server sizes its KV pool: vllm or sglang (memory x mem-util
-                         - reserve, the default) or trtllm (0.9 of what weights and reserve leave)
+  --engine E             the server: vllm or sglang (KV pool memory x mem-util - reserve; the
+                         default) or trtllm (0.9 of what weights and reserve leave, and
+                         TensorRT-LLM's own bundled constants where the GPU has them)
   --spec-k K             speculative decoding: K draft tokens per step (1 to 15); the
                          target verifies B x (K + 1) tokens a step
   --spec-acceptance A    ... the probability a draft token is accepted, in (0, 1]; a step
@@ -349,14 +350,13 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (kvDtype) spec.kvDtype = *kvDtype;
   spec.maxModelLen = static_cast<std::int64_t>(w->inputTokens + w->outputTokens);
   if (!memoryOptions(memUtil, reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
+  if (engine) {
+    if (!kvFreeFractionOf(*engine))
+      return badArg(err, "engine", "expected vllm, sglang or trtllm, found '" + *engine + "'");
+    spec.engine = *engine;
+  }
   auto scenario = resolveScenario(spec);
   if (!scenario) return badInput(err, scenario.error());
-  if (engine) {
-    const auto f = kvFreeFractionOf(*engine);
-    if (!f)
-      return badArg(err, "engine", "expected vllm, sglang or trtllm, found '" + *engine + "'");
-    scenario->kvFreeFraction = *f;
-  }
   if (ep) {
     const auto v = parseInt(*ep);
     if (!v || *v < 1 || *v > 1024)

@@ -19,7 +19,7 @@ python3 - <<'PY'
 import json
 path = 'resources/catalog/calibration.json'
 doc = json.load(open(path))
-for c in doc['gpus'].values():
+for c in list(doc['gpus'].values()) + [e for g in doc['gpus'].values() for e in g.get('engines', {}).values()]:
     c.pop('request_overhead_ms', None)
     c['source'] = c['source'].split('; per-request cost ')[0]
     rec = c.get('e2e_fit')
@@ -60,7 +60,7 @@ print('TTFT - modelled TTFT, ms:', ', '.join(f'{d:.1f}' for d in diffs))
 print(f't_req = {t_req:.2f} ms, ln-spread {sigma:.3f} (80%: {t_req*math.exp(-1.2816*sigma):.1f}-{t_req*math.exp(1.2816*sigma):.1f} ms)')
 path = 'resources/catalog/calibration.json'
 doc = json.load(open(path))
-for c in doc['gpus'].values():
+for c in list(doc['gpus'].values()) + [e for g in doc['gpus'].values() for e in g.get('engines', {}).values()]:
     c['request_overhead_ms'] = t_req
     c['source'] = c['source'].split('; per-request cost ')[0] + (
         f'; per-request cost {t_req:.1f} ms from published single-client TTFTs')

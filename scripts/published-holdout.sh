@@ -24,8 +24,9 @@ for set in h100-vllm h100-trtllm h200-trtllm h100-all; do
   gpu="${set%%-*}-sxm"
   if [[ $set == h100-all ]]; then  # both engines' halves together
     for part in fit test; do
-      { head -1 "$dir/h100-vllm-$part.csv"; rows "$dir"/h100-{vllm,trtllm}-"$part".csv; } \
-        >"$tmp/h100-all-$part.csv"
+      # The TensorRT-LLM files' header ends in `engine`; vLLM rows get an empty one.
+      { head -1 "$dir/h100-trtllm-$part.csv"; rows "$dir/h100-vllm-$part.csv" | sed 's/$/,/'
+        rows "$dir/h100-trtllm-$part.csv"; } >"$tmp/h100-all-$part.csv"
     done
     fit="$tmp/h100-all-fit.csv" test="$tmp/h100-all-test.csv"
   else

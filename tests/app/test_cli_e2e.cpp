@@ -245,11 +245,12 @@ TEST_CASE("Hopper's Marlin bandwidth reproduces the paper's H100 cost reduction"
   CHECK(costReduction("llama-3.1-70b", "a100-80gb", 2, "w8a8-int8") == Approx(1.81).epsilon(0.06));
   CHECK(costReduction("llama-3.1-8b", "a6000", 1, "w4a16-g128") == Approx(2.39).epsilon(0.12));
   CHECK(costReduction("llama-3.1-8b", "a6000", 1, "w8a8-int8") == Approx(1.54).epsilon(0.15));
-  // The 8B on one H100 at batch 1: W4A16 1.5x bf16 end to end (the storage ratio alone says
-  // 3.9x); its fallbacks (NVFP4, W4A8-FP8 on Hopper run as W4A16) are never faster.
+  // The 8B on one H100 at batch 1: W4A16 about 1.6x bf16 end to end, far below the 3.9x the
+  // storage ratio alone says (the per-step fixed cost, Marlin's 0.679 of the bandwidth and the
+  // bf16 LM head); its fallbacks (NVFP4, W4A8-FP8 on Hopper run as W4A16) are never faster.
   const double w4 = costReduction("llama-3.1-8b", "h100-sxm", 1, "w4a16-g128");
   CHECK(w4 > 1.3);
-  CHECK(w4 < 1.6);
+  CHECK(w4 < 1.75);
   CHECK(costReduction("llama-3.1-8b", "h100-sxm", 1, "nvfp4") <= w4 * (1 + 1e-9));
 }
 

@@ -137,6 +137,13 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
   return out;
 }
 
+std::string pointsEngine(const std::vector<PreparedPoint>& points, bool* mixed) {
+  std::set<std::string> keys;
+  for (const auto& pp : points) keys.insert(engineConstantsKey(pp.point.engine));
+  if (mixed) *mixed = keys.size() > 1;
+  return keys.size() == 1 ? *keys.begin() : std::string();
+}
+
 double predictPoint(const PreparedPoint& pp, const Efficiency& eff) {
   if (pp.point.serving()) return predictServingPoint(pp, eff);
   Scenario s = pp.scenario;

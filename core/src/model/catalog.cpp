@@ -291,16 +291,43 @@ Result<std::map<std::string, GpuCalibration>> parseDefaultCalibrations(std::stri
     return Error{file, "/gpus", "gpus", "expected an object of calibration blocks by GPU id"};
   std::map<std::string, GpuCalibration> out;
   for (const auto& [id, block] : (*j)["gpus"].items()) {
-    auto c = parseGpuCalibration(block, file, childPointer("/gpus", id));
+    const std::string ptr = childPointer("/gpus", id);
+    Json base = block;
+    if (block.is_object() && block.contains("engines")) {
+      const Json& engines = block.at("engines");
+      if (!engines.is_object())
+        return Error{file, ptr + "/engines", "engines", "expected an object of blocks by engine"};
+      for (const auto& [engine, eb] : engines.items()) {
+        if (engineConstantsKey(engine) != engine || engine.empty()) {
+          return Error{file, childPointer(ptr + "/engines", engine), "engines",
+                       "unknown engine '" + engine + "' (expected trtllm)"};
+        }
+        auto c = parseGpuCalibration(eb, file, childPointer(ptr + "/engines", engine));
+        if (!c) return c.error();
+        out.emplace(id + "@" + engine, std::move(*c));
+      }
+      base.erase("engines");
+    }
+    auto c = parseGpuCalibration(base, file, ptr);
     if (!c) return c.error();
     out.emplace(id, std::move(*c));
   }
   return out;
 }
 
-const GpuCalibration* Catalog::defaultCalibration(const std::string& gpuId) const {
-  std::string key = gpuId;
-  for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+std::string engineConstantsKey(const std::string& engine) {
+  const std::string e = asciiLower(engine);
+  return e == "trtllm" || e == "tensorrt-llm" ? "trtllm" : "";
+}
+
+const GpuCalibration* Catalog::defaultCalibration(const std::string& gpuId,
+                                                  const std::string& engine) const {
+  const std::string key = asciiLower(gpuId);
+  const std::string eng = engineConstantsKey(engine);
+  if (!eng.empty()) {
+    const auto it = m_defaultCalibrations.find(key + "@" + eng);
+    if (it != m_defaultCalibrations.end()) return &it->second;
+  }
   const auto it = m_defaultCalibrations.find(key);
   return it == m_defaultCalibrations.end() ? nullptr : &it->second;
 }

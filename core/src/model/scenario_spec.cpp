@@ -50,10 +50,11 @@ std::string constantsProvenance(const Efficiency& e) {
   return "your calibration" + (what.empty() ? "" : ": " + what) + (date.empty() ? "" : ", " + date);
 }
 
-Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet, const Catalog& cat) {
+Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet, const Catalog& cat,
+                              const std::string& engine) {
   if (datasheet) return Efficiency{};
   if (gpu.calibration) return efficiencyFromGpu(gpu);
-  if (const GpuCalibration* c = cat.defaultCalibration(gpu.id)) {
+  if (const GpuCalibration* c = cat.defaultCalibration(gpu.id, engine)) {
     GpuSpec g = gpu;
     g.calibration = *c;
     Efficiency e = efficiencyFromGpu(g);
@@ -94,7 +95,12 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   // Checkpoints as they are (docs/model.md): the LM head and embeddings at the precision real
   // checkpoints keep; the datasheet roofline keeps the seeds' convention (every weight quantized).
   if (!spec.datasheet) s.checkpointLmHead = cat.checkpointLmHead();
-  s.efficiency = scenarioEfficiency(s.gpu, spec.datasheet, cat);
+  const auto kvFree = kvFreeFractionOf(spec.engine);
+  if (!kvFree) {
+    return Error{"", "", "engine", "expected vllm, sglang or trtllm, found '" + spec.engine + "'"};
+  }
+  s.kvFreeFraction = *kvFree;
+  s.efficiency = scenarioEfficiency(s.gpu, spec.datasheet, cat, spec.engine);
   if (auto e = validateScenario(s)) return *e;
   return s;
 }

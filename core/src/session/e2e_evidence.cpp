@@ -310,7 +310,7 @@ std::vector<E2eComparison> compareEndToEnd(const Session& s, const std::string& 
       continue;
     }
     E2eComparison row =
-        comparePoint(prepared->front(), scenarioEfficiency(*gpu, false, cat), level);
+        comparePoint(prepared->front(), scenarioEfficiency(*gpu, false, cat, p.engine), level);
     if (!(row.datasheet > 0) || !(row.calibrated.value > 0)) {
       notes.push_back(p.origin + ": the model has no " + e2eMetricName(p.metric) +
                       " for these conditions; not compared");
@@ -402,7 +402,7 @@ Result<SessionCalibration> calibrateSession(const Session& s, const std::string&
   out.points = prepared->size();
   const std::string source = sourceLabel + " (" + std::to_string(prepared->size()) +
                              " end-to-end points, " + utcTimestamp().substr(0, 10) + ")";
-  out.prior = scenarioEfficiency(*gpu, false, cat);
+  out.prior = scenarioEfficiency(*gpu, false, cat, pointsEngine(*prepared));
   auto fit = fitEndToEnd(*prepared, source, out.prior);
   if (!fit) return fit.error();
   out.fit = std::move(*fit);

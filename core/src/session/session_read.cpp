@@ -35,7 +35,7 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   if (auto e = r.object(j, p, "scenario",
                         {"model", "gpu", "gpu_spec", "tp", "schemes", "mixed", "kv_dtype",
                          "max_model_len", "mem_util", "reserve_gib", "context", "use_case", "batch",
-                         "datasheet", "input_len", "output_len", "speculation"})) {
+                         "datasheet", "input_len", "output_len", "speculation", "engine"})) {
     return e;
   }
   if (auto e = r.readString(s.model, j, p, "model", true, false)) return e;
@@ -82,6 +82,11 @@ std::optional<Error> readScenario(const JsonReader& r, const Json& j, const std:
   if (auto e = r.readString(s.useCase, j, p, "use_case", false)) return e;
   s.datasheet = false;
   if (auto e = r.readBoolean(s.datasheet, j, p, "datasheet")) return e;
+  s.engine.clear();
+  if (auto e = r.readString(s.engine, j, p, "engine", false)) return e;
+  if (!kvFreeFractionOf(s.engine))
+    return r.error(child(p, "engine"), "engine",
+                   "expected vllm, sglang or trtllm, found '" + s.engine + "'");
   s.specDraftTokens = 0;
   s.specAcceptance = 0.7;
   s.specDraft = "mtp";

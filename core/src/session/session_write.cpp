@@ -76,6 +76,7 @@ J scenarioJson(const ScenarioSpec& s) {
   j["kv_dtype"] = s.kvDtype;
   j["max_model_len"] = s.maxModelLen;
   if (s.datasheet) j["datasheet"] = true;
+  if (!s.engine.empty()) j["engine"] = s.engine;
   if (s.specDraftTokens > 0) {
     J sp = J::object();
     sp["draft_tokens"] = s.specDraftTokens;

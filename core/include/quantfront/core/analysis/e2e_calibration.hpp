@@ -34,6 +34,11 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
 /// The model's value of a point's metric under `eff`.
 double predictPoint(const PreparedPoint& p, const Efficiency& eff);
 
+/// The engine whose bundled constants a fit of `points` starts from (engineConstantsKey):
+/// the points' engine when they all share one, else "" (vLLM's); `mixed` is set when
+/// TensorRT-LLM points sit beside others.
+std::string pointsEngine(const std::vector<PreparedPoint>& points, bool* mixed = nullptr);
+
 /// The first point faster than the GPU's ideal roofline allows by more than 2x (a latency
 /// below half of it, a throughput above twice it): not a measurement on that GPU. Named by
 /// row and field. fitEndToEnd refuses such points; qfront calibrate --check does too.

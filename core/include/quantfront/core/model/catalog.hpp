@@ -20,9 +20,16 @@ struct CatalogModel {
   std::string resourcePath;
 };
 
-/// The bundled defaults file: {"gpus": {id: calibration block}}. Errors name the block.
+/// The bundled defaults file: {"gpus": {id: calibration block}}; a block's optional "engines"
+/// object holds whole blocks by engine ({"trtllm": {...}}), kept under the key "id@engine".
+/// Errors name the block.
 Result<std::map<std::string, GpuCalibration>> parseDefaultCalibrations(std::string_view text,
                                                                        const std::string& file);
+
+/// Which bundled constants an engine runs with: "trtllm" for TensorRT-LLM ("trtllm",
+/// "tensorrt-llm"), "" for vLLM, SGLang and an unnamed engine (their per-step costs are one
+/// fit's: docs/model.md, "Constants per serving engine").
+std::string engineConstantsKey(const std::string& engine);
 
 /// How the driver names a catalog GPU (gpus.json "device_names"): every phrase of `words` and
 /// none of `without`, each as whole words, in any case ("h100" and not "pcie": "NVIDIA H100
@@ -78,8 +85,12 @@ class Catalog {
   [[nodiscard]] const std::optional<Scheme>& checkpointLmHead() const { return m_checkpointLmHead; }
 
   /// The bundled end-to-end constants of a catalog GPU (resources/catalog/calibration.json:
-  /// fitted to published latencies, or carried over and marked so), or null when none.
-  [[nodiscard]] const GpuCalibration* defaultCalibration(const std::string& gpuId) const;
+  /// fitted to published latencies, or carried over and marked so), or null when none. A GPU
+  /// may carry constants of its own for an engine whose per-step costs differ (its block's
+  /// "engines" object, docs/model.md "Constants per serving engine"): `engine` picks them
+  /// (`engineConstantsKey`), else the GPU's block (vLLM's and SGLang's) is returned.
+  [[nodiscard]] const GpuCalibration* defaultCalibration(const std::string& gpuId,
+                                                         const std::string& engine = "") const;
 
   /// The unquantized scheme ("baseline" in schemes.json, default bf16): what a candidate that
   /// names no scheme runs, and what speedups and cost reductions are taken against.

@@ -44,6 +44,10 @@ struct ScenarioSpec {
   /// The ideal roofline: no calibration at all (neither the GPU file's block nor the bundled
   /// defaults). Off: the GPU's own calibration block, else the catalog's bundled defaults.
   bool datasheet = false;
+  /// The serving engine the figures are for: "" or "vllm" / "sglang" (vLLM's memory rule and
+  /// the bundled constants), "trtllm" (TensorRT-LLM's KV pool rule and, where the GPU has
+  /// them, its own bundled constants: docs/model.md, "Constants per serving engine").
+  std::string engine;
   /// Speculative decoding drawn beside the step times (docs/model.md, "Speculative
   /// decoding"): draft tokens per step, 0 for off; the acceptance rate; the draft ("mtp" or a
   /// catalog model id).
@@ -63,9 +67,11 @@ struct ScenarioSpec {
 std::string constantsProvenance(const Efficiency& e);
 
 /// The efficiency a scenario runs with: the datasheet when `datasheet` is set, else the GPU's
-/// calibration block, else the catalog's bundled defaults for its id, else the datasheet.
+/// calibration block, else the catalog's bundled defaults for its id and `engine` (a serving
+/// engine's name: TensorRT-LLM's constants where the GPU has them), else the datasheet.
 Efficiency scenarioEfficiency(const GpuSpec& gpu, bool datasheet,
-                              const Catalog& cat = Catalog::bundled());
+                              const Catalog& cat = Catalog::bundled(),
+                              const std::string& engine = "");
 
 /// The GPU a scenario runs on: the edited copy `gpuSpec` when set (checked by `checkGpu`; an
 /// empty id becomes `gpu`), else `gpu` looked up in `cat` (catalog id or GPU file). Errors

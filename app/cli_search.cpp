@@ -59,6 +59,11 @@ options:
                          peaks) instead of the GPU file's calibration or the bundled defaults
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --no-moe-parallel      MoE models: plain TP only (default: every expert-parallel degree
+                         dividing the replica's GPUs and the experts, with and without DP
+                         attention, beside plain TP)
+  --expert-imbalance F   the busiest GPU's routed-expert work over the mean under EP (default
+                         1, uniform routing; 1 to 64)
   --spec-k K             speculative decoding on every deployment with the model's MTP layer
   --spec-acceptance A    (--spec-draft mtp): K draft tokens a step (1 to 15), acceptance in
   --spec-draft mtp       (0, 1]; the token budget is at least the batch cap x (K + 1); no
@@ -72,7 +77,7 @@ options:
   --format table|csv|json   output format (default table)
 
 JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
-ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas,
+ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention,
 schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
 usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible;
 gate (with --gate: the session, the gates, the passing schemes and the candidates that do not
@@ -216,6 +221,8 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
                         "gpu_count",
                         "tp",
                         "replicas",
+                        "ep",
+                        "dp_attention",
                         "scheme_id",
                         "kv_dtype",
                         "max_batch",
@@ -225,6 +232,7 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
                         "usd_per_million_output_tokens"};
   auto cell = [](const Json& v) {
     if (v.is_string()) return v.get<std::string>();
+    if (v.is_boolean()) return std::string(v.get<bool>() ? "yes" : "no");
     if (v.is_number_integer()) return std::to_string(v.get<long long>());
     return fixedText(v.get<double>(), 3);
   };
@@ -248,9 +256,10 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   }
   out << "frontier (USD per million output tokens against "
       << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
-  const char* heads[] = {"gpu",       "count",   "tp",      "replicas",  "schemes",  "kv",
-                         "max_batch", "TTFT ms", "TPOT ms", "out tok/s", "USD/M tok"};
-  const int widths[] = {10, 6, 4, 9, 34, 6, 10, 10, 9, 11, 10};
+  const char* heads[] = {"gpu",     "count",     "tp",       "replicas",  "ep",
+                         "DP attn", "schemes",   "kv",       "max_batch", "TTFT ms",
+                         "TPOT ms", "out tok/s", "USD/M tok"};
+  const int widths[] = {10, 6, 4, 9, 4, 8, 34, 6, 10, 10, 9, 11, 10};
   for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
   out << "\n";
   for (const auto& c : j["frontier"]) {
@@ -259,8 +268,9 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     out << "\n";
   }
   const auto& b = *r.best;
-  out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp << ", " << b.replicas
-      << " replica" << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
+  out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp
+      << (b.layoutText().empty() ? "" : ", " + b.layoutText()) << ", " << b.replicas << " replica"
+      << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
       << ", batch cap " << b.maxBatch << ": " << fixedText(b.usdPerMillionOutputTokens, 3)
       << " USD per million output tokens";
   if (j["best"].contains("usd_per_million_output_tokens_interval")) {
@@ -300,6 +310,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   const bool perKind = a.takeFlag("--per-kind");
   const bool skipUnpriced = a.takeFlag("--skip-unpriced");
   const bool datasheet = a.takeFlag("--datasheet");
+  const bool noMoeParallel = a.takeFlag("--no-moe-parallel");
   bool missing = false;
   const auto prices = a.take("--price", missing);
   if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
@@ -307,7 +318,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (missing) return badArg(err, "gate", "option --gate needs a value (metric>=threshold)");
   std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
       maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format, session,
-      baseline;
+      baseline, imbalance;
   SpeculationArgs specArgs;
   const std::pair<const char*, std::optional<std::string>*> opts[] = {
       {"--model", &model},
@@ -329,6 +340,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
       {"--format", &format},
       {"--session", &session},
       {"--baseline", &baseline},
+      {"--expert-imbalance", &imbalance},
       {"--spec-k", &specArgs.k},
       {"--spec-acceptance", &specArgs.acceptance},
       {"--spec-draft", &specArgs.draft}};
@@ -347,6 +359,16 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   sp.model = *m;
   sp.perKind = perKind;
   sp.datasheet = datasheet;
+  sp.moeParallel = !noMoeParallel;
+  if (imbalance) {
+    const auto v = parseNumber(*imbalance);
+    if (!v || !(*v >= 1.0 && *v <= 64.0))
+      return badArg(err, "expert-imbalance",
+                    "expected a number from 1 to 64 (the busiest GPU's expert work over the "
+                    "mean), found '" +
+                        *imbalance + "'");
+    sp.expertImbalance = *v;
+  }
   sp.catalog = &cat;
   if (const int bad = searchedGpus(prices, gpus, skipUnpriced, cat, sp.gpus, err)) return bad;
   if (!schemes) {

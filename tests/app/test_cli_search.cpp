@@ -627,3 +627,83 @@ TEST_CASE("qfront serving --ep and --dp-attention: the layout is echoed and pric
   CHECK(skew["loads"][0]["analytic_tpot_ms"].get<double>() >
         dp["loads"][0]["analytic_tpot_ms"].get<double>());
 }
+
+TEST_CASE("qfront search tries EP and DP attention on a MoE model and prices them as serving does",
+          "[cli][search][moe]") {
+  const std::vector<std::string> space = {
+      "--model",     "deepseek-v3", "--gpus",       "h200-sxm", "--max-gpus",  "8",
+      "--input-len", "1000",        "--output-len", "1000",     "--load",      "max",
+      "--max-batch", "64,256",      "--schemes",    "w8a8-fp8", "--kv-dtypes", "fp8"};
+  auto withLayouts = searchJson(space);
+  auto args = space;
+  args.push_back("--no-moe-parallel");
+  const auto tpOnly = searchJson(args);
+  // The layouts multiply the space: at TP 8, EP 1/2/4/8 without and with DP attention (8
+  // layouts, where plain TP is 1); TP 1 has only plain TP.
+  CHECK(withLayouts["space"].get<double>() > 2 * tpOnly["space"].get<double>());
+  for (const auto& c : tpOnly["frontier"]) {
+    CHECK(c["ep"] == 1);
+    CHECK(c["dp_attention"] == false);
+  }
+  // A superset of the TP-only space: its best is never dearer, and here a layout wins
+  // (the MLA latent is whole on each TP rank; DP attention keeps one copy per sequence).
+  const auto& best = withLayouts["best"];
+  REQUIRE(best.is_object());
+  CHECK(best["usd_per_million_output_tokens"].get<double>() <=
+        tpOnly["best"]["usd_per_million_output_tokens"].get<double>() * (1 + 1e-12));
+  CHECK(best["dp_attention"] == true);
+  // The vLLM command says how: data parallel inside the replica, experts spread.
+  const std::string vllm = best["launch"]["vllm"]["command"].get<std::string>();
+  CHECK(vllm.find("--tensor-parallel-size 1 --data-parallel-size " +
+                  std::to_string(best["tp"].get<int>())) != std::string::npos);
+  if (best["ep"].get<int>() > 1) CHECK(vllm.find("--enable-expert-parallel") != std::string::npos);
+  // The search's steady state is qfront serving's for the same layout.
+  std::vector<std::string> serve = {"serving",
+                                    "--model",
+                                    "deepseek-v3",
+                                    "--gpu",
+                                    "h200-sxm",
+                                    "--tp",
+                                    std::to_string(best["tp"].get<int>()),
+                                    "--scheme",
+                                    "w8a8-fp8",
+                                    "--kv-dtype",
+                                    "fp8",
+                                    "--input-len",
+                                    "1000",
+                                    "--output-len",
+                                    "1000",
+                                    "--load",
+                                    "max",
+                                    "--max-batch",
+                                    std::to_string(best["max_batch"].get<int>()),
+                                    "--requests",
+                                    "20000",
+                                    "--ep",
+                                    std::to_string(best["ep"].get<int>()),
+                                    "--format",
+                                    "json"};
+  if (best["dp_attention"].get<bool>()) serve.push_back("--dp-attention");
+  const auto r = qfront(serve);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto s = nlohmann::json::parse(r.out);
+  const auto& row = s["loads"][0];
+  CHECK(row["analytic_tpot_ms"].get<double>() ==
+        Approx(best["tpot_ms"].get<double>()).epsilon(1e-6));
+  CHECK(row["analytic_output_tok_s"].get<double>() * best["replicas"].get<double>() ==
+        Approx(best["output_tok_s"].get<double>()).epsilon(1e-6));
+  // A dense model has no layouts to try.
+  const auto dense = searchJson({"--model", "llama-3.1-8b", "--gpus", "h100-sxm", "--max-gpus", "4",
+                                 "--use-case", "rag", "--schemes", "bf16"});
+  auto denseOff = searchJson({"--model", "llama-3.1-8b", "--gpus", "h100-sxm", "--max-gpus", "4",
+                              "--use-case", "rag", "--schemes", "bf16", "--no-moe-parallel"});
+  CHECK(dense["space"] == denseOff["space"]);
+  // The imbalance is checked.
+  for (const char* bad : {"0.5", "65", "x"}) {
+    const auto e = qfront({"search", "--model", "deepseek-v3", "--gpus", "h200-sxm", "--use-case",
+                           "rag", "--expert-imbalance", bad});
+    CHECK(e.rc == 2);
+    CHECK(e.err.find("expert-imbalance") != std::string::npos);
+  }
+}

@@ -17,7 +17,8 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   auto cands = makeCandidates({}, c.linear, c.moe, c.lmHead, *sp.catalog);
   if (!cands) return cands.error();
   ServingQuery q;
-  q.scenario = deployScenario(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload);
+  q.scenario = deployScenario(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload,
+                              MoeLayout{c.ep, c.dpAttention});
   q.candidate = cands->front();
   q.inputLen = o.workload.inputTokens;
   q.outputLen = o.workload.outputTokens;

@@ -27,6 +27,12 @@ std::string deployLoadText(const DeployLoad& l) {
   return "";
 }
 
+std::string DeployConfig::layoutText() const {
+  std::string out = ep > 1 ? "EP " + std::to_string(ep) : std::string();
+  if (dpAttention) out += (out.empty() ? "" : ", ") + std::string("DP attention");
+  return out;
+}
+
 std::string DeployConfig::schemeId() const {
   const bool uniform = (moe.empty() || moe == linear) && lmHead == linear;
   if (uniform) return linear;
@@ -121,6 +127,9 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
   if (sp.speculation) {
     if (auto e = validateSpeculation(*sp.speculation)) return e;
   }
+  if (!(sp.expertImbalance >= 1.0 && sp.expertImbalance <= 64.0))
+    return Error{"", "", "expert-imbalance",
+                 "must be in [1, 64] (the busiest GPU's expert work over the mean)"};
   if (o.sloTtftMs < 0 || !std::isfinite(o.sloTtftMs))
     return Error{"", "", "slo-ttft-ms", "must be positive"};
   if (o.sloTpotMs < 0 || !std::isfinite(o.sloTpotMs))
@@ -182,12 +191,26 @@ std::string nothingFeasibleReason(const DeployResult& res, const DeployOptions& 
 
 }  // namespace
 
+std::vector<MoeLayout> moeLayouts(const DeploySpace& sp, int tp) {
+  std::vector<MoeLayout> out{{1, false}};
+  if (!sp.moeParallel || !sp.model.isMoe()) return out;
+  for (int ep = 1; ep <= tp; ep *= 2) {
+    if (tp % ep != 0 || sp.model.experts % ep != 0) continue;
+    if (ep > 1) out.push_back({ep, false});
+    if (tp >= 2) out.push_back({ep, true});
+  }
+  return out;
+}
+
 Scenario deployScenario(const DeploySpace& sp, const GpuSpec& gpu, int tp, double kvBytesPerElement,
-                        const ServingWorkload& w) {
+                        const ServingWorkload& w, MoeLayout layout) {
   Scenario s;
   s.model = sp.model;
   s.gpu = gpu;
   s.tp = tp;
+  s.ep = layout.ep;
+  s.dpAttention = layout.dpAttention;
+  if (layout.ep > 1) s.expertImbalance = sp.expertImbalance;
   s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
   s.kvBytesPerElement = kvBytesPerElement;
   s.memUtil = sp.memUtil;
@@ -225,89 +248,93 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
       const auto perCurve = static_cast<std::int64_t>(replicaOptions.size() * sp.batchCaps.size());
       const bool tpPossible =
           (tp == 1 || gpu.nvlinkGBps.has_value()) && !checkTensorParallel(sp.model, tp).has_value();
-      for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
-        for (const auto& as : assigns) {
-          res.space += perCurve;
-          if (!tpPossible) {
-            res.rejectedMemory += perCurve;
-            continue;
-          }
-          const Scenario s = deployScenario(sp, gpu, tp, kvBytes[ki], o.workload);
-          auto eng = engineServing(s, as.a);
-          if (!eng) return eng.error();
-          if (eng->kvCapacityTokens < I + O) {
-            res.rejectedMemory += perCurve;
-            continue;
-          }
-          if (sp.speculation) {
-            auto se = speculativeServing(
-                *eng, mtpDraft(*eng, static_cast<int>(sp.model.layers), tp), *sp.speculation);
-            if (!se || se->kvCapacityTokens < I + O) {
+      for (const MoeLayout& lay : moeLayouts(sp, tp)) {
+        for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
+          for (const auto& as : assigns) {
+            res.space += perCurve;
+            if (!tpPossible) {
               res.rejectedMemory += perCurve;
               continue;
             }
-            *eng = std::move(*se);
-          }
-          for (int cap : sp.batchCaps) {
-            ServingLimits lim;
-            lim.maxBatch = cap;
-            // Every running sequence's decode (k + 1 verify tokens under speculation) fits.
-            lim.tokenBudget =
-                std::max(sp.tokenBudget, static_cast<double>(cap) * eng->steps.decodeTokensPerSeq);
-            lim.kvCapacityTokens = eng->kvCapacityTokens;
-            // One replica's state serves every replica count (sync and max); at a rate each
-            // replica takes its share.
-            std::optional<SteadyState> shared;
-            if (o.load.kind == DeployLoad::Kind::Sync)
-              shared = stateAtConcurrency(eng->steps, lim, o.workload, 1.0);
-            else if (o.load.kind == DeployLoad::Kind::Max)
-              shared = saturatedState(eng->steps, lim, o.workload);
-            for (int rep : replicaOptions) {
-              ++res.evaluated;
-              const SteadyState st =
-                  shared ? *shared
-                         : stateAtRate(eng->steps, lim, o.workload,
-                                       o.load.requestsPerS / static_cast<double>(rep));
-              if (!st.stable || !(st.outputTokPerS > 0)) {
-                ++res.rejectedLoad;
-                bestCapacity = std::max(bestCapacity,
-                                        saturatedState(eng->steps, lim, o.workload).requestsPerS *
-                                            static_cast<double>(rep));
+            const Scenario s = deployScenario(sp, gpu, tp, kvBytes[ki], o.workload, lay);
+            auto eng = engineServing(s, as.a);
+            if (!eng) return eng.error();
+            if (eng->kvCapacityTokens < I + O) {
+              res.rejectedMemory += perCurve;
+              continue;
+            }
+            if (sp.speculation) {
+              auto se = speculativeServing(
+                  *eng, mtpDraft(*eng, static_cast<int>(sp.model.layers), tp), *sp.speculation);
+              if (!se || se->kvCapacityTokens < I + O) {
+                res.rejectedMemory += perCurve;
                 continue;
               }
-              const double ttftMs = st.ttftS * 1e3, tpotMs = st.tpotS * 1e3;
-              bestTtft = std::min(bestTtft, ttftMs);
-              bestTpot = std::min(bestTpot, tpotMs);
-              if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
-                ++res.rejectedTtft;
-                continue;
+              *eng = std::move(*se);
+            }
+            for (int cap : sp.batchCaps) {
+              ServingLimits lim;
+              lim.maxBatch = cap;
+              // Every running sequence's decode (k + 1 verify tokens under speculation) fits.
+              lim.tokenBudget = std::max(sp.tokenBudget,
+                                         static_cast<double>(cap) * eng->steps.decodeTokensPerSeq);
+              lim.kvCapacityTokens = eng->kvCapacityTokens;
+              // One replica's state serves every replica count (sync and max); at a rate each
+              // replica takes its share.
+              std::optional<SteadyState> shared;
+              if (o.load.kind == DeployLoad::Kind::Sync)
+                shared = stateAtConcurrency(eng->steps, lim, o.workload, 1.0);
+              else if (o.load.kind == DeployLoad::Kind::Max)
+                shared = saturatedState(eng->steps, lim, o.workload);
+              for (int rep : replicaOptions) {
+                ++res.evaluated;
+                const SteadyState st =
+                    shared ? *shared
+                           : stateAtRate(eng->steps, lim, o.workload,
+                                         o.load.requestsPerS / static_cast<double>(rep));
+                if (!st.stable || !(st.outputTokPerS > 0)) {
+                  ++res.rejectedLoad;
+                  bestCapacity = std::max(bestCapacity,
+                                          saturatedState(eng->steps, lim, o.workload).requestsPerS *
+                                              static_cast<double>(rep));
+                  continue;
+                }
+                const double ttftMs = st.ttftS * 1e3, tpotMs = st.tpotS * 1e3;
+                bestTtft = std::min(bestTtft, ttftMs);
+                bestTpot = std::min(bestTpot, tpotMs);
+                if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
+                  ++res.rejectedTtft;
+                  continue;
+                }
+                if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
+                  ++res.rejectedTpot;
+                  continue;
+                }
+                DeployConfig c;
+                c.gpu = gpu.id;
+                c.tp = tp;
+                c.replicas = rep;
+                c.ep = lay.ep;
+                c.dpAttention = lay.dpAttention;
+                c.gpuCount = tp * rep;
+                c.linear = as.linear;
+                c.moe = as.moe;
+                c.lmHead = as.lmHead;
+                c.kvDtype = sp.kvDtypes[ki];
+                c.maxBatch = cap;
+                c.ttftMs = ttftMs;
+                c.tpotMs = tpotMs;
+                c.outputTokS = st.outputTokPerS * static_cast<double>(rep);
+                c.pricePerHourUsd = price * static_cast<double>(c.gpuCount);
+                c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
+                c.bindingLimit = st.bindingLimit;
+                if (o.gate && !o.gate(c)) {
+                  ++res.rejectedGate;
+                  continue;
+                }
+                ++res.feasible;
+                front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
               }
-              if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
-                ++res.rejectedTpot;
-                continue;
-              }
-              DeployConfig c;
-              c.gpu = gpu.id;
-              c.tp = tp;
-              c.replicas = rep;
-              c.gpuCount = tp * rep;
-              c.linear = as.linear;
-              c.moe = as.moe;
-              c.lmHead = as.lmHead;
-              c.kvDtype = sp.kvDtypes[ki];
-              c.maxBatch = cap;
-              c.ttftMs = ttftMs;
-              c.tpotMs = tpotMs;
-              c.outputTokS = st.outputTokPerS * static_cast<double>(rep);
-              c.pricePerHourUsd = price * static_cast<double>(c.gpuCount);
-              c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
-              c.bindingLimit = st.bindingLimit;
-              if (o.gate && !o.gate(c)) {
-                ++res.rejectedGate;
-                continue;
-              }
-              ++res.feasible;
-              front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
             }
           }
         }
@@ -329,6 +356,8 @@ Json configJson(const DeployConfig& c) {
               {"gpu_count", c.gpuCount},
               {"tp", c.tp},
               {"replicas", c.replicas},
+              {"ep", c.ep},
+              {"dp_attention", c.dpAttention},
               {"schemes",
                {{"linear", c.linear},
                 {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},

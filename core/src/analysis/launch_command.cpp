@@ -92,8 +92,25 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
     std::ostringstream cmd;
     const std::string e = engine;
     if (e == "vllm") {
-      cmd << "vllm serve " << k.argument << " --tensor-parallel-size " << c.tp;
-      if (c.replicas > 1) cmd << " --data-parallel-size " << c.replicas;
+      // vLLM's DP attention is its data parallelism with tensor parallelism 1 inside the
+      // replica; its expert parallelism spans every GPU of the replica's MoE layers.
+      if (c.dpAttention) {
+        cmd << "vllm serve " << k.argument << " --tensor-parallel-size 1 --data-parallel-size "
+            << c.tp * c.replicas;
+        if (c.replicas > 1)
+          lc.notes.push_back("one DP group across the " + std::to_string(c.replicas) +
+                             " replicas: vLLM runs data-parallel attention over all " +
+                             std::to_string(c.tp * c.replicas) + " GPUs");
+      } else {
+        cmd << "vllm serve " << k.argument << " --tensor-parallel-size " << c.tp;
+        if (c.replicas > 1) cmd << " --data-parallel-size " << c.replicas;
+      }
+      if (c.ep > 1) cmd << " --enable-expert-parallel";
+      if (c.ep > 1 && c.ep < c.tp)
+        lc.notes.push_back("vLLM spreads the experts over all " + std::to_string(c.tp) +
+                           " GPUs of the replica (EP " + std::to_string(c.tp) +
+                           "); the model priced EP " + std::to_string(c.ep) +
+                           ": SGLang's --ep-size sets it");
       cmd << " --max-num-seqs " << batch << " --max-num-batched-tokens " << tokens
           << " --gpu-memory-utilization " << num(s.memUtil);
       if (!len.empty()) cmd << " --max-model-len " << len;
@@ -101,21 +118,39 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
       if (!k.onlineFlag.empty()) cmd << " --quantization " << k.onlineFlag;
     } else if (e == "sglang") {
       cmd << "python3 -m sglang.launch_server --model-path " << k.argument << " --tp-size " << c.tp;
-      if (c.replicas > 1) cmd << " --dp-size " << c.replicas;
+      if (c.dpAttention) {
+        cmd << " --dp-size " << c.tp << " --enable-dp-attention";
+        if (c.replicas > 1)
+          lc.notes.push_back("one server per replica: run " + std::to_string(c.replicas) +
+                             " of these, each on its own " + std::to_string(c.tp) +
+                             " GPUs, behind a load balancer");
+      } else if (c.replicas > 1) {
+        cmd << " --dp-size " << c.replicas;
+      }
+      if (c.ep > 1) cmd << " --ep-size " << c.ep;
       cmd << " --max-running-requests " << batch << " --chunked-prefill-size " << tokens
           << " --mem-fraction-static " << num(s.memUtil);
       if (!len.empty()) cmd << " --context-length " << len;
       if (fp8Kv) cmd << " --kv-cache-dtype fp8_e4m3";
       if (!k.onlineFlag.empty()) cmd << " --quantization " << k.onlineFlag;
     } else {
-      cmd << "trtllm-serve " << k.argument << " --tp_size " << c.tp << " --max_batch_size " << batch
-          << " --max_num_tokens " << tokens << " --kv_cache_free_gpu_memory_fraction 0.9";
+      cmd << "trtllm-serve " << k.argument << " --tp_size " << c.tp;
+      if (c.ep > 1) cmd << " --ep_size " << c.ep;
+      cmd << " --max_batch_size " << batch << " --max_num_tokens " << tokens
+          << " --kv_cache_free_gpu_memory_fraction 0.9";
       if (!len.empty()) cmd << " --max_seq_len " << len;
-      if (fp8Kv) {
-        cmd << " --extra_llm_api_options kv_fp8.yml";
-        lc.notes.push_back(
-            "kv_fp8.yml holds the FP8 KV cache setting: 'kv_cache_config: "
-            "{dtype: fp8}'");
+      // Settings without a trtllm-serve flag go in its extra LLM API options file.
+      std::vector<std::string> extra;
+      if (fp8Kv) extra.push_back("kv_cache_config: {dtype: fp8}");
+      if (c.dpAttention) extra.push_back("enable_attention_dp: true");
+      if (!extra.empty()) {
+        const std::string file = fp8Kv && !c.dpAttention   ? "kv_fp8.yml"
+                                 : c.dpAttention && !fp8Kv ? "attention_dp.yml"
+                                                           : "extra_options.yml";
+        cmd << " --extra_llm_api_options " << file;
+        std::string lines;
+        for (const auto& x : extra) lines += (lines.empty() ? "'" : "', '") + x;
+        lc.notes.push_back(file + " holds what trtllm-serve has no flag for: " + lines + "'");
       }
       if (c.replicas > 1)
         lc.notes.push_back("one server per replica: run " + std::to_string(c.replicas) +

@@ -14,6 +14,8 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
   // One token, as the command line and CSV files want ids: h100-sxm-x2-tp2-w4a16-g128-kv-fp8-b256.
   id << c.gpu << "-x" << c.gpuCount << "-tp" << c.tp << "-" << c.schemeId() << "-kv-" << c.kvDtype
      << "-b" << c.maxBatch;
+  if (c.ep > 1) id << "-ep" << c.ep;
+  if (c.dpAttention) id << "-dpa";
   if (speculation) id << "-mtp-k" << speculation->draftTokens;
   k.id = id.str();
   k.model = modelId;
@@ -24,10 +26,10 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
   k.gpuCount = c.gpuCount;
   std::ostringstream note;
   note << "deployment search: " << c.replicas << " replica" << (c.replicas == 1 ? "" : "s")
-       << " of TP " << c.tp << ", KV " << c.kvDtype << ", batch cap " << c.maxBatch << "; "
-       << opts.workload.inputTokens << " prompt + " << opts.workload.outputTokens
-       << " output tokens at load " << deployLoadText(opts.load) << " (concurrency capped by "
-       << c.bindingLimit << ")";
+       << " of TP " << c.tp << (c.layoutText().empty() ? "" : " (" + c.layoutText() + ")")
+       << ", KV " << c.kvDtype << ", batch cap " << c.maxBatch << "; " << opts.workload.inputTokens
+       << " prompt + " << opts.workload.outputTokens << " output tokens at load "
+       << deployLoadText(opts.load) << " (concurrency capped by " << c.bindingLimit << ")";
   if (speculation) {
     note << "; speculative decoding with the model's MTP layer, " << speculation->draftTokens
          << " draft token" << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance "

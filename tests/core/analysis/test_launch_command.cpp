@@ -3,6 +3,7 @@
 // model priced, and a checkpoint that exists or is named as one to make.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -104,4 +105,57 @@ TEST_CASE("a checkpoint that already is the configuration is launched as it is",
   // an already quantized checkpoint).
   for (const auto& lc : launchCommands(config("w8a8-fp8", "bf16"), m, settings()))
     CHECK(lc.checkpointToMake);
+}
+
+TEST_CASE("launch lines for expert parallelism and DP attention use each engine's own flags",
+          "[deploy][launch][moe]") {
+  const ModelArch m = *Catalog::bundled().resolveModel("deepseek-v3");
+  DeployConfig c;
+  c.gpu = "h200-sxm";
+  c.gpuCount = 8;
+  c.tp = 8;
+  c.replicas = 1;
+  c.ep = 8;
+  c.dpAttention = true;
+  c.linear = "w8a8-fp8";
+  c.moe = "w8a8-fp8";
+  c.lmHead = "w8a8-fp8";
+  c.kvDtype = "fp8";
+  c.maxBatch = 256;
+  const auto lc = launchCommands(c, m, settings());
+  REQUIRE(lc.size() == 3);
+  // vLLM: attention data-parallel over the 8 GPUs (TP 1 inside), experts spread over them.
+  CHECK(lc[0].command.find("--tensor-parallel-size 1 --data-parallel-size 8 "
+                           "--enable-expert-parallel") != std::string::npos);
+  // SGLang: --dp-size equal to the TP size with --enable-dp-attention, and --ep-size.
+  CHECK(lc[1].command.find("--tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8") !=
+        std::string::npos);
+  // TensorRT-LLM: --ep_size, and attention DP in the extra options file with the FP8 KV.
+  CHECK(lc[2].command.find("--tp_size 8 --ep_size 8") != std::string::npos);
+  CHECK(lc[2].command.find("--extra_llm_api_options extra_options.yml") != std::string::npos);
+  const bool named = std::any_of(lc[2].notes.begin(), lc[2].notes.end(), [](const auto& n) {
+    return n.find("enable_attention_dp: true") != std::string::npos &&
+           n.find("kv_cache_config: {dtype: fp8}") != std::string::npos;
+  });
+  CHECK(named);
+  // EP 4 of 8 GPUs: vLLM cannot split experts in groups, and says so; SGLang can.
+  c.ep = 4;
+  c.dpAttention = false;
+  const auto partial = launchCommands(c, m, settings());
+  CHECK(partial[0].command.find("--tensor-parallel-size 8 --enable-expert-parallel") !=
+        std::string::npos);
+  const bool said = std::any_of(
+      partial[0].notes.begin(), partial[0].notes.end(),
+      [](const auto& n) { return n.find("the model priced EP 4") != std::string::npos; });
+  CHECK(said);
+  CHECK(partial[1].command.find("--tp-size 8 --ep-size 4") != std::string::npos);
+  CHECK(partial[1].command.find("dp-attention") == std::string::npos);
+  // Plain TP carries none of these flags.
+  c.ep = 1;
+  for (const auto& l : launchCommands(c, m, settings())) {
+    INFO(l.engine);
+    CHECK(l.command.find("expert") == std::string::npos);
+    CHECK(l.command.find("ep-size") == std::string::npos);
+    CHECK(l.command.find("ep_size") == std::string::npos);
+  }
 }

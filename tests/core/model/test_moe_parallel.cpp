@@ -2,8 +2,10 @@
 // what each GPU stores, reads and sends, hand-computed from DeepSeek-V3's config.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
+#include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/model/serving_model.hpp>
@@ -152,4 +154,37 @@ TEST_CASE("expert imbalance scales the busiest GPU's routed-expert work under EP
   const SchemeReport tp = fp8(deepseek(1, false, 1.5));
   CHECK(kindOf(tp, LayerKind::Moe).memS.cE ==
         Approx(kindOf(fp8(deepseek(1, false)), LayerKind::Moe).memS.cE));
+}
+
+TEST_CASE("the deployment search's MoE layouts are the ones the engines accept", "[moe][search]") {
+  DeploySpace sp;
+  sp.model = *Catalog::bundled().resolveModel("deepseek-v3");  // 256 routed experts
+  const std::vector<MoeLayout> tp8 = {{1, false}, {1, true}, {2, false}, {2, true},
+                                      {4, false}, {4, true}, {8, false}, {8, true}};
+  CHECK(moeLayouts(sp, 8) == tp8);
+  CHECK(moeLayouts(sp, 1) == std::vector<MoeLayout>{{1, false}});
+  // Mixtral's 8 experts: EP stops at 8 even on 16 GPUs.
+  sp.model = *Catalog::bundled().resolveModel("mixtral-8x7b");
+  const auto m16 = moeLayouts(sp, 16);
+  CHECK(std::none_of(m16.begin(), m16.end(), [](const MoeLayout& l) { return l.ep > 8; }));
+  CHECK(std::count_if(m16.begin(), m16.end(), [](const MoeLayout& l) { return l.ep == 8; }) == 2);
+  // Off, or a dense model: plain TP only.
+  sp.moeParallel = false;
+  CHECK(moeLayouts(sp, 8) == std::vector<MoeLayout>{{1, false}});
+  sp.moeParallel = true;
+  sp.model = *Catalog::bundled().resolveModel("llama-3.1-70b");
+  CHECK(moeLayouts(sp, 8) == std::vector<MoeLayout>{{1, false}});
+  // Every layout is a scenario the engine prices (none is refused by validateScenario).
+  sp.model = *Catalog::bundled().resolveModel("qwen3-30b-a3b");
+  ServingWorkload w;
+  w.inputTokens = 512;
+  w.outputTokens = 128;
+  const GpuSpec gpu = *Catalog::bundled().resolveGpu("h100-sxm");
+  for (const auto& l : moeLayouts(sp, 4)) {
+    INFO("ep " << l.ep << " dp " << l.dpAttention);
+    const Scenario s = deployScenario(sp, gpu, 4, 1.0, w, l);
+    CHECK(s.ep == l.ep);
+    CHECK(s.dpAttention == l.dpAttention);
+    CHECK_FALSE(validateScenario(s).has_value());
+  }
 }

@@ -626,7 +626,9 @@ void DeployView::fillTable() {
     const QStringList cells = {
         qs(c.gpu),
         QString::number(c.gpuCount),
-        QString("%1 × %2").arg(c.tp).arg(c.replicas),
+        c.layoutText().empty()
+            ? QString("%1 × %2").arg(c.tp).arg(c.replicas)
+            : QString("%1 × %2 (%3)").arg(c.tp).arg(c.replicas).arg(qs(c.layoutText())),
         qs(c.schemeId()),
         qs(c.kvDtype),
         QString::number(c.maxBatch),
@@ -664,7 +666,7 @@ QString DeployView::hoverText(int i) const {
   const auto& c = m_result->frontier[static_cast<std::size_t>(i)];
   const DeployIntervals* iv = intervalsAt(i);
   QString text = QString(
-                     "%1 × %2 (TP %3 × %4 replicas)\nschemes: %5\nKV cache: %6, batch cap %7\n"
+                     "%1 × %2 (TP %3 × %4 replicas%14)\nschemes: %5\nKV cache: %6, batch cap %7\n"
                      "TTFT %8 ms, TPOT %9 ms\noutput %10 tok/s\n%11 USD per million output tokens "
                      "(%12 USD/h)\nconcurrency capped by %13")
                      .arg(c.gpuCount)
@@ -680,7 +682,8 @@ QString DeployView::hoverText(int i) const {
                      .arg(withInterval(c.usdPerMillionOutputTokens,
                                        iv ? &iv->usdPerMillionOutputTokens : nullptr))
                      .arg(fmt3(c.pricePerHourUsd))
-                     .arg(qs(c.bindingLimit));
+                     .arg(qs(c.bindingLimit))
+                     .arg(c.layoutText().empty() ? QString() : "; " + qs(c.layoutText()));
   if (iv && iv->usdPerMillionOutputTokens.high > iv->usdPerMillionOutputTokens.low) {
     text += QString("\n(80% intervals from the constants' spread)");
   }

@@ -50,7 +50,25 @@ struct DeploySpace {
   /// "Speculative decoding"): the layer's weights and KV leave the pool, a step verifies
   /// B·(k + 1) tokens and the token budget is at least the batch cap's verify tokens.
   std::optional<Speculation> speculation;
+  /// MoE models: every expert-parallel degree (powers of two dividing the replica's GPUs and
+  /// the experts) with and without DP attention, beside plain TP (docs/model.md, "Expert
+  /// parallelism and DP attention"); off: plain TP only. No effect on a dense model.
+  bool moeParallel = true;
+  /// The busiest GPU's routed-expert work over the mean under EP (1: uniform routing).
+  double expertImbalance = 1.0;
 };
+
+/// How a MoE replica spreads its experts and attention (Scenario::ep, Scenario::dpAttention).
+struct MoeLayout {
+  int ep = 1;
+  bool dpAttention = false;
+  bool operator==(const MoeLayout&) const = default;
+};
+
+/// The layouts the search tries at `tp`: plain TP, then for a MoE model with moeParallel each
+/// EP degree (a power of two dividing tp and the experts) without and with DP attention (tp
+/// at least 2).
+std::vector<MoeLayout> moeLayouts(const DeploySpace& space, int tp);
 
 /// The request rates a load may offer, req/s: below, a deployment's figures are noise (one
 /// request every 2.8 hours); above, no deployment the catalog can build serves it.
@@ -63,6 +81,8 @@ struct DeployConfig {
   int gpuCount = 1;
   int tp = 1;
   int replicas = 1;
+  int ep = 1;                       ///< expert-parallel degree within a replica (MoE)
+  bool dpAttention = false;         ///< attention data-parallel over the replica's GPUs (MoE)
   std::string linear, moe, lmHead;  ///< scheme ids per kind (moe empty for a dense model)
   std::string kvDtype;
   int maxBatch = 1;
@@ -73,6 +93,8 @@ struct DeployConfig {
   double pricePerHourUsd = 0;                  ///< the whole deployment
   std::string bindingLimit;                    ///< what caps a replica's concurrency
   [[nodiscard]] std::string schemeId() const;  ///< "w4a16-g128" or "linear=..,moe=..,lm_head=.."
+  /// "EP 8, DP attention", "EP 4", "DP attention", or "" for plain TP.
+  [[nodiscard]] std::string layoutText() const;
 };
 
 struct DeployOptions {
@@ -97,12 +119,13 @@ struct DeployResult {
                rejectedGate = 0;
 };
 
-/// One replica's scenario as the search prices it: `gpu` at `tp`, KV of `kvBytesPerElement`,
+/// One replica's scenario as the search prices it: `gpu` at `tp` in `layout` (with the space's
+/// expert imbalance), KV of `kvBytesPerElement`,
 /// room for one request of `w`, the space's memory settings and fallbacks, and the constants
 /// the rest of the tool predicts with (the GPU's calibration, else the bundled defaults; the
 /// datasheet when the space asks).
 Scenario deployScenario(const DeploySpace& space, const GpuSpec& gpu, int tp,
-                        double kvBytesPerElement, const ServingWorkload& w);
+                        double kvBytesPerElement, const ServingWorkload& w, MoeLayout layout = {});
 
 /// Runs the search. Errors: an empty space, a GPU without a price, bad workload or SLOs.
 Result<DeployResult> searchDeployments(const DeploySpace& space, const DeployOptions& opts);

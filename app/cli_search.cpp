@@ -300,6 +300,82 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
 
 }  // namespace
 
+namespace {
+
+/// --schemes: the Deploy tab's default set, "all", or a list without repeats. 0 or the exit code.
+int searchedSchemes(const std::optional<std::string>& schemes, const Catalog& cat, DeploySpace& sp,
+                    std::ostream& err) {
+  if (!schemes) {
+    // The same default as the window's Deploy tab: one answer for one question.
+    for (const auto& id : cat.schemesDefaultFor("deploy")) sp.schemes.push_back(*cat.scheme(id));
+    return kExitOk;
+  }
+  if (*schemes == "all") {
+    sp.schemes = cat.schemes();
+    return kExitOk;
+  }
+  for (const auto& id : splitComma(*schemes)) {
+    auto s = cat.scheme(id, "schemes");
+    if (!s) return badInput(err, s.error());
+    for (const auto& have : sp.schemes) {
+      if (have.id == s->id)
+        return badArg(err, "schemes", "scheme '" + id + "' is listed twice; list each scheme once");
+    }
+    sp.schemes.push_back(*s);
+  }
+  return kExitOk;
+}
+
+/// --max-gpus and --max-batch. 0 or the exit code.
+int searchedSizes(const std::optional<std::string>& maxGpus,
+                  const std::optional<std::string>& maxBatch, DeploySpace& sp, std::ostream& err) {
+  if (maxGpus) {
+    const auto v = parseInt(*maxGpus);
+    if (!v || *v < 1 || *v > 4096)
+      return badArg(err, "max-gpus",
+                    "expected an integer from 1 to 4096, found '" + *maxGpus + "'");
+    sp.maxGpus = static_cast<int>(*v);
+  }
+  if (maxBatch) {
+    sp.batchCaps.clear();
+    for (const auto& item : splitComma(*maxBatch)) {
+      const auto v = parseInt(item);
+      if (!v || *v < 1 || *v > 1'000'000)
+        return badArg(err, "max-batch",
+                      "expected integers from 1 to 1000000, found '" + item + "'");
+      sp.batchCaps.push_back(static_cast<int>(*v));
+    }
+  }
+  return kExitOk;
+}
+
+/// --slo-ttft-ms, --slo-tpot-ms, --latency and --load. 0 or the exit code.
+int searchTargets(const std::optional<std::string>& sloTtft,
+                  const std::optional<std::string>& sloTpot,
+                  const std::optional<std::string>& latency, const std::optional<std::string>& load,
+                  DeployOptions& o, std::ostream& err) {
+  int rc = kExitOk;
+  const auto ttftSlo = positiveOption(sloTtft, "slo-ttft-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  const auto tpotSlo = positiveOption(sloTpot, "slo-tpot-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  o.sloTtftMs = ttftSlo.value_or(0);
+  o.sloTpotMs = tpotSlo.value_or(0);
+  if (latency && *latency != "tpot" && *latency != "ttft")
+    return badArg(err, "latency", "expected tpot or ttft, found '" + *latency + "'");
+  o.axis = latency && *latency == "ttft" ? LatencyAxis::Ttft : LatencyAxis::Tpot;
+  std::vector<LoadPoint> loads;
+  if (!parseLoads(load.value_or("max"), loads, err, rc)) return rc;
+  if (loads.size() != 1) return badArg(err, "load", "the search takes one load");
+  o.load.kind = loads[0].kind == LoadPoint::Kind::Sync  ? DeployLoad::Kind::Sync
+                : loads[0].kind == LoadPoint::Kind::Max ? DeployLoad::Kind::Max
+                                                        : DeployLoad::Kind::Rate;
+  o.load.requestsPerS = loads[0].rate;
+  return kExitOk;
+}
+
+}  // namespace
+
 int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   Args a(argv);
   if (a.help()) {
@@ -371,41 +447,9 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   }
   sp.catalog = &cat;
   if (const int bad = searchedGpus(prices, gpus, skipUnpriced, cat, sp.gpus, err)) return bad;
-  if (!schemes) {
-    // The same default as the window's Deploy tab: one answer for one question.
-    for (const auto& id : cat.schemesDefaultFor("deploy")) sp.schemes.push_back(*cat.scheme(id));
-  } else if (*schemes == "all") {
-    sp.schemes = cat.schemes();
-  } else {
-    for (const auto& id : splitComma(*schemes)) {
-      auto s = cat.scheme(id, "schemes");
-      if (!s) return badInput(err, s.error());
-      for (const auto& have : sp.schemes) {
-        if (have.id == s->id)
-          return badArg(err, "schemes",
-                        "scheme '" + id + "' is listed twice; list each scheme once");
-      }
-      sp.schemes.push_back(*s);
-    }
-  }
+  if (const int bad = searchedSchemes(schemes, cat, sp, err)) return bad;
   if (kvDtypes) sp.kvDtypes = splitComma(*kvDtypes);
-  if (maxGpus) {
-    const auto v = parseInt(*maxGpus);
-    if (!v || *v < 1 || *v > 4096)
-      return badArg(err, "max-gpus",
-                    "expected an integer from 1 to 4096, found '" + *maxGpus + "'");
-    sp.maxGpus = static_cast<int>(*v);
-  }
-  if (maxBatch) {
-    sp.batchCaps.clear();
-    for (const auto& item : splitComma(*maxBatch)) {
-      const auto v = parseInt(item);
-      if (!v || *v < 1 || *v > 1'000'000)
-        return badArg(err, "max-batch",
-                      "expected integers from 1 to 1000000, found '" + item + "'");
-      sp.batchCaps.push_back(static_cast<int>(*v));
-    }
-  }
+  if (const int bad = searchedSizes(maxGpus, maxBatch, sp, err)) return bad;
   if (!tokenBudgetOption(budget, sp.tokenBudget, err, rc)) return rc;
   if (!memoryOptions(memUtil, reserve, sp.memUtil, sp.reserveGib, err, rc)) return rc;
   sp.speculation = speculationOption(specArgs, err, rc);
@@ -416,22 +460,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
                   "draft model is priced by qfront serving and qfront model");
   DeployOptions o;
   o.workload = *w;
-  const auto ttftSlo = positiveOption(sloTtft, "slo-ttft-ms", err, rc);
-  if (rc != kExitOk) return rc;
-  const auto tpotSlo = positiveOption(sloTpot, "slo-tpot-ms", err, rc);
-  if (rc != kExitOk) return rc;
-  o.sloTtftMs = ttftSlo.value_or(0);
-  o.sloTpotMs = tpotSlo.value_or(0);
-  if (latency && *latency != "tpot" && *latency != "ttft")
-    return badArg(err, "latency", "expected tpot or ttft, found '" + *latency + "'");
-  o.axis = latency && *latency == "ttft" ? LatencyAxis::Ttft : LatencyAxis::Tpot;
-  std::vector<LoadPoint> loads;
-  if (!parseLoads(load.value_or("max"), loads, err, rc)) return rc;
-  if (loads.size() != 1) return badArg(err, "load", "the search takes one load");
-  o.load.kind = loads[0].kind == LoadPoint::Kind::Sync  ? DeployLoad::Kind::Sync
-                : loads[0].kind == LoadPoint::Kind::Max ? DeployLoad::Kind::Max
-                                                        : DeployLoad::Kind::Rate;
-  o.load.requestsPerS = loads[0].rate;
+  if (const int bad = searchTargets(sloTtft, sloTpot, latency, load, o, err)) return bad;
 
   Json gateJson = nullptr;
   if (const int bad = sessionGate(gateTexts, session, baseline, sp.model.id, o, gateJson, err))

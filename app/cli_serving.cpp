@@ -283,6 +283,133 @@ void printTable(const ServingReport& r, std::ostream& out) {
 
 }  // namespace
 
+namespace {
+
+/// The engine under speculative decoding with the draft `--spec-draft` names (mtp: the
+/// target's own layer; else a draft model). 0 or the exit code.
+int speculate(const ScenarioSpec& spec, const Scenario& scenario, const std::string& draftName,
+              const Speculation& speculation, EngineServing& eng,
+              std::optional<SpeculativeDraft>& draft, std::ostream& err) {
+  int rc = kExitOk;
+  if (draftName == "mtp") {
+    draft = mtpDraft(eng, static_cast<int>(scenario.model.layers), spec.tp);
+  } else {
+    draft = draftModel(spec, scenario, draftName, err, rc);
+    if (!draft) return rc;
+  }
+  auto se = speculativeServing(eng, *draft, speculation);
+  if (!se) return badInput(err, se.error());
+  eng = std::move(*se);
+  return kExitOk;
+}
+
+/// Rows without intervals (under speculation), their fields kept as null.
+void noIntervals(Json& rows) {
+  for (auto& row : rows) {
+    row["interval_level"] = 0.8;
+    for (const char* key : {"analytic_output_tok_s_interval", "analytic_ttft_ms_interval",
+                            "analytic_tpot_ms_interval"})
+      row[key] = nullptr;
+  }
+}
+
+void printReport(const std::string& fmtName, const ServingReport& report, std::ostream& out) {
+  if (fmtName == "json")
+    printJson(report, out);
+  else if (fmtName == "csv")
+    printCsv(report, out);
+  else
+    printTable(report, out);
+}
+
+/// --ep, --expert-imbalance and --dp-attention on a resolved scenario, checked with it.
+int moeLayoutOptions(const std::optional<std::string>& ep,
+                     const std::optional<std::string>& imbalance, bool dpAttention,
+                     Scenario& scenario, std::ostream& err) {
+  if (ep) {
+    const auto v = parseInt(*ep);
+    if (!v || *v < 1 || *v > 1024)
+      return badArg(err, "ep", "expected an integer from 1 to 1024, found '" + *ep + "'");
+    scenario.ep = static_cast<int>(*v);
+  }
+  if (imbalance) {
+    const auto v = parseNumber(*imbalance);
+    if (!v) return badArg(err, "expert-imbalance", "expected a number, found '" + *imbalance + "'");
+    scenario.expertImbalance = *v;
+  }
+  scenario.dpAttention = dpAttention;
+  if (auto e = validateScenario(scenario)) return badInput(err, *e);
+  return kExitOk;
+}
+
+/// The server's limits and the simulation's settings, as given.
+struct SimulationArgs {
+  std::optional<std::string> maxBatch, budget, requests, seed, sloTtft, sloTpot, load;
+};
+
+/// --max-batch, --token-budget, --requests, --seed, the SLOs and --load into the limits (whose
+/// KV capacity is set), the simulation and the loads. 0 or the exit code.
+int simulationOptions(const SimulationArgs& a, const ServingWorkload& w, ServingLimits& lim,
+                      SimOptions& sim, std::vector<LoadPoint>& loads, std::ostream& err) {
+  int rc = kExitOk;
+  if (a.maxBatch) {
+    const auto v = parseInt(*a.maxBatch);
+    if (!v || *v < 1 || *v > 1'000'000)
+      return badArg(err, "max-batch",
+                    "expected an integer from 1 to 1000000, found '" + *a.maxBatch + "'");
+    lim.maxBatch = static_cast<int>(*v);
+  }
+  if (!tokenBudgetOption(a.budget, lim.tokenBudget, err, rc)) return rc;
+  if (auto e = validateServing(lim, w)) return badInput(err, *e);
+  sim.input.mean = w.inputTokens;
+  sim.output.mean = w.outputTokens;
+  if (a.requests) {
+    const auto v = parseInt(*a.requests);
+    if (!v || *v < 1 || *v > 1'000'000)
+      return badArg(err, "requests",
+                    "expected an integer from 1 to 1000000, found '" + *a.requests + "'");
+    sim.requests = static_cast<int>(*v);
+  } else {
+    // Enough waves of the batch for the middle 80% of completions to be a steady state.
+    sim.requests = std::max(2000, 20 * lim.maxBatch);
+  }
+  if (a.seed) {
+    const auto v = parseInt(*a.seed);
+    if (!v || *v < 0)
+      return badArg(err, "seed", "expected a non-negative integer, found '" + *a.seed + "'");
+    sim.seed = static_cast<std::uint64_t>(*v);
+  }
+  const auto ttftSlo = positiveOption(a.sloTtft, "slo-ttft-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  const auto tpotSlo = positiveOption(a.sloTpot, "slo-tpot-ms", err, rc);
+  if (rc != kExitOk) return rc;
+  if (tpotSlo && w.outputTokens < 2)
+    return badArg(err, "slo-tpot-ms",
+                  "a TPOT needs at least 2 output tokens (TPOT is the time between them); this "
+                  "workload has 1");
+  sim.sloTtftS = ttftSlo.value_or(0) / 1e3;
+  sim.sloTpotS = tpotSlo.value_or(0) / 1e3;
+  if (!parseLoads(a.load.value_or("sync,max"), loads, err, rc)) return rc;
+  // At load max the batch fills at once: fewer than 20 waves of it are a ramp, whose
+  // simulated throughput ran 17-24x a long run's at 19-256 requests.
+  const bool fills = std::any_of(loads.begin(), loads.end(),
+                                 [](const LoadPoint& l) { return l.kind == LoadPoint::Kind::Max; });
+  if (fills && sim.requests < 20 * static_cast<double>(lim.maxBatch)) {
+    err << "qfront: warning: --requests " << sim.requests << " is under 20 x the batch cap ("
+        << 20 * lim.maxBatch
+        << "): the simulated columns at load max are not a steady state (the analytic "
+           "ones are)\n";
+  }
+
+  // Every load is one simulation: their work together is bounded before any starts.
+  if (auto e = checkSimulationWork(simulationWork(lim, sim) * static_cast<double>(loads.size()))) {
+    return badArg(err, "requests", e->message);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
   Args a(argv);
   if (a.help()) {
@@ -357,19 +484,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   }
   auto scenario = resolveScenario(spec);
   if (!scenario) return badInput(err, scenario.error());
-  if (ep) {
-    const auto v = parseInt(*ep);
-    if (!v || *v < 1 || *v > 1024)
-      return badArg(err, "ep", "expected an integer from 1 to 1024, found '" + *ep + "'");
-    scenario->ep = static_cast<int>(*v);
-  }
-  if (imbalance) {
-    const auto v = parseNumber(*imbalance);
-    if (!v) return badArg(err, "expert-imbalance", "expected a number, found '" + *imbalance + "'");
-    scenario->expertImbalance = *v;
-  }
-  scenario->dpAttention = dpAttention;
-  if (auto e = validateScenario(*scenario)) return badInput(err, *e);
+  if (const int bad = moeLayoutOptions(ep, imbalance, dpAttention, *scenario, err)) return bad;
   auto cands = scheme ? makeCandidates({*scheme}, "", "", "")
                       : makeCandidates({}, *linear, moe.value_or(""), lmHead.value_or(""));
   if (!cands) return badInput(err, cands.error());
@@ -381,104 +496,34 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   const auto speculation = speculationOption({specK, specAccept, specDraft}, err, rc);
   if (rc != kExitOk) return rc;
   if (speculation) {
-    if (*specDraft == "mtp") {
-      draft = mtpDraft(*eng, static_cast<int>(scenario->model.layers), spec.tp);
-    } else {
-      draft = draftModel(spec, *scenario, *specDraft, err, rc);
-      if (!draft) return rc;
-    }
-    auto se = speculativeServing(*eng, *draft, *speculation);
-    if (!se) return badInput(err, se.error());
-    *eng = std::move(*se);
+    if (const int bad = speculate(spec, *scenario, *specDraft, *speculation, *eng, draft, err))
+      return bad;
   }
   if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)
     return badArg(err, "gpu",
-                  "the weights of " + cands->front().id +
-                      " leave no room for one request's KV "
-                      "cache on " +
-                      std::to_string(spec.tp) + " x " + scenario->gpu.id +
+                  "the weights of " + cands->front().id + " leave no room for one request's KV " +
+                      "cache on " + std::to_string(spec.tp) + " x " + scenario->gpu.id +
                       " (raise --tp or choose a smaller scheme)");
 
   ServingLimits lim;
   lim.kvCapacityTokens = eng->kvCapacityTokens;
-  if (maxBatch) {
-    const auto v = parseInt(*maxBatch);
-    if (!v || *v < 1 || *v > 1'000'000)
-      return badArg(err, "max-batch",
-                    "expected an integer from 1 to 1000000, found '" + *maxBatch + "'");
-    lim.maxBatch = static_cast<int>(*v);
-  }
-  if (!tokenBudgetOption(budget, lim.tokenBudget, err, rc)) return rc;
-  if (auto e = validateServing(lim, *w)) return badInput(err, *e);
   SimOptions sim;
-  sim.input.mean = w->inputTokens;
-  sim.output.mean = w->outputTokens;
-  if (requests) {
-    const auto v = parseInt(*requests);
-    if (!v || *v < 1 || *v > 1'000'000)
-      return badArg(err, "requests",
-                    "expected an integer from 1 to 1000000, found '" + *requests + "'");
-    sim.requests = static_cast<int>(*v);
-  } else {
-    // Enough waves of the batch for the middle 80% of completions to be a steady state.
-    sim.requests = std::max(2000, 20 * lim.maxBatch);
-  }
-  if (seed) {
-    const auto v = parseInt(*seed);
-    if (!v || *v < 0)
-      return badArg(err, "seed", "expected a non-negative integer, found '" + *seed + "'");
-    sim.seed = static_cast<std::uint64_t>(*v);
-  }
-  const auto ttftSlo = positiveOption(sloTtft, "slo-ttft-ms", err, rc);
-  if (rc != kExitOk) return rc;
-  const auto tpotSlo = positiveOption(sloTpot, "slo-tpot-ms", err, rc);
-  if (rc != kExitOk) return rc;
-  if (tpotSlo && w->outputTokens < 2)
-    return badArg(err, "slo-tpot-ms",
-                  "a TPOT needs at least 2 output tokens (TPOT is the time between them); this "
-                  "workload has 1");
-  sim.sloTtftS = ttftSlo.value_or(0) / 1e3;
-  sim.sloTpotS = tpotSlo.value_or(0) / 1e3;
   std::vector<LoadPoint> loads;
-  if (!parseLoads(load.value_or("sync,max"), loads, err, rc)) return rc;
-  // At load max the batch fills at once: fewer than 20 waves of it are a ramp, whose
-  // simulated throughput ran 17-24x a long run's at 19-256 requests.
-  const bool fills = std::any_of(loads.begin(), loads.end(),
-                                 [](const LoadPoint& l) { return l.kind == LoadPoint::Kind::Max; });
-  if (fills && sim.requests < 20 * static_cast<double>(lim.maxBatch)) {
-    err << "qfront: warning: --requests " << sim.requests << " is under 20 x the batch cap ("
-        << 20 * lim.maxBatch
-        << "): the simulated columns at load max are not a steady state (the analytic "
-           "ones are)\n";
-  }
-
-  // Every load is one simulation: their work together is bounded before any starts.
-  if (auto e = checkSimulationWork(simulationWork(lim, sim) * static_cast<double>(loads.size()))) {
-    return badArg(err, "requests", e->message);
-  }
-  auto rows = loadRows(eng->steps, lim, *w, sim, loads, ttftSlo || tpotSlo);
+  if (const int bad = simulationOptions({maxBatch, budget, requests, seed, sloTtft, sloTpot, load},
+                                        *w, lim, sim, loads, err))
+    return bad;
+  auto rows = loadRows(eng->steps, lim, *w, sim, loads, sim.sloTtftS > 0 || sim.sloTpotS > 0);
   if (!rows) return badInput(err, rows.error());
   // The intervals come from the calibration's spread around the plain engine; with speculation
   // they would describe another operating point, so none is given.
-  if (speculation) {
-    for (auto& row : *rows) {
-      row["interval_level"] = 0.8;
-      for (const char* key : {"analytic_output_tok_s_interval", "analytic_ttft_ms_interval",
-                              "analytic_tpot_ms_interval"})
-        row[key] = nullptr;
-    }
-  } else {
+  if (speculation)
+    noIntervals(*rows);
+  else
     addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
-  }
-  const ServingReport report{*scenario, spec,  cands->front().id, useCaseId, *w, lim,
-                             sim,       *rows, speculation,       draft};
-  if (fmtName == "json") {
-    printJson(report, out);
-  } else if (fmtName == "csv") {
-    printCsv(report, out);
-  } else {
-    printTable(report, out);
-  }
+  printReport(
+      fmtName,
+      {*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows, speculation, draft},
+      out);
   return kExitOk;
 }
 

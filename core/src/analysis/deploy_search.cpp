@@ -189,6 +189,71 @@ std::string nothingFeasibleReason(const DeployResult& res, const DeployOptions& 
   return why.str();
 }
 
+/// What the search has found so far: its counts, its frontier, and the best figures reached
+/// (for the reason nothing is feasible).
+struct Tally {
+  DeployResult res;
+  Frontier front;
+  double bestTtft = std::numeric_limits<double>::infinity();
+  double bestTpot = std::numeric_limits<double>::infinity();
+  double bestCapacity = 0;
+};
+
+/// One replica's engine at one batch cap (`proto` names it), offered at every replica count:
+/// each is judged against the load, the SLOs and the gates, and the feasible ones reach the
+/// frontier.
+void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const ServingLimits& lim,
+                   const DeployConfig& proto, double pricePerGpu,
+                   const std::vector<int>& replicaOptions, Tally& t) {
+  DeployResult& res = t.res;
+  // One replica's state serves every replica count (sync and max); at a rate each replica
+  // takes its share.
+  std::optional<SteadyState> shared;
+  if (o.load.kind == DeployLoad::Kind::Sync)
+    shared = stateAtConcurrency(steps, lim, o.workload, 1.0);
+  else if (o.load.kind == DeployLoad::Kind::Max)
+    shared = saturatedState(steps, lim, o.workload);
+  for (int rep : replicaOptions) {
+    ++res.evaluated;
+    const SteadyState st = shared ? *shared
+                                  : stateAtRate(steps, lim, o.workload,
+                                                o.load.requestsPerS / static_cast<double>(rep));
+    if (!st.stable || !(st.outputTokPerS > 0)) {
+      ++res.rejectedLoad;
+      t.bestCapacity =
+          std::max(t.bestCapacity,
+                   saturatedState(steps, lim, o.workload).requestsPerS * static_cast<double>(rep));
+      continue;
+    }
+    const double ttftMs = st.ttftS * 1e3, tpotMs = st.tpotS * 1e3;
+    t.bestTtft = std::min(t.bestTtft, ttftMs);
+    t.bestTpot = std::min(t.bestTpot, tpotMs);
+    if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
+      ++res.rejectedTtft;
+      continue;
+    }
+    if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
+      ++res.rejectedTpot;
+      continue;
+    }
+    DeployConfig c = proto;
+    c.replicas = rep;
+    c.gpuCount = proto.tp * rep;
+    c.ttftMs = ttftMs;
+    c.tpotMs = tpotMs;
+    c.outputTokS = st.outputTokPerS * static_cast<double>(rep);
+    c.pricePerHourUsd = pricePerGpu * static_cast<double>(c.gpuCount);
+    c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
+    c.bindingLimit = st.bindingLimit;
+    if (o.gate && !o.gate(c)) {
+      ++res.rejectedGate;
+      continue;
+    }
+    ++res.feasible;
+    t.front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
+  }
+}
+
 }  // namespace
 
 std::vector<MoeLayout> moeLayouts(const DeploySpace& sp, int tp) {
@@ -231,11 +296,8 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
   std::vector<int> counts;
   for (int c = 1; c <= sp.maxGpus; c *= 2) counts.push_back(c);
 
-  DeployResult res;
-  Frontier front;
-  double bestTtft = std::numeric_limits<double>::infinity();
-  double bestTpot = std::numeric_limits<double>::infinity();
-  double bestCapacity = 0;
+  Tally t;
+  DeployResult& res = t.res;
   const double I = o.workload.inputTokens, O = o.workload.outputTokens;
 
   for (const auto& gpu : sp.gpus) {
@@ -279,73 +341,28 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
               lim.tokenBudget = std::max(sp.tokenBudget,
                                          static_cast<double>(cap) * eng->steps.decodeTokensPerSeq);
               lim.kvCapacityTokens = eng->kvCapacityTokens;
-              // One replica's state serves every replica count (sync and max); at a rate each
-              // replica takes its share.
-              std::optional<SteadyState> shared;
-              if (o.load.kind == DeployLoad::Kind::Sync)
-                shared = stateAtConcurrency(eng->steps, lim, o.workload, 1.0);
-              else if (o.load.kind == DeployLoad::Kind::Max)
-                shared = saturatedState(eng->steps, lim, o.workload);
-              for (int rep : replicaOptions) {
-                ++res.evaluated;
-                const SteadyState st =
-                    shared ? *shared
-                           : stateAtRate(eng->steps, lim, o.workload,
-                                         o.load.requestsPerS / static_cast<double>(rep));
-                if (!st.stable || !(st.outputTokPerS > 0)) {
-                  ++res.rejectedLoad;
-                  bestCapacity = std::max(bestCapacity,
-                                          saturatedState(eng->steps, lim, o.workload).requestsPerS *
-                                              static_cast<double>(rep));
-                  continue;
-                }
-                const double ttftMs = st.ttftS * 1e3, tpotMs = st.tpotS * 1e3;
-                bestTtft = std::min(bestTtft, ttftMs);
-                bestTpot = std::min(bestTpot, tpotMs);
-                if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
-                  ++res.rejectedTtft;
-                  continue;
-                }
-                if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
-                  ++res.rejectedTpot;
-                  continue;
-                }
-                DeployConfig c;
-                c.gpu = gpu.id;
-                c.tp = tp;
-                c.replicas = rep;
-                c.ep = lay.ep;
-                c.dpAttention = lay.dpAttention;
-                c.gpuCount = tp * rep;
-                c.linear = as.linear;
-                c.moe = as.moe;
-                c.lmHead = as.lmHead;
-                c.kvDtype = sp.kvDtypes[ki];
-                c.maxBatch = cap;
-                c.ttftMs = ttftMs;
-                c.tpotMs = tpotMs;
-                c.outputTokS = st.outputTokPerS * static_cast<double>(rep);
-                c.pricePerHourUsd = price * static_cast<double>(c.gpuCount);
-                c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
-                c.bindingLimit = st.bindingLimit;
-                if (o.gate && !o.gate(c)) {
-                  ++res.rejectedGate;
-                  continue;
-                }
-                ++res.feasible;
-                front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
-              }
+              DeployConfig proto;
+              proto.gpu = gpu.id;
+              proto.tp = tp;
+              proto.ep = lay.ep;
+              proto.dpAttention = lay.dpAttention;
+              proto.linear = as.linear;
+              proto.moe = as.moe;
+              proto.lmHead = as.lmHead;
+              proto.kvDtype = sp.kvDtypes[ki];
+              proto.maxBatch = cap;
+              offerReplicas(o, eng->steps, lim, proto, price, replicaOptions, t);
             }
           }
         }
       }
     }
   }
-  res.frontier = front.take();
+  res.frontier = t.front.take();
   if (!res.frontier.empty()) {
     res.best = res.frontier.back();
   } else {
-    res.nothingFeasible = nothingFeasibleReason(res, o, bestCapacity, bestTtft, bestTpot);
+    res.nothingFeasible = nothingFeasibleReason(res, o, t.bestCapacity, t.bestTtft, t.bestTpot);
   }
   return res;
 }

@@ -59,6 +59,10 @@ options:
                          peaks) instead of the GPU file's calibration or the bundled defaults
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
+  --disaggregated        also search disaggregated deployments: a prefill pool and a decode
+                         pool (same GPU, schemes and KV dtype; each its own TP and replicas,
+                         together at most --max-gpus), the KV moved over NVLink within one
+                         node of 8 GPUs, else over a 50 GB/s NIC per GPU
   --no-moe-parallel      MoE models: plain TP only (default: every expert-parallel degree
                          dividing the replica's GPUs and the experts, with and without DP
                          attention, beside plain TP)
@@ -77,7 +81,9 @@ options:
   --format table|csv|json   output format (default table)
 
 JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
-ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention,
+ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention, prefill_tp,
+prefill_replicas, kv_transfer_ms (disaggregated; null otherwise: tp and replicas are then the
+decode pool's),
 schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
 usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible;
 gate (with --gate: the session, the gates, the passing schemes and the candidates that do not
@@ -223,6 +229,8 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
                         "replicas",
                         "ep",
                         "dp_attention",
+                        "prefill_tp",
+                        "prefill_replicas",
                         "scheme_id",
                         "kv_dtype",
                         "max_batch",
@@ -231,6 +239,7 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
                         "output_tok_s",
                         "usd_per_million_output_tokens"};
   auto cell = [](const Json& v) {
+    if (v.is_null()) return std::string("-");
     if (v.is_string()) return v.get<std::string>();
     if (v.is_boolean()) return std::string(v.get<bool>() ? "yes" : "no");
     if (v.is_number_integer()) return std::to_string(v.get<long long>());
@@ -256,10 +265,10 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   }
   out << "frontier (USD per million output tokens against "
       << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
-  const char* heads[] = {"gpu",     "count",     "tp",       "replicas",  "ep",
-                         "DP attn", "schemes",   "kv",       "max_batch", "TTFT ms",
-                         "TPOT ms", "out tok/s", "USD/M tok"};
-  const int widths[] = {10, 6, 4, 9, 4, 8, 34, 6, 10, 10, 9, 11, 10};
+  const char* heads[] = {"gpu",       "count",      "tp",        "replicas",  "ep",
+                         "DP attn",   "prefill tp", "prefill x", "schemes",   "kv",
+                         "max_batch", "TTFT ms",    "TPOT ms",   "out tok/s", "USD/M tok"};
+  const int widths[] = {10, 6, 4, 9, 4, 8, 11, 10, 34, 6, 10, 10, 9, 11, 10};
   for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
   out << "\n";
   for (const auto& c : j["frontier"]) {
@@ -387,6 +396,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   const bool skipUnpriced = a.takeFlag("--skip-unpriced");
   const bool datasheet = a.takeFlag("--datasheet");
   const bool noMoeParallel = a.takeFlag("--no-moe-parallel");
+  const bool disaggregated = a.takeFlag("--disaggregated");
   bool missing = false;
   const auto prices = a.take("--price", missing);
   if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
@@ -436,6 +446,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   sp.perKind = perKind;
   sp.datasheet = datasheet;
   sp.moeParallel = !noMoeParallel;
+  sp.disaggregated = disaggregated;
   if (imbalance) {
     const auto v = parseNumber(*imbalance);
     if (!v || !(*v >= 1.0 && *v <= 64.0))

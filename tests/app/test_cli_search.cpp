@@ -707,3 +707,41 @@ TEST_CASE("qfront search tries EP and DP attention on a MoE model and prices the
     CHECK(e.err.find("expert-imbalance") != std::string::npos);
   }
 }
+
+TEST_CASE("qfront search --disaggregated sets prefill and decode pools beside aggregated ones",
+          "[cli][search][disaggregated]") {
+  const std::vector<std::string> space = {
+      "--model",     "llama-3.1-70b", "--gpus",       "h100-sxm", "--max-gpus",    "8",
+      "--input-len", "4096",          "--output-len", "256",      "--load",        "2",
+      "--schemes",   "w8a8-fp8",      "--kv-dtypes",  "fp8",      "--slo-tpot-ms", "60"};
+  const auto agg = searchJson(space);
+  auto args = space;
+  args.push_back("--disaggregated");
+  const auto both = searchJson(args);
+  CHECK(both["space"].get<double>() > agg["space"].get<double>());
+  for (const auto& c : agg["frontier"]) CHECK(c["prefill_tp"].is_null());
+  // Long prompts, short outputs: a split deployment reaches the frontier, and every split one
+  // adds up its pools and moves its KV in under a millisecond per request over NVLink.
+  int split = 0;
+  for (const auto& c : both["frontier"]) {
+    if (c["prefill_tp"].is_null()) continue;
+    ++split;
+    CHECK(c["gpu_count"].get<int>() ==
+          c["tp"].get<int>() * c["replicas"].get<int>() +
+              c["prefill_tp"].get<int>() * c["prefill_replicas"].get<int>());
+    CHECK(c["gpu_count"].get<int>() <= 8);
+    CHECK(c["kv_transfer_ms"].get<double>() > 0);
+    CHECK(c["kv_transfer_ms"].get<double>() < 1.0);
+  }
+  CHECK(split > 0);
+  // Never dearer than aggregated alone (a superset).
+  CHECK(both["best"]["usd_per_million_output_tokens"].get<double>() <=
+        agg["best"]["usd_per_million_output_tokens"].get<double>() * (1 + 1e-12));
+  // A split best says how to join its pools.
+  if (!both["best"]["prefill_tp"].is_null()) {
+    bool joined = false;
+    for (const auto& n : both["best"]["launch"]["sglang"]["notes"])
+      joined = joined || n.get<std::string>().find("--disaggregation-mode") != std::string::npos;
+    CHECK(joined);
+  }
+}

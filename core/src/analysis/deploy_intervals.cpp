@@ -14,6 +14,17 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   const auto gpu =
       std::find_if(sp.gpus.begin(), sp.gpus.end(), [&](const GpuSpec& g) { return g.id == c.gpu; });
   if (gpu == sp.gpus.end()) return Error{"", "", "gpu", "'" + c.gpu + "' is not in the search"};
+  // A disaggregated deployment's figures come from two pools; the constants' spread is
+  // carried for one engine's steady state only: its figures are given without an interval.
+  if (c.disaggregated()) {
+    DeployIntervals bare;
+    bare.ttftMs = {c.ttftMs, c.ttftMs, c.ttftMs};
+    bare.tpotMs = {c.tpotMs, c.tpotMs, c.tpotMs};
+    bare.outputTokS = {c.outputTokS, c.outputTokS, c.outputTokS};
+    bare.usdPerMillionOutputTokens = {c.usdPerMillionOutputTokens, c.usdPerMillionOutputTokens,
+                                      c.usdPerMillionOutputTokens};
+    return bare;
+  }
   auto cands = makeCandidates({}, c.linear, c.moe, c.lmHead, *sp.catalog);
   if (!cands) return cands.error();
   ServingQuery q;

@@ -1,6 +1,8 @@
 // The deployment search (docs/model.md, "Deployment search").
 #include <quantfront/core/analysis/deploy_search.hpp>
 
+#include <quantfront/core/analysis/disaggregated.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,6 +32,10 @@ std::string deployLoadText(const DeployLoad& l) {
 std::string DeployConfig::layoutText() const {
   std::string out = ep > 1 ? "EP " + std::to_string(ep) : std::string();
   if (dpAttention) out += (out.empty() ? "" : ", ") + std::string("DP attention");
+  if (disaggregated()) {
+    out += (out.empty() ? "" : ", ") + std::string("prefill pool ") + std::to_string(prefillTp) +
+           " × " + std::to_string(prefillReplicas);
+  }
   return out;
 }
 
@@ -199,6 +205,35 @@ struct Tally {
   double bestCapacity = 0;
 };
 
+/// A stable deployment (`c` with its GPUs set) at these figures, judged against the SLOs and
+/// the gates; the feasible reach the frontier.
+void judge(const DeployOptions& o, DeployConfig c, double ttftS, double tpotS, double outputTokS,
+           double pricePerGpu, const std::string& bindingLimit, Tally& t) {
+  const double ttftMs = ttftS * 1e3, tpotMs = tpotS * 1e3;
+  t.bestTtft = std::min(t.bestTtft, ttftMs);
+  t.bestTpot = std::min(t.bestTpot, tpotMs);
+  if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
+    ++t.res.rejectedTtft;
+    return;
+  }
+  if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
+    ++t.res.rejectedTpot;
+    return;
+  }
+  c.ttftMs = ttftMs;
+  c.tpotMs = tpotMs;
+  c.outputTokS = outputTokS;
+  c.pricePerHourUsd = pricePerGpu * static_cast<double>(c.gpuCount);
+  c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
+  c.bindingLimit = bindingLimit;
+  if (o.gate && !o.gate(c)) {
+    ++t.res.rejectedGate;
+    return;
+  }
+  ++t.res.feasible;
+  t.front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
+}
+
 /// One replica's engine at one batch cap (`proto` names it), offered at every replica count:
 /// each is judged against the load, the SLOs and the gates, and the feasible ones reach the
 /// frontier.
@@ -225,33 +260,99 @@ void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const Ser
                    saturatedState(steps, lim, o.workload).requestsPerS * static_cast<double>(rep));
       continue;
     }
-    const double ttftMs = st.ttftS * 1e3, tpotMs = st.tpotS * 1e3;
-    t.bestTtft = std::min(t.bestTtft, ttftMs);
-    t.bestTpot = std::min(t.bestTpot, tpotMs);
-    if (o.sloTtftMs > 0 && ttftMs > o.sloTtftMs) {
-      ++res.rejectedTtft;
-      continue;
-    }
-    if (o.sloTpotMs > 0 && tpotMs > o.sloTpotMs) {
-      ++res.rejectedTpot;
-      continue;
-    }
     DeployConfig c = proto;
     c.replicas = rep;
     c.gpuCount = proto.tp * rep;
-    c.ttftMs = ttftMs;
-    c.tpotMs = tpotMs;
-    c.outputTokS = st.outputTokPerS * static_cast<double>(rep);
-    c.pricePerHourUsd = pricePerGpu * static_cast<double>(c.gpuCount);
-    c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
-    c.bindingLimit = st.bindingLimit;
-    if (o.gate && !o.gate(c)) {
-      ++res.rejectedGate;
-      continue;
-    }
-    ++res.feasible;
-    t.front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
+    judge(o, c, st.ttftS, st.tpotS, st.outputTokPerS * static_cast<double>(rep), pricePerGpu,
+          st.bindingLimit, t);
   }
+}
+
+/// Judges one disaggregated deployment against the load, the SLOs and the gates.
+void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const DeployConfig& proto,
+                        double pricePerGpu, Tally& t) {
+  DeployResult& res = t.res;
+  ++res.evaluated;
+  const DisaggState st =
+      o.load.kind == DeployLoad::Kind::Sync  ? disaggSynchronous(pools, o.workload)
+      : o.load.kind == DeployLoad::Kind::Max ? disaggSaturated(pools, o.workload)
+                                             : disaggAtRate(pools, o.workload, o.load.requestsPerS);
+  if (!st.stable || !(st.outputTokPerS > 0)) {
+    ++res.rejectedLoad;
+    t.bestCapacity = std::max(t.bestCapacity, disaggSaturated(pools, o.workload).requestsPerS);
+    return;
+  }
+  judge(o, proto, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu, st.bindingLimit, t);
+}
+
+/// Every disaggregated deployment: per GPU, KV dtype and scheme assignment, a prefill pool and
+/// a decode pool of the same engine (one per TP, built once), each pool's GPUs a power of two,
+/// both together at most maxGpus, at every batch cap of the decode pool.
+std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOptions& o,
+                                         const std::vector<double>& kvBytes,
+                                         const std::vector<Assignment>& assigns,
+                                         const std::vector<int>& counts, Tally& t) {
+  const double I = o.workload.inputTokens, O = o.workload.outputTokens;
+  for (const auto& gpu : sp.gpus) {
+    const double price = *gpu.pricePerGpuHourUsd;
+    for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
+      for (const auto& as : assigns) {
+        std::vector<std::optional<EngineServing>> engines(counts.size());
+        for (std::size_t i = 0; i < counts.size(); ++i) {
+          const int tp = counts[i];
+          if ((tp > 1 && !gpu.nvlinkGBps) || checkTensorParallel(sp.model, tp)) continue;
+          auto eng = engineServing(deployScenario(sp, gpu, tp, kvBytes[ki], o.workload), as.a);
+          if (!eng) return eng.error();
+          if (eng->kvCapacityTokens >= I) engines[i] = std::move(*eng);
+        }
+        for (std::size_t pi = 0; pi < counts.size(); ++pi) {
+          for (std::size_t di = 0; di < counts.size(); ++di) {
+            for (int pGpus : counts) {
+              for (int dGpus : counts) {
+                if (pGpus % counts[pi] != 0 || dGpus % counts[di] != 0) continue;
+                if (pGpus + dGpus > sp.maxGpus) continue;
+                const auto n = static_cast<std::int64_t>(sp.batchCaps.size());
+                t.res.space += n;
+                const auto& pe = engines[pi];
+                const auto& de = engines[di];
+                if (!pe || !de || de->kvCapacityTokens < I + O) {
+                  t.res.rejectedMemory += n;
+                  continue;
+                }
+                DisaggPools pools;
+                pools.prefill = &pe->steps;
+                pools.prefillReplicas = pGpus / counts[pi];
+                pools.prefillBudget = std::max(sp.tokenBudget, 1.0);
+                pools.decode = &de->steps;
+                pools.decodeReplicas = dGpus / counts[di];
+                pools.decodeLimits.kvCapacityTokens = de->kvCapacityTokens;
+                pools.kvTransferS = kvTransferS(gpu, pe->kvGroupBytesPerToken, I, counts[pi],
+                                                counts[di], pGpus + dGpus);
+                DeployConfig proto;
+                proto.gpu = gpu.id;
+                proto.tp = counts[di];
+                proto.replicas = pools.decodeReplicas;
+                proto.prefillTp = counts[pi];
+                proto.prefillReplicas = pools.prefillReplicas;
+                proto.gpuCount = pGpus + dGpus;
+                proto.kvTransferMs = pools.kvTransferS * 1e3;
+                proto.linear = as.linear;
+                proto.moe = as.moe;
+                proto.lmHead = as.lmHead;
+                proto.kvDtype = sp.kvDtypes[ki];
+                for (int cap : sp.batchCaps) {
+                  pools.decodeLimits.maxBatch = cap;
+                  proto.maxBatch = cap;
+                  offerDisaggregated(o, pools, proto, price, t);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -358,6 +459,9 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
       }
     }
   }
+  if (sp.disaggregated) {
+    if (auto e = searchDisaggregated(sp, o, kvBytes, assigns, counts, t)) return *e;
+  }
   res.frontier = t.front.take();
   if (!res.frontier.empty()) {
     res.best = res.frontier.back();
@@ -387,7 +491,10 @@ Json configJson(const DeployConfig& c) {
               {"output_tok_s", c.outputTokS},
               {"usd_per_million_output_tokens", c.usdPerMillionOutputTokens},
               {"usd_per_hour", c.pricePerHourUsd},
-              {"binding_limit", c.bindingLimit}};
+              {"binding_limit", c.bindingLimit},
+              {"prefill_tp", c.disaggregated() ? Json(c.prefillTp) : Json(nullptr)},
+              {"prefill_replicas", c.disaggregated() ? Json(c.prefillReplicas) : Json(nullptr)},
+              {"kv_transfer_ms", c.disaggregated() ? Json(c.kvTransferMs) : Json(nullptr)}};
 }
 }  // namespace
 

@@ -170,6 +170,20 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
           "token budget of at least the batch cap x " +
           std::to_string(s.speculation->draftTokens + 1));
     }
+    if (c.disaggregated()) {
+      const std::string how =
+          e == "vllm"     ? "both pools with --kv-transfer-config (a KV connector such as "
+                            "NixlConnector) behind a proxy that sends each request to prefill, "
+                            "then decode"
+          : e == "sglang" ? "the decode pool with --disaggregation-mode decode, the prefill pool "
+                            "with --disaggregation-mode prefill, and the router in front"
+                          : "trtllm-serve disaggregated -c with a config naming both pools";
+      lc.notes.push_back("disaggregated: this line is the decode pool (" +
+                         std::to_string(c.replicas) + " x TP " + std::to_string(c.tp) +
+                         "); run a prefill pool of " + std::to_string(c.prefillReplicas) +
+                         " x TP " + std::to_string(c.prefillTp) +
+                         " with the same checkpoint, and join them: " + how);
+    }
     lc.command = cmd.str();
     out.push_back(std::move(lc));
   }

@@ -56,6 +56,10 @@ struct DeploySpace {
   bool moeParallel = true;
   /// The busiest GPU's routed-expert work over the mean under EP (1: uniform routing).
   double expertImbalance = 1.0;
+  /// Also search disaggregated deployments (docs/model.md, "Disaggregated prefill and
+  /// decode"): a prefill pool and a decode pool of the same GPU, schemes and KV dtype, each
+  /// with its own TP and replicas, their GPUs together at most maxGpus.
+  bool disaggregated = false;
 };
 
 /// How a MoE replica spreads its experts and attention (Scenario::ep, Scenario::dpAttention).
@@ -90,10 +94,17 @@ struct DeployConfig {
   double tpotMs = 0;
   double outputTokS = 0;  ///< the whole deployment
   double usdPerMillionOutputTokens = 0;
-  double pricePerHourUsd = 0;                  ///< the whole deployment
-  std::string bindingLimit;                    ///< what caps a replica's concurrency
+  double pricePerHourUsd = 0;  ///< the whole deployment
+  std::string bindingLimit;    ///< what caps a replica's concurrency
+  /// Disaggregated: the prefill pool's TP and replicas (tp and replicas are the decode
+  /// pool's; gpuCount both pools'); 0 for an aggregated deployment.
+  int prefillTp = 0;
+  int prefillReplicas = 0;
+  double kvTransferMs = 0;  ///< one request's KV from prefill to decode (disaggregated)
+  [[nodiscard]] bool disaggregated() const { return prefillTp > 0; }
   [[nodiscard]] std::string schemeId() const;  ///< "w4a16-g128" or "linear=..,moe=..,lm_head=.."
-  /// "EP 8, DP attention", "EP 4", "DP attention", or "" for plain TP.
+  /// "EP 8, DP attention", "EP 4", "DP attention", "prefill pool 2 × 1" (disaggregated), or
+  /// "" for plain TP.
   [[nodiscard]] std::string layoutText() const;
 };
 

@@ -1,0 +1,155 @@
+// Disaggregated prefill and decode (disaggregated.hpp; docs/model.md).
+#include <quantfront/core/analysis/disaggregated.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace qf {
+
+namespace {
+
+/// A prefill replica: requests per second it completes at a full budget, and one prompt's
+/// prefill alone.
+struct PrefillRates {
+  double perReplica = 0;  ///< requests/s at a full budget
+  double aloneS = 0;      ///< one prompt, nothing else in the step
+};
+
+PrefillRates prefillRates(const DisaggPools& p, const ServingWorkload& w) {
+  const StepTimeModel& m = *p.prefill;
+  const double I = w.inputTokens;
+  PrefillRates r;
+  r.aloneS = m.prefillS(I, 0);
+  if (p.prefillBudget >= I) {
+    // Whole prompts share a step: as many as the budget holds.
+    const double k = std::floor(p.prefillBudget / I);
+    r.perReplica = k / mixedStepS(m, 0, 0, k * I, 0, k);
+  } else {
+    // A prompt in chunks of the budget, each over the half-prompt already cached on average.
+    const double chunks = std::ceil(I / p.prefillBudget);
+    r.perReplica = 1.0 / (chunks * mixedStepS(m, 0, 0, p.prefillBudget, I / 2, 1));
+  }
+  return r;
+}
+
+/// A decode replica's step at `n` running sequences (mean context: the prompt and half the
+/// output).
+double decodeStep(const DisaggPools& p, const ServingWorkload& w, double n) {
+  return p.decode->decodeStepS(n, w.inputTokens + w.outputTokens / 2);
+}
+
+/// The most sequences a decode replica runs: its batch cap, or what its KV holds.
+double decodeMax(const DisaggPools& p, const ServingWorkload& w, bool* kvBound) {
+  const double byKv =
+      std::floor(p.decodeLimits.kvCapacityTokens / (w.inputTokens + w.outputTokens));
+  const double cap = static_cast<double>(p.decodeLimits.maxBatch);
+  if (kvBound) *kvBound = byKv < cap;
+  return std::max(0.0, std::min(cap, byKv));
+}
+
+/// Requests per second a decode replica completes at `n` sequences (O − 1 steps each; the
+/// first token came from the prefill pool).
+double decodeRate(const DisaggPools& p, const ServingWorkload& w, double n) {
+  const double steps = std::max(w.outputTokens - 1, 0.0);
+  if (steps == 0) return std::numeric_limits<double>::infinity();
+  return n / (steps * decodeStep(p, w, n));
+}
+
+/// The concurrency at which a decode replica completes `rate` requests per second (bisection:
+/// the completion rate rises with the sequences run).
+double decodeConcurrencyAt(const DisaggPools& p, const ServingWorkload& w, double rate,
+                           double nMax) {
+  double lo = 0, hi = nMax;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (decodeRate(p, w, mid) < rate ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+double tpotWith(const DisaggPools& p, const ServingWorkload& w, double n) {
+  const double gaps = std::max(w.outputTokens - 1, 1.0);
+  return decodeStep(p, w, std::max(n, 1.0)) + p.kvTransferS / gaps;
+}
+
+}  // namespace
+
+double kvTransferS(const GpuSpec& gpu, double groupBytesPerToken, double tokens, int prefillTp,
+                   int decodeTp, int totalGpus) {
+  const double bytes = groupBytesPerToken * tokens;
+  const int lanes = std::max(1, std::min(prefillTp, decodeTp));
+  const bool oneNode = totalGpus <= kGpusPerNode && gpu.nvlinkGBps && *gpu.nvlinkGBps > 0;
+  const double perLane = oneNode ? *gpu.nvlinkGBps * 1e9 / 2 : kNetworkBytesPerSPerGpu;
+  return bytes / (perLane * lanes);
+}
+
+DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w) {
+  DisaggState s;
+  const PrefillRates pr = prefillRates(p, w);
+  bool kvBound = false;
+  const double nMax = decodeMax(p, w, &kvBound);
+  if (!(nMax >= 1)) {
+    s.stable = false;
+    s.bindingLimit = "KV cache";
+    return s;
+  }
+  const double prefillRate = pr.perReplica * p.prefillReplicas;
+  const double decodeRateMax = decodeRate(p, w, nMax) * p.decodeReplicas;
+  s.requestsPerS = std::min(prefillRate, decodeRateMax);
+  s.bindingLimit =
+      prefillRate < decodeRateMax ? "prefill pool" : (kvBound ? "KV cache" : "batch cap");
+  s.decodeConcurrency = prefillRate < decodeRateMax
+                            ? decodeConcurrencyAt(p, w, s.requestsPerS / p.decodeReplicas, nMax)
+                            : nMax;
+  s.outputTokPerS = s.requestsPerS * w.outputTokens;
+  // At saturation the queue is unbounded: TTFT is the prefill from admission, as the
+  // aggregated model gives it.
+  s.ttftS = p.prefill->requestOverheadS + pr.aloneS;
+  s.tpotS = tpotWith(p, w, s.decodeConcurrency);
+  return s;
+}
+
+DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS) {
+  DisaggState sat = disaggSaturated(p, w);
+  DisaggState s;
+  if (!sat.stable || !(requestsPerS < sat.requestsPerS)) {
+    s.stable = false;
+    s.bindingLimit = sat.bindingLimit;
+    s.ttftS = std::numeric_limits<double>::infinity();
+    return s;
+  }
+  const PrefillRates pr = prefillRates(p, w);
+  // The prefill pool as an M/D/1 queue per replica (service: a full budget's share).
+  const double mu = pr.perReplica;
+  const double rho = requestsPerS / p.prefillReplicas / mu;
+  const double waitS = rho / (2 * mu * (1 - rho));
+  s.requestsPerS = requestsPerS;
+  s.outputTokPerS = requestsPerS * w.outputTokens;
+  s.ttftS = p.prefill->requestOverheadS + waitS + pr.aloneS;
+  s.decodeConcurrency =
+      decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, decodeMax(p, w, nullptr));
+  s.tpotS = tpotWith(p, w, s.decodeConcurrency);
+  s.bindingLimit = sat.bindingLimit;
+  return s;
+}
+
+DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w) {
+  DisaggState s;
+  if (!(decodeMax(p, w, nullptr) >= 1)) {
+    s.stable = false;
+    s.bindingLimit = "KV cache";
+    return s;
+  }
+  const PrefillRates pr = prefillRates(p, w);
+  s.ttftS = p.prefill->requestOverheadS + pr.aloneS;
+  s.decodeConcurrency = 1;
+  s.tpotS = tpotWith(p, w, 1);
+  const double e2e = s.ttftS + std::max(w.outputTokens - 1, 0.0) * s.tpotS;
+  s.requestsPerS = 1 / e2e;
+  s.outputTokPerS = s.requestsPerS * w.outputTokens;
+  s.bindingLimit = "one request at a time";
+  return s;
+}
+
+}  // namespace qf

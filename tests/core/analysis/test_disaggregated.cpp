@@ -1,0 +1,98 @@
+// Disaggregated prefill and decode: the pools' steady state against hand-computed cases.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include <quantfront/core/analysis/disaggregated.hpp>
+#include <quantfront/core/model/catalog.hpp>
+
+using namespace qf;
+
+namespace {
+
+/// Step times simple enough to work by hand: a decode-shaped pass over b tokens is 10 ms +
+/// 0.1 ms each (no context term); a prefill of n tokens is that pass plus n x `perToken`
+/// seconds of attention.
+StepTimeModel steps(double perToken) {
+  StepTimeModel m;
+  m.prefillS = [perToken](double n, double) { return 0.010 + 1e-4 * n + n * perToken; };
+  m.decodeStepS = [](double b, double) { return 0.010 + 1e-4 * b; };
+  m.requestOverheadS = 0.005;
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("a disaggregated deployment runs at the slower pool's rate", "[disaggregated]") {
+  ServingWorkload w;
+  w.inputTokens = 1000;
+  w.outputTokens = 101;  // 100 decode steps after the prefill's token
+  const StepTimeModel fastPrefill = steps(1e-7), dec = steps(1e-7);
+  DisaggPools p;
+  p.prefill = &fastPrefill;
+  p.prefillReplicas = 16;
+  p.prefillReplicas = 16;  // 16 x 9.9 requests a second: more than the decode pool's 78
+  p.decode = &dec;
+  p.decodeReplicas = 2;
+  p.decodeLimits.maxBatch = 64;
+  p.decodeLimits.kvCapacityTokens = 1e9;
+  p.kvTransferS = 0.05;
+  // The decode pool binds: 64 sequences a replica, each step 10 + 6.4 ms, 100 steps a request.
+  const DisaggState sat = disaggSaturated(p, w);
+  REQUIRE(sat.stable);
+  CHECK(sat.bindingLimit == "batch cap");
+  CHECK(sat.requestsPerS == Approx(2 * 64 / (100 * 0.0164)));
+  CHECK(sat.outputTokPerS == Approx(sat.requestsPerS * 101));
+  // TPOT: the step, plus the KV transfer spread over the 100 gaps.
+  CHECK(sat.tpotS == Approx(0.0164 + 0.05 / 100));
+  // The KV cache binds when it holds fewer sequences than the cap: 40 of 1,101 tokens.
+  p.decodeLimits.kvCapacityTokens = 40 * 1101 + 10;
+  CHECK(disaggSaturated(p, w).bindingLimit == "KV cache");
+  CHECK(disaggSaturated(p, w).requestsPerS == Approx(2 * 40 / (100 * 0.014)));
+  p.decodeLimits.kvCapacityTokens = 1e9;
+  // A slow prefill pool binds instead: 1 ms of attention a token, 8 whole prompts a step of
+  // 10 + 800 + 8,000 ms: 0.91 requests a second against the decode pool's 78.
+
+  const StepTimeModel slowPrefill = steps(1e-3);
+  p.prefill = &slowPrefill;
+  p.prefillReplicas = 1;
+  p.prefillReplicas = 1;
+  const DisaggState ps1 = disaggSaturated(p, w);
+  CHECK(ps1.bindingLimit == "prefill pool");
+  CHECK(ps1.requestsPerS == Approx(8 / (0.010 + 0.8 + 8.0)));
+  // The decode pool then runs fewer sequences, so its TPOT is below the full batch's.
+  CHECK(ps1.tpotS < sat.tpotS);
+  // Synchronous: TTFT is t_req and the prefill alone, 5 + 10 + 100 + 1,000 ms.
+  const DisaggState one = disaggSynchronous(p, w);
+  CHECK(one.ttftS == Approx(0.005 + 0.110 + 1.0));
+  CHECK(one.tpotS == Approx(0.0101 + 0.05 / 100));
+  // At a rate (the decode-bound pools again): a queueing wait on top of the prefill, a TPOT
+  // rising with the load, and nothing at or above the saturated rate.
+  p.prefill = &fastPrefill;
+  p.prefillReplicas = 16;
+  const DisaggState low = disaggAtRate(p, w, 0.1 * sat.requestsPerS);
+  const DisaggState high = disaggAtRate(p, w, 0.9 * sat.requestsPerS);
+  REQUIRE(low.stable);
+  REQUIRE(high.stable);
+  CHECK(low.ttftS > 0.005 + fastPrefill.prefillS(1000, 0));
+  CHECK(high.ttftS > low.ttftS);
+  CHECK(high.tpotS > low.tpotS);
+  CHECK(high.tpotS < sat.tpotS);
+  CHECK(low.outputTokPerS == Approx(0.1 * sat.requestsPerS * 101));
+  CHECK_FALSE(disaggAtRate(p, w, sat.requestsPerS * 1.01).stable);
+}
+
+TEST_CASE("the KV moves over NVLink within a node and over the network across nodes",
+          "[disaggregated]") {
+  const GpuSpec h100 = *Catalog::bundled().resolveGpu("h100-sxm");
+  REQUIRE(h100.nvlinkGBps);
+  // 1,000 tokens of 327,680 bytes (Llama-3.1-70B's bf16 KV a token, all layers).
+  const double bytes = 1000 * 327680.0;
+  // 2 + 2 GPUs in one node: two GPU pairs, each at half the NVLink figure.
+  CHECK(kvTransferS(h100, 327680, 1000, 2, 2, 4) ==
+        Approx(bytes / (2 * *h100.nvlinkGBps * 1e9 / 2)));
+  // 8 + 8 GPUs: two nodes, one 50 GB/s NIC per GPU, 8 pairs.
+  CHECK(kvTransferS(h100, 327680, 1000, 8, 8, 16) == Approx(bytes / (8 * 50e9)));
+  // The narrower pool sets the pairs.
+  CHECK(kvTransferS(h100, 327680, 1000, 4, 1, 5) == Approx(bytes / (*h100.nvlinkGBps * 1e9 / 2)));
+}

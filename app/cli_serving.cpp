@@ -477,11 +477,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (kvDtype) spec.kvDtype = *kvDtype;
   spec.maxModelLen = static_cast<std::int64_t>(w->inputTokens + w->outputTokens);
   if (!memoryOptions(memUtil, reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
-  if (engine) {
-    if (!kvFreeFractionOf(*engine))
-      return badArg(err, "engine", "expected vllm, sglang or trtllm, found '" + *engine + "'");
-    spec.engine = *engine;
-  }
+  if (engine) spec.engine = *engine;  // resolveScenario refuses an engine it does not know
   auto scenario = resolveScenario(spec);
   if (!scenario) return badInput(err, scenario.error());
   if (const int bad = moeLayoutOptions(ep, imbalance, dpAttention, *scenario, err)) return bad;

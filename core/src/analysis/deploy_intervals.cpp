@@ -17,13 +17,9 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   // A disaggregated deployment's figures come from two pools; the constants' spread is
   // carried for one engine's steady state only: its figures are given without an interval.
   if (c.disaggregated()) {
-    DeployIntervals bare;
-    bare.ttftMs = {c.ttftMs, c.ttftMs, c.ttftMs};
-    bare.tpotMs = {c.tpotMs, c.tpotMs, c.tpotMs};
-    bare.outputTokS = {c.outputTokS, c.outputTokS, c.outputTokS};
-    bare.usdPerMillionOutputTokens = {c.usdPerMillionOutputTokens, c.usdPerMillionOutputTokens,
-                                      c.usdPerMillionOutputTokens};
-    return bare;
+    auto bare = [](double v) { return IntervalEstimate{v, v, v}; };
+    return DeployIntervals{bare(c.ttftMs), bare(c.tpotMs), bare(c.outputTokS),
+                           bare(c.usdPerMillionOutputTokens)};
   }
   auto cands = makeCandidates({}, c.linear, c.moe, c.lmHead, *sp.catalog);
   if (!cands) return cands.error();

@@ -48,8 +48,9 @@ double kvTransferS(const GpuSpec& gpu, double groupBytesPerToken, double tokens,
 /// Saturated: the smaller of what the prefill pool admits and what the decode pool completes.
 DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w);
 /// At a Poisson rate over the whole deployment (split evenly over each pool's replicas):
-/// unstable at or above the saturated rate. `concurrency1`: one request at a time instead.
+/// unstable at or above the saturated rate.
 DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS);
+/// One request at a time through both pools.
 DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w);
 
 }  // namespace qf

@@ -732,6 +732,14 @@ TEST_CASE("qfront search --disaggregated sets prefill and decode pools beside ag
     CHECK(c["gpu_count"].get<int>() <= 8);
     CHECK(c["kv_transfer_ms"].get<double>() > 0);
     CHECK(c["kv_transfer_ms"].get<double>() < 1.0);
+    // Its figures carry an 80% interval around them (both pools under the constants' spread);
+    // at a rate the throughput is the offered load and carries none.
+    for (const char* f : {"ttft_ms", "tpot_ms"}) {
+      const auto& iv = c[std::string(f) + "_interval"];
+      CHECK(iv[0].get<double>() < c[f].get<double>());
+      CHECK(iv[1].get<double>() > c[f].get<double>());
+    }
+    CHECK(c["output_tok_s_interval"][0] == c["output_tok_s_interval"][1]);
   }
   CHECK(split > 0);
   // Never dearer than aggregated alone (a superset).

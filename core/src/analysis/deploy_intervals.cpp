@@ -2,6 +2,7 @@
 #include <quantfront/core/analysis/deploy_intervals.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <quantfront/core/analysis/serving_intervals.hpp>
@@ -9,24 +10,74 @@
 
 namespace qf {
 
+namespace {
+
+/// The cost interval: the price over the throughput, so the throughput's interval inverted.
+IntervalEstimate costFrom(const IntervalEstimate& t, double cost) {
+  return {cost, t.high > 0 ? cost * t.value / t.high : cost,
+          t.low > 0 ? cost * t.value / t.low : cost, t.extrapolated};
+}
+
+/// A disaggregated deployment's intervals: both pools' steady state rebuilt with the GPU's
+/// constants moved along each coordinate of its fit record (both pools run on that GPU, so
+/// they move together), the three figures' log-gradients taken from the same states, and
+/// each interval applied around the search's own figure. Below saturation the throughput
+/// is the offered load and carries none.
+Result<DeployIntervals> splitIntervals(const DeploySpace& sp, const DeployOptions& o,
+                                       const DeployConfig& c, const GpuSpec& gpu, double level) {
+  const Efficiency base =
+      deployScenario(sp, gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload).efficiency;
+  auto at = [&](const Efficiency& e) -> std::array<double, 3> {
+    const auto st = disaggregatedState(sp, o, c, &e);
+    if (!st || !st->stable) return {0, 0, 0};
+    return {st->ttftS, st->tpotS, st->outputTokPerS};
+  };
+  const auto value = at(base);
+  const std::array<double, 3> figures{c.ttftMs, c.tpotMs, c.outputTokS};
+  auto bare = [](double v) { return IntervalEstimate{v, v, v}; };
+  DeployIntervals out{bare(c.ttftMs), bare(c.tpotMs), bare(c.outputTokS),
+                      bare(c.usdPerMillionOutputTokens)};
+  const auto rec = e2eFitRecord(base.calibrationExtra);
+  if (!rec || rec->dof <= 0 || !(value[0] > 0 && value[1] > 0 && value[2] > 0)) return out;
+  const std::size_t n = rec->names.size();
+  std::array<std::vector<double>, 3> g;
+  for (auto& v : g) v.assign(n, 0.0);
+  const double h = 1e-4;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto up = at(perturbed(base, rec->names[i], h));
+    const auto dn = at(perturbed(base, rec->names[i], -h));
+    for (std::size_t m = 0; m < 3; ++m) {
+      if (up[m] > 0 && dn[m] > 0) g[m][i] = (std::log(up[m]) - std::log(dn[m])) / (2 * h);
+    }
+  }
+  const bool outside = !rec->range.contains(0.0, o.workload.inputTokens, o.workload.outputTokens);
+  std::array<IntervalEstimate, 3> iv;
+  for (std::size_t m = 0; m < 3; ++m) {
+    const IntervalEstimate r = intervalFromLogGradient(value[m], g[m], *rec, level);
+    iv[m] = {figures[m], r.low / r.value * figures[m], r.high / r.value * figures[m], outside};
+  }
+  out.ttftMs = iv[0];
+  out.tpotMs = iv[1];
+  if (o.load.kind != DeployLoad::Kind::Rate) out.outputTokS = iv[2];
+  out.outputTokS.extrapolated = outside;
+  out.usdPerMillionOutputTokens = costFrom(out.outputTokS, c.usdPerMillionOutputTokens);
+  return out;
+}
+
+}  // namespace
+
 Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptions& o,
                                         const DeployConfig& c, double level) {
   const auto gpu =
       std::find_if(sp.gpus.begin(), sp.gpus.end(), [&](const GpuSpec& g) { return g.id == c.gpu; });
   if (gpu == sp.gpus.end()) return Error{"", "", "gpu", "'" + c.gpu + "' is not in the search"};
-  // A disaggregated deployment's figures come from two pools; the constants' spread is
-  // carried for one engine's steady state only: its figures are given without an interval.
-  if (c.disaggregated()) {
-    auto bare = [](double v) { return IntervalEstimate{v, v, v}; };
-    return DeployIntervals{bare(c.ttftMs), bare(c.tpotMs), bare(c.outputTokS),
-                           bare(c.usdPerMillionOutputTokens)};
-  }
-  auto cands = makeCandidates({}, c.linear, c.moe, c.lmHead, *sp.catalog);
-  if (!cands) return cands.error();
+  if (c.disaggregated()) return splitIntervals(sp, o, c, *gpu, level);
+  auto as = deployAssignment(sp, c);
+  if (!as) return as.error();
   ServingQuery q;
   q.scenario = deployScenario(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload,
                               MoeLayout{c.ep, c.dpAttention});
-  q.candidate = cands->front();
+  q.candidate = *as;
   q.inputLen = o.workload.inputTokens;
   q.outputLen = o.workload.outputTokens;
   q.maxBatch = c.maxBatch;
@@ -57,10 +108,7 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   out.tpotMs = around(E2eMetric::TpotMs, c.tpotMs);
   out.outputTokS = around(E2eMetric::OutputTokS, c.outputTokS);
   // Cost per token is the price over the throughput: its interval is the throughput's, inverted.
-  const IntervalEstimate& t = out.outputTokS;
-  const double cost = c.usdPerMillionOutputTokens;
-  out.usdPerMillionOutputTokens = {cost, t.high > 0 ? cost * t.value / t.high : cost,
-                                   t.low > 0 ? cost * t.value / t.low : cost, t.extrapolated};
+  out.usdPerMillionOutputTokens = costFrom(out.outputTokS, c.usdPerMillionOutputTokens);
   return out;
 }
 

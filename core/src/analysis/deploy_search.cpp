@@ -268,15 +268,38 @@ void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const Ser
   }
 }
 
+/// The pools of a disaggregated deployment: `pGpus` GPUs of prefill replicas of `pe` (TP
+/// `prefillTp`) and `dGpus` of decode replicas of `de` (TP `decodeTp`), the KV moved between
+/// them. The decode pool's batch cap is left for the caller.
+DisaggPools makePools(const DeploySpace& sp, const GpuSpec& gpu, double inputTokens,
+                      const EngineServing& pe, int prefillTp, int pGpus, const EngineServing& de,
+                      int decodeTp, int dGpus) {
+  DisaggPools pools;
+  pools.prefill = &pe.steps;
+  pools.prefillReplicas = pGpus / prefillTp;
+  pools.prefillBudget = std::max(sp.tokenBudget, 1.0);
+  pools.decode = &de.steps;
+  pools.decodeReplicas = dGpus / decodeTp;
+  pools.decodeLimits.kvCapacityTokens = de.kvCapacityTokens;
+  pools.kvTransferS =
+      kvTransferS(gpu, pe.kvGroupBytesPerToken, inputTokens, prefillTp, decodeTp, pGpus + dGpus);
+  return pools;
+}
+
+/// Both pools' steady state at the options' load.
+DisaggState disaggAtLoad(const DeployOptions& o, const DisaggPools& pools) {
+  return o.load.kind == DeployLoad::Kind::Sync ? disaggSynchronous(pools, o.workload)
+         : o.load.kind == DeployLoad::Kind::Max
+             ? disaggSaturated(pools, o.workload)
+             : disaggAtRate(pools, o.workload, o.load.requestsPerS);
+}
+
 /// Judges one disaggregated deployment against the load, the SLOs and the gates.
 void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const DeployConfig& proto,
                         double pricePerGpu, Tally& t) {
   DeployResult& res = t.res;
   ++res.evaluated;
-  const DisaggState st =
-      o.load.kind == DeployLoad::Kind::Sync  ? disaggSynchronous(pools, o.workload)
-      : o.load.kind == DeployLoad::Kind::Max ? disaggSaturated(pools, o.workload)
-                                             : disaggAtRate(pools, o.workload, o.load.requestsPerS);
+  const DisaggState st = disaggAtLoad(o, pools);
   if (!st.stable || !(st.outputTokPerS > 0)) {
     ++res.rejectedLoad;
     t.bestCapacity = std::max(t.bestCapacity, disaggSaturated(pools, o.workload).requestsPerS);
@@ -319,15 +342,8 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
                   t.res.rejectedMemory += n;
                   continue;
                 }
-                DisaggPools pools;
-                pools.prefill = &pe->steps;
-                pools.prefillReplicas = pGpus / counts[pi];
-                pools.prefillBudget = std::max(sp.tokenBudget, 1.0);
-                pools.decode = &de->steps;
-                pools.decodeReplicas = dGpus / counts[di];
-                pools.decodeLimits.kvCapacityTokens = de->kvCapacityTokens;
-                pools.kvTransferS = kvTransferS(gpu, pe->kvGroupBytesPerToken, I, counts[pi],
-                                                counts[di], pGpus + dGpus);
+                DisaggPools pools =
+                    makePools(sp, gpu, I, *pe, counts[pi], pGpus, *de, counts[di], dGpus);
                 DeployConfig proto;
                 proto.gpu = gpu.id;
                 proto.tp = counts[di];
@@ -387,6 +403,43 @@ Scenario deployScenario(const DeploySpace& sp, const GpuSpec& gpu, int tp, doubl
   // catalog's bundled defaults; the ideal roofline only when asked for.
   s.efficiency = scenarioEfficiency(gpu, sp.datasheet, *sp.catalog);
   return s;
+}
+
+Result<SchemeAssignment> deployAssignment(const DeploySpace& sp, const DeployConfig& c) {
+  for (auto& x : assignments(sp)) {
+    if (x.linear == c.linear && x.moe == c.moe && x.lmHead == c.lmHead) return std::move(x.a);
+  }
+  return Error{"", "", "schemes", "'" + c.schemeId() + "' is not an assignment of the search"};
+}
+
+Result<DisaggState> disaggregatedState(const DeploySpace& sp, const DeployOptions& o,
+                                       const DeployConfig& c, const Efficiency* efficiency) {
+  if (!c.disaggregated()) return Error{"", "", "prefill_tp", "the deployment is not disaggregated"};
+  const auto gpu =
+      std::find_if(sp.gpus.begin(), sp.gpus.end(), [&](const GpuSpec& g) { return g.id == c.gpu; });
+  if (gpu == sp.gpus.end()) return Error{"", "", "gpu", "'" + c.gpu + "' is not in the search"};
+  auto as = deployAssignment(sp, c);
+  if (!as) return as.error();
+  const double kv = kvBytesForDtype(c.kvDtype);
+  auto build = [&](int tp) -> Result<EngineServing> {
+    Scenario s = deployScenario(sp, *gpu, tp, kv, o.workload);
+    if (efficiency) s.efficiency = *efficiency;
+    return engineServing(s, *as);
+  };
+  auto pe = build(c.prefillTp);
+  if (!pe) return pe.error();
+  auto de = build(c.tp);
+  if (!de) return de.error();
+  if (pe->kvCapacityTokens < o.workload.inputTokens ||
+      de->kvCapacityTokens < o.workload.inputTokens + o.workload.outputTokens) {
+    return Error{"", "", "gpu_count", "a pool of the deployment does not fit in memory"};
+  }
+  const int pGpus = c.prefillTp * c.prefillReplicas;
+  const int dGpus = c.tp * c.replicas;
+  DisaggPools pools =
+      makePools(sp, *gpu, o.workload.inputTokens, *pe, c.prefillTp, pGpus, *de, c.tp, dGpus);
+  pools.decodeLimits.maxBatch = c.maxBatch;
+  return disaggAtLoad(o, pools);
 }
 
 Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOptions& o) {

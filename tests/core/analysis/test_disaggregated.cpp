@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <quantfront/core/analysis/deploy_intervals.hpp>
+#include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/analysis/disaggregated.hpp>
 #include <quantfront/core/model/catalog.hpp>
 
@@ -95,4 +97,67 @@ TEST_CASE("the KV moves over NVLink within a node and over the network across no
   CHECK(kvTransferS(h100, 327680, 1000, 8, 8, 16) == Approx(bytes / (8 * 50e9)));
   // The narrower pool sets the pairs.
   CHECK(kvTransferS(h100, 327680, 1000, 4, 1, 5) == Approx(bytes / (*h100.nvlinkGBps * 1e9 / 2)));
+}
+
+TEST_CASE("a split deployment of the search is rebuilt exactly and carries an interval",
+          "[disaggregated][intervals]") {
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  sp.model = *cat.resolveModel("llama-3.1-70b");
+  sp.gpus = {*cat.resolveGpu("h100-sxm")};
+  sp.maxGpus = 8;
+  sp.schemes = {*cat.scheme("w8a8-fp8")};
+  sp.kvDtypes = {"fp8"};
+  sp.disaggregated = true;
+  for (auto load : {DeployLoad{DeployLoad::Kind::Max, 0}, DeployLoad{DeployLoad::Kind::Rate, 2},
+                    DeployLoad{DeployLoad::Kind::Sync, 0}}) {
+    INFO(deployLoadText(load));
+    DeployOptions o;
+    o.load = load;
+    o.workload.inputTokens = 4096;
+    o.workload.outputTokens = 256;
+    o.sloTpotMs = 60;
+    auto r = searchDeployments(sp, o);
+    REQUIRE(r.ok());
+    auto fi = frontierIntervals(sp, o, *r);
+    REQUIRE(fi.ok());
+    int split = 0;
+    for (std::size_t i = 0; i < r->frontier.size(); ++i) {
+      const DeployConfig& c = r->frontier[i];
+      const DeployIntervals& iv = fi->frontier[i];
+      if (!c.disaggregated()) {
+        CHECK_FALSE(disaggregatedState(sp, o, c).ok());  // refused: not split
+        continue;
+      }
+      ++split;
+      // The same steady state as the search priced.
+      auto st = disaggregatedState(sp, o, c);
+      REQUIRE(st.ok());
+      CHECK(st->ttftS * 1e3 == Approx(c.ttftMs).epsilon(1e-12));
+      CHECK(st->tpotS * 1e3 == Approx(c.tpotMs).epsilon(1e-12));
+      CHECK(st->outputTokPerS == Approx(c.outputTokS).epsilon(1e-12));
+      CHECK(st->bindingLimit == c.bindingLimit);
+      // An interval around each figure, from the H100's fit record: TTFT and TPOT move with
+      // the constants; the throughput does so unless it is the offered load.
+      for (const IntervalEstimate* e : {&iv.ttftMs, &iv.tpotMs}) {
+        CHECK(e->low < e->value);
+        CHECK(e->high > e->value);
+      }
+      CHECK(iv.ttftMs.value == c.ttftMs);
+      CHECK(iv.tpotMs.value == c.tpotMs);
+      if (load.kind == DeployLoad::Kind::Rate) {
+        CHECK(iv.outputTokS.low == iv.outputTokS.high);
+        CHECK(iv.usdPerMillionOutputTokens.low == iv.usdPerMillionOutputTokens.high);
+      } else {
+        CHECK(iv.outputTokS.low < c.outputTokS);
+        CHECK(iv.outputTokS.high > c.outputTokS);
+        // Cost is the price over the throughput: the throughput's interval inverted.
+        CHECK(iv.usdPerMillionOutputTokens.low ==
+              Approx(c.usdPerMillionOutputTokens * c.outputTokS / iv.outputTokS.high));
+        CHECK(iv.usdPerMillionOutputTokens.high ==
+              Approx(c.usdPerMillionOutputTokens * c.outputTokS / iv.outputTokS.low));
+      }
+    }
+    if (load.kind != DeployLoad::Kind::Sync) CHECK(split > 0);
+  }
 }

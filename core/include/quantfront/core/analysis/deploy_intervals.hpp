@@ -18,7 +18,10 @@ struct DeployIntervals {
 /// The `level` intervals of `c`'s figures: the steady state of one replica under the
 /// search's constants for its GPU (the GPU's calibration, else the bundled defaults; none
 /// with --datasheet), perturbed along the calibration's fit record; the throughput times the
-/// replicas, the cost its inverse. Without a record each interval is the value alone.
+/// replicas, the cost its inverse. A disaggregated deployment's: both pools' steady state
+/// (disaggregatedState) perturbed together, since both run on the one GPU's constants; at a
+/// rate its throughput is the offered load and carries none. Without a record each interval
+/// is the value alone.
 Result<DeployIntervals> deployIntervals(const DeploySpace& space, const DeployOptions& opts,
                                         const DeployConfig& c, double level = 0.8);
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <quantfront/core/analysis/disaggregated.hpp>
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
@@ -137,6 +138,19 @@ struct DeployResult {
 /// datasheet when the space asks).
 Scenario deployScenario(const DeploySpace& space, const GpuSpec& gpu, int tp,
                         double kvBytesPerElement, const ServingWorkload& w, MoeLayout layout = {});
+
+/// The scheme assignment the search priced `c` with (a uniform scheme leaves the LM head and
+/// embeddings to the checkpoint's precision, as the search does). Errors: an assignment the
+/// space does not hold.
+Result<SchemeAssignment> deployAssignment(const DeploySpace& space, const DeployConfig& c);
+
+/// A disaggregated deployment's steady state rebuilt from `c` (its GPU, which must be in the
+/// space, its pools, schemes, KV dtype and batch cap) exactly as the search priced it;
+/// `efficiency`, when given, replaces the GPU's constants in both pools (the intervals perturb
+/// them). Errors: an aggregated `c`, a GPU or scheme the space lacks, a pool that does not fit.
+Result<DisaggState> disaggregatedState(const DeploySpace& space, const DeployOptions& opts,
+                                       const DeployConfig& c,
+                                       const Efficiency* efficiency = nullptr);
 
 /// Runs the search. Errors: an empty space, a GPU without a price, bad workload or SLOs.
 Result<DeployResult> searchDeployments(const DeploySpace& space, const DeployOptions& opts);

@@ -11,6 +11,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QTest>
 
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/ui/deploy_view.hpp>
@@ -181,4 +182,119 @@ TEST_CASE("the Deploy view searches with MTP speculation as qfront search --spec
   CHECK(v.result()->best->tpotMs == Approx(plain));
   CHECK_FALSE(v.status().contains("Speculation"));
   CHECK_FALSE(v.launchText().contains("speculative"));
+}
+
+TEST_CASE("the Deploy view searches off the GUI thread and shows only the newest search",
+          "[ui][deploy][background]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  v.setModel(*qf::Catalog::bundled().resolveModel("llama-3-8b"));
+  QSignalSpy spy(&v, &qf::ui::DeployView::searched);
+  QPushButton* run = nullptr;
+  for (auto* b : v.findChildren<QPushButton*>()) {
+    if (b->text() == "Search") run = b;
+  }
+  REQUIRE(run != nullptr);
+  // Search returns at once: the result waits for the event loop, where the widgets live.
+  v.maxGpusBox()->setValue(8);
+  run->click();
+  CHECK(v.searching());
+  CHECK_FALSE(v.result().has_value());
+  CHECK(v.status().isEmpty());
+  // A newer search before the first is shown: the first's result is dropped when it ends.
+  v.maxGpusBox()->setValue(1);
+  run->click();
+  REQUIRE(QTest::qWaitFor([&] { return !v.searching(); }, 30000));
+  QTest::qWait(500);  // the first search ends later (a larger space): it must change nothing
+  REQUIRE(spy.count() == 1);
+  CHECK(spy.front().front().toBool());
+  REQUIRE(v.result().has_value());
+  REQUIRE_FALSE(v.result()->frontier.empty());
+  for (const auto& c : v.result()->frontier) CHECK(c.gpuCount == 1);
+  // The table, the plot and the launch line follow the shown result.
+  CHECK(v.table()->rowCount() == static_cast<int>(v.result()->frontier.size()));
+  CHECK_FALSE(v.launchText().isEmpty());
+  // A refused search goes through the same lane and supersedes a search still running.
+  v.maxGpusBox()->setValue(8);
+  run->click();
+  for (int i = 0; i < v.gpuList()->count(); ++i) v.gpuList()->item(i)->setCheckState(Qt::Unchecked);
+  run->click();
+  REQUIRE(QTest::qWaitFor([&] { return !v.searching(); }, 30000));
+  QTest::qWait(500);
+  CHECK(spy.count() == 2);
+  CHECK_FALSE(spy.back().front().toBool());
+  CHECK(v.status().contains("no GPU is ticked"));
+  CHECK_FALSE(v.result().has_value());
+  CHECK(v.table()->rowCount() == 0);
+}
+
+TEST_CASE("the Deploy view searches split prefill and decode pools and draws them hollow",
+          "[ui][deploy][disaggregated]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  v.setModel(*qf::Catalog::bundled().resolveModel("llama-3.1-70b"));
+  for (int i = 0; i < v.gpuList()->count(); ++i) {
+    auto* item = v.gpuList()->item(i);
+    if (item->flags() == Qt::NoItemFlags) continue;
+    item->setCheckState(item->data(Qt::UserRole).toString() == "h100-sxm" ? Qt::Checked
+                                                                          : Qt::Unchecked);
+  }
+  for (int i = 0; i < v.schemeList()->count(); ++i) {
+    auto* item = v.schemeList()->item(i);
+    item->setCheckState(item->text() == "w8a8-fp8" ? Qt::Checked : Qt::Unchecked);
+  }
+  // Long prompts, short outputs (qfront search --disaggregated's case in the CLI tests).
+  v.inputLenBox()->setValue(4096);
+  v.outputLenBox()->setValue(256);
+  v.loadBox()->setCurrentIndex(v.loadBox()->findData("rate"));
+  v.rateBox()->setValue(2);
+  v.sloTpotBox()->setValue(60);
+  v.maxGpusBox()->setValue(8);
+  REQUIRE_FALSE(v.disaggregatedBox()->isChecked());  // off by default, as in the CLI
+  REQUIRE(v.search());
+  const double aggregatedBest = v.result()->best->usdPerMillionOutputTokens;
+  for (const auto& c : v.result()->frontier) CHECK_FALSE(c.disaggregated());
+  v.disaggregatedBox()->setChecked(true);
+  REQUIRE(v.search());
+  const auto& r = *v.result();
+  CHECK(r.best->usdPerMillionOutputTokens <= aggregatedBest * (1 + 1e-12));
+  int split = 0;
+  for (int row = 0; row < static_cast<int>(r.frontier.size()); ++row) {
+    const auto& c = r.frontier[static_cast<std::size_t>(row)];
+    const QString cell = v.table()->item(row, 2)->text();
+    if (!c.disaggregated()) {
+      CHECK_FALSE(cell.startsWith("decode"));
+      continue;
+    }
+    ++split;
+    CHECK(cell == QString("decode %1 × %2, prefill %3 × %4")
+                      .arg(c.tp)
+                      .arg(c.replicas)
+                      .arg(c.prefillTp)
+                      .arg(c.prefillReplicas));
+    // Its figures carry their interval (the split pools' own), in the table and the hover.
+    CHECK(v.table()->item(row, 7)->text().contains("–"));
+    const QString hover = v.hoverText(row);
+    CHECK(hover.contains("decode pool TP"));
+    CHECK(hover.contains("prefill pool TP"));
+    CHECK(hover.contains("KV moved to the decode pool in"));
+    CHECK(hover.contains("80% intervals"));
+  }
+  REQUIRE(split > 0);
+  // Split deployments are their own legend entries, drawn hollow; aggregated ones filled.
+  int hollow = 0, hollowPoints = 0;
+  for (int g = 0; g < v.plot()->graphCount(); ++g) {
+    const auto* graph = v.plot()->graph(g);
+    if (graph->name() == "frontier" || graph->name() == "cheapest feasible") continue;
+    const bool isSplit = graph->name().endsWith(", split pools");
+    CHECK((graph->scatterStyle().brush().color() == QColor(Qt::white)) == isSplit);
+    // A disc ignores its brush (always filled): a hollow point is never one.
+    if (isSplit) CHECK(graph->scatterStyle().shape() != QCPScatterStyle::ssDisc);
+    if (isSplit) {
+      ++hollow;
+      hollowPoints += graph->dataCount();
+    }
+  }
+  CHECK(hollow > 0);
+  CHECK(hollowPoints == split);
 }

@@ -3,7 +3,6 @@
 #include <quantfront/ui/deploy_view.hpp>
 
 #include <qcustomplot.h>
-#include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
@@ -26,10 +25,12 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/session/deploy_candidate.hpp>
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 #include "text.hpp"
@@ -76,6 +77,20 @@ const IntervalEstimate& latencyInterval(const DeployIntervals& iv, LatencyAxis a
 QString withInterval(double v, const IntervalEstimate* iv) {
   if (!iv || !(iv->high > iv->low)) return fmt3(v);
   return QString("%1 (%2–%3)").arg(fmt3(v), fmt3(iv->low), fmt3(iv->high));
+}
+
+/// "4 × 1" (TP × replicas), "8 × 1 (EP 8, DP attention)", or for split pools "decode 2 × 1,
+/// prefill 4 × 1".
+QString layoutCell(const DeployConfig& c) {
+  if (c.disaggregated()) {
+    return QString("decode %1 × %2, prefill %3 × %4")
+        .arg(c.tp)
+        .arg(c.replicas)
+        .arg(c.prefillTp)
+        .arg(c.prefillReplicas);
+  }
+  if (c.layoutText().empty()) return QString("%1 × %2").arg(c.tp).arg(c.replicas);
+  return QString("%1 × %2 (%3)").arg(c.tp).arg(c.replicas).arg(qs(c.layoutText()));
 }
 
 }  // namespace
@@ -150,6 +165,12 @@ QWidget* DeployView::buildInputs() {
   auto* spec = new QHBoxLayout;
   spec->addWidget(m_specK);
   spec->addWidget(m_specAcceptance);
+  m_disaggregated = new QCheckBox("also split prefill and decode pools", inputs);
+  m_disaggregated->setObjectName("deployDisaggregated");
+  m_disaggregated->setToolTip(
+      "Also search disaggregated deployments: a prefill pool and a decode pool of the same "
+      "GPU, schemes and KV dtype, each with its own TP and replicas, the KV moved between "
+      "them (as qfront search --disaggregated). Split deployments are drawn hollow.");
   m_kvBf16 = new QCheckBox("bf16", inputs);
   m_kvFp8 = new QCheckBox("fp8", inputs);
   m_kvBf16->setChecked(true);
@@ -210,6 +231,7 @@ QWidget* DeployView::buildInputs() {
   form->addRow("Schemes", m_perKind);
   form->addRow("KV cache", kv);
   form->addRow("Speculation", spec);
+  form->addRow("Pools", m_disaggregated);
   auto* left = new QVBoxLayout(inputs);
   left->addLayout(form);
   left->addWidget(new QLabel("GPUs (priced ones)", inputs));
@@ -227,7 +249,7 @@ QWidget* DeployView::buildInputs() {
   return inputs;
 }
 
-DeployView::DeployView(QWidget* parent) : QWidget(parent) {
+DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Background(this)) {
   QWidget* inputs = buildInputs();
   auto* right = new QWidget(this);
   auto* rv = new QVBoxLayout(right);
@@ -301,7 +323,7 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent) {
   connect(m_useCase, &QComboBox::currentIndexChanged, this, &DeployView::onUseCase);
   connect(m_load, &QComboBox::currentIndexChanged, this,
           [this](int) { m_rate->setEnabled(m_load->currentData().toString() == "rate"); });
-  connect(m_run, &QPushButton::clicked, this, [this] { search(); });
+  connect(m_run, &QPushButton::clicked, this, &DeployView::startSearch);
   connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
     m_add->setEnabled(selectedCandidate().has_value());
     showLaunch();
@@ -352,13 +374,31 @@ DeployOptions DeployView::options() const {
   return o;
 }
 
-bool DeployView::search() {
+struct DeployView::Request {
+  DeploySpace space;
+  DeployOptions options;
+  LaunchSettings launch;
+  QString refused;   ///< why nothing is searched (an input missing); empty: search
+  QString gateNote;  ///< how the session's gates applied
+};
+
+struct DeployView::Outcome {
+  Request request;
+  std::optional<DeployResult> result;
+  std::optional<FrontierIntervals> intervals;
+  QString error;         ///< why the search failed; empty: it ran
+  QString intervalNote;  ///< why there are no intervals, or what speculation priced
+};
+
+DeployView::Request DeployView::request() const {
   const Catalog& cat = Catalog::bundled();
-  DeploySpace sp;
+  Request req;
+  DeploySpace& sp = req.space;
   sp.model = m_model;
   sp.catalog = &cat;
   sp.maxGpus = m_maxGpus->value();
   sp.perKind = m_perKind->isChecked();
+  sp.disaggregated = m_disaggregated->isChecked();
   sp.kvDtypes.clear();
   if (m_kvBf16->isChecked()) sp.kvDtypes.push_back("bf16");
   if (m_kvFp8->isChecked()) sp.kvDtypes.push_back("fp8");
@@ -374,69 +414,96 @@ bool DeployView::search() {
     if (item->checkState() != Qt::Checked) continue;
     if (auto s = cat.scheme(item->text().toStdString())) sp.schemes.push_back(*s);
   }
-  m_result.reset();
-  m_intervals.reset();
-  QString why;
-  if (m_model.layers <= 0) why = "no model: the scenario's model is needed";
-  if (sp.gpus.empty()) why = "no GPU is ticked";
-  if (sp.schemes.empty()) why = "no scheme is ticked";
-  if (sp.kvDtypes.empty()) why = "no KV dtype is ticked";
-  if (!why.isEmpty()) {
-    m_status = "Not searched: " + why;
-    m_summary->setText(m_status);
-    draw();
-    fillTable();
-    return false;
-  }
+  if (m_model.layers <= 0) req.refused = "no model: the scenario's model is needed";
+  if (sp.gpus.empty()) req.refused = "no GPU is ticked";
+  if (sp.schemes.empty()) req.refused = "no scheme is ticked";
+  if (sp.kvDtypes.empty()) req.refused = "no KV dtype is ticked";
+  if (!req.refused.isEmpty()) return req;
   if (m_specK->value() > 0) {
     Speculation spec;
     spec.draftTokens = m_specK->value();
     spec.acceptance = m_specAcceptance->value();
     sp.speculation = spec;
   }
-  m_lastOptions = options();
-  m_lastLaunch = launchSettingsFor(sp, m_lastOptions.workload);
-  QString gateNote;
+  req.options = options();
+  req.launch = launchSettingsFor(sp, req.options.workload);
+  // The gate is read from the session here, on the GUI thread; it holds its own copy of the
+  // passing schemes, so the worker never touches the session.
   if (m_applyGates->isChecked() && m_gateSource) {
     if (auto g = m_gateSource(m_model.id)) {
-      m_lastOptions.gate = g->passes;
+      req.options.gate = g->passes;
       QStringList pass;
       for (const auto& id : g->passingSchemes) pass << qs(id);
-      gateNote = QString(" Gated by the session: schemes passing %1.")
-                     .arg(pass.isEmpty() ? QString("none") : pass.join(", "));
+      req.gateNote = QString(" Gated by the session: schemes passing %1.")
+                         .arg(pass.isEmpty() ? QString("none") : pass.join(", "));
     } else {
-      gateNote = " Gates not applied: " + qs(g.error().message) + ".";
+      req.gateNote = " Gates not applied: " + qs(g.error().message) + ".";
     }
   }
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  auto r = searchDeployments(sp, m_lastOptions);
-  QApplication::restoreOverrideCursor();
-  if (!r) {
-    m_status = "Not searched: " + qs(r.error().message);
-    m_summary->setText(m_status);
-    draw();
-    fillTable();
-    return false;
+  return req;
+}
+
+DeployView::Outcome DeployView::run(const Request& req) {
+  Outcome o;
+  o.request = req;
+  if (!req.refused.isEmpty()) return o;
+  try {
+    auto r = searchDeployments(req.space, req.options);
+    if (!r) {
+      o.error = qs(r.error().message);
+      return o;
+    }
+    o.result = std::move(*r);
+    if (const auto& spec = req.space.speculation) {
+      // The constants' spread describes the plain engine: no interval under speculation.
+      o.intervalNote = QString(
+                           " Speculation: MTP, k %1, acceptance %2, %3 tokens a step; no "
+                           "intervals under speculation.")
+                           .arg(spec->draftTokens)
+                           .arg(spec->acceptance, 0, 'f', 2)
+                           .arg(expectedTokensPerStep(*spec), 0, 'f', 2);
+    } else if (auto iv = frontierIntervals(req.space, req.options, *o.result)) {
+      o.intervals = std::move(*iv);
+    } else {
+      o.intervalNote = " No intervals: " + qs(iv.error().message) + ".";
+    }
+  } catch (const std::exception& e) {
+    o.result.reset();
+    o.error = QString("the search failed: %1").arg(e.what());
   }
-  m_result = std::move(*r);
-  QString intervalNote;
-  if (sp.speculation) {
-    // The constants' spread describes the plain engine: no interval under speculation.
-    intervalNote = QString(
-                       " Speculation: MTP, k %1, acceptance %2, %3 tokens a step; no "
-                       "intervals under speculation.")
-                       .arg(sp.speculation->draftTokens)
-                       .arg(sp.speculation->acceptance, 0, 'f', 2)
-                       .arg(expectedTokensPerStep(*sp.speculation), 0, 'f', 2);
-  } else if (auto iv = frontierIntervals(sp, m_lastOptions, *m_result)) {
-    m_intervals = std::move(*iv);
-  } else {
-    intervalNote = " No intervals: " + qs(iv.error().message) + ".";
-  }
-  if (!m_result->nothingFeasible.empty()) {
+  return o;
+}
+
+void DeployView::startSearch() {
+  m_background->run<Outcome>(
+      Background::Lane::Deploy, [req = request()](const std::atomic<bool>&) { return run(req); },
+      [this](Outcome&& o) { show(std::move(o)); });
+  m_summary->setText("Searching…");
+}
+
+bool DeployView::search() {
+  startSearch();
+  m_background->wait(Background::Lane::Deploy);
+  return m_lastOk;
+}
+
+bool DeployView::searching() const {
+  return m_background->busy(Background::Lane::Deploy);
+}
+
+void DeployView::show(Outcome&& o) {
+  m_result = std::move(o.result);
+  m_intervals = std::move(o.intervals);
+  m_lastOptions = o.request.options;
+  m_lastLaunch = o.request.launch;
+  m_lastOk = false;
+  if (!o.request.refused.isEmpty() || !o.error.isEmpty()) {
+    m_status = "Not searched: " + (o.error.isEmpty() ? o.request.refused : o.error);
+  } else if (!m_result->nothingFeasible.empty()) {
     m_status = QString("%1 configurations evaluated, none feasible: %2")
                    .arg(m_result->evaluated)
-                   .arg(qs(m_result->nothingFeasible));
+                   .arg(qs(m_result->nothingFeasible)) +
+               o.request.gateNote;
   } else {
     const auto& b = *m_result->best;
     m_status = QString(
@@ -447,7 +514,9 @@ bool DeployView::search() {
                    .arg(m_result->feasible)
                    .arg(m_result->frontier.size())
                    .arg(b.gpuCount)
-                   .arg(qs(b.gpu))
+                   .arg(qs(b.gpu) + (b.disaggregated() || !b.layoutText().empty()
+                                         ? " (" + layoutCell(b) + ")"
+                                         : QString()))
                    .arg(qs(b.schemeId()))
                    .arg(qs(b.kvDtype))
                    .arg(b.maxBatch)
@@ -458,14 +527,14 @@ bool DeployView::search() {
                             .arg(m_lastOptions.workload.inputTokens)
                             .arg(m_lastOptions.workload.outputTokens))
                    .arg(qs(deployLoadText(m_lastOptions.load)));
-    m_status += tieText() + intervalNote;
+    m_status += tieText() + o.intervalNote + o.request.gateNote;
+    m_lastOk = true;
   }
-  m_status += gateNote;
   m_summary->setText(m_status);
   draw();
   fillTable();
   showLaunch();
-  return m_result->nothingFeasible.empty();
+  emit searched(m_lastOk);
 }
 
 QString DeployView::launchText() const {
@@ -542,10 +611,12 @@ void DeployView::draw() {
   }
   // Each (GPU, scheme) group's points by latency (a graph keeps its data sorted by key, and
   // its error bars follow that order), with their 80% intervals as error bars on both axes.
-  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> groups;
-  std::vector<std::pair<std::string, std::string>> order;
+  // Split (disaggregated) deployments are their own groups, drawn hollow.
+  using GroupKey = std::tuple<std::string, std::string, bool>;
+  std::map<GroupKey, std::vector<std::size_t>> groups;
+  std::vector<GroupKey> order;
   for (std::size_t i = 0; i < f.size(); ++i) {
-    auto key = std::make_pair(f[i].gpu, f[i].schemeId());
+    GroupKey key{f[i].gpu, f[i].schemeId(), f[i].disaggregated()};
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(i);
   }
@@ -556,10 +627,15 @@ void DeployView::draw() {
     });
     auto* g = m_plot->addGraph();
     g->setLineStyle(QCPGraph::lsNone);
-    const QColor col = gpuColor(gpuIndex[key.first]);
+    const auto& [gpu, scheme, split] = key;
+    const QColor col = gpuColor(gpuIndex[gpu]);
     g->setPen(QPen(col, 1.6));
-    g->setScatterStyle(QCPScatterStyle(schemeShape(schemeIndex[key.second]), col, col, 9));
-    g->setName(qs(key.first + ", " + key.second));
+    // A disc is always filled with its pen's colour: a split group's is drawn as a circle.
+    QCPScatterStyle::ScatterShape shape = schemeShape(schemeIndex[scheme]);
+    if (split && shape == QCPScatterStyle::ssDisc) shape = QCPScatterStyle::ssCircle;
+    g->setScatterStyle(
+        QCPScatterStyle(shape, QPen(col, 1.6), split ? QBrush(Qt::white) : QBrush(col), 9));
+    g->setName(qs(gpu + ", " + scheme) + (split ? ", split pools" : ""));
     QVector<double> x, y, xLo, xHi, yLo, yHi;
     for (std::size_t i : idx) {
       const double lx0 = latencyOf(f[i], axis), ly0 = f[i].usdPerMillionOutputTokens;
@@ -626,9 +702,7 @@ void DeployView::fillTable() {
     const QStringList cells = {
         qs(c.gpu),
         QString::number(c.gpuCount),
-        c.layoutText().empty()
-            ? QString("%1 × %2").arg(c.tp).arg(c.replicas)
-            : QString("%1 × %2 (%3)").arg(c.tp).arg(c.replicas).arg(qs(c.layoutText())),
+        layoutCell(c),
         qs(c.schemeId()),
         qs(c.kvDtype),
         QString::number(c.maxBatch),
@@ -684,7 +758,24 @@ QString DeployView::hoverText(int i) const {
                      .arg(fmt3(c.pricePerHourUsd))
                      .arg(qs(c.bindingLimit))
                      .arg(c.layoutText().empty() ? QString() : "; " + qs(c.layoutText()));
-  if (iv && iv->usdPerMillionOutputTokens.high > iv->usdPerMillionOutputTokens.low) {
+  if (c.disaggregated()) {
+    // The first line names both pools, and what moving the KV between them costs.
+    const QString pools = QString(
+                              "%1 × %2: decode pool TP %3 × %4 replicas, prefill pool TP "
+                              "%5 × %6 replicas\nKV moved to the decode pool in %7 ms a "
+                              "request")
+                              .arg(c.gpuCount)
+                              .arg(qs(c.gpu))
+                              .arg(c.tp)
+                              .arg(c.replicas)
+                              .arg(c.prefillTp)
+                              .arg(c.prefillReplicas)
+                              .arg(fmt3(c.kvTransferMs));
+    text = pools + text.mid(text.indexOf('\n'));
+  }
+  auto spread = [](const IntervalEstimate& e) { return e.high > e.low; };
+  if (iv && (spread(iv->ttftMs) || spread(iv->tpotMs) || spread(iv->outputTokS) ||
+             spread(iv->usdPerMillionOutputTokens))) {
     text += QString("\n(80% intervals from the constants' spread)");
   }
   if (m_intervals && m_intervals->best) {

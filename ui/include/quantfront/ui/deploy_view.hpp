@@ -2,9 +2,11 @@
 /// The Deploy tab: what to deploy for a workload under latency targets. The user sets the
 /// workload (a use case or prompt and output lengths), the SLOs, the load and the space (GPUs,
 /// most GPUs, schemes, per-kind schemes, KV dtypes); core's searchDeployments does the rest.
-/// The cost/latency frontier is drawn with each point coloured by GPU and marked by scheme
-/// (hover: the whole configuration), listed in a table, and a chosen row can be added to the
-/// session as a candidate (candidateFromDeployment). Thin: computes nothing itself.
+/// The cost/latency frontier is drawn with each point coloured by GPU and marked by scheme,
+/// split prefill/decode pools hollow (hover: the whole configuration), listed in a table, and a
+/// chosen row can be added to the session as a candidate (candidateFromDeployment). Thin: computes
+/// nothing itself. The search runs off the GUI thread (Background's Deploy lane): the window stays
+/// responsive while it runs, and a result is shown only if no newer search started since.
 #include <QWidget>
 #include <functional>
 #include <optional>
@@ -30,6 +32,8 @@ class QTableWidget;
 
 namespace qf::ui {
 
+class Background;
+
 class DeployView : public QWidget {
   Q_OBJECT
  public:
@@ -42,9 +46,14 @@ class DeployView : public QWidget {
   /// (no gates, no candidate of the model) searches without them and says why.
   using GateSource = std::function<Result<DeployGate>(const std::string& modelId)>;
   void setGateSource(GateSource source) { m_gateSource = std::move(source); }
-  /// Runs the search with the inputs shown; false (and the reason in status()) when the
-  /// inputs are refused or nothing is feasible.
+  /// Starts the search with the inputs shown on a worker thread (what Search does); the view
+  /// shows its result, and emits searched(), when it ends unless a newer search started.
+  void startSearch();
+  /// Runs the search with the inputs shown and waits for it (tests, scripted use); false (and
+  /// the reason in status()) when the inputs are refused or nothing is feasible.
   bool search();
+  /// True while a search started by startSearch() has not been shown yet.
+  [[nodiscard]] bool searching() const;
 
   [[nodiscard]] const std::optional<DeployResult>& result() const { return m_result; }
   /// The last result's 80% intervals and the best deployment's ties (core's
@@ -84,13 +93,22 @@ class DeployView : public QWidget {
   /// per step (0: off) and the acceptance rate.
   [[nodiscard]] QSpinBox* specTokensBox() const { return m_specK; }
   [[nodiscard]] QDoubleSpinBox* specAcceptanceBox() const { return m_specAcceptance; }
+  /// Also search split prefill and decode pools (qfront search --disaggregated).
+  [[nodiscard]] QCheckBox* disaggregatedBox() const { return m_disaggregated; }
 
  signals:
   /// The user asked to add the selected deployment to the session.
   void addCandidateRequested(const qf::Candidate& c);
+  /// A search's result is shown; false when it was refused or nothing was feasible.
+  void searched(bool ok);
 
  private:
+  struct Request;          ///< what a search reads off the inputs (on the GUI thread)
+  struct Outcome;          ///< what it found (on the worker thread)
   QWidget* buildInputs();  ///< the workload, SLO, load and space inputs and Search
+  [[nodiscard]] Request request() const;
+  static Outcome run(const Request& req);
+  void show(Outcome&& o);  ///< a search's result, on the GUI thread
   void draw();
   void fillTable();
   [[nodiscard]] const DeployIntervals* intervalsAt(int i) const;
@@ -104,6 +122,8 @@ class DeployView : public QWidget {
   DeployOptions m_lastOptions;
   LaunchSettings m_lastLaunch;  ///< what the last search priced with, for its launch lines
   QString m_status;
+  bool m_lastOk = false;  ///< the last shown search found something feasible
+  Background* m_background = nullptr;
 
   QComboBox* m_useCase = nullptr;
   QSpinBox* m_inputLen = nullptr;
@@ -117,6 +137,7 @@ class DeployView : public QWidget {
   QListWidget* m_schemes = nullptr;
   QSpinBox* m_maxGpus = nullptr;
   QCheckBox* m_perKind = nullptr;
+  QCheckBox* m_disaggregated = nullptr;
   QCheckBox* m_kvBf16 = nullptr;
   QCheckBox* m_kvFp8 = nullptr;
   QCheckBox* m_dataCentre = nullptr;

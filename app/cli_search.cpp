@@ -60,9 +60,9 @@ options:
   --mem-util U           gpu_memory_utilization (default 0.92)
   --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
   --disaggregated        also search disaggregated deployments: a prefill pool and a decode
-                         pool (same GPU, schemes and KV dtype; each its own TP and replicas,
+                         pool (each its own GPU, schemes, TP and replicas, one KV dtype,
                          together at most --max-gpus), the KV moved over NVLink within one
-                         node of 8 GPUs, else over a 50 GB/s NIC per GPU
+                         node of 8 GPUs of one type, else over a 50 GB/s NIC per GPU
   --no-moe-parallel      MoE models: plain TP only (default: every expert-parallel degree
                          dividing the replica's GPUs and the experts, with and without DP
                          attention, beside plain TP)
@@ -82,7 +82,8 @@ options:
 
 JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
 ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention, prefill_tp,
-prefill_replicas, kv_transfer_ms (disaggregated; null otherwise: tp and replicas are then the
+prefill_replicas, prefill_gpu, prefill_schemes{linear, moe, lm_head}, prefill_scheme_id,
+kv_transfer_ms (disaggregated; null otherwise: gpu, tp, replicas and schemes are then the
 decode pool's),
 schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
 usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible;
@@ -231,6 +232,8 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
                         "dp_attention",
                         "prefill_tp",
                         "prefill_replicas",
+                        "prefill_gpu",
+                        "prefill_scheme_id",
                         "scheme_id",
                         "kv_dtype",
                         "max_batch",
@@ -248,8 +251,14 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   if (fmtName == "csv") {
     for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
     out << "\n";
+    // A per-kind scheme id holds commas: such a cell is quoted.
+    auto csvCell = [&](const Json& v) {
+      const std::string text = cell(v);
+      return text.find(',') == std::string::npos ? text : "\"" + text + "\"";
+    };
     for (const auto& c : j["frontier"]) {
-      for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cell(c[cols[i]]);
+      for (std::size_t i = 0; i < std::size(cols); ++i)
+        out << (i ? "," : "") << csvCell(c[cols[i]]);
       out << "\n";
     }
     if (!r.nothingFeasible.empty())
@@ -265,10 +274,12 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   }
   out << "frontier (USD per million output tokens against "
       << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
-  const char* heads[] = {"gpu",       "count",      "tp",        "replicas",  "ep",
-                         "DP attn",   "prefill tp", "prefill x", "schemes",   "kv",
-                         "max_batch", "TTFT ms",    "TPOT ms",   "out tok/s", "USD/M tok"};
-  const int widths[] = {10, 6, 4, 9, 4, 8, 11, 10, 34, 6, 10, 10, 9, 11, 10};
+  const char* heads[] = {"gpu",       "count",      "tp",        "replicas",    "ep",
+                         "DP attn",   "prefill tp", "prefill x", "prefill gpu", "prefill schemes",
+                         "schemes",   "kv",         "max_batch", "TTFT ms",     "TPOT ms",
+                         "out tok/s", "USD/M tok"};
+  const int widths[] = {10, 6, 4, 9, 4, 8, 11, 10, 12, 18, 34, 6, 10, 10, 9, 11, 10};
+  static_assert(std::size(heads) == std::size(cols) && std::size(widths) == std::size(cols));
   for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
   out << "\n";
   for (const auto& c : j["frontier"]) {

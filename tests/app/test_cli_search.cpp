@@ -745,11 +745,82 @@ TEST_CASE("qfront search --disaggregated sets prefill and decode pools beside ag
   // Never dearer than aggregated alone (a superset).
   CHECK(both["best"]["usd_per_million_output_tokens"].get<double>() <=
         agg["best"]["usd_per_million_output_tokens"].get<double>() * (1 + 1e-12));
+  // Each split row names its prefill pool's GPU and schemes.
+  for (const auto& c : both["frontier"]) {
+    if (c["prefill_tp"].is_null()) {
+      CHECK(c["prefill_gpu"].is_null());
+      CHECK(c["prefill_schemes"].is_null());
+      continue;
+    }
+    CHECK(c["prefill_gpu"] == "h100-sxm");
+    CHECK(c["prefill_schemes"]["linear"] == "w8a8-fp8");
+    CHECK(c["prefill_scheme_id"] == "w8a8-fp8");
+  }
   // A split best says how to join its pools.
   if (!both["best"]["prefill_tp"].is_null()) {
     bool joined = false;
     for (const auto& n : both["best"]["launch"]["sglang"]["notes"])
       joined = joined || n.get<std::string>().find("--disaggregation-mode") != std::string::npos;
     CHECK(joined);
+  }
+}
+
+TEST_CASE("qfront search --disaggregated gives a prefill pool of other schemes its own command",
+          "[cli][search][disaggregated]") {
+  const auto j = searchJson({"--model", "llama-3.1-70b", "--gpus", "h200-sxm", "--max-gpus", "8",
+                             "--input-len", "4096", "--output-len", "512", "--load", "2",
+                             "--schemes", "w8a8-fp8,w4a16-g128", "--kv-dtypes", "fp8",
+                             "--slo-tpot-ms", "50", "--disaggregated"});
+  const auto& b = j["best"];
+  REQUIRE_FALSE(b["prefill_tp"].is_null());
+  REQUIRE(b["prefill_scheme_id"] != b["scheme_id"]);
+  // The decode pool's line, and a note carrying the prefill pool's own vllm serve line.
+  const std::string cmd = b["launch"]["vllm"]["command"];
+  CHECK(cmd.find("vllm serve") == 0);
+  bool prefillLine = false;
+  for (const auto& n : b["launch"]["vllm"]["notes"]) {
+    const std::string note = n;
+    if (note.find("run a prefill pool") == std::string::npos) continue;
+    prefillLine = note.find(" in " + b["prefill_scheme_id"].get<std::string>() + ": vllm serve") !=
+                  std::string::npos;
+  }
+  CHECK(prefillLine);
+  // The CSV quotes a cell that holds commas and keeps one column per header.
+  const auto csv = qfront({"search",
+                           "--model",
+                           "llama-3.1-70b",
+                           "--gpus",
+                           "h200-sxm",
+                           "--max-gpus",
+                           "4",
+                           "--input-len",
+                           "4096",
+                           "--output-len",
+                           "512",
+                           "--load",
+                           "2",
+                           "--schemes",
+                           "w8a8-fp8,w4a16-g128",
+                           "--per-kind",
+                           "--kv-dtypes",
+                           "fp8",
+                           "--slo-tpot-ms",
+                           "50",
+                           "--format",
+                           "csv"});
+  REQUIRE(csv.rc == 0);
+  std::istringstream lines(csv.out);
+  std::string header, row;
+  std::getline(lines, header);
+  const auto columns = std::count(header.begin(), header.end(), ',');
+  while (std::getline(lines, row)) {
+    // Commas inside quotes are not separators.
+    int separators = 0;
+    bool quoted = false;
+    for (char ch : row) {
+      if (ch == '"') quoted = !quoted;
+      if (ch == ',' && !quoted) ++separators;
+    }
+    CHECK(separators == columns);
   }
 }

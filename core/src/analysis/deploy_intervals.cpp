@@ -18,21 +18,22 @@ IntervalEstimate costFrom(const IntervalEstimate& t, double cost) {
           t.low > 0 ? cost * t.value / t.low : cost, t.extrapolated};
 }
 
-/// A disaggregated deployment's intervals: both pools' steady state rebuilt with the GPU's
-/// constants moved along each coordinate of its fit record (both pools run on that GPU, so
-/// they move together), the three figures' log-gradients taken from the same states, and
-/// each interval applied around the search's own figure. Below saturation the throughput
-/// is the offered load and carries none.
+/// A disaggregated deployment's intervals: both pools' steady state rebuilt with their
+/// constants moved along each coordinate of the decode GPU's fit record (both pools together:
+/// one GPU's constants, or where the pools run on two GPUs, constants fitted the same way),
+/// the three figures' log-gradients taken from the same states, and each interval applied
+/// around the search's own figure. Below saturation the throughput is the offered load and
+/// carries none.
 Result<DeployIntervals> splitIntervals(const DeploySpace& sp, const DeployOptions& o,
                                        const DeployConfig& c, const GpuSpec& gpu, double level) {
   const Efficiency base =
       deployScenario(sp, gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload).efficiency;
-  auto at = [&](const Efficiency& e) -> std::array<double, 3> {
-    const auto st = disaggregatedState(sp, o, c, &e);
+  auto at = [&](const std::string& constant, double delta) -> std::array<double, 3> {
+    const auto st = disaggregatedState(sp, o, c, constant, delta);
     if (!st || !st->stable) return {0, 0, 0};
     return {st->ttftS, st->tpotS, st->outputTokPerS};
   };
-  const auto value = at(base);
+  const auto value = at("", 0);
   const std::array<double, 3> figures{c.ttftMs, c.tpotMs, c.outputTokS};
   auto bare = [](double v) { return IntervalEstimate{v, v, v}; };
   DeployIntervals out{bare(c.ttftMs), bare(c.tpotMs), bare(c.outputTokS),
@@ -44,8 +45,8 @@ Result<DeployIntervals> splitIntervals(const DeploySpace& sp, const DeployOption
   for (auto& v : g) v.assign(n, 0.0);
   const double h = 1e-4;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto up = at(perturbed(base, rec->names[i], h));
-    const auto dn = at(perturbed(base, rec->names[i], -h));
+    const auto up = at(rec->names[i], h);
+    const auto dn = at(rec->names[i], -h);
     for (std::size_t m = 0; m < 3; ++m) {
       if (up[m] > 0 && dn[m] > 0) g[m][i] = (std::log(up[m]) - std::log(dn[m])) / (2 * h);
     }

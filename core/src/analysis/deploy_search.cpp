@@ -2,6 +2,7 @@
 #include <quantfront/core/analysis/deploy_search.hpp>
 
 #include <quantfront/core/analysis/disaggregated.hpp>
+#include <quantfront/core/analysis/e2e_calibration.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -35,8 +36,28 @@ std::string DeployConfig::layoutText() const {
   if (disaggregated()) {
     out += (out.empty() ? "" : ", ") + std::string("prefill pool ") + std::to_string(prefillTp) +
            " × " + std::to_string(prefillReplicas);
+    if (prefillGpu != gpu) out += " on " + prefillGpu;
+    if (prefillSchemeId() != schemeId()) out += " in " + prefillSchemeId();
   }
   return out;
+}
+
+std::string DeployConfig::prefillSchemeId() const {
+  return disaggregated() ? prefillPool().schemeId() : std::string();
+}
+
+DeployConfig DeployConfig::prefillPool() const {
+  DeployConfig p;
+  p.gpu = prefillGpu;
+  p.tp = prefillTp;
+  p.replicas = prefillReplicas;
+  p.gpuCount = prefillTp * prefillReplicas;
+  p.linear = prefillLinear;
+  p.moe = prefillMoe;
+  p.lmHead = prefillLmHead;
+  p.kvDtype = kvDtype;
+  p.maxBatch = maxBatch;
+  return p;
 }
 
 std::string DeployConfig::schemeId() const {
@@ -269,11 +290,11 @@ void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const Ser
 }
 
 /// The pools of a disaggregated deployment: `pGpus` GPUs of prefill replicas of `pe` (TP
-/// `prefillTp`) and `dGpus` of decode replicas of `de` (TP `decodeTp`), the KV moved between
-/// them. The decode pool's batch cap is left for the caller.
-DisaggPools makePools(const DeploySpace& sp, const GpuSpec& gpu, double inputTokens,
-                      const EngineServing& pe, int prefillTp, int pGpus, const EngineServing& de,
-                      int decodeTp, int dGpus) {
+/// `prefillTp`, on `prefillGpu`) and `dGpus` of decode replicas of `de` (TP `decodeTp`, on
+/// `decodeGpu`), the KV moved between them. The decode pool's batch cap is left for the caller.
+DisaggPools makePools(const DeploySpace& sp, const GpuSpec& prefillGpu, const GpuSpec& decodeGpu,
+                      double inputTokens, const EngineServing& pe, int prefillTp, int pGpus,
+                      const EngineServing& de, int decodeTp, int dGpus) {
   DisaggPools pools;
   pools.prefill = &pe.steps;
   pools.prefillReplicas = pGpus / prefillTp;
@@ -281,8 +302,8 @@ DisaggPools makePools(const DeploySpace& sp, const GpuSpec& gpu, double inputTok
   pools.decode = &de.steps;
   pools.decodeReplicas = dGpus / decodeTp;
   pools.decodeLimits.kvCapacityTokens = de.kvCapacityTokens;
-  pools.kvTransferS =
-      kvTransferS(gpu, pe.kvGroupBytesPerToken, inputTokens, prefillTp, decodeTp, pGpus + dGpus);
+  pools.kvTransferS = kvTransferS(prefillGpu, pe.kvGroupBytesPerToken, inputTokens, prefillTp,
+                                  decodeTp, pGpus + dGpus, prefillGpu.id == decodeGpu.id);
   return pools;
 }
 
@@ -308,61 +329,134 @@ void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const 
   judge(o, proto, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu, st.bindingLimit, t);
 }
 
-/// Every disaggregated deployment: per GPU, KV dtype and scheme assignment, a prefill pool and
-/// a decode pool of the same engine (one per TP, built once), each pool's GPUs a power of two,
-/// both together at most maxGpus, at every batch cap of the decode pool.
+/// One engine a pool may run: a GPU, a scheme assignment and a TP, built once.
+struct PoolEngine {
+  const GpuSpec* gpu = nullptr;
+  const Assignment* as = nullptr;
+  int tp = 1;
+  EngineServing eng;
+};
+
+/// A prefill pool: an engine on a number of GPUs, and what one of its replicas does.
+struct PrefillOption {
+  const PoolEngine* e = nullptr;
+  int gpus = 0;
+  PrefillRates rates;
+};
+
+/// The deployment `as` names as a config (for the gates).
+DeployConfig schemesOf(const Assignment& as) {
+  DeployConfig c;
+  c.linear = as.linear;
+  c.moe = as.moe;
+  c.lmHead = as.lmHead;
+  return c;
+}
+
+/// The prefill pools worth pairing: those whose schemes pass the gates, and of those of one
+/// GPU, TP and GPU count (the same price, KV layout and transfer), the ones no other beats on
+/// both the rate a replica completes and one prompt's prefill time. Exact at a rate and one
+/// request at a time, where a faster prefill pool is never worse; at saturation it leaves
+/// out a pool that is slower than another of its price (it would hold the deployment's
+/// throughput down, which a lower decode batch cap also does).
+std::vector<PrefillOption> prefillOptions(const DeploySpace& sp, const DeployOptions& o,
+                                          const std::vector<PoolEngine>& engines,
+                                          const std::vector<int>& counts) {
+  std::vector<PrefillOption> all;
+  for (const auto& e : engines) {
+    if (o.gate && !o.gate(schemesOf(*e.as))) continue;
+    const PrefillRates r = prefillRates(e.eng.steps, std::max(sp.tokenBudget, 1.0), o.workload);
+    for (int g : counts) {
+      if (g % e.tp == 0 && g < sp.maxGpus) all.push_back(PrefillOption{&e, g, r});
+    }
+  }
+  std::vector<PrefillOption> kept;
+  for (const auto& a : all) {
+    const bool beaten = std::any_of(all.begin(), all.end(), [&](const PrefillOption& b) {
+      if (&a == &b || b.e->gpu != a.e->gpu || b.e->tp != a.e->tp || b.gpus != a.gpus) return false;
+      const bool noWorse =
+          b.rates.perReplica >= a.rates.perReplica && b.rates.aloneS <= a.rates.aloneS;
+      const bool better =
+          b.rates.perReplica > a.rates.perReplica || b.rates.aloneS < a.rates.aloneS;
+      // Equal on both: the first in order stays.
+      return noWorse && (better || &b < &a);
+    });
+    if (!beaten) kept.push_back(a);
+  }
+  return kept;
+}
+
+/// Every disaggregated deployment: a prefill pool and a decode pool, each of any GPU of the
+/// space, scheme assignment and TP (one engine each, built once per KV dtype), each pool's
+/// GPUs a power of two, both together at most maxGpus, at every batch cap of the decode pool.
+/// Prefill pools are paired as prefillOptions keeps them.
 std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOptions& o,
                                          const std::vector<double>& kvBytes,
                                          const std::vector<Assignment>& assigns,
                                          const std::vector<int>& counts, Tally& t) {
   const double I = o.workload.inputTokens, O = o.workload.outputTokens;
-  for (const auto& gpu : sp.gpus) {
-    const double price = *gpu.pricePerGpuHourUsd;
-    for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
+  const auto nCaps = static_cast<std::int64_t>(sp.batchCaps.size());
+  // Configurations enumerated: every pool engine (built or not) at every GPU count it divides.
+  std::vector<std::int64_t> perCount(counts.size(), 0);
+  for (std::size_t ci = 0; ci < counts.size(); ++ci) {
+    for (int tp : counts) {
+      if (counts[ci] % tp == 0)
+        perCount[ci] += static_cast<std::int64_t>(sp.gpus.size() * assigns.size());
+    }
+  }
+  std::int64_t spaceOfKv = 0;
+  for (std::size_t pi = 0; pi < counts.size(); ++pi) {
+    for (std::size_t di = 0; di < counts.size(); ++di) {
+      if (counts[pi] + counts[di] <= sp.maxGpus) spaceOfKv += perCount[pi] * perCount[di] * nCaps;
+    }
+  }
+  for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
+    t.res.space += spaceOfKv;
+    std::vector<PoolEngine> engines;  // those that hold one prompt's KV
+    for (const auto& gpu : sp.gpus) {
       for (const auto& as : assigns) {
-        std::vector<std::optional<EngineServing>> engines(counts.size());
-        for (std::size_t i = 0; i < counts.size(); ++i) {
-          const int tp = counts[i];
+        for (int tp : counts) {
           if ((tp > 1 && !gpu.nvlinkGBps) || checkTensorParallel(sp.model, tp)) continue;
           auto eng = engineServing(deployScenario(sp, gpu, tp, kvBytes[ki], o.workload), as.a);
           if (!eng) return eng.error();
-          if (eng->kvCapacityTokens >= I) engines[i] = std::move(*eng);
+          if (eng->kvCapacityTokens >= I) engines.push_back(PoolEngine{&gpu, &as, tp, *eng});
         }
-        for (std::size_t pi = 0; pi < counts.size(); ++pi) {
-          for (std::size_t di = 0; di < counts.size(); ++di) {
-            for (int pGpus : counts) {
-              for (int dGpus : counts) {
-                if (pGpus % counts[pi] != 0 || dGpus % counts[di] != 0) continue;
-                if (pGpus + dGpus > sp.maxGpus) continue;
-                const auto n = static_cast<std::int64_t>(sp.batchCaps.size());
-                t.res.space += n;
-                const auto& pe = engines[pi];
-                const auto& de = engines[di];
-                if (!pe || !de || de->kvCapacityTokens < I + O) {
-                  t.res.rejectedMemory += n;
-                  continue;
-                }
-                DisaggPools pools =
-                    makePools(sp, gpu, I, *pe, counts[pi], pGpus, *de, counts[di], dGpus);
-                DeployConfig proto;
-                proto.gpu = gpu.id;
-                proto.tp = counts[di];
-                proto.replicas = pools.decodeReplicas;
-                proto.prefillTp = counts[pi];
-                proto.prefillReplicas = pools.prefillReplicas;
-                proto.gpuCount = pGpus + dGpus;
-                proto.kvTransferMs = pools.kvTransferS * 1e3;
-                proto.linear = as.linear;
-                proto.moe = as.moe;
-                proto.lmHead = as.lmHead;
-                proto.kvDtype = sp.kvDtypes[ki];
-                for (int cap : sp.batchCaps) {
-                  pools.decodeLimits.maxBatch = cap;
-                  proto.maxBatch = cap;
-                  offerDisaggregated(o, pools, proto, price, t);
-                }
-              }
-            }
+      }
+    }
+    const auto prefill = prefillOptions(sp, o, engines, counts);
+    for (const auto& d : engines) {
+      if (d.eng.kvCapacityTokens < I + O) continue;
+      const double decodePrice = *d.gpu->pricePerGpuHourUsd;
+      for (int dGpus : counts) {
+        if (dGpus % d.tp != 0) continue;
+        for (const auto& p : prefill) {
+          if (p.gpus + dGpus > sp.maxGpus) continue;
+          const PoolEngine& pe = *p.e;
+          DisaggPools pools =
+              makePools(sp, *pe.gpu, *d.gpu, I, pe.eng, pe.tp, p.gpus, d.eng, d.tp, dGpus);
+          DeployConfig proto;
+          proto.gpu = d.gpu->id;
+          proto.tp = d.tp;
+          proto.replicas = pools.decodeReplicas;
+          proto.linear = d.as->linear;
+          proto.moe = d.as->moe;
+          proto.lmHead = d.as->lmHead;
+          proto.prefillGpu = pe.gpu->id;
+          proto.prefillTp = pe.tp;
+          proto.prefillReplicas = pools.prefillReplicas;
+          proto.prefillLinear = pe.as->linear;
+          proto.prefillMoe = pe.as->moe;
+          proto.prefillLmHead = pe.as->lmHead;
+          proto.gpuCount = p.gpus + dGpus;
+          proto.kvTransferMs = pools.kvTransferS * 1e3;
+          proto.kvDtype = sp.kvDtypes[ki];
+          // judge prices GPUs at one rate: the pools' mean.
+          const double pricePerGpu =
+              (*pe.gpu->pricePerGpuHourUsd * p.gpus + decodePrice * dGpus) / proto.gpuCount;
+          for (int cap : sp.batchCaps) {
+            pools.decodeLimits.maxBatch = cap;
+            proto.maxBatch = cap;
+            offerDisaggregated(o, pools, proto, pricePerGpu, t);
           }
         }
       }
@@ -413,31 +507,37 @@ Result<SchemeAssignment> deployAssignment(const DeploySpace& sp, const DeployCon
 }
 
 Result<DisaggState> disaggregatedState(const DeploySpace& sp, const DeployOptions& o,
-                                       const DeployConfig& c, const Efficiency* efficiency) {
+                                       const DeployConfig& c, const std::string& constant,
+                                       double delta) {
   if (!c.disaggregated()) return Error{"", "", "prefill_tp", "the deployment is not disaggregated"};
-  const auto gpu =
-      std::find_if(sp.gpus.begin(), sp.gpus.end(), [&](const GpuSpec& g) { return g.id == c.gpu; });
-  if (gpu == sp.gpus.end()) return Error{"", "", "gpu", "'" + c.gpu + "' is not in the search"};
-  auto as = deployAssignment(sp, c);
-  if (!as) return as.error();
+  auto gpuOf = [&](const std::string& id) -> const GpuSpec* {
+    const auto g =
+        std::find_if(sp.gpus.begin(), sp.gpus.end(), [&](const GpuSpec& x) { return x.id == id; });
+    return g == sp.gpus.end() ? nullptr : &*g;
+  };
+  const GpuSpec* pg = gpuOf(c.prefillGpu);
+  const GpuSpec* dg = gpuOf(c.gpu);
+  if (!pg || !dg) {
+    return Error{"", "", "gpu", "'" + (pg ? c.gpu : c.prefillGpu) + "' is not in the search"};
+  }
   const double kv = kvBytesForDtype(c.kvDtype);
-  auto build = [&](int tp) -> Result<EngineServing> {
-    Scenario s = deployScenario(sp, *gpu, tp, kv, o.workload);
-    if (efficiency) s.efficiency = *efficiency;
+  auto build = [&](const GpuSpec& gpu, const DeployConfig& pool) -> Result<EngineServing> {
+    auto as = deployAssignment(sp, pool);
+    if (!as) return as.error();
+    Scenario s = deployScenario(sp, gpu, pool.tp, kv, o.workload);
+    if (!constant.empty()) s.efficiency = perturbed(s.efficiency, constant, delta);
     return engineServing(s, *as);
   };
-  auto pe = build(c.prefillTp);
+  auto pe = build(*pg, c.prefillPool());
   if (!pe) return pe.error();
-  auto de = build(c.tp);
+  auto de = build(*dg, c);
   if (!de) return de.error();
   if (pe->kvCapacityTokens < o.workload.inputTokens ||
       de->kvCapacityTokens < o.workload.inputTokens + o.workload.outputTokens) {
     return Error{"", "", "gpu_count", "a pool of the deployment does not fit in memory"};
   }
-  const int pGpus = c.prefillTp * c.prefillReplicas;
-  const int dGpus = c.tp * c.replicas;
-  DisaggPools pools =
-      makePools(sp, *gpu, o.workload.inputTokens, *pe, c.prefillTp, pGpus, *de, c.tp, dGpus);
+  DisaggPools pools = makePools(sp, *pg, *dg, o.workload.inputTokens, *pe, c.prefillTp,
+                                c.prefillTp * c.prefillReplicas, *de, c.tp, c.tp * c.replicas);
   pools.decodeLimits.maxBatch = c.maxBatch;
   return disaggAtLoad(o, pools);
 }
@@ -526,28 +626,36 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
 
 namespace {
 Json configJson(const DeployConfig& c) {
-  return Json{{"gpu", c.gpu},
-              {"gpu_count", c.gpuCount},
-              {"tp", c.tp},
-              {"replicas", c.replicas},
-              {"ep", c.ep},
-              {"dp_attention", c.dpAttention},
-              {"schemes",
-               {{"linear", c.linear},
-                {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},
-                {"lm_head", c.lmHead}}},
-              {"scheme_id", c.schemeId()},
-              {"kv_dtype", c.kvDtype},
-              {"max_batch", c.maxBatch},
-              {"ttft_ms", c.ttftMs},
-              {"tpot_ms", c.tpotMs},
-              {"output_tok_s", c.outputTokS},
-              {"usd_per_million_output_tokens", c.usdPerMillionOutputTokens},
-              {"usd_per_hour", c.pricePerHourUsd},
-              {"binding_limit", c.bindingLimit},
-              {"prefill_tp", c.disaggregated() ? Json(c.prefillTp) : Json(nullptr)},
-              {"prefill_replicas", c.disaggregated() ? Json(c.prefillReplicas) : Json(nullptr)},
-              {"kv_transfer_ms", c.disaggregated() ? Json(c.kvTransferMs) : Json(nullptr)}};
+  return Json{
+      {"gpu", c.gpu},
+      {"gpu_count", c.gpuCount},
+      {"tp", c.tp},
+      {"replicas", c.replicas},
+      {"ep", c.ep},
+      {"dp_attention", c.dpAttention},
+      {"schemes",
+       {{"linear", c.linear},
+        {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},
+        {"lm_head", c.lmHead}}},
+      {"scheme_id", c.schemeId()},
+      {"kv_dtype", c.kvDtype},
+      {"max_batch", c.maxBatch},
+      {"ttft_ms", c.ttftMs},
+      {"tpot_ms", c.tpotMs},
+      {"output_tok_s", c.outputTokS},
+      {"usd_per_million_output_tokens", c.usdPerMillionOutputTokens},
+      {"usd_per_hour", c.pricePerHourUsd},
+      {"binding_limit", c.bindingLimit},
+      {"prefill_tp", c.disaggregated() ? Json(c.prefillTp) : Json(nullptr)},
+      {"prefill_replicas", c.disaggregated() ? Json(c.prefillReplicas) : Json(nullptr)},
+      {"prefill_gpu", c.disaggregated() ? Json(c.prefillGpu) : Json(nullptr)},
+      {"prefill_schemes",
+       c.disaggregated() ? Json{{"linear", c.prefillLinear},
+                                {"moe", c.prefillMoe.empty() ? Json(nullptr) : Json(c.prefillMoe)},
+                                {"lm_head", c.prefillLmHead}}
+                         : Json(nullptr)},
+      {"prefill_scheme_id", c.disaggregated() ? Json(c.prefillSchemeId()) : Json(nullptr)},
+      {"kv_transfer_ms", c.disaggregated() ? Json(c.kvTransferMs) : Json(nullptr)}};
 }
 }  // namespace
 

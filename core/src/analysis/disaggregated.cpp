@@ -9,28 +9,8 @@ namespace qf {
 
 namespace {
 
-/// A prefill replica: requests per second it completes at a full budget, and one prompt's
-/// prefill alone.
-struct PrefillRates {
-  double perReplica = 0;  ///< requests/s at a full budget
-  double aloneS = 0;      ///< one prompt, nothing else in the step
-};
-
 PrefillRates prefillRates(const DisaggPools& p, const ServingWorkload& w) {
-  const StepTimeModel& m = *p.prefill;
-  const double I = w.inputTokens;
-  PrefillRates r;
-  r.aloneS = m.prefillS(I, 0);
-  if (p.prefillBudget >= I) {
-    // Whole prompts share a step: as many as the budget holds.
-    const double k = std::floor(p.prefillBudget / I);
-    r.perReplica = k / mixedStepS(m, 0, 0, k * I, 0, k);
-  } else {
-    // A prompt in chunks of the budget, each over the half-prompt already cached on average.
-    const double chunks = std::ceil(I / p.prefillBudget);
-    r.perReplica = 1.0 / (chunks * mixedStepS(m, 0, 0, p.prefillBudget, I / 2, 1));
-  }
-  return r;
+  return prefillRates(*p.prefill, p.prefillBudget, w);
 }
 
 /// A decode replica's step at `n` running sequences (mean context: the prompt and half the
@@ -75,11 +55,28 @@ double tpotWith(const DisaggPools& p, const ServingWorkload& w, double n) {
 
 }  // namespace
 
+PrefillRates prefillRates(const StepTimeModel& m, double budget, const ServingWorkload& w) {
+  const double I = w.inputTokens;
+  PrefillRates r;
+  r.aloneS = m.prefillS(I, 0);
+  if (budget >= I) {
+    // Whole prompts share a step: as many as the budget holds.
+    const double k = std::floor(budget / I);
+    r.perReplica = k / mixedStepS(m, 0, 0, k * I, 0, k);
+  } else {
+    // A prompt in chunks of the budget, each over the half-prompt already cached on average.
+    const double chunks = std::ceil(I / budget);
+    r.perReplica = 1.0 / (chunks * mixedStepS(m, 0, 0, budget, I / 2, 1));
+  }
+  return r;
+}
+
 double kvTransferS(const GpuSpec& gpu, double groupBytesPerToken, double tokens, int prefillTp,
-                   int decodeTp, int totalGpus) {
+                   int decodeTp, int totalGpus, bool sameGpu) {
   const double bytes = groupBytesPerToken * tokens;
   const int lanes = std::max(1, std::min(prefillTp, decodeTp));
-  const bool oneNode = totalGpus <= kGpusPerNode && gpu.nvlinkGBps && *gpu.nvlinkGBps > 0;
+  const bool oneNode =
+      sameGpu && totalGpus <= kGpusPerNode && gpu.nvlinkGBps && *gpu.nvlinkGBps > 0;
   const double perLane = oneNode ? *gpu.nvlinkGBps * 1e9 / 2 : kNetworkBytesPerSPerGpu;
   return bytes / (perLane * lanes);
 }

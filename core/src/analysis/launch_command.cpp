@@ -178,11 +178,19 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
           : e == "sglang" ? "the decode pool with --disaggregation-mode decode, the prefill pool "
                             "with --disaggregation-mode prefill, and the router in front"
                           : "trtllm-serve disaggregated -c with a config naming both pools";
-      lc.notes.push_back("disaggregated: this line is the decode pool (" +
-                         std::to_string(c.replicas) + " x TP " + std::to_string(c.tp) +
-                         "); run a prefill pool of " + std::to_string(c.prefillReplicas) +
-                         " x TP " + std::to_string(c.prefillTp) +
-                         " with the same checkpoint, and join them: " + how);
+      // A prefill pool on another GPU or in other schemes runs its own command.
+      const DeployConfig prefill = c.prefillPool();
+      std::string itsLine = " with the same checkpoint";
+      if (prefill.gpu != c.gpu || prefill.schemeId() != c.schemeId()) {
+        for (const auto& p : launchCommands(prefill, model, s, cat)) {
+          if (p.engine == e)
+            itsLine = " on " + prefill.gpu + " in " + prefill.schemeId() + ": " + p.command;
+        }
+      }
+      lc.notes.push_back(
+          "disaggregated: this line is the decode pool (" + std::to_string(c.replicas) + " x TP " +
+          std::to_string(c.tp) + "); run a prefill pool of " + std::to_string(c.prefillReplicas) +
+          " x TP " + std::to_string(c.prefillTp) + itsLine + ", and join them: " + how);
     }
     lc.command = cmd.str();
     out.push_back(std::move(lc));

@@ -16,7 +16,11 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
      << "-b" << c.maxBatch;
   if (c.ep > 1) id << "-ep" << c.ep;
   if (c.dpAttention) id << "-dpa";
-  if (c.disaggregated()) id << "-pd-p" << c.prefillTp << "x" << c.prefillReplicas;
+  if (c.disaggregated()) {
+    id << "-pd-p" << c.prefillTp << "x" << c.prefillReplicas;
+    if (c.prefillGpu != c.gpu) id << "-" << c.prefillGpu;
+    if (c.prefillSchemeId() != c.schemeId()) id << "-" << c.prefillSchemeId();
+  }
   if (speculation) id << "-mtp-k" << speculation->draftTokens;
   k.id = id.str();
   k.model = modelId;

@@ -95,6 +95,8 @@ TEST_CASE("the KV moves over NVLink within a node and over the network across no
         Approx(bytes / (2 * *h100.nvlinkGBps * 1e9 / 2)));
   // 8 + 8 GPUs: two nodes, one 50 GB/s NIC per GPU, 8 pairs.
   CHECK(kvTransferS(h100, 327680, 1000, 8, 8, 16) == Approx(bytes / (8 * 50e9)));
+  // Pools of two GPU types are two kinds of node: the KV crosses the network even on 2 + 2.
+  CHECK(kvTransferS(h100, 327680, 1000, 2, 2, 4, false) == Approx(bytes / (2 * 50e9)));
   // The narrower pool sets the pairs.
   CHECK(kvTransferS(h100, 327680, 1000, 4, 1, 5) == Approx(bytes / (*h100.nvlinkGBps * 1e9 / 2)));
 }
@@ -160,4 +162,57 @@ TEST_CASE("a split deployment of the search is rebuilt exactly and carries an in
     }
     if (load.kind != DeployLoad::Kind::Sync) CHECK(split > 0);
   }
+}
+
+TEST_CASE("each pool of a split deployment takes its own GPU and schemes", "[disaggregated]") {
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  sp.model = *cat.resolveModel("llama-3.1-70b");
+  sp.gpus = {*cat.resolveGpu("h100-sxm"), *cat.resolveGpu("h200-sxm"),
+             *cat.resolveGpu("a100-80gb")};
+  sp.maxGpus = 16;
+  sp.schemes = {*cat.scheme("bf16"), *cat.scheme("w8a8-fp8"), *cat.scheme("w8a8-int8"),
+                *cat.scheme("w4a16-g128")};
+  sp.disaggregated = true;
+  DeployOptions o;
+  o.load = DeployLoad{DeployLoad::Kind::Rate, 2};
+  o.workload.inputTokens = 4096;
+  o.workload.outputTokens = 512;
+  o.sloTpotMs = 50;
+  auto r = searchDeployments(sp, o);
+  REQUIRE(r.ok());
+  auto fi = frontierIntervals(sp, o, *r);
+  REQUIRE(fi.ok());
+  // Long prompts at a moderate rate: the compute-bound prefill pool and the memory-bound
+  // decode pool choose differently (the seeds' two regimes: FP8's tensor rate for prefill,
+  // W4A16's light weights for decode).
+  int mixed = 0;
+  for (std::size_t i = 0; i < r->frontier.size(); ++i) {
+    const DeployConfig& c = r->frontier[i];
+    if (!c.disaggregated()) continue;
+    CHECK_FALSE(c.prefillGpu.empty());
+    CHECK_FALSE(c.prefillLinear.empty());
+    if (c.prefillGpu == c.gpu && c.prefillSchemeId() == c.schemeId()) continue;
+    ++mixed;
+    INFO(c.layoutText());
+    CHECK(c.layoutText().find("prefill pool") != std::string::npos);
+    // The price is both pools' GPUs at their own rates.
+    const double pp = *cat.resolveGpu(c.prefillGpu)->pricePerGpuHourUsd;
+    const double dp = *cat.resolveGpu(c.gpu)->pricePerGpuHourUsd;
+    CHECK(c.pricePerHourUsd ==
+          Approx(pp * c.prefillTp * c.prefillReplicas + dp * c.tp * c.replicas));
+    // Rebuilt from its row exactly.
+    auto st = disaggregatedState(sp, o, c);
+    REQUIRE(st.ok());
+    CHECK(st->ttftS * 1e3 == Approx(c.ttftMs).epsilon(1e-12));
+    CHECK(st->tpotS * 1e3 == Approx(c.tpotMs).epsilon(1e-12));
+    CHECK(c.kvTransferMs > 0);
+    CHECK(fi->frontier[i].tpotMs.low < c.tpotMs);
+    CHECK(fi->frontier[i].tpotMs.high > c.tpotMs);
+  }
+  CHECK(mixed > 0);
+  REQUIRE(r->best.has_value());
+  CHECK(r->best->disaggregated());
+  CHECK(r->best->linear == "w4a16-g128");
+  CHECK(r->best->prefillLinear == "w8a8-fp8");
 }

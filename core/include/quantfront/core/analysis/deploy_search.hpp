@@ -58,8 +58,8 @@ struct DeploySpace {
   /// The busiest GPU's routed-expert work over the mean under EP (1: uniform routing).
   double expertImbalance = 1.0;
   /// Also search disaggregated deployments (docs/model.md, "Disaggregated prefill and
-  /// decode"): a prefill pool and a decode pool of the same GPU, schemes and KV dtype, each
-  /// with its own TP and replicas, their GPUs together at most maxGpus.
+  /// decode"): a prefill pool and a decode pool, each with its own GPU (of `gpus`), scheme
+  /// assignment, TP and replicas, one KV dtype for both, their GPUs together at most maxGpus.
   bool disaggregated = false;
 };
 
@@ -97,15 +97,23 @@ struct DeployConfig {
   double usdPerMillionOutputTokens = 0;
   double pricePerHourUsd = 0;  ///< the whole deployment
   std::string bindingLimit;    ///< what caps a replica's concurrency
-  /// Disaggregated: the prefill pool's TP and replicas (tp and replicas are the decode
-  /// pool's; gpuCount both pools'); 0 for an aggregated deployment.
+  /// Disaggregated: the prefill pool's TP, replicas, GPU and schemes per kind (gpu, tp,
+  /// replicas and the schemes above are the decode pool's; gpuCount and the price both
+  /// pools'); prefillTp 0 for an aggregated deployment.
   int prefillTp = 0;
   int prefillReplicas = 0;
+  std::string prefillGpu;
+  std::string prefillLinear, prefillMoe, prefillLmHead;
   double kvTransferMs = 0;  ///< one request's KV from prefill to decode (disaggregated)
   [[nodiscard]] bool disaggregated() const { return prefillTp > 0; }
   [[nodiscard]] std::string schemeId() const;  ///< "w4a16-g128" or "linear=..,moe=..,lm_head=.."
-  /// "EP 8, DP attention", "EP 4", "DP attention", "prefill pool 2 × 1" (disaggregated), or
-  /// "" for plain TP.
+  /// The prefill pool's schemes as schemeId() words them; empty when aggregated.
+  [[nodiscard]] std::string prefillSchemeId() const;
+  /// The prefill pool as a deployment of its own (its GPU, TP, replicas and schemes), for the
+  /// gates and the launch lines.
+  [[nodiscard]] DeployConfig prefillPool() const;
+  /// "EP 8, DP attention", "EP 4", "DP attention", "prefill pool 2 × 1" (disaggregated; with
+  /// "on GPU" and "in scheme" where they differ from the decode pool's), or "" for plain TP.
   [[nodiscard]] std::string layoutText() const;
 };
 
@@ -144,13 +152,14 @@ Scenario deployScenario(const DeploySpace& space, const GpuSpec& gpu, int tp,
 /// space does not hold.
 Result<SchemeAssignment> deployAssignment(const DeploySpace& space, const DeployConfig& c);
 
-/// A disaggregated deployment's steady state rebuilt from `c` (its GPU, which must be in the
-/// space, its pools, schemes, KV dtype and batch cap) exactly as the search priced it;
-/// `efficiency`, when given, replaces the GPU's constants in both pools (the intervals perturb
-/// them). Errors: an aggregated `c`, a GPU or scheme the space lacks, a pool that does not fit.
+/// A disaggregated deployment's steady state rebuilt from `c` (its pools' GPUs, which must be
+/// in the space, TPs, replicas, schemes, KV dtype and batch cap) exactly as the search priced
+/// it; with `constant`, each pool's constants have that one multiplied by exp(`delta`) (the
+/// fit's coordinates, as `perturbed`; the intervals move them). Errors: an aggregated `c`, a
+/// GPU or scheme the space lacks, a pool that does not fit.
 Result<DisaggState> disaggregatedState(const DeploySpace& space, const DeployOptions& opts,
-                                       const DeployConfig& c,
-                                       const Efficiency* efficiency = nullptr);
+                                       const DeployConfig& c, const std::string& constant = "",
+                                       double delta = 0);
 
 /// Runs the search. Errors: an empty space, a GPU without a price, bad workload or SLOs.
 Result<DeployResult> searchDeployments(const DeploySpace& space, const DeployOptions& opts);

@@ -38,12 +38,22 @@ struct DisaggState {
   std::string bindingLimit;      ///< "prefill pool", "batch cap" or "KV cache"
 };
 
+/// A prefill replica on its own: requests per second it completes at a full budget of
+/// `budget` tokens a step (whole prompts while the budget holds them, else chunks), and one
+/// prompt's prefill with nothing else in the step.
+struct PrefillRates {
+  double perReplica = 0;
+  double aloneS = 0;
+};
+PrefillRates prefillRates(const StepTimeModel& m, double budget, const ServingWorkload& w);
+
 /// Seconds to move `tokens` tokens of KV (`groupBytesPerToken` over the prefill replica's GPUs
 /// together) from a prefill replica of `prefillTp` GPUs to a decode replica of `decodeTp`:
 /// each GPU pair in parallel, over NVLink (half its two-way figure) when both pools fit one
-/// node (`totalGpus` ≤ 8 and the GPU has NVLink), else over one 50 GB/s NIC per GPU.
+/// node (`totalGpus` ≤ 8, one GPU type — `sameGpu` — and the GPU has NVLink), else over one
+/// 50 GB/s NIC per GPU (pools of two GPU types are two kinds of node).
 double kvTransferS(const GpuSpec& gpu, double groupBytesPerToken, double tokens, int prefillTp,
-                   int decodeTp, int totalGpus);
+                   int decodeTp, int totalGpus, bool sameGpu = true);
 
 /// Saturated: the smaller of what the prefill pool admits and what the decode pool completes.
 DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w);

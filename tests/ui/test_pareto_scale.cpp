@@ -4,6 +4,9 @@
 // and hover finds any candidate.
 #include <catch2/catch.hpp>
 
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTest>
 #include <random>
 
 #include <quantfront/core/analysis/frontier_analysis.hpp>
@@ -166,4 +169,43 @@ TEST_CASE("above the eager limit the table and hover word dominators as core lis
   REQUIRE(rows.size() == 1);
   CHECK(view.candidateAt(rows.front().row()) == "c123");
   CHECK(view.rowOfCandidate("c123") == rows.front().row());
+}
+
+TEST_CASE("above the eager limit the frontier is analysed off the GUI thread, newest first",
+          "[ui][pareto][scale][background]") {
+  qf::testing::app();
+  const int n = static_cast<int>(qf::ui::ParetoView::kEagerDominatorsUpTo) + 1000;
+  const auto cands = crowd(n);
+  const std::vector<qf::Objective> scoreTpot = {{"score", qf::Direction::Max},
+                                                {"tpot_ms", qf::Direction::Min}};
+  qf::ui::ParetoView view;
+  view.resize(1500, 920);
+  QSignalSpy analysed(&view, &qf::ui::ParetoView::analysed);
+  view.setContents(cands, scoreTpot, {});
+  // setContents returned before the analysis ended: no rows, no points, nothing shown yet
+  // (the table and the plot do not wait; the result's accessors do).
+  CHECK(analysed.count() == 0);
+  CHECK(view.table()->model()->rowCount() == 0);
+  CHECK(view.plot()->classCounts()[2] == 0);
+  // An edit before it is shown: the first analysis is dropped, the second shown once.
+  view.setSelection({{"tpot_ms", qf::Direction::Min}, {"score", qf::Direction::Max}}, {});
+  REQUIRE(QTest::qWaitFor([&] { return analysed.count() >= 1; }, 60000));
+  QTest::qWait(300);
+  CHECK(analysed.count() == 1);
+  REQUIRE(view.result().has_value());
+  REQUIRE(view.result()->objectives.size() == 2);
+  CHECK(view.result()->objectives[0].metric == "tpot_ms");
+  CHECK(view.table()->model()->rowCount() == n);
+  // The classes are core's, for the newer objectives.
+  qf::FrontierQuery q;
+  q.objectives = {{"tpot_ms", qf::Direction::Min}, {"score", qf::Direction::Max}};
+  const auto core = qf::analyseFrontier(cands, q, "");
+  REQUIRE(core.ok());
+  CHECK(view.result()->frontier.size() == core->result.frontier.size());
+  CHECK(view.result()->dominated.size() == core->result.dominated.size());
+  CHECK(view.plot()->classCounts()[0] == static_cast<int>(core->result.frontier.size()));
+  // New candidates while one runs: the accessors wait, then read the newest.
+  view.setCandidates(crowd(n + 10));
+  CHECK(view.verdicts().size() == static_cast<std::size_t>(n + 10));
+  CHECK(view.statusText().contains("on the frontier"));
 }

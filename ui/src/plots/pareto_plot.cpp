@@ -138,10 +138,10 @@ QString ParetoPlot::candidateAt(const QPointF& pos) const {
 QString ParetoPlot::describe(const QString& id) const {
   const auto at = m_index.constFind(id);
   if (at == m_index.constEnd()) return {};
-  const auto it = m_cands.begin() + static_cast<std::ptrdiff_t>(*at);
+  const auto it = m_cands->begin() + static_cast<std::ptrdiff_t>(*at);
   QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
   // The verdict first: what the frontier made of it, and why.
-  if (const auto v = m_verdicts.find(it->id); v != m_verdicts.end()) {
+  if (const auto v = m_verdicts->find(it->id); v != m_verdicts->end()) {
     text += QString("<br><b>%1</b>").arg(QString(verdictName(v->second.verdict)).toHtmlEscaped());
     std::string worded = v->second.detail;
     const Verdict verdict = v->second.verdict;
@@ -216,15 +216,22 @@ void ParetoPlot::highlight(const QString& id) {
 void ParetoPlot::setData(const std::vector<Candidate>& cands,
                          const std::map<std::string, CandidateVerdict>& verdicts,
                          const Objective& x, const Objective& y) {
-  resetDrawing(cands);
-  m_verdicts = verdicts;
+  setData(std::make_shared<const std::vector<Candidate>>(cands),
+          std::make_shared<const std::map<std::string, CandidateVerdict>>(verdicts), x, y);
+}
+
+void ParetoPlot::setData(SharedCandidates shared, SharedVerdicts verdicts, const Objective& x,
+                         const Objective& y) {
+  resetDrawing(std::move(shared));
+  m_verdicts = std::move(verdicts);
+  const std::vector<Candidate>& cands = *m_cands;
   m_xMetric = x.metric;
   m_yMetric = y.metric;
   setTitles(x, y);
   m_counts = {};
   // The uncertain band first: behind the points, lines and labels drawn after it.
   drawBands();
-  const PlotPoints points = plotPoints(cands, verdicts, x, y);
+  const PlotPoints points = plotPoints(cands, *m_verdicts, x, y);
   // Frontier points per base model: a frontier is drawn within a group (analyseFrontier
   // groups relative metrics by model), never across two models' candidates.
   std::map<std::string, std::vector<std::pair<double, double>>> front;
@@ -252,17 +259,17 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
   replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ParetoPlot::resetDrawing(const std::vector<Candidate>& cands) {
+void ParetoPlot::resetDrawing(SharedCandidates cands) {
   clearGraphs();
   clearItems();
   clearPlottables();
   m_labels.clear();
   m_ring = nullptr;
   m_drawn.clear();
-  m_cands = cands;
+  m_cands = std::move(cands);
   m_index.clear();
-  m_index.reserve(static_cast<qsizetype>(m_cands.size()));
-  for (std::size_t i = 0; i < m_cands.size(); ++i) m_index.insert(qs(m_cands[i].id), i);
+  m_index.reserve(static_cast<qsizetype>(m_cands->size()));
+  for (std::size_t i = 0; i < m_cands->size(); ++i) m_index.insert(qs((*m_cands)[i].id), i);
 }
 
 void ParetoPlot::setTitles(const Objective& x, const Objective& y) {
@@ -350,7 +357,7 @@ void ParetoPlot::drawColourBins() {
   for (const auto& d : m_drawn) {
     const auto at = m_index.constFind(d.id);
     if (at == m_index.constEnd()) continue;
-    if (const auto v = metricOf(m_cands[*at], m_colourMetric)) pts.emplace_back(d, v->value);
+    if (const auto v = metricOf((*m_cands)[*at], m_colourMetric)) pts.emplace_back(d, v->value);
   }
   if (pts.empty()) return;
   std::vector<double> values;

@@ -79,15 +79,25 @@ QString withInterval(double v, const IntervalEstimate* iv) {
   return QString("%1 (%2–%3)").arg(fmt3(v), fmt3(iv->low), fmt3(iv->high));
 }
 
+/// " on h100-sxm in w8a8-fp8": what sets a split deployment's prefill pool apart from its
+/// decode pool (empty when only TP and replicas do).
+QString prefillDiffers(const DeployConfig& c) {
+  QString out;
+  if (c.prefillGpu != c.gpu) out += " on " + qs(c.prefillGpu);
+  if (c.prefillSchemeId() != c.schemeId()) out += " in " + qs(c.prefillSchemeId());
+  return out;
+}
+
 /// "4 × 1" (TP × replicas), "8 × 1 (EP 8, DP attention)", or for split pools "decode 2 × 1,
-/// prefill 4 × 1".
+/// prefill 4 × 1" (and the prefill pool's GPU and schemes where they differ).
 QString layoutCell(const DeployConfig& c) {
   if (c.disaggregated()) {
-    return QString("decode %1 × %2, prefill %3 × %4")
+    return QString("decode %1 × %2, prefill %3 × %4%5")
         .arg(c.tp)
         .arg(c.replicas)
         .arg(c.prefillTp)
-        .arg(c.prefillReplicas);
+        .arg(c.prefillReplicas)
+        .arg(prefillDiffers(c));
   }
   if (c.layoutText().empty()) return QString("%1 × %2").arg(c.tp).arg(c.replicas);
   return QString("%1 × %2 (%3)").arg(c.tp).arg(c.replicas).arg(qs(c.layoutText()));
@@ -477,7 +487,7 @@ DeployView::Outcome DeployView::run(const Request& req) {
 void DeployView::startSearch() {
   m_background->run<Outcome>(
       Background::Lane::Deploy, [req = request()](const std::atomic<bool>&) { return run(req); },
-      [this](Outcome&& o) { show(std::move(o)); });
+      [this](Outcome&& o) { showOutcome(std::move(o)); });
   m_summary->setText("Searching…");
 }
 
@@ -491,7 +501,7 @@ bool DeployView::searching() const {
   return m_background->busy(Background::Lane::Deploy);
 }
 
-void DeployView::show(Outcome&& o) {
+void DeployView::showOutcome(Outcome&& o) {
   m_result = std::move(o.result);
   m_intervals = std::move(o.intervals);
   m_lastOptions = o.request.options;
@@ -762,7 +772,7 @@ QString DeployView::hoverText(int i) const {
     // The first line names both pools, and what moving the KV between them costs.
     const QString pools = QString(
                               "%1 × %2: decode pool TP %3 × %4 replicas, prefill pool TP "
-                              "%5 × %6 replicas\nKV moved to the decode pool in %7 ms a "
+                              "%5 × %6 replicas%8\nKV moved to the decode pool in %7 ms a "
                               "request")
                               .arg(c.gpuCount)
                               .arg(qs(c.gpu))
@@ -770,7 +780,8 @@ QString DeployView::hoverText(int i) const {
                               .arg(c.replicas)
                               .arg(c.prefillTp)
                               .arg(c.prefillReplicas)
-                              .arg(fmt3(c.kvTransferMs));
+                              .arg(fmt3(c.kvTransferMs))
+                              .arg(prefillDiffers(c));
     text = pools + text.mid(text.indexOf('\n'));
   }
   auto spread = [](const IntervalEstimate& e) { return e.high > e.low; };

@@ -132,11 +132,11 @@ void MainWindow::drawPareto(unsigned parts) {
     return m_pareto->objectives() == s.view.objectives && m_pareto->gates() == s.view.gates;
   };
   if (parts & kEvidencePart) {
-    const auto visible = visibleCandidates(s.candidates, s.view.hidden);
+    auto visible = visibleCandidates(s.candidates, s.view.hidden);
     if (parts & kSelectionPart) {
-      m_pareto->setContents(visible, s.view.objectives, s.view.gates);
+      m_pareto->setContents(std::move(visible), s.view.objectives, s.view.gates);
     } else {
-      m_pareto->setCandidates(visible);
+      m_pareto->setCandidates(std::move(visible));
     }
   } else if (!shown()) {
     m_pareto->setSelection(s.view.objectives, s.view.gates);

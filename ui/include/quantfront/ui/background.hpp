@@ -1,7 +1,8 @@
 #pragma once
 /// The window's one way of working off the GUI thread. A job runs `work` on a worker thread
 /// and hands its result to `apply` on the GUI thread. Jobs run in lanes (the serving
-/// statistics, an import, a measurement, a deployment search); each job of a lane gets the next
+/// statistics, an import, a measurement, a deployment search, a Pareto
+/// analysis); each job of a lane gets the next
 /// generation number, and a result is applied only if no newer job of its lane started since, so a
 /// stale result never overwrites a newer one. A job can be asked to stop (its `cancelled` flag);
 /// its result is still applied, saying it stopped. Programmatic callers that need the result now
@@ -22,7 +23,7 @@ namespace qf::ui {
 class Background : public QObject {
   Q_OBJECT
  public:
-  enum class Lane { Serving, Import, Measure, Deploy, Count };
+  enum class Lane { Serving, Import, Measure, Deploy, Pareto, Count };
 
   explicit Background(QObject* parent = nullptr);
   /// Asks every job to stop and waits for them; nothing is applied any more.

@@ -108,7 +108,7 @@ class DeployView : public QWidget {
   QWidget* buildInputs();  ///< the workload, SLO, load and space inputs and Search
   [[nodiscard]] Request request() const;
   static Outcome run(const Request& req);
-  void show(Outcome&& o);  ///< a search's result, on the GUI thread
+  void showOutcome(Outcome&& o);  ///< a search's result, on the GUI thread
   void draw();
   void fillTable();
   [[nodiscard]] const DeployIntervals* intervalsAt(int i) const;

@@ -6,6 +6,7 @@
 #include <QHash>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include <quantfront/core/analysis/frontier.hpp>
@@ -32,7 +33,13 @@ class ParetoPlot : public QCustomPlot {
   /// Names offered to the label layout (frontier first, then uncertain, gated out, dominated).
   static constexpr std::size_t kMaxLabels = 200;
   explicit ParetoPlot(QWidget* parent = nullptr);
-  /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y.
+  using SharedCandidates = std::shared_ptr<const std::vector<Candidate>>;
+  using SharedVerdicts = std::shared_ptr<const std::map<std::string, CandidateVerdict>>;
+  /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y. The plot
+  /// shares both with its caller (10^5 candidates are not copied); they must not change.
+  void setData(SharedCandidates cands, SharedVerdicts verdicts, const Objective& x,
+               const Objective& y);
+  /// The same from the caller's own containers (copied).
   void setData(const std::vector<Candidate>& cands,
                const std::map<std::string, CandidateVerdict>& verdicts, const Objective& x,
                const Objective& y);
@@ -102,7 +109,7 @@ class ParetoPlot : public QCustomPlot {
   [[nodiscard]] static PlotPoints plotPoints(
       const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
       const Objective& x, const Objective& y);
-  void resetDrawing(const std::vector<Candidate>& cands);
+  void resetDrawing(SharedCandidates cands);
   void setTitles(const Objective& x, const Objective& y);
   void drawBands();
   /// One class's points with their interval bars.
@@ -116,8 +123,9 @@ class ParetoPlot : public QCustomPlot {
   int m_coloured = 0;
   std::vector<UncertainBand> m_bands;
   std::vector<QCPCurve*> m_bandCurves;
-  std::vector<Candidate> m_cands;
-  std::map<std::string, CandidateVerdict> m_verdicts;  ///< as the last setData drew them
+  SharedCandidates m_cands = std::make_shared<const std::vector<Candidate>>();
+  /// As the last setData drew them.
+  SharedVerdicts m_verdicts = std::make_shared<const std::map<std::string, CandidateVerdict>>();
   std::function<std::optional<std::string>(const std::string&)> m_detailSource;
   std::string m_xMetric, m_yMetric;
   QCPGraph* m_ring = nullptr;

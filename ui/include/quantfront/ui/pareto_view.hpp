@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 #include <QHash>
 #include <QWidget>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -24,6 +25,8 @@ class QTableView;
 class QTableWidget;
 
 namespace qf::ui {
+
+class Background;
 
 /// Controls + ParetoPlot + candidates table over one candidate list. Objectives and gates are
 /// edited as rows; each edit recomputes the frontier at once. A row that cannot be applied
@@ -48,13 +51,13 @@ class ParetoView : public QWidget {
   /// picker, whose "editing finished" would otherwise reach this view's members destroyed.
   ~ParetoView() override;
   /// Shows `cands`; keeps the objective and gate rows (metrics no candidate carries are marked).
-  void setCandidates(const std::vector<Candidate>& cands);
+  void setCandidates(std::vector<Candidate> cands);
   /// Objective rows (x, y, then further objectives) and gate rows, one per gate; a text holding
   /// several gates separated by commas gives one row each. Empty objectives keep the rows.
   void setSelection(const std::vector<Objective>& objectives,
                     const std::vector<std::string>& gates);
   /// setCandidates + setSelection with one frontier computation (what opening a session does).
-  void setContents(const std::vector<Candidate>& cands, const std::vector<Objective>& objectives,
+  void setContents(std::vector<Candidate> cands, const std::vector<Objective>& objectives,
                    const std::vector<std::string>& gates);
   /// The objectives the frontier is computed over: the valid rows in order (x, y, ...).
   [[nodiscard]] std::vector<Objective> objectives() const;
@@ -85,7 +88,15 @@ class ParetoView : public QWidget {
   /// Above this many candidates the frontier is computed without dominator lists, and a
   /// candidate's list is read when its tooltip or hover text is shown.
   static constexpr std::size_t kEagerDominatorsUpTo = 5000;
-  [[nodiscard]] const std::optional<FrontierResult>& result() const { return m_result; }
+  /// Above it too, the frontier is analysed off the GUI thread (Background's Pareto lane): the
+  /// view says "Analysing N candidates…" until the result is shown (analysed()); an edit
+  /// meanwhile supersedes it. Every accessor of the result below waits for it first.
+  [[nodiscard]] const std::optional<FrontierResult>& result() const {
+    settle();
+    return m_result;
+  }
+  /// Waits for an analysis still running and shows it (tests, exports).
+  void settle() const;
   /// Selects candidate `id` in the table and rings it on the plot (what a click on either does).
   void selectCandidate(const QString& id);
   /// Each candidate's verdict from the last computation (empty when it failed).
@@ -97,6 +108,8 @@ class ParetoView : public QWidget {
   /// The objectives or the gates changed (an edit of a row, a row added or removed), or the
   /// colour or baseline picked.
   void selectionChanged();
+  /// A frontier analysed off the GUI thread is shown.
+  void analysed();
 
  private:
   struct ObjectiveRow {
@@ -110,11 +123,26 @@ class ParetoView : public QWidget {
   };
   [[nodiscard]] std::vector<ObjectiveRow> objectiveRows() const;
   [[nodiscard]] std::vector<GateRow> gateRows() const;
+  /// One analysis: the candidates it read, and what it found (made on the worker).
+  struct Analysed {
+    std::uint64_t computation = 0;  ///< the recompute() it answers
+    std::shared_ptr<const std::vector<Candidate>> cands;
+    QString error;  ///< core's refusal; empty when it ran
+    QString notes;  ///< rows not applied, said after the counts
+    std::optional<FrontierResult> result;
+    std::shared_ptr<const FrontierAnalysis> analysis;
+    std::unique_ptr<DominatorLookup> lookup;  ///< without dominator lists only
+    std::vector<UncertainBand> bands;
+  };
+  static Analysed analyse(std::uint64_t computation,
+                          std::shared_ptr<const std::vector<Candidate>> cands, FrontierQuery query,
+                          QString notes);
+  void showAnalysed(Analysed&& a);  ///< an analysis's result, on the GUI thread
   void recompute();
   void rowEdited();
   void fillTable();
   [[nodiscard]] CandidatesModel::DetailSource detailSource() const;
-  void loadCandidates(const std::vector<Candidate>& cands);
+  void loadCandidates(std::vector<Candidate> cands);
   void applySelection(const std::vector<Objective>& objectives,
                       const std::vector<std::string>& gates);
   void appendObjectiveRow(const Objective& objective);
@@ -135,15 +163,20 @@ class ParetoView : public QWidget {
   CandidatesModel* m_model = nullptr;
   QSortFilterProxyModel* m_sorted = nullptr;
   QTableView* m_table = nullptr;
-  std::vector<Candidate> m_cands;
+  /// Shared with the plot (and, while it runs, an analysis on the worker): never changed in
+  /// place, replaced whole.
+  std::shared_ptr<const std::vector<Candidate>> m_cands =
+      std::make_shared<const std::vector<Candidate>>();
   std::vector<std::string> m_metrics;  ///< metric names the candidates carry, sorted
   std::optional<FrontierResult> m_result;
   /// The last analysis (its result moved to m_result): verdicts, groups, options.
-  std::unique_ptr<FrontierAnalysis> m_analysis;
+  std::shared_ptr<const FrontierAnalysis> m_analysis;
   std::unique_ptr<DominatorLookup> m_lookup;  ///< over m_cands and m_analysis, when lazy
   std::vector<Objective> m_shownObjectives;   ///< objectives() at the last computation
   std::vector<std::string> m_shownGates;      ///< gates() at the last computation
   bool m_updating = false;
+  Background* m_background = nullptr;
+  std::uint64_t m_computation = 0;  ///< recompute() calls so far: an older result is dropped
 };
 
 }  // namespace qf::ui

@@ -68,10 +68,11 @@ options:
                          attention, beside plain TP)
   --expert-imbalance F   the busiest GPU's routed-expert work over the mean under EP (default
                          1, uniform routing; 1 to 64)
-  --spec-k K             speculative decoding on every deployment with the model's MTP layer
-  --spec-acceptance A    (--spec-draft mtp): K draft tokens a step (1 to 15), acceptance in
-  --spec-draft mtp       (0, 1]; the token budget is at least the batch cap x (K + 1); no
-                         intervals are given under speculation
+  --spec-k K             speculative decoding on every deployment: K draft tokens a step
+  --spec-acceptance A    (1 to 15), acceptance in (0, 1], the draft the model's own MTP layer
+  --spec-draft mtp|D     (mtp) or a draft model D (a catalog model id or config.json, run in
+                         bf16 on each replica's GPUs at its TP); the token budget is at least
+                         the batch cap x (K + 1); no intervals are given under speculation
   --gate "metric>=X"     a quality gate (repeatable), with --session: only schemes whose
                          candidate of the model in SESSION passes every gate on its whole
                          interval are searched ("score>=baseline-0.5" takes --baseline, else the
@@ -473,10 +474,11 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (!memoryOptions(memUtil, reserve, sp.memUtil, sp.reserveGib, err, rc)) return rc;
   sp.speculation = speculationOption(specArgs, err, rc);
   if (rc != kExitOk) return rc;
-  if (sp.speculation && *specArgs.draft != "mtp")
-    return badArg(err, "spec-draft",
-                  "the search prices the model's own MTP layer as the draft (--spec-draft mtp); a "
-                  "draft model is priced by qfront serving and qfront model");
+  if (sp.speculation && *specArgs.draft != "mtp") {
+    auto d = cat.resolveModel(*specArgs.draft);
+    if (!d) return badInput(err, d.error());
+    sp.draftModel = *d;  // the target itself is refused with the rest of the space
+  }
   DeployOptions o;
   o.workload = *w;
   if (const int bad = searchTargets(sloTtft, sloTpot, latency, load, o, err)) return bad;
@@ -493,7 +495,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     j["best_is_tie"] = false;
     j["speculation"] = {{"draft_tokens", sp.speculation->draftTokens},
                         {"acceptance", sp.speculation->acceptance},
-                        {"draft", "mtp"},
+                        {"draft", sp.draftModel ? Json(sp.draftModel->id) : Json("mtp")},
                         {"tokens_per_step", expectedTokensPerStep(*sp.speculation)}};
   } else {
     if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;

@@ -589,7 +589,11 @@ TEST_CASE("qfront search --spec-k prices every deployment with the model's MTP l
            {{"--spec-k", "3", "--spec-acceptance", "1.2", "--spec-draft", "mtp"},
             "spec-acceptance"},
            {{"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "llama-3.1-70b"},
-            "spec-draft"}}) {
+            "spec-draft"},
+           {{"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "llama-3.1-8b"},
+            "spec-draft"},
+           {{"--spec-k", "3", "--spec-acceptance", "0.7", "--spec-draft", "no-such-model"},
+            "model"}}) {
     auto bad = base;
     bad.insert(bad.begin(), "search");
     bad.insert(bad.end(), extra.begin(), extra.end());
@@ -823,4 +827,53 @@ TEST_CASE("qfront search --disaggregated gives a prefill pool of other schemes i
     }
     CHECK(separators == columns);
   }
+}
+
+TEST_CASE("qfront search --spec-draft prices a draft model on every replica",
+          "[cli][search][speculation]") {
+  // Llama-3.1-70B in bf16 on H100s with Llama-3.1-8B drafting, one request at a time.
+  const std::vector<std::string> base = {"--model",      "llama-3.1-70b", "--input-len", "512",
+                                         "--output-len", "256",           "--load",      "sync",
+                                         "--gpus",       "h100-sxm",      "--max-gpus",  "8",
+                                         "--schemes",    "bf16",          "--kv-dtypes", "bf16"};
+  const auto plain = searchJson(base);
+  auto withDraft = [&](const char* draft) {
+    auto args = base;
+    args.insert(args.end(), {"--spec-k", "3", "--spec-acceptance", "0.8", "--spec-draft", draft});
+    return searchJson(args);
+  };
+  const auto mtp = withDraft("mtp");
+  const auto draft = withDraft("llama-3.1-8b");
+  CHECK(draft["speculation"]["draft"] == "llama-3.1-8b");
+  CHECK(mtp["speculation"]["draft"] == "mtp");
+  // Every frontier point of one TP: the draft's three 8B steps cost more than the MTP layer's
+  // one 70B layer each, and still beat plain decoding on a bf16 70B.
+  auto tpotAt = [](const nlohmann::json& j, int gpus) {
+    double best = 1e300;
+    for (const auto& c : j["frontier"])
+      if (c["gpu_count"] == gpus && c["tp"] == gpus)
+        best = std::min(best, c["tpot_ms"].get<double>());
+    return best;
+  };
+  // (Two H100s do not hold a bf16 70B with its KV: TP 4 and TP 8.)
+  for (int gpus : {4, 8}) {
+    INFO(gpus);
+    const double p = tpotAt(plain, gpus), m = tpotAt(mtp, gpus), d = tpotAt(draft, gpus);
+    REQUIRE(p < 1e300);
+    REQUIRE(d < 1e300);
+    CHECK(d > m);
+    CHECK(d < p);
+  }
+  // The launch lines name the draft model in each engine's own flags.
+  const auto& launch = draft["best"]["launch"];
+  auto said = [&](const char* engine, const std::string& what) {
+    for (const auto& n : launch[engine]["notes"])
+      if (n.get<std::string>().find(what) != std::string::npos) return true;
+    return false;
+  };
+  CHECK(said("vllm", "--speculative-config '{\"model\": \"meta-llama/Llama-3.1-8B"));
+  CHECK(said("vllm", "\"num_speculative_tokens\": 3"));
+  CHECK(said("sglang", "--speculative-algorithm STANDALONE --speculative-draft-model-path"));
+  CHECK(said("sglang", "--speculative-num-draft-tokens 4"));
+  CHECK(said("trtllm", "max_draft_len 3"));
 }

@@ -298,3 +298,32 @@ TEST_CASE("the Deploy view searches split prefill and decode pools and draws the
   CHECK(hollow > 0);
   CHECK(hollowPoints == split);
 }
+
+TEST_CASE("the Deploy view speculates with a draft model as qfront search --spec-draft does",
+          "[ui][deploy][speculation]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  v.setModel(*qf::Catalog::bundled().resolveModel("llama-3.1-70b"));
+  v.loadBox()->setCurrentIndex(v.loadBox()->findData("sync"));
+  CHECK_FALSE(v.specDraftBox()->isEnabled());  // no speculation: no draft to choose
+  v.specTokensBox()->setValue(3);
+  CHECK(v.specDraftBox()->isEnabled());
+  v.specAcceptanceBox()->setValue(0.8);
+  REQUIRE(v.search());
+  const double mtp = v.result()->best->tpotMs;
+  v.specDraftBox()->setCurrentIndex(v.specDraftBox()->findData("llama-3.1-8b"));
+  REQUIRE(v.search());
+  CHECK(v.status().contains("Speculation: draft model llama-3.1-8b, k 3"));
+  // Three 8B draft steps cost more than three passes of one MTP layer.
+  CHECK(v.result()->best->tpotMs > mtp);
+  CHECK(v.launchText().contains("num_speculative_tokens"));
+  // The candidate says which draft priced it.
+  v.selectRow(0);
+  const auto c = v.selectedCandidate();
+  REQUIRE(c.has_value());
+  CHECK(QString::fromStdString(c->id).endsWith("-draft-llama-3.1-8b-k3"));
+  // A draft as large as the target is refused, with the reason.
+  v.specDraftBox()->setCurrentIndex(v.specDraftBox()->findData("llama-3.1-405b"));
+  CHECK_FALSE(v.search());
+  CHECK(v.status().contains("a draft must be smaller than its target"));
+}

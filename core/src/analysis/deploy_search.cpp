@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/version.hpp>
@@ -153,6 +155,25 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
     return Error{"", "", "max-gpus", "must be between 1 and 4096"};
   if (sp.speculation) {
     if (auto e = validateSpeculation(*sp.speculation)) return e;
+  }
+  if (sp.draftModel && !sp.speculation)
+    return Error{"", "", "spec-draft",
+                 "a draft model needs speculation (a number of draft tokens)"};
+  if (sp.draftModel && sp.draftModel->id == sp.model.id)
+    return Error{"", "", "spec-draft",
+                 "the draft '" + sp.draftModel->id + "' is the target model itself"};
+  if (sp.draftModel) {
+    // A draft reading as many weights a token as the target can never pay for itself.
+    const double draft = countParams(*sp.draftModel).streamed();
+    const double target = countParams(sp.model).streamed();
+    if (draft >= target) {
+      std::ostringstream why;
+      why.precision(3);
+      why << "the draft '" << sp.draftModel->id << "' reads " << draft / 1e9
+          << " billion weights a token, the target '" << sp.model.id << "' " << target / 1e9
+          << ": a draft must be smaller than its target";
+      return Error{"", "", "spec-draft", why.str()};
+    }
   }
   if (!(sp.expertImbalance >= 1.0 && sp.expertImbalance <= 64.0))
     return Error{"", "", "expert-imbalance",
@@ -329,6 +350,52 @@ void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const 
   judge(o, proto, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu, st.bindingLimit, t);
 }
 
+/// The drafts a search speculates with, one per GPU, TP and KV dtype (a draft model's engine
+/// is the same for every scheme of the target).
+class Drafts {
+ public:
+  explicit Drafts(const DeploySpace& sp) : m_sp(sp) {}
+  /// `eng` (the target on `gpu` at `tp`) as the space prices it under speculation: its draft
+  /// model's cost and memory, else its own MTP layer's; nullopt when the draft does not fit
+  /// or cannot run at `tp`.
+  std::optional<EngineServing> speculated(const EngineServing& eng, const GpuSpec& gpu, int tp,
+                                          double kvBytes, const ServingWorkload& w) {
+    SpeculativeDraft draft;
+    if (m_sp.draftModel) {
+      const auto key = std::make_tuple(gpu.id, tp, kvBytes);
+      auto it = m_cache.find(key);
+      if (it == m_cache.end()) it = m_cache.emplace(key, build(gpu, tp, kvBytes, w)).first;
+      if (!it->second) return std::nullopt;
+      draft = *it->second;
+    } else {
+      draft = mtpDraft(eng, static_cast<int>(m_sp.model.layers), tp);
+    }
+    auto se = speculativeServing(eng, draft, *m_sp.speculation);
+    if (!se) return std::nullopt;
+    return std::move(*se);
+  }
+
+ private:
+  std::optional<SpeculativeDraft> build(const GpuSpec& gpu, int tp, double kvBytes,
+                                        const ServingWorkload& w) const {
+    const ModelArch& d = *m_sp.draftModel;
+    if (checkTensorParallel(d, tp)) return std::nullopt;
+    DeploySpace ds = m_sp;
+    ds.model = d;
+    const Scenario s = deployScenario(ds, gpu, tp, kvBytes, w);
+    auto base = m_sp.catalog->scheme(m_sp.catalog->baselineSchemeId());
+    if (!base) return std::nullopt;
+    SchemeAssignment a;
+    a.id = base->id;
+    a.linear = *base;
+    auto eng = engineServing(s, a);
+    if (!eng) return std::nullopt;
+    return modelDraft(*eng, d.id, tp);
+  }
+  const DeploySpace& m_sp;
+  std::map<std::tuple<std::string, int, double>, std::optional<SpeculativeDraft>> m_cache;
+};
+
 /// One engine a pool may run: a GPU, a scheme assignment and a TP, built once.
 struct PoolEngine {
   const GpuSpec* gpu = nullptr;
@@ -393,7 +460,7 @@ std::vector<PrefillOption> prefillOptions(const DeploySpace& sp, const DeployOpt
 std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOptions& o,
                                          const std::vector<double>& kvBytes,
                                          const std::vector<Assignment>& assigns,
-                                         const std::vector<int>& counts, Tally& t) {
+                                         const std::vector<int>& counts, Drafts& drafts, Tally& t) {
   const double I = o.workload.inputTokens, O = o.workload.outputTokens;
   const auto nCaps = static_cast<std::int64_t>(sp.batchCaps.size());
   // Configurations enumerated: every pool engine (built or not) at every GPU count it divides.
@@ -419,6 +486,12 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           if ((tp > 1 && !gpu.nvlinkGBps) || checkTensorParallel(sp.model, tp)) continue;
           auto eng = engineServing(deployScenario(sp, gpu, tp, kvBytes[ki], o.workload), as.a);
           if (!eng) return eng.error();
+          if (sp.speculation) {
+            // Both pools carry the draft: the prefill pool prefills it, the decode pool drafts.
+            auto se = drafts.speculated(*eng, gpu, tp, kvBytes[ki], o.workload);
+            if (!se) continue;
+            *eng = std::move(*se);
+          }
           if (eng->kvCapacityTokens >= I) engines.push_back(PoolEngine{&gpu, &as, tp, *eng});
         }
       }
@@ -553,6 +626,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
   Tally t;
   DeployResult& res = t.res;
   const double I = o.workload.inputTokens, O = o.workload.outputTokens;
+  Drafts drafts(sp);
 
   for (const auto& gpu : sp.gpus) {
     const double price = *gpu.pricePerGpuHourUsd;
@@ -580,8 +654,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
               continue;
             }
             if (sp.speculation) {
-              auto se = speculativeServing(
-                  *eng, mtpDraft(*eng, static_cast<int>(sp.model.layers), tp), *sp.speculation);
+              auto se = drafts.speculated(*eng, gpu, tp, kvBytes[ki], o.workload);
               if (!se || se->kvCapacityTokens < I + O) {
                 res.rejectedMemory += perCurve;
                 continue;
@@ -613,7 +686,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
     }
   }
   if (sp.disaggregated) {
-    if (auto e = searchDisaggregated(sp, o, kvBytes, assigns, counts, t)) return *e;
+    if (auto e = searchDisaggregated(sp, o, kvBytes, assigns, counts, drafts, t)) return *e;
   }
   res.frontier = t.front.take();
   if (!res.frontier.empty()) {

@@ -72,6 +72,9 @@ LaunchSettings launchSettingsFor(const DeploySpace& space, const ServingWorkload
   s.tokenBudget = space.tokenBudget;
   s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
   s.speculation = space.speculation;
+  if (space.draftModel) {
+    s.draftModel = space.draftModel->name.empty() ? space.draftModel->id : space.draftModel->name;
+  }
   return s;
 }
 
@@ -161,7 +164,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
           "leave; the model priced vLLM's rule (memory x " +
           num(s.memUtil) + " - reserve), so it may admit more sequences");
     }
-    if (s.speculation) {
+    if (s.speculation && s.draftModel.empty()) {
       lc.notes.push_back(
           "priced with speculative decoding by the model's MTP layer, " +
           std::to_string(s.speculation->draftTokens) +
@@ -169,6 +172,22 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
           "--speculative-config, SGLang --speculative-algorithm) with that many tokens, and a "
           "token budget of at least the batch cap x " +
           std::to_string(s.speculation->draftTokens + 1));
+    } else if (s.speculation) {
+      const std::string draftK = std::to_string(s.speculation->draftTokens);
+      const std::string how =
+          e == "vllm" ? "--speculative-config '{\"model\": \"" + s.draftModel +
+                            "\", \"num_speculative_tokens\": " + draftK + "}'"
+          : e == "sglang"
+              ? "--speculative-algorithm STANDALONE --speculative-draft-model-path " +
+                    s.draftModel + " --speculative-num-steps " + draftK +
+                    " --speculative-eagle-topk 1 --speculative-num-draft-tokens " +
+                    std::to_string(s.speculation->draftTokens + 1)
+              : "speculative_config with decoding_type DraftTarget, speculative_model_dir " +
+                    s.draftModel + " and max_draft_len " + draftK + " in its extra options file";
+      lc.notes.push_back("priced with speculative decoding by the draft model " + s.draftModel +
+                         " (bf16, on the same GPUs), " + draftK + " draft tokens a step: " + how +
+                         ", and a token budget of at least the batch cap x " +
+                         std::to_string(s.speculation->draftTokens + 1));
     }
     if (c.disaggregated()) {
       const std::string how =

@@ -8,7 +8,8 @@ namespace qf {
 
 Candidate candidateFromDeployment(const DeployConfig& c, const std::string& modelId,
                                   const DeployOptions& opts,
-                                  const std::optional<Speculation>& speculation) {
+                                  const std::optional<Speculation>& speculation,
+                                  const std::string& draftModelId) {
   Candidate k;
   std::ostringstream id;
   // One token, as the command line and CSV files want ids: h100-sxm-x2-tp2-w4a16-g128-kv-fp8-b256.
@@ -21,7 +22,10 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
     if (c.prefillGpu != c.gpu) id << "-" << c.prefillGpu;
     if (c.prefillSchemeId() != c.schemeId()) id << "-" << c.prefillSchemeId();
   }
-  if (speculation) id << "-mtp-k" << speculation->draftTokens;
+  if (speculation) {
+    id << (draftModelId.empty() ? "-mtp" : "-draft-" + draftModelId) << "-k"
+       << speculation->draftTokens;
+  }
   k.id = id.str();
   k.model = modelId;
   k.schemeLinear = c.linear;
@@ -36,9 +40,12 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
        << " prompt + " << opts.workload.outputTokens << " output tokens at load "
        << deployLoadText(opts.load) << " (concurrency capped by " << c.bindingLimit << ")";
   if (speculation) {
-    note << "; speculative decoding with the model's MTP layer, " << speculation->draftTokens
-         << " draft token" << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance "
-         << std::fixed << std::setprecision(2) << speculation->acceptance << " ("
+    note << "; speculative decoding with "
+         << (draftModelId.empty() ? std::string("the model's MTP layer")
+                                  : "the draft model " + draftModelId)
+         << ", " << speculation->draftTokens << " draft token"
+         << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance " << std::fixed
+         << std::setprecision(2) << speculation->acceptance << " ("
          << expectedTokensPerStep(*speculation) << " tokens a step): TTFT, TPOT and throughput "
          << "are per accepted token";
   }

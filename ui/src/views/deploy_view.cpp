@@ -172,9 +172,21 @@ QWidget* DeployView::buildInputs() {
   m_specAcceptance->setToolTip("The chance each draft token is accepted (0, 1]");
   connect(m_specK, &QSpinBox::valueChanged, this,
           [this](int k) { m_specAcceptance->setEnabled(k > 0); });
+  // The draft: the model's own MTP layer, or a catalog model run in bf16 beside it.
+  m_specDraft = new QComboBox(inputs);
+  m_specDraft->setObjectName("deploySpecDraft");
+  m_specDraft->addItem("MTP layer", QString());
+  for (const auto& m : cat.models()) m_specDraft->addItem(qs(m.id), qs(m.id));
+  m_specDraft->setEnabled(false);
+  m_specDraft->setToolTip(
+      "What drafts: the model's own MTP layer, or a smaller catalog model run in bf16 on each "
+      "replica's GPUs (as qfront search --spec-draft)");
+  connect(m_specK, &QSpinBox::valueChanged, this,
+          [this](int k) { m_specDraft->setEnabled(k > 0); });
   auto* spec = new QHBoxLayout;
   spec->addWidget(m_specK);
   spec->addWidget(m_specAcceptance);
+  spec->addWidget(m_specDraft);
   m_disaggregated = new QCheckBox("also split prefill and decode pools", inputs);
   m_disaggregated->setObjectName("deployDisaggregated");
   m_disaggregated->setToolTip(
@@ -434,6 +446,15 @@ DeployView::Request DeployView::request() const {
     spec.draftTokens = m_specK->value();
     spec.acceptance = m_specAcceptance->value();
     sp.speculation = spec;
+    const QString draft = m_specDraft->currentData().toString();
+    if (!draft.isEmpty()) {
+      if (auto d = cat.resolveModel(draft.toStdString())) {
+        sp.draftModel = *d;
+      } else {
+        req.refused = "the draft model: " + qs(d.error().message);
+        return req;
+      }
+    }
   }
   req.options = options();
   req.launch = launchSettingsFor(sp, req.options.workload);
@@ -467,11 +488,13 @@ DeployView::Outcome DeployView::run(const Request& req) {
     if (const auto& spec = req.space.speculation) {
       // The constants' spread describes the plain engine: no interval under speculation.
       o.intervalNote = QString(
-                           " Speculation: MTP, k %1, acceptance %2, %3 tokens a step; no "
+                           " Speculation: %4, k %1, acceptance %2, %3 tokens a step; no "
                            "intervals under speculation.")
                            .arg(spec->draftTokens)
                            .arg(spec->acceptance, 0, 'f', 2)
-                           .arg(expectedTokensPerStep(*spec), 0, 'f', 2);
+                           .arg(expectedTokensPerStep(*spec), 0, 'f', 2)
+                           .arg(req.space.draftModel ? "draft model " + qs(req.space.draftModel->id)
+                                                     : QString("MTP"));
     } else if (auto iv = frontierIntervals(req.space, req.options, *o.result)) {
       o.intervals = std::move(*iv);
     } else {
@@ -506,6 +529,7 @@ void DeployView::showOutcome(Outcome&& o) {
   m_intervals = std::move(o.intervals);
   m_lastOptions = o.request.options;
   m_lastLaunch = o.request.launch;
+  m_lastDraftId = o.request.space.draftModel ? o.request.space.draftModel->id : std::string();
   m_lastOk = false;
   if (!o.request.refused.isEmpty() || !o.error.isEmpty()) {
     m_status = "Not searched: " + (o.error.isEmpty() ? o.request.refused : o.error);
@@ -742,7 +766,7 @@ std::optional<Candidate> DeployView::selectedCandidate() const {
   const int r = rows.front().row();
   if (r < 0 || r >= static_cast<int>(m_result->frontier.size())) return std::nullopt;
   return candidateFromDeployment(m_result->frontier[static_cast<std::size_t>(r)], m_model.id,
-                                 m_lastOptions, m_lastLaunch.speculation);
+                                 m_lastOptions, m_lastLaunch.speculation, m_lastDraftId);
 }
 
 QString DeployView::hoverText(int i) const {

@@ -89,10 +89,12 @@ class DeployView : public QWidget {
   [[nodiscard]] QSpinBox* maxGpusBox() const { return m_maxGpus; }
   [[nodiscard]] QCheckBox* dataCentreOnlyBox() const { return m_dataCentre; }
   [[nodiscard]] QCheckBox* applyGatesBox() const { return m_applyGates; }
-  /// Speculative decoding with the model's own MTP layer on every deployment: draft tokens
-  /// per step (0: off) and the acceptance rate.
+  /// Speculative decoding on every deployment: draft tokens per step (0: off), the
+  /// acceptance rate and the draft (the model's MTP layer or a catalog model).
   [[nodiscard]] QSpinBox* specTokensBox() const { return m_specK; }
   [[nodiscard]] QDoubleSpinBox* specAcceptanceBox() const { return m_specAcceptance; }
+  /// The draft: "MTP layer" (data empty) or a catalog model (data its id).
+  [[nodiscard]] QComboBox* specDraftBox() const { return m_specDraft; }
   /// Also search split prefill and decode pools (qfront search --disaggregated).
   [[nodiscard]] QCheckBox* disaggregatedBox() const { return m_disaggregated; }
 
@@ -121,6 +123,7 @@ class DeployView : public QWidget {
   std::optional<FrontierIntervals> m_intervals;
   DeployOptions m_lastOptions;
   LaunchSettings m_lastLaunch;  ///< what the last search priced with, for its launch lines
+  std::string m_lastDraftId;    ///< the draft model it speculated with ("": MTP or none)
   QString m_status;
   bool m_lastOk = false;  ///< the last shown search found something feasible
   Background* m_background = nullptr;
@@ -144,6 +147,7 @@ class DeployView : public QWidget {
   QCheckBox* m_applyGates = nullptr;
   QSpinBox* m_specK = nullptr;
   QDoubleSpinBox* m_specAcceptance = nullptr;
+  QComboBox* m_specDraft = nullptr;  ///< "" (the MTP layer) or a catalog model id
   GateSource m_gateSource;
   QPushButton* m_run = nullptr;
   QPushButton* m_add = nullptr;

@@ -51,6 +51,10 @@ struct DeploySpace {
   /// "Speculative decoding"): the layer's weights and KV leave the pool, a step verifies
   /// B·(k + 1) tokens and the token budget is at least the batch cap's verify tokens.
   std::optional<Speculation> speculation;
+  /// Under speculation, a draft model in place of the MTP layer: run in the catalog's
+  /// baseline scheme on each replica's GPUs at its TP, with the GPU's constants (docs/model.md,
+  /// "Speculative decoding"); a TP that does not divide its heads leaves the replica out.
+  std::optional<ModelArch> draftModel;
   /// MoE models: every expert-parallel degree (powers of two dividing the replica's GPUs and
   /// the experts) with and without DP attention, beside plain TP (docs/model.md, "Expert
   /// parallelism and DP attention"); off: plain TP only. No effect on a dense model.

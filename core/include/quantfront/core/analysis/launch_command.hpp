@@ -19,9 +19,11 @@ struct LaunchSettings {
   double memUtil = 0.92;         ///< the memory fraction the KV budget was priced with
   double tokenBudget = 8192;     ///< tokens per step (chunked prefill)
   std::int64_t maxModelLen = 0;  ///< one request's prompt + output; 0: the model's own
-  /// The MTP speculation it was priced with (none: plain decoding): each command says how to
+  /// The speculation it was priced with (none: plain decoding): each command says how to
   /// enable it.
   std::optional<Speculation> speculation;
+  /// The draft model it speculated with (its checkpoint name); empty: the model's MTP layer.
+  std::string draftModel;
 };
 
 /// The settings a search priced its answers with: the space's memory fraction and token budget,

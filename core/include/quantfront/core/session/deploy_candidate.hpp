@@ -15,10 +15,12 @@ namespace qf {
 /// search's steady-state figures become modelled metrics (deploy_ttft_ms, deploy_tpot_ms,
 /// deploy_output_tok_s, usd_per_million_output_tokens) whose provenance names the search's
 /// workload and load. A search priced under speculative decoding (`speculation`, the space's)
-/// found figures per accepted token: the id gains "-mtp-k<k>" and the provenance names k, the
-/// acceptance and the tokens a step, so the candidate is never read as plain decoding.
+/// found figures per accepted token: the id gains "-mtp-k<k>" (a draft model's: "-draft-<id>-
+/// k<k>", `draftModelId`) and the provenance names the draft, k, the acceptance and the tokens
+/// a step, so the candidate is never read as plain decoding.
 Candidate candidateFromDeployment(const DeployConfig& c, const std::string& modelId,
                                   const DeployOptions& opts,
-                                  const std::optional<Speculation>& speculation = std::nullopt);
+                                  const std::optional<Speculation>& speculation = std::nullopt,
+                                  const std::string& draftModelId = "");
 
 }  // namespace qf

@@ -61,7 +61,8 @@ Predicts decode step time against batch size for each scheme with the analytic m
                          mtp): speculative decoding, each scheme's time per accepted token at
                          every batch (the target verifies B x (K + 1) tokens a step, the draft
                          proposes K) and the crossovers it moves; table and json
-  --spec-acceptance A    probability a draft token is accepted, in (0, 1]
+  --spec-acceptance A    probability a draft token is accepted, in (0, 1]; from:FILE reads
+                         it off the mean accept length of FILE's runs (SGLang bench_serving)
   --spec-draft D         a catalog model id or config.json (bf16, same GPUs) or mtp
   --datasheet            the ideal roofline: ignore the GPU's calibration block and the
                          catalog's bundled defaults (fitted to arXiv:2411.02355's published
@@ -384,11 +385,13 @@ struct SpeculationView {
   Speculation speculation;
   std::string draft;
   SpeculativeCurves curves;
+  std::string acceptanceSource;  ///< empty: given
 };
 
 Json speculationJson(const EngineReport& rep, const SpeculationView& v) {
   Json j{{"draft_tokens", v.speculation.draftTokens},
          {"acceptance", v.speculation.acceptance},
+         {"acceptance_source", acceptanceSourceJson(v.acceptanceSource)},
          {"draft", v.draft},
          {"tokens_per_step", v.curves.tokensPerStep}};
   j["schemes"] = Json::array();
@@ -664,7 +667,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
                     "expected a probability in (0, 1), found '" + *intervalOpt + "'");
     level = *v;
   }
-  const auto speculation = speculationOption(specArgs, err, rc);
+  std::string acceptanceSource;
+  const auto speculation = speculationOption(specArgs, err, rc, &acceptanceSource);
   if (rc != kExitOk) return rc;
   if (speculation && fmtName == "csv")
     return badArg(err, "spec-k", "speculative step times print as table or json, not csv");
@@ -680,7 +684,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     view = SpeculationView{
         *speculation, draft ? draft->label : std::string("mtp"),
         speculativeCurves(*rep, *speculation,
-                          draftPerScheme(draft, static_cast<double>(s.model.layers)))};
+                          draftPerScheme(draft, static_cast<double>(s.model.layers))),
+        acceptanceSource};
   }
   printModel(fmtName, *rep, level, out, view ? &*view : nullptr);
   return kExitOk;

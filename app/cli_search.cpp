@@ -69,7 +69,8 @@ options:
   --expert-imbalance F   the busiest GPU's routed-expert work over the mean under EP (default
                          1, uniform routing; 1 to 64)
   --spec-k K             speculative decoding on every deployment: K draft tokens a step
-  --spec-acceptance A    (1 to 15), acceptance in (0, 1], the draft the model's own MTP layer
+  --spec-acceptance A    (1 to 15), acceptance in (0, 1] (from:FILE: off the mean accept
+                         length of FILE's SGLang bench_serving runs), the draft the model's MTP layer
   --spec-draft mtp|D     (mtp) or a draft model D (a catalog model id or config.json, run in
                          bf16 on each replica's GPUs at its TP); the token budget is at least
                          the batch cap x (K + 1); no intervals are given under speculation
@@ -472,7 +473,8 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (const int bad = searchedSizes(maxGpus, maxBatch, sp, err)) return bad;
   if (!tokenBudgetOption(budget, sp.tokenBudget, err, rc)) return rc;
   if (!memoryOptions(memUtil, reserve, sp.memUtil, sp.reserveGib, err, rc)) return rc;
-  sp.speculation = speculationOption(specArgs, err, rc);
+  std::string acceptanceSource;
+  sp.speculation = speculationOption(specArgs, err, rc, &acceptanceSource);
   if (rc != kExitOk) return rc;
   if (sp.speculation && *specArgs.draft != "mtp") {
     auto d = cat.resolveModel(*specArgs.draft);
@@ -495,6 +497,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
     j["best_is_tie"] = false;
     j["speculation"] = {{"draft_tokens", sp.speculation->draftTokens},
                         {"acceptance", sp.speculation->acceptance},
+                        {"acceptance_source", acceptanceSourceJson(acceptanceSource)},
                         {"draft", sp.draftModel ? Json(sp.draftModel->id) : Json("mtp")},
                         {"tokens_per_step", expectedTokensPerStep(*sp.speculation)}};
   } else {

@@ -67,7 +67,8 @@ options:
   --spec-k K             speculative decoding: K draft tokens per step (1 to 15); the
                          target verifies B x (K + 1) tokens a step
   --spec-acceptance A    ... the probability a draft token is accepted, in (0, 1]; a step
-                         yields (1 - A^(K+1)) / (1 - A) tokens per sequence
+                         yields (1 - A^(K+1)) / (1 - A) tokens per sequence; from:FILE reads
+                         A off the mean accept length of FILE's runs (SGLang bench_serving)
   --spec-draft D         ... the draft: a catalog model id or config.json (run in bf16 on the
                          same GPUs, its weights and KV taken from the pool), or mtp (the
                          target's multi-token-prediction layer: one layer's cost per token)
@@ -175,6 +176,7 @@ struct ServingReport {
   const Json& rows;
   const std::optional<Speculation>& speculation;
   const std::optional<SpeculativeDraft>& draft;
+  const std::string& acceptanceSource;  ///< empty: given
 };
 
 /// The speculation of a report as JSON: null when off.
@@ -182,6 +184,7 @@ Json speculationJson(const ServingReport& r) {
   if (!r.speculation || !r.draft) return nullptr;
   return Json{{"draft_tokens", r.speculation->draftTokens},
               {"acceptance", r.speculation->acceptance},
+              {"acceptance_source", acceptanceSourceJson(r.acceptanceSource)},
               {"draft", r.draft->label},
               {"tokens_per_step", expectedTokensPerStep(*r.speculation)}};
 }
@@ -489,7 +492,9 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   auto eng = engineServing(*scenario, cands->front());
   if (!eng) return badInput(err, eng.error());
   std::optional<SpeculativeDraft> draft;
-  const auto speculation = speculationOption({specK, specAccept, specDraft}, err, rc);
+  std::string acceptanceSource;
+  const auto speculation =
+      speculationOption({specK, specAccept, specDraft}, err, rc, &acceptanceSource);
   if (rc != kExitOk) return rc;
   if (speculation) {
     if (const int bad = speculate(spec, *scenario, *specDraft, *speculation, *eng, draft, err))
@@ -516,10 +521,10 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
     noIntervals(*rows);
   else
     addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
-  printReport(
-      fmtName,
-      {*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows, speculation, draft},
-      out);
+  printReport(fmtName,
+              {*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows, speculation,
+               draft, acceptanceSource},
+              out);
   return kExitOk;
 }
 

@@ -2,11 +2,67 @@
 // (docs/model.md, "Speculative decoding").
 #include "cli_speculation.hpp"
 
+#include <cmath>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+#include <quantfront/core/import/importers.hpp>
+
 #include "cli.hpp"
 
 namespace qf::cli {
 
-std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostream& err, int& rc) {
+namespace {
+
+/// --spec-acceptance from:FILE: α from the mean accept length of the serving runs FILE holds
+/// (SGLang bench_serving's accept_length), at the k asked for. False after printing an error.
+bool acceptanceFromRun(const std::string& file, Speculation& sp, std::string* source,
+                       std::ostream& err, int& rc) {
+  auto rep = importFile(file);
+  if (!rep) {
+    rc = badInput(err, rep.error());
+    return false;
+  }
+  double sum = 0;
+  int runs = 0;
+  for (const auto& run : rep->runs) {
+    const auto it = run.metrics.find("accept_length_tokens");
+    if (it == run.metrics.end() || !std::isfinite(it->second)) continue;
+    sum += it->second;
+    ++runs;
+  }
+  if (runs == 0) {
+    rc = badInput(err, Error{file, "", "accept_length",
+                             "no run of the file carries an accept length (SGLang bench_serving's "
+                             "accept_length, written when the server speculates)"});
+    return false;
+  }
+  const double tau = sum / runs;
+  const auto alpha = acceptanceForTokensPerStep(tau, sp.draftTokens);
+  if (!alpha) {
+    std::ostringstream why;
+    why << "the mean accept length " << tau << " tokens a step is outside (1, "
+        << sp.draftTokens + 1 << "], what " << sp.draftTokens
+        << " draft tokens can yield: give the --spec-k the runs were made with";
+    rc = badInput(err, Error{file, "", "accept_length", why.str()});
+    return false;
+  }
+  sp.acceptance = *alpha;
+  std::ostringstream src;
+  src << file << ": accept length " << tau << " tokens a step (mean of " << runs << " run"
+      << (runs == 1 ? "" : "s") << ")";
+  if (source) *source = src.str();
+  return true;
+}
+
+}  // namespace
+
+Json acceptanceSourceJson(const std::string& source) {
+  return source.empty() ? Json("given") : Json(source);
+}
+
+std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostream& err, int& rc,
+                                             std::string* acceptanceSource) {
   if (!a.any()) return std::nullopt;
   if (!a.k || !a.acceptance || !a.draft) {
     rc = badArg(err,
@@ -25,6 +81,11 @@ std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostr
     return std::nullopt;
   }
   sp.draftTokens = static_cast<int>(*k);
+  if (a.acceptance->rfind("from:", 0) == 0) {
+    if (!acceptanceFromRun(a.acceptance->substr(5), sp, acceptanceSource, err, rc))
+      return std::nullopt;
+    return sp;
+  }
   const auto alpha = parseNumber(*a.acceptance);
   if (!alpha || !(*alpha > 0 && *alpha <= 1)) {
     rc = badArg(err, "spec-acceptance",

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/model/speculation.hpp>
 
@@ -17,9 +18,15 @@ struct SpeculationArgs {
 };
 
 /// The speculation the options ask for: nullopt with rc unchanged when none is given; on bad
-/// input (one missing, k outside 1..15, an acceptance outside (0, 1]) prints one line, sets rc
-/// and returns nullopt.
-std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostream& err, int& rc);
+/// input (one missing, k outside 1..15, an acceptance outside (0, 1], a from:FILE without an
+/// accept length k drafts can yield) prints one line, sets rc and returns nullopt. An
+/// acceptance read off a file says so in `acceptanceSource` (else it is left empty).
+std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostream& err, int& rc,
+                                             std::string* acceptanceSource = nullptr);
+
+/// Where the acceptance came from, as the JSON outputs say it: "given", or the run it was read
+/// off (--spec-acceptance from:FILE).
+Json acceptanceSourceJson(const std::string& source);
 
 /// A draft model (not "mtp") for a target on `spec`'s GPUs and TP: its bf16 engine there, with
 /// the target's constants. Errors (printed, rc set): an unknown model, the target itself.

@@ -877,3 +877,43 @@ TEST_CASE("qfront search --spec-draft prices a draft model on every replica",
   CHECK(said("sglang", "--speculative-num-draft-tokens 4"));
   CHECK(said("trtllm", "max_draft_len 3"));
 }
+
+TEST_CASE("qfront search --spec-acceptance from:FILE reads the acceptance off an accept length",
+          "[cli][search][speculation]") {
+  const std::string file = std::string(QF_TEST_DATA_DIR) + "/import/sglang_serving_spec.jsonl";
+  const std::vector<std::string> base = {
+      "--model",   "llama-3.1-8b", "--input-len", "512",      "--output-len", "256",
+      "--load",    "sync",         "--gpus",      "h100-sxm", "--max-gpus",   "1",
+      "--schemes", "bf16",         "--spec-k",    "3",        "--spec-draft", "mtp"};
+  auto args = base;
+  args.insert(args.end(), {"--spec-acceptance", "from:" + file});
+  const auto j = searchJson(args);
+  // Its two runs accept 2.5 and 2.7 tokens a step: the mean, 2.6, is what alpha yields at k 3.
+  const double alpha = j["speculation"]["acceptance"].get<double>();
+  CHECK(1 + alpha + alpha * alpha + alpha * alpha * alpha == Approx(2.6).margin(1e-9));
+  CHECK(j["speculation"]["tokens_per_step"].get<double>() == Approx(2.6).margin(1e-9));
+  const std::string source = j["speculation"]["acceptance_source"];
+  CHECK(source.find("sglang_serving_spec.jsonl: accept length 2.6 tokens a step") !=
+        std::string::npos);
+  CHECK(source.find("mean of 2 runs") != std::string::npos);
+  // The same as giving that alpha.
+  auto given = base;
+  given.insert(given.end(), {"--spec-acceptance", std::to_string(alpha)});
+  CHECK(searchJson(given)["best"]["tpot_ms"].get<double>() ==
+        Approx(j["best"]["tpot_ms"].get<double>()).epsilon(1e-5));
+  // A file without an accept length, and a k too small for it, are refused naming the field.
+  auto plainRuns = base;
+  plainRuns.insert(plainRuns.begin(), "search");
+  plainRuns.insert(plainRuns.end(), {"--spec-acceptance", "from:" + std::string(QF_TEST_DATA_DIR) +
+                                                              "/import/sglang_serving.jsonl"});
+  const auto none = qfront(plainRuns);
+  CHECK(none.rc == 2);
+  CHECK(none.err.find("accept_length") != std::string::npos);
+  auto small = base;
+  small.insert(small.begin(), "search");
+  small[small.size() - 3] = "1";  // --spec-k 1 yields at most 2 tokens a step
+  small.insert(small.end(), {"--spec-acceptance", "from:" + file});
+  const auto r = qfront(small);
+  CHECK(r.rc == 2);
+  CHECK(r.err.find("outside (1, 2]") != std::string::npos);
+}

@@ -30,6 +30,16 @@ double expectedTokensPerStep(const Speculation& s) {
   return (1.0 - std::pow(s.acceptance, k1)) / (1.0 - s.acceptance);
 }
 
+std::optional<double> acceptanceForTokensPerStep(double tau, int k) {
+  if (k < 1 || !(tau > 1.0) || !(tau <= k + 1.0)) return std::nullopt;
+  double lo = 0.0, hi = 1.0;  // τ rises with α, from 1 at α = 0 to k + 1 at α = 1
+  for (int i = 0; i < 200 && hi - lo > 1e-12; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (expectedTokensPerStep(Speculation{k, mid}) < tau ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 namespace {
 
 double passOf(const StepTimeModel& m, double tokens) {

@@ -178,3 +178,18 @@ TEST_CASE("verify tokens count against the token budget", "[speculation]") {
   // The plain model runs at that budget (64 decodes fit in 200).
   CHECK(qf::simulateServing(plain, lim, o));
 }
+
+TEST_CASE("a measured accept length gives the acceptance that yields it", "[speculation]") {
+  // k = 1: tau = 1 + alpha.
+  REQUIRE(qf::acceptanceForTokensPerStep(1.6, 1).has_value());
+  CHECK(*qf::acceptanceForTokensPerStep(1.6, 1) == Approx(0.6).margin(1e-9));
+  // k = 3 at alpha 0.7: 1 + 0.7 + 0.49 + 0.343 = 2.533 tokens a step, and back.
+  CHECK(*qf::acceptanceForTokensPerStep(2.533, 3) == Approx(0.7).margin(1e-9));
+  // Every draft accepted: k + 1 tokens a step.
+  CHECK(*qf::acceptanceForTokensPerStep(4.0, 3) == Approx(1.0).margin(1e-9));
+  // Outside what k drafts can yield: no acceptance.
+  CHECK_FALSE(qf::acceptanceForTokensPerStep(1.0, 3).has_value());
+  CHECK_FALSE(qf::acceptanceForTokensPerStep(4.2, 3).has_value());
+  CHECK_FALSE(qf::acceptanceForTokensPerStep(std::nan(""), 3).has_value());
+  CHECK_FALSE(qf::acceptanceForTokensPerStep(2.0, 0).has_value());
+}

@@ -41,6 +41,12 @@ std::optional<Error> validateSpeculation(const Speculation& s);
 /// τ = (1 − α^(k+1)) / (1 − α): tokens one step yields per sequence, on average.
 double expectedTokensPerStep(const Speculation& s);
 
+/// The acceptance α at which k draft tokens yield `tokensPerStep` tokens a step (the inverse
+/// of expectedTokensPerStep, by bisection to 1e-12): what a measured mean accept length (SGLang
+/// bench_serving's accept_length, the bonus token included) says of α. Nullopt unless
+/// 1 < tokensPerStep ≤ k + 1.
+std::optional<double> acceptanceForTokensPerStep(double tokensPerStep, int draftTokens);
+
 /// One real speculative step of `batch` sequences at `context`, seconds: the target's GEMMs at
 /// M = batch·(k + 1), its attention once per sequence (the k + 1 queries share the KV read),
 /// and k draft steps.

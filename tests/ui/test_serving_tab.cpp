@@ -1,12 +1,14 @@
 // The Serving tab in the window: a request-rate sweep imported and attached per model shows
 // one curve per candidate with core's figures; it exports as a plot and feeds the review
-// report; an empty session says what to import.
+// report; a session without runs draws the serving model's curves for the scenario's schemes
+// and says what to import.
 #include <catch2/catch.hpp>
 
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <set>
@@ -53,13 +55,31 @@ TEST_CASE("an imported sweep per candidate on the Serving tab", "[ui][serving]")
   qf::testing::app();
   qf::ui::MainWindow w;
   {
-    // Before any import: the empty state.
+    // Before any import: the serving model's curves for the scenario's schemes, as core
+    // computes them, and a note saying what to import to draw measurements beside them.
     qf::Session empty;
     empty.scenario = w.session().scenario;
     w.setSession(empty, QString());
     w.showTab("serving");
     CHECK(w.currentTabKey() == "serving");
-    CHECK(w.servingPlot()->emptyText() == qf::ui::ServingPlot::kEmptyText);
+    CHECK(w.servingPlot()->emptyText().isEmpty());
+    std::string workload;
+    const qf::ServingSweeps modelled = qf::scenarioServing(empty, &workload);
+    REQUIRE(modelled.groups.size() == empty.scenario.schemes.size());
+    for (const auto& g : modelled.groups) {
+      INFO(g.key);
+      const QString key = QString::fromStdString(g.key);
+      auto* tpot = w.servingPlot()->modelledCurve(key, qf::ui::ServingPlot::Panel::Tpot, false);
+      REQUIRE(tpot != nullptr);
+      CHECK(tpot->dataCount() == static_cast<int>(g.modelled.front().points.size()));
+      CHECK(w.servingPlot()->modelledCurve(key, qf::ui::ServingPlot::Panel::Tpot, true) != nullptr);
+    }
+    CHECK(w.servingPlot()->candidateCount() == 0);  // nothing measured
+    auto* notesLabel = w.findChild<QLabel*>("servingNotes");
+    REQUIRE(notesLabel != nullptr);
+    const QString notes = notesLabel->text();
+    CHECK(notes.contains("no serving runs imported"));
+    CHECK(notes.contains(QString::fromStdString(workload)));
   }
   REQUIRE(sweepFiles().size() == 18);
   REQUIRE(importSweepOnServingTab(w) == 18);

@@ -1,6 +1,8 @@
 // The serving model beside the measured sweeps: each candidate's analytic steady state at the
 // sweeps' loads, and where one candidate's TPOT overtakes another's (serving.hpp).
+#include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/analysis/serving_intervals.hpp>
+#include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 #include <quantfront/core/session/serving.hpp>
 
@@ -8,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace qf {
 
@@ -205,7 +208,92 @@ void addOvertakes(ServingSweeps& sw) {
   }
 }
 
+/// The scenario's workload for modelled-only curves, and words for it.
+ServingWorkload scenarioWorkload(const ScenarioSpec& sc, std::string& words) {
+  if (sc.inputLen > 0 && sc.outputLen > 0) {
+    words = "the scenario's prompt and output tokens";
+    return {static_cast<double>(sc.inputLen), static_cast<double>(sc.outputLen)};
+  }
+  if (!sc.useCase.empty()) {
+    if (auto u = findUseCase(sc.useCase)) {
+      words = "use case " + u->name;
+      return {static_cast<double>(u->prefillTokens), static_cast<double>(u->decodeTokens)};
+    }
+  }
+  words = "vLLM bench serve's random dataset";
+  return {1024, 128};
+}
+
 }  // namespace
+
+ServingSweeps scenarioServing(const Session& s, std::string* workload, const Catalog& cat) {
+  ServingSweeps out;
+  std::string words;
+  const ServingWorkload w = scenarioWorkload(s.scenario, words);
+  if (workload) {
+    std::ostringstream o;
+    o << static_cast<long long>(w.inputTokens) << " → " << static_cast<long long>(w.outputTokens)
+      << " tokens (" << words << ")";
+    *workload = o.str();
+  }
+  // The scenario's candidates: each uniform scheme, then the mixed one.
+  std::vector<Candidate> cands;
+  auto add = [&](const std::string& linear, const std::string& moe, const std::string& head) {
+    Candidate c;
+    c.model = s.scenario.model;
+    c.gpu = s.scenario.gpu;
+    c.gpuCount = s.scenario.tp;
+    c.schemeLinear = linear;
+    c.schemeMoe = moe;
+    c.schemeLmHead = head;
+    DeployConfig named;
+    named.linear = linear;
+    named.moe = moe;
+    named.lmHead = head.empty() ? linear : head;
+    c.id = named.schemeId();
+    cands.push_back(std::move(c));
+  };
+  for (const auto& id : s.scenario.schemes) add(id, "", "");
+  if (!s.scenario.mixedLinear.empty())
+    add(s.scenario.mixedLinear, s.scenario.mixedMoe, s.scenario.mixedLmHead);
+  // Each scheme's saturated rate sets the grid: every curve reaches its own saturation.
+  double slowest = std::numeric_limits<double>::infinity(), fastest = 0;
+  std::vector<std::optional<Grid>> ok(cands.size());
+  const Grid probe{{std::numeric_limits<double>::infinity()}};
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    auto sat = curveOf(cands[i], s, false, w, LoadKind::RequestRate, probe, cat);
+    if (!sat || sat->points.empty() || !(sat->points.front().outputTokS > 0)) {
+      out.warnings.push_back(cands[i].id + ": no modelled serving curve (" +
+                             (sat ? std::string("no throughput") : sat.error().message) + ")");
+      continue;
+    }
+    const double rate = sat->points.front().outputTokS / w.outputTokens;
+    slowest = std::min(slowest, rate);
+    fastest = std::max(fastest, rate);
+    ok[i] = Grid{};
+  }
+  if (!(fastest > 0)) return out;
+  const Grid grid{loadGrid(slowest / 50, fastest * 1.5, false)};
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    if (!ok[i]) continue;
+    ServingGroup g;
+    g.key = cands[i].id + " (modelled)";
+    g.groupedBy = "scenario";
+    g.scheme = cands[i].schemeLinear;
+    g.loadKind = LoadKind::RequestRate;
+    for (bool datasheet : {false, true}) {
+      auto curve = curveOf(cands[i], s, datasheet, w, LoadKind::RequestRate, grid, cat);
+      if (!curve) {
+        g.warnings.push_back(g.key + ": no modelled serving curve (" + curve.error().message + ")");
+        break;
+      }
+      g.modelled.push_back(std::move(*curve));
+    }
+    out.groups.push_back(std::move(g));
+  }
+  addOvertakes(out);
+  return out;
+}
 
 void addModelledServing(ServingSweeps& sw, const Session& s, const Catalog& cat) {
   const auto grids = gridsOf(sw);

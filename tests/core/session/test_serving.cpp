@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/import/importers.hpp>
+#include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/serving_model.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/core/session/session.hpp>
@@ -530,4 +533,67 @@ TEST_CASE("serving sweeps: a run whose requests all failed is no 0 tok/s point",
   CHECK(sw.failedRuns == std::vector<std::string>{"failed.json", "older.json"});
   CHECK(mentions(sw.warnings, "failed.json: all 8 requests failed: not drawn"));
   CHECK(mentions(sw.warnings, "older.json: all 8 requests failed: not drawn"));
+}
+
+TEST_CASE("without serving runs the scenario's schemes get the serving model's curves",
+          "[serving][modelled]") {
+  qf::Session s;
+  s.scenario.model = "llama-3.1-8b";
+  s.scenario.gpu = "h100-sxm";
+  s.scenario.schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
+  std::string workload;
+  const qf::ServingSweeps sw = qf::scenarioServing(s, &workload);
+  CHECK(workload == "1024 → 128 tokens (vLLM bench serve's random dataset)");
+  REQUIRE(sw.groups.size() == 3);
+  const auto cat = &qf::Catalog::bundled();
+  double fastest = 0;
+  for (const auto& g : sw.groups) {
+    INFO(g.key);
+    CHECK(g.key == g.scheme + " (modelled)");
+    CHECK(g.groupedBy == "scenario");
+    CHECK(g.points.empty());
+    REQUIRE(g.modelled.size() == 2);  // calibrated, then the datasheet roofline
+    CHECK_FALSE(g.modelled[0].datasheet);
+    CHECK(g.modelled[1].datasheet);
+    const auto& pts = g.modelled[0].points;
+    REQUIRE(pts.size() == 40);
+    // The grid reaches past every scheme's saturation: the last point is saturated, the first
+    // is not, and below saturation the throughput is the offered load.
+    CHECK(pts.back().saturated);
+    CHECK_FALSE(pts.front().saturated);
+    CHECK(pts.front().outputTokS == Approx(pts.front().load.value * 128).epsilon(1e-6));
+    CHECK(pts.front().tpotMsInterval.has_value());  // the H100's fit record gives intervals
+    fastest = std::max(fastest, pts.back().outputTokS);
+    // The same steady state as the serving model gives one replica of that scheme.
+    qf::ScenarioSpec spec = s.scenario;
+    auto scen = qf::resolveScenario(spec, *cat);
+    REQUIRE(scen.ok());
+    auto cands = qf::makeCandidates({}, g.scheme, "", "", *cat);
+    REQUIRE(cands.ok());
+    auto eng = qf::engineServing(*scen, cands->front());
+    REQUIRE(eng.ok());
+    qf::ServingLimits lim;
+    lim.kvCapacityTokens = eng->kvCapacityTokens;
+    const auto& mid = pts[20];
+    const auto st = qf::stateAtRate(eng->steps, lim, {1024, 128}, mid.load.value);
+    if (!mid.saturated) CHECK(mid.tpotMs == Approx(st.tpotS * 1e3).epsilon(1e-9));
+  }
+  // The grid spans a fiftieth of the slowest saturated rate to 1.5 times the fastest.
+  const auto& grid = sw.groups.front().modelled.front().points;
+  CHECK(grid.back().load.value == Approx(1.5 * fastest / 128).epsilon(1e-6));
+  // Where one scheme's TPOT overtakes another's as the load grows.
+  CHECK_FALSE(sw.overtakes.empty());
+  // The scenario's own prompt and output tokens, when set, are the workload.
+  s.scenario.inputLen = 512;
+  s.scenario.outputLen = 256;
+  const qf::ServingSweeps own = qf::scenarioServing(s, &workload);
+  CHECK(workload == "512 → 256 tokens (the scenario's prompt and output tokens)");
+  CHECK(own.groups.front().modelled.front().inputTokens == 512);
+  // A model its GPU cannot hold: a warning, no group.
+  s.scenario.model = "llama-3.1-405b";
+  s.scenario.schemes = {"bf16"};
+  const qf::ServingSweeps none = qf::scenarioServing(s);
+  CHECK(none.groups.empty());
+  REQUIRE_FALSE(none.warnings.empty());
+  CHECK(none.warnings.front().find("bf16") != std::string::npos);
 }

@@ -297,14 +297,27 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
     for (const auto& p : g.points) {
       if (p.load.kind == m_kind) pts.push_back(&p);
     }
-    if (pts.empty()) continue;
+    if (pts.empty() && !(m_modelledOnly && !g.modelled.empty())) continue;
     const QColor color = bySchemes ? schemeColor(qs(g.scheme)) : kPalette[index % 8];
     const auto shape = kShapes[index % 5];
     ++index;
-    drawGroup(g, pts, color, shape, ranges);
+    if (pts.empty()) {
+      // A modelled-only group: its legend entry is its calibrated curve's line.
+      QCPGraph* key = addGraph();
+      key->setName(qs(g.key));
+      key->setPen(QPen(color, 1.6, Qt::DashDotLine));
+      key->setProperty("qf_role", "modelled-key");
+    } else {
+      drawGroup(g, pts, color, shape, ranges);
+    }
     drawModelled(g, color, ranges);
     if (g.capacity) capacities.push_back({qs(g.key), *g.capacity, color});
   }
+  m_title->setText(m_modelledOnly && !x.empty
+                       ? "Modelled serving (no imported runs): throughput and latency against "
+                         "offered load"
+                       : "Measured serving: throughput, latency and generated length against "
+                         "offered load");
   drawCapacities(capacities, ranges, x.lo);
   drawOvertakes(sweeps);
   if (!x.empty) drawKeys(ranges.anyGoodput);
@@ -347,6 +360,18 @@ ServingPlot::LoadRange ServingPlot::setLoadAxis(const ServingSweeps& sweeps) {
       }
     }
   }
+  // Without a measured point, the serving model's own loads (the scenario's curves).
+  m_modelledOnly = finite.empty() && !hasInf;
+  if (m_modelledOnly) {
+    for (const auto& g : sweeps.groups) {
+      for (const auto& c : g.modelled) {
+        for (const auto& p : c.points) {
+          if (p.load.kind == m_kind && std::isfinite(p.load.value) && p.load.value > 0)
+            finite.insert(p.load.value);
+        }
+      }
+    }
+  }
   m_infX = finite.empty() ? 1.0 : *finite.rbegin() * 2.0;
   const bool empty = finite.empty() && !hasInf;
 
@@ -362,7 +387,7 @@ ServingPlot::LoadRange ServingPlot::setLoadAxis(const ServingSweeps& sweeps) {
   const double xHi = empty ? 64 : (hasInf ? m_infX : *finite.rbegin());
   for (QCPAxisRect* r : m_panels) {
     QCPAxis* x = r->axis(QCPAxis::atBottom);
-    if (empty) {
+    if (empty || m_modelledOnly) {
       x->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
     } else {
       x->setTicker(ticker);
@@ -632,6 +657,11 @@ void ServingPlot::drawModelled(const ServingGroup& g, const QColor& color, Value
       ranges.tpotLo = std::min(ranges.tpotLo, v);
       ranges.tpotHi = std::max(ranges.tpotHi, v);
     }
+    if (!m_modelledOnly) continue;
+    for (double v : ttft) {  // nothing measured: the calibrated TTFT sets its panel too
+      ranges.ttftLo = std::min(ranges.ttftLo, v);
+      ranges.ttftHi = std::max(ranges.ttftHi, v);
+    }
   }
 }
 
@@ -694,10 +724,12 @@ void ServingPlot::drawKeys(bool anyGoodput) {
     k->setProperty("qf_role", "key");
   };
   const QColor grey(90, 90, 90);
-  key("solid, filled: tok/s, p50, mean length", QPen(grey, 2.0),
-      marker(QCPScatterStyle::ssCircle, grey, true));
-  key("dashed, hollow: p99 (bars: 95% CI)", QPen(grey, 1.6, Qt::DashLine),
-      marker(QCPScatterStyle::ssCircle, grey, false));
+  if (!m_modelledOnly) {  // nothing measured: no measured styles to key
+    key("solid, filled: tok/s, p50, mean length", QPen(grey, 2.0),
+        marker(QCPScatterStyle::ssCircle, grey, true));
+    key("dashed, hollow: p99 (bars: 95% CI)", QPen(grey, 1.6, Qt::DashLine),
+        marker(QCPScatterStyle::ssCircle, grey, false));
+  }
   if (anyGoodput) {
     key("dotted: goodput req/s (right axis)", QPen(grey, 1.6, Qt::DotLine),
         marker(QCPScatterStyle::ssCircle, grey, false));
@@ -714,6 +746,7 @@ void ServingPlot::drawKeys(bool anyGoodput) {
     key("dash-dot-dot: modelled, datasheet", QPen(grey, 1.0, Qt::DashDotDotLine),
         QCPScatterStyle());
   }
+  if (m_modelledOnly) return;
   key("ringed: saturated, batch-1 point", QPen(Qt::NoPen),
       QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(grey, 1.2), Qt::NoBrush, 13));
 }

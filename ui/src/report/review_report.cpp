@@ -572,7 +572,51 @@ QString optNum(const std::optional<double>& v, int prec) {
 
 /// Seed 002's two regimes from the imported runs: each candidate's lowest-load (batch-1) point
 /// beside its saturated point, generated length beside every latency, modelled capacity.
+/// Without imported runs the Serving tab draws the serving model's curves for the scenario's
+/// schemes (scenarioServing): the page says so, and lists each scheme's saturated figures and
+/// where one scheme's TPOT overtakes another's.
+void modelledServingPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
+  w.heading("Serving: the model's curves for the scenario's schemes (no imported runs)");
+  if (in.servingPlot) w.plot(in.servingPlot, plotH * 1.05);
+  std::vector<QStringList> rows;
+  for (const auto& g : in.serving->groups) {
+    if (g.modelled.empty() || g.modelled.front().points.empty()) continue;
+    const ModelledServingPoint& p = g.modelled.front().points.back();
+    const ModelledServingPoint& low = g.modelled.front().points.front();
+    auto withIv = [](double v, const std::optional<std::pair<double, double>>& iv, int prec) {
+      QString t = fixedDecimals(v, prec);
+      if (iv)
+        t += QString(" [%1, %2]")
+                 .arg(fixedDecimals(iv->first, prec), fixedDecimals(iv->second, prec));
+      return t;
+    };
+    rows.push_back({qs(g.key), withIv(p.outputTokS, p.outputTokSInterval, 0),
+                    withIv(p.tpotMs, p.tpotMsInterval, 1),
+                    low.ttftMs ? withIv(*low.ttftMs, low.ttftMsInterval, 1) : QString("—")});
+  }
+  w.table({"scheme", "saturated output tok/s [80%]", "TPOT at saturation ms [80%]",
+           "TTFT at the lowest load ms [80%]"},
+          rows, {0.31, 0.23, 0.23, 0.23});
+  QStringList notes;
+  if (!in.serving->groups.empty() && !in.serving->groups.front().modelled.empty()) {
+    notes << "constants: " + qs(in.serving->groups.front().modelled.front().constants);
+  }
+  for (const auto& o : in.serving->overtakes) {
+    notes << QString("%1 overtakes %2 at %3 req/s (its modelled TPOT is lower above)")
+                 .arg(qs(o.ahead), qs(o.behind), fixedDecimals(o.load, 1));
+  }
+  for (const auto& n : in.serving->warnings) notes << qs(n);
+  for (const auto& n : notes) w.text("• " + n, kMuted, 8);
+}
+
 void servingPage(ReportWriter& w, const ReviewReportInputs& in, double plotH) {
+  const bool measured =
+      in.serving && std::any_of(in.serving->groups.begin(), in.serving->groups.end(),
+                                [](const ServingGroup& g) { return !g.points.empty(); });
+  if (in.serving && !measured && !in.serving->groups.empty()) {
+    modelledServingPage(w, in, plotH);
+    return;
+  }
   w.heading("Serving: measured runs against offered load");
   if (!in.serving || in.serving->groups.empty()) {
     w.text(

@@ -384,8 +384,22 @@ void MainWindow::startServing() {
   m_background->run<Result<ServingSweeps>>(
       Background::Lane::Serving,
       [s = std::move(s), opts](const std::atomic<bool>&) {
-        return guarded("serving runs",
-                       [&]() -> Result<ServingSweeps> { return qf::servingSweeps(s, opts); });
+        return guarded("serving runs", [&]() -> Result<ServingSweeps> {
+          ServingSweeps sw = qf::servingSweeps(s, opts);
+          if (!sw.groups.empty() || !sw.failedRuns.empty() || !opts.modelledCurves) return sw;
+          // No sweep to draw: the serving model's curves for the scenario's schemes.
+          std::string workload;
+          ServingSweeps modelled = qf::scenarioServing(s, &workload);
+          modelled.warnings.insert(
+              modelled.warnings.begin(),
+              "no serving runs imported: the serving model's curves for the scenario's schemes "
+              "at " +
+                  workload +
+                  "; import vLLM or SGLang sweeps (File › Import results…) to "
+                  "draw them beside the measurements");
+          for (auto& w : sw.warnings) modelled.warnings.push_back(std::move(w));
+          return modelled;
+        });
       },
       [this, note = sloNote()](Result<ServingSweeps>&& sweeps) { showServing(sweeps, note); });
   if (m_background->busy(Background::Lane::Serving)) {

@@ -156,6 +156,9 @@ class ServingPlot : public QCustomPlot {
   std::map<QString, std::map<std::pair<Panel, bool>, QCPGraph*>> m_modelled;
   QStringList m_overtakes;
   bool m_anyModelled = false;
+  /// No measured point of the load kind: the groups are the serving model's alone (the
+  /// scenario's schemes), drawn on a log load axis with a legend entry each.
+  bool m_modelledOnly = false;
   bool m_anyBand = false;  ///< some calibrated curve drew its interval band
 };
 

@@ -169,6 +169,17 @@ ServingSweeps servingSweeps(const Session& s, const ServingOptions& opts = {},
 void addModelledServing(ServingSweeps& sweeps, const Session& s,
                         const Catalog& cat = Catalog::bundled());
 
+/// The serving model alone, for a session without serving runs: one group per scheme of the
+/// scenario (its uniform schemes, then its mixed candidate), keyed "<scheme> (modelled)" and
+/// grouped by "scenario", each with its modelled curves (calibrated and datasheet) and capacity
+/// on the scenario's model, GPU and TP, at request rates from a fiftieth of the slowest
+/// scheme's saturated rate to 1.5 × the fastest's, and the overtakes between them. The
+/// workload: the scenario's static prompt and output tokens when set, else its use case's,
+/// else 1,024 → 128 (vLLM bench serve's random dataset); `workload` says which.
+/// A scheme the model cannot serve is a warning.
+ServingSweeps scenarioServing(const Session& s, std::string* workload = nullptr,
+                              const Catalog& cat = Catalog::bundled());
+
 /// The point of one run (no grouping, no capacity): offered load, throughputs, latency
 /// percentiles with intervals, generated length. Errors when the run is not a serving sweep
 /// run (format) or states no offered load; problems with single figures go to `warnings`.

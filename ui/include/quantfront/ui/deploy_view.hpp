@@ -24,6 +24,7 @@ class QComboBox;
 class QCustomPlot;
 class QDoubleSpinBox;
 class QLabel;
+class QLayout;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
@@ -108,6 +109,9 @@ class DeployView : public QWidget {
   struct Request;          ///< what a search reads off the inputs (on the GUI thread)
   struct Outcome;          ///< what it found (on the worker thread)
   QWidget* buildInputs();  ///< the workload, SLO, load and space inputs and Search
+  QLayout* buildSpeculation(QWidget* inputs);  ///< draft tokens, acceptance and draft
+  void buildGpuList(QWidget* inputs);          ///< priced GPUs and the data-centre filter
+  void buildSchemeList(QWidget* inputs);       ///< the schemes, the catalog's "deploy" ticked
   [[nodiscard]] Request request() const;
   static Outcome run(const Request& req);
   void showOutcome(Outcome&& o);  ///< a search's result, on the GUI thread

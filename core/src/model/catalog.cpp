@@ -38,6 +38,49 @@ Result<std::vector<std::string>> stringList(const Json& j, const char* key,
   return out;
 }
 
+/// A scheme's "hf_quantization" rules: [{"quant_method": [...], "weight_bits": 4, ...}].
+Result<std::vector<SchemeEntry::HfRule>> parseHfRules(const Json& j, const std::string& pointer) {
+  const std::string file = "catalog/schemes.json";
+  if (!j.is_array()) return Error{file, pointer, "hf_quantization", "expected an array of rules"};
+  std::vector<SchemeEntry::HfRule> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string at = pointer + "/" + std::to_string(i);
+    const Json& r = j[i];
+    if (!r.is_object()) return Error{file, at, "hf_quantization", "expected a rule object"};
+    SchemeEntry::HfRule rule;
+    auto methods = stringList(r, "quant_method", at, true);
+    if (!methods) return methods.error();
+    if (methods->empty())
+      return Error{file, at + "/quant_method", "quant_method", "a rule names its quant_methods"};
+    rule.methods = std::move(*methods);
+    for (const auto& [key, v] : r.items()) {
+      if (key == "quant_method") continue;
+      const std::string here = at + "/" + key;
+      if (key == "weight_bits" || key == "activation_bits") {
+        if (!v.is_number() || v.get<double>() < 0)
+          return Error{file, here, key, "expected a number of bits (0: unquantized)"};
+        (key == "weight_bits" ? rule.weightBits : rule.activationBits) = v.get<double>();
+      } else if (key == "weight_type" || key == "activation_type") {
+        if (!v.is_string() || (v != "int" && v != "float"))
+          return Error{file, here, key, "expected \"int\" or \"float\""};
+        (key == "weight_type" ? rule.weightType : rule.activationType) = v.get<std::string>();
+      } else if (key == "symmetric") {
+        if (!v.is_boolean()) return Error{file, here, key, "expected true or false"};
+        rule.symmetric = v.get<bool>();
+      } else if (key == "quant_algo") {
+        if (!v.is_string()) return Error{file, here, key, "expected ModelOpt's quant_algo"};
+        rule.algo = v.get<std::string>();
+      } else {
+        return Error{file, here, key,
+                     "unknown fact (quant_method, weight_bits, weight_type, symmetric, "
+                     "activation_bits, activation_type, quant_algo)"};
+      }
+    }
+    out.push_back(std::move(rule));
+  }
+  return out;
+}
+
 Result<SchemeEntry> parseSchemeEntry(const Json& j, const std::string& pointer) {
   SchemeEntry e;
   if (const auto h = j.find("name_hints"); h != j.end()) {
@@ -94,6 +137,11 @@ Result<SchemeEntry> parseSchemeEntry(const Json& j, const std::string& pointer) 
     }
   }
   e.checkpointNote = j.value("checkpoint", std::string());
+  if (const auto hq = j.find("hf_quantization"); hq != j.end()) {
+    auto rules = parseHfRules(*hq, pointer + "/hf_quantization");
+    if (!rules) return rules.error();
+    e.hfRules = std::move(*rules);
+  }
   const bool measured = !e.gemmKernel.empty() || e.dequantKernel;
   if (measured == e.modelledOnly)
     return Error{"catalog/schemes.json", pointer, measured ? "modelled_only" : "kernels",
@@ -362,6 +410,28 @@ const Catalog& Catalog::bundled() {
     return std::move(c).value();
   }();
   return cat;
+}
+
+bool SchemeEntry::HfRule::matches(const CheckpointFacts& f) const {
+  if (std::find(methods.begin(), methods.end(), f.method) == methods.end()) return false;
+  if (weightBits && *weightBits != f.weightBits) return false;
+  if (activationBits && *activationBits != f.activationBits) return false;
+  if (weightType && *weightType != f.weightType) return false;
+  if (activationType && *activationType != f.activationType) return false;
+  if (algo && *algo != f.algo) return false;
+  if (symmetric && (!f.symmetric || *symmetric != *f.symmetric)) return false;
+  return true;
+}
+
+std::string Catalog::schemeForCheckpoint(const CheckpointFacts& facts) const {
+  for (const auto& s : m_schemes) {
+    const auto e = m_schemeEntries.find(s.id);
+    if (e == m_schemeEntries.end()) continue;
+    for (const auto& r : e->second.hfRules) {
+      if (r.matches(facts)) return s.id;
+    }
+  }
+  return {};
 }
 
 Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {

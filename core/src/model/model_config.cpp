@@ -1,4 +1,5 @@
 #include <nlohmann/json.hpp>
+#include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/model_config.hpp>
 
 #include <algorithm>
@@ -89,11 +90,17 @@ bool tiesByDefault(const std::string& modelType) {
   return kTying.contains(modelType);
 }
 
+/// The facts of a quantization_config (CheckpointFacts), read the way each method writes them
+/// (its own keys and defaults), and how the mapping was made in words. Which scheme the facts
+/// are is the catalog's to say (schemes.json "hf_quantization").
 CheckpointQuant mapQuantizationConfig(const Json& q) {
   CheckpointQuant cq;
   cq.quantMethod = JsonReader::stringOr(q, "quant_method");
   std::string m = cq.quantMethod;
   std::transform(m.begin(), m.end(), m.begin(), [](unsigned char c) { return std::tolower(c); });
+  CheckpointFacts& f = cq.facts;
+  f.method = m;
+  const Catalog& cat = Catalog::bundled();
   auto groupNote = [](double group) {
     return group == 128 ? std::string()
                         : "; group size " + std::to_string(static_cast<long long>(group)) +
@@ -103,11 +110,12 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
     const double bits = JsonReader::numberOr(q, "bits", 4);
     const bool sym = JsonReader::booleanOr(q, "sym", true);
     const double group = JsonReader::numberOr(q, "group_size", 128);
+    f.weightBits = bits;
+    f.weightType = "int";
+    f.symmetric = sym;
     if (bits == 4) {
-      cq.schemeId = sym ? "w4a16-g128" : "w4a16-g128-asym";
       cq.note = std::string("GPTQ 4-bit ") + (sym ? "symmetric" : "asymmetric") + groupNote(group);
     } else if (bits == 8) {
-      cq.schemeId = "w8a16";
       cq.note = "GPTQ 8-bit weight-only";
     } else {
       cq.note =
@@ -116,10 +124,15 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
   } else if (m == "awq" || m == "awq_marlin") {
     const double group =
         JsonReader::numberOr(q, "group_size", JsonReader::numberOr(q, "q_group_size", 128));
-    cq.schemeId = JsonReader::booleanOr(q, "zero_point", true) ? "w4a16-g128-asym" : "w4a16-g128";
+    f.weightBits = 4;
+    f.weightType = "int";
+    f.symmetric = !JsonReader::booleanOr(q, "zero_point", true);
     cq.note = "AWQ 4-bit" + groupNote(group);
   } else if (m == "fp8" || m == "fbgemm_fp8") {
-    cq.schemeId = "w8a8-fp8";
+    f.weightBits = 8;
+    f.weightType = "float";
+    f.activationBits = 8;
+    f.activationType = "float";
     cq.note = "FP8 checkpoint (activation_scheme " +
               (JsonReader::stringOr(q, "activation_scheme").empty()
                    ? std::string("dynamic")
@@ -130,10 +143,7 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
     if (algo.empty() && q.contains("quantization") && q["quantization"].is_object()) {
       algo = JsonReader::stringOr(q["quantization"], "quant_algo");
     }
-    if (algo == "FP8")
-      cq.schemeId = "w8a8-fp8";
-    else if (algo == "NVFP4")
-      cq.schemeId = "nvfp4";
+    f.algo = algo;
     cq.note = "ModelOpt " + (algo.empty() ? std::string("(unknown algorithm)") : algo);
   } else if (m == "compressed-tensors" || m == "compressed_tensors") {
     const auto groups = q.find("config_groups");
@@ -146,18 +156,11 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
       const bool wsym = w.is_object() ? JsonReader::booleanOr(w, "symmetric", true) : true;
       const double ab = a.is_object() ? JsonReader::numberOr(a, "num_bits", 0) : 0;
       const std::string at = a.is_object() ? JsonReader::stringOr(a, "type") : "";
-      if (wb == 4 && wt == "float")
-        cq.schemeId = "nvfp4";
-      else if (wb == 4 && ab == 0)
-        cq.schemeId = wsym ? "w4a16-g128" : "w4a16-g128-asym";
-      else if (wb == 4 && ab == 8 && at == "float")
-        cq.schemeId = "w4a8-fp8-g128";
-      else if (wb == 8 && ab == 8 && at == "float")
-        cq.schemeId = "w8a8-fp8";
-      else if (wb == 8 && ab == 8)
-        cq.schemeId = "w8a8-int8";
-      else if (wb == 8 && ab == 0)
-        cq.schemeId = "w8a16";
+      f.weightBits = wb;
+      f.weightType = wt == "float" ? "float" : "int";
+      f.symmetric = wsym;
+      f.activationBits = ab;
+      if (ab > 0) f.activationType = at == "float" ? "float" : "int";
       cq.note = "compressed-tensors: weights " + std::to_string(static_cast<int>(wb)) + "-bit " +
                 wt +
                 (ab > 0 ? ", activations " + std::to_string(static_cast<int>(ab)) + "-bit " + at
@@ -165,14 +168,19 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
     } else {
       cq.note = "compressed-tensors without config_groups";
     }
-  } else if (m == "mxfp4") {
-    // gpt-oss: experts in MXFP4; modules_to_not_convert keeps attention, router, embeddings
-    // and the LM head in bf16.
+  } else if (const std::string scheme = cat.schemeForCheckpoint(f); !scheme.empty()) {
+    // A method the catalog names by quant_method alone (gpt-oss's mxfp4): its
+    // modules_to_not_convert keep attention, router, embeddings or the LM head unquantized.
     std::vector<std::string> keep;
     if (const auto it = q.find("modules_to_not_convert"); it != q.end() && it->is_array()) {
       for (const auto& v : *it) {
         if (v.is_string()) keep.push_back(v.get<std::string>());
       }
+    }
+    if (keep.empty()) {
+      cq.schemeId = scheme;
+      cq.note = "quant_method '" + cq.quantMethod + "' (the catalog's " + scheme + ")";
+      return cq;
     }
     auto kept = [&](std::initializer_list<const char*> parts) {
       return std::any_of(keep.begin(), keep.end(), [&](const std::string& k) {
@@ -180,17 +188,19 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
                            [&](const char* p) { return k.find(p) != std::string::npos; });
       });
     };
-    cq.linearSchemeId = kept({"self_attn", "attn", "router", "gate"}) ? "bf16" : "mxfp4";
-    cq.moeSchemeId = kept({"experts"}) ? "bf16" : "mxfp4";
-    cq.lmHeadSchemeId = kept({"lm_head"}) ? "bf16" : "mxfp4";
+    const std::string& base = cat.baselineSchemeId();
+    cq.linearSchemeId = kept({"self_attn", "attn", "router", "gate"}) ? base : scheme;
+    cq.moeSchemeId = kept({"experts"}) ? base : scheme;
+    cq.lmHeadSchemeId = kept({"lm_head"}) ? base : scheme;
     cq.schemeId =
         "linear=" + cq.linearSchemeId + ",moe=" + cq.moeSchemeId + ",lm_head=" + cq.lmHeadSchemeId;
-    cq.note = "MXFP4 routed experts (e2m1, E8M0 scale per 32); modules_to_not_convert (" +
-              std::to_string(keep.size()) +
-              " patterns) stay bf16: modelled as the mixed candidate " + cq.schemeId;
+    cq.note = cq.quantMethod + " experts; modules_to_not_convert (" + std::to_string(keep.size()) +
+              " patterns) stay " + base + ": modelled as the mixed candidate " + cq.schemeId;
+    return cq;
   } else {
     cq.note = "quant_method '" + cq.quantMethod + "' has no built-in scheme";
   }
+  cq.schemeId = cat.schemeForCheckpoint(f);
   if (cq.schemeId.empty() && cq.note.find("no built-in") == std::string::npos) {
     cq.note += " (no built-in scheme matches)";
   }

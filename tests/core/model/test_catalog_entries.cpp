@@ -133,8 +133,6 @@ TEST_CASE("no scheme id is written in code outside the catalog, but where listed
   namespace fs = std::filesystem;
   // Where an id may still appear, and why. Everything else asks the catalog.
   const std::set<std::string> allowed = {
-      // The Hugging Face quantization_config mapping: not data yet (docs/architecture.md).
-      "core/src/model/model_config.cpp",
       // The measuring side's kernel table; the first test here holds it to the catalog.
       "core/src/base/kernels.cpp", "cuda/src/measure_run.hpp", "cuda/src/cublaslt_gemm.cpp",
       // The fallback kernels' defaults when schemes.json names none.
@@ -168,4 +166,50 @@ TEST_CASE("no scheme id is written in code outside the catalog, but where listed
   for (const auto& f : found) where += " " + f;
   INFO("scheme ids in code at:" << where);
   CHECK(found.empty());
+}
+
+TEST_CASE("a scheme's hf_quantization rules name its checkpoints, and bad rules are refused",
+          "[catalog][checkpoint]") {
+  // A scheme added as one entry: its checkpoints (a method the reader does not know) are
+  // recognised by its rule alone.
+  const std::string schemes = R"({"schemes": [
+    {"id": "bf16", "weight_bits": 16, "path": "bf16", "kernels": {"gemm": "bf16"}},
+    {"id": "w3a16-exl", "weight_bits": 3, "scale_bits": 16, "group_size": 128, "path": "bf16",
+     "c": 2, "modelled_only": true,
+     "hf_quantization": [{"quant_method": ["exl3"]},
+                         {"quant_method": ["gptq"], "weight_bits": 3, "symmetric": true}]}],
+    "fallback": {"c_as": "w3a16-exl", "c_as_4bit": "w3a16-exl"}})";
+  auto cat = Catalog::fromTexts(bundledModels(), oneGpu(Json{{"words", {"h100"}}}), schemes);
+  if (!cat) FAIL(cat.error().str());
+  CheckpointFacts f;
+  f.method = "exl3";
+  CHECK(cat->schemeForCheckpoint(f) == "w3a16-exl");
+  f.method = "gptq";
+  f.weightBits = 3;
+  CHECK(cat->schemeForCheckpoint(f).empty());  // the rule requires symmetric, unstated here
+  f.symmetric = true;
+  CHECK(cat->schemeForCheckpoint(f) == "w3a16-exl");
+  f.weightBits = 4;
+  CHECK(cat->schemeForCheckpoint(f).empty());
+  // Every bundled quantized scheme with a checkpoint to make names the checkpoints it is.
+  for (const auto& s : Catalog::bundled().schemes()) {
+    INFO(s.id);
+    const SchemeEntry* e = Catalog::bundled().schemeEntry(s.id);
+    REQUIRE(e != nullptr);
+    if (s.id != Catalog::bundled().baselineSchemeId()) CHECK_FALSE(e->hfRules.empty());
+  }
+  // Refused, with the position: an unknown fact, a rule without quant_method, a bad type.
+  for (const auto& [rule, position] : std::vector<std::pair<std::string, std::string>>{
+           {R"([{"quant_method": ["gptq"], "bitz": 4}])", "/schemes/1/hf_quantization/0/bitz"},
+           {R"([{"weight_bits": 4}])", "/schemes/1/hf_quantization/0/quant_method"},
+           {R"([{"quant_method": ["gptq"], "weight_type": "fp"}])",
+            "/schemes/1/hf_quantization/0/weight_type"},
+           {R"({"quant_method": ["gptq"]})", "/schemes/1/hf_quantization"}}) {
+    INFO(rule);
+    Json j = Json::parse(schemes);
+    j["schemes"][1]["hf_quantization"] = Json::parse(rule);
+    auto bad = Catalog::fromTexts(bundledModels(), oneGpu(Json{{"words", {"h100"}}}), j.dump());
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().position == position);
+  }
 }

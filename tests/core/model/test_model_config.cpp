@@ -344,3 +344,72 @@ TEST_CASE("a config whose _name_or_path is not a string still reads (fuzz findin
     CHECK(m.error().file == path);
   }
 }
+
+TEST_CASE("a checkpoint's quantization_config maps to the catalog's scheme by its rules",
+          "[model][checkpoint]") {
+  const nlohmann::json base = nlohmann::json::parse(R"({
+    "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+    "vocab_size": 128256})");
+  auto schemeOf = [&](const char* quantizationConfig) {
+    nlohmann::json c = base;
+    c["quantization_config"] = nlohmann::json::parse(quantizationConfig);
+    auto m = parseModelConfig(c, "inline.json", "inline");
+    INFO(quantizationConfig);
+    REQUIRE(m.ok());
+    REQUIRE(m->checkpointQuant.has_value());
+    return m->checkpointQuant->schemeId;
+  };
+  const char* ct = R"("quant_method": "compressed-tensors", "config_groups": {"group_0": )";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": 128})", "w4a16-g128"},
+      {R"({"quant_method": "gptq_marlin", "bits": 4, "sym": false})", "w4a16-g128-asym"},
+      {R"({"quant_method": "gptq", "bits": 8})", "w8a16"},
+      {R"({"quant_method": "gptq", "bits": 3})", ""},
+      {R"({"quant_method": "awq", "zero_point": true})", "w4a16-g128-asym"},
+      {R"({"quant_method": "AWQ", "zero_point": false})", "w4a16-g128"},
+      {R"({"quant_method": "fp8", "activation_scheme": "dynamic"})", "w8a8-fp8"},
+      {R"({"quant_method": "fbgemm_fp8"})", "w8a8-fp8"},
+      {R"({"quant_method": "modelopt", "quant_algo": "FP8"})", "w8a8-fp8"},
+      {R"({"quant_method": "modelopt", "quantization": {"quant_algo": "NVFP4"}})", "nvfp4"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 4, "type": "float"}, "input_activations": {"num_bits": 4, "type": "float"}}}})",
+       "nvfp4"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 4, "type": "int", "symmetric": true}}}})",
+       "w4a16-g128"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 4, "type": "int", "symmetric": false}}}})",
+       "w4a16-g128-asym"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 4, "type": "int"}, "input_activations": {"num_bits": 8, "type": "float"}}}})",
+       "w4a8-fp8-g128"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 8, "type": "float"}, "input_activations": {"num_bits": 8, "type": "float"}}}})",
+       "w8a8-fp8"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 8, "type": "int"}, "input_activations": {"num_bits": 8, "type": "int"}}}})",
+       "w8a8-int8"},
+      {std::string("{") + ct + R"({"weights": {"num_bits": 8, "type": "int"}}}})", "w8a16"},
+      {std::string("{") + ct +
+           R"({"weights": {"num_bits": 4, "type": "int"}, "input_activations": {"num_bits": 8, "type": "int"}}}})",
+       ""},
+      {R"({"quant_method": "bitsandbytes", "load_in_4bit": true})", ""},
+      {R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn", "lm_head"]})",
+       "linear=bf16,moe=mxfp4,lm_head=bf16"},
+      {R"({"quant_method": "mxfp4"})", "mxfp4"},
+  };
+  for (const auto& [config, scheme] : cases) {
+    INFO(config);
+    CHECK(schemeOf(config.c_str()) == scheme);
+  }
+  // The scheme comes from the catalog's rules: a catalog whose rules differ maps differently.
+  CheckpointFacts f;
+  f.method = "gptq";
+  f.weightBits = 4;
+  f.weightType = "int";
+  f.symmetric = true;
+  CHECK(Catalog::bundled().schemeForCheckpoint(f) == "w4a16-g128");
+  f.method = "exl2";
+  CHECK(Catalog::bundled().schemeForCheckpoint(f).empty());
+}

@@ -64,6 +64,16 @@ struct SchemeEntry {
   std::map<std::string, std::string> onlineQuantization;
   /// What checkpoint to make when none is at hand ("checkpoint"), for launch commands.
   std::string checkpointNote;
+  /// Hugging Face checkpoints of this scheme ("hf_quantization"): each rule's quant_method
+  /// names and the facts (CheckpointFacts) it requires; a checkpoint meeting any rule is one.
+  struct HfRule {
+    std::vector<std::string> methods;
+    std::optional<double> weightBits, activationBits;
+    std::optional<std::string> weightType, activationType, algo;
+    std::optional<bool> symmetric;
+    [[nodiscard]] bool matches(const CheckpointFacts& f) const;
+  };
+  std::vector<HfRule> hfRules;
 };
 
 class Catalog {
@@ -104,6 +114,10 @@ class Catalog {
   /// (scheme id, hint words found) pairs, one per word found.
   [[nodiscard]] std::vector<std::pair<std::string, std::string>> schemeHintsIn(
       const std::vector<std::string>& words) const;
+
+  /// The scheme a Hugging Face checkpoint of these facts is (the first scheme, in catalog
+  /// order, one of whose "hf_quantization" rules the facts meet); empty when none.
+  [[nodiscard]] std::string schemeForCheckpoint(const CheckpointFacts& facts) const;
 
   /// The market a catalog GPU is sold into (gpus.json "segment": "data-centre", "workstation"
   /// or "consumer"); "data-centre" for a GPU the catalog does not know (a user's file).

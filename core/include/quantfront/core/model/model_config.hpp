@@ -21,8 +21,21 @@ struct MlaDims {
 };
 
 /// Quantization already applied to a checkpoint (config.json's quantization_config).
+/// What a checkpoint's quantization_config says, in one vocabulary across the methods: the
+/// catalog's "hf_quantization" rules (schemes.json) match these facts to a scheme.
+struct CheckpointFacts {
+  std::string method;      ///< quant_method, lower-cased as written ("gptq_marlin")
+  double weightBits = 0;   ///< 0: not stated
+  std::string weightType;  ///< "int" or "float"; empty: not stated
+  std::optional<bool> symmetric;
+  double activationBits = 0;   ///< 0: activations unquantized
+  std::string activationType;  ///< "int" or "float" when quantized
+  std::string algo;            ///< ModelOpt's quant_algo ("FP8", "NVFP4")
+};
+
 struct CheckpointQuant {
   std::string quantMethod;  ///< gptq, awq, fp8, compressed-tensors, ...
+  CheckpointFacts facts;    ///< what the mapping read
   std::string
       schemeId;      ///< built-in scheme it maps to (a mixed candidate's id), empty when unmapped
   std::string note;  ///< how the mapping was made, or why it could not be

@@ -52,8 +52,12 @@ options:
   --output-len O         output tokens per request
   --load LIST            sync (one request at a time), max (all at once) or request rates in
                          req/s, comma-separated (default sync,max)
-  --max-batch N          running sequences at most (default 256)
-  --token-budget N       tokens per step, chunked prefill (default 8192)
+  --max-batch N          running sequences at most (default: the engine's own on the GPU:
+                         vLLM 1024 on a GPU of >= 70 GiB other than the A100, else 256;
+                         SGLang 2048-4096 request slots from its KV pool; TensorRT-LLM 2048)
+  --token-budget N       tokens per step, chunked prefill (default: the engine's own: vLLM
+                         8192 where its cap is 1024, else 2048; SGLang the slots plus its
+                         prefill chunk; TensorRT-LLM 8192)
   --requests N           simulated requests per load (default 2000, at least 20 x the batch
                          cap: throughput is measured over the middle 80% of completions)
   --seed N               simulation seed (default 1)
@@ -177,6 +181,9 @@ struct ServingReport {
   const std::optional<Speculation>& speculation;
   const std::optional<SpeculativeDraft>& draft;
   const std::string& acceptanceSource;  ///< empty: given
+  /// Where the batch cap and token budget come from: "given", or the engine's defaults'
+  /// rule (engineAdmissionDefaults) for what the options left unset.
+  const std::string& limitsSource;
 };
 
 /// The speculation of a report as JSON: null when off.
@@ -204,6 +211,7 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["output_len"] = r.workload.outputTokens;
   j["max_batch"] = r.limits.maxBatch;
   j["token_budget"] = r.limits.tokenBudget;
+  j["limits_source"] = r.limitsSource;
   j["kv_capacity_tokens"] = r.limits.kvCapacityTokens;
   j["requests"] = r.sim.requests;
   j["seed"] = r.sim.seed;
@@ -253,8 +261,8 @@ void printTable(const ServingReport& r, std::ostream& out) {
   if (r.scenario.dpAttention) out << " (DP attention)";
   out << ", " << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
       << r.workload.outputTokens << " tokens; batch cap " << r.limits.maxBatch << ", token budget "
-      << r.limits.tokenBudget << ", KV cache " << fixedText(r.limits.kvCapacityTokens, 0)
-      << " tokens\n"
+      << r.limits.tokenBudget << " (" << r.limitsSource << "), KV cache "
+      << fixedText(r.limits.kvCapacityTokens, 0) << " tokens\n"
       << "simulated: " << r.sim.requests << " requests per load, seed " << r.sim.seed
       << "; analytic: steady state (efficiency: " << r.scenario.efficiency.source << ")\n";
   if (r.speculation && r.draft)
@@ -363,6 +371,8 @@ int simulationOptions(const SimulationArgs& a, const ServingWorkload& w, Serving
     lim.maxBatch = static_cast<int>(*v);
   }
   if (!tokenBudgetOption(a.budget, lim.tokenBudget, err, rc)) return rc;
+  // A cap given above the engine's default budget takes a budget that holds its decodes.
+  if (!a.budget) lim.tokenBudget = std::max(lim.tokenBudget, static_cast<double>(lim.maxBatch));
   if (auto e = validateServing(lim, w)) return badInput(err, *e);
   sim.input.mean = w.inputTokens;
   sim.output.mean = w.outputTokens;
@@ -506,8 +516,16 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
                       "cache on " + std::to_string(spec.tp) + " x " + scenario->gpu.id +
                       " (raise --tp or choose a smaller scheme)");
 
+  // What the options leave unset is the engine's own default on this GPU.
+  const auto admission = engineAdmissionDefaults(spec.engine, scenario->gpu, eng->kvCapacityTokens,
+                                                 static_cast<double>(scenario->maxModelLen));
   ServingLimits lim;
+  lim.maxBatch = admission.maxBatch;
+  lim.tokenBudget = admission.tokenBudget;
   lim.kvCapacityTokens = eng->kvCapacityTokens;
+  const std::string limitsSource = maxBatch && budget   ? std::string("given")
+                                   : maxBatch || budget ? "given; the other from " + admission.rule
+                                                        : admission.rule;
   SimOptions sim;
   std::vector<LoadPoint> loads;
   if (const int bad = simulationOptions({maxBatch, budget, requests, seed, sloTtft, sloTpot, load},
@@ -523,7 +541,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
     addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
   printReport(fmtName,
               {*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows, speculation,
-               draft, acceptanceSource},
+               draft, acceptanceSource, limitsSource},
               out);
   return kExitOk;
 }

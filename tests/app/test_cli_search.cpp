@@ -433,7 +433,7 @@ TEST_CASE("qfront serving warns when too few requests make load max a ramp", "[c
   few.insert(few.end(), {"--requests", "19"});
   const auto r = qfront(few);
   REQUIRE(r.rc == 0);
-  CHECK(r.err.find("warning: --requests 19 is under 20 x the batch cap (5120)") !=
+  CHECK(r.err.find("warning: --requests 19 is under 20 x the batch cap (20480)") !=
         std::string::npos);
   // Enough waves (the default), or a rate load, say nothing.
   CHECK(qfront(base).err.empty());
@@ -916,4 +916,36 @@ TEST_CASE("qfront search --spec-acceptance from:FILE reads the acceptance off an
   const auto r = qfront(small);
   CHECK(r.rc == 2);
   CHECK(r.err.find("outside (1, 2]") != std::string::npos);
+}
+
+TEST_CASE("qfront serving takes the engine's own batch cap and budget on the GPU",
+          "[cli][serving][admission]") {
+  auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "serving",     "--model",    "llama-3.1-8b", "--scheme", "bf16",
+        "--input-len", "512",        "--output-len", "64",       "--load",
+        "2",           "--requests", "200",          "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = qfront(args);
+    REQUIRE(r.rc == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto h100 = run({"--gpu", "h100-sxm"});
+  CHECK(h100["max_batch"] == 1024);
+  CHECK(h100["token_budget"] == 8192);
+  CHECK(h100["limits_source"].get<std::string>().find(">= 70 GiB") != std::string::npos);
+  const auto a100 = run({"--gpu", "a100-80gb"});
+  CHECK(a100["max_batch"] == 256);
+  CHECK(a100["token_budget"] == 2048);
+  CHECK(a100["limits_source"].get<std::string>().find("A100") != std::string::npos);
+  const auto trt = run({"--gpu", "a100-80gb", "--engine", "trtllm"});
+  CHECK(trt["max_batch"] == 2048);
+  CHECK(trt["token_budget"] == 8192);
+  // A cap above the default budget takes a budget that holds its decodes; both given: given.
+  const auto cap = run({"--gpu", "a100-80gb", "--max-batch", "4096"});
+  CHECK(cap["max_batch"] == 4096);
+  CHECK(cap["token_budget"] == 4096);
+  const auto both = run({"--gpu", "a100-80gb", "--max-batch", "64", "--token-budget", "512"});
+  CHECK(both["token_budget"] == 512);
+  CHECK(both["limits_source"] == "given");
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
+#include <quantfront/core/model/serving_model.hpp>
 
 namespace qf {
 
@@ -124,6 +125,14 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
     // The measured checkpoints keep their LM head and embeddings unquantized (docs/model.md).
     s.checkpointLmHead = cat.checkpointLmHead();
     s.kvFreeFraction = kvFreeFractionOf(p.engine).value_or(0.0);
+    // What the point leaves unset is its engine's admission default on this GPU (a cap
+    // given above the default budget takes a budget that holds its decodes).
+    if (pp.point.maxBatch <= 0 || pp.point.tokenBudget <= 0) {
+      const auto d = engineAdmissionDefaults(p.engine, gpu);
+      if (pp.point.maxBatch <= 0) pp.point.maxBatch = d.maxBatch;
+      if (pp.point.tokenBudget <= 0)
+        pp.point.tokenBudget = std::max(d.tokenBudget, static_cast<double>(pp.point.maxBatch));
+    }
     if (auto e = validateScenario(s)) return bad(e->field, e->message);
     auto curve = buildStepCurve(s, countParams(s.model), pp.candidate);
     if (!curve) return bad("tp", curve.error().message);

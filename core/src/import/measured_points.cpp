@@ -241,14 +241,14 @@ Result<std::vector<MeasuredPoint>> parseMeasuredPointsCsv(const std::string& tex
         p.load = PointLoad::Rate;
         p.loadValue = *v;
       }
-      double cap = 256, budget = 8192;
+      double cap = 0, budget = 0;  // 0: the engine's default on the point's GPU
       if (maxBatchCol && !cells[*maxBatchCol].empty()) {
         if (auto e = integer(cells[*maxBatchCol], "max_batch", 1, 65536, cap)) return *e;
       }
       if (budgetCol && !cells[*budgetCol].empty()) {
         if (auto e = integer(cells[*budgetCol], "token_budget", 1, 1e7, budget)) return *e;
       }
-      if (budget < cap)
+      if (cap > 0 && budget > 0 && budget < cap)
         return bad("token_budget",
                    "must be at least max_batch (every running sequence decodes "
                    "one token per step)");

@@ -1,6 +1,8 @@
 // Serving under load, analytic steady state (docs/model.md, "Serving under load").
 #include <quantfront/core/model/serving_model.hpp>
 
+#include <quantfront/core/base/text.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -74,6 +76,46 @@ std::optional<Error> validateServing(const ServingLimits& lim, const ServingWork
                "one token per step)");
   if (!(lim.kvCapacityTokens > 0)) return bad("kv-capacity", "must be positive");
   return std::nullopt;
+}
+
+AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSpec& gpu,
+                                          double kvTokens, double contextTokens) {
+  const std::string e = asciiLower(engine);
+  AdmissionDefaults d;
+  if (e == "trtllm" || e == "tensorrt-llm") {
+    d.maxBatch = 2048;
+    d.tokenBudget = 8192;
+    d.rule = "TensorRT-LLM's defaults (trtllm-serve max_batch_size, max_num_tokens)";
+    return d;
+  }
+  const double gib = gpu.memoryGib;
+  if (e == "sglang") {
+    int slots = 2048;
+    if (kvTokens > 0 && contextTokens > 0)
+      slots =
+          static_cast<int>(std::clamp(std::floor(kvTokens / contextTokens * 512), 2048.0, 4096.0));
+    const double chunk = gib < 35 ? 2048 : gib < 60 ? 4096 : gib < 160 ? 8192 : 16384;
+    d.maxBatch = slots;
+    d.tokenBudget = slots + chunk;
+    d.rule = "SGLang's defaults (request slots from its KV pool; a " +
+             std::to_string(static_cast<int>(chunk)) + "-token prefill chunk on a GPU of " +
+             (gib < 35    ? "< 35 GiB)"
+              : gib < 60  ? "35-60 GiB)"
+              : gib < 160 ? "60-160 GiB)"
+                          : ">= 160 GiB)");
+    return d;
+  }
+  const std::string id = asciiLower(gpu.id + " " + gpu.name);
+  if (gib >= 70 && id.find("a100") == std::string::npos) {
+    d.maxBatch = 1024;
+    d.tokenBudget = 8192;
+    d.rule = "vLLM's defaults on a GPU of >= 70 GiB other than the A100";
+  } else {
+    d.maxBatch = 256;
+    d.tokenBudget = 2048;
+    d.rule = gib >= 70 ? "vLLM's defaults on an A100" : "vLLM's defaults on a GPU of < 70 GiB";
+  }
+  return d;
 }
 
 namespace {

@@ -13,6 +13,8 @@
 #include <map>
 #include <sstream>
 
+#include "import/formats.hpp"
+
 namespace qf {
 
 namespace {
@@ -86,10 +88,22 @@ std::optional<int> statedTp(const ImportedRun& run) {
   return std::nullopt;
 }
 
+/// The engine a serving run's benchmark drove: its `backend` when that names one (SGLang's
+/// bench_serving also drives vLLM and TensorRT-LLM servers), else the tool's own engine.
+std::string servedBy(const ImportedRun& run) {
+  const auto it = run.setup.find("backend");
+  const std::string backend = it == run.setup.end() ? "" : asciiLower(it->second);
+  if (backend.find("sglang") != std::string::npos) return "sglang";
+  if (backend.find("vllm") != std::string::npos) return "vllm";
+  if (backend.find("trt") != std::string::npos || backend.find("tensorrt") != std::string::npos)
+    return "trtllm";
+  return run.format == importformat::kSglangServing ? "sglang" : "vllm";
+}
+
 /// A serving run (`vllm bench serve`, SGLang `bench_serving`) as serving rows: its offered load,
 /// its mean prompt and output lengths, and what it measured (throughput, TTFT/TPOT/ITL median
-/// and p99). The server's batch cap and token budget are not in the file: vLLM's defaults
-/// (256, 8192) stand in (the caller notes it once). True when it gave a point.
+/// and p99). The server's batch cap and token budget are not in the file: the engine's own
+/// defaults on the run's GPU stand in (the caller notes it once). True when it gave a point.
 template <class Emit>
 bool servingPoints(const ImportedRun& run, const MeasuredPoint& base,
                    std::vector<std::string>& notes, Emit& emit) {
@@ -109,6 +123,9 @@ bool servingPoints(const ImportedRun& run, const MeasuredPoint& base,
   }
   MeasuredPoint p = base;
   p.batch = 0;
+  // The server the benchmark drove: its admission defaults on the run's GPU stand in for the
+  // batch cap and token budget its file does not state (preparePoints).
+  if (p.engine.empty()) p.engine = servedBy(run);
   p.inputLen = std::max(1.0, std::round(*in / *done));
   p.outputLen = std::max(1.0, std::round(*outTok / *done));
   if (load->kind == LoadKind::Concurrency) {
@@ -258,8 +275,9 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
   }
   if (servingRows) {
     notes.push_back(
-        "serving runs: the server's batch cap and token budget are not in their files; "
-        "vLLM's defaults (256 sequences, 8192 tokens a step) stand in");
+        "serving runs: the server's batch cap and token budget are not in their files; the "
+        "engine's own defaults on the run's GPU stand in (vLLM: 1024 sequences and 8192 "
+        "tokens a step on a GPU of >= 70 GiB other than the A100, else 256 and 2048)");
   }
   return out;
 }

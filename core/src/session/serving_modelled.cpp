@@ -162,10 +162,17 @@ Result<ModelledServingCurve> curveOf(const Candidate& c, const Session& s, bool 
   if (eng->kvCapacityTokens < w.inputTokens + w.outputTokens) {
     return Error{"", "", "gpu", "the weights leave no room for one request's KV cache"};
   }
+  const auto admission = engineAdmissionDefaults(spec.engine, scen->gpu, eng->kvCapacityTokens,
+                                                 static_cast<double>(scen->maxModelLen));
   ServingLimits lim;
+  lim.maxBatch = admission.maxBatch;
+  lim.tokenBudget = admission.tokenBudget;
   lim.kvCapacityTokens = eng->kvCapacityTokens;
   if (auto e = validateServing(lim, w)) return *e;
   ModelledServingCurve curve;
+  curve.maxBatch = lim.maxBatch;
+  curve.tokenBudget = lim.tokenBudget;
+  curve.limitsRule = admission.rule;
   curve.datasheet = datasheet;
   curve.constants =
       scen->efficiency.source.empty()
@@ -292,6 +299,14 @@ ServingSweeps scenarioServing(const Session& s, std::string* workload, const Cat
     out.groups.push_back(std::move(g));
   }
   addOvertakes(out);
+  // The server's admission limits (the engine's defaults on the GPU) join the workload's words.
+  if (workload && !out.groups.empty() && !out.groups.front().modelled.empty()) {
+    const auto& c = out.groups.front().modelled.front();
+    std::ostringstream o;
+    o << "; batch cap " << c.maxBatch << ", " << static_cast<long long>(c.tokenBudget)
+      << " tokens a step (" << c.limitsRule << ")";
+    *workload += o.str();
+  }
   return out;
 }
 

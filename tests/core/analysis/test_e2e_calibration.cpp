@@ -481,7 +481,8 @@ TEST_CASE("serving rows: the CSV's load column, checked row by row",
   CHECK(p[0].load == PointLoad::Rate);
   CHECK(p[0].loadValue == 4);
   CHECK(p[0].batch == 0);
-  CHECK(p[0].maxBatch == 256);
+  CHECK(p[0].maxBatch == 0);  // the engine's default on the point's GPU, set by preparePoints
+  CHECK(p[0].tokenBudget == 0);
   CHECK(p[1].load == PointLoad::Concurrency);
   CHECK(p[1].loadValue == 64);
   CHECK(p[1].maxBatch == 512);
@@ -522,7 +523,11 @@ TEST_CASE("serving rows are predicted by the steady state the search uses",
   s.efficiency = truth;
   auto es = engineServing(s, pts.front().candidate);
   REQUIRE(es.ok());
-  const ServingLimits lim{256, 8192, es->kvCapacityTokens};
+  // The sweep's rows name no batch cap or budget: vLLM's defaults on an H100 stand in.
+  REQUIRE(s.gpu.id == "h100-sxm");
+  CHECK(pts[0].point.maxBatch == 1024);
+  CHECK(pts[0].point.tokenBudget == 8192);
+  const ServingLimits lim{1024, 8192, es->kvCapacityTokens};
   const ServingWorkload w{1024, 256};
   const auto at2 = stateAtRate(es->steps, lim, w, 2.0);
   const auto sat = saturatedState(es->steps, lim, w);

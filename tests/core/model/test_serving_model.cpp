@@ -254,3 +254,54 @@ TEST_CASE("simulation and analytic steady state agree at saturation within 5%", 
     CHECK(s->tpotMeanS == Approx(a.tpotS).epsilon(0.05));
   }
 }
+
+TEST_CASE("each engine's admission defaults on the catalog GPUs", "[serving][admission]") {
+  const auto& cat = qf::Catalog::bundled();
+  auto gpu = [&](const char* id) {
+    auto g = cat.resolveGpu(id);
+    REQUIRE(g.ok());
+    return *g;
+  };
+  // vLLM's API server: 1024 sequences and 8192 tokens on >= 70 GiB unless an A100.
+  for (const char* id : {"h100-sxm", "h200-sxm", "b200", "h20"}) {
+    INFO(id);
+    const auto d = qf::engineAdmissionDefaults("vllm", gpu(id));
+    CHECK(d.maxBatch == 1024);
+    CHECK(d.tokenBudget == 8192);
+    CHECK(qf::engineAdmissionDefaults("", gpu(id)).maxBatch == 1024);  // unnamed: vLLM
+  }
+  for (const char* id : {"a100-80gb", "a100-40gb", "l40s", "a6000", "rtx-4090"}) {
+    INFO(id);
+    const auto d = qf::engineAdmissionDefaults("vllm", gpu(id));
+    CHECK(d.maxBatch == 256);
+    CHECK(d.tokenBudget == 2048);
+  }
+  CHECK(qf::engineAdmissionDefaults("vllm", gpu("a100-80gb")).rule.find("A100") !=
+        std::string::npos);
+  // TensorRT-LLM's trtllm-serve, whatever the GPU.
+  for (const char* e : {"trtllm", "TensorRT-LLM"}) {
+    const auto d = qf::engineAdmissionDefaults(e, gpu("l40s"));
+    CHECK(d.maxBatch == 2048);
+    CHECK(d.tokenBudget == 8192);
+  }
+  // SGLang: request slots from the KV pool (2048-4096), budget = slots + the prefill chunk.
+  const auto h200 = qf::engineAdmissionDefaults("sglang", gpu("h200-sxm"));
+  CHECK(h200.maxBatch == 2048);
+  CHECK(h200.tokenBudget == 2048 + 8192);
+  const auto big = qf::engineAdmissionDefaults("sglang", gpu("h200-sxm"), 1e6, 8192);
+  CHECK(big.maxBatch == 4096);  // 1e6 / 8192 x 512 = 62,500, held to 4096
+  const auto mid = qf::engineAdmissionDefaults("sglang", gpu("l40s"), 100'000, 16'384);
+  CHECK(mid.maxBatch == 3125);  // 100,000 / 16,384 x 512
+  CHECK(mid.tokenBudget == 3125 + 4096);
+  CHECK(qf::engineAdmissionDefaults("sglang", gpu("rtx-4090")).tokenBudget == 2048 + 2048);
+  CHECK(qf::engineAdmissionDefaults("sglang", gpu("b200")).tokenBudget == 2048 + 16384);
+  // Every default holds a full batch's decodes in one step.
+  for (const char* id : {"h100-sxm", "h100-pcie", "h200-sxm", "a100-80gb", "a6000", "l40s", "b200",
+                         "a100-40gb", "l4", "h20", "rtx-4090", "rtx-5090", "gb200"}) {
+    for (const char* e : {"vllm", "sglang", "trtllm"}) {
+      const auto d = qf::engineAdmissionDefaults(e, gpu(id));
+      CHECK(d.tokenBudget >= d.maxBatch);
+      CHECK_FALSE(d.rule.empty());
+    }
+  }
+}

@@ -543,7 +543,9 @@ TEST_CASE("without serving runs the scenario's schemes get the serving model's c
   s.scenario.schemes = {"bf16", "w8a8-fp8", "w4a16-g128"};
   std::string workload;
   const qf::ServingSweeps sw = qf::scenarioServing(s, &workload);
-  CHECK(workload == "1024 → 128 tokens (vLLM bench serve's random dataset)");
+  CHECK(workload ==
+        "1024 → 128 tokens (vLLM bench serve's random dataset); batch cap 1024, 8192 tokens a "
+        "step (vLLM's defaults on a GPU of >= 70 GiB other than the A100)");
   REQUIRE(sw.groups.size() == 3);
   const auto cat = &qf::Catalog::bundled();
   double fastest = 0;
@@ -572,8 +574,16 @@ TEST_CASE("without serving runs the scenario's schemes get the serving model's c
     REQUIRE(cands.ok());
     auto eng = qf::engineServing(*scen, cands->front());
     REQUIRE(eng.ok());
+    // vLLM's own admission defaults on an H100, as a server launched without them runs.
+    CHECK(g.modelled[0].maxBatch == 1024);
+    CHECK(g.modelled[0].tokenBudget == 8192);
+    CHECK_FALSE(g.modelled[0].limitsRule.empty());
     qf::ServingLimits lim;
+    lim.maxBatch = 1024;
+    lim.tokenBudget = 8192;
     lim.kvCapacityTokens = eng->kvCapacityTokens;
+    CHECK(pts.back().outputTokS ==
+          Approx(qf::saturatedState(eng->steps, lim, {1024, 128}).outputTokPerS).epsilon(1e-9));
     const auto& mid = pts[20];
     const auto st = qf::stateAtRate(eng->steps, lim, {1024, 128}, mid.load.value);
     if (!mid.saturated) CHECK(mid.tpotMs == Approx(st.tpotS * 1e3).epsilon(1e-9));
@@ -587,7 +597,8 @@ TEST_CASE("without serving runs the scenario's schemes get the serving model's c
   s.scenario.inputLen = 512;
   s.scenario.outputLen = 256;
   const qf::ServingSweeps own = qf::scenarioServing(s, &workload);
-  CHECK(workload == "512 → 256 tokens (the scenario's prompt and output tokens)");
+  CHECK(workload.rfind("512 → 256 tokens (the scenario's prompt and output tokens); batch cap",
+                       0) == 0);
   CHECK(own.groups.front().modelled.front().inputTokens == 512);
   // A model its GPU cannot hold: a warning, no group.
   s.scenario.model = "llama-3.1-405b";

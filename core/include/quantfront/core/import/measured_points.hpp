@@ -67,9 +67,11 @@ struct MeasuredPoint {
   E2eMetric metric = E2eMetric::E2eLatencyS;
   double value = 0;
   PointLoad load = PointLoad::Static;
-  double loadValue = 0;       ///< req/s (Rate) or clients (Concurrency)
-  int maxBatch = 256;         ///< the server's batch cap (`max_batch` column, else vLLM's 256)
-  double tokenBudget = 8192;  ///< tokens per step (`token_budget` column, else 8192)
+  double loadValue = 0;  ///< req/s (Rate) or clients (Concurrency)
+  /// The server's batch cap and tokens per step (`max_batch`, `token_budget` columns); 0: the
+  /// engine's own defaults on the point's GPU (engineAdmissionDefaults, set by preparePoints).
+  int maxBatch = 0;
+  double tokenBudget = 0;
   /// The serving engine (`engine` column: vllm, sglang or trtllm; empty: vLLM's rules). It
   /// sets how the KV pool is sized (Scenario::kvFreeFraction).
   std::string engine;

@@ -72,6 +72,24 @@ struct ServingLimits {
   double kvCapacityTokens = 1e18;  ///< KV-cache tokens the replica holds
 };
 
+/// The batch cap and token budget a serving engine runs with when its launch sets neither
+/// (docs/model.md, "Engines' admission defaults"), read off each engine's own argument code:
+///   - vLLM (and an unnamed engine), the API server: 1024 sequences and 8,192 tokens a step on
+///     a GPU of at least 70 GiB that is not an A100, else 256 and 2,048;
+///   - SGLang: request slots from its KV pool, ⌊KV tokens / context × 512⌋ held to 2,048–4,096
+///     (2,048 when `kvTokens` or `contextTokens` is 0), and a prefill chunk of 2,048 tokens
+///     below 35 GiB, 4,096 below 60 GiB, 8,192 below 160 GiB, else 16,384; its decode batch
+///     and prefill chunk run as separate passes, so the model's one mixed step takes both
+///     (budget = slots + chunk);
+///   - TensorRT-LLM (trtllm-serve): 2,048 sequences and 8,192 tokens.
+struct AdmissionDefaults {
+  int maxBatch = 256;
+  double tokenBudget = 8192;
+  std::string rule;  ///< where the figures come from, e.g. "vLLM's default on a GPU of >= 70 GiB"
+};
+AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSpec& gpu,
+                                          double kvTokens = 0, double contextTokens = 0);
+
 /// A request shape: prompt and output tokens (means, for the analytic model).
 struct ServingWorkload {
   double inputTokens = 1024;

@@ -94,6 +94,11 @@ struct ModelledServingCurve {
   bool datasheet = false;  ///< the ideal roofline; else the calibrated constants
   std::string constants;   ///< where the constants come from (Efficiency::source)
   double inputTokens = 0, outputTokens = 0;
+  /// The server's batch cap and token budget: the scenario engine's own defaults on its GPU
+  /// (engineAdmissionDefaults), as a server launched without them runs.
+  int maxBatch = 0;
+  double tokenBudget = 0;
+  std::string limitsRule;
   std::vector<ModelledServingPoint> points;  ///< ascending load
 };
 

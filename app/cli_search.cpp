@@ -491,18 +491,15 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   auto r = searchDeployments(sp, o);
   if (!r) return badInput(err, r.error());
   Json j = deployResultToJson(*r, o);
+  // Under speculation the intervals rebuild the draft with the target's moved constants.
+  if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
+  j["speculation"] = nullptr;
   if (sp.speculation) {
-    // The constants' spread describes the plain engine: no interval under speculation.
-    j["best_ties"] = Json::array();
-    j["best_is_tie"] = false;
     j["speculation"] = {{"draft_tokens", sp.speculation->draftTokens},
                         {"acceptance", sp.speculation->acceptance},
                         {"acceptance_source", acceptanceSourceJson(acceptanceSource)},
                         {"draft", sp.draftModel ? Json(sp.draftModel->id) : Json("mtp")},
                         {"tokens_per_step", expectedTokensPerStep(*sp.speculation)}};
-  } else {
-    if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
-    j["speculation"] = nullptr;
   }
   j["gate"] = gateJson;
   j["model"] = sp.model.id;

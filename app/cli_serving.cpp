@@ -135,9 +135,11 @@ Result<Json> loadRows(const StepTimeModel& steps, const ServingLimits& lim,
 /// value alone without one): `analytic_*_interval` [low, high] and `interval_level`.
 void addIntervals(Json& rows, const Scenario& scenario, const SchemeAssignment& cand,
                   const ServingLimits& lim, const ServingWorkload& w,
-                  const std::vector<LoadPoint>& loads) {
+                  const std::vector<LoadPoint>& loads,
+                  const std::optional<PointSpeculation>& speculation) {
   const auto rec = e2eFitRecord(scenario.efficiency.calibrationExtra);
   ServingQuery q;
+  q.speculation = speculation;
   q.scenario = scenario;
   q.candidate = cand;
   q.inputLen = w.inputTokens;
@@ -300,28 +302,24 @@ namespace {
 /// target's own layer; else a draft model). 0 or the exit code.
 int speculate(const ScenarioSpec& spec, const Scenario& scenario, const std::string& draftName,
               const Speculation& speculation, EngineServing& eng,
-              std::optional<SpeculativeDraft>& draft, std::ostream& err) {
+              std::optional<SpeculativeDraft>& draft, PointSpeculation& point, std::ostream& err) {
   int rc = kExitOk;
+  point.speculation = speculation;
   if (draftName == "mtp") {
     draft = mtpDraft(eng, static_cast<int>(scenario.model.layers), spec.tp);
   } else {
-    draft = draftModel(spec, scenario, draftName, err, rc);
-    if (!draft) return rc;
+    auto d = draftScenario(spec, scenario, draftName, err, rc);
+    if (!d) return rc;
+    auto de = engineServing(d->first, d->second);
+    if (!de) return badInput(err, de.error());
+    draft = modelDraft(*de, d->first.model.id, spec.tp);
+    point.draftScenario = std::move(d->first);
+    point.draftCandidate = std::move(d->second);
   }
   auto se = speculativeServing(eng, *draft, speculation);
   if (!se) return badInput(err, se.error());
   eng = std::move(*se);
   return kExitOk;
-}
-
-/// Rows without intervals (under speculation), their fields kept as null.
-void noIntervals(Json& rows) {
-  for (auto& row : rows) {
-    row["interval_level"] = 0.8;
-    for (const char* key : {"analytic_output_tok_s_interval", "analytic_ttft_ms_interval",
-                            "analytic_tpot_ms_interval"})
-      row[key] = nullptr;
-  }
 }
 
 void printReport(const std::string& fmtName, const ServingReport& report, std::ostream& out) {
@@ -502,12 +500,15 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   auto eng = engineServing(*scenario, cands->front());
   if (!eng) return badInput(err, eng.error());
   std::optional<SpeculativeDraft> draft;
+  std::optional<PointSpeculation> pointSpeculation;
   std::string acceptanceSource;
   const auto speculation =
       speculationOption({specK, specAccept, specDraft}, err, rc, &acceptanceSource);
   if (rc != kExitOk) return rc;
   if (speculation) {
-    if (const int bad = speculate(spec, *scenario, *specDraft, *speculation, *eng, draft, err))
+    pointSpeculation.emplace();
+    if (const int bad = speculate(spec, *scenario, *specDraft, *speculation, *eng, draft,
+                                  *pointSpeculation, err))
       return bad;
   }
   if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)
@@ -533,12 +534,9 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return bad;
   auto rows = loadRows(eng->steps, lim, *w, sim, loads, sim.sloTtftS > 0 || sim.sloTpotS > 0);
   if (!rows) return badInput(err, rows.error());
-  // The intervals come from the calibration's spread around the plain engine; with speculation
-  // they would describe another operating point, so none is given.
-  if (speculation)
-    noIntervals(*rows);
-  else
-    addIntervals(*rows, *scenario, cands->front(), lim, *w, loads);
+  // The intervals move the calibration's constants along its spread; under speculation the
+  // draft (on the target's GPU constants) moves with the target.
+  addIntervals(*rows, *scenario, cands->front(), lim, *w, loads, pointSpeculation);
   printReport(fmtName,
               {*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows, speculation,
                draft, acceptanceSource, limitsSource},

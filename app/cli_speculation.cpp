@@ -96,8 +96,10 @@ std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostr
   return sp;
 }
 
-std::optional<SpeculativeDraft> draftModel(const ScenarioSpec& spec, const Scenario& target,
-                                           const std::string& draftId, std::ostream& err, int& rc) {
+std::optional<std::pair<Scenario, SchemeAssignment>> draftScenario(const ScenarioSpec& spec,
+                                                                   const Scenario& target,
+                                                                   const std::string& draftId,
+                                                                   std::ostream& err, int& rc) {
   ScenarioSpec ds = spec;
   ds.model = draftId;
   auto scen = resolveScenario(ds);
@@ -119,12 +121,19 @@ std::optional<SpeculativeDraft> draftModel(const ScenarioSpec& spec, const Scena
     rc = badInput(err, cands.error());
     return std::nullopt;
   }
-  auto eng = engineServing(*scen, cands->front());
+  return std::pair{std::move(*scen), cands->front()};
+}
+
+std::optional<SpeculativeDraft> draftModel(const ScenarioSpec& spec, const Scenario& target,
+                                           const std::string& draftId, std::ostream& err, int& rc) {
+  const auto d = draftScenario(spec, target, draftId, err, rc);
+  if (!d) return std::nullopt;
+  auto eng = engineServing(d->first, d->second);
   if (!eng) {
     rc = badInput(err, eng.error());
     return std::nullopt;
   }
-  return modelDraft(*eng, scen->model.id, spec.tp);
+  return modelDraft(*eng, d->first.model.id, spec.tp);
 }
 
 }  // namespace qf::cli

@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -27,6 +28,13 @@ std::optional<Speculation> speculationOption(const SpeculationArgs& a, std::ostr
 /// Where the acceptance came from, as the JSON outputs say it: "given", or the run it was read
 /// off (--spec-acceptance from:FILE).
 Json acceptanceSourceJson(const std::string& source);
+
+/// The draft model `draftId` names on the target's GPUs, with the target's constants and
+/// memory rule, and its candidate (bf16). On bad input prints one line, sets rc, nullopt.
+std::optional<std::pair<Scenario, SchemeAssignment>> draftScenario(const ScenarioSpec& spec,
+                                                                   const Scenario& target,
+                                                                   const std::string& draftId,
+                                                                   std::ostream& err, int& rc);
 
 /// A draft model (not "mtp") for a target on `spec`'s GPUs and TP: its bf16 engine there, with
 /// the target's constants. Errors (printed, rc set): an unknown model, the target itself.

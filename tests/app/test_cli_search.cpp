@@ -524,6 +524,15 @@ TEST_CASE("qfront serving --spec-k: speculative decoding per accepted token, opt
   const auto dj = nlohmann::json::parse(draft.out);
   CHECK(dj["speculation"]["draft"] == "llama-3.1-8b");
   CHECK(dj["loads"][0]["tpot_p50_ms"].get<double>() > tpotSpec);
+  // Under speculation each analytic figure carries its interval, around its own value.
+  for (const auto* j : {&mj, &dj}) {
+    const auto& row = (*j)["loads"][0];
+    const double v = row["analytic_tpot_ms"].get<double>();
+    REQUIRE(row["analytic_tpot_ms_interval"].is_array());
+    CHECK(row["analytic_tpot_ms_interval"][0].get<double>() < v);
+    CHECK(row["analytic_tpot_ms_interval"][1].get<double>() > v);
+    REQUIRE(row["analytic_ttft_ms_interval"].is_array());
+  }
   // On W4A16's 70B (a 3 ms step) three bf16 8B drafts cost what they save; on bf16's 70B
   // (four times the weight read) the same draft pays.
   auto bf16 = [&](std::vector<std::string> extra) {

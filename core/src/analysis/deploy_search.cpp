@@ -579,6 +579,22 @@ Result<SchemeAssignment> deployAssignment(const DeploySpace& sp, const DeployCon
   return Error{"", "", "schemes", "'" + c.schemeId() + "' is not an assignment of the search"};
 }
 
+PointSpeculation deploySpeculation(const DeploySpace& sp, const GpuSpec& gpu, int tp,
+                                   double kvBytes, const ServingWorkload& w) {
+  PointSpeculation ps;
+  ps.speculation = *sp.speculation;
+  if (sp.draftModel) {
+    DeploySpace ds = sp;
+    ds.model = *sp.draftModel;
+    ps.draftScenario = deployScenario(ds, gpu, tp, kvBytes, w);
+    if (auto base = sp.catalog->scheme(sp.catalog->baselineSchemeId())) {
+      ps.draftCandidate.id = base->id;
+      ps.draftCandidate.linear = *base;
+    }
+  }
+  return ps;
+}
+
 Result<DisaggState> disaggregatedState(const DeploySpace& sp, const DeployOptions& o,
                                        const DeployConfig& c, const std::string& constant,
                                        double delta) {
@@ -599,7 +615,13 @@ Result<DisaggState> disaggregatedState(const DeploySpace& sp, const DeployOption
     if (!as) return as.error();
     Scenario s = deployScenario(sp, gpu, pool.tp, kv, o.workload);
     if (!constant.empty()) s.efficiency = perturbed(s.efficiency, constant, delta);
-    return engineServing(s, *as);
+    auto eng = engineServing(s, *as);
+    // Both pools carry the draft, as the search priced them, at the same constants.
+    if (eng && sp.speculation) {
+      eng = speculativeEngineServing(*eng, s, deploySpeculation(sp, gpu, pool.tp, kv, o.workload),
+                                     s.efficiency);
+    }
+    return eng;
   };
   auto pe = build(*pg, c.prefillPool());
   if (!pe) return pe.error();

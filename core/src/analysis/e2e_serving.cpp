@@ -49,10 +49,27 @@ double fromSimulation(const StepTimeModel& steps, const ServingLimits& lim,
 
 }  // namespace
 
+Result<EngineServing> speculativeEngineServing(const EngineServing& target, const Scenario& s,
+                                               const PointSpeculation& spec,
+                                               const Efficiency& eff) {
+  SpeculativeDraft draft;
+  if (spec.draftScenario) {
+    Scenario ds = *spec.draftScenario;
+    ds.efficiency = eff;
+    auto de = engineServing(ds, spec.draftCandidate);
+    if (!de) return de.error();
+    draft = modelDraft(*de, ds.model.id, s.tp);
+  } else {
+    draft = mtpDraft(target, static_cast<int>(s.model.layers), s.tp);
+  }
+  return speculativeServing(target, draft, spec.speculation);
+}
+
 double predictServingPoint(const PreparedPoint& pp, const Efficiency& eff) {
   Scenario s = pp.scenario;
   s.efficiency = eff;
-  const auto es = engineServing(s, pp.candidate);
+  auto es = engineServing(s, pp.candidate);
+  if (es && pp.speculation) es = speculativeEngineServing(*es, s, *pp.speculation, eff);
   if (!es || !(es->kvCapacityTokens > 0)) return std::nan("");
   const MeasuredPoint& p = pp.point;
   const ServingLimits lim{p.maxBatch, p.tokenBudget, es->kvCapacityTokens};

@@ -10,6 +10,7 @@ IntervalEstimate servingInterval(const ServingQuery& q, E2eMetric metric, double
   PreparedPoint pp;
   pp.scenario = q.scenario;
   pp.candidate = q.candidate;
+  pp.speculation = q.speculation;
   MeasuredPoint& p = pp.point;
   p.model = q.scenario.model.id;
   p.gpu = q.scenario.gpu.id;

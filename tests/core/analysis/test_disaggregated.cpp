@@ -6,6 +6,7 @@
 #include <quantfront/core/analysis/deploy_intervals.hpp>
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/analysis/disaggregated.hpp>
+#include <quantfront/core/analysis/serving_intervals.hpp>
 #include <quantfront/core/model/catalog.hpp>
 
 using namespace qf;
@@ -215,4 +216,67 @@ TEST_CASE("each pool of a split deployment takes its own GPU and schemes", "[dis
   CHECK(r->best->disaggregated());
   CHECK(r->best->linear == "w4a16-g128");
   CHECK(r->best->prefillLinear == "w8a8-fp8");
+}
+
+TEST_CASE("under speculation every deployment is rebuilt with its draft and carries an interval",
+          "[disaggregated][intervals][speculation]") {
+  const Catalog& cat = Catalog::bundled();
+  for (const bool draftModel : {false, true}) {
+    INFO((draftModel ? "Llama-3.1-8B drafting" : "MTP"));
+    DeploySpace sp;
+    sp.model = *cat.resolveModel("llama-3.1-70b");
+    sp.gpus = {*cat.resolveGpu("h100-sxm")};
+    sp.maxGpus = 8;
+    sp.schemes = {*cat.scheme("bf16"), *cat.scheme("w4a16-g128")};
+    sp.kvDtypes = {"bf16"};
+    sp.disaggregated = true;
+    sp.speculation = Speculation{3, 0.7};
+    if (draftModel) sp.draftModel = *cat.resolveModel("llama-3.1-8b");
+    DeployOptions o;
+    o.load = DeployLoad{DeployLoad::Kind::Max, 0};
+    o.workload.inputTokens = 2048;
+    o.workload.outputTokens = 256;
+    auto r = searchDeployments(sp, o);
+    REQUIRE(r.ok());
+    auto fi = frontierIntervals(sp, o, *r);
+    REQUIRE(fi.ok());
+    REQUIRE(fi->frontier.size() == r->frontier.size());
+    int split = 0, aggregated = 0;
+    for (std::size_t i = 0; i < r->frontier.size(); ++i) {
+      const DeployConfig& c = r->frontier[i];
+      const DeployIntervals& iv = fi->frontier[i];
+      if (c.disaggregated()) {
+        ++split;
+        auto st = disaggregatedState(sp, o, c);  // both pools with the draft
+        REQUIRE(st.ok());
+        CHECK(st->tpotS * 1e3 == Approx(c.tpotMs).epsilon(1e-12));
+        CHECK(st->outputTokPerS == Approx(c.outputTokS).epsilon(1e-12));
+      } else {
+        ++aggregated;
+        // The query the intervals price, rebuilt: the speculative steady state the search
+        // priced, not the plain engine's.
+        ServingQuery q;
+        q.scenario = deployScenario(sp, sp.gpus.front(), c.tp, 2.0, o.workload);
+        auto as = deployAssignment(sp, c);
+        REQUIRE(as.ok());
+        q.candidate = *as;
+        q.inputLen = 2048;
+        q.outputLen = 256;
+        q.maxBatch = c.maxBatch;
+        q.tokenBudget = std::max(sp.tokenBudget, c.maxBatch * 4.0);
+        q.speculation = deploySpeculation(sp, sp.gpus.front(), c.tp, 2.0, o.workload);
+        CHECK(servingInterval(q, E2eMetric::TpotMs).value == Approx(c.tpotMs).epsilon(1e-9));
+        // The plain engine's figure is another (speculation pays on few GPUs, a draft model
+        // costs more than it saves at TP 8).
+        q.speculation.reset();
+        CHECK(std::abs(servingInterval(q, E2eMetric::TpotMs).value / c.tpotMs - 1) > 0.03);
+      }
+      CHECK(iv.tpotMs.low < c.tpotMs);
+      CHECK(iv.tpotMs.high > c.tpotMs);
+      CHECK(iv.outputTokS.low < c.outputTokS);
+      CHECK(iv.outputTokS.high > c.outputTokS);
+    }
+    CHECK(aggregated > 0);
+    CHECK(split > 0);
+  }
 }

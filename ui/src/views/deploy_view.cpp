@@ -501,19 +501,18 @@ DeployView::Outcome DeployView::run(const Request& req) {
     }
     o.result = std::move(*r);
     if (const auto& spec = req.space.speculation) {
-      // The constants' spread describes the plain engine: no interval under speculation.
-      o.intervalNote = QString(
-                           " Speculation: %4, k %1, acceptance %2, %3 tokens a step; no "
-                           "intervals under speculation.")
+      o.intervalNote = QString(" Speculation: %4, k %1, acceptance %2, %3 tokens a step.")
                            .arg(spec->draftTokens)
                            .arg(spec->acceptance, 0, 'f', 2)
                            .arg(expectedTokensPerStep(*spec), 0, 'f', 2)
                            .arg(req.space.draftModel ? "draft model " + qs(req.space.draftModel->id)
                                                      : QString("MTP"));
-    } else if (auto iv = frontierIntervals(req.space, req.options, *o.result)) {
+    }
+    // Under speculation the intervals rebuild the draft with the target's moved constants.
+    if (auto iv = frontierIntervals(req.space, req.options, *o.result)) {
       o.intervals = std::move(*iv);
     } else {
-      o.intervalNote = " No intervals: " + qs(iv.error().message) + ".";
+      o.intervalNote += " No intervals: " + qs(iv.error().message) + ".";
     }
   } catch (const std::exception& e) {
     o.result.reset();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <quantfront/core/analysis/disaggregated.hpp>
+#include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
@@ -155,6 +156,12 @@ Scenario deployScenario(const DeploySpace& space, const GpuSpec& gpu, int tp,
 /// embeddings to the checkpoint's precision, as the search does). Errors: an assignment the
 /// space does not hold.
 Result<SchemeAssignment> deployAssignment(const DeploySpace& space, const DeployConfig& c);
+
+/// The space's speculation on `gpu` at `tp` as a serving figure's intervals rebuild it
+/// (speculativeEngineServing): the draft model's scenario there in the catalog's baseline
+/// scheme, as the search builds it, or the target's MTP layer. Precondition: space.speculation.
+PointSpeculation deploySpeculation(const DeploySpace& space, const GpuSpec& gpu, int tp,
+                                   double kvBytes, const ServingWorkload& w);
 
 /// A disaggregated deployment's steady state rebuilt from `c` (its pools' GPUs, which must be
 /// in the space, TPs, replicas, schemes, KV dtype and batch cap) exactly as the search priced

@@ -14,15 +14,34 @@
 #include <quantfront/core/import/measured_points.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/speculation.hpp>
 
 namespace qf {
+
+/// Speculative decoding on the server a serving figure is for (docs/model.md, "Speculative
+/// decoding"). The draft is rebuilt at the efficiency under test, so an interval moves the
+/// draft's constants with the target's (the draft runs with the target's GPU constants).
+struct PointSpeculation {
+  Speculation speculation;
+  /// The draft model on the target's GPUs (its candidate in the catalog's baseline scheme);
+  /// absent: the target's own multi-token-prediction layer.
+  std::optional<Scenario> draftScenario;
+  SchemeAssignment draftCandidate;
+};
 
 /// A measured point resolved to engine inputs (model, GPU, scheme, KV dtype).
 struct PreparedPoint {
   MeasuredPoint point;
   Scenario scenario;  ///< its efficiency is replaced by the one under test
   SchemeAssignment candidate;
+  /// Serving rows only: the server speculates (modelled figures; no imported row does).
+  std::optional<PointSpeculation> speculation;
 };
+
+/// The replica of `s` (efficiency `eff`) running `cand` under `spec`: the draft built at the
+/// same efficiency, then speculativeServing. Errors: as engineServing and speculativeServing.
+Result<EngineServing> speculativeEngineServing(const EngineServing& target, const Scenario& s,
+                                               const PointSpeculation& spec, const Efficiency& eff);
 
 /// Resolves each point against `gpu` (the GPU the fit is for). Points whose GPU names another
 /// catalog GPU are left out, each with a line in `notes`. Errors name the point and field.

@@ -16,6 +16,8 @@ struct ServingQuery {
   double tokenBudget = 8192;
   PointLoad load = PointLoad::Max;
   double loadValue = 0;  ///< req/s, or clients in a closed loop
+  /// The server speculates: the draft's constants move with the target's.
+  std::optional<PointSpeculation> speculation;
 };
 
 /// The `level` interval of `metric` (output_tok_s, ttft_ms, tpot_ms, e2e_latency_s or their

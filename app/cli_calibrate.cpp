@@ -230,6 +230,92 @@ void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {
   }
 }
 
+/// The options a kernel-record fit reads, as given.
+struct KernelFitArgs {
+  const std::optional<std::string>&deviceOpt, &gpuOpt, &modelOpt, &outOpt;
+};
+
+/// `qfront calibrate SESSION` on a session's kernel records: the device's constants fitted,
+/// the measured step time (and energy) per scheme, the GPU file written with -o.
+int calibrateFromKernelRecords(const Session& session, const std::string& file,
+                               const KernelFitArgs& a, const std::string& format, std::ostream& out,
+                               std::ostream& err) {
+  const auto& [deviceOpt, gpuOpt, modelOpt, outOpt] = a;
+  // The device whose records are fitted: --device, else the only one.
+  const auto devices = measuredDevices(session.kernelMeasurements);
+  std::string device = deviceOpt.value_or(devices.size() == 1 ? devices.front() : "");
+  if (std::find(devices.begin(), devices.end(), device) == devices.end()) {
+    // None, several without a choice, or one without records: calibrate() says which.
+    auto none = calibrate(session.kernelMeasurements, device, file);
+    return badInput(err, none ? Error{file, "", "device", "no device to fit"} : none.error());
+  }
+
+  const auto& catalog = Catalog::bundled();
+  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(device));
+  if (gpuId.empty()) {
+    return badArg(err, "gpu",
+                  "no catalog GPU for device '" + device +
+                      "'; give the datasheet with --gpu ID|GPU.json (" + catalog.gpuIds() + ")");
+  }
+  auto gpu = catalog.resolveGpu(gpuId);
+  if (!gpu) return badInput(err, gpu.error());
+  // Records no GPU could produce are left out, with a warning each, before the fit.
+  const RecordScreen screen = screenRecords(session.kernelMeasurements, device, *gpu);
+  auto cal = calibrate(screen.kept, device, file);
+  if (!cal) return badInput(err, cal.error());
+  cal->warnings.insert(cal->warnings.begin(), screen.warnings.begin(), screen.warnings.end());
+
+  // The measured step time per scheme that has GEMM records, at each measured M.
+  const std::string modelId = modelOpt.value_or(session.scenario.model);
+  std::optional<ModelArch> model;
+  if (!modelId.empty()) {
+    auto m = catalog.resolveModel(modelId);
+    if (!m) return badInput(err, m.error());
+    model = std::move(*m);
+  }
+  const std::vector<double> batches =
+      measuredGemmBatches(session.kernelMeasurements, cal->device, "");
+  const std::vector<std::string> schemes =
+      measuredGemmSchemes(session.kernelMeasurements, cal->device);
+  std::vector<std::pair<std::string, std::vector<MeasuredStep>>> steps;
+  if (model) {
+    for (const auto& s : schemes) {
+      auto st =
+          measuredStepTimes(session.kernelMeasurements, cal->device, *model, s, batches, file);
+      if (!st) return badInput(err, st.error());
+      if (!st->empty()) steps.emplace_back(s, std::move(*st));
+    }
+  }
+  // Joules per token where the records carry NVML energy (none: nothing is shown).
+  std::vector<std::pair<std::string, std::vector<MeasuredEnergy>>> energy;
+  for (const auto& [scheme, st] : steps) {
+    auto e = measuredEnergyPerToken(session.kernelMeasurements, cal->device, *model, scheme,
+                                    batches, file);
+    if (e && !e->empty()) energy.emplace_back(scheme, std::move(*e));
+  }
+
+  const Json gpuJson = calibratedGpuJson(*gpu, *cal, file);
+  // What is written must read back: checked with the reader qfront model --gpu uses.
+  if (auto back = parseGpu(gpuJson, outOpt.value_or(file), "/"); !back) {
+    Error e = back.error();
+    e.message = "the calibrated GPU would not read back: " + e.message + "; nothing written";
+    return badInput(err, e);
+  }
+  if (outOpt) {
+    if (auto e = writeFileAtomic(*outOpt, gpuJson.dump(2) + "\n")) return badInput(err, *e);
+  }
+  for (const auto& w : cal->warnings) err << "qfront: warning: " << file << ": " << w << "\n";
+
+  const CalibrationReport report{*cal, *gpu, gpuJson, steps, energy, model, outOpt};
+  if (format == "json") {
+    printCalibrationJson(report, out);
+    return kExitOk;
+  }
+  printCalibrationTable(report, out);
+  if (outOpt) out << "\nwrote " << *outOpt << ": qfront model --gpu " << *outOpt << " ...\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -318,79 +404,8 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
                   "--datasheet sets the prior of an end-to-end fit; kernel records are fitted "
                   "against the datasheet already");
   }
-  // The device whose records are fitted: --device, else the only one.
-  const auto devices = measuredDevices(session->kernelMeasurements);
-  std::string device = deviceOpt.value_or(devices.size() == 1 ? devices.front() : "");
-  if (std::find(devices.begin(), devices.end(), device) == devices.end()) {
-    // None, several without a choice, or one without records: calibrate() says which.
-    auto none = calibrate(session->kernelMeasurements, device, files[0]);
-    return badInput(err, none ? Error{files[0], "", "device", "no device to fit"} : none.error());
-  }
-
-  const auto& catalog = Catalog::bundled();
-  std::string gpuId = gpuOpt.value_or(catalogGpuForDevice(device));
-  if (gpuId.empty()) {
-    return badArg(err, "gpu",
-                  "no catalog GPU for device '" + device +
-                      "'; give the datasheet with --gpu ID|GPU.json (" + catalog.gpuIds() + ")");
-  }
-  auto gpu = catalog.resolveGpu(gpuId);
-  if (!gpu) return badInput(err, gpu.error());
-  // Records no GPU could produce are left out, with a warning each, before the fit.
-  const RecordScreen screen = screenRecords(session->kernelMeasurements, device, *gpu);
-  auto cal = calibrate(screen.kept, device, files[0]);
-  if (!cal) return badInput(err, cal.error());
-  cal->warnings.insert(cal->warnings.begin(), screen.warnings.begin(), screen.warnings.end());
-
-  // The measured step time per scheme that has GEMM records, at each measured M.
-  const std::string modelId = modelOpt.value_or(session->scenario.model);
-  std::optional<ModelArch> model;
-  if (!modelId.empty()) {
-    auto m = catalog.resolveModel(modelId);
-    if (!m) return badInput(err, m.error());
-    model = std::move(*m);
-  }
-  const std::vector<double> batches =
-      measuredGemmBatches(session->kernelMeasurements, cal->device, "");
-  const std::vector<std::string> schemes =
-      measuredGemmSchemes(session->kernelMeasurements, cal->device);
-  std::vector<std::pair<std::string, std::vector<MeasuredStep>>> steps;
-  if (model) {
-    for (const auto& s : schemes) {
-      auto st =
-          measuredStepTimes(session->kernelMeasurements, cal->device, *model, s, batches, files[0]);
-      if (!st) return badInput(err, st.error());
-      if (!st->empty()) steps.emplace_back(s, std::move(*st));
-    }
-  }
-  // Joules per token where the records carry NVML energy (none: nothing is shown).
-  std::vector<std::pair<std::string, std::vector<MeasuredEnergy>>> energy;
-  for (const auto& [scheme, st] : steps) {
-    auto e = measuredEnergyPerToken(session->kernelMeasurements, cal->device, *model, scheme,
-                                    batches, files[0]);
-    if (e && !e->empty()) energy.emplace_back(scheme, std::move(*e));
-  }
-
-  const Json gpuJson = calibratedGpuJson(*gpu, *cal, files[0]);
-  // What is written must read back: checked with the reader qfront model --gpu uses.
-  if (auto back = parseGpu(gpuJson, outOpt.value_or(files[0]), "/"); !back) {
-    Error e = back.error();
-    e.message = "the calibrated GPU would not read back: " + e.message + "; nothing written";
-    return badInput(err, e);
-  }
-  if (outOpt) {
-    if (auto e = writeFileAtomic(*outOpt, gpuJson.dump(2) + "\n")) return badInput(err, *e);
-  }
-  for (const auto& w : cal->warnings) err << "qfront: warning: " << files[0] << ": " << w << "\n";
-
-  const CalibrationReport report{*cal, *gpu, gpuJson, steps, energy, model, outOpt};
-  if (format == "json") {
-    printCalibrationJson(report, out);
-    return kExitOk;
-  }
-  printCalibrationTable(report, out);
-  if (outOpt) out << "\nwrote " << *outOpt << ": qfront model --gpu " << *outOpt << " ...\n";
-  return kExitOk;
+  return calibrateFromKernelRecords(*session, files[0], {deviceOpt, gpuOpt, modelOpt, outOpt},
+                                    format, out, err);
 }
 
 int cmdMerge(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {

@@ -288,22 +288,18 @@ bool takeStaticBatch(Args& a, std::optional<StaticBatch>& out, std::ostream& err
   return true;
 }
 
-}  // namespace
+/// What `qfront import` attaches its runs to, from its options.
+struct ImportTarget {
+  AttachOptions attach;
+  std::optional<std::string> candidate;  ///< --candidate
+  std::optional<StaticBatch> staticBatch;
+  bool noCandidates = false;
+};
 
-int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kImportHelp;
-    return kExitOk;
-  }
-  bool missing = false;
-  auto outputs = a.take("-o", missing);
-  if (missing) return badArg(err, "output", "option -o needs a value (the session file)");
-  const auto longOutputs = a.take("--output", missing);
-  if (missing) return badArg(err, "output", "option --output needs a value (the session file)");
-  outputs.insert(outputs.end(), longOutputs.begin(), longOutputs.end());
-  const auto formats = a.take("--format", missing);
-  if (missing) return badArg(err, "format", "option --format needs a value (table or json)");
+/// --candidate, --model, --scheme, --gpu, --gpu-count, --baseline, the static batch,
+/// --no-candidates and --allow-model-mismatch, each checked against the catalog before
+/// anything is read. 0 or the exit code (one line printed).
+int importTargetOptions(Args& a, ImportTarget& t, std::ostream& err) {
   int rc = kExitOk;
   std::optional<std::string> candidateOpt, modelOpt, schemeOpt, gpuOpt, gpuCountOpt, baselineOpt;
   if (!takeSingle(a, "--candidate", candidateOpt, err, rc) ||
@@ -313,10 +309,11 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
       !takeSingle(a, "--baseline", baselineOpt, err, rc)) {
     return rc;
   }
-  std::optional<StaticBatch> staticBatch;
+  std::optional<StaticBatch>& staticBatch = t.staticBatch;
   if (!takeStaticBatch(a, staticBatch, err, rc)) return rc;
-  const bool noCandidates = a.takeFlag("--no-candidates");
-  AttachOptions attachOpts;
+  t.noCandidates = a.takeFlag("--no-candidates");
+  const bool noCandidates = t.noCandidates;
+  AttachOptions& attachOpts = t.attach;
   attachOpts.allowModelMismatch = a.takeFlag("--allow-model-mismatch");
   attachOpts.candidateId = candidateOpt;
   attachOpts.model = modelOpt.value_or("");
@@ -364,7 +361,33 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
       return badArg(err, "gpu", g.error().message);
     }
   }
+  t.candidate = candidateOpt;
+  return kExitOk;
+}
 
+}  // namespace
+
+int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  Args a(argv);
+  if (a.help()) {
+    out << kImportHelp;
+    return kExitOk;
+  }
+  bool missing = false;
+  auto outputs = a.take("-o", missing);
+  if (missing) return badArg(err, "output", "option -o needs a value (the session file)");
+  const auto longOutputs = a.take("--output", missing);
+  if (missing) return badArg(err, "output", "option --output needs a value (the session file)");
+  outputs.insert(outputs.end(), longOutputs.begin(), longOutputs.end());
+  const auto formats = a.take("--format", missing);
+  if (missing) return badArg(err, "format", "option --format needs a value (table or json)");
+  int rc = kExitOk;
+  ImportTarget target;
+  if (const int bad = importTargetOptions(a, target, err)) return bad;
+  const AttachOptions& attachOpts = target.attach;
+  const std::optional<std::string>& candidateOpt = target.candidate;
+  const bool noCandidates = target.noCandidates;
+  const std::optional<StaticBatch>& staticBatch = target.staticBatch;
   if (outputs.empty()) {
     return badArg(err, "output", "-o SESSION is required (the session file to add to)");
   }

@@ -522,6 +522,93 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
   }
 }
 
+/// The scenario options of `qfront model`, as given.
+struct ModelSpecArgs {
+  const std::optional<std::string>&tp, &maxLen, &kvDtype, &memUtil, &reserve, &context;
+};
+
+/// --tp, --max-model-len, --kv-dtype, --mem-util, --reserve-gib and --context into `spec`.
+/// 0 or the exit code (one line printed).
+int modelSpecOptions(const ModelSpecArgs& a, ScenarioSpec& spec, std::ostream& err) {
+  if (a.tp) {
+    const auto v = parseInt(*a.tp);
+    if (!v || *v < 1 || *v > 1024)
+      return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *a.tp + "'");
+    spec.tp = static_cast<int>(*v);
+  }
+  if (a.maxLen) {
+    const auto v = parseInt(*a.maxLen);
+    if (!v || *v < 1)
+      return badArg(err, "max-model-len", "expected a positive integer, found '" + *a.maxLen + "'");
+    spec.maxModelLen = *v;
+  }
+  if (a.kvDtype) spec.kvDtype = *a.kvDtype;
+  if (a.memUtil) {
+    const auto v = parseNumber(*a.memUtil);
+    if (!v || !(*v > 0 && *v <= 1))
+      return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *a.memUtil + "'");
+    spec.memUtil = *v;
+  }
+  if (a.reserve) {
+    const auto v = parseNumber(*a.reserve);
+    if (!v || *v < 0)
+      return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *a.reserve + "'");
+    spec.reserveGib = *v;
+  }
+  if (a.context) {
+    const auto v = parseInt(*a.context);
+    if (!v || *v < 0)
+      return badArg(err, "context", "expected an integer >= 0, found '" + *a.context + "'");
+    spec.contextTokens = *v;
+  }
+  return kExitOk;
+}
+
+/// --input-len and --output-len, which go together, into the scenario. 0 or the exit code.
+int lengthOptions(const std::optional<std::string>& inputLen,
+                  const std::optional<std::string>& outputLen, Scenario& s, std::ostream& err) {
+  if (inputLen.has_value() != outputLen.has_value()) {
+    return badArg(err, inputLen ? "output-len" : "input-len",
+                  "--input-len and --output-len go together");
+  }
+  if (!inputLen) return kExitOk;
+  const auto i = parseInt(*inputLen);
+  const auto o = parseInt(*outputLen);
+  if (!i || *i < 1 || *i > kMaxScenarioTokens / 2)
+    return badArg(err, "input-len",
+                  "expected a positive integer of tokens, found '" + *inputLen + "'");
+  if (!o || *o < 1 || *o > kMaxScenarioTokens / 2)
+    return badArg(err, "output-len",
+                  "expected a positive integer of tokens, found '" + *outputLen + "'");
+  s.inputLen = *i;
+  s.outputLen = *o;
+  return kExitOk;
+}
+
+/// The uniform schemes --scheme lists (each may be a comma list). With no scheme named at all
+/// (no --scheme, --linear, --moe or --lm-head): every catalog scheme, and a quantized
+/// checkpoint's own per-kind assignment (gpt-oss: linear bf16, moe mxfp4, lm_head bf16) set as
+/// the mixed candidate, so the checkpoint's scheme is always among the defaults.
+std::vector<std::string> modelSchemeIds(const std::vector<std::string>& schemeLists,
+                                        std::optional<std::string>& linear,
+                                        std::optional<std::string>& moe,
+                                        std::optional<std::string>& lmHead, const ModelArch& model,
+                                        const Catalog& cat) {
+  std::vector<std::string> ids;
+  for (const auto& list : schemeLists) {
+    for (const auto& id : splitComma(list)) ids.push_back(id);
+  }
+  if (!ids.empty() || linear || moe || lmHead) return ids;
+  for (const auto& sc : cat.schemes()) ids.push_back(sc.id);
+  if (model.checkpointQuant && model.checkpointQuant->perKind()) {
+    const auto& q = *model.checkpointQuant;
+    linear = q.linearSchemeId;
+    moe = q.moeSchemeId;
+    lmHead = q.lmHeadSchemeId;
+  }
+  return ids;
+}
+
 }  // namespace
 
 int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
@@ -578,37 +665,8 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   spec.model = *model;
   spec.gpu = *gpu;
   spec.datasheet = datasheet;
-  if (tp) {
-    const auto v = parseInt(*tp);
-    if (!v || *v < 1 || *v > 1024)
-      return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
-    spec.tp = static_cast<int>(*v);
-  }
-  if (maxLen) {
-    const auto v = parseInt(*maxLen);
-    if (!v || *v < 1)
-      return badArg(err, "max-model-len", "expected a positive integer, found '" + *maxLen + "'");
-    spec.maxModelLen = *v;
-  }
-  if (kvDtype) spec.kvDtype = *kvDtype;
-  if (memUtil) {
-    const auto v = parseNumber(*memUtil);
-    if (!v || !(*v > 0 && *v <= 1))
-      return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *memUtil + "'");
-    spec.memUtil = *v;
-  }
-  if (reserve) {
-    const auto v = parseNumber(*reserve);
-    if (!v || *v < 0)
-      return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *reserve + "'");
-    spec.reserveGib = *v;
-  }
-  if (context) {
-    const auto v = parseInt(*context);
-    if (!v || *v < 0)
-      return badArg(err, "context", "expected an integer >= 0, found '" + *context + "'");
-    spec.contextTokens = *v;
-  }
+  if (const int bad = modelSpecOptions({tp, maxLen, kvDtype, memUtil, reserve, context}, spec, err))
+    return bad;
   std::string fmtName;
   if (!tableCsvJsonFormat(format, fmtName, err, rc)) return rc;
   std::vector<double> batches;
@@ -619,42 +677,11 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   auto scen = resolveScenario(spec, cat);
   if (!scen) return badInput(err, scen.error());
   Scenario& s = *scen;
-  if (inputLen.has_value() != outputLen.has_value()) {
-    return badArg(err, inputLen ? "output-len" : "input-len",
-                  "--input-len and --output-len go together");
-  }
-  if (inputLen) {
-    const auto i = parseInt(*inputLen);
-    const auto o = parseInt(*outputLen);
-    if (!i || *i < 1 || *i > kMaxScenarioTokens / 2)
-      return badArg(err, "input-len",
-                    "expected a positive integer of tokens, found '" + *inputLen + "'");
-    if (!o || *o < 1 || *o > kMaxScenarioTokens / 2)
-      return badArg(err, "output-len",
-                    "expected a positive integer of tokens, found '" + *outputLen + "'");
-    s.inputLen = *i;
-    s.outputLen = *o;
-  }
+  if (const int bad = lengthOptions(inputLen, outputLen, s, err)) return bad;
   if (const int bad = applyEfficiencyFlags(s.efficiency, effFlags, cat, err)) {
     return bad;
   }
-  std::vector<std::string> ids;
-  for (const auto& list : schemeLists) {
-    for (const auto& id : splitComma(list)) ids.push_back(id);
-  }
-  const bool explicitSchemes = !ids.empty() || linear || moe || lmHead;
-  if (!explicitSchemes) {
-    for (const auto& sc : cat.schemes()) ids.push_back(sc.id);
-    // A quantized checkpoint's own scheme is always among the defaults: a uniform one is
-    // built in; a per-kind one (gpt-oss: linear bf16, moe mxfp4, lm_head bf16) is added as
-    // the mixed candidate.
-    if (s.model.checkpointQuant && s.model.checkpointQuant->perKind()) {
-      const auto& q = *s.model.checkpointQuant;
-      linear = q.linearSchemeId;
-      moe = q.moeSchemeId;
-      lmHead = q.lmHeadSchemeId;
-    }
-  }
+  const auto ids = modelSchemeIds(schemeLists, linear, moe, lmHead, s.model, cat);
   auto candsR =
       makeCandidates(ids, linear.value_or(""), moe.value_or(""), lmHead.value_or(""), cat);
   if (!candsR) return badInput(err, candsR.error());

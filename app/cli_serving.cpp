@@ -356,6 +356,24 @@ struct SimulationArgs {
   std::optional<std::string> maxBatch, budget, requests, seed, sloTtft, sloTpot, load;
 };
 
+/// The replica's limits before --max-batch and --token-budget: the engine's own defaults on
+/// the GPU, and the KV cache `eng` leaves; `source` says which rule gave what the options do
+/// not (JSON `limits_source`).
+ServingLimits admissionLimits(const std::string& engine, const Scenario& scenario,
+                              const EngineServing& eng, bool capGiven, bool budgetGiven,
+                              std::string& source) {
+  const auto d = engineAdmissionDefaults(engine, scenario.gpu, eng.kvCapacityTokens,
+                                         static_cast<double>(scenario.maxModelLen));
+  source = capGiven && budgetGiven   ? std::string("given")
+           : capGiven || budgetGiven ? "given; the other from " + d.rule
+                                     : d.rule;
+  ServingLimits lim;
+  lim.maxBatch = d.maxBatch;
+  lim.tokenBudget = d.tokenBudget;
+  lim.kvCapacityTokens = eng.kvCapacityTokens;
+  return lim;
+}
+
 /// --max-batch, --token-budget, --requests, --seed, the SLOs and --load into the limits (whose
 /// KV capacity is set), the simulation and the loads. 0 or the exit code.
 int simulationOptions(const SimulationArgs& a, const ServingWorkload& w, ServingLimits& lim,
@@ -517,16 +535,9 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
                       "cache on " + std::to_string(spec.tp) + " x " + scenario->gpu.id +
                       " (raise --tp or choose a smaller scheme)");
 
-  // What the options leave unset is the engine's own default on this GPU.
-  const auto admission = engineAdmissionDefaults(spec.engine, scenario->gpu, eng->kvCapacityTokens,
-                                                 static_cast<double>(scenario->maxModelLen));
-  ServingLimits lim;
-  lim.maxBatch = admission.maxBatch;
-  lim.tokenBudget = admission.tokenBudget;
-  lim.kvCapacityTokens = eng->kvCapacityTokens;
-  const std::string limitsSource = maxBatch && budget   ? std::string("given")
-                                   : maxBatch || budget ? "given; the other from " + admission.rule
-                                                        : admission.rule;
+  std::string limitsSource;
+  ServingLimits lim = admissionLimits(spec.engine, *scenario, *eng, maxBatch.has_value(),
+                                      budget.has_value(), limitsSource);
   SimOptions sim;
   std::vector<LoadPoint> loads;
   if (const int bad = simulationOptions({maxBatch, budget, requests, seed, sloTtft, sloTpot, load},

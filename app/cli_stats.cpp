@@ -487,6 +487,86 @@ requests are left out of the percentiles, their intervals and goodput; the JSON 
 Exit status: 0 on success, 2 on bad input.
 )";
 
+/// One serving run's latency percentiles and goodput, each with its bootstrap interval: the
+/// run's JSON, and its lines added to `table`. Errors name `file`: a duration no measurement
+/// has, a bootstrap that cannot run.
+Result<Json> servingRunStats(const ImportedRun& run, const std::string& file, const stats::Slo& slo,
+                             const stats::BootstrapOptions& bo, std::ostringstream& table) {
+  std::size_t failedCount = 0, emptyCount = 0;
+  for (const auto& r : run.requests) {
+    if (!r.success) {
+      ++failedCount;
+    } else if (!stats::producedOutput(r)) {
+      ++emptyCount;
+    }
+  }
+  Json jr{{"label", run.label},
+          {"format", run.format},
+          {"requests", run.requests.size()},
+          {"requests_failed", failedCount},
+          {"requests_empty", emptyCount}};
+  table << run.label << " (" << run.format << ", " << run.requests.size() << " requests)\n";
+  if (failedCount + emptyCount > 0) {
+    table << "  (" << failedCount << " failed and " << emptyCount << " empty requests left out)\n";
+  }
+  const std::vector<double> qs = {50.0, 90.0, 99.0};
+  const stats::LatencyMetric kMetrics[] = {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot,
+                                           stats::LatencyMetric::Itl, stats::LatencyMetric::E2e};
+  std::vector<stats::PercentileRequest> wanted;
+  for (const auto m : kMetrics) wanted.push_back({m, qs});
+  const auto dur = run.metrics.find("duration_s");
+  if (dur != run.metrics.end()) {
+    // A run lasts at least as long as its slowest request: a duration of 0, a negative one
+    // or 1e-300 s is not a measurement (it gave a goodput of 6.3e301 req/s, or none).
+    double slowest = 0;
+    for (const auto& q : run.requests) {
+      if (q.success && std::isfinite(q.latencyS)) slowest = std::max(slowest, q.latencyS);
+    }
+    if (!(std::isfinite(dur->second) && dur->second > 0 && dur->second >= 0.999 * slowest)) {
+      std::ostringstream msg;
+      msg << "the run's duration " << dur->second
+          << " s is not positive or is shorter than its slowest request (" << slowest
+          << " s): goodput would be meaningless";
+      return Error{file, "", "duration", msg.str()};
+    }
+  }
+  const bool haveDuration = dur != run.metrics.end() && dur->second > 0;
+  std::optional<stats::GoodputRequest> gp;
+  if (haveDuration) gp = stats::GoodputRequest{slo, dur->second};
+  // One set of resamples for every figure of the run (the draws are what a resample costs).
+  auto boot = stats::bootstrapRun(run.requests, wanted, gp, bo);
+  if (!boot) return Error{file, "", boot.error().field, boot.error().message};
+  Json lat = Json::object();
+  for (std::size_t w = 0; w < wanted.size(); ++w) {
+    const auto m = wanted[w].metric;
+    Json pm = Json::object();
+    const auto& all = boot->percentiles[w];
+    if (!all) continue;
+    for (std::size_t k = 0; k < qs.size(); ++k) {
+      const auto* bi = &(*all)[k];
+      const double q = qs[k];
+      const std::string key = "p" + std::to_string(static_cast<int>(q));
+      pm[key] = {{"ms", bi->estimate * 1e3}, {"ci_ms", {bi->ci.lo * 1e3, bi->ci.hi * 1e3}}};
+      table << "  " << std::left << std::setw(5) << stats::latencyMetricName(m) << std::setw(4)
+            << key << std::right << std::setw(12) << std::fixed << std::setprecision(2)
+            << bi->estimate * 1e3 << " ms  [" << bi->ci.lo * 1e3 << ", " << bi->ci.hi * 1e3
+            << "]\n";
+    }
+    if (!pm.empty()) lat[stats::latencyMetricName(m)] = pm;
+  }
+  jr["latency"] = lat;
+  if (boot->goodput) {
+    const auto& g = *boot->goodput;
+    jr["goodput_req_s"] = {{"value", g.estimate}, {"ci", {g.ci.lo, g.ci.hi}}};
+    table << "  goodput " << std::setprecision(3) << g.estimate << " req/s  [" << g.ci.lo << ", "
+          << g.ci.hi << "]\n";
+  } else {
+    jr["goodput_req_s"] = nullptr;
+    table << "  goodput: the file has no run duration\n";
+  }
+  return jr;
+}
+
 int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
   if (a.help()) {
     out << kServingHelp;
@@ -550,80 +630,9 @@ int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
   for (const auto& run : rep->runs) {
     if (run.kind != RunKind::Serving || run.requests.empty()) continue;
     ++withRequests;
-    std::size_t failedCount = 0, emptyCount = 0;
-    for (const auto& r : run.requests) {
-      if (!r.success) {
-        ++failedCount;
-      } else if (!stats::producedOutput(r)) {
-        ++emptyCount;
-      }
-    }
-    Json jr{{"label", run.label},
-            {"format", run.format},
-            {"requests", run.requests.size()},
-            {"requests_failed", failedCount},
-            {"requests_empty", emptyCount}};
-    table << run.label << " (" << run.format << ", " << run.requests.size() << " requests)\n";
-    if (failedCount + emptyCount > 0) {
-      table << "  (" << failedCount << " failed and " << emptyCount
-            << " empty requests left out)\n";
-    }
-    const std::vector<double> qs = {50.0, 90.0, 99.0};
-    const stats::LatencyMetric kMetrics[] = {stats::LatencyMetric::Ttft, stats::LatencyMetric::Tpot,
-                                             stats::LatencyMetric::Itl, stats::LatencyMetric::E2e};
-    std::vector<stats::PercentileRequest> wanted;
-    for (const auto m : kMetrics) wanted.push_back({m, qs});
-    const auto dur = run.metrics.find("duration_s");
-    if (dur != run.metrics.end()) {
-      // A run lasts at least as long as its slowest request: a duration of 0, a negative one
-      // or 1e-300 s is not a measurement (it gave a goodput of 6.3e301 req/s, or none).
-      double slowest = 0;
-      for (const auto& q : run.requests) {
-        if (q.success && std::isfinite(q.latencyS)) slowest = std::max(slowest, q.latencyS);
-      }
-      if (!(std::isfinite(dur->second) && dur->second > 0 && dur->second >= 0.999 * slowest)) {
-        std::ostringstream msg;
-        msg << "the run's duration " << dur->second
-            << " s is not positive or is shorter than its slowest request (" << slowest
-            << " s): goodput would be meaningless";
-        return badInput(err, Error{files[0], "", "duration", msg.str()});
-      }
-    }
-    const bool haveDuration = dur != run.metrics.end() && dur->second > 0;
-    std::optional<stats::GoodputRequest> gp;
-    if (haveDuration) gp = stats::GoodputRequest{slo, dur->second};
-    // One set of resamples for every figure of the run (the draws are what a resample costs).
-    auto boot = stats::bootstrapRun(run.requests, wanted, gp, bo);
-    if (!boot) return badInput(err, Error{files[0], "", boot.error().field, boot.error().message});
-    Json lat = Json::object();
-    for (std::size_t w = 0; w < wanted.size(); ++w) {
-      const auto m = wanted[w].metric;
-      Json pm = Json::object();
-      const auto& all = boot->percentiles[w];
-      if (!all) continue;
-      for (std::size_t k = 0; k < qs.size(); ++k) {
-        const auto* bi = &(*all)[k];
-        const double q = qs[k];
-        const std::string key = "p" + std::to_string(static_cast<int>(q));
-        pm[key] = {{"ms", bi->estimate * 1e3}, {"ci_ms", {bi->ci.lo * 1e3, bi->ci.hi * 1e3}}};
-        table << "  " << std::left << std::setw(5) << stats::latencyMetricName(m) << std::setw(4)
-              << key << std::right << std::setw(12) << std::fixed << std::setprecision(2)
-              << bi->estimate * 1e3 << " ms  [" << bi->ci.lo * 1e3 << ", " << bi->ci.hi * 1e3
-              << "]\n";
-      }
-      if (!pm.empty()) lat[stats::latencyMetricName(m)] = pm;
-    }
-    jr["latency"] = lat;
-    if (boot->goodput) {
-      const auto& g = *boot->goodput;
-      jr["goodput_req_s"] = {{"value", g.estimate}, {"ci", {g.ci.lo, g.ci.hi}}};
-      table << "  goodput " << std::setprecision(3) << g.estimate << " req/s  [" << g.ci.lo << ", "
-            << g.ci.hi << "]\n";
-    } else {
-      jr["goodput_req_s"] = nullptr;
-      table << "  goodput: the file has no run duration\n";
-    }
-    runs.push_back(jr);
+    auto jr = servingRunStats(run, files[0], slo, bo, table);
+    if (!jr) return badInput(err, jr.error());
+    runs.push_back(std::move(*jr));
   }
   if (withRequests == 0) {
     return badInput(err, Error{files[0], "", "requests",

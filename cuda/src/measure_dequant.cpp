@@ -12,65 +12,71 @@
 
 namespace qf::cuda::measure_detail {
 
+namespace {
+
+/// Step 1 of a dequant probe: a bit-exact check with the timed launch configuration (the same
+/// grid, from the SM count) over 1.5 passes of its grid-stride loop: every unrolled slot, the
+/// loop's second pass and a partial tail run, as they do when timed. Odd row count, nine
+/// groups per row. Sets `r.valid` and `r.check`.
+void checkDequantBitExact(detail::DequantFormat format, int smCount, cudaStream_t stream,
+                          uint32_t seedValue, MeasureRecord& r) {
+  const bool isInt4 =
+      format == detail::DequantFormat::kInt4Sym || format == detail::DequantFormat::kInt4Asym;
+  const int64_t k = 1152;
+  const int64_t n = (detail::dequantUnitsPerPass(smCount) * 3 / 2 * 8 / k) | 1;
+  const std::vector<float> w = ref::randomUniform(n * k, seedValue, -1.0f, 1.0f);
+  std::vector<uint16_t> want;
+  DeviceBuffer dw, ds, dz;
+  detail::DequantArgs args;
+  args.format = format;
+  args.n = n;
+  args.k = k;
+  if (isInt4) {
+    const auto q = ref::quantizeInt4G128(w, n, k, format == detail::DequantFormat::kInt4Asym);
+    want = ref::dequantInt4(q);
+    upload(dw, ref::packInt4Interleaved(q.codes, n, k), stream);
+    upload(ds, q.scales, stream);
+    if (q.asymmetric) upload(dz, q.zeros, stream);
+  } else if (format == detail::DequantFormat::kInt8) {
+    const auto q = ref::quantizeInt8PerChannel(w, n, k);
+    want = ref::dequantInt8(q);
+    upload(dw, q.q, stream);
+    upload(ds, q.scales, stream);
+  } else if (format == detail::DequantFormat::kFp8) {
+    const auto q = ref::quantizeFp8PerChannel(w, n, k);
+    want = ref::dequantFp8(q);
+    upload(dw, q.q, stream);
+    upload(ds, q.scales, stream);
+  } else {
+    const auto q = ref::quantizeMxfp4(w, n, k);
+    want = ref::dequantMxfp4(q);
+    upload(dw, q.packed, stream);
+    upload(ds, q.scales, stream);
+  }
+  DeviceBuffer out(static_cast<std::size_t>(n * k) * 2);
+  QF_CUDA_CHECK(cudaMemsetAsync(out.get(), kPoisonByte, out.bytes(), stream));
+  args.weights = dw.get();
+  args.scales = ds.get();
+  args.zeros = dz.as<uint8_t>();
+  args.out = out.as<uint16_t>();
+  detail::launchDequant(args, smCount, stream);
+  const auto got = download<uint16_t>(out.get(), static_cast<std::size_t>(n * k), stream);
+  const int64_t bad = ref::countBf16Mismatches(got, want);
+  r.valid = bad == 0;
+  r.check = "bit_exact mismatches=" + std::to_string(bad) + "/" + std::to_string(n * k) +
+            " (timed grid, " + std::to_string(n * k / 8) + " units = 1.5 loop passes)";
+}
+
+}  // namespace
+
 bool Session::dequantProbes() {
   for (const DequantInfo& d : kDequants) {
     if (!wants(d.scheme)) continue;
     MeasureRecord rec = record(KernelKind::Dequant, d.scheme, "cuda/src/dequant_kernels.cu");
     const bool go = measured(rec, [&] {
       MeasureRecord& r = rec;
-      const bool isInt4 = d.format == detail::DequantFormat::kInt4Sym ||
-                          d.format == detail::DequantFormat::kInt4Asym;
-
-      // 1. Bit-exact check with the timed launch configuration (the same grid, from the SM
-      //    count) over 1.5 passes of its grid-stride loop: every unrolled slot, the loop's
-      //    second pass and a partial tail run, as they do when timed. Odd row count, nine
-      //    groups per row.
-      {
-        const int64_t k = 1152;
-        const int64_t n = (detail::dequantUnitsPerPass(m_smCount) * 3 / 2 * 8 / k) | 1;
-        const std::vector<float> w = ref::randomUniform(n * k, seed(), -1.0f, 1.0f);
-        std::vector<uint16_t> want;
-        DeviceBuffer dw, ds, dz;
-        detail::DequantArgs args;
-        args.format = d.format;
-        args.n = n;
-        args.k = k;
-        if (isInt4) {
-          const auto q =
-              ref::quantizeInt4G128(w, n, k, d.format == detail::DequantFormat::kInt4Asym);
-          want = ref::dequantInt4(q);
-          upload(dw, ref::packInt4Interleaved(q.codes, n, k), m_stream);
-          upload(ds, q.scales, m_stream);
-          if (q.asymmetric) upload(dz, q.zeros, m_stream);
-        } else if (d.format == detail::DequantFormat::kInt8) {
-          const auto q = ref::quantizeInt8PerChannel(w, n, k);
-          want = ref::dequantInt8(q);
-          upload(dw, q.q, m_stream);
-          upload(ds, q.scales, m_stream);
-        } else if (d.format == detail::DequantFormat::kFp8) {
-          const auto q = ref::quantizeFp8PerChannel(w, n, k);
-          want = ref::dequantFp8(q);
-          upload(dw, q.q, m_stream);
-          upload(ds, q.scales, m_stream);
-        } else {
-          const auto q = ref::quantizeMxfp4(w, n, k);
-          want = ref::dequantMxfp4(q);
-          upload(dw, q.packed, m_stream);
-          upload(ds, q.scales, m_stream);
-        }
-        DeviceBuffer out(static_cast<std::size_t>(n * k) * 2);
-        QF_CUDA_CHECK(cudaMemsetAsync(out.get(), kPoisonByte, out.bytes(), m_stream));
-        args.weights = dw.get();
-        args.scales = ds.get();
-        args.zeros = dz.as<uint8_t>();
-        args.out = out.as<uint16_t>();
-        detail::launchDequant(args, m_smCount, m_stream);
-        const auto got = download<uint16_t>(out.get(), static_cast<std::size_t>(n * k), m_stream);
-        const int64_t bad = ref::countBf16Mismatches(got, want);
-        r.valid = bad == 0;
-        r.check = "bit_exact mismatches=" + std::to_string(bad) + "/" + std::to_string(n * k) +
-                  " (timed grid, " + std::to_string(n * k / 8) + " units = 1.5 loop passes)";
-      }
+      // 1. Bit-exact check with the timed launch configuration.
+      checkDequantBitExact(d.format, m_smCount, m_stream, seed(), r);
 
       // 2. Timing on device-generated random data, rotating buffer sets.
       const int64_t k = 4096;

@@ -146,21 +146,17 @@ void reportRecord(const qf::cuda::MeasureRecord& r, double done, bool jsonl,
   std::cout << line.dump() << std::endl;  // flushed: the reader shows it as it lands
 }
 
-int main(int argc, char** argv) {
-  qf::setCommandLine(argc, argv);
-  std::vector<std::string> args(argv + 1, argv + argc);
+/// What the command line asks for.
+struct MeasureArgs {
   std::string out, modelId = "llama-3-8b", schemesArg = "bf16,w8a8-fp8,w4a16-g128", mArg;
   bool quick = false, progressJsonl = false;
   int device = 0;
-  std::vector<std::string> seen;
-  // A broken install says which file it looked for and where (--help and --version need none).
-  const bool about = std::any_of(args.begin(), args.end(), [](const std::string& a) {
-    return a == "--help" || a == "-h" || a == "--version";
-  });
-  if (const auto missing = about ? std::nullopt : qf::missingResource()) {
-    std::cerr << "qfront-measure: " << *missing << "\n";
-    return kExitBadInput;
-  }
+  std::vector<std::string> seen;  ///< the value options given
+};
+
+/// Reads the options into `m`: nullopt to go on, else the exit code (--help, --version and
+/// --list-devices done; a bad option said in one line).
+std::optional<int> parseArgs(const std::vector<std::string>& args, MeasureArgs& m) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--help" || a == "-h") {
@@ -173,46 +169,103 @@ int main(int argc, char** argv) {
     }
     if (a == "--list-devices") return listDevices();
     if (a == "--quick" || a == "--progress-jsonl") {
-      (a == "--quick" ? quick : progressJsonl) = true;
+      (a == "--quick" ? m.quick : m.progressJsonl) = true;
       continue;
     }
     const bool takesValue =
         a == "--out" || a == "--model" || a == "--schemes" || a == "--m-list" || a == "--device";
     if (!takesValue) return bad(a, "unknown option '" + a + "' (see qfront-measure --help)");
-    if (std::find(seen.begin(), seen.end(), a) != seen.end()) {
+    if (std::find(m.seen.begin(), m.seen.end(), a) != m.seen.end()) {
       return bad(a.substr(2), "option " + a + " given twice");
     }
-    seen.push_back(a);
+    m.seen.push_back(a);
     if (i + 1 >= args.size()) return bad(a.substr(2), "option " + a + " needs a value");
     const std::string& v = args[++i];
     if (v.rfind("--", 0) == 0) {
       return bad(a.substr(2), "option " + a + " needs a value, found the option '" + v + "'");
     }
-    if (a == "--out") out = v;
-    if (a == "--model") modelId = v;
-    if (a == "--schemes") schemesArg = v;
-    if (a == "--m-list") mArg = v;
+    if (a == "--out") m.out = v;
+    if (a == "--model") m.modelId = v;
+    if (a == "--schemes") m.schemesArg = v;
+    if (a == "--m-list") m.mArg = v;
     if (a == "--device") {
-      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), device);
-      if (ec != std::errc() || p != v.data() + v.size() || device < 0 || device > 1024) {
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), m.device);
+      if (ec != std::errc() || p != v.data() + v.size() || m.device < 0 || m.device > 1024) {
         return bad("device", "expected a device index 0..1024, found '" + v + "'");
       }
     }
   }
+  return std::nullopt;
+}
+
+/// Adds the run's records to the session `out` under its lock (read again there: another
+/// writer may have changed it while the GPU ran), written atomically, and says what was
+/// added. 0 or the exit code.
+int saveResult(const std::string& out, const qf::cuda::MeasureResult& result,
+               const qf::cuda::MeasureConfig& plan, const std::string& modelName, double seconds) {
+  std::error_code ec;
+  const std::filesystem::path outPath(out);
+  qf::Session session;
+  // Another writer may have changed SESSION while the GPU ran: it is read again under the
+  // lock, held until the new file is in place, so neither update is lost.
+  auto lock = qf::FileLock::acquire(out, "qfront-measure", qf::lockWaitFromEnvironment());
+  if (!lock) {
+    std::cerr << "qfront-measure: " << lock.error().str() << "\n";
+    return kExitBadInput;
+  }
+  if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec))) {
+    auto loaded = qf::loadSession(out);
+    if (!loaded) {
+      std::cerr << "qfront-measure: " << loaded.error().str() << "\n";
+      return kExitBadInput;
+    }
+    session = std::move(*loaded);
+  }
+  qf::addMeasurements(session,
+                      qf::cuda::measurementBatch(result, plan, modelName, qf::utcTimestamp()));
+  if (auto e = qf::saveSessionAtomic(session, out)) {
+    std::cerr << "qfront-measure: " << e->str() << "\n";
+    return kExitBadInput;
+  }
+  std::size_t valid = 0;
+  for (const auto& r : result.records) valid += r.valid ? 1 : 0;
+  std::cout << "measured " << result.records.size() << " kernel configurations on "
+            << result.environment.name << " in " << static_cast<int>(seconds) << " s; " << valid
+            << " valid records added to " << out << "\n";
+  return kExitOk;
+}
+
+int main(int argc, char** argv) {
+  qf::setCommandLine(argc, argv);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  // A broken install says which file it looked for and where (--help and --version need none).
+  const bool about = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a == "--help" || a == "-h" || a == "--version";
+  });
+  if (const auto missing = about ? std::nullopt : qf::missingResource()) {
+    std::cerr << "qfront-measure: " << *missing << "\n";
+    return kExitBadInput;
+  }
+  MeasureArgs m;
+  if (const auto rc = parseArgs(args, m)) return *rc;
+  const std::string& out = m.out;
+  const bool quick = m.quick;
+  const int device = m.device;
+  const std::vector<std::string>& seen = m.seen;
   if (out.empty()) return bad("out", "give the session to write with --out SESSION");
 
   // Everything the user typed is checked before the GPU is touched.
   const auto& catalog = qf::Catalog::bundled();
-  auto model = catalog.resolveModel(modelId);
+  auto model = catalog.resolveModel(m.modelId);
   if (!model) {
     std::cerr << "qfront-measure: " << model.error().from("<cli>").str() << "\n";
     return kExitBadInput;
   }
   std::vector<std::string> schemes;
-  if (const int rc = parseSchemes(schemesArg, schemes)) return rc;
+  if (const int rc = parseSchemes(m.schemesArg, schemes)) return rc;
   std::vector<std::int64_t> mList = qf::cuda::defaultMList(quick);
   if (std::find(seen.begin(), seen.end(), "--m-list") != seen.end()) {
-    if (const int rc = parseMList(mArg, mList)) return rc;
+    if (const int rc = parseMList(m.mArg, mList)) return rc;
   }
   const std::filesystem::path outPath(out);
   const auto folder =
@@ -222,7 +275,6 @@ int main(int argc, char** argv) {
     return bad("out", "folder '" + folder.string() + "' does not exist");
   }
   // A session that cannot be added to is refused before the GPU is touched.
-  qf::Session session;
   if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec))) {
     auto loaded = qf::loadSession(out);
     if (!loaded) {
@@ -254,7 +306,7 @@ int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   const std::string deviceName = devices[static_cast<std::size_t>(device)].name;
   const auto result = qf::cuda::measure(plan, [&](const qf::cuda::MeasureRecord& r, double done) {
-    reportRecord(r, done, progressJsonl, deviceName);
+    reportRecord(r, done, m.progressJsonl, deviceName);
     return !gInterrupted.load();
   });
   const double seconds =
@@ -274,31 +326,6 @@ int main(int argc, char** argv) {
               << " left as it was\n";
     return kExitFailed;
   }
-  // Another writer may have changed SESSION while the GPU ran: it is read again under the
-  // lock, held until the new file is in place, so neither update is lost.
-  auto lock = qf::FileLock::acquire(out, "qfront-measure", qf::lockWaitFromEnvironment());
-  if (!lock) {
-    std::cerr << "qfront-measure: " << lock.error().str() << "\n";
-    return kExitBadInput;
-  }
-  if (std::filesystem::exists(std::filesystem::symlink_status(outPath, ec))) {
-    auto loaded = qf::loadSession(out);
-    if (!loaded) {
-      std::cerr << "qfront-measure: " << loaded.error().str() << "\n";
-      return kExitBadInput;
-    }
-    session = std::move(*loaded);
-  }
-  qf::addMeasurements(session,
-                      qf::cuda::measurementBatch(result, plan, model->name, qf::utcTimestamp()));
-  if (auto e = qf::saveSessionAtomic(session, out)) {
-    std::cerr << "qfront-measure: " << e->str() << "\n";
-    return kExitBadInput;
-  }
-  std::size_t valid = 0;
-  for (const auto& r : result.records) valid += r.valid ? 1 : 0;
-  std::cout << "measured " << result.records.size() << " kernel configurations on "
-            << result.environment.name << " in " << static_cast<int>(seconds) << " s; " << valid
-            << " valid records added to " << out << "\n";
+  if (const int rc = saveResult(out, result, plan, model->name, seconds)) return rc;
   return result.allChecksPassed() ? kExitOk : kExitFailed;
 }

@@ -469,6 +469,27 @@ struct KeyReport {
   std::vector<std::string> ignored;
 };
 
+/// A warning for each member of the file the import read but does not use (the streamed
+/// series, the per-request texts and times, unknown keys), then the series released.
+void noteUnusedMembers(ImportedRun& run, ImportedDoc& d, const KeyReport& keys) {
+  for (const auto& [pointer, s] : d.doc.series) {
+    run.warnings.push_back("skipped '" + pointer.substr(1) + "' (" + std::to_string(s.count) +
+                           " entries): not used by the import");
+  }
+  for (const char* key : {"generated_texts", "queue_times", "start_times"}) {
+    if (d.doc.dom.contains(key)) {
+      run.warnings.push_back(std::string("skipped '") + key + "': not used by the import");
+    }
+  }
+  if (!keys.keptAsSetup.empty()) {
+    run.warnings.push_back("unknown keys kept as setup text: " + joinNames(keys.keptAsSetup, 20));
+  }
+  if (!keys.ignored.empty()) {
+    run.warnings.push_back("unknown keys ignored (not scalars): " + joinNames(keys.ignored, 20));
+  }
+  d.doc.series.clear();
+}
+
 int servingFlavour(const JsonDocument& doc) {
   int vllm = 0, sglang = 0, serving = 0;
   for (const char* key : {"request_throughput", "mean_ttft_ms", "median_ttft_ms", "completed",
@@ -586,23 +607,7 @@ Result<ImportedRun> importServing(ImportedDoc& d, const ImportContext& ctx, bool
   checkCompleteness(run, *arrays, readNames, recomputed, checked);
   recordMetricSources(run, readNames, recomputed, checked);
 
-  // Members read but not used.
-  for (const auto& [pointer, s] : d.doc.series) {
-    run.warnings.push_back("skipped '" + pointer.substr(1) + "' (" + std::to_string(s.count) +
-                           " entries): not used by the import");
-  }
-  for (const char* key : {"generated_texts", "queue_times", "start_times"}) {
-    if (o.contains(key)) {
-      run.warnings.push_back(std::string("skipped '") + key + "': not used by the import");
-    }
-  }
-  if (!keys.keptAsSetup.empty()) {
-    run.warnings.push_back("unknown keys kept as setup text: " + joinNames(keys.keptAsSetup, 20));
-  }
-  if (!keys.ignored.empty()) {
-    run.warnings.push_back("unknown keys ignored (not scalars): " + joinNames(keys.ignored, 20));
-  }
-  d.doc.series.clear();
+  noteUnusedMembers(run, d, keys);
 
   // The label as the file states it.
   auto setupValue = [&](const char* key) -> std::string {

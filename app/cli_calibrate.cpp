@@ -11,6 +11,7 @@
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/calibration_bounds.hpp>
 #include <quantfront/core/analysis/energy.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/atomic_file.hpp>
@@ -98,12 +99,6 @@ qfront-measure --out node-$HOST.json (scripts/measure-fleet.sbatch), then
 Exit status: 0 on success, 2 on bad input.
 )";
 
-std::string fmt(double v, int precision) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(precision) << v;
-  return o.str();
-}
-
 /// True when `a` and `b` name the same file (through links too), or the same path when
 /// either does not exist yet.
 bool sameFile(const std::string& a, const std::string& b) {
@@ -180,31 +175,35 @@ void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {
   out << "device   " << r.cal.device << "   (datasheet: " << r.gpu.name << ")\n";
   if (r.cal.bandwidthBytesPerS) {
     const auto& f = *r.cal.bandwidthBytesPerS;
-    out << "bandwidth  " << fmt(f.value / 1e12, 3) << " TB/s ± " << fmt(100 * f.relSpread, 1)
-        << "%  (" << f.records << " records; datasheet " << fmt(r.gpu.hbmBandwidthTBps, 2)
-        << " TB/s: " << fmt(100 * f.value / r.gpu.bandwidthBytesPerS(), 1) << "%)\n";
+    out << "bandwidth  " << fixedDecimals(f.value / 1e12, 3) << " TB/s ± "
+        << fixedDecimals(100 * f.relSpread, 1) << "%  (" << f.records << " records; datasheet "
+        << fixedDecimals(r.gpu.hbmBandwidthTBps, 2)
+        << " TB/s: " << fixedDecimals(100 * f.value / r.gpu.bandwidthBytesPerS(), 1) << "%)\n";
   }
   for (const auto& [key, f] : r.cal.peakFlopsPerS) {
     const auto path = tensorPathFromName(key);
     const TensorPath p = path ? *path : TensorPath::Bf16;
-    out << "tensor " << std::left << std::setw(11) << key << std::right << fmt(f.value / 1e12, 1)
-        << " TFLOP/s ± " << fmt(100 * f.relSpread, 1) << "%  (" << f.records << " records";
+    out << "tensor " << std::left << std::setw(11) << key << std::right
+        << fixedDecimals(f.value / 1e12, 1) << " TFLOP/s ± " << fixedDecimals(100 * f.relSpread, 1)
+        << "%  (" << f.records << " records";
     if (r.gpu.hasPath(p)) {
-      out << "; " << fmt(100 * f.value / r.gpu.peakFlopsPerS(p), 1) << "% of the "
+      out << "; " << fixedDecimals(100 * f.value / r.gpu.peakFlopsPerS(p), 1) << "% of the "
           << tensorPathName(p) << " peak";
     }
     out << ")\n";
   }
   for (const auto& [key, f] : r.cal.kernelBandwidthEff) {
-    out << "decode bw " << std::left << std::setw(14) << key << std::right << fmt(f.value, 3)
-        << " of the probes' bandwidth ± " << fmt(100 * f.relSpread, 1) << "%  (" << f.records
+    out << "decode bw " << std::left << std::setw(14) << key << std::right
+        << fixedDecimals(f.value, 3) << " of the probes' bandwidth ± "
+        << fixedDecimals(100 * f.relSpread, 1) << "%  (" << f.records
         << " records at M <= " << kDecodeMaxM << ")\n";
   }
   for (const auto& [key, f] : r.cal.dequantSecondsPerWeight) {
     out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
         << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
-        << fmt(100 * f.relSpread, 1) << "%  (the fused kernel's time beyond its weight read, "
-        << f.records << " records at M <= " << kDecodeMaxM << ")\n";
+        << fixedDecimals(100 * f.relSpread, 1)
+        << "%  (the fused kernel's time beyond its weight read, " << f.records
+        << " records at M <= " << kDecodeMaxM << ")\n";
   }
   for (const auto& [key, f] : r.cal.streamingDequantSPerWeight) {
     out << "probe   " << std::left << std::setw(16) << ("dequant_" + key) << std::right
@@ -216,16 +215,16 @@ void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {
     out << "\nmeasured step time, " << (r.model ? r.model->name : "") << ", " << scheme
         << " (sum of its decode GEMMs at M = B)\n";
     for (const auto& p : st) {
-      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.stepS * 1e3, 3) << " ms ± "
-          << fmt(p.spreadS * 1e3, 3) << "\n";
+      out << "  B " << std::setw(5) << p.batch << "  " << fixedDecimals(p.stepS * 1e3, 3)
+          << " ms ± " << fixedDecimals(p.spreadS * 1e3, 3) << "\n";
     }
   }
   for (const auto& [scheme, es] : r.energy) {
     out << "\nmeasured GEMM energy, " << (r.model ? r.model->name : "") << ", " << scheme
         << " (board joules of its decode GEMMs at M = B, NVML)\n";
     for (const auto& p : es) {
-      out << "  B " << std::setw(5) << p.batch << "  " << fmt(p.joulesPerStep, 4) << " J/step  "
-          << fmt(p.joulesPerToken, 4) << " J/token\n";
+      out << "  B " << std::setw(5) << p.batch << "  " << fixedDecimals(p.joulesPerStep, 4)
+          << " J/step  " << fixedDecimals(p.joulesPerToken, 4) << " J/token\n";
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
@@ -20,15 +21,7 @@
 
 namespace qf::cli {
 
-namespace {
-
-std::string num(double v, int precision) {
-  std::ostringstream o;
-  o << std::setprecision(precision) << v;
-  return o.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 bool isMeasuredPointsFile(const std::string& path) {
   // The first line only: a session may be large.
@@ -107,12 +100,12 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
       << std::setw(14) << "spread (1s)"
       << "\n";
   for (const auto& c : fit->constants) {
-    out << std::left << std::setw(36) << c.name << std::right << std::setw(14) << num(c.value, 4)
-        << std::setw(14) << num(c.spread, 2) << "\n";
+    out << std::left << std::setw(36) << c.name << std::right << std::setw(14)
+        << sigFigs(c.value, 4) << std::setw(14) << sigFigs(c.spread, 2) << "\n";
   }
   for (const auto& f : fit->held) {
     out << std::left << std::setw(36) << f << std::right << std::setw(14)
-        << num(e2eConstantValue(fit->efficiency, f), 4) << "   held: implausible as fitted\n";
+        << sigFigs(e2eConstantValue(fit->efficiency, f), 4) << "   held: implausible as fitted\n";
   }
   for (const auto& f : fit->fixed) {
     out << std::left << std::setw(36) << f << std::right << std::setw(14) << "-"
@@ -120,17 +113,18 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
         << (prior.source.empty() ? std::string("datasheet") : prior.source) << ")\n";
   }
   for (const auto& w : fit->warnings) out << "warning: " << w << "\n";
-  out << "\nresidual spread " << num(100 * fit->sigmaLog, 3) << "% (log); median |error| "
-      << num(fit->medianAbsErrorPct, 3)
-      << "% (datasheet model: " << num(fit->datasheetMedianAbsErrorPct, 3) << "%)\n\n";
+  out << "\nresidual spread " << sigFigs(100 * fit->sigmaLog, 3) << "% (log); median |error| "
+      << sigFigs(fit->medianAbsErrorPct, 3)
+      << "% (datasheet model: " << sigFigs(fit->datasheetMedianAbsErrorPct, 3) << "%)\n\n";
   out << std::left << std::setw(28) << "point" << std::setw(16) << "metric" << std::right
       << std::setw(13) << "measured" << std::setw(13) << "fitted" << std::setw(13) << "datasheet"
       << std::setw(10) << "error %"
       << "\n";
   for (const auto& r : fit->residuals) {
     out << std::left << std::setw(28) << r.origin << std::setw(16) << r.metric << std::right
-        << std::setw(13) << num(r.measured, 5) << std::setw(13) << num(r.fitted, 5) << std::setw(13)
-        << num(r.datasheet, 5) << std::setw(10) << num(100 * (r.fitted / r.measured - 1), 3)
+        << std::setw(13) << sigFigs(r.measured, 5) << std::setw(13) << sigFigs(r.fitted, 5)
+        << std::setw(13) << sigFigs(r.datasheet, 5) << std::setw(10)
+        << sigFigs(100 * (r.fitted / r.measured - 1), 3)
         << (r.weight < 0.999 ? "  (down-weighted)" : "") << "\n";
   }
   if (outPath) out << "\nwrote " << *outPath << ": qfront model --gpu " << *outPath << " ...\n";
@@ -160,8 +154,8 @@ std::string summaryText(const std::vector<E2eComparison>& rows) {
   const E2eErrorSummary s = summarizeE2e(rows);
   std::ostringstream o;
   o << rows.size() << " point" << (rows.size() == 1 ? "" : "s") << ", median |error| "
-    << num(s.calibratedMedianPct, 3) << "% (median signed " << num(s.calibratedMedianSignedPct, 3)
-    << "%)";
+    << sigFigs(s.calibratedMedianPct, 3) << "% (median signed "
+    << sigFigs(s.calibratedMedianSignedPct, 3) << "%)";
   if (s.withInterval > 0) {
     o << ", " << s.insideInterval << " of " << s.withInterval << " inside the 80% interval";
   }
@@ -263,11 +257,12 @@ int checkPointsFile(const std::string& file, const std::optional<std::string>& g
       << "\n";
   for (const auto& r : rows) {
     const IntervalEstimate& c = r.calibrated;
-    const std::string interval = c.high > c.low ? num(c.low, 4) + " - " + num(c.high, 4) : "-";
+    const std::string interval =
+        c.high > c.low ? sigFigs(c.low, 4) + " - " + sigFigs(c.high, 4) : "-";
     out << std::left << std::setw(28) << r.point.origin << std::setw(16)
-        << e2eMetricName(r.point.metric) << std::right << std::setw(13) << num(r.point.value, 5)
-        << std::setw(13) << num(c.value, 5) << std::setw(25) << interval << std::setw(10)
-        << num(r.calibratedErrorPct(), 3) << (c.extrapolated ? "  (extrapolated)" : "") << "\n";
+        << e2eMetricName(r.point.metric) << std::right << std::setw(13) << sigFigs(r.point.value, 5)
+        << std::setw(13) << sigFigs(c.value, 5) << std::setw(25) << interval << std::setw(10)
+        << sigFigs(r.calibratedErrorPct(), 3) << (c.extrapolated ? "  (extrapolated)" : "") << "\n";
   }
   out << "\nall         " << summaryText(rows) << "\n";
   if (!latency.empty()) out << "latency     " << summaryText(latency) << "\n";

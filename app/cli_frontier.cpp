@@ -13,6 +13,7 @@
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/session/candidate_source.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -105,19 +106,13 @@ memory bounded on large inputs (10^5 candidates); --no-by skips them.
 Exit status: 0 on success, 2 on bad input (one line naming file, line, column and field).
 )";
 
-std::string num(double v) {
-  std::ostringstream o;
-  o << std::setprecision(6) << v;
-  return o.str();
-}
-
 std::string cellText(const Candidate& c, const std::string& metric) {
   const auto it = c.metrics.find(metric);
   if (it == c.metrics.end()) return "-";
-  std::string s = num(it->second.value);
+  std::string s = sigFigs(it->second.value, 6);
   if (it->second.lo || it->second.hi) {
-    s += " [" + (it->second.lo ? num(*it->second.lo) : std::string("")) + ", " +
-         (it->second.hi ? num(*it->second.hi) : std::string("")) + "]";
+    s += " [" + (it->second.lo ? sigFigs(*it->second.lo, 6) : std::string("")) + ", " +
+         (it->second.hi ? sigFigs(*it->second.hi, 6) : std::string("")) + "]";
   }
   return s;
 }

@@ -1,6 +1,7 @@
 // qfront model and qfront catalog: the analytic engine from the command line.
 #include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/version.hpp>
 
 #include "cli.hpp"
@@ -106,12 +107,6 @@ Lists the bundled models (with parameter counts), GPUs (with dense peaks and pri
 quantization schemes (bits per weight, tensor path, c).
 )";
 
-std::string fmt(double v, int prec) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
-
 /// "source: overhead 0 ms, bandwidth x1, compute bf16 x0.74 w4a16-g128 x0.45, dequant c/D".
 std::string efficiencySummary(const Efficiency& e) {
   std::ostringstream o;
@@ -134,9 +129,10 @@ std::string efficiencySummary(const Efficiency& e) {
 
 void printTable(const EngineReport& r, std::ostream& out) {
   const auto& p = r.params;
-  out << "model  " << r.scenario.model.name << "  (streamed " << fmt(p.streamed() / 1e9, 3)
-      << " B, total " << fmt(p.total() / 1e9, 3) << " B, active " << fmt(p.active / 1e9, 3)
-      << " B, experts " << fmt(p.expert() / 1e9, 3) << " B)\n";
+  out << "model  " << r.scenario.model.name << "  (streamed "
+      << fixedDecimals(p.streamed() / 1e9, 3) << " B, total " << fixedDecimals(p.total() / 1e9, 3)
+      << " B, active " << fixedDecimals(p.active / 1e9, 3) << " B, experts "
+      << fixedDecimals(p.expert() / 1e9, 3) << " B)\n";
   if (r.scenario.model.checkpointQuant) {
     const auto& q = *r.scenario.model.checkpointQuant;
     out << "checkpoint quantization  " << q.quantMethod << " -> "
@@ -159,12 +155,12 @@ void printTable(const EngineReport& r, std::ostream& out) {
       << "\n";
   for (const auto& s : r.schemes) {
     out << std::left << std::setw(34) << s.assignment.id << std::right << std::setw(7)
-        << fmt(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
-        << fmt(s.memoryFloorMs, 3) << std::setw(11) << fmt(s.mmaUsPerSeq, 3) << std::setw(11)
-        << fmt(s.dequantMs, 3) << std::setw(9)
-        << (s.ridgeBatch ? fmt(*s.ridgeBatch, 1) : std::string("none")) << std::setw(13)
-        << fmt(s.capacity.weightsGib, 2) << std::setw(10) << s.capacity.maxSeqs << std::setw(13)
-        << fmt(s.capacity.tokensPerSAtCapacity, 0) << "\n";
+        << fixedDecimals(s.bitsPerWeight, 3) << std::setw(10) << s.pathName << std::setw(11)
+        << fixedDecimals(s.memoryFloorMs, 3) << std::setw(11) << fixedDecimals(s.mmaUsPerSeq, 3)
+        << std::setw(11) << fixedDecimals(s.dequantMs, 3) << std::setw(9)
+        << (s.ridgeBatch ? fixedDecimals(*s.ridgeBatch, 1) : std::string("none")) << std::setw(13)
+        << fixedDecimals(s.capacity.weightsGib, 2) << std::setw(10) << s.capacity.maxSeqs
+        << std::setw(13) << fixedDecimals(s.capacity.tokensPerSAtCapacity, 0) << "\n";
   }
   out << "\nstep time (ms) per batch; * marks compute-bound\n" << std::setw(8) << "batch";
   for (const auto& s : r.schemes)
@@ -176,7 +172,8 @@ void printTable(const EngineReport& r, std::ostream& out) {
     out << std::setw(8) << r.schemes.front().points[i].batch;
     for (const auto& s : r.schemes) {
       const auto& pt = s.points[i];
-      const std::string cell = fmt(pt.stepMs, 3) + (pt.bound == Bound::Compute ? "*" : " ");
+      const std::string cell =
+          fixedDecimals(pt.stepMs, 3) + (pt.bound == Bound::Compute ? "*" : " ");
       out << std::setw(std::max<int>(12, static_cast<int>(s.assignment.id.size()) + 2)) << cell;
     }
     out << "\n";
@@ -191,22 +188,24 @@ void printTable(const EngineReport& r, std::ostream& out) {
     for (const auto& s : r.schemes) {
       for (const auto& x : s.e2e) {
         out << std::left << std::setw(34) << s.assignment.id << std::right << std::setw(8)
-            << x.batch << std::setw(12) << fmt(x.ttftMs, 2) << std::setw(10)
-            << (x.outputLen > 1 ? fmt(x.tpotMs, 3) : std::string("n/a")) << std::setw(12)
-            << fmt(x.e2eLatencyS, 3) << std::setw(12) << fmt(x.outputTokensPerS, 0) << std::setw(12)
-            << fmt(x.totalTokensPerS, 0) << "\n";
+            << x.batch << std::setw(12) << fixedDecimals(x.ttftMs, 2) << std::setw(10)
+            << (x.outputLen > 1 ? fixedDecimals(x.tpotMs, 3) : std::string("n/a")) << std::setw(12)
+            << fixedDecimals(x.e2eLatencyS, 3) << std::setw(12)
+            << fixedDecimals(x.outputTokensPerS, 0) << std::setw(12)
+            << fixedDecimals(x.totalTokensPerS, 0) << "\n";
       }
     }
   }
   out << "\ncrossovers\n";
   if (r.crossovers.empty()) out << "  none\n";
   for (const auto& c : r.crossovers) {
-    out << "  B = " << fmt(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1] << "  ("
-        << c.fasterBelow << " faster below)\n";
+    out << "  B = " << fixedDecimals(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1]
+        << "  (" << c.fasterBelow << " faster below)\n";
   }
   out << "\ncapacity budget "
-      << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2) << " GiB per GPU; KV "
-      << fmt(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
+      << fixedDecimals(r.schemes.empty() ? 0 : r.schemes.front().capacity.budgetGib, 2)
+      << " GiB per GPU; KV "
+      << fixedDecimals(r.schemes.empty() ? 0 : r.schemes.front().capacity.kvGibPerSeq, 4)
       << " GiB per sequence at max-model-len " << r.scenario.maxModelLen << "\n";
 }
 
@@ -413,21 +412,21 @@ Json speculationJson(const EngineReport& rep, const SpeculationView& v) {
 void printSpeculationTable(const EngineReport& rep, const SpeculationView& v, std::ostream& out) {
   out << "\nspeculative decoding: " << v.speculation.draftTokens << " draft tokens a step from "
       << v.draft << ", acceptance " << v.speculation.acceptance << " ("
-      << fmt(v.curves.tokensPerStep, 2)
+      << fixedDecimals(v.curves.tokensPerStep, 2)
       << " tokens a step); ms per accepted token (in brackets: the step without it)\n";
   for (std::size_t i = 0; i < rep.schemes.size() && i < v.curves.perTokenS.size(); ++i) {
     out << "  " << std::left << std::setw(32) << rep.schemes[i].assignment.id << std::right;
     for (std::size_t k = 0; k < rep.schemes[i].points.size(); ++k)
       out << "  B " << rep.schemes[i].points[k].batch << ": "
-          << fmt(v.curves.perTokenS[i][k] * 1e3, 3) << " ("
-          << fmt(rep.schemes[i].points[k].stepMs, 3) << ")";
+          << fixedDecimals(v.curves.perTokenS[i][k] * 1e3, 3) << " ("
+          << fixedDecimals(rep.schemes[i].points[k].stepMs, 3) << ")";
     out << "\n";
   }
   out << "crossovers with speculation\n";
   if (v.curves.crossovers.empty()) out << "  none\n";
   for (const auto& c : v.curves.crossovers)
-    out << "  B = " << fmt(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1] << ": "
-        << c.fasterBelow << " faster below\n";
+    out << "  B = " << fixedDecimals(c.batch, 2) << "  " << c.schemes[0] << " / " << c.schemes[1]
+        << ": " << c.fasterBelow << " faster below\n";
 }
 
 void printModel(const std::string& fmtName, const EngineReport& rep, double level,
@@ -497,24 +496,25 @@ void printModel(const std::string& fmtName, const EngineReport& rep, double leve
       if (!tieHead) out << "\ncrossovers that are ties\n";
       tieHead = true;
       const auto& x = rep.crossovers[c];
-      out << "  B = " << fmt(x.batch, 2) << "  " << x.schemes[0] << " / " << x.schemes[1]
-          << ": a tie for B = " << fmt(steps.ties[c]->from, 3) << "-" << fmt(steps.ties[c]->to, 3)
-          << " (the difference is inside the " << fmt(100 * level, 0)
-          << "% interval of their ratio: no ordering there)\n";
+      out << "  B = " << fixedDecimals(x.batch, 2) << "  " << x.schemes[0] << " / " << x.schemes[1]
+          << ": a tie for B = " << fixedDecimals(steps.ties[c]->from, 3) << "-"
+          << fixedDecimals(steps.ties[c]->to, 3) << " (the difference is inside the "
+          << fixedDecimals(100 * level, 0) << "% interval of their ratio: no ordering there)\n";
     }
     bool any = false;
     for (std::size_t i = 0; i < intervals.size(); ++i) {
       for (std::size_t k = 0; k < intervals[i].size(); ++k) {
         if (!any) {
           out << "\n"
-              << fmt(100 * level, 0)
+              << fixedDecimals(100 * level, 0)
               << "% intervals of the calibrated latency (from the fit's spread and residuals)\n";
           any = true;
         }
         const auto& iv = intervals[i][k].latencyS;
         out << "  " << std::left << std::setw(32) << rep.schemes[i].assignment.id << std::right
-            << " B " << std::setw(6) << rep.schemes[i].e2e[k].batch << "  " << fmt(iv.value, 3)
-            << " s  [" << fmt(iv.low, 3) << ", " << fmt(iv.high, 3) << "]"
+            << " B " << std::setw(6) << rep.schemes[i].e2e[k].batch << "  "
+            << fixedDecimals(iv.value, 3) << " s  [" << fixedDecimals(iv.low, 3) << ", "
+            << fixedDecimals(iv.high, 3) << "]"
             << (iv.extrapolated ? "  extrapolated: outside the batch and lengths the fit saw" : "")
             << "\n";
       }
@@ -770,26 +770,28 @@ int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ost
     if (!arch) continue;
     const auto p = countParams(*arch);
     out << "  " << std::left << std::setw(18) << m.id << std::setw(40) << arch->name << std::right
-        << " total " << std::setw(8) << fmt(p.total() / 1e9, 2) << " B  active " << std::setw(7)
-        << fmt(p.active / 1e9, 2) << " B" << (arch->isMoe() ? "  (MoE)" : "") << "\n";
+        << " total " << std::setw(8) << fixedDecimals(p.total() / 1e9, 2) << " B  active "
+        << std::setw(7) << fixedDecimals(p.active / 1e9, 2) << " B"
+        << (arch->isMoe() ? "  (MoE)" : "") << "\n";
   }
   out << "\ngpus (dense TFLOP/s)\n";
   for (const auto& g : cat.gpus()) {
     out << "  " << std::left << std::setw(12) << g.id << std::setw(18) << g.name << std::right
-        << std::setw(8) << fmt(g.memoryGib, 2) << " GiB " << std::setw(6)
-        << fmt(g.hbmBandwidthTBps, 3) << " TB/s  ";
+        << std::setw(8) << fixedDecimals(g.memoryGib, 2) << " GiB " << std::setw(6)
+        << fixedDecimals(g.hbmBandwidthTBps, 3) << " TB/s  ";
     for (TensorPath p : kAllTensorPaths) {
       if (g.hasPath(p))
         out << tensorPathName(p) << " " << *g.tensorTflops[static_cast<std::size_t>(p)] << "  ";
     }
     out << "fp32 " << g.vectorFp32Tflops;
-    out << "  $/h " << (g.pricePerGpuHourUsd ? fmt(*g.pricePerGpuHourUsd, 2) : std::string("n/a"))
+    out << "  $/h "
+        << (g.pricePerGpuHourUsd ? fixedDecimals(*g.pricePerGpuHourUsd, 2) : std::string("n/a"))
         << "\n";
   }
   out << "\nschemes\n";
   for (const auto& s : cat.schemes()) {
     out << "  " << std::left << std::setw(18) << s.id << std::right << std::setw(7)
-        << fmt(s.bitsPerWeight(), 3) << " bits  path " << std::left << std::setw(5)
+        << fixedDecimals(s.bitsPerWeight(), 3) << " bits  path " << std::left << std::setw(5)
         << tensorPathName(s.path) << std::right << "  c " << s.c << "   " << s.name << "\n";
   }
   return kExitOk;

@@ -248,7 +248,7 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     if (v.is_string()) return v.get<std::string>();
     if (v.is_boolean()) return std::string(v.get<bool>() ? "yes" : "no");
     if (v.is_number_integer()) return std::to_string(v.get<long long>());
-    return fixedText(v.get<double>(), 3);
+    return fixedOrInf(v.get<double>(), 3);
   };
   if (fmtName == "csv") {
     for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
@@ -293,12 +293,12 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   out << "best: " << b.gpuCount << " x " << b.gpu << " (tp " << b.tp
       << (b.layoutText().empty() ? "" : ", " + b.layoutText()) << ", " << b.replicas << " replica"
       << (b.replicas == 1 ? "" : "s") << "), " << b.schemeId() << ", KV " << b.kvDtype
-      << ", batch cap " << b.maxBatch << ": " << fixedText(b.usdPerMillionOutputTokens, 3)
+      << ", batch cap " << b.maxBatch << ": " << fixedOrInf(b.usdPerMillionOutputTokens, 3)
       << " USD per million output tokens";
   if (j["best"].contains("usd_per_million_output_tokens_interval")) {
     const auto& iv = j["best"]["usd_per_million_output_tokens_interval"];
-    out << " (80% interval " << fixedText(iv[0].get<double>(), 3) << " - "
-        << fixedText(iv[1].get<double>(), 3) << ")";
+    out << " (80% interval " << fixedOrInf(iv[0].get<double>(), 3) << " - "
+        << fixedOrInf(iv[1].get<double>(), 3) << ")";
   }
   out << "\n";
   if (j["best"].contains("launch")) {

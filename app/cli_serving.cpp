@@ -236,7 +236,7 @@ std::string cell(const Json& v) {
   if (v.is_null()) return std::string("-");
   if (v.is_string()) return v.get<std::string>();
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
-  return fixedText(v.get<double>(), 2);
+  return fixedOrInf(v.get<double>(), 2);
 }
 
 void printCsv(const ServingReport& r, std::ostream& out) {
@@ -264,13 +264,13 @@ void printTable(const ServingReport& r, std::ostream& out) {
   out << ", " << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
       << r.workload.outputTokens << " tokens; batch cap " << r.limits.maxBatch << ", token budget "
       << r.limits.tokenBudget << " (" << r.limitsSource << "), KV cache "
-      << fixedText(r.limits.kvCapacityTokens, 0) << " tokens\n"
+      << fixedOrInf(r.limits.kvCapacityTokens, 0) << " tokens\n"
       << "simulated: " << r.sim.requests << " requests per load, seed " << r.sim.seed
       << "; analytic: steady state (efficiency: " << r.scenario.efficiency.source << ")\n";
   if (r.speculation && r.draft)
     out << "speculative decoding: " << r.speculation->draftTokens << " draft tokens a step from "
         << r.draft->label << ", acceptance " << r.speculation->acceptance << " ("
-        << fixedText(expectedTokensPerStep(*r.speculation), 2) << " tokens a step)\n";
+        << fixedOrInf(expectedTokensPerStep(*r.speculation), 2) << " tokens a step)\n";
   const char* heads[] = {"load",     "req/s",       "out tok/s",  "TTFT p50",
                          "TTFT p99", "TPOT p50",    "TPOT p99",   "goodput",
                          "preempt",  "model tok/s", "model TTFT", "model TPOT"};

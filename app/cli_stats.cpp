@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/stats.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/import/importers.hpp>
 
 #include <quantfront/core/base/version.hpp>
@@ -190,18 +191,8 @@ bool formatOk(const std::optional<std::string>& f, bool& json, std::ostream& err
   return true;
 }
 
-std::string frac(double v) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(4) << v;
-  return o.str();
-}
-std::string pp(double v) {
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(2) << v * 100.0 << " pp";
-  return o.str();
-}
 std::string interval(const stats::Interval& i) {
-  return "[" + frac(i.lo) + ", " + frac(i.hi) + "]";
+  return "[" + fixedDecimals(i.lo, 4) + ", " + fixedDecimals(i.hi, 4) + "]";
 }
 Json jsonInterval(const stats::Interval& i) {
   return Json::array({i.lo, i.hi});
@@ -246,11 +237,13 @@ int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
            {"n_per_arm_for_1pp", n1pp}};
     writeJsonOutput(out, std::move(j));
   } else {
-    out << "binomial  p = " << frac(*pv) << ", n = " << *nv << "\n";
-    row(out, "SE", frac(se), "(" + pp(se) + ")");
-    row(out, "95% CI (normal)", interval({*pv - half, *pv + half}), "(+/- " + pp(half) + ")");
+    out << "binomial  p = " << fixedDecimals(*pv, 4) << ", n = " << *nv << "\n";
+    row(out, "SE", fixedDecimals(se, 4), "(" + (fixedDecimals((se)*100.0, 2) + " pp") + ")");
+    row(out, "95% CI (normal)", interval({*pv - half, *pv + half}),
+        "(+/- " + (fixedDecimals((half)*100.0, 2) + " pp") + ")");
     row(out, "95% CI (Wilson)", interval(wilson));
-    row(out, "min detectable diff", frac(mdd), "(" + pp(mdd) + ", two independent runs)");
+    row(out, "min detectable diff", fixedDecimals(mdd, 4),
+        "(" + (fixedDecimals((mdd)*100.0, 2) + " pp") + ", two independent runs)");
     row(out, "n per arm for 1 pp", std::to_string(static_cast<long long>(n1pp)), "(80% power)");
   }
   return kExitOk;
@@ -321,14 +314,14 @@ int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
   if (json) {
     writeJsonOutput(out, std::move(j));
   } else {
-    out << "power  p = " << frac(*pv) << ", delta = " << frac(*dv) << " (" << pp(*dv)
-        << "), power = " << powerV << "\n";
+    out << "power  p = " << fixedDecimals(*pv, 4) << ", delta = " << fixedDecimals(*dv, 4) << " ("
+        << (fixedDecimals((*dv) * 100.0, 2) + " pp") << "), power = " << powerV << "\n";
     row(out, "questions per arm", std::to_string(static_cast<long long>(nArm)),
         "(two independent runs)");
     if (flipV) {
       row(out, "paired questions",
           std::to_string(static_cast<long long>(j["n_paired"].get<double>())),
-          "(same questions, flip rate " + frac(*flipV) + ")");
+          "(same questions, flip rate " + fixedDecimals(*flipV, 4) + ")");
     }
   }
   return kExitOk;
@@ -373,12 +366,14 @@ int cmdDiff(Args& a, std::ostream& out, std::ostream& err) {
            {"significant", significant}};
     writeJsonOutput(out, std::move(j));
   } else {
-    out << "two independent runs  p1 = " << frac(*pv1) << " (n " << *nv1 << "), p2 = " << frac(*pv2)
-        << " (n " << *nv2 << ")\n";
-    row(out, "diff p2 - p1", frac(d.diff), "(" + pp(d.diff) + ")");
-    row(out, "SE", frac(d.se), "(" + pp(d.se) + ")");
+    out << "two independent runs  p1 = " << fixedDecimals(*pv1, 4) << " (n " << *nv1
+        << "), p2 = " << fixedDecimals(*pv2, 4) << " (n " << *nv2 << ")\n";
+    row(out, "diff p2 - p1", fixedDecimals(d.diff, 4),
+        "(" + (fixedDecimals((d.diff) * 100.0, 2) + " pp") + ")");
+    row(out, "SE", fixedDecimals(d.se, 4), "(" + (fixedDecimals((d.se) * 100.0, 2) + " pp") + ")");
     row(out, "95% CI", interval(d.ci), significant ? "excludes 0" : "includes 0: not resolved");
-    row(out, "min detectable diff", frac(d.minDetectableDiff), "(" + pp(d.minDetectableDiff) + ")");
+    row(out, "min detectable diff", fixedDecimals(d.minDetectableDiff, 4),
+        "(" + (fixedDecimals((d.minDetectableDiff) * 100.0, 2) + " pp") + ")");
   }
   return kExitOk;
 }
@@ -452,22 +447,25 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
   } else {
     out << "paired  A = " << files[0] << "\n        B = " << files[1] << "\n  metric " << pc->metric
         << ", " << pc->n << " questions paired\n";
-    row(out, "score A", frac(pc->scoreA), "Wilson " + interval(wa));
-    row(out, "score B", frac(pc->scoreB), "Wilson " + interval(wb));
+    row(out, "score A", fixedDecimals(pc->scoreA, 4), "Wilson " + interval(wa));
+    row(out, "score B", fixedDecimals(pc->scoreB, 4), "Wilson " + interval(wb));
     row(out, "right -> wrong (b)", std::to_string(pc->rightToWrong));
     row(out, "wrong -> right (c)", std::to_string(pc->wrongToRight));
-    row(out, "flip rate", frac(pc->flipRate),
-        "(" + pp(pc->flipRate) + ", exact 95% " + interval(pc->flipRateCi) + ")");
+    row(out, "flip rate", fixedDecimals(pc->flipRate, 4),
+        "(" + (fixedDecimals((pc->flipRate) * 100.0, 2) + " pp") + ", exact 95% " +
+            interval(pc->flipRateCi) + ")");
     row(out, "McNemar exact p", [&] {
       std::ostringstream s;
       s << std::setprecision(4) << pc->mcnemarP;
       return s.str();
     }());
-    row(out, "diff B - A", frac(pc->diff), "(" + pp(pc->diff) + ")");
-    row(out, "paired SE", frac(pc->pairedSe), "(" + pp(pc->pairedSe) + ")");
+    row(out, "diff B - A", fixedDecimals(pc->diff, 4),
+        "(" + (fixedDecimals((pc->diff) * 100.0, 2) + " pp") + ")");
+    row(out, "paired SE", fixedDecimals(pc->pairedSe, 4),
+        "(" + (fixedDecimals((pc->pairedSe) * 100.0, 2) + " pp") + ")");
     row(out, "95% CI of diff", interval(pc->diffCi));
-    row(out, "min detectable diff", frac(pc->minDetectableDiff),
-        "(" + pp(pc->minDetectableDiff) + ")");
+    row(out, "min detectable diff", fixedDecimals(pc->minDetectableDiff, 4),
+        "(" + (fixedDecimals((pc->minDetectableDiff) * 100.0, 2) + " pp") + ")");
   }
   return kExitOk;
 }

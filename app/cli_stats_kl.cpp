@@ -9,6 +9,7 @@
 #include <quantfront/core/analysis/divergence.hpp>
 #include <quantfront/core/base/hash.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -46,12 +47,6 @@ flip rate (questions whose most likely choice differs).
   --format json|table  (default json)
 Exit status: 0 on success, 2 on bad input (one line naming file, line and field).
 )";
-
-std::string fmt3(double v) {
-  std::ostringstream o;
-  o << std::setprecision(3) << v;
-  return o.str();
-}
 
 /// The figures as candidate metrics, each citing both files.
 std::map<std::string, MetricValue> divergenceMetrics(const stats::Divergence& d,
@@ -181,17 +176,17 @@ int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err) {
     out << "  prompts " << d->prompts << ", positions compared " << d->positions << " ("
         << d->diverged << " prompts diverge; " << d->positionsAfter
         << " positions after a divergence left out)\n"
-        << "  mean KL per token  " << fmt3(d->meanTokenKl) << " nats  "
-        << (d->meanTokenKlCi
-                ? "[" + fmt3(d->meanTokenKlCi->lo) + ", " + fmt3(d->meanTokenKlCi->hi) + "]"
-                : std::string("(no interval: one prompt)"))
-        << "   p99 " << fmt3(d->p99TokenKl) << "\n"
-        << "  token flip rate    " << fmt3(100 * d->tokenFlipRate) << "%\n";
+        << "  mean KL per token  " << sigFigs(d->meanTokenKl, 3) << " nats  "
+        << (d->meanTokenKlCi ? "[" + sigFigs(d->meanTokenKlCi->lo, 3) + ", " +
+                                   sigFigs(d->meanTokenKlCi->hi, 3) + "]"
+                             : std::string("(no interval: one prompt)"))
+        << "   p99 " << sigFigs(d->p99TokenKl, 3) << "\n"
+        << "  token flip rate    " << sigFigs(100 * d->tokenFlipRate, 3) << "%\n";
   }
   if (d->choiceQuestions > 0) {
     out << "  questions " << d->choiceQuestions << ": mean KL over choices "
-        << fmt3(d->meanChoiceKl) << " nats, answer flip rate " << fmt3(100 * d->answerFlipRate)
-        << "%\n";
+        << sigFigs(d->meanChoiceKl, 3) << " nats, answer flip rate "
+        << sigFigs(100 * d->answerFlipRate, 3) << "%\n";
   }
   if (sessionOpt) out << "added to candidate " << *candidateOpt << " of " << *sessionOpt << "\n";
   return kExitOk;

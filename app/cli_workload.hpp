@@ -10,20 +10,13 @@
 #include <vector>
 
 #include <quantfront/core/analysis/deploy_search.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 
 #include "cli.hpp"
 
 namespace qf::cli {
-
-/// `v` with `prec` decimals; "inf" when not finite.
-inline std::string fixedText(double v, int prec) {
-  if (!std::isfinite(v)) return "inf";
-  std::ostringstream o;
-  o << std::fixed << std::setprecision(prec) << v;
-  return o.str();
-}
 
 /// A positive finite number for option `field` (without the dashes); prints the error and sets
 /// rc when it is not one.

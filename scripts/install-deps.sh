@@ -8,6 +8,7 @@ PACKAGES=(
   qt6-base-dev qt6-svg-dev libgl-dev   # Qt 6 Widgets, PrintSupport, Svg (SVG export)
   libqcustomplot-dev                   # QCustomPlot (Qt 6 build: QCustomPlotQt6)
   nlohmann-json3-dev                   # JSON
+  libfmt-dev                           # numbers as text (header-only: no runtime library)
   libssl-dev                           # SHA-256 of imported files (OpenSSL libcrypto)
   catch2                               # tests (Catch2 v2)
   xvfb xauth                           # `make run` without a display, GUI tests' screenshots

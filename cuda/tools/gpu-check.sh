@@ -17,14 +17,14 @@
 #
 # Exit status: qf-cuda-check's (non-zero when any correctness check fails); 0 after a
 # --build-only build; 2 when the build succeeded but the machine has no GPU to run on; 3 when
-# the build fails; 4 when the toolchain or nlohmann_json is missing.
+# the build fails; 4 when the toolchain, nlohmann_json or fmt is missing.
 #
 # Supported CUDA / host gcc pairs (NVIDIA's installation guides): CUDA 12.0–12.3 with gcc ≤ 12,
 # CUDA 12.4–12.9 with gcc ≤ 13, CUDA 13.x with gcc ≤ 14. When the default gcc is newer, the
 # newest g++-N on the PATH within the limit is used as nvcc's host compiler.
-# nlohmann_json: third_party/include (an ignored folder that cuda/tools/vendor-json.sh fills on
-# a machine that has Debian's nlohmann-json3-dev; carry it along; QF_THIRD_PARTY names another
-# folder), else /usr/include/nlohmann.
+# nlohmann_json and fmt: third_party/include (an ignored folder that cuda/tools/vendor-json.sh
+# fills on a machine that has Debian's nlohmann-json3-dev and libfmt-dev; carry it along;
+# QF_THIRD_PARTY names another folder), else /usr/include/nlohmann and /usr/include/fmt.
 set -euo pipefail
 
 if [[ $# -lt 1 ]]; then
@@ -62,6 +62,11 @@ if [[ -f "$THIRD_PARTY/include/nlohmann/json.hpp" ]]; then
   JSON_ARGS=(-DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON -DQF_JSON_INCLUDE_DIR="$THIRD_PARTY/include")
 elif [[ ! -f /usr/include/nlohmann/json.hpp ]]; then
   die "nlohmann/json.hpp not found: run cuda/tools/vendor-json.sh where nlohmann-json3-dev is installed and carry third_party/"
+fi
+if [[ -f "$THIRD_PARTY/include/fmt/format.h" ]]; then
+  JSON_ARGS+=(-DCMAKE_DISABLE_FIND_PACKAGE_fmt=ON -DQF_FMT_INCLUDE_DIR="$THIRD_PARTY/include")
+elif [[ ! -f /usr/include/fmt/format.h ]]; then
+  die "fmt/format.h not found: run cuda/tools/vendor-json.sh where libfmt-dev is installed and carry third_party/"
 fi
 
 # Host compiler within the CUDA version's limit.

@@ -1,6 +1,7 @@
 // Robust fits of β, P and the dequant cost from kernel records; the measured step time.
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/calibration_bounds.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -344,12 +345,6 @@ std::vector<double> measuredGemmBatches(const std::vector<KernelMeasurement>& re
 }
 
 namespace {
-std::string fmtNum(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
-
 Json fitJson(const FittedValue& f) {
   return Json{
       {"rel_spread", f.relSpread}, {"records", f.records}, {"rel_residuals", f.relResiduals}};
@@ -409,7 +404,7 @@ std::optional<Error> checkCalibrationBlock(const GpuCalibration& cal, const std:
   auto efficiency = [&](const std::string& field, double v) -> std::optional<Error> {
     if (std::isfinite(v) && v > 0 && v <= kMaxEfficiency) return std::nullopt;
     return Error{source, "", "calibration." + field,
-                 "must be in (0, " + fmtNum(kMaxEfficiency) + "], found " + fmtNum(v)};
+                 "must be in (0, " + sigFigs(kMaxEfficiency, 6) + "], found " + sigFigs(v, 6)};
   };
   if (cal.bandwidthEfficiency) {
     if (auto e = efficiency("bandwidth_efficiency", *cal.bandwidthEfficiency)) return e;
@@ -422,8 +417,9 @@ std::optional<Error> checkCalibrationBlock(const GpuCalibration& cal, const std:
   }
   for (const auto& [scheme, v] : cal.dequantSPerWeight) {
     if (!(std::isfinite(v) && v >= 0 && v <= kMaxDequantSPerWeight)) {
-      return Error{source, "", "calibration.dequant_s_per_weight." + scheme,
-                   "must be in [0, " + fmtNum(kMaxDequantSPerWeight) + "], found " + fmtNum(v)};
+      return Error{
+          source, "", "calibration.dequant_s_per_weight." + scheme,
+          "must be in [0, " + sigFigs(kMaxDequantSPerWeight, 6) + "], found " + sigFigs(v, 6)};
     }
   }
   return std::nullopt;

@@ -2,6 +2,7 @@
 // their bounds.
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -223,13 +224,13 @@ std::optional<Error> applyBounds(const RowBounds& rb, const CsvRow& row, Candida
     }
     if (b.first && *b.first > it->second.value) {
       return Error{label, colOf("_lo"), metric + "_lo",
-                   "lower bound " + fmtNumber(*b.first) + " is above the value " +
-                       fmtNumber(it->second.value)};
+                   "lower bound " + sigFigs(*b.first, 6) + " is above the value " +
+                       sigFigs(it->second.value, 6)};
     }
     if (b.second && *b.second < it->second.value) {
       return Error{label, colOf("_hi"), metric + "_hi",
-                   "upper bound " + fmtNumber(*b.second) + " is below the value " +
-                       fmtNumber(it->second.value)};
+                   "upper bound " + sigFigs(*b.second, 6) + " is below the value " +
+                       sigFigs(it->second.value, 6)};
     }
     it->second.lo = b.first;
     it->second.hi = b.second;

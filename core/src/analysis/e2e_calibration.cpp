@@ -3,6 +3,7 @@
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <algorithm>
 #include <array>
@@ -342,12 +343,6 @@ struct HeldConstant {
   std::string warning;
 };
 
-std::string fmtConstant(double v) {
-  std::ostringstream o;
-  o << std::setprecision(3) << v;
-  return o.str();
-}
-
 /// The fitted constants that leave their physical range (held at the nearer bound) or break
 /// an ordering the hardware guarantees: on a GPU with FP8 (INT8) tensor cores an FP8 (INT8)
 /// GEMM is never slower than a bf16 one, so its path's fitted rate is held at bf16's rate, the
@@ -362,9 +357,9 @@ std::vector<HeldConstant> implausibleConstants(const std::vector<std::string>& p
     if (v >= r.lo && v <= r.hi) continue;
     const double to = std::clamp(v, r.lo, r.hi);
     out.push_back({name, to,
-                   name + " fitted at " + fmtConstant(v) + " leaves its physical range [" +
-                       fmtConstant(r.lo) + ", " + fmtConstant(r.hi) + "] (" + r.what +
-                       "): held at " + fmtConstant(to) + " and the rest refitted"});
+                   name + " fitted at " + sigFigs(v, 3) + " leaves its physical range [" +
+                       sigFigs(r.lo, 3) + ", " + sigFigs(r.hi, 3) + "] (" + r.what + "): held at " +
+                       sigFigs(to, 3) + " and the rest refitted"});
   }
   if (!gpu.hasPath(TensorPath::Bf16)) return out;
   const double bf16Rate =
@@ -380,11 +375,11 @@ std::vector<HeldConstant> implausibleConstants(const std::vector<std::string>& p
     // The nearest value the ordering allows: the constrained fit's optimum lies on it.
     const double to = bf16Rate / peak;
     out.push_back({name, to,
-                   name + " fitted at " + fmtConstant(eta) + " puts " + tensorPathName(path) +
-                       " GEMMs at " + fmtConstant(peak * eta / 1e12) + " TFLOP/s, below bf16's " +
-                       fmtConstant(bf16Rate / 1e12) + " on a GPU with " + tensorPathName(path) +
-                       " tensor cores: held at " + fmtConstant(to) + " (bf16's rate; prior " +
-                       fmtConstant(prior.computeFor("", path)) + ") and the rest refitted"});
+                   name + " fitted at " + sigFigs(eta, 3) + " puts " + tensorPathName(path) +
+                       " GEMMs at " + sigFigs(peak * eta / 1e12, 3) + " TFLOP/s, below bf16's " +
+                       sigFigs(bf16Rate / 1e12, 3) + " on a GPU with " + tensorPathName(path) +
+                       " tensor cores: held at " + sigFigs(to, 3) + " (bf16's rate; prior " +
+                       sigFigs(prior.computeFor("", path), 3) + ") and the rest refitted"});
   }
   return out;
 }
@@ -839,7 +834,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
       std::ostringstream w;
       w << name << ": these points cannot determine it (fitted " << fit->constants[a].value
         << " with a 1-sigma factor of e^" << std::setprecision(3) << logSd << ")";
-      looseNotes.push_back(w.str() + (was > 0 ? "; kept at the prior's " + fmtConstant(was)
+      looseNotes.push_back(w.str() + (was > 0 ? "; kept at the prior's " + sigFigs(was, 3)
                                               : std::string("; kept at the prior, which charges "
                                                             "none")));
     }

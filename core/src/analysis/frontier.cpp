@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/frontier.hpp>
 #include <quantfront/core/analysis/metric_dictionary.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <cmath>
 #include <set>
@@ -59,7 +60,7 @@ Result<Thresholds> resolveThresholds(const FrontierOptions& opts, const Candidat
   for (const auto& g : opts.gates) {
     if (!g.relativeToBaseline) {
       t.values.push_back(g.threshold);
-      t.notes.push_back(fmtNumber(g.threshold));
+      t.notes.push_back(sigFigs(g.threshold, 6));
       continue;
     }
     if (!baseline) {
@@ -72,9 +73,9 @@ Result<Thresholds> resolveThresholds(const FrontierOptions& opts, const Candidat
                    "the baseline has no value for the gated metric in '" + g.text + "'"};
     }
     t.values.push_back(it->second.value + g.threshold);
-    t.notes.push_back(fmtNumber(it->second.value + g.threshold) + " (baseline " +
-                      fmtNumber(it->second.value) + (g.threshold < 0 ? " - " : " + ") +
-                      fmtNumber(std::abs(g.threshold)) + ")");
+    t.notes.push_back(sigFigs(it->second.value + g.threshold, 6) + " (baseline " +
+                      sigFigs(it->second.value, 6) + (g.threshold < 0 ? " - " : " + ") +
+                      sigFigs(std::abs(g.threshold), 6) + ")");
   }
   return t;
 }
@@ -101,18 +102,18 @@ bool passesGates(const Candidate& c, const FrontierOptions& opts, const Threshol
     if (outcome == GateOutcome::Fail) {
       std::string interval;
       if (mv->lo && mv->hi) {
-        interval = " [" + fmtNumber(*mv->lo) + ", " + fmtNumber(*mv->hi) + "]";
+        interval = " [" + sigFigs(*mv->lo, 6) + ", " + sigFigs(*mv->hi, 6) + "]";
       }
       r.gatedOut.push_back({c.id, g.text,
-                            g.metric + " " + fmtNumber(mv->value) + interval + " fails " +
+                            g.metric + " " + sigFigs(mv->value, 6) + interval + " fails " +
                                 gateOpText(g.op) + " " + t.notes[gi]});
       return false;
     }
     if (outcome == GateOutcome::Undecided && !undecided) {
       undecided =
           GatedOutCandidate{c.id, g.text,
-                            g.metric + " " + fmtNumber(mv->value) + " [" + fmtNumber(*mv->lo) +
-                                ", " + fmtNumber(*mv->hi) + "] crosses " + gateOpText(g.op) + " " +
+                            g.metric + " " + sigFigs(mv->value, 6) + " [" + sigFigs(*mv->lo, 6) +
+                                ", " + sigFigs(*mv->hi, 6) + "] crosses " + gateOpText(g.op) + " " +
                                 t.notes[gi] + ": the interval cannot decide"};
     }
   }

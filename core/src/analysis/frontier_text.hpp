@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <quantfront/core/base/numbers.hpp>
+
 namespace qf::frontier_text {
 
 /// `s` without leading and trailing spaces, tabs, carriage returns and newlines.
@@ -36,13 +38,6 @@ inline std::optional<double> toNumber(std::string_view s) {
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
   return v;
-}
-
-/// Six significant digits, as reasons and errors quote a number.
-inline std::string fmtNumber(double v) {
-  std::ostringstream o;
-  o << std::setprecision(6) << v;
-  return o.str();
 }
 
 }  // namespace qf::frontier_text

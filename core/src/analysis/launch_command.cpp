@@ -1,5 +1,6 @@
 // Launch lines for a chosen deployment (see launch_command.hpp).
 #include <quantfront/core/analysis/launch_command.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <cmath>
 #include <sstream>
@@ -10,12 +11,6 @@
 namespace qf {
 
 namespace {
-
-std::string num(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
 
 /// Whether the checkpoint the model names already holds the configuration's schemes.
 bool checkpointHolds(const ModelArch& m, const DeployConfig& c) {
@@ -82,7 +77,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
                                           const LaunchSettings& s, const Catalog& cat) {
   const bool fp8Kv = asciiLower(c.kvDtype).rfind("fp8", 0) == 0;
   const std::string batch = std::to_string(c.maxBatch);
-  const std::string tokens = num(std::round(s.tokenBudget));
+  const std::string tokens = sigFigs(std::round(s.tokenBudget), 6);
   const std::string len = s.maxModelLen > 0 ? std::to_string(s.maxModelLen) : std::string();
   std::vector<LaunchCommand> out;
   for (const char* engine : {"vllm", "sglang", "trtllm"}) {
@@ -115,7 +110,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
                            "); the model priced EP " + std::to_string(c.ep) +
                            ": SGLang's --ep-size sets it");
       cmd << " --max-num-seqs " << batch << " --max-num-batched-tokens " << tokens
-          << " --gpu-memory-utilization " << num(s.memUtil);
+          << " --gpu-memory-utilization " << sigFigs(s.memUtil, 6);
       if (!len.empty()) cmd << " --max-model-len " << len;
       if (fp8Kv) cmd << " --kv-cache-dtype fp8";
       if (!k.onlineFlag.empty()) cmd << " --quantization " << k.onlineFlag;
@@ -132,7 +127,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
       }
       if (c.ep > 1) cmd << " --ep-size " << c.ep;
       cmd << " --max-running-requests " << batch << " --chunked-prefill-size " << tokens
-          << " --mem-fraction-static " << num(s.memUtil);
+          << " --mem-fraction-static " << sigFigs(s.memUtil, 6);
       if (!len.empty()) cmd << " --context-length " << len;
       if (fp8Kv) cmd << " --kv-cache-dtype fp8_e4m3";
       if (!k.onlineFlag.empty()) cmd << " --quantization " << k.onlineFlag;
@@ -162,7 +157,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
       lc.notes.push_back(
           "TensorRT-LLM sizes its KV cache as 0.9 of the memory the weights "
           "leave; the model priced vLLM's rule (memory x " +
-          num(s.memUtil) + " - reserve), so it may admit more sequences");
+          sigFigs(s.memUtil, 6) + " - reserve), so it may admit more sequences");
     }
     if (s.speculation && s.draftModel.empty()) {
       lc.notes.push_back(

@@ -1,4 +1,5 @@
 // Imported runs become measured metrics of candidates; recovery derived per task.
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 
@@ -20,12 +21,6 @@ namespace qf {
 namespace {
 
 constexpr double kZ95 = 1.959963984540054;
-
-std::string fmt(double v) {
-  std::ostringstream o;
-  o << std::setprecision(6) << v;
-  return o.str();
-}
 
 std::vector<std::string> wordsOf(std::string_view name) {
   std::vector<std::string> words;
@@ -138,7 +133,7 @@ std::map<std::string, MetricValue> filteredScores(const ImportedRun& run, const 
         if (s != se->second.end() && std::isfinite(s->second) && s->second >= 0) {
           m.lo = v - kZ95 * s->second;
           m.hi = v + kZ95 * s->second;
-          note += "; 95% interval value +/- 1.96 x stderr (" + fmt(s->second) + ")";
+          note += "; 95% interval value +/- 1.96 x stderr (" + sigFigs(s->second, 6) + ")";
         }
       }
       if (const auto n = nSamples.find(task); n != nSamples.end()) m.n = n->second;
@@ -301,7 +296,7 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
       m.n = static_cast<double>(requests);
       std::ostringstream note;
       note << m.provenance.note << (m.provenance.note.empty() ? "" : "; ")
-           << fmt(bi.confidence * 100) << "% bootstrap percentile interval over " << requests
+           << sigFigs(bi.confidence * 100, 6) << "% bootstrap percentile interval over " << requests
            << " requests (" << bi.resamples << " resamples, seed 0x" << std::hex << bi.seed << ")";
       m.provenance.note = note.str();
     }
@@ -421,8 +416,8 @@ std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselin
       const MetricValue& a = c.metrics.at(name);
       const MetricValue& b = baseMetrics.at(name);
       if (!(b.value > 0)) {
-        warnings.push_back("baseline '" + baseId + "' scores " + fmt(b.value) + " on " + name +
-                           ": no recovery for '" + c.id + "'");
+        warnings.push_back("baseline '" + baseId + "' scores " + sigFigs(b.value, 6) + " on " +
+                           name + ": no recovery for '" + c.id + "'");
         continue;
       }
       MetricValue r;
@@ -430,7 +425,8 @@ std::size_t deriveRecovery(Session& s, const std::optional<std::string>& baselin
       r.provenance = a.provenance;
       r.n = a.n;
       std::string note = std::string(kDerivedNotePrefix) + "100 x " + name + " / baseline '" +
-                         baseId + "' " + name + " (" + fmt(a.value) + " / " + fmt(b.value) + ")";
+                         baseId + "' " + name + " (" + sigFigs(a.value, 6) + " / " +
+                         sigFigs(b.value, 6) + ")";
       if (c.id == baseId) {
         note += "; the baseline itself: 100 by definition";
       } else if (a.lo && a.hi && b.lo && b.hi) {

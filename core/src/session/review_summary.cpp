@@ -1,4 +1,5 @@
 // The answer first: a review's recommendation per regime, frontier, failures and confidence.
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/session/review_summary.hpp>
 
 #include <quantfront/core/base/text.hpp>
@@ -12,12 +13,6 @@
 namespace qf {
 
 namespace {
-
-std::string fmt(double v, int digits = 3) {
-  std::ostringstream o;
-  o << std::setprecision(digits) << v;
-  return o.str();
-}
 
 std::string whole(double v) {
   return std::to_string(std::llround(v));
@@ -105,7 +100,7 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
     return intervals->schemes[i]->hasSpread() ? &*intervals->schemes[i] : nullptr;
   };
   auto range = [](const IntervalEstimate& iv, double scale, int digits) {
-    auto f = [digits](double v) { return digits > 0 ? fmt(v, digits) : whole(v); };
+    auto f = [digits](double v) { return digits > 0 ? sigFigs(v, digits) : whole(v); };
     return " (80%: " + f(iv.low * scale) + "-" + f(iv.high * scale) + ")";
   };
   out.scenario = sc.model.name + " on " + std::to_string(sc.tp) + " x " + sc.gpu.name +
@@ -151,12 +146,13 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
           }))
         satTies.push_back(s->assignment.id);
     }
-    std::string sync = "Synchronous (one request at a time, batch " + fmt(b) +
-                       "): " + fast->assignment.id + ", " + fmt(fastMs) + " ms per decode step";
+    std::string sync = "Synchronous (one request at a time, batch " + sigFigs(b, 3) +
+                       "): " + fast->assignment.id + ", " + sigFigs(fastMs, 3) +
+                       " ms per decode step";
     if (spreadOf(fast)) sync += range(stepAt(fast), 1e3, 3);
     if (slow != fast) {
-      sync += " against " + fmt(firstStep(*slow).second) + " ms for " + slow->assignment.id + " (" +
-              fmt(firstStep(*slow).second / fastMs, 2) + "x faster)";
+      sync += " against " + sigFigs(firstStep(*slow).second, 3) + " ms for " + slow->assignment.id +
+              " (" + sigFigs(firstStep(*slow).second / fastMs, 2) + "x faster)";
     }
     if (!syncTies.empty()) {
       sync += "; a tie with " + join(syncTies) +

@@ -1,4 +1,5 @@
 // Serving sweeps: serving runs grouped by candidate, ordered by offered load.
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/serving.hpp>
 
@@ -16,13 +17,6 @@
 namespace qf {
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream o;
-  o.precision(6);
-  o << v;
-  return o.str();
-}
 
 /// The setup value of `key`, "" when absent or null ("none", as the importers write null).
 std::string setupValue(const ImportedRun& run, const char* key) {
@@ -149,7 +143,7 @@ void finishGroup(const Session& s, ServingGroup& g, const ServingOptions& opts,
     const auto& p = g.points.front();
     if (p.peakConcurrentRequests && *p.peakConcurrentRequests > 1) {
       g.warnings.push_back(g.key + ": at its lowest load (" + offeredLoadText(p.load) + ") up to " +
-                           fmt(*p.peakConcurrentRequests) +
+                           sigFigs(*p.peakConcurrentRequests, 6) +
                            " requests were in flight at once: not a batch-1 measurement");
     }
   }
@@ -226,9 +220,9 @@ const char* loadKindName(LoadKind k) {
 }
 
 std::string offeredLoadText(const OfferedLoad& load) {
-  if (load.kind == LoadKind::Concurrency) return "concurrency " + fmt(load.value);
-  std::string t = (std::isinf(load.value) ? std::string("inf") : fmt(load.value)) + " req/s";
-  if (load.maxConcurrency) t += " (max concurrency " + fmt(*load.maxConcurrency) + ")";
+  if (load.kind == LoadKind::Concurrency) return "concurrency " + sigFigs(load.value, 6);
+  std::string t = (std::isinf(load.value) ? std::string("inf") : sigFigs(load.value, 6)) + " req/s";
+  if (load.maxConcurrency) t += " (max concurrency " + sigFigs(*load.maxConcurrency, 6) + ")";
   return t;
 }
 

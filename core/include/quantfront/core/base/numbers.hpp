@@ -1,0 +1,27 @@
+#pragma once
+/// The one way numbers become text in the CLI, the report and the window's core-made words
+/// (docs/architecture.md, "Numbers in text"): significant figures, fixed decimals, a number
+/// a reader takes in at a glance, and an interval. On fmt (header-only, Debian's libfmt-dev;
+/// a bare GPU box gets the headers carried with nlohmann's).
+#include <string>
+
+namespace qf {
+
+/// `v` to `digits` significant figures, as printf's %.*g writes it ("12.35" at 4, "1e+06" at
+/// 3): what a stream with setprecision(digits) prints. digits < 1 is taken as 1.
+std::string sigFigs(double v, int digits);
+
+/// `v` with `decimals` digits after the point ("3.140" at 3), as printf's %.*f writes it.
+std::string fixedDecimals(double v, int decimals);
+
+/// fixedDecimals for a finite `v`, else "inf" (a figure without bound: a queue that grows).
+std::string fixedOrInf(double v, int decimals);
+
+/// `v` to `digits` significant figures for a reader: no exponent from 10^digits up to 10^15
+/// (1234 at 3 is "1234", not "1.23e+03"); an exponent below 10^-4, as %g writes it.
+std::string readable(double v, int digits = 3);
+
+/// "[low, high]", each to `digits` significant figures.
+std::string intervalText(double low, double high, int digits = 3);
+
+}  // namespace qf

@@ -1,0 +1,34 @@
+// Numbers as text (numbers.hpp).
+#include <quantfront/core/base/numbers.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace qf {
+
+std::string sigFigs(double v, int digits) {
+  return fmt::format("{:.{}g}", v, std::max(1, digits));
+}
+
+std::string fixedDecimals(double v, int decimals) {
+  return fmt::format("{:.{}f}", v, std::max(0, decimals));
+}
+
+std::string fixedOrInf(double v, int decimals) {
+  return std::isfinite(v) ? fixedDecimals(v, decimals) : std::string("inf");
+}
+
+std::string readable(double v, int digits) {
+  const double a = std::abs(v);
+  std::string g = sigFigs(v, digits);
+  if (a >= 1.0 && a < 1e15 && g.find('e') != std::string::npos) return fixedDecimals(v, 0);
+  return g;
+}
+
+std::string intervalText(double low, double high, int digits) {
+  return fmt::format("[{}, {}]", sigFigs(low, digits), sigFigs(high, digits));
+}
+
+}  // namespace qf

@@ -1,0 +1,58 @@
+// Numbers as text: the one vocabulary against hand-written strings and against what the
+// streams the local formatters used to build print for the same requests.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include <quantfront/core/base/numbers.hpp>
+
+namespace {
+
+std::string streamSig(double v, int digits) {
+  std::ostringstream o;
+  o << std::setprecision(digits) << v;
+  return o.str();
+}
+
+std::string streamFixed(double v, int decimals) {
+  std::ostringstream o;
+  o << std::fixed << std::setprecision(decimals) << v;
+  return o.str();
+}
+
+}  // namespace
+
+TEST_CASE("numbers as text: significant figures and fixed decimals", "[numbers]") {
+  CHECK(qf::sigFigs(12.3456, 4) == "12.35");
+  CHECK(qf::sigFigs(1234567, 3) == "1.23e+06");
+  CHECK(qf::sigFigs(0.000123456, 3) == "0.000123");
+  CHECK(qf::sigFigs(2.5, 6) == "2.5");
+  CHECK(qf::sigFigs(-0.5, 3) == "-0.5");
+  CHECK(qf::sigFigs(7, 0) == "7");  // at least one figure
+  CHECK(qf::fixedDecimals(3.14159, 3) == "3.142");
+  CHECK(qf::fixedDecimals(2, 0) == "2");
+  CHECK(qf::fixedDecimals(-1.005, 1) == "-1.0");
+  CHECK(qf::fixedOrInf(std::numeric_limits<double>::infinity(), 3) == "inf");
+  CHECK(qf::fixedOrInf(1.5, 2) == "1.50");
+  CHECK(qf::readable(1234.4, 3) == "1234");
+  CHECK(qf::readable(12.345, 3) == "12.3");
+  CHECK(qf::readable(0.00001234, 3) == "1.23e-05");
+  CHECK(qf::readable(3e15, 3) == "3e+15");
+  CHECK(qf::intervalText(2.3456, 3.9876, 3) == "[2.35, 3.99]");
+  // The streams each local formatter used print the same for every figure and precision.
+  const double values[] = {0.0,  1.0,     -1.0,   0.1,     1.0 / 3, 2.0 / 3,    123456.789,
+                           1e-7, 9.99e-5, 1e21,   -2.5e-3, 5e-324,  1.7976e308, 0.5,
+                           1.5,  2.5,     1000.0, 999.95,  6.39,    0.757,      66.7};
+  for (double v : values) {
+    for (int p : {1, 2, 3, 4, 6, 8, 12, 17}) {
+      INFO(v << " at " << p);
+      CHECK(qf::sigFigs(v, p) == streamSig(v, p));
+      CHECK(qf::fixedDecimals(v, p) == streamFixed(v, p));
+    }
+  }
+  CHECK(qf::sigFigs(std::numeric_limits<double>::infinity(), 3) ==
+        streamSig(std::numeric_limits<double>::infinity(), 3));
+}

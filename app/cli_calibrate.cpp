@@ -199,15 +199,14 @@ void printCalibrationTable(const CalibrationReport& r, std::ostream& out) {
         << " records at M <= " << kDecodeMaxM << ")\n";
   }
   for (const auto& [key, f] : r.cal.dequantSecondsPerWeight) {
-    out << "dequant " << std::left << std::setw(16) << key << std::right << std::scientific
-        << std::setprecision(3) << f.value << std::defaultfloat << " s/weight ± "
-        << fixedDecimals(100 * f.relSpread, 1)
+    out << "dequant " << std::left << std::setw(16) << key << std::right << scientific(f.value, 3)
+        << " s/weight ± " << fixedDecimals(100 * f.relSpread, 1)
         << "%  (the fused kernel's time beyond its weight read, " << f.records
         << " records at M <= " << kDecodeMaxM << ")\n";
   }
   for (const auto& [key, f] : r.cal.streamingDequantSPerWeight) {
     out << "probe   " << std::left << std::setw(16) << ("dequant_" + key) << std::right
-        << std::scientific << std::setprecision(3) << f.value << std::defaultfloat
+        << scientific(f.value, 3)
         << " s/weight  (streaming kernel, write-bound: reported, not priced; " << f.records
         << " records)\n";
   }

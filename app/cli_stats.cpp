@@ -238,12 +238,12 @@ int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
     writeJsonOutput(out, std::move(j));
   } else {
     out << "binomial  p = " << fixedDecimals(*pv, 4) << ", n = " << *nv << "\n";
-    row(out, "SE", fixedDecimals(se, 4), "(" + (fixedDecimals((se)*100.0, 2) + " pp") + ")");
+    row(out, "SE", fixedDecimals(se, 4), "(" + percentagePoints(se) + ")");
     row(out, "95% CI (normal)", interval({*pv - half, *pv + half}),
-        "(+/- " + (fixedDecimals((half)*100.0, 2) + " pp") + ")");
+        "(+/- " + percentagePoints(half) + ")");
     row(out, "95% CI (Wilson)", interval(wilson));
     row(out, "min detectable diff", fixedDecimals(mdd, 4),
-        "(" + (fixedDecimals((mdd)*100.0, 2) + " pp") + ", two independent runs)");
+        "(" + percentagePoints(mdd) + ", two independent runs)");
     row(out, "n per arm for 1 pp", std::to_string(static_cast<long long>(n1pp)), "(80% power)");
   }
   return kExitOk;
@@ -315,7 +315,7 @@ int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
     writeJsonOutput(out, std::move(j));
   } else {
     out << "power  p = " << fixedDecimals(*pv, 4) << ", delta = " << fixedDecimals(*dv, 4) << " ("
-        << (fixedDecimals((*dv) * 100.0, 2) + " pp") << "), power = " << powerV << "\n";
+        << percentagePoints(*dv) << "), power = " << powerV << "\n";
     row(out, "questions per arm", std::to_string(static_cast<long long>(nArm)),
         "(two independent runs)");
     if (flipV) {
@@ -368,12 +368,11 @@ int cmdDiff(Args& a, std::ostream& out, std::ostream& err) {
   } else {
     out << "two independent runs  p1 = " << fixedDecimals(*pv1, 4) << " (n " << *nv1
         << "), p2 = " << fixedDecimals(*pv2, 4) << " (n " << *nv2 << ")\n";
-    row(out, "diff p2 - p1", fixedDecimals(d.diff, 4),
-        "(" + (fixedDecimals((d.diff) * 100.0, 2) + " pp") + ")");
-    row(out, "SE", fixedDecimals(d.se, 4), "(" + (fixedDecimals((d.se) * 100.0, 2) + " pp") + ")");
+    row(out, "diff p2 - p1", fixedDecimals(d.diff, 4), "(" + percentagePoints(d.diff) + ")");
+    row(out, "SE", fixedDecimals(d.se, 4), "(" + percentagePoints(d.se) + ")");
     row(out, "95% CI", interval(d.ci), significant ? "excludes 0" : "includes 0: not resolved");
     row(out, "min detectable diff", fixedDecimals(d.minDetectableDiff, 4),
-        "(" + (fixedDecimals((d.minDetectableDiff) * 100.0, 2) + " pp") + ")");
+        "(" + percentagePoints(d.minDetectableDiff) + ")");
   }
   return kExitOk;
 }
@@ -452,20 +451,14 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
     row(out, "right -> wrong (b)", std::to_string(pc->rightToWrong));
     row(out, "wrong -> right (c)", std::to_string(pc->wrongToRight));
     row(out, "flip rate", fixedDecimals(pc->flipRate, 4),
-        "(" + (fixedDecimals((pc->flipRate) * 100.0, 2) + " pp") + ", exact 95% " +
-            interval(pc->flipRateCi) + ")");
-    row(out, "McNemar exact p", [&] {
-      std::ostringstream s;
-      s << std::setprecision(4) << pc->mcnemarP;
-      return s.str();
-    }());
-    row(out, "diff B - A", fixedDecimals(pc->diff, 4),
-        "(" + (fixedDecimals((pc->diff) * 100.0, 2) + " pp") + ")");
+        "(" + percentagePoints(pc->flipRate) + ", exact 95% " + interval(pc->flipRateCi) + ")");
+    row(out, "McNemar exact p", sigFigs(pc->mcnemarP, 4));
+    row(out, "diff B - A", fixedDecimals(pc->diff, 4), "(" + percentagePoints(pc->diff) + ")");
     row(out, "paired SE", fixedDecimals(pc->pairedSe, 4),
-        "(" + (fixedDecimals((pc->pairedSe) * 100.0, 2) + " pp") + ")");
+        "(" + percentagePoints(pc->pairedSe) + ")");
     row(out, "95% CI of diff", interval(pc->diffCi));
     row(out, "min detectable diff", fixedDecimals(pc->minDetectableDiff, 4),
-        "(" + (fixedDecimals((pc->minDetectableDiff) * 100.0, 2) + " pp") + ")");
+        "(" + percentagePoints(pc->minDetectableDiff) + ")");
   }
   return kExitOk;
 }
@@ -546,9 +539,9 @@ Result<Json> servingRunStats(const ImportedRun& run, const std::string& file, co
       const std::string key = "p" + std::to_string(static_cast<int>(q));
       pm[key] = {{"ms", bi->estimate * 1e3}, {"ci_ms", {bi->ci.lo * 1e3, bi->ci.hi * 1e3}}};
       table << "  " << std::left << std::setw(5) << stats::latencyMetricName(m) << std::setw(4)
-            << key << std::right << std::setw(12) << std::fixed << std::setprecision(2)
-            << bi->estimate * 1e3 << " ms  [" << bi->ci.lo * 1e3 << ", " << bi->ci.hi * 1e3
-            << "]\n";
+            << key << std::right << std::setw(12) << fixedDecimals(bi->estimate * 1e3, 2)
+            << " ms  [" << fixedDecimals(bi->ci.lo * 1e3, 2) << ", "
+            << fixedDecimals(bi->ci.hi * 1e3, 2) << "]\n";
     }
     if (!pm.empty()) lat[stats::latencyMetricName(m)] = pm;
   }
@@ -556,8 +549,8 @@ Result<Json> servingRunStats(const ImportedRun& run, const std::string& file, co
   if (boot->goodput) {
     const auto& g = *boot->goodput;
     jr["goodput_req_s"] = {{"value", g.estimate}, {"ci", {g.ci.lo, g.ci.hi}}};
-    table << "  goodput " << std::setprecision(3) << g.estimate << " req/s  [" << g.ci.lo << ", "
-          << g.ci.hi << "]\n";
+    table << "  goodput " << fixedDecimals(g.estimate, 3) << " req/s  ["
+          << fixedDecimals(g.ci.lo, 3) << ", " << fixedDecimals(g.ci.hi, 3) << "]\n";
   } else {
     jr["goodput_req_s"] = nullptr;
     table << "  goodput: the file has no run duration\n";

@@ -20,6 +20,14 @@ std::string fixedOrInf(double v, int decimals) {
   return std::isfinite(v) ? fixedDecimals(v, decimals) : std::string("inf");
 }
 
+std::string scientific(double v, int decimals) {
+  return fmt::format("{:.{}e}", v, std::max(0, decimals));
+}
+
+std::string percentagePoints(double fraction, int decimals) {
+  return fixedDecimals(fraction * 100.0, decimals) + " pp";
+}
+
 std::string readable(double v, int digits) {
   const double a = std::abs(v);
   std::string g = sigFigs(v, digits);

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 
@@ -268,7 +269,7 @@ double simulatedSteps(double input, double output, double tokenBudget) {
 
 Error simulationTooLarge(double work) {
   std::ostringstream o;
-  o << "the simulation would take about " << std::setprecision(3) << work
+  o << "the simulation would take about " << sigFigs(work, 3)
     << " sequence-steps (requests x (output tokens + prompt chunks)), past the "
     << kMaxSimulatedSequenceSteps
     << " one run may take; use fewer --requests, fewer loads or a larger --token-budget";

@@ -1,4 +1,5 @@
 // A deployment the search found, as a session candidate (deploy_candidate.hpp).
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/session/deploy_candidate.hpp>
 
 #include <iomanip>
@@ -44,9 +45,10 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
          << (draftModelId.empty() ? std::string("the model's MTP layer")
                                   : "the draft model " + draftModelId)
          << ", " << speculation->draftTokens << " draft token"
-         << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance " << std::fixed
-         << std::setprecision(2) << speculation->acceptance << " ("
-         << expectedTokensPerStep(*speculation) << " tokens a step): TTFT, TPOT and throughput "
+         << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance "
+         << fixedDecimals(speculation->acceptance, 2) << " ("
+         << fixedDecimals(expectedTokensPerStep(*speculation), 2)
+         << " tokens a step): TTFT, TPOT and throughput "
          << "are per accepted token";
   }
   k.notes = note.str();

@@ -56,3 +56,16 @@ TEST_CASE("numbers as text: significant figures and fixed decimals", "[numbers]"
   CHECK(qf::sigFigs(std::numeric_limits<double>::infinity(), 3) ==
         streamSig(std::numeric_limits<double>::infinity(), 3));
 }
+
+TEST_CASE("numbers as text: scientific and percentage points", "[numbers]") {
+  CHECK(qf::scientific(1.2345e-12, 3) == "1.235e-12");
+  CHECK(qf::scientific(3.81e-13, 2) == "3.81e-13");
+  CHECK(qf::scientific(0, 1) == "0.0e+00");
+  CHECK(qf::percentagePoints(0.0125) == "1.25 pp");
+  CHECK(qf::percentagePoints(-0.5, 1) == "-50.0 pp");
+  for (double v : {1.2345e-12, 6.02e23, -4.4e-5, 1.0}) {
+    std::ostringstream o;
+    o << std::scientific << std::setprecision(3) << v;
+    CHECK(qf::scientific(v, 3) == o.str());
+  }
+}

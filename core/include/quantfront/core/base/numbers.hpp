@@ -21,6 +21,13 @@ std::string fixedOrInf(double v, int decimals);
 /// (1234 at 3 is "1234", not "1.23e+03"); an exponent below 10^-4, as %g writes it.
 std::string readable(double v, int digits = 3);
 
+/// `v` in scientific notation with `decimals` digits after the point ("1.234e-12" at 3), as
+/// printf's %.*e writes it.
+std::string scientific(double v, int decimals);
+
+/// A fraction as percentage points with `decimals` decimals ("1.25 pp" for 0.0125).
+std::string percentagePoints(double fraction, int decimals = 2);
+
 /// "[low, high]", each to `digits` significant figures.
 std::string intervalText(double low, double high, int digits = 3);
 

@@ -32,7 +32,7 @@ double stepFocusBatch(const EngineReport& report, double batchMin, double batchM
 }
 
 QString formatBatch(double b) {
-  return b >= 100 ? QString::number(b, 'f', 0) : QString::number(b, 'g', 3);
+  return b >= 100 ? fixedDecimals(b, 0) : significant(b, 3);
 }
 
 void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
@@ -46,7 +46,7 @@ void setupLogX(QCustomPlot* plot, double batchMin, double batchMax) {
     const double b = std::pow(2.0, e);
     ticker->addTick(b, b >= 1024 * 1024 ? QString("%1M").arg(b / (1024 * 1024))
                        : b >= 8192      ? QString("%1k").arg(b / 1024)
-                                        : QString::number(b, 'f', 0));
+                                        : fixedDecimals(b, 0));
   }
   plot->xAxis->setTicker(ticker);
   // A little air on both sides so the end ticks and their labels are not clipped.
@@ -64,7 +64,7 @@ double markBatch(QCustomPlot* plot, PlotLabels& labels, double batch, double bat
   line->point2->setCoords(batch, 2);
   line->setPen(QPen(QColor(40, 40, 40), 1.4, Qt::DashDotLine));
   line->setProperty("qf_role", "batch-marker");
-  QCPItemText* label = labels.add(batch, yTop, QString("B = %1").arg(batch, 0, 'f', 0),
+  QCPItemText* label = labels.add(batch, yTop, QString("B = %1").arg(fixedDecimals(batch, 0)),
                                   QColor(30, 30, 30), true, true, true, false);
   QFont f = label->font();
   f.setBold(true);
@@ -107,9 +107,10 @@ QString crossoverText(const CrossoverReport& c, const std::optional<TieRange>& t
 QString tieBatches(const TieRange& t) {
   const double from = std::ceil(t.from - 1e-9), to = std::floor(t.to + 1e-9);
   // A tie inside one whole batch (120.2–120.9) has no whole batch of its own to name.
-  if (from > to) return QString("%1 (about)").arg(std::round(0.5 * (t.from + t.to)), 0, 'f', 0);
-  if (from == to) return QString::number(from, 'f', 0);
-  return QString("%1–%2").arg(from, 0, 'f', 0).arg(to, 0, 'f', 0);
+  if (from > to)
+    return QString("%1 (about)").arg(fixedDecimals(std::round(0.5 * (t.from + t.to)), 0));
+  if (from == to) return fixedDecimals(from, 0);
+  return QString("%1–%2").arg(fixedDecimals(from, 0)).arg(fixedDecimals(to, 0));
 }
 
 std::optional<TieRange> tieOf(const ReportIntervals* iv, std::size_t i) {
@@ -131,20 +132,20 @@ QString fitWarning(const EngineReport& r) {
                    "%1 does not fit: weights need %2 GiB per GPU, have %3 GiB "
                    "(%4 GiB × %5 − %6 GiB reserve)")
                        .arg(qs(s.assignment.id))
-                       .arg(cap.weightsGib, 0, 'f', 1)
-                       .arg(cap.budgetGib, 0, 'f', 1)
-                       .arg(sc.gpu.memoryGib, 0, 'g', 4)
-                       .arg(sc.memUtil, 0, 'g', 3)
-                       .arg(sc.reserveGib, 0, 'g', 3) +
+                       .arg(fixedDecimals(cap.weightsGib, 1))
+                       .arg(fixedDecimals(cap.budgetGib, 1))
+                       .arg(significant(sc.gpu.memoryGib, 4))
+                       .arg(significant(sc.memUtil, 3))
+                       .arg(significant(sc.reserveGib, 3)) +
                    where(s.assignment);
     } else if (cap.maxSeqs == 0) {
       lines << QString(
                    "%1 serves no sequence: KV for one at max model length needs %2 GiB, "
                    "%3 GiB left after %4 GiB of weights")
                        .arg(qs(s.assignment.id))
-                       .arg(cap.kvGibPerSeq, 0, 'f', 1)
-                       .arg(cap.budgetGib - cap.weightsGib, 0, 'f', 1)
-                       .arg(cap.weightsGib, 0, 'f', 1) +
+                       .arg(fixedDecimals(cap.kvGibPerSeq, 1))
+                       .arg(fixedDecimals(cap.budgetGib - cap.weightsGib, 1))
+                       .arg(fixedDecimals(cap.weightsGib, 1)) +
                    where(s.assignment);
     }
   }
@@ -223,9 +224,10 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   m_markedBatch = markBatch(this, m_labels, batchAt, batchMin, batchMax, top);
   m_clippedAbove = yAll > top;
   if (m_clippedAbove) {
-    m_labels.add(batchMax, top,
-                 QString("axis fitted to B ≤ %1; curves continue above").arg(focus, 0, 'f', 0),
-                 QColor(110, 110, 110), false, true, true, false);
+    m_labels.add(
+        batchMax, top,
+        QString("axis fitted to B ≤ %1; curves continue above").arg(fixedDecimals(focus, 0)),
+        QColor(110, 110, 110), false, true, true, false);
   }
   double ridgeLo = batchMax, ridgeHi = batchMin;
   struct Marker {
@@ -271,8 +273,10 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(schemePen(id));
-    g->setName(
-        QString("%1  (%2 b/w, %3)").arg(id).arg(s.bitsPerWeight, 0, 'f', 3).arg(qs(s.pathName)));
+    g->setName(QString("%1  (%2 b/w, %3)")
+                   .arg(id)
+                   .arg(fixedDecimals(s.bitsPerWeight, 3))
+                   .arg(qs(s.pathName)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
     // Memory floor: thin and dotted, same colour, not in the legend: the curve's own step time
@@ -287,15 +291,16 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     floor->removeFromLegend();
     floor->setProperty("qf_role", "floor");
     m_labels.add(xLo, floorMs,
-                 ideal ? QString("%1 floor %2 ms").arg(id).arg(floorMs, 0, 'f', 2)
+                 ideal ? QString("%1 floor %2 ms").arg(id).arg(fixedDecimals(floorMs, 2))
                        : QString("%1 floor %2 ms (t0 %3 ms + memory at %4% of datasheet bandwidth)")
                              .arg(id)
-                             .arg(floorMs, 0, 'f', 2)
-                             .arg(eff.overheadMs, 0, 'f', 2)
-                             .arg(100 * eff.bandwidthEff *
-                                      s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)]
-                                          .kernelBandwidthEff,
-                                  0, 'f', 0),
+                             .arg(fixedDecimals(floorMs, 2))
+                             .arg(fixedDecimals(eff.overheadMs, 2))
+                             .arg(fixedDecimals(
+                                 100 * eff.bandwidthEff *
+                                     s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)]
+                                         .kernelBandwidthEff,
+                                 0)),
                  color, true, false, false, false);
     if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
       const double rb = *s.ridgeBatch;
@@ -306,7 +311,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       ridge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 9));
       ridge->removeFromLegend();
       ridge->setProperty("qf_role", "ridge");
-      ridgeLabels.push_back({rb, rt, QString("%1 ridge B = %2").arg(id).arg(rb, 0, 'f', 0), color});
+      ridgeLabels.push_back(
+          {rb, rt, QString("%1 ridge B = %2").arg(id).arg(fixedDecimals(rb, 0)), color});
       ridgeLo = std::min(ridgeLo, rb);
     }
     if (s.moeRidgeBatch && *s.moeRidgeBatch >= batchMin && *s.moeRidgeBatch <= batchMax) {
@@ -319,7 +325,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
       mr->removeFromLegend();
       mr->setProperty("qf_role", "ridge");
       ridgeLabels.push_back(
-          {mb, mt, QString("%1 expert ridge B = %2").arg(id).arg(mb, 0, 'f', 0), color});
+          {mb, mt, QString("%1 expert ridge B = %2").arg(id).arg(fixedDecimals(mb, 0)), color});
     }
     // Every kind compute-bound only past the later of the dense and the expert ridge.
     const double allCompute =
@@ -598,7 +604,7 @@ void StepTimePlot::setSpeculation(const EngineReport& report, const SpeculativeC
                                        QBrush(Qt::white), 10));
     m->setName(QString("%1 / %2 cross at B = %3 with speculation (%4 faster below)")
                    .arg(qs(c.schemes[0]), qs(c.schemes[1]))
-                   .arg(c.batch, 0, 'f', 1)
+                   .arg(fixedDecimals(c.batch, 1))
                    .arg(qs(c.fasterBelow)));
     m->setProperty("qf_role", "speculation-crossover");
     ++m_speculativeCrossovers;
@@ -725,14 +731,16 @@ QString StepTimePlot::readoutAt(double b) const {
   for (std::size_t i = 0; i < m_curves.size(); ++i) {
     const auto& [id, curve] = m_curves[i];
     const double ms = curve.stepSeconds(b) * 1e3;
-    text += QString("\n%1: %2 ms").arg(id).arg(ms, 0, 'f', 3);
+    text += QString("\n%1: %2 ms").arg(id).arg(fixedDecimals(ms, 3));
     // The interval at this very batch, from the curves nudged per constant.
     const bool has = i < m_intervals->schemes.size() && m_intervals->schemes[i] &&
                      m_intervals->schemes[i]->hasSpread();
     if (!has) continue;
     const StepCurveIntervals* model = &*m_intervals->schemes[i];
     const IntervalEstimate iv = model->stepSeconds(b);
-    text += QString(" (80%: %1–%2)").arg(iv.low * 1e3, 0, 'f', 3).arg(iv.high * 1e3, 0, 'f', 3);
+    text += QString(" (80%: %1–%2)")
+                .arg(fixedDecimals(iv.low * 1e3, 3))
+                .arg(fixedDecimals(iv.high * 1e3, 3));
   }
   if (m_intervals->anySpread()) text += "\nbands: 80% intervals from the calibration's spread";
   return text;
@@ -805,7 +813,7 @@ void ThroughputPlot::setReport(const EngineReport& report, double batchMin, doub
     g->setName(QString("%1  (max %2 seqs, %3 tok/s at capacity)")
                    .arg(qs(s.assignment.id))
                    .arg(cap.maxSeqs)
-                   .arg(cap.tokensPerSAtCapacity, 0, 'f', 0));
+                   .arg(fixedDecimals(cap.tokensPerSAtCapacity, 0)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
     if (cap.maxSeqs >= 1) {

@@ -556,8 +556,8 @@ void ServingPlot::drawCapacities(const std::vector<CapacityLine>& capacities,
     const double cap = c.capacity.tokensPerS;
     QString text = QString("%1: modelled %2 tok/s at %3 seqs")
                        .arg(c.name)
-                       .arg(cap, 0, 'f', 0)
-                       .arg(c.capacity.maxConcurrency, 0, 'f', 0);
+                       .arg(fixedDecimals(cap, 0))
+                       .arg(fixedDecimals(c.capacity.maxConcurrency, 0));
     if (cap > yAxis->range().upper) {
       m_labels.add(labelX, yAxis->range().upper, text + " (above the scale)", c.color, true, true,
                    false, false);
@@ -687,7 +687,7 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
     const QString ahead = qs(o.ahead) + " overtakes";
     const QString behind =
         QString("%1 at %2 %3")
-            .arg(qs(o.behind), QString::number(o.load, 'g', 3),
+            .arg(qs(o.behind), significant(o.load, 3),
                  o.kind == LoadKind::RequestRate ? "req/s" : "concurrent requests");
     m_overtakes << ahead + " " + behind;
     auto* label = new QCPItemText(this);

@@ -344,13 +344,13 @@ void scenarioPage(ReportWriter& w, const ReviewReportInputs& in) {
   std::vector<QStringList> rows = {
       {"model", QString("%1 (%2 B parameters stored, %3 B streamed per token)")
                     .arg(qs(sc.model.name))
-                    .arg(r.params.total() / 1e9, 0, 'f', 2)
-                    .arg(r.params.streamed() / 1e9, 0, 'f', 2)},
+                    .arg(fixedDecimals(r.params.total() / 1e9, 2))
+                    .arg(fixedDecimals(r.params.streamed() / 1e9, 2))},
       {"GPU", QString("%1 × %2 (tensor parallel), %3 GiB, %4 TB/s")
                   .arg(qs(sc.gpu.name))
                   .arg(sc.tp)
-                  .arg(sc.gpu.memoryGib, 0, 'g', 4)
-                  .arg(sc.gpu.hbmBandwidthTBps, 0, 'g', 4)},
+                  .arg(significant(sc.gpu.memoryGib, 4))
+                  .arg(significant(sc.gpu.hbmBandwidthTBps, 4))},
       {"schemes", QString::fromStdString([&] {
          std::string s;
          for (const auto& x : r.schemes) s += (s.empty() ? "" : ", ") + x.assignment.id;
@@ -676,13 +676,13 @@ void e2ePage(ReportWriter& w, const ReviewReportInputs& in) {
          QString("%1 × %2 → %3")
              .arg(significant(p.batch, 6), significant(p.inputLen, 6), significant(p.outputLen, 6)),
          significant(p.value, 3) + " " + qs(e2eMetricUnit(p.metric)), significant(r.datasheet, 3),
-         QString::number(r.datasheetErrorPct(), 'f', 1) + "%",
+         fixedDecimals(r.datasheetErrorPct(), 1) + "%",
          significant(r.calibrated.value, 3) +
              (hasInterval
                   ? QString(" [%1, %2]")
                         .arg(significant(r.calibrated.low, 3), significant(r.calibrated.high, 3))
                   : QString()),
-         QString::number(r.calibratedErrorPct(), 'f', 1) + "%" +
+         fixedDecimals(r.calibratedErrorPct(), 1) + "%" +
              (r.calibrated.extrapolated ? " (extrap.)" : "")});
   }
   w.table({"#", "candidate", "metric", "batch × prompt → output", "measured", "datasheet", "Δ",
@@ -705,7 +705,7 @@ void costPage(ReportWriter& w, const ReviewReportInputs& in) {
   }
   const auto price = deploymentPricePerHour(r.scenario.gpu, r.scenario.tp);
   w.text(price ? QString("Price: %1 USD per hour for %2 × %3 (%4).")
-                     .arg(*price, 0, 'f', 2)
+                     .arg(fixedDecimals(*price, 2))
                      .arg(r.scenario.tp)
                      .arg(qs(r.scenario.gpu.name), qs(r.scenario.gpu.priceSource))
                : QString("The GPU file states no price: latencies only (add price_per_hour to "

@@ -255,7 +255,7 @@ void DeployView::buildGpuList(QWidget* inputs) {
     item->setCheckState(priced && dataCentre ? Qt::Checked : Qt::Unchecked);
     if (priced && !dataCentre) item->setFlags(Qt::ItemIsUserCheckable);  // until the filter is off
     item->setToolTip(priced ? QString("%1 USD per GPU-hour (%2)")
-                                  .arg(*g.pricePerGpuHourUsd, 0, 'f', 2)
+                                  .arg(fixedDecimals(*g.pricePerGpuHourUsd, 2))
                                   .arg(qs(g.priceSource))
                             : "no price per GPU-hour: not searched");
   }
@@ -503,8 +503,8 @@ DeployView::Outcome DeployView::run(const Request& req) {
     if (const auto& spec = req.space.speculation) {
       o.intervalNote = QString(" Speculation: %4, k %1, acceptance %2, %3 tokens a step.")
                            .arg(spec->draftTokens)
-                           .arg(spec->acceptance, 0, 'f', 2)
-                           .arg(expectedTokensPerStep(*spec), 0, 'f', 2)
+                           .arg(fixedDecimals(spec->acceptance, 2))
+                           .arg(fixedDecimals(expectedTokensPerStep(*spec), 2))
                            .arg(req.space.draftModel ? "draft model " + qs(req.space.draftModel->id)
                                                      : QString("MTP"));
     }

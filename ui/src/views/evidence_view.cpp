@@ -75,7 +75,7 @@ QString summaryOf(const ImportedRun& r) {
       parts << "latency " + significant(*v, 5) + " s";
     if (r.kind == RunKind::Throughput) {
       if (const auto v = metricOf(r, "total_num_tokens"))
-        parts << QString("%1 tokens").arg(*v, 0, 'f', 0);
+        parts << QString("%1 tokens").arg(fixedDecimals(*v, 0));
       if (const auto v = metricOf(r, "duration_s")) parts << "in " + significant(*v, 5) + " s";
     }
     if (!r.requests.empty()) {

@@ -42,7 +42,7 @@ void selectData(QComboBox* box, const QString& value) {
 const QString kEditedSuffix = " (edited)";
 
 QString number(double v) {
-  return QString::number(v, 'g', 15);
+  return significant(v, 15);
 }
 QString number(const std::optional<double>& v) {
   return v ? number(*v) : QString();
@@ -310,7 +310,7 @@ QGroupBox* ScenarioPanel::buildSchemesGroup(const Catalog& cat) {
   for (const auto& s : cat.schemes()) {
     auto* item = new QListWidgetItem(QString("%1  (%2 b/w, %3 path)")
                                          .arg(qs(s.id))
-                                         .arg(s.bitsPerWeight(), 0, 'f', 3)
+                                         .arg(fixedDecimals(s.bitsPerWeight(), 3))
                                          .arg(tensorPathName(s.path)),
                                      m_schemes);
     item->setData(Qt::UserRole, qs(s.id));
@@ -630,7 +630,7 @@ void ScenarioPanel::setGpu(const GpuSpec& gpu) {
       const bool fallback = !gpu.hasPath(s.path);
       item->setText(QString("%1  (%2 b/w, %3)")
                         .arg(qs(s.id))
-                        .arg(s.bitsPerWeight(), 0, 'f', 3)
+                        .arg(fixedDecimals(s.bitsPerWeight(), 3))
                         .arg(fallback ? QString("fallback: no %1 path").arg(tensorPathName(s.path))
                                       : QString("%1 path").arg(tensorPathName(s.path))));
       item->setForeground(fallback ? QColor(176, 0, 0) : palette().color(QPalette::Text));

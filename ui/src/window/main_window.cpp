@@ -361,11 +361,11 @@ bool MainWindow::showReportFrame() {
   const auto& p = report.params;
   QString facts = QString("%1: %2 B parameters stored, %3 B streamed per token")
                       .arg(qs(report.scenario.model.name))
-                      .arg(p.total() / 1e9, 0, 'f', 2)
-                      .arg(p.streamed() / 1e9, 0, 'f', 2);
+                      .arg(fixedDecimals(p.total() / 1e9, 2))
+                      .arg(fixedDecimals(p.streamed() / 1e9, 2));
   if (report.scenario.model.isMoe()) {
     facts += QString(", %1 B active (%2 of %3 experts per token)")
-                 .arg(p.active / 1e9, 0, 'f', 2)
+                 .arg(fixedDecimals(p.active / 1e9, 2))
                  .arg(report.scenario.model.expertsPerToken)
                  .arg(report.scenario.model.experts);
   }

@@ -254,9 +254,9 @@ void MainWindow::updateSpeculation(const ScenarioSpec& spec) {
       draftPerScheme(draft, static_cast<double>(m_doc->report()->scenario.model.layers)));
   const QString label = QString("k %1, α %2, %3; %4 tokens a step")
                             .arg(sp.draftTokens)
-                            .arg(sp.acceptance, 0, 'f', 2)
+                            .arg(fixedDecimals(sp.acceptance, 2))
                             .arg(qs(draft ? draft->label : std::string("mtp")))
-                            .arg(curves.tokensPerStep, 0, 'f', 2);
+                            .arg(fixedDecimals(curves.tokensPerStep, 2));
   m_stepPlot->setSpeculation(*m_doc->report(), &curves, label);
 }
 
@@ -266,7 +266,7 @@ void MainWindow::updateSchemesTable(double batchAt) {
   QStringList headers = {"scheme"};
   const bool atB = batchAt >= 1;
   if (atB) {
-    const QString b = QString::number(batchAt, 'f', 0);
+    const QString b = fixedDecimals(batchAt, 0);
     headers << QString("step ms at B=%1").arg(b) << QString("tok/s at B=%1").arg(b)
             << QString("fits at B=%1?").arg(b);
   }
@@ -336,12 +336,12 @@ void MainWindow::updateSchemesTable(double batchAt) {
       auto* fits = new QTableWidgetItem(at.fits ? "yes" : "no");
       fits->setToolTip(QString("weights %1 GiB + KV %2 GiB (%3 sequences × %4 tokens) = %5 GiB "
                                "per GPU; budget %6 GiB")
-                           .arg(s.capacity.weightsGib, 0, 'f', 1)
-                           .arg(at.kvGib, 0, 'f', 1)
-                           .arg(batchAt, 0, 'f', 0)
+                           .arg(fixedDecimals(s.capacity.weightsGib, 1))
+                           .arg(fixedDecimals(at.kvGib, 1))
+                           .arg(fixedDecimals(batchAt, 0))
                            .arg(at.kvTokens)
-                           .arg(at.neededGib, 0, 'f', 1)
-                           .arg(at.budgetGib, 0, 'f', 1));
+                           .arg(fixedDecimals(at.neededGib, 1))
+                           .arg(fixedDecimals(at.budgetGib, 1)));
       if (!at.fits) fits->setForeground(QColor(176, 0, 0));
       m_schemesTable->setItem(row, atColumn + 2, fits);
     }

@@ -34,7 +34,7 @@ void MainWindow::detectGpu() {
                  .arg(d.smMajor)
                  .arg(d.smMinor)
                  .arg(d.smCount)
-                 .arg(d.memoryGib, 0, 'f', 1);
+                 .arg(fixedDecimals(d.memoryGib, 1));
     } else if (!why.empty()) {
       text += QString(" (%1)").arg(qs(why));
     }

@@ -6,6 +6,7 @@
 
 #include "cli.hpp"
 #include "cli_speculation.hpp"
+#include "cli_workload.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -530,12 +531,8 @@ struct ModelSpecArgs {
 /// --tp, --max-model-len, --kv-dtype, --mem-util, --reserve-gib and --context into `spec`.
 /// 0 or the exit code (one line printed).
 int modelSpecOptions(const ModelSpecArgs& a, ScenarioSpec& spec, std::ostream& err) {
-  if (a.tp) {
-    const auto v = parseInt(*a.tp);
-    if (!v || *v < 1 || *v > 1024)
-      return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *a.tp + "'");
-    spec.tp = static_cast<int>(*v);
-  }
+  int rc = kExitOk;
+  if (!tpOption(a.tp, spec.tp, err, rc)) return rc;
   if (a.maxLen) {
     const auto v = parseInt(*a.maxLen);
     if (!v || *v < 1)
@@ -543,18 +540,7 @@ int modelSpecOptions(const ModelSpecArgs& a, ScenarioSpec& spec, std::ostream& e
     spec.maxModelLen = *v;
   }
   if (a.kvDtype) spec.kvDtype = *a.kvDtype;
-  if (a.memUtil) {
-    const auto v = parseNumber(*a.memUtil);
-    if (!v || !(*v > 0 && *v <= 1))
-      return badArg(err, "mem-util", "expected a number in (0, 1], found '" + *a.memUtil + "'");
-    spec.memUtil = *v;
-  }
-  if (a.reserve) {
-    const auto v = parseNumber(*a.reserve);
-    if (!v || *v < 0)
-      return badArg(err, "reserve-gib", "expected a number >= 0, found '" + *a.reserve + "'");
-    spec.reserveGib = *v;
-  }
+  if (!memoryOptions(a.memUtil, a.reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
   if (a.context) {
     const auto v = parseInt(*a.context);
     if (!v || *v < 0)

@@ -493,14 +493,13 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   Json j = deployResultToJson(*r, o);
   // Under speculation the intervals rebuild the draft with the target's moved constants.
   if (!addIntervals(j, sp, o, *r, err)) return kExitBadInput;
-  j["speculation"] = nullptr;
-  if (sp.speculation) {
-    j["speculation"] = {{"draft_tokens", sp.speculation->draftTokens},
-                        {"acceptance", sp.speculation->acceptance},
-                        {"acceptance_source", acceptanceSourceJson(acceptanceSource)},
-                        {"draft", sp.draftModel ? Json(sp.draftModel->id) : Json("mtp")},
-                        {"tokens_per_step", expectedTokensPerStep(*sp.speculation)}};
-  }
+  j["speculation"] = sp.speculation
+                         ? Json{{"draft_tokens", sp.speculation->draftTokens},
+                                {"acceptance", sp.speculation->acceptance},
+                                {"acceptance_source", acceptanceSourceJson(acceptanceSource)},
+                                {"draft", sp.draftModel ? Json(sp.draftModel->id) : Json("mtp")},
+                                {"tokens_per_step", expectedTokensPerStep(*sp.speculation)}}
+                         : Json(nullptr);
   j["gate"] = gateJson;
   j["model"] = sp.model.id;
   if (r->best) {

@@ -181,7 +181,7 @@ struct ServingReport {
   const SimOptions& sim;
   const Json& rows;
   const std::optional<Speculation>& speculation;
-  const std::optional<SpeculativeDraft>& draft;
+  const std::string& draftLabel;        ///< the draft model's id, or "mtp" (with speculation)
   const std::string& acceptanceSource;  ///< empty: given
   /// Where the batch cap and token budget come from: "given", or the engine's defaults'
   /// rule (engineAdmissionDefaults) for what the options left unset.
@@ -190,11 +190,11 @@ struct ServingReport {
 
 /// The speculation of a report as JSON: null when off.
 Json speculationJson(const ServingReport& r) {
-  if (!r.speculation || !r.draft) return nullptr;
+  if (!r.speculation) return nullptr;
   return Json{{"draft_tokens", r.speculation->draftTokens},
               {"acceptance", r.speculation->acceptance},
               {"acceptance_source", acceptanceSourceJson(r.acceptanceSource)},
-              {"draft", r.draft->label},
+              {"draft", r.draftLabel},
               {"tokens_per_step", expectedTokensPerStep(*r.speculation)}};
 }
 
@@ -267,9 +267,9 @@ void printTable(const ServingReport& r, std::ostream& out) {
       << fixedOrInf(r.limits.kvCapacityTokens, 0) << " tokens\n"
       << "simulated: " << r.sim.requests << " requests per load, seed " << r.sim.seed
       << "; analytic: steady state (efficiency: " << r.scenario.efficiency.source << ")\n";
-  if (r.speculation && r.draft)
+  if (r.speculation)
     out << "speculative decoding: " << r.speculation->draftTokens << " draft tokens a step from "
-        << r.draft->label << ", acceptance " << r.speculation->acceptance << " ("
+        << r.draftLabel << ", acceptance " << r.speculation->acceptance << " ("
         << fixedOrInf(expectedTokensPerStep(*r.speculation), 2) << " tokens a step)\n";
   const char* heads[] = {"load",     "req/s",       "out tok/s",  "TTFT p50",
                          "TTFT p99", "TPOT p50",    "TPOT p99",   "goodput",
@@ -298,25 +298,21 @@ void printTable(const ServingReport& r, std::ostream& out) {
 
 namespace {
 
-/// The engine under speculative decoding with the draft `--spec-draft` names (mtp: the
-/// target's own layer; else a draft model). 0 or the exit code.
+/// The speculation `--spec-draft` names (mtp: the target's own layer; else a draft model on
+/// the target's GPUs) into `point`, and `eng` priced with it as the intervals price it
+/// (speculativeEngineServing). 0 or the exit code.
 int speculate(const ScenarioSpec& spec, const Scenario& scenario, const std::string& draftName,
-              const Speculation& speculation, EngineServing& eng,
-              std::optional<SpeculativeDraft>& draft, PointSpeculation& point, std::ostream& err) {
+              const Speculation& speculation, EngineServing& eng, PointSpeculation& point,
+              std::ostream& err) {
   int rc = kExitOk;
   point.speculation = speculation;
-  if (draftName == "mtp") {
-    draft = mtpDraft(eng, static_cast<int>(scenario.model.layers), spec.tp);
-  } else {
+  if (draftName != "mtp") {
     auto d = draftScenario(spec, scenario, draftName, err, rc);
     if (!d) return rc;
-    auto de = engineServing(d->first, d->second);
-    if (!de) return badInput(err, de.error());
-    draft = modelDraft(*de, d->first.model.id, spec.tp);
     point.draftScenario = std::move(d->first);
     point.draftCandidate = std::move(d->second);
   }
-  auto se = speculativeServing(eng, *draft, speculation);
+  auto se = speculativeEngineServing(eng, scenario, point, scenario.efficiency);
   if (!se) return badInput(err, se.error());
   eng = std::move(*se);
   return kExitOk;
@@ -497,12 +493,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   ScenarioSpec spec;
   spec.model = *model;
   spec.gpu = *gpu;
-  if (tp) {
-    const auto v = parseInt(*tp);
-    if (!v || *v < 1 || *v > 1024)
-      return badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
-    spec.tp = static_cast<int>(*v);
-  }
+  if (!tpOption(tp, spec.tp, err, rc)) return rc;
   if (kvDtype) spec.kvDtype = *kvDtype;
   spec.maxModelLen = static_cast<std::int64_t>(w->inputTokens + w->outputTokens);
   if (!memoryOptions(memUtil, reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
@@ -517,7 +508,6 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
     return badInput(err, *e);
   auto eng = engineServing(*scenario, cands->front());
   if (!eng) return badInput(err, eng.error());
-  std::optional<SpeculativeDraft> draft;
   std::optional<PointSpeculation> pointSpeculation;
   std::string acceptanceSource;
   const auto speculation =
@@ -525,10 +515,14 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (rc != kExitOk) return rc;
   if (speculation) {
     pointSpeculation.emplace();
-    if (const int bad = speculate(spec, *scenario, *specDraft, *speculation, *eng, draft,
-                                  *pointSpeculation, err))
+    if (const int bad =
+            speculate(spec, *scenario, *specDraft, *speculation, *eng, *pointSpeculation, err))
       return bad;
   }
+  const std::string draftLabel = !pointSpeculation ? std::string()
+                                 : pointSpeculation->draftScenario
+                                     ? pointSpeculation->draftScenario->model.id
+                                     : std::string("mtp");
   if (eng->kvCapacityTokens < w->inputTokens + w->outputTokens)
     return badArg(err, "gpu",
                   "the weights of " + cands->front().id + " leave no room for one request's KV " +
@@ -550,7 +544,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   addIntervals(*rows, *scenario, cands->front(), lim, *w, loads, pointSpeculation);
   printReport(fmtName,
               {*scenario, spec, cands->front().id, useCaseId, *w, lim, sim, *rows, speculation,
-               draft, acceptanceSource, limitsSource},
+               draftLabel, acceptanceSource, limitsSource},
               out);
   return kExitOk;
 }

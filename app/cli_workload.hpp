@@ -72,6 +72,19 @@ inline std::optional<ServingWorkload> workloadOption(const std::optional<std::st
   return w;
 }
 
+/// --tp (GPUs per replica, an integer from 1 to 1024) into `out` when given. Returns false
+/// after printing the error.
+inline bool tpOption(const std::optional<std::string>& tp, int& out, std::ostream& err, int& rc) {
+  if (!tp) return true;
+  const auto v = parseInt(*tp);
+  if (!v || *v < 1 || *v > 1024) {
+    rc = badArg(err, "tp", "expected an integer from 1 to 1024, found '" + *tp + "'");
+    return false;
+  }
+  out = static_cast<int>(*v);
+  return true;
+}
+
 /// --mem-util (in (0, 1]) and --reserve-gib (≥ 0) into `memUtil` and `reserveGib` when given.
 /// Returns false after printing the error.
 inline bool memoryOptions(const std::optional<std::string>& memUtil,

@@ -378,19 +378,12 @@ class Drafts {
  private:
   std::optional<SpeculativeDraft> build(const GpuSpec& gpu, int tp, double kvBytes,
                                         const ServingWorkload& w) const {
-    const ModelArch& d = *m_sp.draftModel;
-    if (checkTensorParallel(d, tp)) return std::nullopt;
-    DeploySpace ds = m_sp;
-    ds.model = d;
-    const Scenario s = deployScenario(ds, gpu, tp, kvBytes, w);
-    auto base = m_sp.catalog->scheme(m_sp.catalog->baselineSchemeId());
-    if (!base) return std::nullopt;
-    SchemeAssignment a;
-    a.id = base->id;
-    a.linear = *base;
-    auto eng = engineServing(s, a);
+    if (checkTensorParallel(*m_sp.draftModel, tp)) return std::nullopt;
+    const PointSpeculation ps = deploySpeculation(m_sp, gpu, tp, kvBytes, w);
+    if (ps.draftCandidate.id.empty()) return std::nullopt;  // no baseline scheme to run it in
+    auto eng = engineServing(*ps.draftScenario, ps.draftCandidate);
     if (!eng) return std::nullopt;
-    return modelDraft(*eng, d.id, tp);
+    return modelDraft(*eng, m_sp.draftModel->id, tp);
   }
   const DeploySpace& m_sp;
   std::map<std::tuple<std::string, int, double>, std::optional<SpeculativeDraft>> m_cache;

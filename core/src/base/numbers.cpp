@@ -35,8 +35,4 @@ std::string readable(double v, int digits) {
   return g;
 }
 
-std::string intervalText(double low, double high, int digits) {
-  return fmt::format("[{}, {}]", sigFigs(low, digits), sigFigs(high, digits));
-}
-
 }  // namespace qf

@@ -2,6 +2,7 @@
 #include <quantfront/core/model/serving_model.hpp>
 
 #include <quantfront/core/base/text.hpp>
+#include <quantfront/core/model/catalog.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -82,7 +83,7 @@ AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSp
                                           double kvTokens, double contextTokens) {
   const std::string e = asciiLower(engine);
   AdmissionDefaults d;
-  if (e == "trtllm" || e == "tensorrt-llm") {
+  if (engineConstantsKey(engine) == "trtllm") {
     d.maxBatch = 2048;
     d.tokenBudget = 8192;
     d.rule = "TensorRT-LLM's defaults (trtllm-serve max_batch_size, max_num_tokens)";

@@ -1,8 +1,8 @@
 #pragma once
 /// The one way numbers become text in the CLI, the report and the window's core-made words
 /// (docs/architecture.md, "Numbers in text"): significant figures, fixed decimals, a number
-/// a reader takes in at a glance, and an interval. On fmt (header-only, Debian's libfmt-dev;
-/// a bare GPU box gets the headers carried with nlohmann's).
+/// a reader takes in at a glance, scientific notation and percentage points. On fmt (header-only,
+/// Debian's libfmt-dev; a bare GPU box gets the headers carried with nlohmann's).
 #include <string>
 
 namespace qf {
@@ -27,8 +27,5 @@ std::string scientific(double v, int decimals);
 
 /// A fraction as percentage points with `decimals` decimals ("1.25 pp" for 0.0125).
 std::string percentagePoints(double fraction, int decimals = 2);
-
-/// "[low, high]", each to `digits` significant figures.
-std::string intervalText(double low, double high, int digits = 3);
 
 }  // namespace qf

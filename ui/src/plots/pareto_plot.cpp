@@ -65,11 +65,103 @@ const ClassStyle& classStyle(int k) {
 }
 }  // namespace
 
-ParetoPlot::PlotPoints ParetoPlot::plotPoints(
+struct ParetoPlot::Prepared {
+  const std::vector<Candidate>* cands = nullptr;
+  const std::map<std::string, CandidateVerdict>* verdicts = nullptr;
+  std::string xMetric, yMetric, colourMetric;
+  struct Drawn {
+    double x = 0, y = 0;
+    QString id;
+  };
+  /// Every drawn point, class by class (Verdict order), candidates in their order.
+  std::vector<Drawn> drawn;
+  QHash<QString, std::size_t> index;  ///< candidate id → index in cands
+  std::array<ClassArrays, kClasses> classes;
+  std::array<int, kClasses> counts{};
+  /// Frontier points per base model, sorted: a frontier is drawn within a group
+  /// (analyseFrontier groups relative metrics by model), never across two models' candidates.
+  std::map<std::string, std::vector<std::pair<double, double>>> front;
+  struct Label {
+    double x = 0, y = 0;
+    QString text;
+    Verdict verdict = Verdict::Frontier;
+  };
+  std::vector<Label> labels;  ///< the names offered, at most kMaxLabels, in that order
+  std::vector<ColourBin> bins;
+  int coloured = 0;
+  double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
+};
+
+namespace {
+
+/// The drawn points' quintiles of the colour metric, lightest first; bins left empty are
+/// dropped.
+template <class Drawn, class Bin>
+std::vector<Bin> colourBins(const std::vector<Drawn>& drawn, const std::vector<Candidate>& cands,
+                            const QHash<QString, std::size_t>& index, const std::string& metric) {
+  std::vector<std::pair<const Drawn*, double>> pts;
+  for (const auto& d : drawn) {
+    const auto at = index.constFind(d.id);
+    if (at == index.constEnd()) continue;
+    if (const auto v = metricOf(cands[*at], metric)) pts.emplace_back(&d, v->value);
+  }
+  std::vector<Bin> filled;
+  if (pts.empty()) return filled;
+  std::vector<double> values;
+  values.reserve(pts.size());
+  for (const auto& p : pts) values.push_back(p.second);
+  std::sort(values.begin(), values.end());
+  const std::size_t bins = std::min<std::size_t>(5, values.size());
+  // Quintile b holds the values from its cut up to the next one's; its legend gives the
+  // smallest and largest value it holds.
+  for (std::size_t b = 0; b < bins; ++b) {
+    const double cut = values[b * values.size() / bins];
+    const bool last = b + 1 == bins;
+    const double next = last ? 0 : values[(b + 1) * values.size() / bins];
+    Bin bin;
+    bin.colour = b * 4 / std::max<std::size_t>(1, bins - 1);
+    std::vector<std::pair<double, double>> in;
+    for (const auto& [d, v] : pts) {
+      if (v < cut || (!last && v >= next)) continue;
+      bin.lo = in.empty() ? v : std::min(bin.lo, v);
+      bin.hi = in.empty() ? v : std::max(bin.hi, v);
+      in.emplace_back(d->x, d->y);
+    }
+    // Sorted along x, as the graph keeps them (not sorted again when drawn).
+    std::stable_sort(in.begin(), in.end(),
+                     [](const auto& l, const auto& r) { return l.first < r.first; });
+    bin.x.reserve(static_cast<qsizetype>(in.size()));
+    bin.y.reserve(static_cast<qsizetype>(in.size()));
+    for (const auto& [px, py] : in) {
+      bin.x.push_back(px);
+      bin.y.push_back(py);
+    }
+    if (!bin.x.isEmpty()) filled.push_back(std::move(bin));
+  }
+  return filled;
+}
+
+}  // namespace
+
+ParetoPlot::SharedPrepared ParetoPlot::prepare(
     const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
-    const Objective& x, const Objective& y) {
-  PlotPoints out;
-  for (const auto& c : cands) {
+    const Objective& x, const Objective& y, const std::string& colourMetric) {
+  auto out = std::make_shared<Prepared>();
+  out->cands = &cands;
+  out->verdicts = &verdicts;
+  out->xMetric = x.metric;
+  out->yMetric = y.metric;
+  out->colourMetric = colourMetric;
+  out->index.reserve(static_cast<qsizetype>(cands.size()));
+  for (std::size_t i = 0; i < cands.size(); ++i) out->index.insert(qs(cands[i].id), i);
+  /// A candidate's point with its interval, in its class.
+  struct ClassPoint {
+    double x, y, xMinus, xPlus, yMinus, yPlus;
+    std::size_t at;
+  };
+  std::array<std::vector<ClassPoint>, kClasses> byClass;
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    const Candidate& c = cands[i];
     const auto it = verdicts.find(c.id);
     if (it == verdicts.end()) continue;
     const int k = static_cast<int>(it->second.verdict);
@@ -77,18 +169,71 @@ ParetoPlot::PlotPoints ParetoPlot::plotPoints(
     const auto mx = metricOf(c, x.metric);
     const auto my = metricOf(c, y.metric);
     if (!mx || !my) continue;
-    out.byClass[static_cast<std::size_t>(k)].push_back(
+    byClass[static_cast<std::size_t>(k)].push_back(
         {mx->value, my->value, mx->lo ? mx->value - *mx->lo : 0, mx->hi ? *mx->hi - mx->value : 0,
-         my->lo ? my->value - *my->lo : 0, my->hi ? *my->hi - my->value : 0, qs(c.id), &c.model});
-    out.xMin = std::min(out.xMin, mx->lo.value_or(mx->value));
-    out.xMax = std::max(out.xMax, mx->hi.value_or(mx->value));
-    out.yMin = std::min(out.yMin, my->lo.value_or(my->value));
-    out.yMax = std::max(out.yMax, my->hi.value_or(my->value));
+         my->lo ? my->value - *my->lo : 0, my->hi ? *my->hi - my->value : 0, i});
+    out->xMin = std::min(out->xMin, mx->lo.value_or(mx->value));
+    out->xMax = std::max(out->xMax, mx->hi.value_or(mx->value));
+    out->yMin = std::min(out->yMin, my->lo.value_or(my->value));
+    out->yMax = std::max(out->yMax, my->hi.value_or(my->value));
+  }
+  // Names without overlaps: the frontier's first, then uncertain, gated out and dominated
+  // (a crowded dominated name is left out; the Candidates table lists every one). At most
+  // kMaxLabels names are offered (a plot of 10^5 candidates cannot show them all, and placing
+  // them again on every pan would cost seconds).
+  const int rank[kClasses] = {0, 1, 4, 3, 2, 5};
+  std::vector<int> byRank = {0, 1, 2, 3, 4, 5};
+  std::stable_sort(byRank.begin(), byRank.end(), [&](int a, int b) { return rank[a] < rank[b]; });
+  for (const int k : byRank) {
+    for (const ClassPoint& p : byClass[static_cast<std::size_t>(k)]) {
+      if (out->labels.size() >= kMaxLabels) break;
+      out->labels.push_back({p.x, p.y, qs(cands[p.at].id), static_cast<Verdict>(k)});
+    }
+  }
+  for (int k = 0; k < kClasses; ++k) {
+    auto& inClass = byClass[static_cast<std::size_t>(k)];
+    for (const ClassPoint& p : inClass) {
+      if (k == static_cast<int>(Verdict::Frontier))
+        out->front[cands[p.at].model].emplace_back(p.x, p.y);
+      out->drawn.push_back({p.x, p.y, qs(cands[p.at].id)});
+    }
+    out->counts[static_cast<std::size_t>(k)] = static_cast<int>(inClass.size());
+    // The graph keeps its points sorted by x and the error bars go by the graph's order: the
+    // points sorted first, or a candidate would be drawn with another one's interval.
+    std::stable_sort(inClass.begin(), inClass.end(),
+                     [](const ClassPoint& a, const ClassPoint& b) { return a.x < b.x; });
+    ClassArrays& arrays = out->classes[static_cast<std::size_t>(k)];
+    for (QVector<double>* v :
+         {&arrays.x, &arrays.y, &arrays.xMinus, &arrays.xPlus, &arrays.yMinus, &arrays.yPlus}) {
+      v->reserve(static_cast<qsizetype>(inClass.size()));
+    }
+    for (const ClassPoint& p : inClass) {
+      arrays.x.push_back(p.x);
+      arrays.y.push_back(p.y);
+      arrays.xMinus.push_back(p.xMinus);
+      arrays.xPlus.push_back(p.xPlus);
+      arrays.yMinus.push_back(p.yMinus);
+      arrays.yPlus.push_back(p.yPlus);
+    }
+  }
+  for (auto& [model, points] : out->front) std::sort(points.begin(), points.end());
+  if (!colourMetric.empty()) {
+    out->bins = colourBins<Prepared::Drawn, ColourBin>(out->drawn, cands, out->index, colourMetric);
+    for (const auto& bin : out->bins) out->coloured += static_cast<int>(bin.x.size());
   }
   return out;
 }
 
-ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
+std::array<int, 6> ParetoPlot::classCounts() const {
+  return m_prepared->counts;
+}
+
+int ParetoPlot::colouredPointCount() const {
+  return m_prepared->coloured;
+}
+
+ParetoPlot::ParetoPlot(QWidget* parent)
+    : QCustomPlot(parent), m_prepared(std::make_shared<const Prepared>()), m_labels(this) {
   applyPlotStyle(this);
   // The legend below the axes, out of the data's way, two entries a row, centred between two
   // empty cells (alone in its cell, its own width would cap the axes' column); its row and
@@ -124,7 +269,7 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
 QString ParetoPlot::candidateAt(const QPointF& pos) const {
   QString best;
   double bestD2 = 12.0 * 12.0;
-  for (const auto& p : m_drawn) {
+  for (const auto& p : m_prepared->drawn) {
     const double dx = xAxis->coordToPixel(p.x) - pos.x();
     const double dy = yAxis->coordToPixel(p.y) - pos.y();
     if (dx * dx + dy * dy <= bestD2) {
@@ -136,8 +281,8 @@ QString ParetoPlot::candidateAt(const QPointF& pos) const {
 }
 
 QString ParetoPlot::describe(const QString& id) const {
-  const auto at = m_index.constFind(id);
-  if (at == m_index.constEnd()) return {};
+  const auto at = m_prepared->index.constFind(id);
+  if (at == m_prepared->index.constEnd()) return {};
   const auto it = m_cands->begin() + static_cast<std::ptrdiff_t>(*at);
   QString text = QString("<b>%1</b>").arg(id.toHtmlEscaped());
   // The verdict first: what the frontier made of it, and why.
@@ -203,7 +348,7 @@ void ParetoPlot::highlight(const QString& id) {
     m_ring->removeFromLegend();
   }
   QVector<double> x, y;
-  for (const auto& p : m_drawn) {
+  for (const auto& p : m_prepared->drawn) {
     if (p.id == id) {
       x.push_back(p.x);
       y.push_back(p.y);
@@ -221,55 +366,41 @@ void ParetoPlot::setData(const std::vector<Candidate>& cands,
 }
 
 void ParetoPlot::setData(SharedCandidates shared, SharedVerdicts verdicts, const Objective& x,
-                         const Objective& y) {
-  resetDrawing(std::move(shared));
+                         const Objective& y, SharedPrepared prepared) {
+  const bool usable = prepared && prepared->cands == shared.get() &&
+                      prepared->verdicts == verdicts.get() && prepared->xMetric == x.metric &&
+                      prepared->yMetric == y.metric && prepared->colourMetric == m_colourMetric;
+  if (!usable) prepared = prepare(*shared, *verdicts, x, y, m_colourMetric);
+  resetDrawing(std::move(shared), std::move(prepared));
   m_verdicts = std::move(verdicts);
-  const std::vector<Candidate>& cands = *m_cands;
   m_xMetric = x.metric;
   m_yMetric = y.metric;
   setTitles(x, y);
-  m_counts = {};
   // The uncertain band first: behind the points, lines and labels drawn after it.
   drawBands();
-  const PlotPoints points = plotPoints(cands, *m_verdicts, x, y);
-  // Frontier points per base model: a frontier is drawn within a group (analyseFrontier
-  // groups relative metrics by model), never across two models' candidates.
-  std::map<std::string, std::vector<std::pair<double, double>>> front;
-  std::vector<PendingLabel> labelled;
-  for (int k = 0; k < kClasses; ++k) {
-    const auto& inClass = points.byClass[static_cast<std::size_t>(k)];
-    for (const ClassPoint& p : inClass) {
-      if (k == static_cast<int>(Verdict::Frontier)) front[*p.model].emplace_back(p.x, p.y);
-      labelled.push_back({k, p.x, p.y, p.id, static_cast<Verdict>(k)});
-      m_drawn.push_back({p.x, p.y, p.id});
-      ++m_counts[static_cast<std::size_t>(k)];
-    }
-    drawClass(k, inClass);
-  }
+  for (int k = 0; k < kClasses; ++k) drawClass(k, m_prepared->classes[static_cast<std::size_t>(k)]);
   // The third objective as colour: quintiles of its values over the drawn candidates.
   drawColourBins();
-  drawLabels(labelled);
-  drawFrontierLines(front);
-  if (points.xMin <= points.xMax) {
-    const double dx = std::max(1e-9, (points.xMax - points.xMin) * 0.12);
-    const double dy = std::max(1e-9, (points.yMax - points.yMin) * 0.12);
-    xAxis->setRange(points.xMin - dx, points.xMax + dx * 2.5);
-    yAxis->setRange(points.yMin - dy, points.yMax + dy);
+  drawLabels();
+  drawFrontierLines();
+  const Prepared& p = *m_prepared;
+  if (p.xMin <= p.xMax) {
+    const double dx = std::max(1e-9, (p.xMax - p.xMin) * 0.12);
+    const double dy = std::max(1e-9, (p.yMax - p.yMin) * 0.12);
+    xAxis->setRange(p.xMin - dx, p.xMax + dx * 2.5);
+    yAxis->setRange(p.yMin - dy, p.yMax + dy);
   }
   replot(QCustomPlot::rpQueuedReplot);
 }
 
-void ParetoPlot::resetDrawing(SharedCandidates cands) {
+void ParetoPlot::resetDrawing(SharedCandidates cands, SharedPrepared prepared) {
   clearGraphs();
   clearItems();
   clearPlottables();
   m_labels.clear();
   m_ring = nullptr;
-  m_drawn.clear();
   m_cands = std::move(cands);
-  m_index.clear();
-  m_index.reserve(static_cast<qsizetype>(m_cands->size()));
-  for (std::size_t i = 0; i < m_cands->size(); ++i) m_index.insert(qs((*m_cands)[i].id), i);
+  m_prepared = std::move(prepared);
 }
 
 void ParetoPlot::setTitles(const Objective& x, const Objective& y) {
@@ -303,108 +434,55 @@ void ParetoPlot::drawBands() {
   }
 }
 
-void ParetoPlot::drawClass(int k, std::vector<ClassPoint> points) {
+void ParetoPlot::drawClass(int k, const ClassArrays& points) {
   const ClassStyle& style = classStyle(k);
   QCPGraph* g = addGraph();
   g->setLineStyle(QCPGraph::lsNone);
-  g->setScatterStyle(style.scatter);
   g->setName(style.name);
-  auto* xErr = new QCPErrorBars(xAxis, yAxis);
-  auto* yErr = new QCPErrorBars(xAxis, yAxis);
-  xErr->setErrorType(QCPErrorBars::etKeyError);
-  yErr->setErrorType(QCPErrorBars::etValueError);
-  for (QCPErrorBars* e : {xErr, yErr}) {
-    e->removeFromLegend();
-    e->setPen(QPen(style.scatter.pen().color(), 1));
-  }
-  // The graph keeps its points sorted by x and the error bars go by the graph's order: the
-  // points sorted first, or a candidate would be drawn with another one's interval.
-  std::stable_sort(points.begin(), points.end(),
-                   [](const ClassPoint& a, const ClassPoint& b) { return a.x < b.x; });
-  QVector<double> xs, ys;
-  QVector<double> xeMinus, xePlus, yeMinus, yePlus;
-  for (const ClassPoint& p : points) {
-    xs.push_back(p.x);
-    ys.push_back(p.y);
-    xeMinus.push_back(p.xMinus);
-    xePlus.push_back(p.xPlus);
-    yeMinus.push_back(p.yMinus);
-    yePlus.push_back(p.yPlus);
-  }
-  g->setData(xs, ys, true);
-  g->setScatterStyle(scatterFor(style.scatter, xs.size()));
+  g->setData(points.x, points.y, true);
+  g->setScatterStyle(scatterFor(style.scatter, points.x.size()));
   // Interval bars: always on the frontier and uncertain points; on a crowd of dominated or
   // gated-out points (thousands) they would hide the plot and cost a frame each, so those
   // keep theirs in the hover text and the tables only.
   const bool bars = k == static_cast<int>(Verdict::Frontier) ||
-                    k == static_cast<int>(Verdict::Uncertain) || xs.size() <= kMaxBarsPerClass;
+                    k == static_cast<int>(Verdict::Uncertain) ||
+                    points.x.size() <= kMaxBarsPerClass;
   if (bars) {
-    xErr->setDataPlottable(g);
-    yErr->setDataPlottable(g);
-    xErr->setData(xeMinus, xePlus);
-    yErr->setData(yeMinus, yePlus);
-  } else {
-    removePlottable(xErr);
-    removePlottable(yErr);
+    auto* xErr = new QCPErrorBars(xAxis, yAxis);
+    auto* yErr = new QCPErrorBars(xAxis, yAxis);
+    xErr->setErrorType(QCPErrorBars::etKeyError);
+    yErr->setErrorType(QCPErrorBars::etValueError);
+    for (QCPErrorBars* e : {xErr, yErr}) {
+      e->removeFromLegend();
+      e->setPen(QPen(style.scatter.pen().color(), 1));
+      e->setDataPlottable(g);
+    }
+    xErr->setData(points.xMinus, points.xPlus);
+    yErr->setData(points.yMinus, points.yPlus);
   }
-  if (xs.isEmpty()) g->removeFromLegend();
+  if (points.x.isEmpty()) g->removeFromLegend();
 }
 
 void ParetoPlot::drawColourBins() {
-  m_coloured = 0;
-  if (m_colourMetric.empty()) return;
-  std::vector<std::pair<DrawnPoint, double>> pts;
-  for (const auto& d : m_drawn) {
-    const auto at = m_index.constFind(d.id);
-    if (at == m_index.constEnd()) continue;
-    if (const auto v = metricOf((*m_cands)[*at], m_colourMetric)) pts.emplace_back(d, v->value);
-  }
-  if (pts.empty()) return;
-  std::vector<double> values;
-  for (const auto& p : pts) values.push_back(p.second);
-  std::sort(values.begin(), values.end());
+  const auto& filled = m_prepared->bins;
+  if (filled.empty()) return;
   // Viridis at five stops: ordered light to dark, readable in grey too.
   const QColor viridis[5] = {QColor(253, 231, 37), QColor(94, 201, 98), QColor(33, 145, 140),
                              QColor(59, 82, 139), QColor(68, 1, 84)};
-  const std::size_t bins = std::min<std::size_t>(5, values.size());
-  // Quintile b holds the values from its cut up to the next one's; its legend gives the
-  // smallest and largest value it holds.
-  struct Bin {
-    QVector<double> x, y;
-    double lo = 0, hi = 0;
-    std::size_t colour = 0;
-  };
-  std::vector<Bin> filled;
-  for (std::size_t b = 0; b < bins; ++b) {
-    const double cut = values[b * values.size() / bins];
-    const bool last = b + 1 == bins;
-    const double next = last ? 0 : values[(b + 1) * values.size() / bins];
-    Bin bin;
-    bin.colour = b * 4 / std::max<std::size_t>(1, bins - 1);
-    for (const auto& [d, v] : pts) {
-      if (v < cut || (!last && v >= next)) continue;
-      bin.lo = bin.x.isEmpty() ? v : std::min(bin.lo, v);
-      bin.hi = bin.x.isEmpty() ? v : std::max(bin.hi, v);
-      bin.x.push_back(d.x);
-      bin.y.push_back(d.y);
-    }
-    if (!bin.x.isEmpty()) filled.push_back(std::move(bin));
-  }
   std::vector<std::pair<double, double>> ranges;
-  for (const Bin& bin : filled) ranges.emplace_back(bin.lo, bin.hi);
+  for (const ColourBin& bin : filled) ranges.emplace_back(bin.lo, bin.hi);
   const QStringList labels = colourBinLabels(ranges);
   for (std::size_t i = 0; i < filled.size(); ++i) {
-    const Bin& bin = filled[i];
+    const ColourBin& bin = filled[i];
     QCPGraph* g = addGraph();
     g->setLineStyle(QCPGraph::lsNone);
     // ssCircle fills with the brush (ssDisc would fill with the pen colour).
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(40, 40, 40), 0.6),
-                                       viridis[bin.colour], 6));
-    g->setName(QString("%1 %2").arg(qs(readableMetricName(m_colourMetric)),
+    const QCPScatterStyle dot(QCPScatterStyle::ssCircle, QPen(QColor(40, 40, 40), 0.6),
+                              viridis[bin.colour], 6);
+    g->setName(QString("%1 %2").arg(qs(readableMetricName(m_prepared->colourMetric)),
                                     labels[static_cast<qsizetype>(i)]));
-    g->setData(bin.x, bin.y);
-    g->setScatterStyle(scatterFor(g->scatterStyle(), bin.x.size()));
-    m_coloured += static_cast<int>(bin.x.size());
+    g->setData(bin.x, bin.y, true);
+    g->setScatterStyle(scatterFor(dot, bin.x.size()));
   }
 }
 
@@ -433,19 +511,10 @@ QStringList colourBinLabels(const std::vector<std::pair<double, double>>& ranges
   return out;
 }
 
-void ParetoPlot::drawLabels(std::vector<PendingLabel> labelled) {
-  // Names without overlaps: the frontier's first, then uncertain, gated out and dominated
-  // (a crowded dominated name is left out; the Candidates table lists every one).
-  const int rank[kClasses] = {0, 1, 4, 3, 2, 5};
-  std::stable_sort(
-      labelled.begin(), labelled.end(),
-      [&](const PendingLabel& a, const PendingLabel& b) { return rank[a.order] < rank[b.order]; });
-  // At most kMaxLabels names are offered, frontier first (a plot of 10^5 candidates cannot
-  // show them all, and placing them again on every pan would cost seconds); the label layout
-  // shows those that find room, the Candidates table lists every one.
-  std::size_t offered = 0;
-  for (const PendingLabel& p : labelled) {
-    if (++offered > kMaxLabels) break;
+void ParetoPlot::drawLabels() {
+  // The names prepare() offers (frontier first); the label layout shows those that find room,
+  // the Candidates table lists every one.
+  for (const Prepared::Label& p : m_prepared->labels) {
     const QColor color = p.verdict == Verdict::Dominated  ? QColor(140, 140, 140)
                          : p.verdict == Verdict::GatedOut ? QColor(176, 0, 0)
                                                           : QColor(30, 30, 30);
@@ -456,13 +525,13 @@ void ParetoPlot::drawLabels(std::vector<PendingLabel> labelled) {
   }
 }
 
-void ParetoPlot::drawFrontierLines(
-    std::map<std::string, std::vector<std::pair<double, double>>>& front) {
-  // Frontier line: through each group's frontier points, sorted along x; one legend entry.
+void ParetoPlot::drawFrontierLines() {
+  const auto& front = m_prepared->front;
+  // Frontier line: through each group's frontier points (sorted along x by prepare()); one
+  // legend entry.
   bool named = false;
-  for (auto& [model, points] : front) {
+  for (const auto& [model, points] : front) {
     if (points.size() < 2) continue;
-    std::sort(points.begin(), points.end());
     QCPCurve* line = new QCPCurve(xAxis, yAxis);
     QVector<double> lx, ly;
     for (const auto& [px, py] : points) {

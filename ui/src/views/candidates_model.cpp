@@ -11,36 +11,49 @@ namespace qf::ui {
 
 CandidatesModel::CandidatesModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void CandidatesModel::reset(const std::vector<Candidate>* cands,
-                            const std::map<std::string, CandidateVerdict>* verdicts,
-                            DetailSource detail) {
-  beginResetModel();
-  m_cands = cands;
-  m_verdicts = verdicts;
-  m_detail = std::move(detail);
-  m_text.clear();
-  m_rowOf.clear();
+CandidatesModel::SharedRows CandidatesModel::prepareRows(
+    std::shared_ptr<const std::vector<Candidate>> cands) {
+  auto rows = std::make_shared<Rows>();
   std::set<std::string> names;
-  if (m_cands) {
-    m_text.reserve(m_cands->size());
-    for (const auto& c : *m_cands) {
+  if (cands) {
+    rows->text.reserve(cands->size());
+    rows->rowOf.reserve(static_cast<qsizetype>(cands->size()));
+    for (const auto& c : *cands) {
       for (const auto& [name, v] : c.metrics) names.insert(name);
       std::string schemes = c.schemeLinear;
       if (!c.schemeMoe.empty()) schemes += ", moe=" + c.schemeMoe;
       if (!c.schemeLmHead.empty()) schemes += ", lm_head=" + c.schemeLmHead;
-      m_text.push_back({qs(c.id), qs(c.model), qs(schemes),
-                        QString("%1 ×%2").arg(qs(c.gpu)).arg(c.gpuCount), qs(c.engine)});
-      m_rowOf.insert(m_text.back().id, static_cast<int>(m_text.size()) - 1);
+      rows->text.push_back({qs(c.id), qs(c.model), qs(schemes),
+                            QString("%1 ×%2").arg(qs(c.gpu)).arg(c.gpuCount), qs(c.engine)});
+      rows->rowOf.insert(rows->text.back().id, static_cast<int>(rows->text.size()) - 1);
     }
   }
-  m_metrics.assign(names.begin(), names.end());
+  rows->metrics.assign(names.begin(), names.end());
+  rows->source = std::move(cands);
+  return rows;
+}
+
+void CandidatesModel::reset(const std::vector<Candidate>* cands,
+                            const std::map<std::string, CandidateVerdict>* verdicts,
+                            DetailSource detail, SharedRows rows) {
+  // Rows made from other candidates are made again; a null `cands` shows none.
+  if (!rows || rows->source.get() != cands) {
+    rows = prepareRows(
+        cands ? std::shared_ptr<const std::vector<Candidate>>(std::shared_ptr<const void>(), cands)
+              : nullptr);
+  }
+  beginResetModel();
+  m_cands = cands;
+  m_verdicts = verdicts;
+  m_detail = std::move(detail);
+  m_rows = std::move(rows);
   m_headers = QStringList{"id", "status", "model", "schemes", "GPU", "engine"};
-  for (const auto& n : m_metrics) m_headers << qs(n);
+  for (const auto& n : m_rows->metrics) m_headers << qs(n);
   endResetModel();
 }
 
 int CandidatesModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(m_text.size());
+  return parent.isValid() ? 0 : static_cast<int>(m_rows->text.size());
 }
 
 int CandidatesModel::columnCount(const QModelIndex& parent) const {
@@ -56,11 +69,13 @@ QVariant CandidatesModel::headerData(int section, Qt::Orientation orientation, i
 }
 
 int CandidatesModel::rowOf(const QString& id) const {
-  return m_rowOf.value(id, -1);
+  return m_rows->rowOf.value(id, -1);
 }
 
 QString CandidatesModel::idAt(int row) const {
-  return row >= 0 && row < static_cast<int>(m_text.size()) ? m_text[row].id : QString();
+  return row >= 0 && row < static_cast<int>(m_rows->text.size())
+             ? m_rows->text[static_cast<std::size_t>(row)].id
+             : QString();
 }
 
 std::string CandidatesModel::detailOf(const std::string& id, const CandidateVerdict& v) const {
@@ -133,17 +148,17 @@ QVariant CandidatesModel::metricData(const Candidate& c, const std::string& metr
 }
 
 QVariant CandidatesModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || !m_cands || index.row() >= static_cast<int>(m_text.size()) ||
+  if (!index.isValid() || !m_cands || index.row() >= static_cast<int>(m_rows->text.size()) ||
       static_cast<std::size_t>(index.row()) >= m_cands->size()) {
     return {};
   }
   const Candidate& c = (*m_cands)[static_cast<std::size_t>(index.row())];
-  const RowText& t = m_text[static_cast<std::size_t>(index.row())];
+  const RowText& t = m_rows->text[static_cast<std::size_t>(index.row())];
   const int col = index.column();
   if (col == StatusColumn) return statusData(c, role);
   if (col >= kFirstMetricColumn) {
     const auto k = static_cast<std::size_t>(col - kFirstMetricColumn);
-    return k < m_metrics.size() ? metricData(c, m_metrics[k], role) : QVariant();
+    return k < m_rows->metrics.size() ? metricData(c, m_rows->metrics[k], role) : QVariant();
   }
   if (role != Qt::DisplayRole) return {};
   switch (col) {

@@ -8,6 +8,7 @@
 #include <QStringList>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,10 +35,28 @@ class CandidatesModel : public QAbstractTableModel {
   /// dominator lists are read on demand); nullopt keeps the map's.
   using DetailSource = std::function<std::optional<std::string>(const std::string& id)>;
 
+  /// The texts a row shows, made once per set of candidates (sorting asks for them many
+  /// times), with the row of each id and the metric columns. Pure data: a large set's are
+  /// made on a worker thread (prepareRows) and handed to reset().
+  struct RowText {
+    QString id, model, schemes, gpu, engine;
+  };
+  struct Rows {
+    std::shared_ptr<const std::vector<Candidate>> source;  ///< what they were made from
+    std::vector<RowText> text;
+    std::vector<std::string> metrics;  ///< metric columns, sorted
+    QHash<QString, int> rowOf;
+  };
+  using SharedRows = std::shared_ptr<const Rows>;
+  [[nodiscard]] static SharedRows prepareRows(std::shared_ptr<const std::vector<Candidate>> cands);
+
   explicit CandidatesModel(QObject* parent = nullptr);
   /// Shows `cands` (kept by reference: they must outlive the next reset) with `verdicts`.
+  /// `rows`, when made from `cands` (prepareRows), are used as they are; else the rows are
+  /// made here.
   void reset(const std::vector<Candidate>* cands,
-             const std::map<std::string, CandidateVerdict>* verdicts, DetailSource detail = {});
+             const std::map<std::string, CandidateVerdict>* verdicts, DetailSource detail = {},
+             SharedRows rows = {});
 
   [[nodiscard]] int rowCount(const QModelIndex& parent = QModelIndex()) const override;
   [[nodiscard]] int columnCount(const QModelIndex& parent = QModelIndex()) const override;
@@ -50,10 +69,6 @@ class CandidatesModel : public QAbstractTableModel {
   [[nodiscard]] QString idAt(int row) const;
 
  private:
-  /// The texts a row shows, made once per reset (sorting asks for them many times).
-  struct RowText {
-    QString id, model, schemes, gpu, engine;
-  };
   [[nodiscard]] QVariant statusData(const Candidate& c, int role) const;
   [[nodiscard]] QVariant metricData(const Candidate& c, const std::string& metric, int role) const;
   [[nodiscard]] std::string detailOf(const std::string& id, const CandidateVerdict& v) const;
@@ -61,10 +76,8 @@ class CandidatesModel : public QAbstractTableModel {
   const std::vector<Candidate>* m_cands = nullptr;
   const std::map<std::string, CandidateVerdict>* m_verdicts = nullptr;
   DetailSource m_detail;
-  std::vector<RowText> m_text;
-  std::vector<std::string> m_metrics;  ///< metric columns, sorted
+  SharedRows m_rows = std::make_shared<const Rows>();
   QStringList m_headers;
-  QHash<QString, int> m_rowOf;
 };
 
 }  // namespace qf::ui

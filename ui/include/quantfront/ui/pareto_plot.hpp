@@ -35,17 +35,28 @@ class ParetoPlot : public QCustomPlot {
   explicit ParetoPlot(QWidget* parent = nullptr);
   using SharedCandidates = std::shared_ptr<const std::vector<Candidate>>;
   using SharedVerdicts = std::shared_ptr<const std::map<std::string, CandidateVerdict>>;
+  /// What setData works out from the candidates before it draws: each class's points sorted
+  /// along x with their intervals, the ids by index, the names offered to the label layout,
+  /// the frontier per model and the colour quintiles. Pure data, so a large set's is made on
+  /// a worker thread (prepare) while the window keeps handling input (pareto_plot.cpp).
+  struct Prepared;
+  using SharedPrepared = std::shared_ptr<const Prepared>;
+  [[nodiscard]] static SharedPrepared prepare(
+      const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
+      const Objective& x, const Objective& y, const std::string& colourMetric);
   /// Draws `cands` classed by `verdicts` (analyseFrontier's) on objectives x and y. The plot
   /// shares both with its caller (10^5 candidates are not copied); they must not change.
+  /// `prepared`, when made by prepare() from the same candidates, verdicts, objectives and
+  /// the plot's colour metric, is drawn as it is; else it is made here.
   void setData(SharedCandidates cands, SharedVerdicts verdicts, const Objective& x,
-               const Objective& y);
+               const Objective& y, SharedPrepared prepared = {});
   /// The same from the caller's own containers (copied).
   void setData(const std::vector<Candidate>& cands,
                const std::map<std::string, CandidateVerdict>& verdicts, const Objective& x,
                const Objective& y);
   /// Points drawn per class (Verdict order): frontier, uncertain, dominated, gated out,
   /// undecided, not scored.
-  [[nodiscard]] std::array<int, 6> classCounts() const { return m_counts; }
+  [[nodiscard]] std::array<int, 6> classCounts() const;
 
   /// The candidates' names, placed without overlaps.
   [[nodiscard]] const PlotLabels& labels() const { return m_labels; }
@@ -70,7 +81,7 @@ class ParetoPlot : public QCustomPlot {
   /// Empty: none. Takes effect at the next setData.
   void setColourMetric(const std::string& metric) { m_colourMetric = metric; }
   /// Candidates coloured by the third objective in the last setData.
-  [[nodiscard]] int colouredPointCount() const { return m_coloured; }
+  [[nodiscard]] int colouredPointCount() const;
   /// The uncertain bands (uncertainBands' for the plotted objectives) drawn at the next
   /// setData as translucent areas behind the points; empty: none.
   void setUncertainBands(std::vector<UncertainBand> bands) { m_bands = std::move(bands); }
@@ -83,44 +94,27 @@ class ParetoPlot : public QCustomPlot {
   void candidateClicked(const QString& id);
 
  private:
-  struct DrawnPoint {
-    double x = 0, y = 0;
-    QString id;
-  };
   static constexpr int kClasses = 6;  ///< one per Verdict, in its order
-  /// A candidate's point with its interval (distances below and above the value).
-  struct ClassPoint {
-    double x, y, xMinus, xPlus, yMinus, yPlus;
-    QString id;
-    const std::string* model;
+  /// One class's points to draw (Verdict order), sorted along x, with their intervals
+  /// (distances below and above the value).
+  struct ClassArrays {
+    QVector<double> x, y, xMinus, xPlus, yMinus, yPlus;
   };
-  /// The points to draw, per class (Verdict order), candidates in their order, and the
-  /// range their intervals span.
-  struct PlotPoints {
-    std::array<std::vector<ClassPoint>, kClasses> byClass;
-    double xMin = 1e300, xMax = -1e300, yMin = 1e300, yMax = -1e300;
+  struct ColourBin {
+    QVector<double> x, y;
+    double lo = 0, hi = 0;
+    std::size_t colour = 0;  ///< viridis stop, 0-4
   };
-  struct PendingLabel {
-    int order;
-    double x, y;
-    QString text;
-    Verdict verdict;
-  };
-  [[nodiscard]] static PlotPoints plotPoints(
-      const std::vector<Candidate>& cands, const std::map<std::string, CandidateVerdict>& verdicts,
-      const Objective& x, const Objective& y);
-  void resetDrawing(SharedCandidates cands);
+  void resetDrawing(SharedCandidates cands, SharedPrepared prepared);
   void setTitles(const Objective& x, const Objective& y);
   void drawBands();
   /// One class's points with their interval bars.
-  void drawClass(int k, std::vector<ClassPoint> points);
+  void drawClass(int k, const ClassArrays& points);
   void drawColourBins();
-  void drawLabels(std::vector<PendingLabel> labelled);
-  void drawFrontierLines(std::map<std::string, std::vector<std::pair<double, double>>>& front);
-  std::vector<DrawnPoint> m_drawn;
-  QHash<QString, std::size_t> m_index;  ///< candidate id → index in m_cands
+  void drawLabels();
+  void drawFrontierLines();
+  SharedPrepared m_prepared;
   std::string m_colourMetric;
-  int m_coloured = 0;
   std::vector<UncertainBand> m_bands;
   std::vector<QCPCurve*> m_bandCurves;
   SharedCandidates m_cands = std::make_shared<const std::vector<Candidate>>();
@@ -130,7 +124,6 @@ class ParetoPlot : public QCustomPlot {
   std::string m_xMetric, m_yMetric;
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
-  std::array<int, 6> m_counts{};
   QCPTextElement* m_title = nullptr;
 };
 

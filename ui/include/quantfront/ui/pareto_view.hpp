@@ -133,14 +133,19 @@ class ParetoView : public QWidget {
     std::shared_ptr<const FrontierAnalysis> analysis;
     std::unique_ptr<DominatorLookup> lookup;  ///< without dominator lists only
     std::vector<UncertainBand> bands;
+    /// What the plot and the table draw from (made beside the analysis, off the GUI thread
+    /// for a large set): the plot's points for the first two objectives and `colourMetric`,
+    /// and the table's row texts.
+    ParetoPlot::SharedPrepared plot;
+    CandidatesModel::SharedRows rows;
   };
   static Analysed analyse(std::uint64_t computation,
                           std::shared_ptr<const std::vector<Candidate>> cands, FrontierQuery query,
-                          QString notes);
+                          QString notes, const std::string& colourMetric);
   void showAnalysed(Analysed&& a);  ///< an analysis's result, on the GUI thread
   void recompute();
   void rowEdited();
-  void fillTable();
+  void fillTable(CandidatesModel::SharedRows rows = {});
   [[nodiscard]] CandidatesModel::DetailSource detailSource() const;
   void loadCandidates(std::vector<Candidate> cands);
   void applySelection(const std::vector<Objective>& objectives,

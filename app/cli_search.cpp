@@ -20,69 +20,88 @@
 #include "cli.hpp"
 #include "cli_speculation.hpp"
 #include "cli_workload.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kSearchHelp =
-    R"(usage: qfront search --model M (--use-case ID | --input-len I --output-len O) [options]
+/// qfront search's options (the command shell's table: its --help and its refusals).
+constexpr OptionSpec kSearchModelOption[] = {
+    {"--model", "ID|FILE", "catalog model id or a config.json"},
+};
+constexpr OptionSpec kSearchSpaceOptions[] = {
+    {"--gpus", "LIST|all", "catalog GPU ids or GPU JSON files, comma-separated (default all)"},
+    {"--max-gpus", "N", "GPU counts 1, 2, 4, ... up to N (default 8)"},
+    {"--schemes", "LIST|all",
+     "schemes a layer kind may take (default: those the Deploy tab ticks,\n"
+     "the catalog's \"default_for\" deploy: bf16, w8a8-fp8, w8a8-int8,\n"
+     "w4a16-g128; all: every catalog scheme)"},
+    {"--per-kind", "", "every layer kind (linear, moe, lm_head) its own scheme"},
+    {"--kv-dtypes", "LIST", "KV-cache element types (default bf16,fp8)"},
+    {"--max-batch", "LIST",
+     "batch caps (default 1,2,4,8,16,24,32,48,64,96,128,192,256,384,512,768,1024)"},
+    {"--token-budget", "N", "tokens per step per replica, chunked prefill (default 8192)"},
+    {"--load", "sync|max|R",
+     "one request at a time, saturated, or R req/s over the deployment\n"
+     "(default max)"},
+    {"--slo-ttft-ms", "X", "keep configurations with TTFT <= X"},
+    {"--slo-tpot-ms", "Y", "keep configurations with TPOT <= Y"},
+    {"--latency", "tpot|ttft", "the frontier's latency axis (default tpot)"},
+    {"--price", "GPU=USD[,...]", "USD per GPU-hour, overriding the catalog (repeatable)", {}, true},
+    {"--skip-unpriced", "", "leave out GPUs without a price instead of refusing them"},
+    {"--datasheet", "",
+     "the ideal roofline (no per-step overhead, datasheet bandwidth and\n"
+     "peaks) instead of the GPU file's calibration or the bundled defaults"},
+};
+constexpr OptionSpec kSearchLayoutOptions[] = {
+    {"--disaggregated", "",
+     "also search disaggregated deployments: a prefill pool and a decode\n"
+     "pool (each its own GPU, schemes, TP and replicas, one KV dtype,\n"
+     "together at most --max-gpus), the KV moved over NVLink within one\n"
+     "node of 8 GPUs of one type, else over a 50 GB/s NIC per GPU"},
+    {"--no-moe-parallel", "",
+     "MoE models: plain TP only (default: every expert-parallel degree\n"
+     "dividing the replica's GPUs and the experts, with and without DP\n"
+     "attention, beside plain TP)"},
+    {"--expert-imbalance", "F",
+     "the busiest GPU's routed-expert work over the mean under EP (default\n"
+     "1, uniform routing; 1 to 64)"},
+    {"--spec-k", "K", "speculative decoding on every deployment: K draft tokens a step (1 to 15)"},
+    {"--spec-acceptance", "A",
+     "... acceptance in (0, 1] (from:FILE: off the mean accept length of\n"
+     "FILE's SGLang bench_serving runs)"},
+    {"--spec-draft", "mtp|D",
+     "... the draft: the model's MTP layer (mtp) or a draft model D (a\n"
+     "catalog model id or config.json, run in bf16 on each replica's GPUs\n"
+     "at its TP); the token budget is at least the batch cap x (K + 1)"},
+    {"--gate",
+     "\"metric>=X\"",
+     "a quality gate (repeatable), with --session: only schemes whose\n"
+     "candidate of the model in SESSION passes every gate on its whole\n"
+     "interval are searched (\"score>=baseline-0.5\" takes --baseline, else the\n"
+     "model's bf16 candidate); the candidates that do not pass are noted",
+     {},
+     true},
+    {"--session", "SESSION", "the session whose candidates the gates read"},
+    {"--baseline", "ID", "the candidate baseline-relative gates compare with"},
+    kFormatOption,
+};
 
-Every deployment — GPU x GPU count x TP/replica split x scheme per layer kind x KV dtype x
+const CommandSpec& searchCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "search",
+      "usage: qfront search --model M (--use-case ID | --input-len I --output-len O) [options]\n",
+      R"(Every deployment — GPU x GPU count x TP/replica split x scheme per layer kind x KV dtype x
 batch cap — that fits in memory is evaluated at the analytic serving steady state (continuous
 batching, chunked prefill, KV capacity); those meeting the SLOs form a frontier of USD per
 million output tokens against TPOT (or TTFT). Prices are the catalog's on-demand USD per
 GPU-hour (`qfront catalog` shows each with its source and date) unless --price overrides.
-
-options:
-  --model ID|FILE        catalog model id or a config.json
-  --use-case ID          a bundled request shape, or:
-  --input-len I          prompt tokens per request
-  --output-len O         output tokens per request
-  --gpus LIST|all        catalog GPU ids or GPU JSON files, comma-separated (default all)
-  --max-gpus N           GPU counts 1, 2, 4, ... up to N (default 8)
-  --schemes LIST|all     schemes a layer kind may take (default: those the Deploy tab ticks,
-                         the catalog's "default_for" deploy: bf16, w8a8-fp8, w8a8-int8,
-                         w4a16-g128; all: every catalog scheme)
-  --per-kind             every layer kind (linear, moe, lm_head) its own scheme
-  --kv-dtypes LIST       KV-cache element types (default bf16,fp8)
-  --max-batch LIST       batch caps (default 1,2,4,8,16,24,32,48,64,96,128,192,256,384,512,768,1024)
-  --token-budget N       tokens per step per replica, chunked prefill (default 8192)
-  --load sync|max|R      one request at a time, saturated, or R req/s over the deployment
-                         (default max)
-  --slo-ttft-ms X        keep configurations with TTFT <= X
-  --slo-tpot-ms Y        keep configurations with TPOT <= Y
-  --latency tpot|ttft    the frontier's latency axis (default tpot)
-  --price GPU=USD[,...]  USD per GPU-hour, overriding the catalog (repeatable)
-  --skip-unpriced        leave out GPUs without a price instead of refusing them
-  --datasheet            the ideal roofline (no per-step overhead, datasheet bandwidth and
-                         peaks) instead of the GPU file's calibration or the bundled defaults
-  --mem-util U           gpu_memory_utilization (default 0.92)
-  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
-  --disaggregated        also search disaggregated deployments: a prefill pool and a decode
-                         pool (each its own GPU, schemes, TP and replicas, one KV dtype,
-                         together at most --max-gpus), the KV moved over NVLink within one
-                         node of 8 GPUs of one type, else over a 50 GB/s NIC per GPU
-  --no-moe-parallel      MoE models: plain TP only (default: every expert-parallel degree
-                         dividing the replica's GPUs and the experts, with and without DP
-                         attention, beside plain TP)
-  --expert-imbalance F   the busiest GPU's routed-expert work over the mean under EP (default
-                         1, uniform routing; 1 to 64)
-  --spec-k K             speculative decoding on every deployment: K draft tokens a step
-  --spec-acceptance A    (1 to 15), acceptance in (0, 1] (from:FILE: off the mean accept
-                         length of FILE's SGLang bench_serving runs), the draft the model's MTP layer
-  --spec-draft mtp|D     (mtp) or a draft model D (a catalog model id or config.json, run in
-                         bf16 on each replica's GPUs at its TP); the token budget is at least
-                         the batch cap x (K + 1); no intervals are given under speculation
-  --gate "metric>=X"     a quality gate (repeatable), with --session: only schemes whose
-                         candidate of the model in SESSION passes every gate on its whole
-                         interval are searched ("score>=baseline-0.5" takes --baseline, else the
-                         model's bf16 candidate); the candidates that do not pass are noted
-  --session SESSION      the session whose candidates the gates read
-  --baseline ID          the candidate baseline-relative gates compare with
-  --format table|csv|json   output format (default table)
-
-JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
+)",
+      {kSearchModelOption, kRequestShapeOptions, kSearchSpaceOptions, kMemoryOptions,
+       kSearchLayoutOptions},
+      R"(JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
 ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention, prefill_tp,
 prefill_replicas, prefill_gpu, prefill_schemes{linear, moe, lm_head}, prefill_scheme_id,
 kv_transfer_ms (disaggregated; null otherwise: gpu, tp, replicas and schemes are then the
@@ -96,7 +115,9 @@ answer (command, checkpoint, checkpoint_to_make, notes): its TP and replicas, th
 
 Exit status: 0 on success (also when nothing is feasible: the message says which constraint
 binds), 2 on bad input (one line naming the file and field).
-)";
+)"};
+  return command;
+}
 
 /// --gate with --session: the search's gate from the session's candidates of the model
 /// (deployGateFromSession); 0, or the exit status after printing the error.
@@ -399,51 +420,28 @@ int searchTargets(const std::optional<std::string>& sloTtft,
 }  // namespace
 
 int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kSearchHelp;
-    return kExitOk;
-  }
   int rc = kExitOk;
-  const bool perKind = a.takeFlag("--per-kind");
-  const bool skipUnpriced = a.takeFlag("--skip-unpriced");
-  const bool datasheet = a.takeFlag("--datasheet");
-  const bool noMoeParallel = a.takeFlag("--no-moe-parallel");
-  const bool disaggregated = a.takeFlag("--disaggregated");
-  bool missing = false;
-  const auto prices = a.take("--price", missing);
-  if (missing) return badArg(err, "price", "option --price needs a value (GPU=USD)");
-  const auto gateTexts = a.take("--gate", missing);
-  if (missing) return badArg(err, "gate", "option --gate needs a value (metric>=threshold)");
-  std::optional<std::string> model, useCase, inputLen, outputLen, gpus, maxGpus, schemes, kvDtypes,
-      maxBatch, budget, load, sloTtft, sloTpot, latency, memUtil, reserve, format, session,
-      baseline, imbalance;
-  SpeculationArgs specArgs;
-  const std::pair<const char*, std::optional<std::string>*> opts[] = {
-      {"--model", &model},
-      {"--use-case", &useCase},
-      {"--input-len", &inputLen},
-      {"--output-len", &outputLen},
-      {"--gpus", &gpus},
-      {"--max-gpus", &maxGpus},
-      {"--schemes", &schemes},
-      {"--kv-dtypes", &kvDtypes},
-      {"--max-batch", &maxBatch},
-      {"--token-budget", &budget},
-      {"--load", &load},
-      {"--slo-ttft-ms", &sloTtft},
-      {"--slo-tpot-ms", &sloTpot},
-      {"--latency", &latency},
-      {"--mem-util", &memUtil},
-      {"--reserve-gib", &reserve},
-      {"--format", &format},
-      {"--session", &session},
-      {"--baseline", &baseline},
-      {"--expert-imbalance", &imbalance},
-      {"--spec-k", &specArgs.k},
-      {"--spec-acceptance", &specArgs.acceptance},
-      {"--spec-draft", &specArgs.draft}};
-  if (!takeOptions(a, opts, "search", err, rc)) return rc;
+  const auto p = parseCommand(searchCommand(), argv, out, err, rc);
+  if (!p) return rc;
+  const bool perKind = p->flag("--per-kind");
+  const bool skipUnpriced = p->flag("--skip-unpriced");
+  const bool datasheet = p->flag("--datasheet");
+  const bool noMoeParallel = p->flag("--no-moe-parallel");
+  const bool disaggregated = p->flag("--disaggregated");
+  const auto prices = p->values("--price");
+  const auto gateTexts = p->values("--gate");
+  const auto model = p->value("--model"), useCase = p->value("--use-case"),
+             inputLen = p->value("--input-len"), outputLen = p->value("--output-len"),
+             gpus = p->value("--gpus"), maxGpus = p->value("--max-gpus"),
+             schemes = p->value("--schemes"), kvDtypes = p->value("--kv-dtypes"),
+             maxBatch = p->value("--max-batch"), budget = p->value("--token-budget"),
+             load = p->value("--load"), sloTtft = p->value("--slo-ttft-ms"),
+             sloTpot = p->value("--slo-tpot-ms"), latency = p->value("--latency"),
+             memUtil = p->value("--mem-util"), reserve = p->value("--reserve-gib"),
+             format = p->value("--format"), session = p->value("--session"),
+             baseline = p->value("--baseline"), imbalance = p->value("--expert-imbalance");
+  const SpeculationArgs specArgs{p->value("--spec-k"), p->value("--spec-acceptance"),
+                                 p->value("--spec-draft")};
   if (!model) return badArg(err, "model", "--model is required");
   std::string fmtName;
   if (!tableCsvJsonFormat(format, fmtName, err, rc)) return rc;

@@ -17,74 +17,99 @@
 #include "cli.hpp"
 #include "cli_speculation.hpp"
 #include "cli_workload.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kServingHelp =
-    R"(usage: qfront serving --model M --gpu G --scheme S (--use-case ID | --input-len I --output-len O)
-                      [--load sync|max|R[,R...]] [options]
+/// qfront serving's options (the command shell's table: its --help and its refusals).
+constexpr OptionSpec kServingOptions[] = {
+    {"--model", "ID|FILE", "catalog model id or a config.json"},
+    {"--gpu", "ID|FILE", "catalog GPU id or a GPU JSON file (its calibration block is used)"},
+    {"--tp", "N", "GPUs per replica, tensor parallel (default 1)", kTpCheck},
+    {"--ep", "N",
+     "MoE models: spread the routed experts whole over N groups of the\n"
+     "replica's GPUs, each expert split over tp/N (N divides tp and the\n"
+     "experts; default 1, every expert split over all tp)"},
+    {"--dp-attention", "",
+     "MoE models: attention data-parallel over the replica's GPUs (each\n"
+     "its own sequences, whole attention weights and KV; no all-reduce\n"
+     "after attention; all-to-all dispatch and combine when --ep = --tp)"},
+    {"--expert-imbalance", "F",
+     "the busiest GPU's routed-expert work over the mean under --ep > 1\n"
+     "(default 1, uniform routing; 1 to 64)"},
+    {"--scheme", "S", "scheme of every layer kind (or --linear/--moe/--lm-head)"},
+    {"--linear", "S", "scheme of attention, dense MLP, shared experts, router"},
+    {"--moe", "S", "... of the routed experts (default: the --linear scheme)"},
+    {"--lm-head", "S", "... of the LM head and embedding (default: the --linear scheme)"},
+    {"--kv-dtype", "bf16|fp8", "KV-cache element type (default bf16)"},
+};
 
-One deployment under load: a continuous-batching server with chunked prefill (a token budget
+constexpr OptionSpec kServingLoadOptions[] = {
+    {"--load", "LIST",
+     "sync (one request at a time), max (all at once) or request rates in\n"
+     "req/s, comma-separated (default sync,max)"},
+    {"--max-batch", "N",
+     "running sequences at most (default: the engine's own on the GPU:\n"
+     "vLLM 1024 on a GPU of >= 70 GiB other than the A100, else 256;\n"
+     "SGLang 2048-4096 request slots from its KV pool; TensorRT-LLM 2048)"},
+    {"--token-budget", "N",
+     "tokens per step, chunked prefill (default: the engine's own: vLLM\n"
+     "8192 where its cap is 1024, else 2048; SGLang the slots plus its\n"
+     "prefill chunk; TensorRT-LLM 8192)",
+     kTokenBudgetCheck},
+    {"--requests", "N",
+     "simulated requests per load (default 2000, at least 20 x the batch\n"
+     "cap: throughput is measured over the middle 80% of completions)"},
+    {"--seed", "N", "simulation seed (default 1)"},
+    {"--slo-ttft-ms", "X", "goodput counts requests with TTFT <= X ..."},
+    {"--slo-tpot-ms", "Y", "... and TPOT <= Y"},
+};
+
+constexpr OptionSpec kServingEngineOptions[] = {
+    {"--engine", "E",
+     "the server: vllm or sglang (KV pool memory x mem-util - reserve; the\n"
+     "default) or trtllm (0.9 of what weights and reserve leave, and\n"
+     "TensorRT-LLM's own bundled constants where the GPU has them)"},
+    {"--spec-k", "K",
+     "speculative decoding: K draft tokens per step (1 to 15); the\n"
+     "target verifies B x (K + 1) tokens a step"},
+    {"--spec-acceptance", "A",
+     "... the probability a draft token is accepted, in (0, 1]; a step\n"
+     "yields (1 - A^(K+1)) / (1 - A) tokens per sequence; from:FILE reads\n"
+     "A off the mean accept length of FILE's runs (SGLang bench_serving)"},
+    {"--spec-draft", "D",
+     "... the draft: a catalog model id or config.json (run in bf16 on the\n"
+     "same GPUs, its weights and KV taken from the pool), or mtp (the\n"
+     "target's multi-token-prediction layer: one layer's cost per token)"},
+    kFormatOption,
+};
+
+const CommandSpec& servingCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "serving",
+      "usage: qfront serving --model M --gpu G --scheme S (--use-case ID | --input-len I "
+      "--output-len O)\n"
+      "                      [--load sync|max|R[,R...]] [options]\n",
+      R"(One deployment under load: a continuous-batching server with chunked prefill (a token budget
 per step), a batch cap and the KV cache the engine leaves after the weights, preempting by
 recompute when the cache runs out. Per load, a seeded discrete-event simulation of Poisson
 arrivals gives TTFT and TPOT percentiles and throughput; the analytic steady state (what
 `qfront search` uses) is printed beside it.
-
-options:
-  --model ID|FILE        catalog model id or a config.json
-  --gpu ID|FILE          catalog GPU id or a GPU JSON file (its calibration block is used)
-  --tp N                 GPUs per replica, tensor parallel (default 1)
-  --ep N                 MoE models: spread the routed experts whole over N groups of the
-                         replica's GPUs, each expert split over tp/N (N divides tp and the
-                         experts; default 1, every expert split over all tp)
-  --dp-attention         MoE models: attention data-parallel over the replica's GPUs (each
-                         its own sequences, whole attention weights and KV; no all-reduce
-                         after attention; all-to-all dispatch and combine when --ep = --tp)
-  --expert-imbalance F   the busiest GPU's routed-expert work over the mean under --ep > 1
-                         (default 1, uniform routing; 1 to 64)
-  --scheme S             scheme of every layer kind (or --linear/--moe/--lm-head)
-  --linear S, --moe S, --lm-head S   schemes per layer kind
-  --kv-dtype bf16|fp8    KV-cache element type (default bf16)
-  --use-case ID          a bundled request shape (prompt and output tokens)
-  --input-len I          prompt tokens per request
-  --output-len O         output tokens per request
-  --load LIST            sync (one request at a time), max (all at once) or request rates in
-                         req/s, comma-separated (default sync,max)
-  --max-batch N          running sequences at most (default: the engine's own on the GPU:
-                         vLLM 1024 on a GPU of >= 70 GiB other than the A100, else 256;
-                         SGLang 2048-4096 request slots from its KV pool; TensorRT-LLM 2048)
-  --token-budget N       tokens per step, chunked prefill (default: the engine's own: vLLM
-                         8192 where its cap is 1024, else 2048; SGLang the slots plus its
-                         prefill chunk; TensorRT-LLM 8192)
-  --requests N           simulated requests per load (default 2000, at least 20 x the batch
-                         cap: throughput is measured over the middle 80% of completions)
-  --seed N               simulation seed (default 1)
-  --slo-ttft-ms X        goodput counts requests with TTFT <= X ...
-  --slo-tpot-ms Y        ... and TPOT <= Y
-  --mem-util U           gpu_memory_utilization (default 0.92)
-  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
-  --engine E             the server: vllm or sglang (KV pool memory x mem-util - reserve; the
-                         default) or trtllm (0.9 of what weights and reserve leave, and
-                         TensorRT-LLM's own bundled constants where the GPU has them)
-  --spec-k K             speculative decoding: K draft tokens per step (1 to 15); the
-                         target verifies B x (K + 1) tokens a step
-  --spec-acceptance A    ... the probability a draft token is accepted, in (0, 1]; a step
-                         yields (1 - A^(K+1)) / (1 - A) tokens per sequence; from:FILE reads
-                         A off the mean accept length of FILE's runs (SGLang bench_serving)
-  --spec-draft D         ... the draft: a catalog model id or config.json (run in bf16 on the
-                         same GPUs, its weights and KV taken from the pool), or mtp (the
-                         target's multi-token-prediction layer: one layer's cost per token)
-  --format table|csv|json   output format (default table)
-
-Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
+)",
+      {kServingOptions, kRequestShapeOptions, kServingLoadOptions, kMemoryOptions,
+       kServingEngineOptions},
+      R"(Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
 tpot_p99_ms, goodput_req_s (with an SLO), preemptions, and the analytic steady state
 (analytic_output_tok_s, analytic_ttft_ms, analytic_tpot_ms; null when the load exceeds what
 the deployment sustains).
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
-)";
+)"};
+  return command;
+}
 
 Json finiteOrNull(double v) {
   return std::isfinite(v) ? Json(v) : Json(nullptr);
@@ -436,45 +461,23 @@ int simulationOptions(const SimulationArgs& a, const ServingWorkload& w, Serving
 }  // namespace
 
 int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kServingHelp;
-    return kExitOk;
-  }
   int rc = kExitOk;
-  std::optional<std::string> model, gpu, tp, scheme, linear, moe, lmHead, kvDtype, useCase,
-      inputLen, outputLen, load, maxBatch, budget, requests, seed, sloTtft, sloTpot, memUtil,
-      reserve, engine, format, specK, specAccept, specDraft, ep, imbalance;
-  const bool dpAttention = a.takeFlag("--dp-attention");
-  const std::pair<const char*, std::optional<std::string>*> opts[] = {
-      {"--model", &model},
-      {"--engine", &engine},
-      {"--gpu", &gpu},
-      {"--tp", &tp},
-      {"--ep", &ep},
-      {"--expert-imbalance", &imbalance},
-      {"--scheme", &scheme},
-      {"--linear", &linear},
-      {"--moe", &moe},
-      {"--lm-head", &lmHead},
-      {"--kv-dtype", &kvDtype},
-      {"--use-case", &useCase},
-      {"--input-len", &inputLen},
-      {"--output-len", &outputLen},
-      {"--load", &load},
-      {"--max-batch", &maxBatch},
-      {"--token-budget", &budget},
-      {"--requests", &requests},
-      {"--seed", &seed},
-      {"--slo-ttft-ms", &sloTtft},
-      {"--slo-tpot-ms", &sloTpot},
-      {"--mem-util", &memUtil},
-      {"--reserve-gib", &reserve},
-      {"--format", &format},
-      {"--spec-k", &specK},
-      {"--spec-acceptance", &specAccept},
-      {"--spec-draft", &specDraft}};
-  if (!takeOptions(a, opts, "serving", err, rc)) return rc;
+  const auto p = parseCommand(servingCommand(), argv, out, err, rc);
+  if (!p) return rc;
+  const auto model = p->value("--model"), gpu = p->value("--gpu"), tp = p->value("--tp"),
+             scheme = p->value("--scheme"), linear = p->value("--linear"), moe = p->value("--moe"),
+             lmHead = p->value("--lm-head"), kvDtype = p->value("--kv-dtype"),
+             useCase = p->value("--use-case"), inputLen = p->value("--input-len"),
+             outputLen = p->value("--output-len"), load = p->value("--load"),
+             maxBatch = p->value("--max-batch"), budget = p->value("--token-budget"),
+             requests = p->value("--requests"), seed = p->value("--seed"),
+             sloTtft = p->value("--slo-ttft-ms"), sloTpot = p->value("--slo-tpot-ms"),
+             memUtil = p->value("--mem-util"), reserve = p->value("--reserve-gib"),
+             engine = p->value("--engine"), format = p->value("--format"),
+             specK = p->value("--spec-k"), specAccept = p->value("--spec-acceptance"),
+             specDraft = p->value("--spec-draft"), ep = p->value("--ep"),
+             imbalance = p->value("--expert-imbalance");
+  const bool dpAttention = p->flag("--dp-attention");
   if (!model) return badArg(err, "model", "--model is required");
   if (!gpu) return badArg(err, "gpu", "--gpu is required");
   if (!scheme && !linear) return badArg(err, "scheme", "--scheme (or --linear) is required");

@@ -15,8 +15,32 @@
 #include <quantfront/core/model/serving_model.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
+
+/// --tp: GPUs per replica.
+inline constexpr ValueCheck kTpCheck = integerIn(1, 1024);
+/// --token-budget: tokens per step.
+inline constexpr ValueCheck kTokenBudgetCheck = integerIn(1, 100'000'000, "a positive integer");
+/// --format of a command that prints a table, CSV or JSON.
+inline constexpr OptionSpec kFormatOption = {
+    "--format", "table|csv|json", "output format (default table)", oneOf("table|csv|json")};
+
+/// The request shape: a bundled use case, or prompt and output tokens.
+inline constexpr OptionSpec kRequestShapeOptions[] = {
+    {"--use-case", "ID", "a bundled request shape (prompt and output tokens)"},
+    {"--input-len", "I", "prompt tokens per request"},
+    {"--output-len", "O", "output tokens per request"},
+};
+
+/// The engine's memory rule: what the KV pool is left.
+inline constexpr OptionSpec kMemoryOptions[] = {
+    {"--mem-util", "U", "gpu_memory_utilization (default 0.92)",
+     numberIn(0, 1, true, "a number in (0, 1]")},
+    {"--reserve-gib", "G", "activations, CUDA graphs, non-torch memory (default 6.0)",
+     numberIn(0, 1e300, false, "a non-negative number")},
+};
 
 /// A positive finite number for option `field` (without the dashes); prints the error and sets
 /// rc when it is not one.

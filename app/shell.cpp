@@ -1,0 +1,202 @@
+#include "shell.hpp"
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+#include <quantfront/core/base/error.hpp>
+#include <quantfront/core/base/numbers.hpp>
+
+#include "cli.hpp"
+
+namespace qf::cli {
+namespace {
+
+/// The column an option's help starts at.
+constexpr std::size_t kHelpColumn = 25;
+
+/// One line naming the option, as every refusal of the command line reads.
+int refuse(const CommandSpec& command, std::ostream& err, const std::string& field,
+           const std::string& message) {
+  err << command.program << ": " << Error{kCommandLine, "", field, message}.str() << "\n";
+  return kExitBadInput;
+}
+
+std::string withoutDashes(std::string_view name) {
+  return std::string(name.substr(name.find_first_not_of('-')));
+}
+
+/// "a, b or c" from "a|b|c".
+std::string wordList(std::string_view words) {
+  std::vector<std::string> w;
+  for (std::size_t at = 0; at <= words.size();) {
+    const auto bar = words.find('|', at);
+    const auto end = bar == std::string_view::npos ? words.size() : bar;
+    w.emplace_back(words.substr(at, end - at));
+    at = end + 1;
+  }
+  std::string out;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (i > 0) out += i + 1 == w.size() ? " or " : ", ";
+    out += w[i];
+  }
+  return out;
+}
+
+std::string expectedText(const ValueCheck& c) {
+  if (!c.expected.empty()) return std::string(c.expected);
+  switch (c.kind) {
+    case ValueCheck::Kind::Integer:
+      return "an integer from " + fixedDecimals(c.lo, 0) + " to " + fixedDecimals(c.hi, 0);
+    case ValueCheck::Kind::Number:
+      return std::string("a number in ") + (c.loOpen ? "(" : "[") + sigFigs(c.lo, 6) + ", " +
+             sigFigs(c.hi, 6) + "]";
+    case ValueCheck::Kind::Choice:
+      return wordList(c.words);
+    case ValueCheck::Kind::Any:
+      break;
+  }
+  return "a value";
+}
+
+bool passes(const ValueCheck& c, const std::string& v) {
+  switch (c.kind) {
+    case ValueCheck::Kind::Any:
+      return true;
+    case ValueCheck::Kind::Integer: {
+      const auto x = parseInt(v);
+      return x && static_cast<double>(*x) >= c.lo && static_cast<double>(*x) <= c.hi;
+    }
+    case ValueCheck::Kind::Number: {
+      const auto x = parseNumber(v);
+      return x && (c.loOpen ? *x > c.lo : *x >= c.lo) && *x <= c.hi;
+    }
+    case ValueCheck::Kind::Choice:
+      for (std::size_t at = 0; at <= c.words.size();) {
+        const auto bar = c.words.find('|', at);
+        const auto end = bar == std::string_view::npos ? c.words.size() : bar;
+        if (c.words.substr(at, end - at) == v) return true;
+        at = end + 1;
+      }
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string helpText(const CommandSpec& command) {
+  std::ostringstream out;
+  out << command.usage;
+  if (!command.usage.empty() && command.usage.back() != '\n') out << "\n";
+  if (!command.about.empty()) out << "\n" << command.about;
+  if (!command.about.empty() && command.about.back() != '\n') out << "\n";
+  out << "\noptions:\n";
+  for (const auto& group : command.options) {
+    for (const OptionSpec& o : group) {
+      std::string term = "  " + std::string(o.name);
+      if (!o.flag()) term += " " + std::string(o.value);
+      std::string_view help = o.help;
+      bool first = true;
+      while (!help.empty() || first) {
+        const auto nl = help.find('\n');
+        const std::string_view line = help.substr(0, nl);
+        if (first) {
+          out << term;
+          if (!line.empty()) {
+            out << std::string(term.size() + 2 <= kHelpColumn ? kHelpColumn - term.size() : 2, ' ')
+                << line;
+          }
+        } else {
+          out << std::string(kHelpColumn, ' ') << line;
+        }
+        out << "\n";
+        first = false;
+        help = nl == std::string_view::npos ? std::string_view() : help.substr(nl + 1);
+      }
+    }
+  }
+  if (!command.after.empty()) out << "\n" << command.after;
+  return out.str();
+}
+
+std::optional<std::string> ParsedOptions::value(std::string_view name) const {
+  const auto it = m_values.find(name);
+  if (it == m_values.end() || it->second.empty()) return std::nullopt;
+  return it->second.front();
+}
+
+std::vector<std::string> ParsedOptions::values(std::string_view name) const {
+  const auto it = m_values.find(name);
+  return it == m_values.end() ? std::vector<std::string>() : it->second;
+}
+
+bool ParsedOptions::flag(std::string_view name) const {
+  return m_values.count(name) != 0;
+}
+
+std::optional<double> ParsedOptions::number(std::string_view name) const {
+  const auto v = value(name);
+  return v ? parseNumber(*v) : std::nullopt;
+}
+
+std::optional<ParsedOptions> parseCommand(const CommandSpec& command,
+                                          const std::vector<std::string>& args, std::ostream& out,
+                                          std::ostream& err, int& rc) {
+  Args a(args);
+  if (a.help()) {
+    out << helpText(command);
+    rc = kExitOk;
+    return std::nullopt;
+  }
+  ParsedOptions parsed;
+  for (const auto& group : command.options) {
+    for (const OptionSpec& o : group) {
+      const std::string name(o.name);
+      if (o.flag()) {
+        if (a.takeFlag(name)) parsed.m_values[name];
+        continue;
+      }
+      bool missing = false, repeated = false;
+      std::vector<std::string> given;
+      if (o.repeatable) {
+        given = a.take(name, missing);
+      } else if (auto v = a.takeOne(name, missing, repeated)) {
+        given.push_back(std::move(*v));
+      }
+      const std::string field = withoutDashes(o.name);
+      if (repeated) {
+        rc = refuse(command, err, field,
+                    "option " + name + " is given more than once; give it once");
+        return std::nullopt;
+      }
+      if (missing) {
+        rc = refuse(command, err, field,
+                    "option " + name + " needs a value (a value that starts with '-' is given as " +
+                        name + "=VALUE)");
+        return std::nullopt;
+      }
+      for (const auto& v : given) {
+        if (!passes(o.check, v)) {
+          rc = refuse(command, err, field,
+                      "expected " + expectedText(o.check) + ", found '" + v + "'");
+          return std::nullopt;
+        }
+      }
+      if (!given.empty()) parsed.m_values[name] = std::move(given);
+    }
+  }
+  for (const auto& rest : a.rest()) {
+    if (looksLikeOption(rest) || parsed.m_positionals.size() >= command.positionals) {
+      rc = refuse(command, err, rest,
+                  "unknown argument '" + rest + "' (see " + std::string(command.program) + " " +
+                      std::string(command.name) + " --help)");
+      return std::nullopt;
+    }
+    parsed.m_positionals.push_back(rest);
+  }
+  rc = kExitOk;
+  return parsed;
+}
+
+}  // namespace qf::cli

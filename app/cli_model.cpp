@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "cli_speculation.hpp"
 #include "cli_workload.hpp"
+#include "shell.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -26,73 +27,102 @@ namespace qf::cli {
 
 namespace {
 
-constexpr const char* kModelHelp =
-    R"(usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]
+/// qfront model's options (the command shell's table: its --help and its refusals).
+constexpr OptionSpec kModelOptions[] = {
+    {"--model", "ID|FILE", "catalog model id (see `qfront catalog`) or a Hugging Face config.json"},
+    {"--gpu", "ID|FILE",
+     "catalog GPU id or a GPU JSON file:\n"
+     "{\"name\", \"memory_gib\", \"hbm_bandwidth_tbs\",\n"
+     " \"tensor_tflops\": {\"bf16\", \"fp16\", \"fp8\", \"int8\", \"fp4\"},\n"
+     " \"vector_fp32_tflops\", \"nvlink_gbs\"?, \"price_per_hour\"?, \"source\"}"},
+    {"--scheme",
+     "S[,S...]",
+     "one candidate per scheme, the scheme on every layer kind\n"
+     "(default: every built-in scheme, plus the checkpoint's own)",
+     {},
+     true},
+    {"--linear", "S", "a mixed candidate: scheme of attention, dense MLP, shared experts, router"},
+    {"--moe", "S", "... of the routed experts (default: the --linear scheme)"},
+    {"--lm-head", "S", "... of the LM head and embedding (default: the --linear scheme)"},
+    {"--batch", "LIST",
+     "1,8,32 | A:B (powers of two from A to B) | A:B:STEP   (default 1:1024);\n"
+     "integers from 1 to 10000000, at most 100000 points"},
+    {"--tp", "N", "tensor-parallel degree (default 1); adds the all-reduce term", kTpCheck},
+    {"--max-model-len", "N", "KV tokens reserved per sequence (default 8192)"},
+    {"--kv-dtype", "bf16|fp8", "KV-cache element type (default bf16)"},
+};
+constexpr OptionSpec kModelShapeOptions[] = {
+    {"--context", "N",
+     "add the attention kernel at N context tokens: its time\n"
+     "max(B·N·kv_bytes/β, 4·B·N·nh·hd·L/P_bf16) adds to the step (default off);\n"
+     "windowed layers (sliding_window) read min(window, N) tokens"},
+    {"--input-len", "I", "with --output-len: predict a static batch of B requests as"},
+    {"--output-len", "O",
+     "`vllm bench latency` runs it (one prefill of B x I tokens, then O - 1\n"
+     "decode steps as the context grows from I to I + O): ttft_ms, tpot_ms,\n"
+     "e2e_latency_s, output_tokens_per_s, total_tokens_per_s per batch"},
+    {"--interval", "P",
+     "central probability of the intervals printed beside calibrated\n"
+     "end-to-end predictions (default 0.8); needs a calibration with an\n"
+     "e2e_fit record (qfront calibrate POINTS.csv, or the bundled A6000 fit)"},
+    {"--spec-k", "K",
+     "with --spec-acceptance A and --spec-draft D (a catalog model or\n"
+     "mtp): speculative decoding, each scheme's time per accepted token at\n"
+     "every batch (the target verifies B x (K + 1) tokens a step, the draft\n"
+     "proposes K) and the crossovers it moves; table and json"},
+    {"--spec-acceptance", "A",
+     "probability a draft token is accepted, in (0, 1]; from:FILE reads\n"
+     "it off the mean accept length of FILE's runs (SGLang bench_serving)"},
+    {"--spec-draft", "D", "a catalog model id or config.json (bf16, same GPUs) or mtp"},
+    {"--datasheet", "",
+     "the ideal roofline: ignore the GPU's calibration block and the\n"
+     "catalog's bundled defaults (fitted to arXiv:2411.02355's published\n"
+     "latencies; docs/model.md); every output names the constants used"},
+};
+constexpr OptionSpec kModelConstantOptions[] = {
+    {"--overhead-ms", "X",
+     "t0, a fixed per-step overhead in ms (default 0, or the GPU file's\n"
+     "calibration.overhead_ms)"},
+    {"--bw-eff", "X", "achieved fraction of HBM bandwidth, (0, 1.5] (default 1 or calibration)"},
+    {"--seq-overhead-us", "X",
+     "host time per sequence per step in us (sampling, scheduling), [0, 10000]\n"
+     "(default 0, or calibration.seq_overhead_us)"},
+    {"--allreduce-us", "X",
+     "fixed time of one all-reduce call in us, two per layer at TP > 1,\n"
+     "[0, 10000] (default 0, or calibration.allreduce_latency_us)"},
+    {"--gemm-m-half", "X",
+     "GEMM rows at which a GEMM reaches half its tensor rate: M rows cost\n"
+     "M + X, [0, 4096] (default 0, or calibration.gemm_m_half)"},
+    {"--tp-width-half", "X",
+     "per-GPU hidden width at which the tensor rate halves under TP: GEMMs\n"
+     "split over TP GPUs run at (d + X)/(d + X*TP) of their TP-1 rate,\n"
+     "[0, 65536] (default 0, or calibration.tp_width_half)"},
+    {"--request-overhead-ms", "X",
+     "a served request's fixed cost added to its TTFT under load\n"
+     "(qfront serving, search), [0, 10000] (default 0, or calibration)"},
+    {"--compute-eff", "K=X,...",
+     "achieved fraction of the tensor peak per path (bf16, fp16, fp8, int8,\n"
+     "fp4) or per scheme id (a scheme's value wins over its path's); (0, 1.5]"},
+    {"--dequant-s-per-weight", "S=X,...",
+     "measured dequant seconds per weight of scheme S (replaces c/D)"},
+    {"--kernel-bw-eff", "S=X,...",
+     "fraction of the achieved bandwidth scheme S's decode kernel reaches\n"
+     "reading its weights (default 1, or calibration.kernel_bandwidth_efficiency)\n"
+     "Flags override the GPU file's calibration block; every output says\n"
+     "which values were used (JSON \"efficiency\", table line, CSV columns)."},
+    kFormatOption,
+};
 
-Predicts decode step time against batch size for each scheme with the analytic model
+const CommandSpec& modelCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "model",
+      "usage: qfront model --model ID|CONFIG.json --gpu ID|GPU.json [options]\n",
+      R"(Predicts decode step time against batch size for each scheme with the analytic model
 (memory floor, mma slope, dequant constant, ridge, crossovers) and KV capacity.
-
-  --model ID|FILE        catalog model id (see `qfront catalog`) or a Hugging Face config.json
-  --gpu ID|FILE          catalog GPU id or a GPU JSON file:
-                         {"name", "memory_gib", "hbm_bandwidth_tbs",
-                          "tensor_tflops": {"bf16", "fp16", "fp8", "int8", "fp4"},
-                          "vector_fp32_tflops", "nvlink_gbs"?, "price_per_hour"?, "source"}
-  --scheme S[,S...]      one candidate per scheme, the scheme on every layer kind
-                         (default: every built-in scheme, plus the checkpoint's own)
-  --linear S             a mixed candidate: scheme of attention, dense MLP, shared experts, router
-  --moe S                ... of the routed experts (default: the --linear scheme)
-  --lm-head S            ... of the LM head and embedding (default: the --linear scheme)
-  --batch LIST           1,8,32 | A:B (powers of two from A to B) | A:B:STEP   (default 1:1024);
-                         integers from 1 to 10000000, at most 100000 points
-  --tp N                 tensor-parallel degree (default 1); adds the all-reduce term
-  --max-model-len N      KV tokens reserved per sequence (default 8192)
-  --kv-dtype bf16|fp8    KV-cache element type (default bf16)
-  --mem-util U           gpu_memory_utilization (default 0.92)
-  --reserve-gib G        activations, CUDA graphs, non-torch memory (default 6.0)
-  --context N            add the attention kernel at N context tokens: its time
-                         max(B·N·kv_bytes/β, 4·B·N·nh·hd·L/P_bf16) adds to the step (default off);
-                         windowed layers (sliding_window) read min(window, N) tokens
-  --input-len I          with --output-len: predict a static batch of B requests as
-  --output-len O         `vllm bench latency` runs it (one prefill of B x I tokens, then O - 1
-                         decode steps as the context grows from I to I + O): ttft_ms, tpot_ms,
-                         e2e_latency_s, output_tokens_per_s, total_tokens_per_s per batch
-  --interval P           central probability of the intervals printed beside calibrated
-                         end-to-end predictions (default 0.8); needs a calibration with an
-                         e2e_fit record (qfront calibrate POINTS.csv, or the bundled A6000 fit)
-  --spec-k K             with --spec-acceptance A and --spec-draft D (a catalog model or
-                         mtp): speculative decoding, each scheme's time per accepted token at
-                         every batch (the target verifies B x (K + 1) tokens a step, the draft
-                         proposes K) and the crossovers it moves; table and json
-  --spec-acceptance A    probability a draft token is accepted, in (0, 1]; from:FILE reads
-                         it off the mean accept length of FILE's runs (SGLang bench_serving)
-  --spec-draft D         a catalog model id or config.json (bf16, same GPUs) or mtp
-  --datasheet            the ideal roofline: ignore the GPU's calibration block and the
-                         catalog's bundled defaults (fitted to arXiv:2411.02355's published
-                         latencies; docs/model.md); every output names the constants used
-  --overhead-ms X        t0, a fixed per-step overhead in ms (default 0, or the GPU file's
-                         calibration.overhead_ms)
-  --bw-eff X             achieved fraction of HBM bandwidth, (0, 1.5] (default 1 or calibration)
-  --seq-overhead-us X    host time per sequence per step in us (sampling, scheduling), [0, 10000]
-                         (default 0, or calibration.seq_overhead_us)
-  --allreduce-us X       fixed time of one all-reduce call in us, two per layer at TP > 1,
-                         [0, 10000] (default 0, or calibration.allreduce_latency_us)
-  --gemm-m-half X        GEMM rows at which a GEMM reaches half its tensor rate: M rows cost
-                         M + X, [0, 4096] (default 0, or calibration.gemm_m_half)
-  --tp-width-half X      per-GPU hidden width at which the tensor rate halves under TP: GEMMs
-                         split over TP GPUs run at (d + X)/(d + X*TP) of their TP-1 rate,
-                         [0, 65536] (default 0, or calibration.tp_width_half)
-  --request-overhead-ms X  a served request's fixed cost added to its TTFT under load
-                         (qfront serving, search), [0, 10000] (default 0, or calibration)
-  --compute-eff K=X,...  achieved fraction of the tensor peak per path (bf16, fp16, fp8, int8,
-                         fp4) or per scheme id (a scheme's value wins over its path's); (0, 1.5]
-  --dequant-s-per-weight S=X,...   measured dequant seconds per weight of scheme S (replaces c/D)
-  --kernel-bw-eff S=X,...  fraction of the achieved bandwidth scheme S's decode kernel reaches
-                         reading its weights (default 1, or calibration.kernel_bandwidth_efficiency)
-                         Flags override the GPU file's calibration block; every output says
-                         which values were used (JSON "efficiency", table line, CSV columns).
-  --format table|csv|json   output format (default table)
-
-JSON model fields: streamed_params (weights read per step at B = 1: layers + LM head),
+)",
+      {kModelOptions, kMemoryOptions, kModelShapeOptions, kModelConstantOptions},
+      R"(JSON model fields: streamed_params (weights read per step at B = 1: layers + LM head),
 total_params (every stored weight once: + input embedding unless tied), active_params
 (weights each token multiplies: attention, dense MLPs, router, shared experts, k routed
 experts per MoE layer and the LM head; the input embedding is NOT included: it is gathered,
@@ -100,7 +130,9 @@ not multiplied — published "active" figures that count it are active_params + 
 expert_params (routed experts), windowed_layers and sliding_window.
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
-)";
+)"};
+  return command;
+}
 
 constexpr const char* kCatalogHelp = R"(usage: qfront catalog [--format table|json]
 
@@ -598,51 +630,32 @@ std::vector<std::string> modelSchemeIds(const std::vector<std::string>& schemeLi
 }  // namespace
 
 int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kModelHelp;
-    return kExitOk;
-  }
   int rc = kExitOk;
-  std::optional<std::string> model, gpu, linear, moe, lmHead, batch, tp, maxLen, kvDtype, memUtil,
-      reserve, context, format, inputLen, outputLen, intervalOpt;
+  const auto p = parseCommand(modelCommand(), argv, out, err, rc);
+  if (!p) return rc;
+  // --linear, --moe and --lm-head may be set to a quantized checkpoint's own assignment.
+  auto linear = p->value("--linear"), moe = p->value("--moe"), lmHead = p->value("--lm-head");
+  const auto model = p->value("--model"), gpu = p->value("--gpu"), batch = p->value("--batch"),
+             tp = p->value("--tp"), maxLen = p->value("--max-model-len"),
+             kvDtype = p->value("--kv-dtype"), memUtil = p->value("--mem-util"),
+             reserve = p->value("--reserve-gib"), context = p->value("--context"),
+             format = p->value("--format"), inputLen = p->value("--input-len"),
+             outputLen = p->value("--output-len"), intervalOpt = p->value("--interval");
   EfficiencyFlags effFlags;
-  SpeculationArgs specArgs;
-  bool missing = false;
-  const bool datasheet = a.takeFlag("--datasheet");
-  const auto schemeLists = a.take("--scheme", missing);
-  if (missing) return badArg(err, "scheme", "option --scheme needs a value");
-  const std::pair<const char*, std::optional<std::string>*> opts[] = {
-      {"--model", &model},
-      {"--gpu", &gpu},
-      {"--linear", &linear},
-      {"--moe", &moe},
-      {"--lm-head", &lmHead},
-      {"--batch", &batch},
-      {"--tp", &tp},
-      {"--max-model-len", &maxLen},
-      {"--kv-dtype", &kvDtype},
-      {"--mem-util", &memUtil},
-      {"--reserve-gib", &reserve},
-      {"--context", &context},
-      {"--format", &format},
-      {"--overhead-ms", &effFlags.overheadMs},
-      {"--bw-eff", &effFlags.bwEff},
-      {"--seq-overhead-us", &effFlags.seqOverheadUs},
-      {"--allreduce-us", &effFlags.allreduceUs},
-      {"--compute-eff", &effFlags.computeEff},
-      {"--dequant-s-per-weight", &effFlags.dequantCost},
-      {"--kernel-bw-eff", &effFlags.kernelBwEff},
-      {"--gemm-m-half", &effFlags.gemmMHalf},
-      {"--tp-width-half", &effFlags.tpWidthHalf},
-      {"--request-overhead-ms", &effFlags.requestOverheadMs},
-      {"--input-len", &inputLen},
-      {"--output-len", &outputLen},
-      {"--interval", &intervalOpt},
-      {"--spec-k", &specArgs.k},
-      {"--spec-acceptance", &specArgs.acceptance},
-      {"--spec-draft", &specArgs.draft}};
-  if (!takeOptions(a, opts, "model", err, rc)) return rc;
+  effFlags.overheadMs = p->value("--overhead-ms");
+  effFlags.bwEff = p->value("--bw-eff");
+  effFlags.seqOverheadUs = p->value("--seq-overhead-us");
+  effFlags.allreduceUs = p->value("--allreduce-us");
+  effFlags.computeEff = p->value("--compute-eff");
+  effFlags.dequantCost = p->value("--dequant-s-per-weight");
+  effFlags.kernelBwEff = p->value("--kernel-bw-eff");
+  effFlags.gemmMHalf = p->value("--gemm-m-half");
+  effFlags.tpWidthHalf = p->value("--tp-width-half");
+  effFlags.requestOverheadMs = p->value("--request-overhead-ms");
+  const SpeculationArgs specArgs{p->value("--spec-k"), p->value("--spec-acceptance"),
+                                 p->value("--spec-draft")};
+  const bool datasheet = p->flag("--datasheet");
+  const auto schemeLists = p->values("--scheme");
   if (!model)
     return badArg(err, "model", "--model is required (a catalog id or a config.json path)");
   if (!gpu) return badArg(err, "gpu", "--gpu is required (a catalog id or a GPU JSON path)");

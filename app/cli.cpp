@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "shell.hpp"
 
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
@@ -64,13 +65,15 @@ std::optional<std::string> Args::takeOne(const std::string& name, bool& missingV
 
 bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
                 std::ostream& err, int& rc) {
-  bool missing = false, repeated = false;
-  auto v = a.takeOne(name, missing, repeated);
+  bool missing = false;
+  auto given = a.take(name, missing);
   const std::string field = name.rfind("--", 0) == 0 ? name.substr(2) : name;
-  if (repeated) {
-    rc = badArg(err, field, "option " + name + " is given more than once; give it once");
+  if (given.size() + (missing ? 1 : 0) > 1) {
+    rc = badArg(err, field, repeatedOption(name, given.size() + (missing ? 1 : 0)));
     return false;
   }
+  std::optional<std::string> v;
+  if (!given.empty()) v = std::move(given.front());
   if (missing) {
     rc = badArg(err, field,
                 "option " + name + " needs a value (a value that starts with '-' is given as " +

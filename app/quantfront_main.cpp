@@ -3,7 +3,6 @@
 // design-review pipelines. Options are checked as
 // qfront checks them: a bad value exits with status 2 and one line naming the option.
 #include <QApplication>
-#include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QFile>
@@ -32,6 +31,8 @@
 #include <quantfront/ui/plot_export.hpp>
 #include <quantfront/ui/plot_style.hpp>
 #include <quantfront/ui/tabs.hpp>
+
+#include "shell.hpp"
 
 namespace {
 
@@ -154,60 +155,65 @@ QString orList(QStringList items) {
   return items.isEmpty() ? last : items.join(", ") + " or " + last;
 }
 
-/// The command line's options (help and version aside, which the parser adds).
-struct Options {
-  QCommandLineOption model{"model", "Catalog model id or config.json path.", "ID|FILE"};
-  QCommandLineOption gpu{"gpu", "Catalog GPU id or GPU JSON path.", "ID|FILE"};
-  QCommandLineOption schemes{"schemes", "Comma-separated scheme ids.", "S,S,..."};
-  QCommandLineOption tp{"tp", "Tensor-parallel degree (1 to 1024).", "N"};
-  QCommandLineOption session{"session", "Open this session (as the positional SESSION does).",
-                             "FILE"};
-  QCommandLineOption export_{
-      "export",
-      "With --out: export VIEW (" + qf::ui::exportedViews(qf::ui::TabExport::Plot).join(", ") +
-          " as .png, .pdf or .svg; " + qf::ui::exportedViews(qf::ui::TabExport::Table).join(", ") +
-          " as .csv; report: the review report PDF) and exit. "
-          "Without --out: render the --tab plot to FILE (.png, .pdf, .svg) or write the engine's "
-          "data (.csv, .json) and exit. No display needed. A failed write exits with status 2 and "
-          "leaves an existing file intact.",
-      "VIEW|FILE"};
-  QCommandLineOption out{"out", "The file --export VIEW writes.", "FILE"};
-  QCommandLineOption tab{"tab",
-                         "Tab to show or export: " + qf::ui::tabKeys().join(", ") +
-                             " (default: step, or the opened session's).",
-                         "TAB", "step"};
-  QCommandLineOption size{"size",
-                          "Export size in pixels, WxH (default 2126x1329: 180 mm at 300 dpi; "
-                          "PDF and SVG get the same figure in mm); with --screenshot the "
-                          "window's size (default 1400x900).",
-                          "WxH", "2126x1329"};
-  QCommandLineOption shot{"screenshot",
-                          "Grab the whole window to FILE (.png) after start-up and exit.", "FILE"};
-  QCommandLineOption recover{
-      "recover",
-      "What to do with unsaved work a crashed QuantFront left (its autosave): ask (default), "
-      "accept, discard or later.",
-      "WHAT", "ask"};
-  QCommandLineOption dump{"dump-session",
-                          "Write the session as it stands after start-up (and recovery) to "
-                          "FILE and exit.",
-                          "FILE"};
-  QCommandLineOption interval{"autosave-interval-ms", "Autosave this long after an edit.", "MS",
-                              "2000"};
+/// The command line's options: the command shell's table (app/shell.hpp) gives --help and the
+/// refusals of a missing, repeated, unknown or out-of-range option, as it does qfront's.
+const qf::cli::CommandSpec& quantfrontCommand() {
+  using qf::cli::OptionSpec;
+  // Texts made from the window's own tables, kept for the program's life.
+  static const std::string exportHelp =
+      "With --out: export VIEW (" +
+      qf::ui::exportedViews(qf::ui::TabExport::Plot).join(", ").toStdString() +
+      " as .png, .pdf or .svg; " +
+      qf::ui::exportedViews(qf::ui::TabExport::Table).join(", ").toStdString() +
+      " as .csv; report: the review report PDF) and exit. Without --out: render the --tab plot "
+      "to FILE (.png, .pdf, .svg) or write the engine's data (.csv, .json) and exit. No display "
+      "needed. A failed write exits with status 2 and leaves an existing file intact.";
+  static const std::string tabHelp =
+      "tab to show or export: " + qf::ui::tabKeys().join(", ").toStdString() +
+      " (default: step, or the opened session's)";
+  static const OptionSpec options[] = {
+      {"--model", "ID|FILE", "catalog model id or config.json path"},
+      {"--gpu", "ID|FILE", "catalog GPU id or GPU JSON path"},
+      {"--schemes", "S,S,...", "comma-separated scheme ids"},
+      {"--tp", "N", "tensor-parallel degree (1 to 1024)", qf::cli::integerIn(1, 1024)},
+      {"--session", "FILE", "open this session (as the positional SESSION does)"},
+      {"--export", "VIEW|FILE", exportHelp},
+      {"--out", "FILE", "the file --export VIEW writes"},
+      {"--tab", "TAB", tabHelp},
+      {"--size", "WxH",
+       "export size in pixels, WxH (default 2126x1329: 180 mm at 300 dpi;\nPDF and SVG get the "
+       "same figure in mm); with --screenshot the\nwindow's size (default 1400x900)"},
+      {"--screenshot", "FILE", "grab the whole window to FILE (.png) after start-up and exit"},
+      {"--recover", "WHAT",
+       "what to do with unsaved work a crashed QuantFront left (its\nautosave): ask (default), "
+       "accept, discard or later",
+       qf::cli::oneOf("ask|accept|discard|later")},
+      {"--dump-session", "FILE",
+       "write the session as it stands after start-up (and recovery) to\nFILE and exit"},
+      {"--version", "", "print the version and exit"},
+      // For tests: autosave soon after the first edit, and take the command line's scenario as
+      // an edit (so there is something to autosave).
+      {"--autosave-interval-ms", "MS", "autosave this long after an edit",
+       qf::cli::integerIn(1, 3600000), false, true},
+      {"--apply-as-edit", "", "apply --model, --gpu, --tp, --schemes as an edit", {}, false, true},
+  };
+  static const qf::cli::CommandSpec command{
+      "quantfront",
+      "",
+      "usage: quantfront [options] [SESSION]\n",
+      "QuantFront: decode step time, capacity and the quality/latency/memory frontier of\n"
+      "quantization schemes. SESSION: a session file to open.\n",
+      {options},
+      "Exit status: 0 on success, 2 on bad input (one line naming the file and field).\n",
+      16};  // more than one SESSION is refused by checkSessionArgument, naming the extra one
+  return command;
+}
 
-  QCommandLineOption asEdit{"apply-as-edit", "Apply --model, --gpu, --tp, --schemes as an edit."};
-
-  Options() {
-    // For tests: autosave soon after the first edit, and take the command line's scenario as
-    // an edit (so there is something to autosave).
-    interval.setFlags(QCommandLineOption::HiddenFromHelp);
-    asEdit.setFlags(QCommandLineOption::HiddenFromHelp);
-  }
-  [[nodiscard]] QList<QCommandLineOption> all() const {
-    return {model, gpu,  schemes, tp,      session, export_,  out,
-            tab,   size, shot,    recover, dump,    interval, asEdit};
-  }
-};
+/// An option's value as text (`fallback` when not given).
+QString given(const qf::cli::ParsedOptions& p, std::string_view name, const char* fallback = "") {
+  const auto v = p.value(name);
+  return v ? QString::fromStdString(*v) : QString(fallback);
+}
 
 /// What the checked command line asks for.
 struct Checked {
@@ -226,88 +232,87 @@ struct Checked {
 };
 
 /// The session to open: --session or the positional SESSION, which must exist.
-std::optional<int> checkSessionArgument(const QCommandLineParser& parser, const Options& o,
-                                        Checked& c) {
-  c.sessionPath = parser.value(o.session);
+std::optional<int> checkSessionArgument(const qf::cli::ParsedOptions& p, Checked& c) {
+  c.sessionPath = given(p, "--session");
   {
-    const QStringList rest = parser.positionalArguments();
-    if (rest.size() > 1 || (rest.size() == 1 && parser.isSet(o.session))) {
-      const std::string arg = rest.back().toStdString();
+    const std::vector<std::string>& rest = p.positionals();
+    if (rest.size() > 1 || (rest.size() == 1 && p.has("--session"))) {
+      const std::string arg = rest.back();
       return badOption(arg, "unexpected argument '" + arg +
                                 "' (one session at most; see "
                                 "quantfront --help)");
     }
-    if (rest.size() == 1) c.sessionPath = rest.front();
+    if (rest.size() == 1) c.sessionPath = QString::fromLocal8Bit(rest.front());
   }
   if (!c.sessionPath.isEmpty() && !QFile::exists(c.sessionPath)) {
     const std::string name = c.sessionPath.toStdString();
-    return badOption(parser.isSet(o.session) ? "session" : name, "no session file '" + name + "'");
+    return badOption(p.has("--session") ? "session" : name, "no session file '" + name + "'");
   }
   return std::nullopt;
 }
 
 /// --tab, --tp, --size, --recover and the autosave interval.
-std::optional<int> checkScalarOptions(const QCommandLineParser& parser, const Options& o,
-                                      Checked& c) {
+std::optional<int> checkScalarOptions(const qf::cli::ParsedOptions& p, Checked& c) {
   // Every option is checked before a window exists.
   // A screenshot is a PNG of the window (it exited 0 and wrote nothing for x.pdf).
-  if (parser.isSet(o.shot) && !parser.value(o.shot).endsWith(".png", Qt::CaseInsensitive)) {
+  if (p.has("--screenshot") && !given(p, "--screenshot").endsWith(".png", Qt::CaseInsensitive)) {
     return badOption("screenshot",
                      "writes a PNG of the window: expected a file ending in .png, "
                      "found '" +
-                         parser.value(o.shot).toStdString() + "'");
+                         given(p, "--screenshot").toStdString() + "'");
   }
-  c.tab = parser.value(o.tab);
+  c.tab = given(p, "--tab", "step");
   if (!qf::ui::tabByKey(c.tab)) {
     return badOption("tab", "expected one of " + qf::ui::tabKeys().join(", ").toStdString() +
                                 ", found '" + c.tab.toStdString() + "'");
   }
-  if (parser.isSet(o.tp)) {
-    c.tp = parseInteger(parser.value(o.tp));
+  if (p.has("--tp")) {
+    c.tp = parseInteger(given(p, "--tp"));
     if (!c.tp || *c.tp < 1 || *c.tp > 1024) {
       return badOption("tp", "expected an integer from 1 to 1024, found '" +
-                                 parser.value(o.tp).toStdString() + "'");
+                                 given(p, "--tp").toStdString() + "'");
     }
   }
-  c.exportW = parser.isSet(o.shot) && !parser.isSet(o.size) ? 1400 : qf::ui::kExportWidthPx;
-  c.exportH = parser.isSet(o.shot) && !parser.isSet(o.size) ? 900 : qf::ui::kExportHeightPx;
-  if (parser.isSet(o.size)) {
-    const QStringList wh = parser.value(o.size).split('x');
+  c.exportW = p.has("--screenshot") && !p.has("--size") ? 1400 : qf::ui::kExportWidthPx;
+  c.exportH = p.has("--screenshot") && !p.has("--size") ? 900 : qf::ui::kExportHeightPx;
+  if (p.has("--size")) {
+    const QStringList wh = given(p, "--size").split('x');
     const auto w = wh.size() == 2 ? parseInteger(wh[0]) : std::nullopt;
     const auto h = wh.size() == 2 ? parseInteger(wh[1]) : std::nullopt;
     if (!w || !h || *w < 64 || *h < 64 || *w > 20000 || *h > 20000) {
       return badOption("size", "expected WxH between 64 and 20000 pixels, found '" +
-                                   parser.value(o.size).toStdString() + "'");
+                                   given(p, "--size").toStdString() + "'");
     }
     c.exportW = static_cast<int>(*w);
     c.exportH = static_cast<int>(*h);
   }
-  c.recover = parser.value(o.recover);
+  c.recover = given(p, "--recover", "ask");
   if (!QStringList({"ask", "accept", "discard", "later"}).contains(c.recover)) {
     return badOption("recover", "expected ask, accept, discard or later, found '" +
                                     c.recover.toStdString() + "'");
   }
-  c.intervalMs = parseInteger(parser.value(o.interval));
+  c.intervalMs = parseInteger(given(p, "--autosave-interval-ms", "2000"));
   if (!c.intervalMs || *c.intervalMs < 1 || *c.intervalMs > 3600000) {
-    return badOption("autosave-interval-ms", "expected an integer from 1 to 3600000, found '" +
-                                                 parser.value(o.interval).toStdString() + "'");
+    return badOption("autosave-interval-ms",
+                     "expected an integer from 1 to 3600000, found '" +
+                         given(p, "--autosave-interval-ms", "2000").toStdString() + "'");
   }
   return std::nullopt;
 }
 
 /// --export VIEW --out FILE, or --export FILE with the --tab plot.
-std::optional<int> checkExport(const QCommandLineParser& parser, const Options& o, Checked& c) {
-  if (parser.isSet(o.out) && !parser.isSet(o.export_)) {
+std::optional<int> checkExport(const qf::cli::ParsedOptions& p, Checked& c) {
+  if (p.has("--out") && !p.has("--export")) {
     return badOption("out", "--out names the file --export VIEW writes; give --export too");
   }
-  if (parser.isSet(o.export_) && parser.isSet(o.out)) {
-    c.exportViewName = parser.value(o.export_);
+  if (p.has("--export") && p.has("--out")) {
+    c.exportViewName = given(p, "--export");
     const QStringList views = qf::ui::MainWindow::exportViews();
     if (!views.contains(c.exportViewName)) {
       return badOption("export", "expected a view: " + views.join(", ").toStdString() +
                                      ", found '" + c.exportViewName.toStdString() + "'");
     }
-    const QString out = parser.value(o.out);
+    const QString out = given(p, "--out");
     const auto f = qf::ui::exportFormatFor(out);
     const qf::ui::TabSpec* view = qf::ui::tabByView(c.exportViewName);
     const bool table = view && view->exports == qf::ui::TabExport::Table;
@@ -322,19 +327,19 @@ std::optional<int> checkExport(const QCommandLineParser& parser, const Options& 
                                   c.exportViewName.toStdString() + ", found '" + out.toStdString() +
                                   "'");
     }
-  } else if (parser.isSet(o.export_)) {
-    if (qf::ui::MainWindow::exportViews().contains(parser.value(o.export_))) {
+  } else if (p.has("--export")) {
+    if (qf::ui::MainWindow::exportViews().contains(given(p, "--export"))) {
       return badOption("out",
-                       "--export " + parser.value(o.export_).toStdString() + " needs --out FILE");
+                       "--export " + given(p, "--export").toStdString() + " needs --out FILE");
     }
-    c.exportFormat = qf::ui::exportFormatFor(parser.value(o.export_));
+    c.exportFormat = qf::ui::exportFormatFor(given(p, "--export"));
     if (!c.exportFormat) {
       return badOption("export",
                        "expected a view (" +
                            qf::ui::MainWindow::exportViews().join(", ").toStdString() +
                            ") with --out, or a file ending in .png, .pdf, .svg, .csv or .json, "
                            "found '" +
-                           parser.value(o.export_).toStdString() + "'");
+                           given(p, "--export").toStdString() + "'");
     }
     if (qf::ui::isPlotFormat(*c.exportFormat) && !qf::ui::plotTabKeys().contains(c.tab)) {
       return badOption("tab", "expected " + orList(qf::ui::plotTabKeys()).toStdString() +
@@ -347,18 +352,16 @@ std::optional<int> checkExport(const QCommandLineParser& parser, const Options& 
 /// No output replaces the session being read (`--export data.json` naming it used to put the
 /// engine's data export in its place): compared as files, so another spelling of the same
 /// path, or a link to it, is caught too.
-std::optional<int> checkOutputsSpareSession(const QCommandLineParser& parser, const Options& o,
-                                            const Checked& c) {
+std::optional<int> checkOutputsSpareSession(const qf::cli::ParsedOptions& p, const Checked& c) {
   if (c.sessionPath.isEmpty()) return std::nullopt;
   const QFileInfo session(c.sessionPath);
-  const std::pair<const QCommandLineOption*, const char*> outputs[] = {
-      {&o.export_, "export"}, {&o.out, "out"}, {&o.dump, "dump-session"}};
-  for (const auto& [opt, field] : outputs) {
-    if (!parser.isSet(*opt)) continue;
-    const QFileInfo target(parser.value(*opt));
+  for (const char* field : {"export", "out", "dump-session"}) {
+    const auto value = p.value("--" + std::string(field));
+    if (!value) continue;
+    const QFileInfo target(QString::fromStdString(*value));
     if (target.exists() && session.exists() &&
         target.canonicalFilePath() == session.canonicalFilePath()) {
-      return badOption(field, "'" + parser.value(*opt).toStdString() +
+      return badOption(field, "'" + *value +
                                   "' is the session being read; an output never replaces it "
                                   "(name another file)");
     }
@@ -389,17 +392,16 @@ std::optional<int> loadSessionArgument(Checked& c) {
 
 /// The scenario the window will start from (the session's, else the bundled example's, with
 /// --model, --gpu, --tp, --schemes), checked as the engine checks it.
-std::optional<int> checkScenario(const QCommandLineParser& parser, const Options& o, Checked& c) {
-  c.explicitScenario =
-      parser.isSet(o.model) || parser.isSet(o.gpu) || c.tp || parser.isSet(o.schemes);
+std::optional<int> checkScenario(const qf::cli::ParsedOptions& p, Checked& c) {
+  c.explicitScenario = p.has("--model") || p.has("--gpu") || c.tp || p.has("--schemes");
   qf::ScenarioSpec& spec = c.spec;
   spec = c.session ? c.session->scenario : qf::ui::bundledExampleSession().scenario;
-  if (parser.isSet(o.model)) spec.model = parser.value(o.model).toStdString();
-  if (parser.isSet(o.gpu)) spec.gpu = parser.value(o.gpu).toStdString();
+  if (p.has("--model")) spec.model = given(p, "--model").toStdString();
+  if (p.has("--gpu")) spec.gpu = given(p, "--gpu").toStdString();
   if (c.tp) spec.tp = static_cast<int>(*c.tp);
-  if (parser.isSet(o.schemes)) {
+  if (p.has("--schemes")) {
     spec.schemes.clear();
-    for (const QString& s : parser.value(o.schemes).split(',', Qt::SkipEmptyParts)) {
+    for (const QString& s : given(p, "--schemes").split(',', Qt::SkipEmptyParts)) {
       spec.schemes.push_back(s.trimmed().toStdString());
     }
     if (spec.schemes.empty()) return badOption("schemes", "expected at least one scheme id");
@@ -412,10 +414,9 @@ std::optional<int> checkScenario(const QCommandLineParser& parser, const Options
       // A figure the user did not give on the command line came from the session: the
       // error names the session file and its scenario key, not an option never typed.
       qf::Error e = scen.error();
-      const bool fromOption = (e.field == "model" && parser.isSet(o.model)) ||
-                              (e.field == "gpu" && parser.isSet(o.gpu)) ||
-                              (e.field == "tp" && c.tp) ||
-                              (e.field == "schemes" && parser.isSet(o.schemes));
+      const bool fromOption = (e.field == "model" && p.has("--model")) ||
+                              (e.field == "gpu" && p.has("--gpu")) || (e.field == "tp" && c.tp) ||
+                              (e.field == "schemes" && p.has("--schemes"));
       if (c.session && !fromOption && e.file.empty()) {
         e.file = QFile::encodeName(c.sessionPath).toStdString();
         std::replace(e.field.begin(), e.field.end(), '-', '_');
@@ -441,12 +442,12 @@ std::optional<int> checkScenario(const QCommandLineParser& parser, const Options
 
 /// The headless exports: a view by name, or the --tab plot or the engine's data to a file;
 /// none when the command line asks for none.
-std::optional<int> runExport(qf::ui::MainWindow& window, const QCommandLineParser& parser,
-                             const Options& o, const Checked& c) {
+std::optional<int> runExport(qf::ui::MainWindow& window, const qf::cli::ParsedOptions& p,
+                             const Checked& c) {
   if (!c.exportViewName.isEmpty()) {
     QElapsedTimer timer;
     timer.start();
-    const QString out = parser.value(o.out);
+    const QString out = given(p, "--out");
     window.showTab(tabOfView(c.exportViewName));
     const QString err = window.exportView(c.exportViewName, out, c.exportW, c.exportH);
     if (!err.isEmpty()) {
@@ -460,7 +461,7 @@ std::optional<int> runExport(qf::ui::MainWindow& window, const QCommandLineParse
     return kExitOk;
   }
   if (c.exportFormat) {
-    const QString path = parser.value(o.export_);
+    const QString path = given(p, "--export");
     QString err;
     if (qf::ui::isPlotFormat(*c.exportFormat)) {
       window.showTab(c.tab);
@@ -482,8 +483,7 @@ std::optional<int> runExport(qf::ui::MainWindow& window, const QCommandLineParse
 
 /// The window, interactive: autosave and recovery, then the event loop (or a session dump or
 /// a screenshot).
-int runWindow(qf::ui::MainWindow& window, const QCommandLineParser& parser, const Options& o,
-              const Checked& c) {
+int runWindow(qf::ui::MainWindow& window, const qf::cli::ParsedOptions& p, const Checked& c) {
   // Interactive: autosave this window's unsaved work, and first offer what a crashed one
   // left, before anything is written.
   window.startAutosave(QString(), static_cast<int>(*c.intervalMs));
@@ -495,21 +495,21 @@ int runWindow(qf::ui::MainWindow& window, const QCommandLineParser& parser, cons
   }
   // The window opens on the step-time view unless --tab says otherwise or a session was
   // opened explicitly (then its saved tab).
-  if (parser.isSet(o.tab) || !c.session) window.showTab(c.tab);
-  if (parser.isSet(o.shot)) window.resize(c.exportW, c.exportH);
-  if (!parser.isSet(o.dump)) window.show();
+  if (p.has("--tab") || !c.session) window.showTab(c.tab);
+  if (p.has("--screenshot")) window.resize(c.exportW, c.exportH);
+  if (!p.has("--dump-session")) window.show();
   const bool recovered = window.offerRecovery();
-  if (!recovered && parser.isSet(o.asEdit)) window.editScenario(c.spec);
-  if (parser.isSet(o.dump)) {
-    const QString dump = parser.value(o.dump);
+  if (!recovered && p.has("--apply-as-edit")) window.editScenario(c.spec);
+  if (p.has("--dump-session")) {
+    const QString dump = given(p, "--dump-session");
     if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(dump).toStdString())) {
       std::cerr << "quantfront: " << e->str() << "\n";
       return kExitBadInput;
     }
     return kExitOk;
   }
-  if (parser.isSet(o.shot)) {
-    const QString shot = parser.value(o.shot);
+  if (p.has("--screenshot")) {
+    const QString shot = given(p, "--screenshot");
     QTimer::singleShot(1500, &window, [&window, shot] {
       if (window.grab().save(shot, "PNG")) {
         QApplication::quit();
@@ -530,27 +530,21 @@ int main(int argc, char** argv) {
   // The whole command line is parsed and checked before QApplication exists, so a bad option
   // is the same one line and status 2 with or without a display (QApplication itself aborts
   // when it finds no display).
-  QCommandLineParser parser;
-  parser.setApplicationDescription(
-      "QuantFront: decode step time, capacity and the quality/latency/memory frontier of "
-      "quantization schemes.");
-  const QCommandLineOption helpOpt = parser.addHelpOption();
-  const QCommandLineOption versionOpt = parser.addVersionOption();
-  parser.addPositionalArgument("SESSION", "A session file to open.", "[SESSION]");
-  const Options o;
-  parser.addOptions(o.all());
-  if (!parser.parse(argumentsBeforeApplication(argc, argv))) {
-    std::cerr << "quantfront: " << kCommandLine << ": " << parser.errorText().toStdString()
-              << " (see quantfront --help)\n";
-    return kExitBadInput;
+  int parseRc = kExitOk;
+  const QStringList qtFree = argumentsBeforeApplication(argc, argv);
+  std::vector<std::string> args;
+  for (qsizetype i = 1; i < qtFree.size(); ++i) {
+    const std::string a = qtFree[i].toLocal8Bit().toStdString();
+    if (a == "--") continue;  // what follows is positional
+    args.push_back(a == "-v" ? "--version" : a);
   }
-  if (parser.isSet(helpOpt) || parser.isSet(versionOpt)) {
-    chooseHeadlessPlatform(argc, argv);
-    QCoreApplication app(argc, argv);
-    QCoreApplication::setApplicationName("QuantFront");
-    QCoreApplication::setApplicationVersion(qf::qfrontVersion());
-    if (parser.isSet(helpOpt)) parser.showHelp(kExitOk);
-    parser.showVersion();
+  const auto parsed =
+      qf::cli::parseCommand(quantfrontCommand(), args, std::cout, std::cerr, parseRc);
+  if (!parsed) return parseRc;
+  const qf::cli::ParsedOptions& p = *parsed;
+  if (p.flag("--version")) {
+    std::cout << "QuantFront " << qf::qfrontVersion() << "\n";
+    return kExitOk;
   }
   // A broken install (its data folder or a file in it missing) is one line and status 2; when
   // started from the desktop menu there is no terminal, so a display also gets a dialog.
@@ -565,22 +559,14 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   Checked c;
-  // An option given twice is refused, as qfront refuses it (the last one used to win).
-  for (const QCommandLineOption& opt : o.all()) {
-    const auto given = parser.values(opt).size();
-    if (!opt.valueName().isEmpty() && given > 1) {
-      return badOption(opt.names().front().toStdString(),
-                       "given " + std::to_string(given) + " times; give it once");
-    }
-  }
-  if (auto rc = checkSessionArgument(parser, o, c)) return *rc;
-  c.headless = parser.isSet(o.export_) || parser.isSet(o.dump);
+  if (auto rc = checkSessionArgument(p, c)) return *rc;
+  c.headless = p.has("--export") || p.has("--dump-session");
   // Every option is checked before a window exists.
-  if (auto rc = checkScalarOptions(parser, o, c)) return *rc;
-  if (auto rc = checkOutputsSpareSession(parser, o, c)) return *rc;
-  if (auto rc = checkExport(parser, o, c)) return *rc;
+  if (auto rc = checkScalarOptions(p, c)) return *rc;
+  if (auto rc = checkOutputsSpareSession(p, c)) return *rc;
+  if (auto rc = checkExport(p, c)) return *rc;
   if (auto rc = loadSessionArgument(c)) return *rc;
-  if (auto rc = checkScenario(parser, o, c)) return *rc;
+  if (auto rc = checkScenario(p, c)) return *rc;
   // Every option is good: now the application, which needs a display unless the run is
   // headless (an export or a session dump renders offscreen).
   if (!c.headless && !environmentSet("QT_QPA_PLATFORM") && !environmentSet("DISPLAY") &&
@@ -604,7 +590,7 @@ int main(int argc, char** argv) {
   // window or the open session. Without it (a build without CUDA) Measure says so. A headless
   // export measures nothing, so it does not start the child to ask for devices (0.1 s).
   if (const std::string measure =
-          parser.isSet(o.export_)
+          p.has("--export")
               ? std::string()
               : qf::findMeasureExecutable(QCoreApplication::applicationFilePath().toStdString());
       !measure.empty()) {
@@ -616,11 +602,11 @@ int main(int argc, char** argv) {
     // In the window a bad session is a message; the example session stays.
     QTimer::singleShot(0, &window, [&window, path = c.sessionPath] { window.openSession(path); });
   }
-  if (!parser.isSet(o.asEdit) && (c.explicitScenario || !c.session)) window.setScenario(c.spec);
+  if (!p.has("--apply-as-edit") && (c.explicitScenario || !c.session)) window.setScenario(c.spec);
   if (!window.lastError().isEmpty()) {
     std::cerr << "quantfront: " << window.lastError().toStdString() << "\n";
     return kExitBadInput;
   }
-  if (auto rc = runExport(window, parser, o, c)) return *rc;
-  return runWindow(window, parser, o, c);
+  if (auto rc = runExport(window, p, c)) return *rc;
+  return runWindow(window, p, c);
 }

@@ -15,6 +15,27 @@ namespace {
 /// The column an option's help starts at.
 constexpr std::size_t kHelpColumn = 25;
 
+/// The widest a help line runs.
+constexpr std::size_t kHelpWidth = 100;
+
+/// `text`'s lines ('\n'), each longer than `width` broken at its last space that fits.
+std::vector<std::string> wrapped(std::string_view text, std::size_t width) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    while (line.size() > width) {
+      const auto space = line.rfind(' ', width);
+      if (space == std::string_view::npos || space == 0) break;
+      out.emplace_back(line.substr(0, space));
+      line = line.substr(space + 1);
+    }
+    out.emplace_back(line);
+  }
+  return out;
+}
+
 /// One line naming the option, as every refusal of the command line reads.
 int refuse(const CommandSpec& command, std::ostream& err, const std::string& field,
            const std::string& message) {
@@ -85,6 +106,11 @@ bool passes(const ValueCheck& c, const std::string& v) {
 
 }  // namespace
 
+std::string repeatedOption(const std::string& name, std::size_t times) {
+  return "option " + name + " is given more than once (" + std::to_string(times) +
+         " times); give it once";
+}
+
 std::string helpText(const CommandSpec& command) {
   std::ostringstream out;
   out << command.usage;
@@ -94,25 +120,18 @@ std::string helpText(const CommandSpec& command) {
   out << "\noptions:\n";
   for (const auto& group : command.options) {
     for (const OptionSpec& o : group) {
+      if (o.hidden) continue;
       std::string term = "  " + std::string(o.name);
       if (!o.flag()) term += " " + std::string(o.value);
-      std::string_view help = o.help;
-      bool first = true;
-      while (!help.empty() || first) {
-        const auto nl = help.find('\n');
-        const std::string_view line = help.substr(0, nl);
-        if (first) {
-          out << term;
-          if (!line.empty()) {
-            out << std::string(term.size() + 2 <= kHelpColumn ? kHelpColumn - term.size() : 2, ' ')
-                << line;
-          }
-        } else {
-          out << std::string(kHelpColumn, ' ') << line;
-        }
-        out << "\n";
-        first = false;
-        help = nl == std::string_view::npos ? std::string_view() : help.substr(nl + 1);
+      const auto lines = wrapped(o.help, kHelpWidth - kHelpColumn);
+      out << term;
+      if (!lines.empty()) {
+        out << std::string(term.size() + 2 <= kHelpColumn ? kHelpColumn - term.size() : 2, ' ')
+            << lines.front();
+      }
+      out << "\n";
+      for (std::size_t i = 1; i < lines.size(); ++i) {
+        out << std::string(kHelpColumn, ' ') << lines[i] << "\n";
       }
     }
   }
@@ -157,17 +176,11 @@ std::optional<ParsedOptions> parseCommand(const CommandSpec& command,
         if (a.takeFlag(name)) parsed.m_values[name];
         continue;
       }
-      bool missing = false, repeated = false;
-      std::vector<std::string> given;
-      if (o.repeatable) {
-        given = a.take(name, missing);
-      } else if (auto v = a.takeOne(name, missing, repeated)) {
-        given.push_back(std::move(*v));
-      }
+      bool missing = false;
+      std::vector<std::string> given = a.take(name, missing);
       const std::string field = withoutDashes(o.name);
-      if (repeated) {
-        rc = refuse(command, err, field,
-                    "option " + name + " is given more than once; give it once");
+      if (!o.repeatable && given.size() + (missing ? 1 : 0) > 1) {
+        rc = refuse(command, err, field, repeatedOption(name, given.size() + (missing ? 1 : 0)));
         return std::nullopt;
       }
       if (missing) {
@@ -189,8 +202,8 @@ std::optional<ParsedOptions> parseCommand(const CommandSpec& command,
   for (const auto& rest : a.rest()) {
     if (looksLikeOption(rest) || parsed.m_positionals.size() >= command.positionals) {
       rc = refuse(command, err, rest,
-                  "unknown argument '" + rest + "' (see " + std::string(command.program) + " " +
-                      std::string(command.name) + " --help)");
+                  "unknown argument '" + rest + "' (see " + std::string(command.program) +
+                      (command.name.empty() ? "" : " " + std::string(command.name)) + " --help)");
       return std::nullopt;
     }
     parsed.m_positionals.push_back(rest);

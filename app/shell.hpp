@@ -46,6 +46,7 @@ struct OptionSpec {
   std::string_view help;
   ValueCheck check = {};
   bool repeatable = false;  ///< may be given more than once (its values kept in order)
+  bool hidden = false;      ///< taken, but not offered by --help (for tests)
   [[nodiscard]] bool flag() const { return value.empty(); }
 };
 
@@ -60,6 +61,9 @@ struct CommandSpec {
   std::string_view after;       ///< what follows the options (fields, exit status)
   std::size_t positionals = 0;  ///< arguments that are not options, at most
 };
+
+/// The refusal of an option given `times` times that takes one value.
+std::string repeatedOption(const std::string& name, std::size_t times);
 
 /// The command's --help: usage, about, "options:" with one entry per option (the name and
 /// value, the help from column 25), then `after`.

@@ -22,6 +22,7 @@ constexpr OptionSpec kOptions[] = {
     {"--gate", "G", "a gate (repeatable)", {}, true},
     {"--fast", "", "a flag"},
     {"--a-very-long-option-name", "VALUE", "its help"},
+    {"--for-tests", "X", "not offered", {}, false, true},
 };
 
 qf::cli::CommandSpec command(std::size_t positionals = 0) {
@@ -73,6 +74,19 @@ TEST_CASE("the shell's help lists each option of the table with its help from co
   CHECK(r.out == help);
 }
 
+TEST_CASE("the shell's help breaks a long line at a space, within 100 columns") {
+  constexpr OptionSpec kLong[] = {
+      {"--long", "X",
+       "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+       "fifteen sixteen seventeen eighteen"}};
+  const std::string help =
+      qf::cli::helpText({"qfront", "demo", "usage: qfront demo\n", "", {kLong}, "", 0});
+  CHECK(help.find("  --long X               one two three four five six seven eight nine ten "
+                  "eleven twelve thirteen\n"
+                  "                         fourteen fifteen sixteen seventeen eighteen\n") !=
+        std::string::npos);
+}
+
 TEST_CASE("the shell takes values, repeated values, flags and positionals") {
   const Run r = parse({"--gpu", "h100", "--tp=4", "--gate", "a>=1", "--fast", "--gate=b<=2",
                        "--util", "0.5", "s.json"},
@@ -87,6 +101,9 @@ TEST_CASE("the shell takes values, repeated values, flags and positionals") {
   CHECK_FALSE(r.parsed->has("--format"));
   CHECK_FALSE(r.parsed->value("--format"));
   CHECK(r.parsed->positionals() == std::vector<std::string>{"s.json"});
+  // A hidden option is taken but not offered.
+  CHECK(parse({"--for-tests", "1"}).parsed->value("--for-tests") == "1");
+  CHECK(qf::cli::helpText(command()).find("--for-tests") == std::string::npos);
 }
 
 TEST_CASE("the shell refuses with one line naming the option and exit status 2") {
@@ -102,7 +119,8 @@ TEST_CASE("the shell refuses with one line naming the option and exit status 2")
   refused(parse({"--util", "0"}), "field 'util': expected a number in (0, 1], found '0'");
   refused(parse({"--util", "nan"}), "expected a number in (0, 1], found 'nan'");
   refused(parse({"--format", "xml"}), "expected table, csv or json, found 'xml'");
-  refused(parse({"--gpu", "a", "--gpu", "b"}), "option --gpu is given more than once");
+  refused(parse({"--gpu", "a", "--gpu", "b"}),
+          "option --gpu is given more than once (2 times); give it once");
   refused(parse({"--gpu"}), "option --gpu needs a value");
   refused(parse({"--gpu", "--fast"}), "option --gpu needs a value");
   refused(parse({"--bogus"}), "unknown argument '--bogus' (see qfront demo --help)");

@@ -20,17 +20,53 @@
 #include <quantfront/core/base/version.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kFrontierHelp =
-    R"(usage: qfront frontier FILE [--objectives NAME:max|min,...] [--gate "NAME>=X" ...]
+constexpr OptionSpec kFrontierOptions[] = {
+    {"--objectives", "LIST",
+     "NAME:max or NAME:min, comma-separated; a bare NAME takes the known\ndirection. Default: the "
+     "session's objectives, else every metric\n(column) with a known direction (others are skipped "
+     "with a warning):\n  max: names containing score, recovery, throughput, goodput,\n       "
+     "queries_per_usd, max_concurrency, cost_reduction, accuracy,\n       exact_match, "
+     "tokens_per_s, or the word acc, or ending in\n       _tok_s/_req_s/_per_s, or an lm-eval "
+     "score <task>_<metric>\n       (perplexity, bits_per_byte, invalid_rate, brier_score: min);\n "
+     " min: names ending in _ms, _s, _us, _gib, _gb, or containing usd_per,\n       flip_rate, "
+     "energy, fallback, or the word kl."},
+    {"--gate",
+     "G",
+     "a gate every candidate must pass first; repeat it or separate gates by\ncommas. NAME>=X, "
+     "NAME<=X, NAME>X, NAME<X, NAME==X, or relative to the\nbaseline: NAME>=baseline-0.5, "
+     "NAME<=baseline+2, NAME>=baseline.\nA gate has three outcomes: pass or fail when the figure's "
+     "whole\ninterval is on one side of the threshold, undecided when the\ninterval crosses it (a "
+     "figure without an interval decides alone).",
+     {},
+     true},
+    {"--baseline", "ID", "candidate that baseline-relative gates refer to"},
+    {"--group-by", "model|none",
+     "model (default): one frontier per base model, so that relative\nfigures (recovery, deltas) "
+     "only compare candidates that share a\nbaseline; candidates naming no model join the session "
+     "scenario's\nmodel. none: one frontier over every candidate (absolute scores\nacross models); "
+     "a relative objective spanning several models is\nthen warned about."},
+    {"--format", "table|json", "output format (default table)", oneOf("table|json")},
+    {"--max-by", "N",
+     "list at most N dominators per candidate (default 10; 0 lists all,\nrefused above 2000 "
+     "candidates)"},
+    {"--no-by", "", "skip the per-candidate dominator lists (they cost O(n) each)"},
+};
+
+const CommandSpec& frontierCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "frontier",
+      R"(usage: qfront frontier FILE [--objectives NAME:max|min,...] [--gate "NAME>=X" ...]
                        [--baseline ID] [--group-by model|none] [--format table|json]
                        [--max-by N] [--no-by]
-
-Applies quality gates, then finds the Pareto frontier of the passing candidates.
+)",
+      R"(Applies quality gates, then finds the Pareto frontier of the passing candidates.
 
 FILE is either
   - a CSV file with header `id,<metric>,...`: one candidate per row, one metric per column,
@@ -45,37 +81,9 @@ FILE is either
     hide) are left out, with a note on stderr.
 A warning is printed when an objective mixes provenance kinds (modelled, measured,
 published) across candidates.
-
-  --objectives LIST   NAME:max or NAME:min, comma-separated; a bare NAME takes the known
-                      direction. Default: the session's objectives, else every metric
-                      (column) with a known direction (others are skipped with a warning):
-                        max: names containing score, recovery, throughput, goodput,
-                             queries_per_usd, max_concurrency, cost_reduction, accuracy,
-                             exact_match, tokens_per_s, or the word acc, or ending in
-                             _tok_s/_req_s/_per_s, or an lm-eval score <task>_<metric>
-                             (perplexity, bits_per_byte, invalid_rate, brier_score: min);
-                        min: names ending in _ms, _s, _us, _gib, _gb, or containing usd_per,
-                             flip_rate, energy, fallback, or the word kl.
-  --gate G            a gate every candidate must pass first; repeat it or separate gates by
-                      commas. NAME>=X, NAME<=X, NAME>X, NAME<X, NAME==X, or relative to the
-                      baseline: NAME>=baseline-0.5, NAME<=baseline+2, NAME>=baseline.
-                      A gate has three outcomes: pass or fail when the figure's whole
-                      interval is on one side of the threshold, undecided when the
-                      interval crosses it (a figure without an interval decides alone).
-  --baseline ID       candidate that baseline-relative gates refer to
-  --group-by model|none
-                      model (default): one frontier per base model, so that relative
-                      figures (recovery, deltas) only compare candidates that share a
-                      baseline; candidates naming no model join the session scenario's
-                      model. none: one frontier over every candidate (absolute scores
-                      across models); a relative objective spanning several models is
-                      then warned about.
-  --format table|json output format (default table)
-  --max-by N          list at most N dominators per candidate (default 10; 0 lists all,
-                      refused above 2000 candidates)
-  --no-by             skip the per-candidate dominator lists (they cost O(n) each)
-
-Classification of the passing candidates over the objectives:
+)",
+      {kFrontierOptions},
+      R"(Classification of the passing candidates over the objectives:
   frontier    no candidate is at least as good on every objective and strictly better on
               one (equal vectors are both on the frontier);
   uncertain   dominated on point estimates, but not clearly: the intervals overlap;
@@ -104,7 +112,10 @@ them unless --max-by says otherwise ("by_truncated" is true when there are more)
 memory bounded on large inputs (10^5 candidates); --no-by skips them.
 
 Exit status: 0 on success, 2 on bad input (one line naming file, line, column and field).
-)";
+)",
+      16};
+  return command;
+}
 
 std::string cellText(const Candidate& c, const std::string& metric) {
   const auto it = c.metrics.find(metric);
@@ -188,24 +199,14 @@ void printTable(const FrontierAnalysis& a, const std::vector<Candidate>& cands, 
 constexpr std::size_t kMaxRowsListingAll = 2000;
 
 int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kFrontierHelp;
-    return kExitOk;
-  }
-  bool missing = false;
   int rc = kExitOk;
-  std::optional<std::string> objectivesOpt, baselineOpt, formatOpt, maxByOpt, groupByOpt;
-  if (!takeSingle(a, "--objectives", objectivesOpt, err, rc) ||
-      !takeSingle(a, "--group-by", groupByOpt, err, rc) ||
-      !takeSingle(a, "--baseline", baselineOpt, err, rc) ||
-      !takeSingle(a, "--format", formatOpt, err, rc) ||
-      !takeSingle(a, "--max-by", maxByOpt, err, rc)) {
-    return rc;
-  }
-  const auto gateOpts = a.take("--gate", missing);
-  if (missing) return badArg(err, "gate", "option --gate needs a value");
-  const bool noBy = a.takeFlag("--no-by");
+  const auto p = parseCommand(frontierCommand(), argv, out, err, rc);
+  if (!p) return rc;
+  const auto objectivesOpt = p->value("--objectives"), baselineOpt = p->value("--baseline"),
+             formatOpt = p->value("--format"), maxByOpt = p->value("--max-by"),
+             groupByOpt = p->value("--group-by");
+  const auto gateOpts = p->values("--gate");
+  const bool noBy = p->flag("--no-by");
   std::size_t maxBy = FrontierOptions::kDefaultDominatorsListed;
   if (maxByOpt) {
     const auto v = parseInt(*maxByOpt);
@@ -217,13 +218,7 @@ int cmdFrontier(const std::vector<std::string>& argv, std::ostream& out, std::os
     }
     maxBy = static_cast<std::size_t>(*v);
   }
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront frontier --help)");
-    }
-    files.push_back(r);
-  }
+  const std::vector<std::string>& files = p->positionals();
   if (files.size() != 1) {
     return badArg(err, "file",
                   "expected one candidates file (CSV), found " + std::to_string(files.size()));

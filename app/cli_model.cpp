@@ -134,11 +134,23 @@ Exit status: 0 on success, 2 on bad input (one line naming the file and field).
   return command;
 }
 
-constexpr const char* kCatalogHelp = R"(usage: qfront catalog [--format table|json]
+constexpr OptionSpec kCatalogOptions[] = {
+    {"--format", "table|json", "output format (default table)", oneOf("table|json")},
+};
 
-Lists the bundled models (with parameter counts), GPUs (with dense peaks and price) and
+const CommandSpec& catalogCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "catalog",
+      "usage: qfront catalog [--format table|json]\n",
+      R"(Lists the bundled models (with parameter counts), GPUs (with dense peaks and price) and
 quantization schemes (bits per weight, tensor path, c).
-)";
+)",
+      {kCatalogOptions},
+      "",
+      0};
+  return command;
+}
 
 /// "source: overhead 0 ms, bandwidth x1, compute bf16 x0.74 w4a16-g128 x0.45, dequant c/D".
 std::string efficiencySummary(const Efficiency& e) {
@@ -718,20 +730,12 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
 }
 
 int cmdCatalog(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kCatalogHelp;
-    return kExitOk;
-  }
   int rc = kExitOk;
-  std::optional<std::string> format;
-  if (!takeSingle(a, "--format", format, err, rc)) return rc;
-  if (!a.rest().empty())
-    return badArg(err, a.rest().front(), "unknown argument '" + a.rest().front() + "'");
+  const auto parsed = parseCommand(catalogCommand(), argv, out, err, rc);
+  if (!parsed) return rc;
+  const auto format = parsed->value("--format");
   const Catalog& cat = Catalog::bundled();
-  const std::string f = format.value_or("table");
-  if (f != "table" && f != "json")
-    return badArg(err, "format", "expected table or json, found '" + f + "'");
+  const std::string f = format.value_or("table");  // checked by the table
   if (f == "json") {
     Json j;
     j["models"] = Json::array();

@@ -20,18 +20,48 @@
 #include <quantfront/core/session/session_merge.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kCalibrateHelp =
-    R"(usage: qfront calibrate SESSION [--gpu ID|GPU.json] [--device NAME] [--model ID|CONFIG.json]
+constexpr OptionSpec kCalibrateOptions[] = {
+    {"--gpu", "ID|PATH",
+     "the datasheet GPU the efficiencies are relative to (default: the\n"
+     "catalog GPU the device name stands for, e.g. NVIDIA H100 80GB HBM3 →\n"
+     "h100-sxm)"},
+    {"--device", "NAME",
+     "which device's records to fit when the session holds several (a\n"
+     "merged fleet); records of two devices are never mixed in one fit"},
+    {"--model", "ID|PATH",
+     "model for the measured step time (default: the session's scenario model)"},
+    {"--format", "table|json", "output format (default table)", oneOf("table|json")},
+    {"-o", "GPU.json",
+     "write the calibrated GPU file (not SESSION itself; checked with the\n"
+     "reader qfront model --gpu uses before it is written): the datasheet\n"
+     "GPU as --gpu reads it plus a \"calibration\" block (source, device,\n"
+     "bandwidth_efficiency, compute_efficiency {path or scheme: fraction},\n"
+     "dequant_s_per_weight {scheme: s}, fits with residuals), for qfront\n"
+     "model --gpu GPU.json"},
+    {"--check", "",
+     "predict each point of POINTS.csv with the GPU's constants as they are\n"
+     "(nothing fitted), with the median |error|"},
+    {"--datasheet", "",
+     "POINTS.csv: fit freely from the ideal roofline instead of the GPU's\n"
+     "calibration as the prior"},
+};
+
+const CommandSpec& calibrateCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "calibrate",
+      R"(usage: qfront calibrate SESSION [--gpu ID|GPU.json] [--device NAME] [--model ID|CONFIG.json]
                         [--format table|json] [-o GPU.json]
        qfront calibrate POINTS.csv --gpu ID|GPU.json [--datasheet] [--format table|json] [-o GPU.json]
        qfront calibrate POINTS.csv --gpu ID|GPU.json --check [--datasheet] [--format table|json]
-
-POINTS.csv, detected by its header
+)",
+      R"(POINTS.csv, detected by its header
   model,gpu,tp,scheme,kv_dtype,batch,input_len,output_len,metric,value,unit
 (metric e2e_latency_s [s], ttft_ms, tpot_ms, decode_step_ms, prefill_ms [ms], output_tok_s,
 total_tok_s [tok/s]; model a catalog id or a config.json path relative to the CSV), fits the
@@ -44,8 +74,9 @@ determine it). Rows of another GPU are left out with a note. -o writes the GPU f
 fitted "calibration" block. After `unit`, optional columns by name: load (a request rate in
 req/s, cN clients, or max: a serving row, whose batch may be empty; metrics ttft_p50_ms,
 ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms, output_tok_s of the
-deployment, and the means), max_batch and token_budget (the server's limits, default 256 and
-8192), engine (vllm, sglang or trtllm: how the server sized its KV pool); other columns (a source, a note) are carried, not read. A session's vllm bench serve
+deployment, and the means), max_batch and token_budget (the server's limits; default: the
+engine's own on the GPU), engine (vllm, sglang or trtllm: how the server sized its KV pool);
+other columns (a source, a note) are carried, not read. A session's vllm bench serve
 and SGLang bench_serving runs are serving rows at their offered load.
 
 With --check nothing is fitted: each point is predicted with the GPU's constants as every
@@ -66,26 +97,25 @@ records around the fit. Records no GPU could produce against the datasheet (a ti
 still cannot be made exits 2. Also the measured step time of the model per scheme: the sum over
 its decode GEMMs of the measured time at M = B, at each measured B.
 
-  --gpu ID|PATH       the datasheet GPU the efficiencies are relative to (default: the
-                      catalog GPU the device name stands for, e.g. NVIDIA H100 80GB HBM3 →
-                      h100-sxm)
-  --device NAME       which device's records to fit when the session holds several (a
-                      merged fleet); records of two devices are never mixed in one fit
-  --model ID|PATH     model for the measured step time (default: the session's scenario model)
-  --format table|json output format (default table)
-  -o GPU.json         write the calibrated GPU file (not SESSION itself; checked with the
-                      reader qfront model --gpu uses before it is written): the datasheet
-                      GPU as --gpu reads it plus
-                      a "calibration" block (source, device, bandwidth_efficiency,
-                      compute_efficiency {path or scheme: fraction}, dequant_s_per_weight
-                      {scheme: s}, fits with residuals), for qfront model --gpu GPU.json
+)",
+      {kCalibrateOptions},
+      R"(Exit status: 0 on success, 2 on bad input (one line naming file, position and field).
+)",
+      16};
+  return command;
+}
 
-Exit status: 0 on success, 2 on bad input (one line naming file, position and field).
-)";
+constexpr OptionSpec kMergeOptions[] = {
+    {"-o", "OUT.json", "the merged session (created, or added to when it exists)"},
+};
 
-constexpr const char* kMergeHelp = R"(usage: qfront merge SESSION... -o OUT.json
-
-Combines sessions into OUT.json (created, or added to when it exists; written atomically,
+const CommandSpec& mergeCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "merge",
+      R"(usage: qfront merge SESSION... -o OUT.json
+)",
+      R"(Combines sessions into OUT.json (created, or added to when it exists; written atomically,
 under the same lock qfront import takes): kernel measurements keep their device (qfront
 calibrate --device picks one) and are keyed by kernel, scheme, device and shape, every record
 kept but an exact copy of one already there; a record with a NaN, infinite or non-positive
@@ -96,8 +126,13 @@ of OUT.json (or of the first session when OUT.json is new) stay. For a fleet: ea
 qfront-measure --out node-$HOST.json (scripts/measure-fleet.sbatch), then
   qfront merge node-*.json -o fleet.json && qfront calibrate fleet.json --device "NVIDIA H100 80GB HBM3"
 
-Exit status: 0 on success, 2 on bad input.
-)";
+)",
+      {kMergeOptions},
+      R"(Exit status: 0 on success, 2 on bad input.
+)",
+      1000000};
+  return command;
+}
 
 /// True when `a` and `b` name the same file (through links too), or the same path when
 /// either does not exist yet.
@@ -317,27 +352,15 @@ int calibrateFromKernelRecords(const Session& session, const std::string& file,
 }  // namespace
 
 int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kCalibrateHelp;
-    return kExitOk;
-  }
   int rc = kExitOk;
-  std::optional<std::string> gpuOpt, deviceOpt, modelOpt, formatOpt, outOpt;
-  if (!takeSingle(a, "--gpu", gpuOpt, err, rc) || !takeSingle(a, "--device", deviceOpt, err, rc) ||
-      !takeSingle(a, "--model", modelOpt, err, rc) ||
-      !takeSingle(a, "--format", formatOpt, err, rc) || !takeSingle(a, "-o", outOpt, err, rc)) {
-    return rc;
-  }
-  const bool check = a.takeFlag("--check");
-  const bool datasheet = a.takeFlag("--datasheet");
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront calibrate --help)");
-    }
-    files.push_back(r);
-  }
+  const auto parsed = parseCommand(calibrateCommand(), argv, out, err, rc);
+  if (!parsed) return rc;
+  const auto gpuOpt = parsed->value("--gpu"), deviceOpt = parsed->value("--device"),
+             modelOpt = parsed->value("--model"), formatOpt = parsed->value("--format"),
+             outOpt = parsed->value("-o");
+  const bool check = parsed->flag("--check");
+  const bool datasheet = parsed->flag("--datasheet");
+  const std::vector<std::string>& files = parsed->positionals();
   if (files.size() != 1) {
     return badArg(err, "SESSION", "expected one session, found " + std::to_string(files.size()));
   }
@@ -407,22 +430,12 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
 }
 
 int cmdMerge(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kMergeHelp;
-    return kExitOk;
-  }
   int rc = kExitOk;
-  std::optional<std::string> outOpt;
-  if (!takeSingle(a, "-o", outOpt, err, rc)) return rc;
+  const auto parsed = parseCommand(mergeCommand(), argv, out, err, rc);
+  if (!parsed) return rc;
+  const auto outOpt = parsed->value("-o");
   if (!outOpt) return badArg(err, "o", "give the merged session with -o OUT.json");
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront merge --help)");
-    }
-    files.push_back(r);
-  }
+  const std::vector<std::string>& files = parsed->positionals();
   if (files.empty()) return badArg(err, "SESSION", "give at least one session to merge");
   // Every input is read before anything is written.
   std::vector<Session> inputs;

@@ -113,10 +113,13 @@ std::string repeatedOption(const std::string& name, std::size_t times) {
 
 std::string helpText(const CommandSpec& command) {
   std::ostringstream out;
-  out << command.usage;
-  if (!command.usage.empty() && command.usage.back() != '\n') out << "\n";
-  if (!command.about.empty()) out << "\n" << command.about;
-  if (!command.about.empty() && command.about.back() != '\n') out << "\n";
+  // Each part ends in one newline, a blank line between parts.
+  const auto trimmed = [](std::string_view t) {
+    while (!t.empty() && t.back() == '\n') t.remove_suffix(1);
+    return t;
+  };
+  out << trimmed(command.usage) << "\n";
+  if (!trimmed(command.about).empty()) out << "\n" << trimmed(command.about) << "\n";
   out << "\noptions:\n";
   for (const auto& group : command.options) {
     for (const OptionSpec& o : group) {

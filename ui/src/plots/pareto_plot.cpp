@@ -489,7 +489,7 @@ void ParetoPlot::drawColourBins() {
 QStringList colourBinLabels(const std::vector<std::pair<double, double>>& ranges) {
   // The fewest significant digits (at least 3) at which no range's two ends read alike and no
   // range's end reads like the next range's start.
-  auto format = [](double v, int digits) { return QString::number(v, 'g', digits); };
+  auto format = [](double v, int digits) { return significant(v, digits); };
   auto distinctAt = [&](int digits) {
     for (std::size_t i = 0; i < ranges.size(); ++i) {
       const auto [lo, hi] = ranges[i];

@@ -23,7 +23,7 @@ namespace qf::ui {
 namespace {
 
 QString number(double v, int digits = 4) {
-  return QString::number(v, 'g', digits);
+  return significant(v, digits);
 }
 
 /// The calibration in a dialog: what was fitted and how well it predicts what it did not see.

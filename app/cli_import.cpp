@@ -18,18 +18,74 @@
 #include <quantfront/core/model/engine.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kImportHelp =
-    R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
+constexpr OptionSpec kImportOptions[] = {
+    {"--output",
+     "SESSION",
+     "session file to add to; created when it does not exist. A session\n"
+     "of an older version is migrated and written back in the current\n"
+     "version; one written by a newer QuantFront is refused.",
+     {},
+     true},
+    {"-o", "SESSION", "the same as --output", {}, true},
+    {"--candidate", "ID",
+     "every run and score in the files becomes a measured metric of\n"
+     "candidate ID (created when missing; printable text, trimmed). For\n"
+     "an existing candidate, --model, --scheme, --gpu and --gpu-count must\n"
+     "agree with it: a contradiction exits 2 naming both values"},
+    {"--model", "ID",
+     "catalog model for a new candidate when the files name none the\n"
+     "catalog knows (vLLM model_id, lm-eval model_name / pretrained=)"},
+    {"--scheme", "S",
+     "scheme when the model name has no unambiguous hint (\"FP8\",\n"
+     "\"w4a16\", \"GPTQ\", ...); a name without any hint is bf16"},
+    {"--gpu", "ID", "GPU of a new candidate (default: the session scenario's GPU)"},
+    {"--gpu-count", "N", "GPUs of a new candidate (default 1)",
+     integerIn(1, 1024, "a GPU count 1..1024")},
+    {"--baseline", "ID",
+     "candidate recovery is computed against (default: per model, the\n"
+     "candidate whose scheme is bf16)"},
+    {"--no-candidates", "",
+     "only record the runs; leave the candidates as they are (not\n"
+     "with --candidate, --model, --scheme, --gpu, --gpu-count, --baseline)"},
+    {"--allow-model-mismatch", "",
+     "attach even when a file's model (or --model) is not the model of\n"
+     "the existing candidate it goes to; without it that is refused"},
+    {"--batch", "B",
+     "with --input-len and --output-len: the static batch a vLLM bench\n"
+     "latency or throughput file was timed at (B requests of I prompt and\n"
+     "O output tokens; those files do not say): recorded on its runs so\n"
+     "that `qfront calibrate SESSION` can fit the model to them. All three\n"
+     "or none",
+     integerIn(1, 10'000'000, "a whole number from 1 to 10000000")},
+    {"--input-len", "I", "... prompt tokens of each request",
+     integerIn(1, 10'000'000, "a whole number from 1 to 10000000")},
+    {"--output-len", "O", "... output tokens of each request",
+     integerIn(1, 10'000'000, "a whole number from 1 to 10000000")},
+    {"--tp", "N",
+     "the tensor-parallel degree those files and SGLang bench_one_batch\n"
+     "files were timed at, when the file does not say (default: the\n"
+     "candidate's GPU count, which is wrong when the GPUs were replicas)",
+     integerIn(1, 1024, "a whole number from 1 to 1024")},
+    {"--format", "table|json", "summary format on stdout (default table)", {}, true},
+    {"--help", "", "this text (also -h)"},
+};
+
+const CommandSpec& importCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "import",
+      R"(usage: qfront import FILE... -o SESSION [--candidate ID] [--model ID] [--scheme S]
                      [--gpu ID] [--gpu-count N] [--baseline ID] [--no-candidates]
                      [--allow-model-mismatch] [--batch B --input-len I --output-len O]
                      [--tp N] [--format table|json]
-
-Imports benchmark and eval result files into a QuantFront session file. The format of each
+)",
+      R"(Imports benchmark and eval result files into a QuantFront session file. The format of each
 FILE is detected from its content, never from its name:
   vllm-serve        vllm bench serve --save-result (one object, or several with --append-result)
   vllm-latency      vllm bench latency --output-json
@@ -42,37 +98,9 @@ FILE is detected from its content, never from its name:
 Per-sample lm-eval files (samples_<task>_<date>.jsonl) are not imported: compare two of them
 with `qfront stats paired`.
 
-  -o, --output SESSION   session file to add to; created when it does not exist. A session
-                         of an older version is migrated and written back in the current
-                         version; one written by a newer QuantFront is refused.
-  --candidate ID         every run and score in the files becomes a measured metric of
-                         candidate ID (created when missing; printable text, trimmed). For
-                         an existing candidate, --model, --scheme, --gpu and --gpu-count must
-                         agree with it: a contradiction exits 2 naming both values
-  --model ID             catalog model for a new candidate when the files name none the
-                         catalog knows (vLLM model_id, lm-eval model_name / pretrained=)
-  --scheme S             scheme when the model name has no unambiguous hint ("FP8",
-                         "w4a16", "GPTQ", ...); a name without any hint is bf16
-  --gpu ID               GPU of a new candidate (default: the session scenario's GPU)
-  --gpu-count N          GPUs of a new candidate (default 1)
-  --baseline ID          candidate recovery is computed against (default: per model, the
-                         candidate whose scheme is bf16)
-  --no-candidates        only record the runs; leave the candidates as they are (not
-                         with --candidate, --model, --scheme, --gpu, --gpu-count, --baseline)
-  --allow-model-mismatch attach even when a file's model (or --model) is not the model of
-                         the existing candidate it goes to; without it that is refused
-  --batch B --input-len I --output-len O
-                         the static batch a vLLM bench latency or throughput file was timed
-                         at (B requests of I prompt and O output tokens; those files do not
-                         say): recorded on its runs so that `qfront calibrate SESSION` can fit
-                         the model to them. All three or none
-  --tp N                 the tensor-parallel degree those files and SGLang bench_one_batch
-                         files were timed at, when the file does not say (default: the
-                         candidate's GPU count, which is wrong when the GPUs were replicas)
-  --format table|json    summary format on stdout (default table)
-  -h, --help             this text
-
-Each imported file is recorded with its name and SHA-256: importing a file that is already
+)",
+      {kImportOptions},
+      R"(Each imported file is recorded with its name and SHA-256: importing a file that is already
 in the session (same content, whatever its name) adds nothing. The summary lists, per file,
 the detected format, the runs and metrics read, and warnings saying what was skipped and why
 (the same warnings, in the same words, as the window's import summary and Evidence tab). A
@@ -103,7 +131,10 @@ never leaves a half-written file. While it reads, changes and writes SESSION it 
 10 s, or QFRONT_LOCK_WAIT_S), then exits 2 naming the holder, writing nothing.
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
-)";
+)",
+      1000000};
+  return command;
+}
 
 using FileSummary = FileImport;
 
@@ -246,12 +277,10 @@ bool checkCandidateId(std::string& id, std::ostream& err, int& rc) {
 }
 
 /// --batch B --input-len I --output-len O: all three or none, each a whole number >= 1.
-bool takeStaticBatch(Args& a, std::optional<StaticBatch>& out, std::ostream& err, int& rc) {
-  std::optional<std::string> batch, in, outLen, tp;
-  if (!takeSingle(a, "--batch", batch, err, rc) || !takeSingle(a, "--input-len", in, err, rc) ||
-      !takeSingle(a, "--output-len", outLen, err, rc) || !takeSingle(a, "--tp", tp, err, rc)) {
-    return false;
-  }
+bool takeStaticBatch(const ParsedOptions& p, std::optional<StaticBatch>& out, std::ostream& err,
+                     int& rc) {
+  const auto batch = p.value("--batch"), in = p.value("--input-len"),
+             outLen = p.value("--output-len"), tp = p.value("--tp");
   StaticBatch b;
   if (tp) {
     const auto v = parseInt(*tp);
@@ -299,22 +328,18 @@ struct ImportTarget {
 /// --candidate, --model, --scheme, --gpu, --gpu-count, --baseline, the static batch,
 /// --no-candidates and --allow-model-mismatch, each checked against the catalog before
 /// anything is read. 0 or the exit code (one line printed).
-int importTargetOptions(Args& a, ImportTarget& t, std::ostream& err) {
+int importTargetOptions(const ParsedOptions& p, ImportTarget& t, std::ostream& err) {
   int rc = kExitOk;
-  std::optional<std::string> candidateOpt, modelOpt, schemeOpt, gpuOpt, gpuCountOpt, baselineOpt;
-  if (!takeSingle(a, "--candidate", candidateOpt, err, rc) ||
-      !takeSingle(a, "--model", modelOpt, err, rc) ||
-      !takeSingle(a, "--scheme", schemeOpt, err, rc) || !takeSingle(a, "--gpu", gpuOpt, err, rc) ||
-      !takeSingle(a, "--gpu-count", gpuCountOpt, err, rc) ||
-      !takeSingle(a, "--baseline", baselineOpt, err, rc)) {
-    return rc;
-  }
+  auto candidateOpt = p.value("--candidate");  // trimmed by checkCandidateId
+  const auto modelOpt = p.value("--model"), schemeOpt = p.value("--scheme"),
+             gpuOpt = p.value("--gpu"), gpuCountOpt = p.value("--gpu-count"),
+             baselineOpt = p.value("--baseline");
   std::optional<StaticBatch>& staticBatch = t.staticBatch;
-  if (!takeStaticBatch(a, staticBatch, err, rc)) return rc;
-  t.noCandidates = a.takeFlag("--no-candidates");
+  if (!takeStaticBatch(p, staticBatch, err, rc)) return rc;
+  t.noCandidates = p.flag("--no-candidates");
   const bool noCandidates = t.noCandidates;
   AttachOptions& attachOpts = t.attach;
-  attachOpts.allowModelMismatch = a.takeFlag("--allow-model-mismatch");
+  attachOpts.allowModelMismatch = p.flag("--allow-model-mismatch");
   attachOpts.candidateId = candidateOpt;
   attachOpts.model = modelOpt.value_or("");
   attachOpts.gpu = gpuOpt.value_or("");
@@ -332,9 +357,10 @@ int importTargetOptions(Args& a, ImportTarget& t, std::ostream& err) {
   }
   if (noCandidates) {
     for (const auto& [opt, name] :
-         {std::pair{&candidateOpt, "--candidate"}, std::pair{&modelOpt, "--model"},
-          std::pair{&schemeOpt, "--scheme"}, std::pair{&gpuOpt, "--gpu"},
-          std::pair{&gpuCountOpt, "--gpu-count"}, std::pair{&baselineOpt, "--baseline"}}) {
+         {std::pair{static_cast<const std::optional<std::string>*>(&candidateOpt), "--candidate"},
+          std::pair{&modelOpt, "--model"}, std::pair{&schemeOpt, "--scheme"},
+          std::pair{&gpuOpt, "--gpu"}, std::pair{&gpuCountOpt, "--gpu-count"},
+          std::pair{&baselineOpt, "--baseline"}}) {
       if (*opt) {
         return badArg(err, "no-candidates",
                       std::string("--no-candidates leaves the candidates as they are, but ") +
@@ -368,22 +394,16 @@ int importTargetOptions(Args& a, ImportTarget& t, std::ostream& err) {
 }  // namespace
 
 int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kImportHelp;
-    return kExitOk;
-  }
-  bool missing = false;
-  auto outputs = a.take("-o", missing);
-  if (missing) return badArg(err, "output", "option -o needs a value (the session file)");
-  const auto longOutputs = a.take("--output", missing);
-  if (missing) return badArg(err, "output", "option --output needs a value (the session file)");
+  int parseRc = kExitOk;
+  const auto parsed = parseCommand(importCommand(), argv, out, err, parseRc);
+  if (!parsed) return parseRc;
+  auto outputs = parsed->values("-o");
+  const auto longOutputs = parsed->values("--output");
   outputs.insert(outputs.end(), longOutputs.begin(), longOutputs.end());
-  const auto formats = a.take("--format", missing);
-  if (missing) return badArg(err, "format", "option --format needs a value (table or json)");
+  const auto formats = parsed->values("--format");
   int rc = kExitOk;
   ImportTarget target;
-  if (const int bad = importTargetOptions(a, target, err)) return bad;
+  if (const int bad = importTargetOptions(*parsed, target, err)) return bad;
   const AttachOptions& attachOpts = target.attach;
   const std::optional<std::string>& candidateOpt = target.candidate;
   const bool noCandidates = target.noCandidates;
@@ -402,13 +422,7 @@ int cmdImport(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   if (format != "table" && format != "json") {
     return badArg(err, "format", "expected table or json, found '" + format + "'");
   }
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront import --help)");
-    }
-    files.push_back(r);
-  }
+  const std::vector<std::string>& files = parsed->positionals();
   if (files.empty()) return badArg(err, "FILE", "give at least one FILE to import");
 
   ImportPlan plan;  // every file read before anything is merged; any error refuses them all

@@ -18,6 +18,7 @@
 #include <quantfront/core/base/json_scanner.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
@@ -51,60 +52,117 @@ Each takes --format json|table (default json). Run `qfront stats <sub-command> -
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )";
 
-constexpr const char* kBinomialHelp =
-    R"(usage: qfront stats binomial --p P --n N [--format json|table]
+constexpr OptionSpec kBinomialOptions[] = {
+    {"--p", "P", "score as a fraction in [0, 1]", {}, true},
+    {"--n", "N", "number of questions (> 0)", {}, true},
+    {"--format", "json|table", "output format (default json)", {}, true},
+};
 
-A score p measured on n questions (binomial model).
-  --p P        score as a fraction in [0, 1]
-  --n N        number of questions (> 0)
-
-JSON keys (fractions): p, n, se = sqrt(p(1-p)/n), ci = [p - 1.96 se, p + 1.96 se],
+const CommandSpec& binomialStatsCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "stats binomial",
+      R"(usage: qfront stats binomial --p P --n N [--format json|table]
+)",
+      R"(A score p measured on n questions (binomial model).
+)",
+      {kBinomialOptions},
+      R"(JSON keys (fractions): p, n, se = sqrt(p(1-p)/n), ci = [p - 1.96 se, p + 1.96 se],
 ci_half_width = 1.96 se, wilson = Wilson 95% score interval [lo, hi],
 min_detectable_diff = 1.96 sqrt(2) se (the smallest difference two independent runs of
 n questions resolve at 95%), n_per_arm_for_1pp = questions per arm to resolve 0.01 at
 80% power.
 Example: --p 0.80 --n 1319 gives se 0.0110, ci_half_width 0.0216, min_detectable_diff 0.0306.
-)";
+)",
+      0};
+  return command;
+}
 
-constexpr const char* kPowerHelp =
-    R"(usage: qfront stats power --p P --delta D [--power 0.8] [--flip-rate F] [--format json|table]
+constexpr OptionSpec kPowerOptions[] = {
+    {"--p", "P", "expected score, a fraction in [0, 1]", {}, true},
+    {"--delta", "D", "difference to resolve, a fraction in (0, 1] (0.01 = 1 pp)", {}, true},
+    {"--power", "X", "statistical power in (0, 1) (default 0.8)", {}, true},
+    {"--flip-rate",
+     "F",
+     "also give the paired count (same questions in both runs):\n(1.96 + z_power)^2 * F / delta^2",
+     {},
+     true},
+    {"--format", "json|table", "output format (default json)", {}, true},
+};
 
-Questions per arm for two independent runs to resolve a difference delta at 95% confidence
+const CommandSpec& powerStatsCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "stats power",
+      R"(usage: qfront stats power --p P --delta D [--power 0.8] [--flip-rate F] [--format json|table]
+)",
+      R"(Questions per arm for two independent runs to resolve a difference delta at 95% confidence
 (two-sided) and the given power: (1.96 + z_power)^2 * 2 p (1-p) / delta^2, with z_power = 0.84
 at the default 0.8 (as the seed rounds it).
-  --p P           expected score, a fraction in [0, 1]
-  --delta D       difference to resolve, a fraction in (0, 1] (0.01 = 1 pp)
-  --power X       statistical power in (0, 1) (default 0.8)
-  --flip-rate F   also give the paired count (same questions in both runs):
-                  (1.96 + z_power)^2 * F / delta^2
-
-JSON keys: p, delta, power, z_alpha, z_beta, n_per_arm (rounded up), n_per_arm_exact,
+)",
+      {kPowerOptions},
+      R"(JSON keys: p, delta, power, z_alpha, z_beta, n_per_arm (rounded up), n_per_arm_exact,
 and with --flip-rate: flip_rate, n_paired, n_paired_exact.
 Example: --p 0.80 --delta 0.01 gives n_per_arm 25088 (~25,000 per arm).
-)";
+)",
+      0};
+  return command;
+}
 
-constexpr const char* kDiffHelp =
-    R"(usage: qfront stats diff --p1 P1 --n1 N1 --p2 P2 --n2 N2 [--format json|table]
+constexpr OptionSpec kDiffOptions[] = {
+    {"--p1", "P1", "the first run's score, a fraction in [0, 1]", {}, true},
+    {"--n1", "N1", "its number of questions (> 0)", {}, true},
+    {"--p2", "P2", "the second run's score, a fraction in [0, 1]", {}, true},
+    {"--n2", "N2", "its number of questions (> 0)", {}, true},
+    {"--format", "json|table", "output format (default json)", {}, true},
+};
 
-Two independent runs (different questions, seeds or samples): the difference p2 - p1 with
+const CommandSpec& diffStatsCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "stats diff",
+      R"(usage: qfront stats diff --p1 P1 --n1 N1 --p2 P2 --n2 N2 [--format json|table]
+)",
+      R"(Two independent runs (different questions, seeds or samples): the difference p2 - p1 with
 se = sqrt(p1(1-p1)/n1 + p2(1-p2)/n2).
-JSON keys (fractions): p1, n1, p2, n2, diff, se, diff_ci = [diff - 1.96 se, diff + 1.96 se],
+)",
+      {kDiffOptions},
+      R"(JSON keys (fractions): p1, n1, p2, n2, diff, se, diff_ci = [diff - 1.96 se, diff + 1.96 se],
 min_detectable_diff = 1.96 se, significant (true when diff_ci excludes 0).
-)";
+)",
+      0};
+  return command;
+}
 
-constexpr const char* kPairedHelp =
-    R"(usage: qfront stats paired A.jsonl B.jsonl [--metric M] [--task T] [--filter F] [--format json|table]
+constexpr OptionSpec kPairedOptions[] = {
+    {"--metric",
+     "M",
+     "per-question 0/1 metric (default exact_match when present, else acc)",
+     {},
+     true},
+    {"--task", "T", "only this task", {}, true},
+    {"--filter",
+     "F",
+     "only this filter (required when a task has several, e.g. gsm8k's\nstrict-match and "
+     "flexible-extract)",
+     {},
+     true},
+    {"--format", "json|table", "output format (default json)", {}, true},
+};
 
-Pairs two lm-evaluation-harness per-sample files (--log_samples: samples_<task>_<date>.jsonl)
+const CommandSpec& pairedStatsCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "stats paired",
+      R"(usage: qfront stats paired A.jsonl B.jsonl [--metric M] [--task T] [--filter F] [--format json|table]
+)",
+      R"(Pairs two lm-evaluation-harness per-sample files (--log_samples: samples_<task>_<date>.jsonl)
 on (task, filter, doc_id). A is the reference (e.g. bf16), B the candidate.
 Refuses to pair when a doc_hash differs (the runs saw different questions); warns when a
 prompt_hash differs. The task comes from a "task" key, else from the file name.
-  --metric M    per-question 0/1 metric (default exact_match when present, else acc)
-  --task T      only this task
-  --filter F    only this filter (required when a task has several, e.g. gsm8k's
-                strict-match and flexible-extract)
-
-JSON keys (fractions): file_a, file_b, metric, n, score_a, score_b, wilson_a, wilson_b,
+)",
+      {kPairedOptions},
+      R"(JSON keys (fractions): file_a, file_b, metric, n, score_a, score_b, wilson_a, wilson_b,
 both_right, both_wrong, flips_right_to_wrong (b), flips_wrong_to_right (c),
 flip_rate = (b + c)/n, flip_rate_ci (exact Clopper-Pearson 95% interval),
 mcnemar_p (exact two-sided binomial test on b vs c),
@@ -112,7 +170,10 @@ paired_se = sqrt(flip_rate/n), diff = score_b - score_a, diff_ci = diff +/- 1.96
 (with no discordant pair, b = c = 0: +/- the upper end of flip_rate_ci, since |diff| is at
 most the flip rate; a warning says so), min_detectable_diff = 1.96 paired_se (then that bound), only_in_a, only_in_b, prompt_hash_mismatches, warnings.
 Warnings are also printed on stderr.
-)";
+)",
+      1000};
+  return command;
+}
 
 std::optional<double> toNumber(const std::string& s) {
   double v = 0;
@@ -123,28 +184,11 @@ std::optional<double> toNumber(const std::string& s) {
   return v;
 }
 
-/// Reads single-valued options and rejects leftovers; collects positionals when allowed.
-class Options {
- public:
-  Options(Args& a, std::ostream& err) : m_a(a), m_err(err) {}
-  /// Takes option `name` (last value wins). False (after reporting) on a missing value.
-  bool take(const std::string& name, std::optional<std::string>& out) {
-    bool missing = false;
-    auto v = m_a.take(name, missing);
-    if (missing) {
-      m_rc = badArg(m_err, name.substr(2), "option " + name + " needs a value");
-      return false;
-    }
-    if (!v.empty()) out = v.back();
-    return true;
-  }
-  [[nodiscard]] int rc() const { return m_rc; }
-
- private:
-  Args& m_a;
-  std::ostream& m_err;
-  int m_rc = kExitOk;
-};
+/// The last value given for `name` (the statistics commands let a later value win).
+std::optional<std::string> lastValue(const ParsedOptions& p, std::string_view name) {
+  const auto v = p.values(name);
+  return v.empty() ? std::nullopt : std::optional<std::string>(v.back());
+}
 
 /// A fraction in [lo, hi] from option `field`; reports and returns nullopt otherwise.
 std::optional<double> fraction(const std::optional<std::string>& text, const std::string& field,
@@ -203,17 +247,13 @@ void row(std::ostream& out, const std::string& label, const std::string& value,
   out << "  " << std::left << std::setw(24) << label << std::setw(20) << value << note << "\n";
 }
 
-int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
-  if (a.help()) {
-    out << kBinomialHelp;
-    return kExitOk;
-  }
-  Options o(a, err);
-  std::optional<std::string> p, n, format;
-  if (!o.take("--p", p) || !o.take("--n", n) || !o.take("--format", format)) return o.rc();
-  if (!a.rest().empty())
-    return badArg(err, a.rest().front(),
-                  "unknown argument '" + a.rest().front() + "' (see qfront stats binomial --help)");
+int cmdBinomial(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  int parseRc = kExitOk;
+  const auto parsed = parseCommand(binomialStatsCommand(), args, out, err, parseRc);
+  if (!parsed) return parseRc;
+  const auto p = lastValue(*parsed, "--p");
+  const auto n = lastValue(*parsed, "--n");
+  const auto format = lastValue(*parsed, "--format");
   int rc = kExitOk;
   bool json = true;
   if (!formatOk(format, json, err, rc)) return rc;
@@ -252,20 +292,15 @@ int cmdBinomial(Args& a, std::ostream& out, std::ostream& err) {
 /// The most questions per arm a power answer may ask for (beyond it, no eval exists).
 constexpr double kMaxSamplesPerArm = 1e12;
 
-int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
-  if (a.help()) {
-    out << kPowerHelp;
-    return kExitOk;
-  }
-  Options o(a, err);
-  std::optional<std::string> p, delta, power, flip, format;
-  if (!o.take("--p", p) || !o.take("--delta", delta) || !o.take("--power", power) ||
-      !o.take("--flip-rate", flip) || !o.take("--format", format)) {
-    return o.rc();
-  }
-  if (!a.rest().empty())
-    return badArg(err, a.rest().front(),
-                  "unknown argument '" + a.rest().front() + "' (see qfront stats power --help)");
+int cmdPower(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  int parseRc = kExitOk;
+  const auto parsed = parseCommand(powerStatsCommand(), args, out, err, parseRc);
+  if (!parsed) return parseRc;
+  const auto p = lastValue(*parsed, "--p");
+  const auto delta = lastValue(*parsed, "--delta");
+  const auto power = lastValue(*parsed, "--power");
+  const auto flip = lastValue(*parsed, "--flip-rate");
+  const auto format = lastValue(*parsed, "--format");
   int rc = kExitOk;
   bool json = true;
   if (!formatOk(format, json, err, rc)) return rc;
@@ -327,20 +362,15 @@ int cmdPower(Args& a, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int cmdDiff(Args& a, std::ostream& out, std::ostream& err) {
-  if (a.help()) {
-    out << kDiffHelp;
-    return kExitOk;
-  }
-  Options o(a, err);
-  std::optional<std::string> p1, n1, p2, n2, format;
-  if (!o.take("--p1", p1) || !o.take("--n1", n1) || !o.take("--p2", p2) || !o.take("--n2", n2) ||
-      !o.take("--format", format)) {
-    return o.rc();
-  }
-  if (!a.rest().empty())
-    return badArg(err, a.rest().front(),
-                  "unknown argument '" + a.rest().front() + "' (see qfront stats diff --help)");
+int cmdDiff(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  int parseRc = kExitOk;
+  const auto parsed = parseCommand(diffStatsCommand(), args, out, err, parseRc);
+  if (!parsed) return parseRc;
+  const auto p1 = lastValue(*parsed, "--p1");
+  const auto n1 = lastValue(*parsed, "--n1");
+  const auto p2 = lastValue(*parsed, "--p2");
+  const auto n2 = lastValue(*parsed, "--n2");
+  const auto format = lastValue(*parsed, "--format");
   int rc = kExitOk;
   bool json = true;
   if (!formatOk(format, json, err, rc)) return rc;
@@ -377,24 +407,15 @@ int cmdDiff(Args& a, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
-  if (a.help()) {
-    out << kPairedHelp;
-    return kExitOk;
-  }
-  Options o(a, err);
-  std::optional<std::string> metric, task, filter, format;
-  if (!o.take("--metric", metric) || !o.take("--task", task) || !o.take("--filter", filter) ||
-      !o.take("--format", format)) {
-    return o.rc();
-  }
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront stats paired --help)");
-    }
-    files.push_back(r);
-  }
+int cmdPaired(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  int parseRc = kExitOk;
+  const auto parsed = parseCommand(pairedStatsCommand(), args, out, err, parseRc);
+  if (!parsed) return parseRc;
+  const auto metric = lastValue(*parsed, "--metric");
+  const auto task = lastValue(*parsed, "--task");
+  const auto filter = lastValue(*parsed, "--filter");
+  const auto format = lastValue(*parsed, "--format");
+  const std::vector<std::string>& files = parsed->positionals();
   if (files.size() != 2) {
     return badArg(
         err, "files",
@@ -463,11 +484,23 @@ int cmdPaired(Args& a, std::ostream& out, std::ostream& err) {
   return kExitOk;
 }
 
-constexpr const char* kServingHelp =
-    R"(usage: qfront stats serving FILE [--slo-ttft-ms X] [--slo-tpot-ms Y] [--slo-e2e-ms Z]
-                            [--seed S] [--resamples R] [--format json|table]
+constexpr OptionSpec kServingOptions[] = {
+    {"--slo-ttft-ms", "X", "goodput counts requests with TTFT <= X ...", {}, true},
+    {"--slo-tpot-ms", "Y", "... TPOT <= Y ...", {}, true},
+    {"--slo-e2e-ms", "Z", "... and end-to-end latency <= Z", {}, true},
+    {"--seed", "S", "the bootstrap's seed (default 5856494188361940993)", {}, true},
+    {"--resamples", "R", "bootstrap resamples, 10 to 100000 (default 2000)", {}, true},
+    {"--format", "json|table", "output format (default json)", {}, true},
+};
 
-Reads a serving benchmark with per-request arrays (vLLM bench serve --save-detailed or a 2024
+const CommandSpec& servingStatsCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "stats serving",
+      R"(usage: qfront stats serving FILE [--slo-ttft-ms X] [--slo-tpot-ms Y] [--slo-e2e-ms Z]
+                            [--seed S] [--resamples R] [--format json|table]
+)",
+      R"(Reads a serving benchmark with per-request arrays (vLLM bench serve --save-detailed or a 2024
 result file, SGLang bench_serving with details) and reports, per run, the p50/p90/p99 of TTFT,
 TPOT, ITL and end-to-end latency in ms, each with a 95% bootstrap percentile interval
 (requests resampled with replacement; the seed is fixed and printed, default 5856494188361940993),
@@ -475,8 +508,12 @@ and goodput (requests meeting every given SLO per second of the run) with its in
 Only requests that succeeded and produced tokens count: failed and empty (output_len 0)
 requests are left out of the percentiles, their intervals and goodput; the JSON says how many
 (requests_failed, requests_empty). --resamples is 10 to 100000 (default 2000).
-Exit status: 0 on success, 2 on bad input.
-)";
+)",
+      {kServingOptions},
+      "Exit status: 0 on success, 2 on bad input.\n",
+      1000};
+  return command;
+}
 
 /// One serving run's latency percentiles and goodput, each with its bootstrap interval: the
 /// run's JSON, and its lines added to `table`. Errors name `file`: a duration no measurement
@@ -558,25 +595,17 @@ Result<Json> servingRunStats(const ImportedRun& run, const std::string& file, co
   return jr;
 }
 
-int cmdServing(Args& a, std::ostream& out, std::ostream& err) {
-  if (a.help()) {
-    out << kServingHelp;
-    return kExitOk;
-  }
-  Options o(a, err);
-  std::optional<std::string> ttft, tpot, e2e, seed, resamples, format;
-  if (!o.take("--slo-ttft-ms", ttft) || !o.take("--slo-tpot-ms", tpot) ||
-      !o.take("--slo-e2e-ms", e2e) || !o.take("--seed", seed) ||
-      !o.take("--resamples", resamples) || !o.take("--format", format)) {
-    return o.rc();
-  }
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront stats serving --help)");
-    }
-    files.push_back(r);
-  }
+int cmdServingStats(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  int parseRc = kExitOk;
+  const auto parsed = parseCommand(servingStatsCommand(), args, out, err, parseRc);
+  if (!parsed) return parseRc;
+  const auto ttft = lastValue(*parsed, "--slo-ttft-ms");
+  const auto tpot = lastValue(*parsed, "--slo-tpot-ms");
+  const auto e2e = lastValue(*parsed, "--slo-e2e-ms");
+  const auto seed = lastValue(*parsed, "--seed");
+  const auto resamples = lastValue(*parsed, "--resamples");
+  const auto format = lastValue(*parsed, "--format");
+  const std::vector<std::string>& files = parsed->positionals();
   if (files.size() != 1) {
     return badArg(err, "file",
                   "expected one serving result file, found " + std::to_string(files.size()));
@@ -656,12 +685,13 @@ int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     return argv.empty() ? kExitBadInput : kExitOk;
   }
   const std::string sub = argv.front();
-  Args a(std::vector<std::string>(argv.begin() + 1, argv.end()));
-  if (sub == "binomial") return cmdBinomial(a, out, err);
-  if (sub == "power") return cmdPower(a, out, err);
-  if (sub == "diff") return cmdDiff(a, out, err);
-  if (sub == "paired") return cmdPaired(a, out, err);
-  if (sub == "serving") return cmdServing(a, out, err);
+  const std::vector<std::string> rest(argv.begin() + 1, argv.end());
+  if (sub == "binomial") return cmdBinomial(rest, out, err);
+  if (sub == "power") return cmdPower(rest, out, err);
+  if (sub == "diff") return cmdDiff(rest, out, err);
+  if (sub == "paired") return cmdPaired(rest, out, err);
+  if (sub == "serving") return cmdServingStats(rest, out, err);
+  Args a(rest);
   if (sub == "kl") return cmdStatsKl(a, out, err);
   return badArg(
       err, "command",

@@ -364,10 +364,7 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   if (files.size() != 1) {
     return badArg(err, "SESSION", "expected one session, found " + std::to_string(files.size()));
   }
-  const std::string format = formatOpt.value_or("table");
-  if (format != "table" && format != "json") {
-    return badArg(err, "format", "expected table or json, found '" + format + "'");
-  }
+  const std::string format = formatOpt.value_or("table");  // its table checks the value
   if (outOpt) {
     const std::filesystem::path p(*outOpt);
     std::error_code ec;

@@ -225,7 +225,40 @@ double costReduction(const std::string& model, const std::string& gpu, int tp,
   return sum / 7;
 }
 
+/// arXiv:2411.02355's asynchronous speedup as its text quotes it: the scheme's saturated
+/// output rate over bf16's on the same GPUs, the mean over its seven use cases.
+double asyncSpeedup(const std::string& model, const std::string& gpu, int tp,
+                    const std::string& scheme) {
+  const std::pair<int, int> useCases[] = {{256, 1024}, {768, 128}, {1024, 1024}, {1024, 128},
+                                          {256, 128},  {512, 256}, {4096, 512}};
+  auto rate = [&](const std::string& id, int in, int out) {
+    const auto r =
+        qfront({"serving", "--model", model, "--gpu", gpu, "--tp", std::to_string(tp), "--scheme",
+                id, "--input-len", std::to_string(in), "--output-len", std::to_string(out),
+                "--load", "max", "--requests", "200", "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    return nlohmann::json::parse(r.out)["loads"][0]["analytic_output_tok_s"].get<double>();
+  };
+  double sum = 0;
+  for (auto [in, out] : useCases) sum += rate(scheme, in, out) / rate("bf16", in, out);
+  return sum / 7;
+}
+
 }  // namespace
+
+TEST_CASE("the paper's asynchronous INT8 speedups on the A6000 are not overstated",
+          "[cli][e2e][bundled]") {
+  // 1.38x (8B, one A6000) and 1.91x (70B, four) published. The bundled A6000 constants state
+  // bf16's fraction of its tensor peak alone (0.676); INT8 takes that fraction of its own peak.
+  // At the datasheet's whole INT8 peak, as before, these read 1.85x and 2.80x (+34%, +46%).
+  const double int8 = asyncSpeedup("llama-3.1-8b", "a6000", 1, "w8a8-int8");
+  CHECK(int8 == Approx(1.38).epsilon(0.20));
+  const double int8x4 = asyncSpeedup("llama-3.1-70b", "a6000", 4, "w8a8-int8");
+  CHECK(int8x4 == Approx(1.91).epsilon(0.25));
+  // INT8's tensor rate on an A6000 is twice bf16's: at saturation the ratio stays below 2.5x.
+  CHECK(int8x4 < 2.5);
+}
 
 TEST_CASE("Hopper's Marlin bandwidth reproduces the paper's H100 cost reduction",
           "[cli][e2e][bundled]") {

@@ -52,7 +52,7 @@ double getConstant(const Efficiency& e, const std::string& name) {
   if (name == kRequestOverhead) return e.requestOverheadMs;
   if (const auto key = keyAfter(name, kComputePrefix)) {
     const auto it = e.computeEff.find(*key);
-    return it == e.computeEff.end() ? 1.0 : it->second;
+    return it == e.computeEff.end() ? e.computeUnstated() : it->second;
   }
   if (const auto key = keyAfter(name, kKernelBandwidthPrefix))
     return e.kernelBandwidthFor(*key).value_or(1.0);

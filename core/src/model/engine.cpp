@@ -56,7 +56,15 @@ double Efficiency::computeFor(const std::string& schemeId, TensorPath path) cons
   if (const auto it = computeEff.find(schemeId); it != computeEff.end()) return it->second;
   if (const auto it = computeEff.find(tensorPathName(path)); it != computeEff.end())
     return it->second;
-  return 1.0;
+  return computeUnstated();
+}
+
+double Efficiency::computeUnstated() const {
+  // A path the calibration does not state runs on the same tensor cores through the same
+  // GEMM libraries as bf16: it reaches bf16's fraction of its own peak, not the datasheet's
+  // whole (docs/model.md, "Efficiency and overhead").
+  const auto it = computeEff.find(tensorPathName(TensorPath::Bf16));
+  return it != computeEff.end() ? it->second : 1.0;
 }
 
 namespace {

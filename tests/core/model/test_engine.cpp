@@ -651,6 +651,21 @@ TEST_CASE("efficiencies and overhead scale the terms, crossovers stay exact",
   // The scheme's entry wins over its path's; the linear kind reports the η it used.
   CHECK(w4.curve.kinds[0].computeEff == 0.45);
   CHECK(bf16.curve.kinds[0].computeEff == 0.74);
+  // A path the calibration does not state (INT8 here) reaches bf16's fraction of its own
+  // peak, not the datasheet's whole: at B = 256 the INT8 step is bf16's mma at twice the
+  // peak (A100: 624 against 312 TFLOP/s), 0.5 of bf16's.
+  s.efficiency.computeEff = {{"bf16", 0.74}};
+  auto rep8 = runEngine(s, {uniform("bf16"), uniform("w8a8-int8")}, {256});
+  REQUIRE(rep8.ok());
+  const auto& int8 = byId(*rep8, "w8a8-int8");
+  CHECK(int8.curve.kinds[0].computeEff == 0.74);
+  CHECK(int8.points[0].stepMs == Approx(2 * w * 256 / (0.74 * 2 * peak) * 1e3).epsilon(1e-12));
+  // Without any stated path every path keeps the datasheet's peak.
+  s.efficiency.computeEff.clear();
+  s.efficiency.overheadMs = 0.25;
+  auto rep9 = runEngine(s, {uniform("w8a8-int8")}, {256});
+  REQUIRE(rep9.ok());
+  CHECK(rep9->schemes[0].curve.kinds[0].computeEff == 1.0);
 
   // η_β divides the memory side; a measured dequant cost replaces c/D; t0 adds to every step
   // and leaves the crossover where it was.

@@ -74,6 +74,8 @@ struct Efficiency {
   }
   /// η_P of `schemeId` issuing on `path`.
   [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
+  /// η_P of a path without an entry: bf16's when the calibration states it, else 1.
+  [[nodiscard]] double computeUnstated() const;
   /// Measured dequant seconds per weight of `schemeId`, if any.
   [[nodiscard]] std::optional<double> dequantFor(const std::string& schemeId) const;
   /// η_k of `schemeId`'s kernel, if it has one.

@@ -63,40 +63,6 @@ std::optional<std::string> Args::takeOne(const std::string& name, bool& missingV
   return values.front();
 }
 
-bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
-                std::ostream& err, int& rc) {
-  bool missing = false;
-  auto given = a.take(name, missing);
-  const std::string field = name.rfind("--", 0) == 0 ? name.substr(2) : name;
-  if (given.size() + (missing ? 1 : 0) > 1) {
-    rc = badArg(err, field, repeatedOption(name, given.size() + (missing ? 1 : 0)));
-    return false;
-  }
-  std::optional<std::string> v;
-  if (!given.empty()) v = std::move(given.front());
-  if (missing) {
-    rc = badArg(err, field,
-                "option " + name + " needs a value (a value that starts with '-' is given as " +
-                    name + "=VALUE)");
-    return false;
-  }
-  out = std::move(v);
-  return true;
-}
-
-bool takeOptions(Args& a, OptionSlots slots, const std::string& command, std::ostream& err,
-                 int& rc) {
-  for (const auto& [name, dst] : slots) {
-    if (!takeSingle(a, name, *dst, err, rc)) return false;
-  }
-  if (!a.rest().empty()) {
-    rc = badArg(err, a.rest().front(),
-                "unknown argument '" + a.rest().front() + "' (see qfront " + command + " --help)");
-    return false;
-  }
-  return true;
-}
-
 bool tableCsvJsonFormat(const std::optional<std::string>& format, std::string& name,
                         std::ostream& err, int& rc) {
   name = format.value_or("table");

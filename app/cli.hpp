@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <iosfwd>
 #include <optional>
-#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,7 +40,7 @@ int cmdMerge(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err);  // cli_calibrate.cpp
 class Args;
 /// qfront stats kl (cli_stats_kl.cpp).
-int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err);
+int cmdStatsKl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// True when `path` starts with the measured-points CSV header (cli_calibrate_e2e.cpp).
 bool isMeasuredPointsFile(const std::string& path);
 /// qfront calibrate POINTS.csv --gpu ... [--datasheet]: the end-to-end fit from the GPU's
@@ -86,7 +85,7 @@ class Args {
   std::vector<std::string> take(const std::string& name, bool& missingValue);
   /// Consumes option `name`, which may be given at most once, and returns its value.
   /// Sets `missingValue` when an occurrence has no value and `repeated` when it occurs more
-  /// than once (both are bad input; takeSingle() below reports them).
+  /// than once (both are bad input).
   std::optional<std::string> takeOne(const std::string& name, bool& missingValue, bool& repeated);
   /// Consumes a flag without a value.
   bool takeFlag(const std::string& name);
@@ -96,20 +95,6 @@ class Args {
  private:
   std::vector<std::string> m_args;
 };
-
-/// A single-valued option: takes `name` ("--gpu") from `a` into `out`. On a missing value or a
-/// repeated option prints one line naming the option, sets `rc` to kExitBadInput and returns
-/// false. Every command's single-valued options go through this.
-bool takeSingle(Args& a, const std::string& name, std::optional<std::string>& out,
-                std::ostream& err, int& rc);
-
-/// A command's single-valued options: each name ("--gpu") with where its value goes.
-using OptionSlots = std::span<const std::pair<const char*, std::optional<std::string>*>>;
-
-/// Takes every option of `slots` (takeSingle), then refuses what is left as an unknown
-/// argument of `command` ("serving"). False, with `rc` set, after printing the error.
-bool takeOptions(Args& a, OptionSlots slots, const std::string& command, std::ostream& err,
-                 int& rc);
 
 /// --format of a command that prints a table, CSV or JSON: the name (default "table") in
 /// `name`. False, with `rc` set, after printing the error.

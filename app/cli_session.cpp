@@ -1,5 +1,6 @@
 // qfront session ACTION SESSION ...: take evidence back (detach runs) and manage candidates.
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <ostream>
 
@@ -8,21 +9,24 @@
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kSessionHelp =
-    R"(usage: qfront session list SESSION
+const CommandSpec& sessionCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "session",
+      R"(usage: qfront session list SESSION
        qfront session detach SESSION RUN...
        qfront session remove SESSION ID
        qfront session rename SESSION ID NEW_ID
        qfront session hide SESSION ID
        qfront session show SESSION ID
-       qfront session refresh SESSION
-
-Edits the evidence of a session file, which is saved atomically (temporary file, fsync,
+       qfront session refresh SESSION)",
+      R"(Edits the evidence of a session file, which is saved atomically (temporary file, fsync,
 rename) and left as it was on any error.
   list     the candidates (hidden ones marked) and the imported runs with the candidate
            each feeds, the run's SHA-256 and file
@@ -35,10 +39,12 @@ rename) and left as it was on any error.
   hide     keeps candidate ID in the session but leaves it out of the frontier, the plots
            and the report; `show` brings it back
   refresh  recomputes every candidate's modelled figures with this build's model and
-           constants (after an upgrade changed them); measured and published figures stay
-
-Exit status: 0 on success, 2 on bad input (one line naming the file and field).
-)";
+           constants (after an upgrade changed them); measured and published figures stay)",
+      {},
+      "Exit status: 0 on success, 2 on bad input (one line naming the file and field).\n",
+      std::numeric_limits<std::size_t>::max()};
+  return command;
+}
 
 std::string candidateOf(const ImportedRun& r) {
   const auto it = r.setup.find(kCandidateSetupKey);
@@ -67,17 +73,10 @@ void list(const Session& s, std::ostream& out) {
 }  // namespace
 
 int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
-  Args a(argv);
-  if (a.help()) {
-    out << kSessionHelp;
-    return kExitOk;
-  }
-  const auto& args = a.rest();
-  for (const auto& r : args) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront session --help)");
-    }
-  }
+  int rc = kExitOk;
+  const auto parsed = parseCommand(sessionCommand(), argv, out, err, rc);
+  if (!parsed) return rc;
+  const auto& args = parsed->positionals();
   if (args.size() < 2) {
     return badArg(err, "action", "expected an action and a SESSION (see qfront session --help)");
   }
@@ -103,7 +102,6 @@ int cmdSession(const std::vector<std::string>& argv, std::ostream& out, std::ost
   // is in place: two edits at once wait for each other instead of losing one.
   std::optional<FileLock> lock;
   if (action != "list") {
-    int rc = kExitOk;
     lock = lockForUpdate(path, "qfront session " + action, err, rc);
     if (!lock) return rc;
   }

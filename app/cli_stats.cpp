@@ -691,8 +691,7 @@ int cmdStats(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   if (sub == "diff") return cmdDiff(rest, out, err);
   if (sub == "paired") return cmdPaired(rest, out, err);
   if (sub == "serving") return cmdServingStats(rest, out, err);
-  Args a(rest);
-  if (sub == "kl") return cmdStatsKl(a, out, err);
+  if (sub == "kl") return cmdStatsKl(rest, out, err);
   return badArg(
       err, "command",
       "unknown stats sub-command '" + sub +

@@ -2,6 +2,7 @@
 // same prompts, optionally written as measured metrics of a candidate.
 #include <filesystem>
 #include <iomanip>
+#include <limits>
 #include <ostream>
 #include <sstream>
 
@@ -14,16 +15,28 @@
 #include <quantfront/core/session/session.hpp>
 
 #include "cli.hpp"
+#include "shell.hpp"
 
 namespace qf::cli {
 
 namespace {
 
-constexpr const char* kKlHelp =
-    R"(usage: qfront stats kl A.jsonl B.jsonl [--session SESSION --candidate ID]
-                       [--format json|table]
+constexpr OptionSpec kKlOptions[] = {
+    {"--session", "SESSION",
+     "also add the figures to candidate --candidate of SESSION as measured metrics "
+     "(kl_per_token_nats with its interval, token_flip_rate_pct, choice_kl_nats, "
+     "answer_flip_rate_pct), written atomically under the session's writer lock"},
+    {"--candidate", "ID", "the candidate of --session the figures are of (the two go together)"},
+    {"--format", "json|table", "output format (default json)", oneOf("json|table")},
+};
 
-Compares two runs of the same prompts through their log-probabilities, A the baseline:
+const CommandSpec& klStatsCommand() {
+  static const CommandSpec command{
+      "qfront",
+      "stats kl",
+      R"(usage: qfront stats kl A.jsonl B.jsonl [--session SESSION --candidate ID]
+                       [--format json|table])",
+      R"(Compares two runs of the same prompts through their log-probabilities, A the baseline:
   generations  OpenAI-compatible completions or chat responses with logprobs (top-k
                alternatives per token: "logprobs": true, "top_logprobs": 5), one response
                per line, bare or as `vllm run-batch` output lines ({"custom_id", "response":
@@ -38,15 +51,13 @@ Compares two runs of the same prompts through their log-probabilities, A the bas
 Reports the mean KL per token (nats) with a 95% bootstrap interval over prompts, its 99th
 percentile, the token flip rate (positions whose most likely token differs), the prompts
 whose generations differ, and for multiple choice the mean KL per question and the answer
-flip rate (questions whose most likely choice differs).
-
-  --session SESSION --candidate ID
-                 also add the figures to candidate ID of SESSION as measured metrics
-                 (kl_per_token_nats with its interval, token_flip_rate_pct, choice_kl_nats,
-                 answer_flip_rate_pct), written atomically under the session's writer lock
-  --format json|table  (default json)
-Exit status: 0 on success, 2 on bad input (one line naming file, line and field).
-)";
+flip rate (questions whose most likely choice differs).)",
+      {kKlOptions},
+      "Exit status: 0 on success, 2 on bad input (one line naming file, line and field).\n",
+      // Any number: the count is checked after, in words ("expected two files").
+      std::numeric_limits<std::size_t>::max()};
+  return command;
+}
 
 /// The figures as candidate metrics, each citing both files.
 std::map<std::string, MetricValue> divergenceMetrics(const stats::Divergence& d,
@@ -99,33 +110,18 @@ int addToCandidate(const std::string& sessionPath, const std::string& id,
 
 }  // namespace
 
-int cmdStatsKl(Args& a, std::ostream& out, std::ostream& err) {
-  if (a.help()) {
-    out << kKlHelp;
-    return kExitOk;
-  }
+int cmdStatsKl(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   int rc = kExitOk;
-  std::optional<std::string> sessionOpt, candidateOpt, format;
-  if (!takeSingle(a, "--session", sessionOpt, err, rc) ||
-      !takeSingle(a, "--candidate", candidateOpt, err, rc) ||
-      !takeSingle(a, "--format", format, err, rc)) {
-    return rc;
-  }
-  std::vector<std::string> files;
-  for (const auto& r : a.rest()) {
-    if (r.size() > 1 && r[0] == '-') {
-      return badArg(err, r, "unknown option '" + r + "' (see qfront stats kl --help)");
-    }
-    files.push_back(r);
-  }
+  const auto parsed = parseCommand(klStatsCommand(), args, out, err, rc);
+  if (!parsed) return rc;
+  const std::optional<std::string> sessionOpt = parsed->value("--session");
+  const std::optional<std::string> candidateOpt = parsed->value("--candidate");
+  const std::vector<std::string>& files = parsed->positionals();
   if (files.size() != 2) {
     return badArg(err, "files",
                   "expected two files A.jsonl B.jsonl, found " + std::to_string(files.size()));
   }
-  const std::string fmt = format.value_or("json");
-  if (fmt != "json" && fmt != "table") {
-    return badArg(err, "format", "expected json or table, found '" + fmt + "'");
-  }
+  const std::string fmt = parsed->value("--format").value_or("json");
   if (sessionOpt.has_value() != candidateOpt.has_value()) {
     return badArg(err, sessionOpt ? "candidate" : "session",
                   "--session and --candidate go together (the candidate the figures are of)");

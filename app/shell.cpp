@@ -1,5 +1,6 @@
 #include "shell.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 #include <sstream>
@@ -120,7 +121,11 @@ std::string helpText(const CommandSpec& command) {
   };
   out << trimmed(command.usage) << "\n";
   if (!trimmed(command.about).empty()) out << "\n" << trimmed(command.about) << "\n";
-  out << "\noptions:\n";
+  // A command without options (only positionals) has no options list.
+  const bool anyShown = std::any_of(command.options.begin(), command.options.end(), [](auto g) {
+    return std::any_of(g.begin(), g.end(), [](const OptionSpec& o) { return !o.hidden; });
+  });
+  if (anyShown) out << "\noptions:\n";
   for (const auto& group : command.options) {
     for (const OptionSpec& o : group) {
       if (o.hidden) continue;

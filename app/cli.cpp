@@ -12,6 +12,8 @@
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <streambuf>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/catalog.hpp>
@@ -141,9 +143,48 @@ Run `qfront <command> --help` for a command's options.
 Exit status: 0 success, 2 bad input, 1 internal error.
 )";
 
-}  // namespace
+/// A stream on its way to `to` that words core's option references as qfront's flags
+/// (optionsAsFlags: "{--scheme}" → "--scheme"). Text is held to the end of its line ('\n' or
+/// '\r') or a flush, so a reference is never split between two writes.
+class FlagWording : public std::streambuf {
+ public:
+  explicit FlagWording(std::ostream& to) : m_to(to) {}
+  FlagWording(const FlagWording&) = delete;
+  FlagWording& operator=(const FlagWording&) = delete;
+  ~FlagWording() override { FlagWording::sync(); }
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    m_held.push_back(ch);
+    if (ch == '\n' || ch == '\r') emitLines();
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    m_held.append(s, static_cast<std::size_t>(n));
+    const std::string_view added(s, static_cast<std::size_t>(n));
+    if (added.find_first_of("\n\r") != std::string_view::npos) emitLines();
+    return n;
+  }
+  int sync() override {
+    if (!m_held.empty()) m_to << optionsAsFlags(m_held);
+    m_held.clear();
+    return m_to.flush() ? 0 : -1;
+  }
+
+ private:
+  void emitLines() {
+    const std::size_t end = m_held.find_last_of("\n\r");
+    if (end == std::string::npos) return;
+    m_to << optionsAsFlags(std::string_view(m_held).substr(0, end + 1));
+    m_held.erase(0, end + 1);
+  }
+  std::ostream& m_to;
+  std::string m_held;
+};
+
+int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty() || args.front() == "--help" || args.front() == "-h" || args.front() == "help") {
     out << kTopHelp;
     return args.empty() ? kExitBadInput : kExitOk;
@@ -168,6 +209,18 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   err << "qfront: <cli>: field 'command': unknown command '" << cmd << "' (see qfront --help)\n";
   return kExitBadInput;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // Core's messages name the user's settings as references; qfront words them as its flags.
+  FlagWording outWords(out), errWords(err);
+  std::ostream wordedOut(&outWords), wordedErr(&errWords);
+  const int rc = dispatch(args, wordedOut, wordedErr);
+  wordedOut.flush();
+  wordedErr.flush();
+  return rc;
 }
 
 }  // namespace qf::cli

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/base/resources.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/measure_process.hpp>
@@ -42,13 +43,15 @@ constexpr const char* kCommandLine = "<cli>";
 
 /// Prints one line naming the option and returns the bad-input status.
 int badOption(const std::string& field, const std::string& message) {
-  std::cerr << "quantfront: " << qf::Error{kCommandLine, "", field, message}.str() << "\n";
+  std::cerr << "quantfront: "
+            << qf::optionsAsFlags(qf::Error{kCommandLine, "", field, message}.str()) << "\n";
   return kExitBadInput;
 }
 
 /// Prints a core error (it names its own file or field) and returns the bad-input status.
 int badInput(const qf::Error& e) {
-  std::cerr << "quantfront: " << e.from(kCommandLine).str() << "\n";
+  // On the window's command line a setting is named as its flag.
+  std::cerr << "quantfront: " << qf::optionsAsFlags(e.from(kCommandLine).str()) << "\n";
   return kExitBadInput;
 }
 
@@ -503,7 +506,7 @@ int runWindow(qf::ui::MainWindow& window, const qf::cli::ParsedOptions& p, const
   if (p.has("--dump-session")) {
     const QString dump = given(p, "--dump-session");
     if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(dump).toStdString())) {
-      std::cerr << "quantfront: " << e->str() << "\n";
+      std::cerr << "quantfront: " << qf::optionsAsFlags(e->str()) << "\n";
       return kExitBadInput;
     }
     return kExitOk;

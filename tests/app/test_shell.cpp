@@ -6,6 +6,8 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli.hpp"
 #include "help_docs.hpp"
 #include "shell.hpp"
@@ -154,4 +156,21 @@ TEST_CASE("qfront serving and search take their options and help from their tabl
     CHECK(e3.str() ==
           "qfront: <cli>: field 'mem-util': expected a number in (0, 1], found '1.5'\n");
   }
+}
+
+TEST_CASE("core's references to the user's settings reach qfront's output as its flags") {
+  std::ostringstream out, err;
+  const int rc =
+      qf::cli::run({"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16",
+                    "--dp-attention", "--use-case", "rag", "--load", "1"},
+                   out, err);
+  CHECK(rc == qf::cli::kExitBadInput);
+  CHECK(err.str().find("at least 2 GPUs per replica (--tp)") != std::string::npos);
+  CHECK(err.str().find("{--") == std::string::npos);
+  // Output that holds no reference passes whole: the catalog's JSON, written in many pieces,
+  // still parses and lists every GPU.
+  std::ostringstream json, jsonErr;
+  REQUIRE(qf::cli::run({"catalog", "--format", "json"}, json, jsonErr) == qf::cli::kExitOk);
+  const auto doc = nlohmann::json::parse(json.str());
+  CHECK(doc["gpus"].size() >= 13);
 }

@@ -141,6 +141,9 @@ TEST_CASE("a gate row edit classes the candidates exactly as core does with that
   reference->setCurrentIndex(1);
   type(cell<QLineEdit>(rows, 0, ParetoView::GateValueColumn), "-1");
   CHECK(view.gateRowProblem(0).contains("relative to the baseline"));
+  // Core names the setting; the window words it as its own control, never as a flag.
+  CHECK(view.gateRowProblem(0).contains("Baseline (Pareto tab)"));
+  CHECK_FALSE(view.gateRowProblem(0).contains("--"));
   auto* baseline = view.findChild<QComboBox*>("paretoBaseline");
   REQUIRE(baseline);
   baseline->setCurrentIndex(baseline->findData(QString("70b-bf16-h100-sxmx4")));

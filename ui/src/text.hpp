@@ -2,13 +2,23 @@
 /// Text helpers the ui sources share.
 #include <QString>
 #include <string>
+#include <string_view>
 
 #include <quantfront/core/base/numbers.hpp>
+#include <quantfront/core/base/text.hpp>
 
 namespace qf::ui {
 
+/// How the window words a reference to one of the user's settings in a message from core
+/// (qf::optionRef, "{--scheme}"): the control that sets it ("Scheme (Attach runs to a
+/// candidate)"); a setting the window has no control for keeps its command-line flag.
+std::string windowWording(std::string_view optionId);
+
+/// `s` as shown by the window: core's references to the user's settings worded as the window's
+/// controls (windowWording).
 inline QString qs(const std::string& s) {
-  return QString::fromStdString(s);
+  if (s.find("{--") == std::string::npos) return QString::fromStdString(s);
+  return QString::fromStdString(qf::wordOptions(s, windowWording));
 }
 
 /// `v` to `digits` significant digits ("12.35" at 4): core's qf::sigFigs, as the CLI and the

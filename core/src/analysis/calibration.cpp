@@ -154,7 +154,7 @@ Result<std::string> chooseDevice(const std::vector<KernelMeasurement>& records,
     if (devices.size() > 1) {
       return Error{source, "/kernel_measurements", "device",
                    "records of several devices (" + names +
-                       "); choose one with --device NAME: one device's records are never "
+                       "); choose one ({--device}): one device's records are never "
                        "mixed into another's fit"};
     }
     return devices.front();

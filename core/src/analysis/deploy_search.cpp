@@ -207,8 +207,8 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
   for (const auto& g : sp.gpus) {
     if (!g.pricePerGpuHourUsd || !(*g.pricePerGpuHourUsd > 0))
       return Error{"", "", "price",
-                   "GPU '" + g.id + "' has no price per GPU-hour; give one with --price " + g.id +
-                       "=USD or leave it out with --skip-unpriced"};
+                   "GPU '" + g.id + "' has no price per GPU-hour; give it one ({--price}, as " +
+                       g.id + "=USD) or leave it out ({--skip-unpriced})"};
   }
   return std::nullopt;
 }
@@ -220,7 +220,7 @@ std::string nothingFeasibleReason(const DeployResult& res, const DeployOptions& 
   why.precision(4);
   if (res.evaluated == 0) {
     why << "no configuration fits in memory (the weights and one request's KV cache exceed "
-           "every GPU count searched; raise --max-gpus or choose smaller schemes)";
+           "every GPU count searched; raise {--max-gpus} or choose smaller schemes)";
   } else if (res.rejectedLoad == res.evaluated) {
     why << "the load binds: no configuration sustains " << deployLoadText(o.load)
         << " (the most any sustains is " << bestCapacity << " req/s)";

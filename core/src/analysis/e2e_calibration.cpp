@@ -794,7 +794,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   fit.warnings = heldWarnings;
   if (tails > 0) {
     fit.warnings.push_back(std::to_string(tails) + " tail figure" + (tails == 1 ? "" : "s") +
-                           " (p99 or ITL) not fitted; qfront calibrate --check scores them");
+                           " (p99 or ITL) not fitted; the held-out check ({--check}) scores them");
   }
   describeResiduals(points, eff, r, w, fit);
   return fit;

@@ -84,7 +84,7 @@ Result<std::vector<PreparedPoint>> preparePoints(const std::vector<MeasuredPoint
     // catalog reads as that id), else another catalog GPU (left out), else an error.
     if (!sameIgnoringCase(p.gpu, gpuArg) && !sameGpu(p.gpu, gpu.id, cat)) {
       if (catalogGpuId(p.gpu, cat).empty()) {
-        return bad("gpu", "'" + p.gpu + "' is neither --gpu nor a catalog GPU");
+        return bad("gpu", "'" + p.gpu + "' is neither {--gpu} nor a catalog GPU");
       }
       ++otherGpus[p.gpu];
       continue;

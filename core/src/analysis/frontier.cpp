@@ -64,8 +64,9 @@ Result<Thresholds> resolveThresholds(const FrontierOptions& opts, const Candidat
       continue;
     }
     if (!baseline) {
-      return Error{"", "", "baseline",
-                   "gate '" + g.text + "' is relative to the baseline; name it with --baseline ID"};
+      return Error{
+          "", "", "baseline",
+          "gate '" + g.text + "' is relative to the baseline; name the baseline ({--baseline})"};
     }
     const auto it = baseline->metrics.find(g.metric);
     if (it == baseline->metrics.end() || !std::isfinite(it->second.value)) {

@@ -51,7 +51,7 @@ ObjectiveChoice defaultObjectives(const std::vector<std::string>& metricNames) {
     } else {
       out.warnings.push_back("metric '" + name +
                              "' has no known direction and is not an objective; name it in "
-                             "--objectives as " +
+                             "{--objectives} as " +
                              name + ":max or " + name + ":min");
     }
   }
@@ -185,7 +185,8 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
     a.warnings = std::move(choice.warnings);
     if (a.options.objectives.empty()) {
       return Error{source, "", "objectives",
-                   "no metric with a known direction; give --objectives NAME:max|min,..."};
+                   "no metric with a known direction; choose the objectives ({--objectives}, "
+                   "NAME:max|min,...)"};
     }
   }
   for (auto& w : provenanceWarnings(candidates, a.options.objectives)) {

@@ -224,7 +224,7 @@ Result<std::map<PairKey, const SampleRecord*>> indexRecords(const std::vector<Sa
         return Error{file, "task '" + task + "'", "filter",
                      "has several filters (" + joinSet(filters) +
                          "); the same questions appear once per filter, so choose one with "
-                         "--filter"};
+                         "{--filter}"};
       }
     }
   }
@@ -264,7 +264,7 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
                     : filters.count("none")       ? "none"
                                                   : *filters.begin();
       filterNote = "several filters (" + joinSet(filters) + "); paired on filter '" + *opts.filter +
-                   "' (choose another with --filter)";
+                   "' (choose another with {--filter})";
     }
   }
   auto ia = indexRecords(a, fileA, opts);
@@ -291,7 +291,7 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
         for (const auto& [name, v] : r->metrics) names.insert(name);
       }
       return Error{fileA, "", "metric",
-                   "neither exact_match nor acc is present; choose one with --metric (found: " +
+                   "neither exact_match nor acc is present; choose one with {--metric} (found: " +
                        (names.empty() ? std::string("none") : joinSet(names)) + ")"};
     }
   }

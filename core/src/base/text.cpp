@@ -71,4 +71,42 @@ bool sameIgnoringCase(std::string_view a, std::string_view b) {
   });
 }
 
+namespace {
+constexpr std::string_view kRefOpen = "{--";
+}  // namespace
+
+std::string optionRef(std::string_view id) {
+  return std::string(kRefOpen) + std::string(id) + "}";
+}
+
+std::string wordOptions(std::string_view text,
+                        const std::function<std::string(std::string_view id)>& word) {
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t open = text.find(kRefOpen); open != std::string_view::npos;
+       open = text.find(kRefOpen, at)) {
+    const std::size_t idStart = open + kRefOpen.size();
+    std::size_t close = idStart;
+    while (close < text.size() && (std::isalnum(static_cast<unsigned char>(text[close])) != 0 ||
+                                   text[close] == '-' || text[close] == '_'))
+      ++close;
+    if (close == idStart || close >= text.size() || text[close] != '}') {
+      // Not a reference ("{--" in a user's text): kept as it is.
+      out.append(text.substr(at, idStart - at));
+      at = idStart;
+      continue;
+    }
+    out.append(text.substr(at, open - at));
+    out += word(text.substr(idStart, close - idStart));
+    at = close + 1;
+  }
+  out.append(text.substr(at));
+  return out;
+}
+
+std::string optionsAsFlags(std::string_view text) {
+  if (text.find(kRefOpen) == std::string_view::npos) return std::string(text);
+  return wordOptions(text, [](std::string_view id) { return "--" + std::string(id); });
+}
+
 }  // namespace qf

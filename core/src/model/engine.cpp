@@ -707,7 +707,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
   }
   if (s.inputLen < 0 || s.outputLen < 0 || (s.inputLen > 0) != (s.outputLen > 0)) {
     return Error{"", "", s.inputLen > 0 ? "output-len" : "input-len",
-                 "--input-len and --output-len go together, each at least 1 token"};
+                 "{--input-len} and {--output-len} go together, each at least 1 token"};
   }
   if (s.inputLen + s.outputLen > kMaxScenarioTokens)
     return Error{"", "", "input-len", "input and output lengths must sum to at most 2^40 tokens"};

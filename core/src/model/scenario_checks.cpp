@@ -51,7 +51,7 @@ std::optional<Error> checkMoeParallel(const Scenario& s) {
                                    "(a dense model's data parallelism is more replicas)");
   }
   if (s.dpAttention && s.tp < 2)
-    return bad("dp-attention", "DP attention needs at least 2 GPUs per replica (--tp)");
+    return bad("dp-attention", "DP attention needs at least 2 GPUs per replica ({--tp})");
   if (!(s.expertImbalance >= 1.0 && s.expertImbalance <= 64.0))
     return bad("expert-imbalance",
                "must be in [1, 64] (the busiest GPU's expert work over the mean)");

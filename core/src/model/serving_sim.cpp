@@ -272,7 +272,7 @@ Error simulationTooLarge(double work) {
   o << "the simulation would take about " << sigFigs(work, 3)
     << " sequence-steps (requests x (output tokens + prompt chunks)), past the "
     << kMaxSimulatedSequenceSteps
-    << " one run may take; use fewer --requests, fewer loads or a larger --token-budget";
+    << " one run may take; use fewer {--requests}, fewer loads or a larger {--token-budget}";
   return Error{"", "", "requests", o.str()};
 }
 

@@ -467,7 +467,7 @@ Result<Candidate> newCandidate(const Session& s, const std::string& id, const st
     rep.notes.push_back(id + ": model " + fromName + " from the files ('" + named + "')");
   } else if (!opts.model.empty()) {
     nc.model = opts.model;
-    rep.notes.push_back(id + ": model " + opts.model + " from --model");
+    rep.notes.push_back(id + ": model " + opts.model + " from {--model}");
   } else {
     nc.model = named.empty() ? id : named;
     rep.notes.push_back(id + ": model '" + nc.model +
@@ -480,21 +480,21 @@ Result<Candidate> newCandidate(const Session& s, const std::string& id, const st
     rep.notes.push_back(id + ": scheme " + hint.scheme + " from the name");
   } else if (!opts.scheme.empty()) {
     nc.schemeLinear = opts.scheme;
-    rep.notes.push_back(id + ": scheme " + opts.scheme + " from --scheme");
+    rep.notes.push_back(id + ": scheme " + opts.scheme + " from {--scheme}");
   } else if (hint.ambiguous) {
     std::string words;
     for (const auto& w : hint.matched) words += (words.empty() ? "" : ", ") + w;
     return Error{"", "candidate '" + id + "'", "scheme",
-                 "the model name hints at several schemes (" + words + "); give --scheme"};
+                 "the model name hints at several schemes (" + words + "); give {--scheme}"};
   } else {
     nc.schemeLinear = cat.baselineSchemeId();
     rep.notes.push_back(id +
-                        ": scheme bf16 (the name has no quantization hint; --scheme "
+                        ": scheme bf16 (the name has no quantization hint; {--scheme} "
                         "overrides)");
   }
   nc.gpu = opts.gpu.empty() ? s.scenario.gpu : opts.gpu;
   if (opts.gpu.empty()) {
-    rep.notes.push_back(id + ": GPU " + nc.gpu + " from the session scenario (--gpu overrides)");
+    rep.notes.push_back(id + ": GPU " + nc.gpu + " from the session scenario ({--gpu} overrides)");
   }
   nc.gpuCount = opts.gpuCount.value_or(1);
   for (const ImportedRun* run : runs) {
@@ -668,8 +668,8 @@ Result<AttachReport> attachRunsToCandidates(Session& s, const AttachOptions& opt
     const std::string id = targetOf(run, opts);
     if (id.empty()) {
       rep.warnings.push_back(run.sourceFile +
-                             ": the file names no model; give --candidate ID "
-                             "(or --model) to attach its " +
+                             ": the file names no model; name the candidate it feeds "
+                             "({--candidate}) or its model ({--model}) to attach its " +
                              run.format + " figures");
       continue;
     }

@@ -25,7 +25,7 @@ Result<CandidateSource> parseCandidateSource(std::string_view bytes, const std::
       return Error{label, "/format", "format",
                    "this JSON file is not a QuantFront session (\"format\": \"" +
                        std::string(kSessionFormat) +
-                       "\"); qfront frontier reads a session or a CSV file"};
+                       "\"); candidates are read from a session or a CSV file"};
     }
     auto session = parseSession(*doc, label);
     if (!session) return session.error();
@@ -40,7 +40,7 @@ Result<CandidateSource> parseCandidateSource(std::string_view bytes, const std::
   }
   if (firstChar != std::string_view::npos && text[firstChar] == '[') {
     return Error{label, "line 1, column " + std::to_string(firstChar + 1), "",
-                 "this looks like a JSON array; qfront frontier reads a session or a CSV file "
+                 "this looks like a JSON array; candidates are read from a session or a CSV file "
                  "with header id,<metric>,..."};
   }
   auto table = parseCandidateCsv(bytes, label);

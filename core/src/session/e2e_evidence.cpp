@@ -185,7 +185,7 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     if (c == s.candidates.end()) {
       notes.push_back(run.sourceFile +
                       ": not attached to a candidate, so its model, GPU and scheme are unknown; "
-                      "not fitted (attach it, or import with --candidate)");
+                      "not fitted (attach it, or import with {--candidate})");
       continue;
     }
     MeasuredPoint base;
@@ -199,9 +199,10 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     bool tpNoted = tp || base.tp == 1;
     auto emit = [&](const MeasuredPoint& p) {
       if (!tpNoted) {
-        notes.push_back(run.sourceFile + ": its TP is not stated; taken as the candidate's " +
-                        std::to_string(base.tp) +
-                        " GPUs (import it with --tp N when the run used fewer, as replicas do)");
+        notes.push_back(
+            run.sourceFile + ": its TP is not stated; taken as the candidate's " +
+            std::to_string(base.tp) +
+            " GPUs (give the run's GPU count, {--tp}, when it used fewer, as replicas do)");
         tpNoted = true;
       }
       out.push_back(p);
@@ -245,8 +246,8 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     const auto b = stamped(run);
     if (!b) {
       notes.push_back(run.sourceFile +
-                      ": its file states no batch or lengths; import it with --batch, "
-                      "--input-len and --output-len to fit it");
+                      ": its file states no batch or lengths; import it with {--batch}, "
+                      "{--input-len} and {--output-len} to fit it");
       continue;
     }
     MeasuredPoint p = base;

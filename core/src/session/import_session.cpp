@@ -82,7 +82,7 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
       // One batch on two files: they were timed at two batches as often as at one.
       if (stamped.size() > 1) {
         return Error{"", "", "batch",
-                     "--batch/--input-len/--output-len describe one static batch, but '" +
+                     "{--batch}/{--input-len}/{--output-len} describe one static batch, but '" +
                          stamped[0] + "' and '" + stamped[1] +
                          "' both hold static-batch runs: import each file with its own"};
       }
@@ -90,9 +90,9 @@ Result<std::vector<FileImport>> readImports(const std::vector<std::string>& file
     if (plan.staticBatch && stampedRuns == 0) {
       fi.report->warnings.push_back(
           plan.staticBatch->batch > 0
-              ? "--batch/--input-len/--output-len given, but this file holds no vLLM bench "
+              ? "{--batch}/{--input-len}/{--output-len} given, but this file holds no vLLM bench "
                 "latency or throughput run to record them on (left as they were)"
-              : "--tp given, but this file holds no static-batch run (vLLM bench latency or "
+              : "{--tp} given, but this file holds no static-batch run (vLLM bench latency or "
                 "throughput, SGLang bench_one_batch) to record it on (left as it was)");
     }
     for (const auto& run : fi.report->runs) {

@@ -1,5 +1,6 @@
 #pragma once
 /// Small text helpers every front end and tool uses: list splitting, trimming, UTC timestamps.
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,19 @@ std::string asciiLower(std::string_view text);
 
 /// ASCII case-insensitive equality ("H100-SXM" names the catalog's "h100-sxm").
 bool sameIgnoringCase(std::string_view a, std::string_view b);
+
+/// A reference to one of the user's settings inside a message made in core ("give {--scheme}"):
+/// `id` is the setting's option id ("scheme"). Core never names a front end's control; each
+/// front end words the reference its own way when it shows the message (wordOptions): qfront
+/// as its flag (--scheme), the window as the control that sets it.
+std::string optionRef(std::string_view id);
+
+/// `text` with every optionRef() replaced by `word(id)`.
+std::string wordOptions(std::string_view text,
+                        const std::function<std::string(std::string_view id)>& word);
+
+/// `text` with every optionRef() worded as the command-line flag it is ("--scheme").
+std::string optionsAsFlags(std::string_view text);
 
 /// The current time in UTC as ISO 8601, "2026-11-30T16:40:00Z".
 std::string utcTimestamp();

@@ -1,10 +1,10 @@
 // The engine's CSV and JSON outputs.
 #include <quantfront/core/model/engine_export.hpp>
 
-#include <iomanip>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/version.hpp>
 
 namespace qf {
@@ -186,7 +186,8 @@ std::string engineCsvText(const EngineReport& r) {
            "tokens_per_s";
   }
   out << "\n";
-  out << std::setprecision(10);
+  // Ten significant figures, as a stream at setprecision(10) writes them.
+  const auto num = [](double v) { return sigFigs(v, 10); };
   const Efficiency& e = r.scenario.efficiency;
   const std::string source = csvField(e.source);
   for (const auto& s : r.schemes) {
@@ -196,14 +197,16 @@ std::string engineCsvText(const EngineReport& r) {
     const double bw = e.bandwidthEff * lin.kernelBandwidthEff;
     for (std::size_t i = 0; i < s.points.size(); ++i) {
       const auto& p = s.points[i];
-      out << csvField(s.assignment.id) << "," << p.batch << "," << p.stepMs << "," << p.tokensPerS
-          << "," << boundName(p.bound) << "," << eta << "," << bw << "," << e.overheadMs << ","
-          << source;
+      out << csvField(s.assignment.id) << "," << num(p.batch) << "," << num(p.stepMs) << ","
+          << num(p.tokensPerS) << "," << boundName(p.bound) << "," << num(eta) << "," << num(bw)
+          << "," << num(e.overheadMs) << "," << source;
       if (e2e && i < s.e2e.size()) {
         const auto& x = s.e2e[i];
-        out << "," << x.inputLen << "," << x.outputLen << "," << x.ttftMs << ",";
-        if (x.outputLen > 1) out << x.tpotMs;
-        out << "," << x.e2eLatencyS << "," << x.outputTokensPerS << "," << x.totalTokensPerS;
+        out << "," << num(static_cast<double>(x.inputLen)) << ","
+            << num(static_cast<double>(x.outputLen)) << "," << num(x.ttftMs) << ",";
+        if (x.outputLen > 1) out << num(x.tpotMs);
+        out << "," << num(x.e2eLatencyS) << "," << num(x.outputTokensPerS) << ","
+            << num(x.totalTokensPerS);
       }
       out << "\n";
     }

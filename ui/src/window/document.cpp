@@ -99,8 +99,8 @@ void Document::push(State after, unsigned parts, const QString& text) {
   m_undo->push(new DocumentCommand(this, state(parts), std::move(after), parts, text));
 }
 
-void Document::load(const Session& session) {
-  m_session = session;
+void Document::load(Session session) {
+  m_session = std::move(session);
   m_undo->clear();
   emit changed(kWholeSession & ~kReportPart);
   recompute();
@@ -135,13 +135,13 @@ void Document::editSelection(const std::vector<Objective>& objectives,
   push(std::move(after), kParts, text);
 }
 
-void Document::commitEvidence(const Session& next, const QString& text) {
+void Document::commitEvidence(Session next, const QString& text) {
   State after;
-  after.candidates = next.candidates;
+  after.candidates = std::move(next.candidates);
   for (const auto& r : next.importedRuns) after.runSetups[r.sha256] = r.setup;
-  after.objectives = next.view.objectives;
-  after.gates = next.view.gates;
-  after.hidden = next.view.hidden;
+  after.objectives = std::move(next.view.objectives);
+  after.gates = std::move(next.view.gates);
+  after.hidden = std::move(next.view.hidden);
   push(std::move(after), kEvidencePart | kSelectionPart, text);
 }
 
@@ -155,8 +155,8 @@ void Document::adoptShownSelection(const std::vector<Objective>& objectives,
   m_session.view.gates = gates;
 }
 
-void Document::replace(const Session& next, unsigned parts) {
-  m_session = next;
+void Document::replace(Session next, unsigned parts) {
+  m_session = std::move(next);
   emit changed(parts);
   if (parts & kScenarioPart) recompute();
   emit edited();

@@ -31,7 +31,7 @@ void MainWindow::addDeploymentCandidate(const Candidate& c) {
   if (auto e = refreshModelledMetrics(next)) {
     statusBar()->showMessage("Deployment added without modelled figures: " + qs(e->str()), 10000);
   }
-  m_doc->commitEvidence(next, "Add deployment " + qs(k.id));
+  m_doc->commitEvidence(std::move(next), "Add deployment " + qs(k.id));
   statusBar()->showMessage("Added candidate " + qs(k.id) + " (Candidates and Pareto tabs)", 10000);
 }
 
@@ -82,7 +82,7 @@ QString MainWindow::detachRuns(const QStringList& digests) {
                     .arg(rep->runsDetached)
                     .arg(rep->figuresRemoved);
   if (rep->runsDetached == 0) return msg + " (the runs fed no candidate)";
-  m_doc->commitEvidence(s, QString("detach %1 run(s)").arg(rep->runsDetached));
+  m_doc->commitEvidence(std::move(s), QString("detach %1 run(s)").arg(rep->runsDetached));
   statusBar()->showMessage(msg, 10000);
   return {};
 }
@@ -90,7 +90,7 @@ QString MainWindow::detachRuns(const QStringList& digests) {
 QString MainWindow::removeCandidate(const QString& id) {
   Session s = session();
   if (auto e = qf::removeCandidate(s, id.toStdString())) return qs(e->str());
-  m_doc->commitEvidence(s, "remove candidate " + id);
+  m_doc->commitEvidence(std::move(s), "remove candidate " + id);
   return {};
 }
 
@@ -100,7 +100,7 @@ QString MainWindow::renameCandidate(const QString& id, const QString& newId) {
     return qs(e->str());
   }
   if (id == newId) return {};
-  m_doc->commitEvidence(s, QString("rename %1 to %2").arg(id, newId));
+  m_doc->commitEvidence(std::move(s), QString("rename %1 to %2").arg(id, newId));
   if (m_evidence->shownCandidate().isEmpty() || m_evidence->shownCandidate() == id) {
     m_evidence->showCandidate(newId);
   }
@@ -110,7 +110,7 @@ QString MainWindow::renameCandidate(const QString& id, const QString& newId) {
 QString MainWindow::setCandidateHidden(const QString& id, bool hidden) {
   Session s = session();
   if (auto e = qf::setCandidateHidden(s, id.toStdString(), hidden)) return qs(e->str());
-  m_doc->commitEvidence(s, (hidden ? "hide " : "show ") + id);
+  m_doc->commitEvidence(std::move(s), (hidden ? "hide " : "show ") + id);
   return {};
 }
 

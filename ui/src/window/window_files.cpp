@@ -302,7 +302,7 @@ QStringList MainWindow::mergeReadFiles(std::vector<FileImport> read) {
   auto outcome =
       guarded("import", [&] { return mergeImports(s, std::move(read), windowImportPlan()); });
   if (!outcome) return {qs(outcome.error().str())};
-  if (outcome->runsAdded() > 0) m_doc->replace(s, kRunsPart);
+  if (outcome->runsAdded() > 0) m_doc->replace(std::move(s), kRunsPart);
   return importLines(*outcome);
 }
 
@@ -442,7 +442,7 @@ QStringList MainWindow::attachRuns(const AttachRequest& req) {
   for (const auto& w : rep->warnings) lines << "warning: " + qs(w);
   if (rep->created.empty() && rep->updated.empty()) return lines;
   // One undoable step; a session without objectives takes the ones attaching chose.
-  m_doc->commitEvidence(s,
+  m_doc->commitEvidence(std::move(s),
                         req.candidateId ? "attach to " + *req.candidateId : QString("attach runs"));
   if (req.candidateId) m_evidence->showCandidate(*req.candidateId);
   return lines;

@@ -184,7 +184,7 @@ void MainWindow::measureFinished(const MeasureOutcome& out) {
     Session next = m_doc->session();
     addMeasurements(
         next, MeasurementBatch{out.added.kernelMeasurements, out.added.importedRuns, false, {}});
-    m_doc->replace(next, kMeasurementsPart | kRunsPart);
+    m_doc->replace(std::move(next), kMeasurementsPart | kRunsPart);
     statusBar()->showMessage(
         QString("Measured %1 kernel configurations; added to the session").arg(got), 8000);
   }

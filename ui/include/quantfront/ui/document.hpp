@@ -74,7 +74,7 @@ class Document : public QObject {
   [[nodiscard]] QUndoStack* undoStack() const { return m_undo; }
 
   /// Replaces the whole session (open, new, example): no undo history, not an edit.
-  void load(const Session& session);
+  void load(Session session);
   /// Replaces the scenario without an undo step and without it counting as an edit.
   void setScenario(const ScenarioSpec& spec);
   /// The user's scenario edit: one undo step ("change of GPU", ...) when it changes anything.
@@ -86,10 +86,10 @@ class Document : public QObject {
   /// An evidence edit (attach, detach, rename, hide, remove, add a deployment): `next` is the
   /// session after it; its candidates, run setups, hidden candidates, objectives and gates
   /// become one undo step named `text`.
-  void commitEvidence(const Session& next, const QString& text);
+  void commitEvidence(Session next, const QString& text);
   /// Changes that are not undone (runs imported, kernel records measured): `next` replaces the
   /// session; `parts` says what it changed. Counts as an edit.
-  void replace(const Session& next, unsigned parts);
+  void replace(Session next, unsigned parts);
   /// What a view made of what it was given to show (a spin box's range, a list without the
   /// item): taken in place without an undo step and without counting as an edit. Called
   /// from a changed() handler, before the scenario is evaluated.

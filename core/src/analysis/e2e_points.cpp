@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/model/serving_model.hpp>
@@ -196,13 +197,13 @@ std::optional<Error> implausiblePoint(const std::vector<PreparedPoint>& points) 
     const bool rate = p.metric == E2eMetric::OutputTokS || p.metric == E2eMetric::TotalTokS;
     if (!(std::isfinite(ideal) && ideal > 0)) continue;
     if (rate ? p.value > kFasterThanIdeal * ideal : p.value * kFasterThanIdeal < ideal) {
-      std::ostringstream m;
-      m << e2eMetricName(p.metric) << " " << p.value << " is more than " << kFasterThanIdeal << "x "
-        << (rate ? "above" : "below") << " what the datasheet roofline allows (" << ideal
-        << "): not a measurement on " << pp.scenario.gpu.name;
+      const std::string m = std::string(e2eMetricName(p.metric)) + " " + sigFigs(p.value, 6) +
+                            " is more than " + sigFigs(kFasterThanIdeal, 6) + "x " +
+                            (rate ? "above" : "below") + " what the datasheet roofline allows (" +
+                            sigFigs(ideal, 6) + "): not a measurement on " + pp.scenario.gpu.name;
       const auto space = p.origin.rfind(" row ");
       return Error{space == std::string::npos ? p.origin : p.origin.substr(0, space),
-                   space == std::string::npos ? "" : p.origin.substr(space + 1), "value", m.str()};
+                   space == std::string::npos ? "" : p.origin.substr(space + 1), "value", m};
     }
   }
   return std::nullopt;

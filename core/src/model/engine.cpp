@@ -1,10 +1,11 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/engine.hpp>
 
+#include <quantfront/core/base/numbers.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <type_traits>
 
 namespace qf {
@@ -700,9 +701,7 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
   if (auto e = validateScenario(s)) return *e;
   for (double b : batches) {
     if (!(b >= 1) || !std::isfinite(b)) {
-      std::ostringstream msg;
-      msg << "batch sizes must be finite and >= 1, found " << b;
-      return Error{"", "", "batch", msg.str()};
+      return Error{"", "", "batch", "batch sizes must be finite and >= 1, found " + sigFigs(b, 6)};
     }
   }
   if (s.inputLen < 0 || s.outputLen < 0 || (s.inputLen > 0) != (s.outputLen > 0)) {

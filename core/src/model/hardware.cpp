@@ -1,11 +1,12 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/hardware.hpp>
 
+#include <quantfront/core/base/numbers.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iterator>
-#include <sstream>
 
 namespace qf {
 
@@ -35,9 +36,8 @@ std::optional<TensorPath> tensorPathFromName(const std::string& name) {
 namespace {
 
 std::string rangeMessage(double v, double lo, double hi, const char* unit) {
-  std::ostringstream msg;
-  msg << "must be between " << lo << " and " << hi << " " << unit << ", found " << v;
-  return msg.str();
+  return "must be between " + sigFigs(lo, 6) + " and " + sigFigs(hi, 6) + " " + unit + ", found " +
+         sigFigs(v, 6);
 }
 
 std::optional<Error> figureInRange(double v, const std::string& pointer, const std::string& key,
@@ -76,13 +76,13 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
   auto ranged = [&](double x, const std::string& key, double lo, bool loOpen,
                     double hi) -> std::optional<Error> {
     if (std::isfinite(x) && (loOpen ? x > lo : x >= lo) && x <= hi) return std::nullopt;
-    std::ostringstream msg;
-    msg << "must be in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found " << x;
+    const std::string msg = "must be in " + std::string(loOpen ? "(" : "[") + sigFigs(lo, 6) +
+                            ", " + sigFigs(hi, 6) + "], found " + sigFigs(x, 6);
     std::string ptr = key;
     for (char& ch : ptr) {
       if (ch == '.') ch = '/';
     }
-    return Error{"", pointer + "/" + ptr, key, msg.str()};
+    return Error{"", pointer + "/" + ptr, key, msg};
   };
   // Each figure and its range: (lo, hi], or [lo, hi] where zero is allowed.
   for (const ScalarFigure& f : kScalarFigures) {
@@ -211,9 +211,9 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
     }
     const double x = v.get<double>();
     if (!std::isfinite(x) || (loOpen ? !(x > lo) : !(x >= lo)) || !(x <= hi)) {
-      std::ostringstream msg;
-      msg << "must be in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found " << v.dump();
-      return rd.error(ptr, field, msg.str());
+      return rd.error(ptr, field,
+                      "must be in " + std::string(loOpen ? "(" : "[") + sigFigs(lo, 6) + ", " +
+                          sigFigs(hi, 6) + "], found " + v.dump());
     }
     return x;
   };

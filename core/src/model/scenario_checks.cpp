@@ -3,9 +3,10 @@
 // model's context takes, and every figure and constant in its range (engine.hpp).
 #include <quantfront/core/model/engine.hpp>
 
+#include <quantfront/core/base/numbers.hpp>
+
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace qf {
 
@@ -80,12 +81,11 @@ std::optional<Error> checkRequestLength(const ModelArch& model, double inputToke
   if (model.maxPositions <= 0 || !(total > static_cast<double>(model.maxPositions))) {
     return std::nullopt;
   }
-  std::ostringstream m;
-  m.precision(12);
-  m << "a request of " << inputTokens << " + " << outputTokens << " tokens is longer than "
-    << (model.name.empty() ? model.id : model.name) << "'s context of " << model.maxPositions
-    << " tokens (max_position_embeddings), which serving engines refuse";
-  return Error{"", "", "input-len", m.str()};
+  return Error{"", "", "input-len",
+               "a request of " + sigFigs(inputTokens, 12) + " + " + sigFigs(outputTokens, 12) +
+                   " tokens is longer than " + (model.name.empty() ? model.id : model.name) +
+                   "'s context of " + std::to_string(model.maxPositions) +
+                   " tokens (max_position_embeddings), which serving engines refuse"};
 }
 
 std::optional<Error> validateScenario(const Scenario& s) {
@@ -143,11 +143,10 @@ std::optional<Error> validateScenario(const Scenario& s) {
   // leave something.
   const double budget = s.gpu.memoryGib * (s.kvFreeFraction > 0 ? 1.0 : s.memUtil) - s.reserveGib;
   if (!(budget > 0)) {
-    std::ostringstream msg;
-    msg << "reserve of " << s.reserveGib << " GiB leaves no KV budget: memory_gib "
-        << s.gpu.memoryGib << " x mem-util " << s.memUtil << " = " << s.gpu.memoryGib * s.memUtil
-        << " GiB";
-    return bad("reserve-gib", msg.str());
+    return bad("reserve-gib",
+               "reserve of " + sigFigs(s.reserveGib, 6) + " GiB leaves no KV budget: memory_gib " +
+                   sigFigs(s.gpu.memoryGib, 6) + " x mem-util " + sigFigs(s.memUtil, 6) + " = " +
+                   sigFigs(s.gpu.memoryGib * s.memUtil, 6) + " GiB");
   }
   return std::nullopt;
 }

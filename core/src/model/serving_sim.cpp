@@ -301,11 +301,11 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
   if (auto e = validateSim(lim, o)) return *e;
   // A full batch's decodes (k + 1 tokens each under speculation) must leave the budget room.
   if (lim.tokenBudget < static_cast<double>(lim.maxBatch) * m.decodeTokensPerSeq) {
-    std::ostringstream msg;
-    msg << "must be at least the batch cap x " << m.decodeTokensPerSeq
-        << " tokens (each running sequence's decode and verify tokens every step), found "
-        << lim.tokenBudget;
-    return Error{"", "", "token-budget", msg.str()};
+    return Error{"", "", "token-budget",
+                 "must be at least the batch cap x " + sigFigs(m.decodeTokensPerSeq, 6) +
+                     " tokens (each running sequence's decode and verify tokens every step), "
+                     "found " +
+                     sigFigs(lim.tokenBudget, 6)};
   }
   std::vector<Request> reqs = drawRequests(o);
   const std::size_t n = reqs.size();

@@ -170,7 +170,11 @@ std::optional<double> ParsedOptions::number(std::string_view name) const {
 std::optional<ParsedOptions> parseCommand(const CommandSpec& command,
                                           const std::vector<std::string>& args, std::ostream& out,
                                           std::ostream& err, int& rc) {
-  Args a(args);
+  // Everything after "--" is a positional, whatever it looks like (a file named "-x.json").
+  const auto dashes = std::find(args.begin(), args.end(), std::string("--"));
+  Args a(std::vector<std::string>(args.begin(), dashes));
+  std::vector<std::string> afterDashes;
+  if (dashes != args.end()) afterDashes.assign(dashes + 1, args.end());
   if (a.help()) {
     out << helpText(command);
     rc = kExitOk;
@@ -209,6 +213,15 @@ std::optional<ParsedOptions> parseCommand(const CommandSpec& command,
   }
   for (const auto& rest : a.rest()) {
     if (looksLikeOption(rest) || parsed.m_positionals.size() >= command.positionals) {
+      rc = refuse(command, err, rest,
+                  "unknown argument '" + rest + "' (see " + std::string(command.program) +
+                      (command.name.empty() ? "" : " " + std::string(command.name)) + " --help)");
+      return std::nullopt;
+    }
+    parsed.m_positionals.push_back(rest);
+  }
+  for (const auto& rest : afterDashes) {
+    if (parsed.m_positionals.size() >= command.positionals) {
       rc = refuse(command, err, rest,
                   "unknown argument '" + rest + "' (see " + std::string(command.program) +
                       (command.name.empty() ? "" : " " + std::string(command.name)) + " --help)");

@@ -108,6 +108,23 @@ TEST_CASE("the shell takes values, repeated values, flags and positionals") {
   CHECK(qf::cli::helpText(command()).find("--for-tests") == std::string::npos);
 }
 
+TEST_CASE("the shell takes everything after -- as positionals") {
+  const Run r = parse({"--gpu", "h100", "--", "-x.json", "--help"}, 2);
+  REQUIRE(r.parsed);
+  CHECK(r.parsed->value("--gpu") == "h100");
+  CHECK(r.parsed->positionals() == std::vector<std::string>{"-x.json", "--help"});
+  // An option after -- is a positional, not the option.
+  const Run late = parse({"--", "--gpu", "a100"}, 2);
+  REQUIRE(late.parsed);
+  CHECK_FALSE(late.parsed->has("--gpu"));
+  CHECK(late.parsed->positionals() == std::vector<std::string>{"--gpu", "a100"});
+  // Positionals after -- still count against the command's number of them.
+  const Run many = parse({"a.json", "--", "b.json"}, 1);
+  CHECK_FALSE(many.parsed);
+  CHECK(many.rc == qf::cli::kExitBadInput);
+  CHECK(many.err.find("unknown argument 'b.json'") != std::string::npos);
+}
+
 TEST_CASE("the shell refuses with one line naming the option and exit status 2") {
   const auto refused = [](const Run& r, const std::string& text) {
     CHECK_FALSE(r.parsed);

@@ -39,6 +39,12 @@ constexpr OptionSpec kServingOptions[] = {
     {"--expert-imbalance", "F",
      "the busiest GPU's routed-expert work over the mean under --ep > 1\n"
      "(default 1, uniform routing; 1 to 64)"},
+    {"--redundant-experts", "R",
+     "under --ep > 1, R redundant expert slots as the engines' load balancer\n"
+     "places them (vLLM --num-redundant-experts, SGLang\n"
+     "--ep-num-redundant-experts): --ep divides experts + R; every slot is\n"
+     "stored and read (default 0)",
+     integerIn(0, 1024)},
     {"--scheme", "S", "scheme of every layer kind (or --linear/--moe/--lm-head)"},
     {"--linear", "S", "scheme of attention, dense MLP, shared experts, router"},
     {"--moe", "S", "... of the routed experts (default: the --linear scheme)"},
@@ -231,6 +237,7 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["ep"] = r.scenario.ep;
   j["dp_attention"] = r.scenario.dpAttention;
   j["expert_imbalance"] = r.scenario.expertImbalance;
+  j["redundant_experts"] = r.scenario.redundantExperts;
   j["scheme"] = r.scheme;
   j["kv_dtype"] = r.spec.kvDtype;
   j["use_case"] = r.useCaseId.empty() ? Json(nullptr) : Json(r.useCaseId);
@@ -285,6 +292,8 @@ void printCsv(const ServingReport& r, std::ostream& out) {
 void printTable(const ServingReport& r, std::ostream& out) {
   out << r.scenario.model.id << " on " << r.spec.tp << " x " << r.scenario.gpu.id;
   if (r.scenario.ep > 1) out << " (EP " << r.scenario.ep << ")";
+  if (r.scenario.redundantExperts > 0)
+    out << " (" << r.scenario.redundantExperts << " redundant expert slots)";
   if (r.scenario.dpAttention) out << " (DP attention)";
   out << ", " << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
       << r.workload.outputTokens << " tokens; batch cap " << r.limits.maxBatch << ", token budget "
@@ -352,23 +361,24 @@ void printReport(const std::string& fmtName, const ServingReport& report, std::o
     printTable(report, out);
 }
 
-/// --ep, --expert-imbalance and --dp-attention on a resolved scenario, checked with it.
+/// --ep, --expert-imbalance, --dp-attention and --redundant-experts as a MoE layout (checked
+/// with the scenario when it is resolved).
 int moeLayoutOptions(const std::optional<std::string>& ep,
                      const std::optional<std::string>& imbalance, bool dpAttention,
-                     Scenario& scenario, std::ostream& err) {
+                     std::optional<double> redundant, MoeLayout& layout, std::ostream& err) {
+  if (redundant) layout.redundantExperts = static_cast<int>(*redundant);
   if (ep) {
     const auto v = parseInt(*ep);
     if (!v || *v < 1 || *v > 1024)
       return badArg(err, "ep", "expected an integer from 1 to 1024, found '" + *ep + "'");
-    scenario.ep = static_cast<int>(*v);
+    layout.ep = static_cast<int>(*v);
   }
   if (imbalance) {
     const auto v = parseNumber(*imbalance);
     if (!v) return badArg(err, "expert-imbalance", "expected a number, found '" + *imbalance + "'");
-    scenario.expertImbalance = *v;
+    layout.expertImbalance = *v;
   }
-  scenario.dpAttention = dpAttention;
-  if (auto e = validateScenario(scenario)) return badInput(err, *e);
+  layout.dpAttention = dpAttention;
   return kExitOk;
 }
 
@@ -501,9 +511,12 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   spec.maxModelLen = static_cast<std::int64_t>(w->inputTokens + w->outputTokens);
   if (!memoryOptions(memUtil, reserve, spec.memUtil, spec.reserveGib, err, rc)) return rc;
   if (engine) spec.engine = *engine;  // resolveScenario refuses an engine it does not know
-  auto scenario = resolveScenario(spec);
+  MoeLayout layout;
+  if (const int bad = moeLayoutOptions(ep, imbalance, dpAttention, p->number("--redundant-experts"),
+                                       layout, err))
+    return bad;
+  auto scenario = resolveScenario(spec, layout);
   if (!scenario) return badInput(err, scenario.error());
-  if (const int bad = moeLayoutOptions(ep, imbalance, dpAttention, *scenario, err)) return bad;
   auto cands = scheme ? makeCandidates({*scheme}, "", "", "")
                       : makeCandidates({}, *linear, moe.value_or(""), lmHead.value_or(""));
   if (!cands) return badInput(err, cands.error());

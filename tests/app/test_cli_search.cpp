@@ -641,6 +641,38 @@ TEST_CASE("qfront serving --ep and --dp-attention: the layout is echoed and pric
         dp["loads"][0]["analytic_tpot_ms"].get<double>());
 }
 
+TEST_CASE("qfront serving --redundant-experts: EP 72 on DeepSeek-V3 as the engines run it",
+          "[cli][serving]") {
+  const std::vector<std::string> base = {
+      "serving",      "--model", "deepseek-v3", "--gpu",    "h100-sxm",       "--tp",        "72",
+      "--ep",         "72",      "--scheme",    "w8a8-fp8", "--dp-attention", "--input-len", "2000",
+      "--output-len", "100",     "--load",      "max",      "--format",       "json"};
+  // 72 does not divide 256 routed experts: one line, naming the option that helps.
+  const auto refused = qfront(base);
+  CHECK(refused.rc == 2);
+  CHECK(std::count(refused.err.begin(), refused.err.end(), '\n') == 1);
+  CHECK(refused.err.find("field 'ep'") != std::string::npos);
+  CHECK(refused.err.find("--redundant-experts") != std::string::npos);
+  auto with = base;
+  with.insert(with.end(), {"--redundant-experts", "32"});
+  const auto r = qfront(with);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["redundant_experts"] == 32);
+  CHECK(j["ep"] == 72);
+  CHECK(j["loads"][0]["analytic_output_tok_s"].get<double>() > 0);
+  // Out of range, and without EP.
+  auto tooMany = base;
+  tooMany.insert(tooMany.end(), {"--redundant-experts", "2000"});
+  CHECK(qfront(tooMany).rc == 2);
+  const auto noEp = qfront({"serving", "--model", "deepseek-v3", "--gpu", "h200-sxm", "--tp", "8",
+                            "--scheme", "w8a8-fp8", "--redundant-experts", "32", "--input-len",
+                            "100", "--output-len", "10", "--load", "max"});
+  CHECK(noEp.rc == 2);
+  CHECK(noEp.err.find("field 'redundant-experts'") != std::string::npos);
+}
+
 TEST_CASE("qfront search tries EP and DP attention on a MoE model and prices them as serving does",
           "[cli][search][moe]") {
   const std::vector<std::string> space = {

@@ -404,6 +404,12 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                              ? (hidden + eff.tpWidthHalf) / (hidden + eff.tpWidthHalf * moeTp)
                              : 1.0;
   const double moeLoad = s.ep > 1 ? s.expertImbalance : 1.0;
+  // Redundant slots: every slot is stored, and a step that touches every expert reads every
+  // slot (a few touched experts are priced as if each were read from all its slots, which
+  // overstates a small batch's expert read by at most this factor).
+  const double slotFactor = m.experts > 0 ? (static_cast<double>(m.experts) + s.redundantExperts) /
+                                                static_cast<double>(m.experts)
+                                          : 1.0;
   auto rateOf = [&](LayerKind kind) { return kind == LayerKind::Moe ? moeRate : tpRate; };
   for (LayerKind kind : kAllLayerKinds) {
     KindTerm& k = curve.kinds[static_cast<std::size_t>(kind)];
@@ -444,9 +450,9 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
         if (s.dpAttention) k.weightsReplicated = p.attention;
         break;
       case LayerKind::Moe:
-        wE = moeLayers * p.routedPerExpertLayer;
+        wE = moeLayers * p.routedPerExpertLayer * slotFactor;
         active = moeLayers * static_cast<double>(m.expertsPerToken) * p.routedPerExpertLayer;
-        k.weightsStored = p.routedExperts;
+        k.weightsStored = p.routedExperts * slotFactor;
         break;
       case LayerKind::LmHead:
         w0 = active = p.lmHead;

@@ -12,14 +12,20 @@ namespace qf {
 
 namespace {
 /// The first figure of `m` that degree `tp` does not split as the engines shard it, in words.
-std::optional<std::string> tpMismatch(const ModelArch& m, std::int64_t tp) {
+/// What `tp` GPUs cannot split evenly. Under DP attention the heads are not split (each GPU
+/// runs attention whole for its own sequences); under EP each expert is split over tp/ep.
+std::optional<std::string> tpMismatch(const ModelArch& m, std::int64_t tp, bool dpAttention = false,
+                                      std::int64_t ep = 1) {
   auto num = [](std::int64_t v) { return std::to_string(v); };
-  if (m.heads > 0 && m.heads % tp != 0) return num(m.heads) + " attention heads";
-  if (m.kvHeads > 0 && m.kvHeads % tp != 0 && tp % m.kvHeads != 0) {
-    return num(m.kvHeads) + " KV heads (neither split evenly nor replicated whole)";
+  if (!dpAttention) {
+    if (m.heads > 0 && m.heads % tp != 0) return num(m.heads) + " attention heads";
+    if (m.kvHeads > 0 && m.kvHeads % tp != 0 && tp % m.kvHeads != 0) {
+      return num(m.kvHeads) + " KV heads (neither split evenly nor replicated whole)";
+    }
   }
   if (m.intermediate > 0 && m.intermediate % tp != 0) return "MLP width of " + num(m.intermediate);
-  if (m.isMoe() && m.expertWidth > 0 && m.expertWidth % tp != 0)
+  const std::int64_t expertSplit = ep > 0 && tp % ep == 0 ? tp / ep : tp;
+  if (m.isMoe() && m.expertWidth > 0 && m.expertWidth % expertSplit != 0)
     return "expert width of " + num(m.expertWidth);
   return std::nullopt;
 }
@@ -42,9 +48,20 @@ std::optional<Error> checkMoeParallel(const Scenario& s) {
                          " must divide the tensor-parallel degree " + std::to_string(s.tp) +
                          " (the replica's GPUs)");
   }
-  if (s.ep > 1 && m.experts % s.ep != 0) {
+  if (s.redundantExperts < 0 || s.redundantExperts > 1024)
+    return bad("redundant-experts", "must be from 0 to 1024");
+  if (s.redundantExperts > 0 && s.ep < 2) {
+    return bad("redundant-experts",
+               "redundant expert slots need expert parallelism ({--ep} of at least 2)");
+  }
+  const int slots = static_cast<int>(m.experts) + s.redundantExperts;
+  if (s.ep > 1 && slots % s.ep != 0) {
     return bad("ep", "expert-parallel degree " + std::to_string(s.ep) + " does not divide " + name +
-                         "'s " + std::to_string(m.experts) + " routed experts");
+                         "'s " + std::to_string(m.experts) + " routed experts" +
+                         (s.redundantExperts > 0
+                              ? " and " + std::to_string(s.redundantExperts) + " redundant slots"
+                              : std::string(" (redundant slots, {--redundant-experts}, can make "
+                                            "up the difference)")));
   }
   if (s.dpAttention && !m.isMoe()) {
     return bad("dp-attention", name +
@@ -92,8 +109,22 @@ std::optional<Error> validateScenario(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& msg) {
     return std::optional<Error>(Error{"", "", field, msg});
   };
-  if (auto e = checkTensorParallel(s.model, s.tp)) return e;
-  if (auto e = checkMoeParallel(s)) return e;
+  // Under DP attention or EP the layout decides what the GPUs split (tpMismatch), once the
+  // layout itself holds.
+  if (s.dpAttention || s.ep > 1) {
+    if (auto e = checkMoeParallel(s)) return e;
+    if (s.tp < 1) return Error{"", "", "tp", "tensor-parallel degree must be at least 1"};
+    if (const auto why = tpMismatch(s.model, s.tp, s.dpAttention, s.ep)) {
+      const std::string name = s.model.name.empty() ? s.model.id : s.model.name;
+      return Error{"", "", "tp",
+                   "tensor-parallel degree " + std::to_string(s.tp) + " does not split " + name +
+                       "'s " + *why + " under this expert-parallel layout"};
+    }
+  } else if (auto e = checkTensorParallel(s.model, s.tp)) {
+    return e;
+  } else if (auto e2 = checkMoeParallel(s)) {
+    return e2;
+  }
   if (auto e = checkRequestLength(s.model, static_cast<double>(s.inputLen),
                                   static_cast<double>(s.outputLen))) {
     return e;

@@ -71,6 +71,11 @@ std::optional<double> kvFreeFractionOf(const std::string& engine) {
 }
 
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
+  return resolveScenario(spec, MoeLayout{}, cat);
+}
+
+Result<Scenario> resolveScenario(const ScenarioSpec& spec, const MoeLayout& layout,
+                                 const Catalog& cat) {
   auto model = cat.resolveModel(spec.model);
   if (!model) return model.error();
   auto gpu = scenarioGpu(spec, cat);
@@ -101,6 +106,10 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat) {
   }
   s.kvFreeFraction = *kvFree;
   s.efficiency = scenarioEfficiency(s.gpu, spec.datasheet, cat, spec.engine);
+  s.ep = layout.ep;
+  s.dpAttention = layout.dpAttention;
+  s.expertImbalance = layout.expertImbalance;
+  s.redundantExperts = layout.redundantExperts;
   if (auto e = validateScenario(s)) return *e;
   return s;
 }

@@ -188,3 +188,42 @@ TEST_CASE("the deployment search's MoE layouts are the ones the engines accept",
     CHECK_FALSE(validateScenario(s).has_value());
   }
 }
+
+TEST_CASE("redundant expert slots: EP 72 on DeepSeek-V3, every slot stored and read",
+          "[engine][moe-parallel]") {
+  ScenarioSpec spec;
+  spec.model = "deepseek-v3";
+  spec.gpu = "h100-sxm";
+  spec.tp = 72;
+  spec.kvDtype = "fp8";
+  spec.maxModelLen = 2048;
+  // 256 routed experts over 72 groups: refused, naming the way out; 256 + 32 slots divide.
+  auto refused = resolveScenario(spec, MoeLayout{72, true, 1.0, 0});
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().field == "ep");
+  CHECK(refused.error().message.find("{--redundant-experts}") != std::string::npos);
+  auto ep72 = resolveScenario(spec, MoeLayout{72, true, 1.0, 32});
+  REQUIRE(ep72.ok());
+  CHECK(ep72->redundantExperts == 32);
+  // Without DP attention 72 GPUs do not split the 128 attention heads.
+  CHECK_FALSE(resolveScenario(spec, MoeLayout{72, false, 1.0, 32}).ok());
+  // Redundant slots without EP mean nothing to the engines.
+  spec.tp = 8;
+  auto noEp = resolveScenario(spec, MoeLayout{1, false, 1.0, 32});
+  REQUIRE_FALSE(noEp.ok());
+  CHECK(noEp.error().field == "redundant-experts");
+  // On 8 GPUs at EP 8: 32 redundant slots store and read 288/256 of the routed experts.
+  const Scenario plain = deepseek(8, true);
+  Scenario extra = plain;
+  extra.redundantExperts = 32;
+  const SchemeReport a = fp8(plain), b = fp8(extra);
+  const KindTerm& ma = kindOf(a, LayerKind::Moe);
+  const KindTerm& mb = kindOf(b, LayerKind::Moe);
+  CHECK(mb.weightsStored == Approx(ma.weightsStored * 288.0 / 256.0).epsilon(1e-12));
+  CHECK(mb.memS.cE == Approx(ma.memS.cE * 288.0 / 256.0).epsilon(1e-12));
+  // The tensor math is the tokens' own: a replica does not multiply it.
+  CHECK(mb.mmaSPerSeq == Approx(ma.mmaSPerSeq).epsilon(1e-12));
+  // The linear kind is untouched, and the stored weights leave less room for KV.
+  CHECK(kindOf(b, LayerKind::Linear).memS.c0 == Approx(kindOf(a, LayerKind::Linear).memS.c0));
+  CHECK(b.capacity.maxSeqs < a.capacity.maxSeqs);
+}

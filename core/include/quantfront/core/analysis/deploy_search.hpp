@@ -15,6 +15,7 @@
 #include <quantfront/core/base/error.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/engine.hpp>
+#include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 #include <quantfront/core/model/speculation.hpp>
 
@@ -66,13 +67,6 @@ struct DeploySpace {
   /// decode"): a prefill pool and a decode pool, each with its own GPU (of `gpus`), scheme
   /// assignment, TP and replicas, one KV dtype for both, their GPUs together at most maxGpus.
   bool disaggregated = false;
-};
-
-/// How a MoE replica spreads its experts and attention (Scenario::ep, Scenario::dpAttention).
-struct MoeLayout {
-  int ep = 1;
-  bool dpAttention = false;
-  bool operator==(const MoeLayout&) const = default;
 };
 
 /// The layouts the search tries at `tp`: plain TP, then for a MoE model with moeParallel each

@@ -103,6 +103,11 @@ struct Scenario {
   /// Expert load imbalance under EP: the busiest GPU's routed-expert work over the mean (1:
   /// uniform routing). Multiplies the MoE kind's time when ep > 1.
   double expertImbalance = 1.0;
+  /// Redundant expert slots under EP (the engines' load balancer: vLLM --num-redundant-experts,
+  /// SGLang --ep-num-redundant-experts): experts + redundant slots are spread over the ep
+  /// groups, so ep must divide their sum (DeepSeek-V3's 256 + 32 over EP 72). Every slot is
+  /// stored, and a step that touches every expert reads every slot.
+  int redundantExperts = 0;
   std::int64_t maxModelLen = 8192;  ///< tokens of KV reserved per sequence
   double kvBytesPerElement = 2.0;   ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u

@@ -81,6 +81,19 @@ Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat = Catal
 /// Resolves model, GPU (`scenarioGpu`) and KV settings. Errors name the field at fault.
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
 
+/// How a MoE replica spreads its experts and attention over its GPUs (Scenario's ep,
+/// dpAttention, expertImbalance and redundantExperts), checked with the scenario: under DP
+/// attention the heads need not split over the GPUs.
+struct MoeLayout {
+  int ep = 1;
+  bool dpAttention = false;
+  double expertImbalance = 1.0;
+  int redundantExperts = 0;
+  bool operator==(const MoeLayout&) const = default;
+};
+Result<Scenario> resolveScenario(const ScenarioSpec& spec, const MoeLayout& layout,
+                                 const Catalog& cat = Catalog::bundled());
+
 /// One uniform candidate per id (duplicates dropped), then the mixed one if set.
 Result<std::vector<SchemeAssignment>> makeCandidates(const std::vector<std::string>& uniformIds,
                                                      const std::string& linear,

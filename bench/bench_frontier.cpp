@@ -1,7 +1,8 @@
 // Frontier classification (frontier / uncertain / dominated, no dominator lists) at scale:
 // 10^6 candidates in 2-D and 10^5 in 3-D must each classify in under a second.
-// Prints one JSON document: per case n, dims, distribution, median seconds of 3 runs.
-// Usage: qf_bench_frontier [--scale S] [--note TEXT]   (S multiplies every n; default 1)
+// The harness prints one JSON document: per case n, dims, distribution, the times of 3 runs.
+// Usage: qf_bench_frontier [--repetitions N] [--axis case=NAME,...] [--axis scale=S]
+//        (S multiplies every n; default 1)
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,8 @@
 #include <quantfront/core/base/json_io.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
+
+#include "harness.hpp"
 
 namespace {
 
@@ -107,91 +110,79 @@ qf::Json candidateCase(std::size_t n) {
           {"dominated_lists_truncated", truncated}};
 }
 
-std::string machineNote() {
-  std::string model = "unknown CPU";
-  std::ifstream cpu("/proc/cpuinfo");
-  for (std::string line; std::getline(cpu, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) model = line.substr(colon + 2);
-      break;
-    }
-  }
-  return model + ", " + std::to_string(std::thread::hardware_concurrency()) +
-         " hardware threads, single-threaded run";
+struct Case {
+  std::size_t n, dims;
+  const char* dist;
+  bool intervals;
+  double budgetS;  ///< the target's limit for this size, 0 when none
+};
+
+/// The cases by name ("1e6x2-anti+intervals"): 10^6 candidates in 2-D and 10^5 in 3-D must
+/// each classify in under a second.
+const std::vector<std::pair<std::string, Case>>& cases() {
+  static const std::vector<std::pair<std::string, Case>> all = {
+      {"1e6x2-uniform", {1'000'000, 2, "uniform", false, 1.0}},
+      {"1e6x2-uniform+intervals", {1'000'000, 2, "uniform", true, 1.0}},
+      {"1e6x2-anti+intervals", {1'000'000, 2, "anti", true, 1.0}},
+      {"1e5x3-uniform", {100'000, 3, "uniform", false, 1.0}},
+      {"1e5x3-uniform+intervals", {100'000, 3, "uniform", true, 1.0}},
+      {"1e5x3-anti+intervals", {100'000, 3, "anti", true, 1.0}},
+      {"1e5x5-uniform+intervals", {100'000, 5, "uniform", true, 0.0}},
+      {"1e4x5-anti+intervals", {10'000, 5, "anti", true, 0.0}},
+      {"1e4x8-uniform+intervals", {10'000, 8, "uniform", true, 0.0}},
+  };
+  return all;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  qf::setCommandLine(argc, argv);
-  double scale = 1.0;
-  std::string note;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--scale" && i + 1 < argc) {
-      scale = std::stod(argv[++i]);
-    } else if (a == "--note" && i + 1 < argc) {
-      note = argv[++i];
-    } else {
-      std::cerr << "usage: qf_bench_frontier [--scale S] [--note TEXT]\n";
-      return 2;
-    }
-  }
-  struct Case {
-    std::size_t n, dims;
-    const char* dist;
-    bool intervals;
-    double budgetS;  ///< the spec's limit for this size, 0 when none
-  };
-  const Case cases[] = {
-      {1'000'000, 2, "uniform", false, 1.0}, {1'000'000, 2, "uniform", true, 1.0},
-      {1'000'000, 2, "anti", true, 1.0},     {100'000, 3, "uniform", false, 1.0},
-      {100'000, 3, "uniform", true, 1.0},    {100'000, 3, "anti", true, 1.0},
-      {100'000, 5, "uniform", true, 0.0},    {10'000, 5, "anti", true, 0.0},
-      {10'000, 8, "uniform", true, 0.0},
-  };
-  qf::Json out;
-  out["benchmark"] = "frontier classification (classifyPoints: frontier, uncertain, dominated)";
-  out["machine"] = machineNote();
-  out["date"] = qf::utcTimestamp();
-  out["note"] = note;
-  out["runs_per_case"] = 3;
+  qf::bench::Suite suite(argc, argv);
   // First, while the process is small: its peak memory is the candidate path's.
-  const auto candidates = static_cast<std::size_t>(std::max(1.0, std::round(100'000.0 * scale)));
-  out["candidates_with_dominator_lists"] = candidateCase(candidates);
-  std::cerr << "computeFrontier " << candidates
-            << " candidates: " << out["candidates_with_dominator_lists"].dump() << "\n";
-  out["results"] = qf::Json::array();
-  for (const auto& c : cases) {
-    const auto n =
-        static_cast<std::size_t>(std::max(1.0, std::round(static_cast<double>(c.n) * scale)));
-    const auto pts = makePoints(n, c.dims, c.dist, c.intervals, 1234 + c.dims);
-    std::vector<double> runs;
-    std::vector<qf::PointClass> cls;
-    for (int r = 0; r < 3; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      cls = qf::classifyPoints(pts);
-      const auto t1 = std::chrono::steady_clock::now();
-      runs.push_back(std::chrono::duration<double>(t1 - t0).count());
-    }
-    std::sort(runs.begin(), runs.end());
-    std::size_t counts[3] = {0, 0, 0};
-    for (auto k : cls) ++counts[static_cast<int>(k)];
-    qf::Json row{{"n", n},
-                 {"dims", c.dims},
-                 {"distribution", c.dist},
-                 {"intervals", c.intervals},
-                 {"median_s", runs[1]},
-                 {"runs_s", runs},
-                 {"frontier", counts[0]},
-                 {"uncertain", counts[1]},
-                 {"dominated", counts[2]}};
-    if (c.budgetS > 0 && scale == 1.0) row["under_budget"] = runs[1] < c.budgetS;
-    out["results"].push_back(row);
-    std::cerr << n << " x " << c.dims << "-D " << c.dist << (c.intervals ? " +intervals" : "")
-              << ": median " << runs[1] << " s\n";
-  }
-  qf::writeJsonOutput(std::cout, std::move(out));
-  return 0;
+  suite
+      .add("candidates_with_dominator_lists",
+           [](qf::bench::State& st) {
+             const auto n = static_cast<std::size_t>(
+                 std::max(1.0, std::round(st.number("candidates") * st.number("scale"))));
+             qf::Json r;
+             st.exec([&] { r = candidateCase(n); });
+             st.set("result", r);
+           })
+      .about("computeFrontier with 3 objectives, intervals and dominator lists, then its JSON")
+      .axis("candidates", {100'000})
+      .axis("scale", {1.0})
+      .repetitions(1);
+  std::vector<qf::Json> names;
+  for (const auto& [name, c] : cases()) names.emplace_back(name);
+  suite
+      .add("classify",
+           [](qf::bench::State& st) {
+             const std::string name = st.text("case");
+             const auto it = std::find_if(cases().begin(), cases().end(),
+                                          [&](const auto& c) { return c.first == name; });
+             if (it == cases().end()) return st.fail("no case '" + name + "'");
+             const Case& c = it->second;
+             const double scale = st.number("scale");
+             const auto n = static_cast<std::size_t>(
+                 std::max(1.0, std::round(static_cast<double>(c.n) * scale)));
+             const auto pts = makePoints(n, c.dims, c.dist, c.intervals, 1234 + c.dims);
+             std::vector<qf::PointClass> cls;
+             st.exec([&] { cls = qf::classifyPoints(pts); });
+             std::size_t counts[3] = {0, 0, 0};
+             for (auto k : cls) ++counts[static_cast<int>(k)];
+             st.set("n", n);
+             st.set("dims", c.dims);
+             st.set("distribution", c.dist);
+             st.set("intervals", c.intervals);
+             st.set("frontier", counts[0]);
+             st.set("uncertain", counts[1]);
+             st.set("dominated", counts[2]);
+             if (c.budgetS > 0 && scale == 1.0)
+               st.set("under_budget", st.medianWallS() < c.budgetS);
+           })
+      .about("classifyPoints: frontier, uncertain, dominated (no dominator lists)")
+      .axis("case", names)
+      .axis("scale", {1.0})
+      .repetitions(3);
+  return suite.run(std::cout, std::cerr);
 }

@@ -600,7 +600,7 @@ int main(int argc, char** argv) {
     window.setMeasurementBackend(qf::makeChildProcessBackend(measure));
   }
   if (c.session) {
-    window.setSession(*c.session, c.sessionPath);
+    window.setSession(std::move(*c.session), c.sessionPath);
   } else if (!c.sessionPath.isEmpty()) {
     // In the window a bad session is a message; the example session stays.
     QTimer::singleShot(0, &window, [&window, path = c.sessionPath] { window.openSession(path); });

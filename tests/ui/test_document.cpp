@@ -126,6 +126,47 @@ TEST_CASE("document: undoing a scenario edit keeps a later evidence edit, and ea
   CHECK(doc.session().view.gates.empty());
 }
 
+TEST_CASE("document: a view is handed the session's own candidates, and keeps them across an edit",
+          "[document]") {
+  Document doc;
+  std::vector<qf::Candidate> cands(3);
+  for (std::size_t i = 0; i < cands.size(); ++i) {
+    cands[i].id = "c" + std::to_string(i);
+    cands[i].model = "llama-3-8b";
+    cands[i].schemeLinear = "bf16";
+  }
+  loadSmall(doc, cands);
+
+  // None hidden: the view's list is the session's own, not a copy.
+  const auto shown = doc.visibleCandidates();
+  REQUIRE(shown->size() == 3);
+  CHECK(shown.get() == &doc.session().candidates);
+  CHECK(doc.visibleCandidates().get() == shown.get());
+
+  // An evidence edit while a view (a worker's analysis) still holds the list goes to a new
+  // session: what the view holds does not change under it.
+  qf::Session next = doc.session();
+  next.candidates.pop_back();
+  next.view.hidden = {"c0"};
+  doc.commitEvidence(std::move(next), "remove c2, hide c0");
+  REQUIRE(shown->size() == 3);
+  CHECK(shown->back().id == "c2");
+  CHECK(doc.session().candidates.size() == 2);
+
+  // One hidden: the view's list leaves it out, made once until the evidence changes.
+  const auto filtered = doc.visibleCandidates();
+  REQUIRE(filtered->size() == 1);
+  CHECK(filtered->front().id == "c1");
+  CHECK(doc.visibleCandidates().get() == filtered.get());
+
+  // Undo puts the three back, each one seen again.
+  doc.undoStack()->undo();
+  const auto restored = doc.visibleCandidates();
+  REQUIRE(restored->size() == 3);
+  CHECK(restored.get() == &doc.session().candidates);
+  CHECK(filtered->size() == 1);
+}
+
 TEST_CASE("document: a scenario that does not evaluate says why and keeps the last report",
           "[document]") {
   Document doc;

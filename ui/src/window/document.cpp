@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <quantfront/core/session/evidence_edit.hpp>
+
 #include "window_internal.hpp"
 
 namespace qf::ui {
@@ -48,9 +50,29 @@ QString describeEdit(const Document::State& a, const Document::State& b) {
   return "change of objectives";
 }
 
-Document::Document(QObject* parent) : QObject(parent), m_undo(new QUndoStack(this)) {}
+Document::Document(QObject* parent)
+    : QObject(parent), m_session(std::make_shared<Session>()), m_undo(new QUndoStack(this)) {}
 
 Document::~Document() = default;
+
+Session& Document::own() {
+  // A view holding the candidates (an analysis on a worker) keeps the session it was given;
+  // the edit goes to a copy. Edits of other parts while shared are safe in place: a view
+  // reads nothing of the session but its candidates.
+  if (m_session.use_count() > 1) m_session = std::make_shared<Session>(*m_session);
+  return *m_session;
+}
+
+std::shared_ptr<const std::vector<Candidate>> Document::visibleCandidates() {
+  if (m_session->view.hidden.empty()) {
+    return {m_session, &m_session->candidates};  // the session's own list, shared
+  }
+  if (!m_visible) {
+    m_visible = std::make_shared<const std::vector<Candidate>>(
+        qf::visibleCandidates(m_session->candidates, m_session->view.hidden));
+  }
+  return m_visible;
+}
 
 void Document::setCurvePoints(int points) {
   m_curvePoints = std::clamp(points, 16, 65536);
@@ -59,35 +81,37 @@ void Document::setCurvePoints(int points) {
 
 Document::State Document::state(unsigned parts) const {
   State st;
-  if (parts & kScenarioPart) st.spec = m_session.scenario;
+  if (parts & kScenarioPart) st.spec = m_session->scenario;
   if (parts & kSelectionPart) {
-    st.objectives = m_session.view.objectives;
-    st.gates = m_session.view.gates;
+    st.objectives = m_session->view.objectives;
+    st.gates = m_session->view.gates;
   }
   // Candidates are copied only for an evidence step: a scenario edit's step stays small
   // however many candidates the session holds.
   if (parts & kEvidencePart) {
-    st.candidates = m_session.candidates;
-    for (const auto& r : m_session.importedRuns) st.runSetups[r.sha256] = r.setup;
-    st.hidden = m_session.view.hidden;
+    st.candidates = m_session->candidates;
+    for (const auto& r : m_session->importedRuns) st.runSetups[r.sha256] = r.setup;
+    st.hidden = m_session->view.hidden;
   }
   return st;
 }
 
 void Document::apply(const State& st, unsigned parts) {
-  if (parts & kScenarioPart) m_session.scenario = st.spec;
+  if (parts & kScenarioPart) m_session->scenario = st.spec;
   if (parts & kSelectionPart) {
-    m_session.view.objectives = st.objectives;
-    m_session.view.gates = st.gates;
+    m_session->view.objectives = st.objectives;
+    m_session->view.gates = st.gates;
   }
   if (parts & kEvidencePart) {
-    m_session.candidates = st.candidates;
-    for (auto& r : m_session.importedRuns) {
+    Session& s = own();
+    s.candidates = st.candidates;
+    for (auto& r : s.importedRuns) {
       if (const auto it = st.runSetups.find(r.sha256); it != st.runSetups.end()) {
         r.setup = it->second;
       }
     }
-    m_session.view.hidden = st.hidden;
+    s.view.hidden = st.hidden;
+    m_visible.reset();
   }
   emit changed(parts);
   if (parts & kScenarioPart) recompute();
@@ -100,20 +124,21 @@ void Document::push(State after, unsigned parts, const QString& text) {
 }
 
 void Document::load(Session session) {
-  m_session = std::move(session);
+  m_session = std::make_shared<Session>(std::move(session));
+  m_visible.reset();
   m_undo->clear();
   emit changed(kWholeSession & ~kReportPart);
   recompute();
 }
 
 void Document::setScenario(const ScenarioSpec& spec) {
-  m_session.scenario = spec;
+  m_session->scenario = spec;
   emit changed(kScenarioPart);
   recompute();
 }
 
 void Document::editScenario(const ScenarioSpec& spec) {
-  if (spec == m_session.scenario) {
+  if (spec == m_session->scenario) {
     recompute();
     return;
   }
@@ -126,7 +151,7 @@ void Document::editScenario(const ScenarioSpec& spec) {
 
 void Document::editSelection(const std::vector<Objective>& objectives,
                              const std::vector<std::string>& gates) {
-  if (objectives == m_session.view.objectives && gates == m_session.view.gates) return;
+  if (objectives == m_session->view.objectives && gates == m_session->view.gates) return;
   constexpr unsigned kParts = kScenarioPart | kSelectionPart;
   State after = state(kParts);
   after.objectives = objectives;
@@ -146,24 +171,25 @@ void Document::commitEvidence(Session next, const QString& text) {
 }
 
 void Document::adoptShownScenario(const ScenarioSpec& spec) {
-  m_session.scenario = spec;
+  m_session->scenario = spec;
 }
 
 void Document::adoptShownSelection(const std::vector<Objective>& objectives,
                                    const std::vector<std::string>& gates) {
-  m_session.view.objectives = objectives;
-  m_session.view.gates = gates;
+  m_session->view.objectives = objectives;
+  m_session->view.gates = gates;
 }
 
 void Document::replace(Session next, unsigned parts) {
-  m_session = std::move(next);
+  m_session = std::make_shared<Session>(std::move(next));
+  m_visible.reset();
   emit changed(parts);
   if (parts & kScenarioPart) recompute();
   emit edited();
 }
 
 void Document::recompute() {
-  const ScenarioSpec& spec = m_session.scenario;
+  const ScenarioSpec& spec = m_session->scenario;
   auto fail = [this](const Error& e) {
     m_lastError = qs(e.str());
     emit changed(kReportPart);  // the last good report stays

@@ -192,7 +192,7 @@ bool MainWindow::offerRecovery() {
     // Edits made on a file that has changed since (an import, another window's save) come
     // back as an untitled copy: saving them over the file would silently drop its changes.
     const QString path = info.baseChanged ? QString() : info.sessionPath;
-    setSession(*recovered, path);
+    setSession(std::move(*recovered), path);
     if (!info.baseChanged && !info.baseStamp.isEmpty()) m_baseStamp = info.baseStamp;
     m_autosaveSlot = std::move(slot);
     m_recovered = true;
@@ -242,7 +242,7 @@ bool MainWindow::newSession() {
   if (!maybeSaveChanges()) return false;
   Session blank;
   blank.scenario = m_doc->scenario();
-  setSession(blank, QString());
+  setSession(std::move(blank), QString());
   showTab("step");
   return true;
 }
@@ -262,7 +262,7 @@ bool MainWindow::openSession(const QString& path) {
     QMessageBox::warning(this, "Cannot open session", qs(s.error().str()));
     return false;
   }
-  setSession(*s, path);
+  setSession(std::move(*s), path);
   QSettings settings;
   QStringList recent = settings.value("recent").toStringList();
   recent.removeAll(path);

@@ -50,8 +50,13 @@ class Document : public QObject {
   explicit Document(QObject* parent = nullptr);
   ~Document() override;
 
-  [[nodiscard]] const Session& session() const { return m_session; }
-  [[nodiscard]] const ScenarioSpec& scenario() const { return m_session.scenario; }
+  [[nodiscard]] const Session& session() const { return *m_session; }
+  [[nodiscard]] const ScenarioSpec& scenario() const { return m_session->scenario; }
+  /// The candidates a view shows (the session's, less the hidden ones), shared and immutable:
+  /// a view may read them on a worker while the document changes. With none hidden it is
+  /// the session's own list, not a copy; the document edits the candidates of a new session
+  /// while a view holds the old one.
+  [[nodiscard]] std::shared_ptr<const std::vector<Candidate>> visibleCandidates();
   /// The last report the scenario evaluated to (kept while a later edit fails to evaluate).
   [[nodiscard]] const std::optional<EngineReport>& report() const { return m_report; }
   /// The report's intervals (the bands, the crossovers' ties), shared, not copied.
@@ -113,8 +118,11 @@ class Document : public QObject {
 
  private:
   void push(State after, unsigned parts, const QString& text);
+  /// The session, alone in its ownership (copied if a view still shares its candidates).
+  Session& own();
 
-  Session m_session;
+  std::shared_ptr<Session> m_session;
+  std::shared_ptr<const std::vector<Candidate>> m_visible;  ///< with some hidden; null: not made
   std::optional<EngineReport> m_report;
   std::shared_ptr<const ReportIntervals> m_intervals;
   QString m_lastError;

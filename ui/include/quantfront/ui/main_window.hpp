@@ -136,7 +136,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] QString lastError() const { return m_lastError; }
 
   /// Shows a session (scenario, candidates, view). The bundled example when none is given.
-  void setSession(const Session& session, const QString& path);
+  void setSession(Session session, const QString& path);
   /// The session as it stands now (scenario and view taken from the widgets).
   [[nodiscard]] Session session() const;
   /// The file the session saves to; empty for an untitled session.

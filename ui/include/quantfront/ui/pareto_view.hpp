@@ -50,13 +50,19 @@ class ParetoView : public QWidget {
   /// Silences the rows' editors first: closing a shown view takes the focus from a metric
   /// picker, whose "editing finished" would otherwise reach this view's members destroyed.
   ~ParetoView() override;
+  /// Candidates as the view holds them: shared and never changed (an analysis on a worker
+  /// reads them), so a caller that keeps them hands them over without a copy.
+  using SharedCandidates = std::shared_ptr<const std::vector<Candidate>>;
   /// Shows `cands`; keeps the objective and gate rows (metrics no candidate carries are marked).
+  void setCandidates(SharedCandidates cands);
   void setCandidates(std::vector<Candidate> cands);
   /// Objective rows (x, y, then further objectives) and gate rows, one per gate; a text holding
   /// several gates separated by commas gives one row each. Empty objectives keep the rows.
   void setSelection(const std::vector<Objective>& objectives,
                     const std::vector<std::string>& gates);
   /// setCandidates + setSelection with one frontier computation (what opening a session does).
+  void setContents(SharedCandidates cands, const std::vector<Objective>& objectives,
+                   const std::vector<std::string>& gates);
   void setContents(std::vector<Candidate> cands, const std::vector<Objective>& objectives,
                    const std::vector<std::string>& gates);
   /// The objectives the frontier is computed over: the valid rows in order (x, y, ...).
@@ -147,7 +153,7 @@ class ParetoView : public QWidget {
   void rowEdited();
   void fillTable(CandidatesModel::SharedRows rows = {});
   [[nodiscard]] CandidatesModel::DetailSource detailSource() const;
-  void loadCandidates(std::vector<Candidate> cands);
+  void loadCandidates(SharedCandidates cands);
   void applySelection(const std::vector<Objective>& objectives,
                       const std::vector<std::string>& gates);
   void appendObjectiveRow(const Objective& objective);

@@ -252,6 +252,10 @@ ParetoPlot::ParetoPlot(QWidget* parent)
   legend->setWrap(2);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   setMouseTracking(true);
+  m_drawSoon = new QTimer(this);
+  m_drawSoon->setSingleShot(true);
+  m_drawSoon->setInterval(0);
+  connect(m_drawSoon, &QTimer::timeout, this, [this] { replot(); });
   connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
     const QString id = candidateAt(event->position());
     if (id.isEmpty()) {
@@ -264,6 +268,11 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     const QString id = candidateAt(event->position());
     if (!id.isEmpty()) emit candidateClicked(id);
   });
+}
+
+void ParetoPlot::resizeEvent(QResizeEvent* /*event*/) {
+  setViewport(rect());
+  m_drawSoon->start();
 }
 
 QString ParetoPlot::candidateAt(const QPointF& pos) const {
@@ -390,7 +399,7 @@ void ParetoPlot::setData(SharedCandidates shared, SharedVerdicts verdicts, const
     xAxis->setRange(p.xMin - dx, p.xMax + dx * 2.5);
     yAxis->setRange(p.yMin - dy, p.yMax + dy);
   }
-  replot(QCustomPlot::rpQueuedReplot);
+  m_drawSoon->start();
 }
 
 void ParetoPlot::resetDrawing(SharedCandidates cands, SharedPrepared prepared) {

@@ -21,6 +21,8 @@
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 
+#include "synthetic_candidates.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -37,18 +39,6 @@ nlohmann::json summary(std::vector<double> v) {
           {"max_ms", v.back()}};
 }
 
-qf::MetricValue metric(double v, std::optional<double> half = std::nullopt) {
-  qf::MetricValue m;
-  m.value = v;
-  m.provenance.kind = qf::ProvenanceKind::Measured;
-  m.provenance.sourceFile = "synthetic.json";
-  if (half) {
-    m.lo = v - *half;
-    m.hi = v + *half;
-  }
-  return m;
-}
-
 void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButtons buttons) {
   QMouseEvent e(type, pos, w->mapToGlobal(pos),
                 type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton, buttons, Qt::NoModifier);
@@ -63,26 +53,8 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   const int n = argc > 1 ? std::atoi(argv[1]) : 100000;
   std::mt19937_64 rng(7);
-  std::normal_distribution<double> noise(0.0, 1.0);
+  std::vector<qf::Candidate> cands = qf::bench::syntheticCandidates(n, rng);
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<qf::Candidate> cands;
-  cands.reserve(static_cast<std::size_t>(n));
-  for (int i = 0; i < n; ++i) {
-    qf::Candidate c;
-    c.id = "cand-" + std::to_string(i);
-    c.model = "llama-3.1-8b";
-    c.schemeLinear = i % 3 == 0 ? "bf16" : i % 3 == 1 ? "w8a8-fp8" : "w4a16-g128";
-    c.gpu = "h100-sxm";
-    const double mem = 4 + 12 * u(rng);
-    const double lat = 6 + 0.6 * mem + 2 * std::abs(noise(rng));
-    const double score = 0.70 + 0.012 * mem - 0.01 * std::abs(noise(rng));
-    const bool interval = i % 10 == 0;
-    c.metrics["gsm8k_exact_match"] =
-        metric(score, interval ? std::optional<double>(0.01) : std::nullopt);
-    c.metrics["tpot_p99_ms"] = metric(lat, interval ? std::optional<double>(0.2) : std::nullopt);
-    c.metrics["weights_gib"] = metric(mem);
-    cands.push_back(std::move(c));
-  }
   // The candidates in a session opened by the window (moved in, as it moves them).
   qf::ui::Document doc;
   {

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <QTimer>
@@ -14,7 +15,9 @@
 #include <thread>
 #include <vector>
 
+#include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/background.hpp>
+#include <quantfront/ui/document.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/serving_plot.hpp>
@@ -38,6 +41,26 @@ std::function<int(const std::atomic<bool>&)> gated(int value, const std::atomic<
 }
 
 }  // namespace
+
+TEST_CASE("background: an abandoned job is told to stop and nothing of it is applied",
+          "[background]") {
+  qf::testing::app();
+  Background bg;
+  std::vector<int> applied;
+  std::atomic<bool> release{false};
+  bg.run<int>(Lane::Open, gated(7, release), [&](int&& v) { applied.push_back(v); });
+  REQUIRE(bg.busy(Lane::Open));
+  bg.abandon(Lane::Open);
+  CHECK_FALSE(bg.busy(Lane::Open));
+  // It stops at its next look at the flag, and ends without its result applied.
+  for (int i = 0; i < 200 && applied.empty(); ++i) QTest::qWait(5);
+  CHECK(applied.empty());
+  // The lane takes a new job as before.
+  std::atomic<bool> go{true};
+  bg.run<int>(Lane::Open, gated(8, go), [&](int&& v) { applied.push_back(v); });
+  bg.wait(Lane::Open);
+  CHECK(applied == std::vector<int>{8});
+}
 
 TEST_CASE("background: a stale result never overwrites a newer one", "[background]") {
   qf::testing::app();
@@ -133,4 +156,40 @@ TEST_CASE("the window handles input while the serving statistics are computed of
   // The plot, asked for, is the finished one.
   CHECK(w.servingPlot()->candidateCount() == 3);
   CHECK_FALSE(w.background()->busy(Lane::Serving));
+}
+
+TEST_CASE("the window handles input while a session it opens is read off its thread",
+          "[background]") {
+  qf::testing::app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString path = dir.filePath("many.json");
+  qf::Session many;
+  for (int i = 0; i < 500; ++i) {
+    qf::Candidate c;
+    c.id = "c" + std::to_string(i);
+    c.model = "llama-3-8b";
+    c.schemeLinear = "bf16";
+    c.gpu = "h100-sxm";
+    c.metrics["score"].value = i;
+    many.candidates.push_back(std::move(c));
+  }
+  const auto saved = qf::saveSessionAtomic(many, path.toStdString());
+  INFO((saved ? saved->str() : std::string()));
+  REQUIRE_FALSE(saved);
+
+  qf::ui::MainWindow w;
+  // Input that arrives once the opening has started is handled while the file is read.
+  bool handled = false, readingWhenHandled = false;
+  QTimer::singleShot(0, &w, [&] {
+    handled = true;
+    readingWhenHandled = w.background()->busy(Lane::Open);
+  });
+  REQUIRE(w.openSession(path));
+  CHECK(handled);
+  CHECK(readingWhenHandled);
+  // What openSession returns with is the session read.
+  REQUIRE(w.document()->session().candidates.size() == 500);
+  CHECK(w.document()->session().candidates.back().id == "c499");
+  CHECK_FALSE(w.background()->busy(Lane::Open));
 }

@@ -213,10 +213,14 @@ EvidenceView::EvidenceView(QWidget* parent) : QWidget(parent) {
   auto* pick = new QHBoxLayout;
   auto* pickLabel = new QLabel("Metrics of candidate:", bottom);
   m_candidate = new QComboBox(bottom);
+  m_candidateIds = new CandidateIdList(QString(), m_candidate);
+  m_candidate->setModel(m_candidateIds);
   m_candidate->setObjectName("evidenceCandidate");
   m_candidate->setToolTip(
       "The candidate whose metrics are listed below (also follows the selection in the "
       "Candidates tab)");
+  // Sized by its minimum length, not by measuring every id (10^5 of them on first show).
+  m_candidate->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   m_candidate->setMinimumContentsLength(28);
   pick->addWidget(pickLabel);
   pick->addWidget(m_candidate);
@@ -272,23 +276,27 @@ EvidenceView::EvidenceView(QWidget* parent) : QWidget(parent) {
 }
 
 void EvidenceView::setContents(const std::vector<ImportedRun>& runs,
-                               const std::vector<Candidate>& cands) {
+                               std::shared_ptr<const std::vector<Candidate>> cands) {
   const QString shown = shownCandidate();
   m_runData = runs;
-  m_cands = cands;
+  m_cands = cands ? std::move(cands) : std::make_shared<const std::vector<Candidate>>();
   fillRuns();
   {
     const QSignalBlocker block(m_candidate);
-    m_candidate->clear();
-    for (const auto& c : m_cands) m_candidate->addItem(qs(c.id), qs(c.id));
-    const int keep = m_candidate->findData(shown);
-    m_candidate->setCurrentIndex(keep >= 0 ? keep : (m_cands.empty() ? -1 : 0));
+    m_candidateIds->setCandidates(m_cands);
+    const int keep = m_candidateIds->rowOf(shown);
+    m_candidate->setCurrentIndex(keep >= 0 ? keep : (m_cands->empty() ? -1 : 0));
   }
   fillMetrics();
 }
 
+void EvidenceView::setContents(const std::vector<ImportedRun>& runs,
+                               const std::vector<Candidate>& cands) {
+  setContents(runs, std::make_shared<const std::vector<Candidate>>(cands));
+}
+
 void EvidenceView::showCandidate(const QString& id) {
-  const int i = m_candidate->findData(id);
+  const int i = m_candidateIds->rowOf(id);
   if (i >= 0) m_candidate->setCurrentIndex(i);
 }
 
@@ -320,7 +328,7 @@ void EvidenceView::selectRuns(const QStringList& files) {
 
 QStringList EvidenceView::candidateIds() const {
   QStringList ids;
-  for (const auto& c : m_cands) ids << qs(c.id);
+  for (const auto& c : *m_cands) ids << qs(c.id);
   return ids;
 }
 
@@ -340,7 +348,7 @@ QString EvidenceView::namedCandidate(const QStringList& digests) const {
   QString found;
   for (const auto& run : m_runData) {
     if (!digests.contains(qs(run.sha256))) continue;
-    const QString id = qs(matchingCandidate(run, m_cands));
+    const QString id = qs(matchingCandidate(run, *m_cands));
     if (id.isEmpty() || (!found.isEmpty() && id != found)) return {};  // none, or runs disagree
     found = id;
   }
@@ -464,7 +472,7 @@ void EvidenceView::fillMetrics() {
   m_metrics->setColumnCount(static_cast<int>(headers.size()));
   m_metrics->setHorizontalHeaderLabels(headers);
   const Candidate* c = nullptr;
-  for (const auto& x : m_cands) {
+  for (const auto& x : *m_cands) {
     if (qs(x.id) == shownCandidate()) c = &x;
   }
   m_metrics->setRowCount(c ? static_cast<int>(c->metrics.size()) : 0);

@@ -1,6 +1,5 @@
 #include <quantfront/ui/pareto_view.hpp>
 
-#include <QAbstractListModel>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -24,6 +23,7 @@
 #include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/ui/background.hpp>
+#include <quantfront/ui/candidate_id_list.hpp>
 #include <quantfront/ui/candidates_model.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
@@ -34,41 +34,6 @@ namespace qf::ui {
 
 namespace {
 
-/// The baseline picker's items: "(none)" (data empty), then each candidate's id (text and
-/// data alike), set in one reset.
-class CandidateIdList : public QAbstractListModel {
- public:
-  using QAbstractListModel::QAbstractListModel;
-  /// Shares the view's candidates: an id becomes text when the list draws it (10^5 ids made
-  /// as strings up front held input for 25-30 ms).
-  void setCandidates(std::shared_ptr<const std::vector<Candidate>> cands) {
-    beginResetModel();
-    m_cands = std::move(cands);
-    endResetModel();
-  }
-  /// The row of candidate `id` (0, "(none)", when it is empty or not listed).
-  [[nodiscard]] int rowOf(const QString& id) const {
-    if (id.isEmpty() || !m_cands) return 0;
-    const std::string wanted = id.toStdString();
-    for (std::size_t i = 0; i < m_cands->size(); ++i) {
-      if ((*m_cands)[i].id == wanted) return static_cast<int>(i) + 1;
-    }
-    return 0;
-  }
-  [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override {
-    if (parent.isValid()) return 0;
-    return m_cands ? static_cast<int>(m_cands->size()) + 1 : 1;
-  }
-  [[nodiscard]] QVariant data(const QModelIndex& index, int role) const override {
-    if (!index.isValid() || index.row() >= rowCount()) return {};
-    if (role != Qt::DisplayRole && role != Qt::EditRole && role != Qt::UserRole) return {};
-    if (index.row() == 0) return role == Qt::UserRole ? QString() : QString("(none)");
-    return qs((*m_cands)[static_cast<std::size_t>(index.row() - 1)].id);
-  }
-
- private:
-  std::shared_ptr<const std::vector<Candidate>> m_cands;
-};
 /// Which way `metric` is better when nobody chose: the dictionary's, else the name's.
 Direction defaultDirection(const std::string& metric) {
   if (const auto info = lookupMetric(metric); info && info->direction) return *info->direction;
@@ -208,7 +173,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent), m_background(new Back
   m_colour->setToolTip("A third objective shown as the colour of each point (quintiles)");
   m_colour->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   m_baseline = new QComboBox(this);
-  m_baseline->setModel(new CandidateIdList(m_baseline));
+  m_baseline->setModel(new CandidateIdList("(none)", m_baseline));
   m_baseline->setObjectName("paretoBaseline");
   m_baseline->setToolTip(
       "The candidate that baseline-relative gates (threshold \"baseline +\") compare against");

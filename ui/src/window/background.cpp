@@ -61,6 +61,13 @@ void Background::cancel(Lane lane) {
   }
 }
 
+void Background::abandon(Lane lane) {
+  for (const Job& j : m_jobs) {
+    if (j.lane == lane) j.cancelled->store(true);
+  }
+  ++m_generation[index(lane)];  // a result of an older generation is dropped when it ends
+}
+
 void Background::stopAll() {
   for (const Job& j : m_jobs) j.cancelled->store(true);
   for (const Job& j : m_jobs) {

@@ -62,8 +62,7 @@ void MainWindow::buildTabViews() {
   m_evidence = new EvidenceView(m_tabs);
   m_tabViews[Tab::Evidence] = {
       m_evidence, nullptr, nullptr, kEvidencePart | kRunsPart, false, [this](unsigned) {
-        const Session& s = m_doc->session();
-        m_evidence->setContents(s.importedRuns, s.candidates);
+        m_evidence->setContents(m_doc->session().importedRuns, m_doc->allCandidates());
       }};
   // Its kernel overlay is drawn with the step-time plot's; the end-to-end comparison in sight.
   m_measured = new MeasuredView(m_tabs);

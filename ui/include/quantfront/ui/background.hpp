@@ -23,7 +23,7 @@ namespace qf::ui {
 class Background : public QObject {
   Q_OBJECT
  public:
-  enum class Lane { Serving, Import, Measure, Deploy, Pareto, Count };
+  enum class Lane { Serving, Import, Measure, Deploy, Pareto, Open, Count };
 
   explicit Background(QObject* parent = nullptr);
   /// Asks every job to stop and waits for them; nothing is applied any more.
@@ -44,6 +44,8 @@ class Background : public QObject {
   void cancel(Lane lane);
   /// The generation of the lane's newest job (0: none yet).
   [[nodiscard]] std::uint64_t generation(Lane lane) const { return m_generation[index(lane)]; }
+  /// Asks the lane's jobs to stop and drops their results: none of them is applied.
+  void abandon(Lane lane);
   /// Asks every job to stop, waits for them and applies nothing more (a window closing).
   void stopAll();
 

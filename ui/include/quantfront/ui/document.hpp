@@ -57,6 +57,10 @@ class Document : public QObject {
   /// the session's own list, not a copy; the document edits the candidates of a new session
   /// while a view holds the old one.
   [[nodiscard]] std::shared_ptr<const std::vector<Candidate>> visibleCandidates();
+  /// Every candidate, hidden ones too: the session's own list, shared, not copied.
+  [[nodiscard]] std::shared_ptr<const std::vector<Candidate>> allCandidates() const {
+    return {m_session, &m_session->candidates};
+  }
   /// The last report the scenario evaluated to (kept while a later edit fails to evaluate).
   [[nodiscard]] const std::optional<EngineReport>& report() const { return m_report; }
   /// The report's intervals (the bands, the crossovers' ties), shared, not copied.

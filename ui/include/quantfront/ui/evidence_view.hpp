@@ -6,11 +6,13 @@
 /// Thin: attaching is core's attachRunsToCandidates, called by the main window.
 #include <QWidget>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <quantfront/core/base/records.hpp>
+#include <quantfront/ui/candidate_id_list.hpp>
 
 class QComboBox;
 class QLabel;
@@ -41,6 +43,8 @@ class EvidenceView : public QWidget {
 
   /// Shows the session's runs and candidates; keeps the candidate shown below when it still
   /// exists.
+  void setContents(const std::vector<ImportedRun>& runs,
+                   std::shared_ptr<const std::vector<Candidate>> cands);
   void setContents(const std::vector<ImportedRun>& runs, const std::vector<Candidate>& cands);
   /// Shows `id`'s metrics in the lower table (nothing when it does not exist).
   void showCandidate(const QString& id);
@@ -87,7 +91,10 @@ class EvidenceView : public QWidget {
   QPushButton* m_detach = nullptr;
   QLabel* m_summary = nullptr;
   std::vector<ImportedRun> m_runData;
-  std::vector<Candidate> m_cands;
+  /// Shared with the document (never changed: the document edits a new list).
+  std::shared_ptr<const std::vector<Candidate>> m_cands =
+      std::make_shared<const std::vector<Candidate>>();
+  CandidateIdList* m_candidateIds = nullptr;  ///< m_candidate's items
   std::function<std::optional<AttachRequest>(const QStringList&)> m_chooser;
 };
 

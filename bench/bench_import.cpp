@@ -1,13 +1,13 @@
 // Import speed and memory on a ~100 MB detailed vLLM `bench serve --save-result` file.
 //
-// Writes the file to /tmp (deterministic content: per-request ttfts, itls as lists of
-// seconds, lengths, errors, generated texts, as vLLM writes them with --save-detailed), then
-// imports it three times, each in a fresh process (this binary re-run with --import-once) so
-// that the peak resident set (getrusage ru_maxrss) is the import's alone. Prints JSON: the
-// median wall time, the peak RSS and its ratio to the file size, against the targets
-// (< 2 s, < 3x the file size).
+// Writes the file (deterministic content: per-request ttfts, itls as lists of seconds,
+// lengths, errors, generated texts, as vLLM writes them with --save-detailed), then imports
+// it once per repetition, each in a fresh process (this binary re-run with --import-once) so
+// that the peak resident set (getrusage ru_maxrss) is the import's alone. The harness prints
+// JSON: per point the child's import times (wall and CPU), the peak RSS and its ratio to the
+// file size, against the targets (< 2 s, < 3x the file size).
 //
-// Usage: qf_bench_import [--bytes N] [--file PATH]
+// Usage: qf_bench_import [--repetitions N] [--axis bytes=N,...] [--axis file=PATH]
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -28,6 +28,8 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/import/importers.hpp>
+
+#include "harness.hpp"
 
 namespace {
 
@@ -193,72 +195,66 @@ std::string runChild(const std::string& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  qf::setCommandLine(argc, argv);
-  std::string path = "/tmp/qf_bench_import_vllm_serve.json";
-  std::uint64_t targetBytes = 100ull * 1000 * 1000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--import-once" && i + 1 < argc) return importOnce(argv[i + 1]);
-    if (a == "--baseline-once") return baselineOnce();
-    if (a == "--file" && i + 1 < argc)
-      path = argv[++i];
-    else if (a == "--bytes" && i + 1 < argc)
-      targetBytes = std::stoull(argv[++i]);
-    else {
-      std::cerr << "usage: qf_bench_import [--bytes N] [--file PATH]\n";
-      return 2;
-    }
-  }
-
-  const auto tGen = std::chrono::steady_clock::now();
-  const std::size_t requests = writeVllmFile(path, targetBytes);
-  const double genS =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count();
-  const auto fileBytes = std::filesystem::file_size(path);
-
-  std::vector<double> walls, cpus;
-  long peakKb = 0;
-  std::size_t readRequests = 0, gaps = 0;
-  for (int run = 0; run < 3; ++run) {
-    std::istringstream in(runChild("--import-once '" + path + "'"));
-    double s = 0, cpu = 0;
-    long kb = 0;
-    if (!(in >> s >> cpu >> kb >> readRequests >> gaps)) {
-      std::cerr << "qf_bench_import: the import child failed\n";
-      return 1;
-    }
-    walls.push_back(s);
-    cpus.push_back(cpu);
-    peakKb = std::max(peakKb, kb);
-  }
-  long baselineKb = 0;
-  std::istringstream(runChild("--baseline-once")) >> baselineKb;
-  std::vector<double> sorted = walls;
-  std::sort(sorted.begin(), sorted.end());
-  const double median = sorted[1];
-  std::vector<double> sortedCpu = cpus;
-  std::sort(sortedCpu.begin(), sortedCpu.end());
-  const double peakBytes = static_cast<double>(peakKb) * 1024.0;
-  const double ratio = peakBytes / static_cast<double>(fileBytes);
-  const bool pass = median < kTargetWallS && ratio < kTargetRssRatio && readRequests == requests;
-
-  qf::writeJsonOutput(std::cout,
-                      nlohmann::json{{"benchmark", "import_vllm_serve_detailed"},
-                                     {"file", path},
-                                     {"file_bytes", fileBytes},
-                                     {"requests", readRequests},
-                                     {"itl_values", gaps},
-                                     {"generate_s", genS},
-                                     {"wall_s_runs", walls},
-                                     {"wall_s_median", median},
-                                     {"cpu_s_median", sortedCpu[1]},
-                                     {"load_average_1min", loadAverage()},
-                                     {"cores", sysconf(_SC_NPROCESSORS_ONLN)},
-                                     {"peak_rss_bytes", static_cast<long long>(peakBytes)},
-                                     {"baseline_rss_bytes", baselineKb * 1024},
-                                     {"peak_rss_to_file_ratio", ratio},
-                                     {"target_wall_s", kTargetWallS},
-                                     {"target_rss_ratio", kTargetRssRatio},
-                                     {"pass", pass}});
-  return pass ? 0 : 1;
+  // The child modes come first: they are this binary re-run by the benchmark.
+  if (argc == 3 && std::string(argv[1]) == "--import-once") return importOnce(argv[2]);
+  if (argc == 2 && std::string(argv[1]) == "--baseline-once") return baselineOnce();
+  qf::bench::Suite suite(argc, argv);
+  suite
+      .add("import_vllm_serve_detailed",
+           [](qf::bench::State& st) {
+             const std::string path = st.text("file");
+             const auto targetBytes = static_cast<std::uint64_t>(st.number("bytes"));
+             const auto tGen = std::chrono::steady_clock::now();
+             const std::size_t requests = writeVllmFile(path, targetBytes);
+             st.set("generate_s",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - tGen).count());
+             const auto fileBytes = std::filesystem::file_size(path);
+             // Each repetition imports in a child: its own times and peak RSS are the figures.
+             std::vector<double> walls, cpus;
+             long peakKb = 0;
+             std::size_t readRequests = 0, gaps = 0;
+             bool ok = true;
+             st.exec([&] {
+               std::istringstream in(runChild("--import-once '" + path + "'"));
+               double s = 0, cpu = 0;
+               long kb = 0;
+               if (!(in >> s >> cpu >> kb >> readRequests >> gaps)) {
+                 ok = false;
+                 return;
+               }
+               walls.push_back(s);
+               cpus.push_back(cpu);
+               peakKb = std::max(peakKb, kb);
+             });
+             if (!ok) return st.fail("the import child failed");
+             long baselineKb = 0;
+             std::istringstream(runChild("--baseline-once")) >> baselineKb;
+             const auto median = [](std::vector<double> v) {
+               std::sort(v.begin(), v.end());
+               return v[v.size() / 2];
+             };
+             const double peakBytes = static_cast<double>(peakKb) * 1024.0;
+             const double ratio = peakBytes / static_cast<double>(fileBytes);
+             st.set("file", path);
+             st.set("file_bytes", fileBytes);
+             st.set("requests", readRequests);
+             st.set("itl_values", gaps);
+             st.set("import_wall_s_runs", walls);
+             st.set("import_wall_s_median", median(walls));
+             st.set("import_cpu_s_median", median(cpus));
+             st.set("load_average_1min", loadAverage());
+             st.set("peak_rss_bytes", static_cast<long long>(peakBytes));
+             st.set("baseline_rss_bytes", baselineKb * 1024);
+             st.set("peak_rss_to_file_ratio", ratio);
+             st.set("pass", median(walls) < kTargetWallS && ratio < kTargetRssRatio &&
+                                readRequests == requests);
+           })
+      .about(
+          "a detailed vLLM bench serve result (per-request ttfts, itls, texts) imported in a "
+          "fresh process per repetition")
+      .axis("bytes", {100.0 * 1000 * 1000})
+      .axis("file", {"/tmp/qf_bench_import_vllm_serve.json"});
+  suite.set("target_wall_s", kTargetWallS);
+  suite.set("target_rss_ratio", kTargetRssRatio);
+  return suite.run(std::cout, std::cerr);
 }

@@ -62,8 +62,9 @@ constexpr OptionSpec kSearchLayoutOptions[] = {
      "node of 8 GPUs of one type, else over a 50 GB/s NIC per GPU"},
     {"--no-moe-parallel", "",
      "MoE models: plain TP only (default: every expert-parallel degree\n"
-     "dividing the replica's GPUs and the experts, with and without DP\n"
-     "attention, beside plain TP)"},
+     "dividing the replica's GPUs, with the fewest redundant expert slots\n"
+     "that make it divide the experts, with and without DP attention,\n"
+     "beside plain TP)"},
     {"--expert-imbalance", "F",
      "the busiest GPU's routed-expert work over the mean under EP (default\n"
      "1, uniform routing; 1 to 64)"},
@@ -252,6 +253,7 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
                         "tp",
                         "replicas",
                         "ep",
+                        "redundant_experts",
                         "dp_attention",
                         "prefill_tp",
                         "prefill_replicas",
@@ -297,11 +299,11 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   }
   out << "frontier (USD per million output tokens against "
       << (o.axis == LatencyAxis::Tpot ? "TPOT" : "TTFT") << "):\n";
-  const char* heads[] = {"gpu",       "count",      "tp",        "replicas",    "ep",
-                         "DP attn",   "prefill tp", "prefill x", "prefill gpu", "prefill schemes",
-                         "schemes",   "kv",         "max_batch", "TTFT ms",     "TPOT ms",
-                         "out tok/s", "USD/M tok"};
-  const int widths[] = {10, 6, 4, 9, 4, 8, 11, 10, 12, 18, 34, 6, 10, 10, 9, 11, 10};
+  const char* heads[] = {
+      "gpu",        "count",     "tp",          "replicas",        "ep",      "+slots", "DP attn",
+      "prefill tp", "prefill x", "prefill gpu", "prefill schemes", "schemes", "kv",     "max_batch",
+      "TTFT ms",    "TPOT ms",   "out tok/s",   "USD/M tok"};
+  const int widths[] = {10, 6, 4, 9, 4, 7, 8, 11, 10, 12, 18, 34, 6, 10, 10, 9, 11, 10};
   static_assert(std::size(heads) == std::size(cols) && std::size(widths) == std::size(cols));
   for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
   out << "\n";

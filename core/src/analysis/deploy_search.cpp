@@ -34,6 +34,7 @@ std::string deployLoadText(const DeployLoad& l) {
 
 std::string DeployConfig::layoutText() const {
   std::string out = ep > 1 ? "EP " + std::to_string(ep) : std::string();
+  if (redundantExperts > 0) out += " with " + std::to_string(redundantExperts) + " redundant slots";
   if (dpAttention) out += (out.empty() ? "" : ", ") + std::string("DP attention");
   if (disaggregated()) {
     out += (out.empty() ? "" : ", ") + std::string("prefill pool ") + std::to_string(prefillTp) +
@@ -536,10 +537,16 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
 std::vector<MoeLayout> moeLayouts(const DeploySpace& sp, int tp) {
   std::vector<MoeLayout> out{{1, false}};
   if (!sp.moeParallel || !sp.model.isMoe()) return out;
+  const int experts = static_cast<int>(sp.model.experts);
   for (int ep = 1; ep <= tp; ep *= 2) {
-    if (tp % ep != 0 || sp.model.experts % ep != 0) continue;
-    if (ep > 1) out.push_back({ep, false});
-    if (tp >= 2) out.push_back({ep, true});
+    if (tp % ep != 0) continue;
+    // An EP degree that does not divide the experts takes the fewest redundant slots that
+    // make it divide experts + slots, as the engines' load balancer places them.
+    MoeLayout lay{ep, false};
+    lay.redundantExperts = ep > 1 ? (ep - experts % ep) % ep : 0;
+    if (ep > 1) out.push_back(lay);
+    lay.dpAttention = true;
+    if (tp >= 2) out.push_back(lay);
   }
   return out;
 }
@@ -552,6 +559,7 @@ Scenario deployScenario(const DeploySpace& sp, const GpuSpec& gpu, int tp, doubl
   s.tp = tp;
   s.ep = layout.ep;
   s.dpAttention = layout.dpAttention;
+  s.redundantExperts = layout.redundantExperts;
   if (layout.ep > 1) s.expertImbalance = sp.expertImbalance;
   s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
   s.kvBytesPerElement = kvBytesPerElement;
@@ -687,6 +695,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
               proto.gpu = gpu.id;
               proto.tp = tp;
               proto.ep = lay.ep;
+              proto.redundantExperts = lay.redundantExperts;
               proto.dpAttention = lay.dpAttention;
               proto.linear = as.linear;
               proto.moe = as.moe;
@@ -720,6 +729,7 @@ Json configJson(const DeployConfig& c) {
       {"tp", c.tp},
       {"replicas", c.replicas},
       {"ep", c.ep},
+      {"redundant_experts", c.redundantExperts},
       {"dp_attention", c.dpAttention},
       {"schemes",
        {{"linear", c.linear},

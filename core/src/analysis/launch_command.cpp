@@ -104,6 +104,12 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
         if (c.replicas > 1) cmd << " --data-parallel-size " << c.replicas;
       }
       if (c.ep > 1) cmd << " --enable-expert-parallel";
+      if (c.redundantExperts > 0) {
+        cmd << " --enable-eplb --eplb-config '{\"num_redundant_experts\": " << c.redundantExperts
+            << "}'";
+        lc.notes.push_back("older vLLM releases take --num-redundant-experts " +
+                           std::to_string(c.redundantExperts) + " instead of --eplb-config");
+      }
       if (c.ep > 1 && c.ep < c.tp)
         lc.notes.push_back("vLLM spreads the experts over all " + std::to_string(c.tp) +
                            " GPUs of the replica (EP " + std::to_string(c.tp) +
@@ -126,6 +132,8 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
         cmd << " --dp-size " << c.replicas;
       }
       if (c.ep > 1) cmd << " --ep-size " << c.ep;
+      if (c.redundantExperts > 0)
+        cmd << " --enable-eplb --ep-num-redundant-experts " << c.redundantExperts;
       cmd << " --max-running-requests " << batch << " --chunked-prefill-size " << tokens
           << " --mem-fraction-static " << sigFigs(s.memUtil, 6);
       if (!len.empty()) cmd << " --context-length " << len;
@@ -141,10 +149,16 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
       std::vector<std::string> extra;
       if (fp8Kv) extra.push_back("kv_cache_config: {dtype: fp8}");
       if (c.dpAttention) extra.push_back("enable_attention_dp: true");
+      // The redundant slots are the MoE load balancer's: its slots are the experts and them.
+      if (c.redundantExperts > 0) {
+        extra.push_back("moe_config: {load_balancer: {num_slots: " +
+                        std::to_string(model.experts + c.redundantExperts) + "}}");
+      }
       if (!extra.empty()) {
-        const std::string file = fp8Kv && !c.dpAttention   ? "kv_fp8.yml"
-                                 : c.dpAttention && !fp8Kv ? "attention_dp.yml"
-                                                           : "extra_options.yml";
+        const std::string file = extra.size() > 1 ? "extra_options.yml"
+                                 : fp8Kv          ? "kv_fp8.yml"
+                                 : c.dpAttention  ? "attention_dp.yml"
+                                                  : "moe_load_balancer.yml";
         cmd << " --extra_llm_api_options " << file;
         std::string lines;
         for (const auto& x : extra) lines += (lines.empty() ? "'" : "', '") + x;

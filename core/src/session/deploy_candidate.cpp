@@ -17,6 +17,7 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
   id << c.gpu << "-x" << c.gpuCount << "-tp" << c.tp << "-" << c.schemeId() << "-kv-" << c.kvDtype
      << "-b" << c.maxBatch;
   if (c.ep > 1) id << "-ep" << c.ep;
+  if (c.redundantExperts > 0) id << "-r" << c.redundantExperts;
   if (c.dpAttention) id << "-dpa";
   if (c.disaggregated()) {
     id << "-pd-p" << c.prefillTp << "x" << c.prefillReplicas;

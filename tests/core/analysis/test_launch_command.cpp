@@ -159,3 +159,40 @@ TEST_CASE("launch lines for expert parallelism and DP attention use each engine'
     CHECK(l.command.find("ep_size") == std::string::npos);
   }
 }
+
+TEST_CASE("launch lines carry the redundant expert slots the model priced to each balancer",
+          "[deploy][launch][moe]") {
+  const ModelArch m = *Catalog::bundled().resolveModel("mixtral-8x7b");  // 8 routed experts
+  DeployConfig c;
+  c.gpu = "h100-sxm";
+  c.gpuCount = 16;
+  c.tp = 16;
+  c.ep = 16;
+  c.redundantExperts = 8;  // 16 slots, one a GPU
+  c.linear = "bf16";
+  c.moe = "bf16";
+  c.lmHead = "bf16";
+  c.kvDtype = "bf16";
+  c.maxBatch = 64;
+  const auto lc = launchCommands(c, m, settings());
+  REQUIRE(lc.size() == 3);
+  CHECK(lc[0].command.find("--enable-expert-parallel --enable-eplb --eplb-config "
+                           "'{\"num_redundant_experts\": 8}'") != std::string::npos);
+  CHECK(lc[1].command.find("--ep-size 16 --enable-eplb --ep-num-redundant-experts 8") !=
+        std::string::npos);
+  // TensorRT-LLM's load balancer counts slots: the 8 experts and the 8 copies.
+  CHECK(lc[2].command.find("--extra_llm_api_options moe_load_balancer.yml") != std::string::npos);
+  const bool slots = std::any_of(lc[2].notes.begin(), lc[2].notes.end(), [](const auto& n) {
+    return n.find("moe_config: {load_balancer: {num_slots: 16}}") != std::string::npos;
+  });
+  CHECK(slots);
+  // Without slots, none of the balancers' flags.
+  c.redundantExperts = 0;
+  c.ep = 8;
+  for (const auto& l : launchCommands(c, m, settings())) {
+    INFO(l.engine);
+    CHECK(l.command.find("eplb") == std::string::npos);
+    CHECK(l.command.find("redundant") == std::string::npos);
+    CHECK(l.command.find("moe_load_balancer") == std::string::npos);
+  }
+}

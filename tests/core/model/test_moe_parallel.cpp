@@ -163,11 +163,19 @@ TEST_CASE("the deployment search's MoE layouts are the ones the engines accept",
                                       {4, false}, {4, true}, {8, false}, {8, true}};
   CHECK(moeLayouts(sp, 8) == tp8);
   CHECK(moeLayouts(sp, 1) == std::vector<MoeLayout>{{1, false}});
-  // Mixtral's 8 experts: EP stops at 8 even on 16 GPUs.
+  // Every EP degree above divides the 256 experts: no redundant slot is taken.
+  for (const auto& l : moeLayouts(sp, 8)) CHECK(l.redundantExperts == 0);
+  // Mixtral's 8 experts on 16 GPUs: EP 16 takes 8 redundant slots (16 slots, one a GPU), as
+  // the engines' load balancer would place them; EP 8 and below take none.
   sp.model = *Catalog::bundled().resolveModel("mixtral-8x7b");
   const auto m16 = moeLayouts(sp, 16);
-  CHECK(std::none_of(m16.begin(), m16.end(), [](const MoeLayout& l) { return l.ep > 8; }));
   CHECK(std::count_if(m16.begin(), m16.end(), [](const MoeLayout& l) { return l.ep == 8; }) == 2);
+  CHECK(std::count_if(m16.begin(), m16.end(), [](const MoeLayout& l) { return l.ep == 16; }) == 2);
+  for (const auto& l : m16) {
+    INFO("ep " << l.ep);
+    CHECK(l.redundantExperts == (l.ep == 16 ? 8 : 0));
+    CHECK((8 + l.redundantExperts) % l.ep == 0);
+  }
   // Off, or a dense model: plain TP only.
   sp.moeParallel = false;
   CHECK(moeLayouts(sp, 8) == std::vector<MoeLayout>{{1, false}});
@@ -185,6 +193,14 @@ TEST_CASE("the deployment search's MoE layouts are the ones the engines accept",
     const Scenario s = deployScenario(sp, gpu, 4, 1.0, w, l);
     CHECK(s.ep == l.ep);
     CHECK(s.dpAttention == l.dpAttention);
+    CHECK_FALSE(validateScenario(s).has_value());
+  }
+  // So is a layout with redundant slots, and the slots reach the scenario.
+  sp.model = *Catalog::bundled().resolveModel("mixtral-8x7b");
+  for (const auto& l : moeLayouts(sp, 16)) {
+    INFO("ep " << l.ep << " dp " << l.dpAttention);
+    const Scenario s = deployScenario(sp, gpu, 16, 1.0, w, l);
+    CHECK(s.redundantExperts == l.redundantExperts);
     CHECK_FALSE(validateScenario(s).has_value());
   }
 }

@@ -57,9 +57,10 @@ struct DeploySpace {
   /// baseline scheme on each replica's GPUs at its TP, with the GPU's constants (docs/model.md,
   /// "Speculative decoding"); a TP that does not divide its heads leaves the replica out.
   std::optional<ModelArch> draftModel;
-  /// MoE models: every expert-parallel degree (powers of two dividing the replica's GPUs and
-  /// the experts) with and without DP attention, beside plain TP (docs/model.md, "Expert
-  /// parallelism and DP attention"); off: plain TP only. No effect on a dense model.
+  /// MoE models: every expert-parallel degree (powers of two dividing the replica's GPUs; one
+  /// that does not divide the experts with the fewest redundant slots that make it) with and
+  /// without DP attention, beside plain TP (docs/model.md, "Expert parallelism and DP
+  /// attention"); off: plain TP only. No effect on a dense model.
   bool moeParallel = true;
   /// The busiest GPU's routed-expert work over the mean under EP (1: uniform routing).
   double expertImbalance = 1.0;
@@ -70,8 +71,9 @@ struct DeploySpace {
 };
 
 /// The layouts the search tries at `tp`: plain TP, then for a MoE model with moeParallel each
-/// EP degree (a power of two dividing tp and the experts) without and with DP attention (tp
-/// at least 2).
+/// EP degree (a power of two dividing tp; where it does not divide the experts, with the
+/// fewest redundant slots that make it divide experts + slots) without and with DP attention
+/// (tp at least 2).
 std::vector<MoeLayout> moeLayouts(const DeploySpace& space, int tp);
 
 /// The request rates a load may offer, req/s: below, a deployment's figures are noise (one
@@ -85,7 +87,10 @@ struct DeployConfig {
   int gpuCount = 1;
   int tp = 1;
   int replicas = 1;
-  int ep = 1;                       ///< expert-parallel degree within a replica (MoE)
+  int ep = 1;  ///< expert-parallel degree within a replica (MoE)
+  /// Redundant expert slots the EP degree needs to divide experts + slots (0 when it divides
+  /// the experts alone; docs/model.md, "Redundant expert slots").
+  int redundantExperts = 0;
   bool dpAttention = false;         ///< attention data-parallel over the replica's GPUs (MoE)
   std::string linear, moe, lmHead;  ///< scheme ids per kind (moe empty for a dense model)
   std::string kvDtype;

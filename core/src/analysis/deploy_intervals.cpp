@@ -76,9 +76,7 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   auto as = deployAssignment(sp, c);
   if (!as) return as.error();
   ServingQuery q;
-  MoeLayout layout{c.ep, c.dpAttention};
-  layout.redundantExperts = c.redundantExperts;
-  q.scenario = deployScenario(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload, layout);
+  q.scenario = deployScenario(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload, c.layout());
   q.candidate = *as;
   q.inputLen = o.workload.inputTokens;
   q.outputLen = o.workload.outputTokens;

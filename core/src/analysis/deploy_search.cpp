@@ -39,6 +39,7 @@ std::string DeployConfig::layoutText() const {
   if (disaggregated()) {
     out += (out.empty() ? "" : ", ") + std::string("prefill pool ") + std::to_string(prefillTp) +
            " × " + std::to_string(prefillReplicas);
+    if (const std::string its = prefillPool().layoutText(); !its.empty()) out += " (" + its + ")";
     if (prefillGpu != gpu) out += " on " + prefillGpu;
     if (prefillSchemeId() != schemeId()) out += " in " + prefillSchemeId();
   }
@@ -60,7 +61,16 @@ DeployConfig DeployConfig::prefillPool() const {
   p.lmHead = prefillLmHead;
   p.kvDtype = kvDtype;
   p.maxBatch = maxBatch;
+  p.ep = prefillEp;
+  p.dpAttention = prefillDpAttention;
+  p.redundantExperts = prefillRedundantExperts;
   return p;
+}
+
+MoeLayout DeployConfig::layout() const {
+  MoeLayout l{ep, dpAttention};
+  l.redundantExperts = redundantExperts;
+  return l;
 }
 
 std::string DeployConfig::schemeId() const {
@@ -395,6 +405,7 @@ struct PoolEngine {
   const GpuSpec* gpu = nullptr;
   const Assignment* as = nullptr;
   int tp = 1;
+  MoeLayout layout;
   EngineServing eng;
 };
 
@@ -434,7 +445,12 @@ std::vector<PrefillOption> prefillOptions(const DeploySpace& sp, const DeployOpt
   std::vector<PrefillOption> kept;
   for (const auto& a : all) {
     const bool beaten = std::any_of(all.begin(), all.end(), [&](const PrefillOption& b) {
-      if (&a == &b || b.e->gpu != a.e->gpu || b.e->tp != a.e->tp || b.gpus != a.gpus) return false;
+      // Comparable: one price and one KV layout (the KV moved to decode; DP attention lays
+      // MLA's KV out otherwise than TP).
+      if (&a == &b || b.e->gpu != a.e->gpu || b.e->tp != a.e->tp || b.gpus != a.gpus ||
+          b.e->eng.kvGroupBytesPerToken != a.e->eng.kvGroupBytesPerToken) {
+        return false;
+      }
       const bool noWorse =
           b.rates.perReplica >= a.rates.perReplica && b.rates.aloneS <= a.rates.aloneS;
       const bool better =
@@ -462,7 +478,8 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
   for (std::size_t ci = 0; ci < counts.size(); ++ci) {
     for (int tp : counts) {
       if (counts[ci] % tp == 0)
-        perCount[ci] += static_cast<std::int64_t>(sp.gpus.size() * assigns.size());
+        perCount[ci] +=
+            static_cast<std::int64_t>(sp.gpus.size() * assigns.size() * moeLayouts(sp, tp).size());
     }
   }
   std::int64_t spaceOfKv = 0;
@@ -478,15 +495,22 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
       for (const auto& as : assigns) {
         for (int tp : counts) {
           if ((tp > 1 && !gpu.nvlinkGBps) || checkTensorParallel(sp.model, tp)) continue;
-          auto eng = engineServing(deployScenario(sp, gpu, tp, kvBytes[ki], o.workload), as.a);
-          if (!eng) return eng.error();
-          if (sp.speculation) {
-            // Both pools carry the draft: the prefill pool prefills it, the decode pool drafts.
-            auto se = drafts.speculated(*eng, gpu, tp, kvBytes[ki], o.workload);
-            if (!se) continue;
-            *eng = std::move(*se);
+          // Each pool takes any MoE layout at its TP, as an aggregated replica does.
+          for (const MoeLayout& lay : moeLayouts(sp, tp)) {
+            auto eng =
+                engineServing(deployScenario(sp, gpu, tp, kvBytes[ki], o.workload, lay), as.a);
+            if (!eng) return eng.error();
+            if (sp.speculation) {
+              // Both pools carry the draft: the prefill pool prefills it, the decode pool
+              // drafts.
+              auto se = drafts.speculated(*eng, gpu, tp, kvBytes[ki], o.workload);
+              if (!se) continue;
+              *eng = std::move(*se);
+            }
+            if (eng->kvCapacityTokens >= I) {
+              engines.push_back(PoolEngine{&gpu, &as, tp, lay, std::move(*eng)});
+            }
           }
-          if (eng->kvCapacityTokens >= I) engines.push_back(PoolEngine{&gpu, &as, tp, *eng});
         }
       }
     }
@@ -504,12 +528,18 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           DeployConfig proto;
           proto.gpu = d.gpu->id;
           proto.tp = d.tp;
+          proto.ep = d.layout.ep;
+          proto.dpAttention = d.layout.dpAttention;
+          proto.redundantExperts = d.layout.redundantExperts;
           proto.replicas = pools.decodeReplicas;
           proto.linear = d.as->linear;
           proto.moe = d.as->moe;
           proto.lmHead = d.as->lmHead;
           proto.prefillGpu = pe.gpu->id;
           proto.prefillTp = pe.tp;
+          proto.prefillEp = pe.layout.ep;
+          proto.prefillDpAttention = pe.layout.dpAttention;
+          proto.prefillRedundantExperts = pe.layout.redundantExperts;
           proto.prefillReplicas = pools.prefillReplicas;
           proto.prefillLinear = pe.as->linear;
           proto.prefillMoe = pe.as->moe;
@@ -614,7 +644,7 @@ Result<DisaggState> disaggregatedState(const DeploySpace& sp, const DeployOption
   auto build = [&](const GpuSpec& gpu, const DeployConfig& pool) -> Result<EngineServing> {
     auto as = deployAssignment(sp, pool);
     if (!as) return as.error();
-    Scenario s = deployScenario(sp, gpu, pool.tp, kv, o.workload);
+    Scenario s = deployScenario(sp, gpu, pool.tp, kv, o.workload, pool.layout());
     if (!constant.empty()) s.efficiency = perturbed(s.efficiency, constant, delta);
     auto eng = engineServing(s, *as);
     // Both pools carry the draft, as the search priced them, at the same constants.
@@ -745,6 +775,10 @@ Json configJson(const DeployConfig& c) {
       {"usd_per_hour", c.pricePerHourUsd},
       {"binding_limit", c.bindingLimit},
       {"prefill_tp", c.disaggregated() ? Json(c.prefillTp) : Json(nullptr)},
+      {"prefill_ep", c.disaggregated() ? Json(c.prefillEp) : Json(nullptr)},
+      {"prefill_dp_attention", c.disaggregated() ? Json(c.prefillDpAttention) : Json(nullptr)},
+      {"prefill_redundant_experts",
+       c.disaggregated() ? Json(c.prefillRedundantExperts) : Json(nullptr)},
       {"prefill_replicas", c.disaggregated() ? Json(c.prefillReplicas) : Json(nullptr)},
       {"prefill_gpu", c.disaggregated() ? Json(c.prefillGpu) : Json(nullptr)},
       {"prefill_schemes",

@@ -209,10 +209,13 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
       // A prefill pool on another GPU or in other schemes runs its own command.
       const DeployConfig prefill = c.prefillPool();
       std::string itsLine = " with the same checkpoint";
-      if (prefill.gpu != c.gpu || prefill.schemeId() != c.schemeId()) {
+      if (prefill.gpu != c.gpu || prefill.schemeId() != c.schemeId() ||
+          prefill.layout() != c.layout()) {
         for (const auto& p : launchCommands(prefill, model, s, cat)) {
           if (p.engine == e)
-            itsLine = " on " + prefill.gpu + " in " + prefill.schemeId() + ": " + p.command;
+            itsLine = " on " + prefill.gpu + " in " + prefill.schemeId() +
+                      (prefill.layoutText().empty() ? "" : ", " + prefill.layoutText()) + ": " +
+                      p.command;
         }
       }
       lc.notes.push_back(

@@ -21,6 +21,9 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
   if (c.dpAttention) id << "-dpa";
   if (c.disaggregated()) {
     id << "-pd-p" << c.prefillTp << "x" << c.prefillReplicas;
+    if (c.prefillEp > 1) id << "-ep" << c.prefillEp;
+    if (c.prefillRedundantExperts > 0) id << "-r" << c.prefillRedundantExperts;
+    if (c.prefillDpAttention) id << "-dpa";
     if (c.prefillGpu != c.gpu) id << "-" << c.prefillGpu;
     if (c.prefillSchemeId() != c.schemeId()) id << "-" << c.prefillSchemeId();
   }

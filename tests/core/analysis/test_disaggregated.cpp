@@ -280,3 +280,55 @@ TEST_CASE("under speculation every deployment is rebuilt with its draft and carr
     CHECK(split > 0);
   }
 }
+
+TEST_CASE("each pool of a split MoE deployment takes its own expert layout, rebuilt exactly",
+          "[disaggregated][moe]") {
+  const Catalog& cat = Catalog::bundled();
+  DeploySpace sp;
+  sp.model = *cat.resolveModel("deepseek-v3");  // MLA, 256 routed experts
+  sp.gpus = {*cat.resolveGpu("h200-sxm")};
+  sp.maxGpus = 16;
+  sp.schemes = {*cat.scheme("w8a8-fp8")};
+  sp.kvDtypes = {"fp8"};
+  sp.disaggregated = true;
+  DeployOptions o;
+  o.load = DeployLoad{DeployLoad::Kind::Max, 0};
+  o.workload.inputTokens = 2048;
+  o.workload.outputTokens = 256;
+  o.sloTpotMs = 100;
+  auto r = searchDeployments(sp, o);
+  REQUIRE(r.ok());
+  // The pools' layouts are enumerated: each pool engine at each of the layouts of its TP.
+  DeploySpace plain = sp;
+  plain.moeParallel = false;
+  auto rp = searchDeployments(plain, o);
+  REQUIRE(rp.ok());
+  CHECK(r->space > rp->space);
+  int laidOut = 0;
+  for (const DeployConfig& c : r->frontier) {
+    if (!c.disaggregated()) continue;
+    const DeployConfig p = c.prefillPool();
+    CHECK(p.ep == c.prefillEp);
+    CHECK(p.dpAttention == c.prefillDpAttention);
+    if (c.prefillEp == 1 && !c.prefillDpAttention && c.ep == 1 && !c.dpAttention) continue;
+    ++laidOut;
+    INFO(c.layoutText());
+    // Each pool's EP divides the experts (DeepSeek-V3's 256 need no redundant slot here)
+    // and its TP.
+    CHECK(c.prefillTp % c.prefillEp == 0);
+    CHECK(c.tp % c.ep == 0);
+    CHECK(c.prefillRedundantExperts == 0);
+    // Rebuilt from its row, layouts and all, exactly as the search priced it.
+    auto st = disaggregatedState(sp, o, c);
+    REQUIRE(st.ok());
+    CHECK(st->ttftS * 1e3 == Approx(c.ttftMs).epsilon(1e-12));
+    CHECK(st->tpotS * 1e3 == Approx(c.tpotMs).epsilon(1e-12));
+    CHECK(st->outputTokPerS == Approx(c.outputTokS).epsilon(1e-12));
+  }
+  // Split deployments with an expert layout in a pool reach the frontier, and are at least as
+  // cheap at the best as plain TP pools alone.
+  CHECK(laidOut > 0);
+  REQUIRE(r->best.has_value());
+  REQUIRE(rp->best.has_value());
+  CHECK(r->best->usdPerMillionOutputTokens <= rp->best->usdPerMillionOutputTokens);
+}

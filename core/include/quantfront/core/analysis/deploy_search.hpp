@@ -108,7 +108,15 @@ struct DeployConfig {
   int prefillReplicas = 0;
   std::string prefillGpu;
   std::string prefillLinear, prefillMoe, prefillLmHead;
+  /// Disaggregated, MoE: the prefill pool's layout (ep, dpAttention and redundantExperts
+  /// above are the decode pool's).
+  int prefillEp = 1;
+  bool prefillDpAttention = false;
+  int prefillRedundantExperts = 0;
   double kvTransferMs = 0;  ///< one request's KV from prefill to decode (disaggregated)
+  /// ep, dpAttention and redundantExperts as the layout a scenario takes (the decode pool's
+  /// when disaggregated; prefillPool().layout() is the prefill pool's).
+  [[nodiscard]] MoeLayout layout() const;
   [[nodiscard]] bool disaggregated() const { return prefillTp > 0; }
   [[nodiscard]] std::string schemeId() const;  ///< "w4a16-g128" or "linear=..,moe=..,lm_head=.."
   /// The prefill pool's schemes as schemeId() words them; empty when aggregated.

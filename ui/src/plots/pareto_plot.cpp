@@ -233,7 +233,7 @@ int ParetoPlot::colouredPointCount() const {
 }
 
 ParetoPlot::ParetoPlot(QWidget* parent)
-    : QCustomPlot(parent), m_prepared(std::make_shared<const Prepared>()), m_labels(this) {
+    : Plot(parent), m_prepared(std::make_shared<const Prepared>()), m_labels(this) {
   applyPlotStyle(this);
   // The legend below the axes, out of the data's way, two entries a row, centred between two
   // empty cells (alone in its cell, its own width would cap the axes' column); its row and
@@ -252,10 +252,6 @@ ParetoPlot::ParetoPlot(QWidget* parent)
   legend->setWrap(2);
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   setMouseTracking(true);
-  m_drawSoon = new QTimer(this);
-  m_drawSoon->setSingleShot(true);
-  m_drawSoon->setInterval(0);
-  connect(m_drawSoon, &QTimer::timeout, this, [this] { replot(); });
   connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
     const QString id = candidateAt(event->position());
     if (id.isEmpty()) {
@@ -268,11 +264,6 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     const QString id = candidateAt(event->position());
     if (!id.isEmpty()) emit candidateClicked(id);
   });
-}
-
-void ParetoPlot::resizeEvent(QResizeEvent* /*event*/) {
-  setViewport(rect());
-  m_drawSoon->start();
 }
 
 QString ParetoPlot::candidateAt(const QPointF& pos) const {
@@ -399,7 +390,9 @@ void ParetoPlot::setData(SharedCandidates shared, SharedVerdicts verdicts, const
     xAxis->setRange(p.xMin - dx, p.xMax + dx * 2.5);
     yAxis->setRange(p.yMin - dy, p.yMax + dy);
   }
-  m_drawSoon->start();
+  // Drawn from a timer: input waiting since the result came is handled first (drawing 10^5
+  // points takes as long as a pan step).
+  replotSoon();
 }
 
 void ParetoPlot::resetDrawing(SharedCandidates cands, SharedPrepared prepared) {

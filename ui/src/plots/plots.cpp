@@ -152,7 +152,7 @@ QString fitWarning(const EngineReport& r) {
   return lines.join("\n");
 }
 
-StepTimePlot::StepTimePlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
+StepTimePlot::StepTimePlot(QWidget* parent) : Plot(parent), m_labels(this) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B (concurrent decoding sequences)");
   yAxis->setLabel("decode step time (ms)");
@@ -662,7 +662,7 @@ void StepTimePlot::setOverlay(const MeasurementOverlay& overlay) {
   replot(QCustomPlot::rpQueuedReplot);
 }
 
-ResidualPlot::ResidualPlot(QWidget* parent) : QCustomPlot(parent) {
+ResidualPlot::ResidualPlot(QWidget* parent) : Plot(parent) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B");
   xAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -752,7 +752,7 @@ void StepTimePlot::onMouseMove(QMouseEvent* event) {
   QToolTip::showText(event->globalPosition().toPoint(), readoutAt(b), this);
 }
 
-ThroughputPlot::ThroughputPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
+ThroughputPlot::ThroughputPlot(QWidget* parent) : Plot(parent), m_labels(this) {
   applyPlotStyle(this);
   xAxis->setLabel("batch size B (concurrent decoding sequences)");
   yAxis->setLabel("tokens/s per replica (dotted: past KV capacity)");

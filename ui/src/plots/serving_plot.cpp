@@ -100,7 +100,7 @@ const QString ServingPlot::kEmptyText =
     "Import vLLM or SGLang serving results (File \u203a Import results\u2026)\nto see throughput "
     "and latency against load";
 
-ServingPlot::ServingPlot(QWidget* parent) : QCustomPlot(parent), m_labels(this) {
+ServingPlot::ServingPlot(QWidget* parent) : Plot(parent), m_labels(this) {
   applyPlotStyle(this);
   setWindowTitle("Serving: throughput and latency against offered load");
   m_title = ensurePlotTitle(this, nullptr);

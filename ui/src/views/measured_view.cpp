@@ -38,7 +38,7 @@ QString shortFile(const std::string& origin) {
 
 }  // namespace
 
-E2eResidualPlot::E2eResidualPlot(QWidget* parent) : QCustomPlot(parent) {
+E2eResidualPlot::E2eResidualPlot(QWidget* parent) : Plot(parent) {
   applyPlotStyle(this);
   setWindowTitle("End-to-end runs: model against measured");
   xAxis->setLabel("imported measurement (table row)");

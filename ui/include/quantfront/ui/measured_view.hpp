@@ -9,6 +9,7 @@
 
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
+#include <quantfront/ui/plot.hpp>
 
 class QLabel;
 class QSplitter;
@@ -21,7 +22,7 @@ class ResidualPlot;
 /// One column per imported end-to-end measurement (numbered as the table's rows): the
 /// model's error, (model − measured) / measured in %, under the calibrated constants (filled,
 /// with the 80% interval as a bar) and the datasheet roofline (hollow), one colour per scheme.
-class E2eResidualPlot : public QCustomPlot {
+class E2eResidualPlot : public Plot {
   Q_OBJECT
  public:
   explicit E2eResidualPlot(QWidget* parent = nullptr);

@@ -4,7 +4,6 @@
 /// computed by core; the Pareto tab (pareto_view.hpp) feeds it.
 #include <qcustomplot.h>
 #include <QHash>
-#include <QTimer>
 #include <functional>
 #include <map>
 #include <memory>
@@ -14,6 +13,7 @@
 #include <quantfront/core/analysis/frontier_analysis.hpp>
 #include <quantfront/core/base/records.hpp>
 #include <quantfront/ui/label_layout.hpp>
+#include <quantfront/ui/plot.hpp>
 
 namespace qf::ui {
 
@@ -28,7 +28,7 @@ inline constexpr char kUncertainBandName[] =
 QStringList colourBinLabels(const std::vector<std::pair<double, double>>& ranges);
 
 /// Scatter of two objectives with the frontier classification.
-class ParetoPlot : public QCustomPlot {
+class ParetoPlot : public Plot {
   Q_OBJECT
  public:
   /// Names offered to the label layout (frontier first, then uncertain, gated out, dominated).
@@ -94,11 +94,6 @@ class ParetoPlot : public QCustomPlot {
   /// The user clicked the point of candidate `id`.
   void candidateClicked(const QString& id);
 
- protected:
-  /// Drawn again at the new size from a timer (QCustomPlot draws at once): a layout change
-  /// (rows added on a session's first load) no longer holds input for a drawing.
-  void resizeEvent(QResizeEvent* event) override;
-
  private:
   static constexpr int kClasses = 6;  ///< one per Verdict, in its order
   /// One class's points to draw (Verdict order), sorted along x, with their intervals
@@ -131,9 +126,6 @@ class ParetoPlot : public QCustomPlot {
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
   QCPTextElement* m_title = nullptr;
-  /// New data, or a new size, is drawn from a timer, not at once or from a posted event:
-  /// input waiting since is handled first (drawing 10^5 points takes as long as a pan step).
-  QTimer* m_drawSoon = nullptr;
 };
 
 }  // namespace qf::ui

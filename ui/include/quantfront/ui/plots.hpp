@@ -10,12 +10,13 @@
 #include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/speculation.hpp>
 #include <quantfront/ui/label_layout.hpp>
+#include <quantfront/ui/plot.hpp>
 
 namespace qf::ui {
 
 /// Step time vs batch (log batch axis): one curve per scheme, memory floors dashed,
 /// ridges and crossovers marked and labelled, regime bands shaded.
-class StepTimePlot : public QCustomPlot {
+class StepTimePlot : public Plot {
   Q_OBJECT
  public:
   explicit StepTimePlot(QWidget* parent = nullptr);
@@ -101,7 +102,7 @@ class StepTimePlot : public QCustomPlot {
 
 /// Where the model is wrong: (measured − modelled) / modelled step time, in %, against batch,
 /// for the datasheet model (filled) and the calibrated model (hollow), one colour per scheme.
-class ResidualPlot : public QCustomPlot {
+class ResidualPlot : public Plot {
   Q_OBJECT
  public:
   explicit ResidualPlot(QWidget* parent = nullptr);
@@ -116,7 +117,7 @@ class ResidualPlot : public QCustomPlot {
 
 /// Tokens/s vs batch (log-log), with each scheme's KV capacity (max concurrent sequences)
 /// and the throughput there.
-class ThroughputPlot : public QCustomPlot {
+class ThroughputPlot : public Plot {
   Q_OBJECT
  public:
   explicit ThroughputPlot(QWidget* parent = nullptr);

@@ -17,10 +17,11 @@
 
 #include <quantfront/core/session/serving.hpp>
 #include <quantfront/ui/label_layout.hpp>
+#include <quantfront/ui/plot.hpp>
 
 namespace qf::ui {
 
-class ServingPlot : public QCustomPlot {
+class ServingPlot : public Plot {
   Q_OBJECT
  public:
   /// The stacked panels, top to bottom.

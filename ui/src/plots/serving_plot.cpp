@@ -324,7 +324,7 @@ void ServingPlot::setData(const ServingSweeps& sweeps) {
   fitAxes(ranges);
   showEmpty(x.empty);
   setNotes(notes);
-  replot(QCustomPlot::rpQueuedReplot);
+  replotSoon();  // after input waiting since the statistics came
 }
 
 QStringList ServingPlot::chooseLoadKind(const ServingSweeps& sweeps) {

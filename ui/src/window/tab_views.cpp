@@ -5,6 +5,7 @@
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -403,10 +404,16 @@ void MainWindow::startServing() {
       },
       [this, note = sloNote()](Result<ServingSweeps>&& sweeps) { showServing(sweeps, note); });
   if (m_background->busy(Background::Lane::Serving)) {
-    m_servingNotes->setText(
-        "Computing the serving statistics (bootstraps over every run's "
-        "requests)…");
-    m_servingNotes->setVisible(true);
+    const QString computing =
+        "Computing the serving statistics (bootstraps over every run's requests)…";
+    // In the notes line when it is shown already; else in the status bar: the notes line
+    // appearing would resize the plot, drawn again at once (30 ms of input held).
+    if (m_servingNotes->isVisible()) {
+      m_servingNotes->setText(computing);
+    } else {
+      statusBar()->showMessage(computing);
+      m_servingComputingShown = true;
+    }
   }
 }
 
@@ -420,6 +427,10 @@ QString MainWindow::sloNote() const {
 }
 
 void MainWindow::showServing(Result<ServingSweeps>& sweeps, const QString& sloNote) {
+  if (m_servingComputingShown) {
+    statusBar()->clearMessage();
+    m_servingComputingShown = false;
+  }
   m_servingSweeps = sweeps ? std::move(*sweeps) : ServingSweeps{};
   m_serving->setData(m_servingSweeps);
   QStringList notes;

@@ -367,7 +367,8 @@ class MainWindow : public QMainWindow {
   QWidget* m_servingTab = nullptr;
   ServingPlot* m_serving = nullptr;
   QLabel* m_servingNotes = nullptr;
-  QDoubleSpinBox* m_sloTtft = nullptr;  ///< goodput objectives on the Serving tab (0: none)
+  bool m_servingComputingShown = false;  ///< the status bar says the statistics are computing
+  QDoubleSpinBox* m_sloTtft = nullptr;   ///< goodput objectives on the Serving tab (0: none)
   QDoubleSpinBox* m_sloTpot = nullptr;
   ServingSweeps m_servingSweeps;  ///< what the Serving tab shows (updateServing)
   QString m_lastError;

@@ -61,10 +61,22 @@ DeployConfig DeployConfig::prefillPool() const {
   p.lmHead = prefillLmHead;
   p.kvDtype = kvDtype;
   p.maxBatch = maxBatch;
-  p.ep = prefillEp;
-  p.dpAttention = prefillDpAttention;
-  p.redundantExperts = prefillRedundantExperts;
+  MoeLayout l{prefillEp, prefillDpAttention};
+  l.redundantExperts = prefillRedundantExperts;
+  p.setLayout(l);
   return p;
+}
+
+void DeployConfig::setLayout(const MoeLayout& l) {
+  ep = l.ep;
+  dpAttention = l.dpAttention;
+  redundantExperts = l.redundantExperts;
+}
+
+void DeployConfig::setPrefillLayout(const MoeLayout& l) {
+  prefillEp = l.ep;
+  prefillDpAttention = l.dpAttention;
+  prefillRedundantExperts = l.redundantExperts;
 }
 
 MoeLayout DeployConfig::layout() const {
@@ -528,18 +540,14 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           DeployConfig proto;
           proto.gpu = d.gpu->id;
           proto.tp = d.tp;
-          proto.ep = d.layout.ep;
-          proto.dpAttention = d.layout.dpAttention;
-          proto.redundantExperts = d.layout.redundantExperts;
+          proto.setLayout(d.layout);
           proto.replicas = pools.decodeReplicas;
           proto.linear = d.as->linear;
           proto.moe = d.as->moe;
           proto.lmHead = d.as->lmHead;
           proto.prefillGpu = pe.gpu->id;
           proto.prefillTp = pe.tp;
-          proto.prefillEp = pe.layout.ep;
-          proto.prefillDpAttention = pe.layout.dpAttention;
-          proto.prefillRedundantExperts = pe.layout.redundantExperts;
+          proto.setPrefillLayout(pe.layout);
           proto.prefillReplicas = pools.prefillReplicas;
           proto.prefillLinear = pe.as->linear;
           proto.prefillMoe = pe.as->moe;
@@ -724,9 +732,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
               DeployConfig proto;
               proto.gpu = gpu.id;
               proto.tp = tp;
-              proto.ep = lay.ep;
-              proto.redundantExperts = lay.redundantExperts;
-              proto.dpAttention = lay.dpAttention;
+              proto.setLayout(lay);
               proto.linear = as.linear;
               proto.moe = as.moe;
               proto.lmHead = as.lmHead;

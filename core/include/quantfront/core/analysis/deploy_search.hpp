@@ -117,6 +117,10 @@ struct DeployConfig {
   /// ep, dpAttention and redundantExperts as the layout a scenario takes (the decode pool's
   /// when disaggregated; prefillPool().layout() is the prefill pool's).
   [[nodiscard]] MoeLayout layout() const;
+  /// Sets ep, dpAttention and redundantExperts from `l` (the decode pool's when split).
+  void setLayout(const MoeLayout& l);
+  /// Sets the prefill pool's layout from `l`.
+  void setPrefillLayout(const MoeLayout& l);
   [[nodiscard]] bool disaggregated() const { return prefillTp > 0; }
   [[nodiscard]] std::string schemeId() const;  ///< "w4a16-g128" or "linear=..,moe=..,lm_head=.."
   /// The prefill pool's schemes as schemeId() words them; empty when aggregated.

@@ -115,7 +115,13 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
   for (const auto& w : fit->warnings) out << "warning: " << w << "\n";
   out << "\nresidual spread " << sigFigs(100 * fit->sigmaLog, 3) << "% (log); median |error| "
       << sigFigs(fit->medianAbsErrorPct, 3)
-      << "% (datasheet model: " << sigFigs(fit->datasheetMedianAbsErrorPct, 3) << "%)\n\n";
+      << "% (datasheet model: " << sigFigs(fit->datasheetMedianAbsErrorPct, 3) << "%)\n";
+  if (fit->priorPct > 0) {
+    out << "each point predicted by a fit of the others: median |error| "
+        << sigFigs(fit->crossValidatedPct, 3) << "% (the prior's: " << sigFigs(fit->priorPct, 3)
+        << "%; prior weighted " << sigFigs(fit->priorStrength, 3) << "x)\n";
+  }
+  out << "\n";
   out << std::left << std::setw(28) << "point" << std::setw(16) << "metric" << std::right
       << std::setw(13) << "measured" << std::setw(13) << "fitted" << std::setw(13) << "datasheet"
       << std::setw(10) << "error %"

@@ -285,3 +285,34 @@ TEST_CASE("the bundled per-request cost centres the published single-client TTFT
   }
   CHECK(found);
 }
+
+TEST_CASE("qfront calibrate says when a few points predict each other worse than the prior",
+          "[cli][calibration]") {
+  // Five published vLLM rows: two slow long-context runs at batch 32 among three the bundled
+  // constants predict within 5% (docs/benchmarks.md, "A prior the points check themselves").
+  std::ifstream in(kDir + "h100-vllm-test.csv");
+  std::string header, line, rows;
+  std::getline(in, header);
+  for (int row = 2; std::getline(in, line); ++row) {
+    if (row == 24 || row == 34 || row == 61 || row == 67 || row == 71) rows += line + "\n";
+  }
+  TempDir dir;
+  const std::string path = dir.file("five.csv");
+  std::ofstream(path) << header << "\n" << rows;
+  const auto r =
+      qf::testing::runQfront({"calibrate", path, "--gpu", "h100-sxm", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& fit = j["calibration"]["e2e_fit"];
+  CHECK(fit["prior_strength"].get<double>() > 1);
+  CHECK(fit["cross_validated_median_abs_error_pct"].get<double>() > 0);
+  CHECK(fit["prior_median_abs_error_pct"].get<double>() > 0);
+  bool said = false;
+  for (const auto& w : j["warnings"])
+    said = said || w.get<std::string>().find("tighter") != std::string::npos;
+  CHECK(said);
+  // η_β stays within 2% of the bundled 0.757 (freely fitted it went to 0.693).
+  CHECK(fit["constants"]["bandwidth_efficiency"]["value"].get<double>() ==
+        Approx(0.757).epsilon(0.02));
+}

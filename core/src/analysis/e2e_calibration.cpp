@@ -408,7 +408,8 @@ double priorLogSpread(const std::string& name) {
 /// prior's spread is weighed against.
 constexpr double kPriorReferenceSigma = 0.1;
 
-std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const Efficiency& prior) {
+std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const Efficiency& prior,
+                                  double strength = 1.0) {
   std::vector<PriorPull> out(params.size());
   // The datasheet roofline is an upper bound, not a belief: a fit from it is free.
   if (prior.isDatasheet()) return out;
@@ -421,7 +422,7 @@ std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const 
     const double v = getConstant(prior, params[a]);
     if (!(v > 0)) continue;
     const double tau = priorLogSpread(params[a]);
-    out[a] = {std::log(v), (sigma / tau) * (sigma / tau)};
+    out[a] = {std::log(v), strength * (sigma / tau) * (sigma / tau)};
   }
   return out;
 }
@@ -634,9 +635,11 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name) {
 
 namespace {
 
-/// One fit with the constants in `excluded` kept at the prior (fitEndToEnd's body).
+/// One fit with the constants in `excluded` kept at the prior, the prior's pulls weighted
+/// `strength` times their own (fitEndToEnd's body).
 Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::string& source,
-                       const Efficiency& prior, const std::vector<std::string>& excluded) {
+                       const Efficiency& prior, const std::vector<std::string>& excluded,
+                       double strength) {
   if (allPoints.empty()) return Error{source, "", "", "no measured points for this GPU"};
   // Tail figures (p99s, ITL) come from the simulation: scored by --check, never fitted (a fit
   // evaluates every point dozens of times, and a p99 is one draw of the simulation's seed).
@@ -673,7 +676,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   keepPriorValues(fixedNames, eff, prior);
   // Constants the prior holds need no point of their own; the others one point each.
   const auto countFree = [&prior](const std::vector<std::string>& ps) {
-    const auto pulls = priorPulls(ps, prior);
+    const auto pulls = priorPulls(ps, prior);  // which constants the prior holds
     return static_cast<std::size_t>(std::count_if(
         pulls.begin(), pulls.end(), [](const PriorPull& q) { return q.weight <= 0; }));
   };
@@ -687,7 +690,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   }
   std::vector<double> r, jac, w(n, 1.0);
   if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
-  fitRobust(model, params, priorPulls(params, prior), eff, r, w);
+  fitRobust(model, params, priorPulls(params, prior, strength), eff, r, w);
   if (!model.jacobian(eff, params, jac))
     return Error{source, "", "", "the model cannot predict these points at the fitted values"};
   {
@@ -705,7 +708,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
       keepPriorValues(fixedNames, eff, prior);
       if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
       std::fill(w.begin(), w.end(), 1.0);
-      fitRobust(model, params, priorPulls(params, prior), eff, r, w);
+      fitRobust(model, params, priorPulls(params, prior, strength), eff, r, w);
       if (!model.jacobian(eff, params, jac))
         return Error{source, "", "", "the model cannot predict these points at the fitted values"};
     }
@@ -725,7 +728,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
     if (params.empty()) break;
     if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
     std::fill(w.begin(), w.end(), 1.0);
-    fitRobust(model, params, priorPulls(params, prior), eff, r, w);
+    fitRobust(model, params, priorPulls(params, prior, strength), eff, r, w);
     if (!model.jacobian(eff, params, jac))
       return Error{source, "", "", "the model cannot predict these points at the fitted values"};
   }
@@ -736,6 +739,8 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
                      "); check the points' figures"};
   }
   const std::size_t p = params.size();
+  // The spread is the prior's at its own weight: a prior held tighter because the points
+  // mislead (fitEndToEnd) moves the constants less, but knows them no better.
   const auto pulls = priorPulls(params, prior);
   std::vector<double> normal = normalMatrix(jac, w, n, p);
   for (std::size_t a = 0; a < p; ++a) normal[a * p + a] += pulls[a].weight;
@@ -800,10 +805,10 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   return fit;
 }
 
-}  // namespace
-
-Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
-                           const Efficiency& prior) {
+/// fitEndToEnd at one prior strength: constants the points leave undetermined go back to
+/// the prior and the rest is fitted again.
+Result<E2eFit> fitAtStrength(const std::vector<PreparedPoint>& allPoints, const std::string& source,
+                             const Efficiency& prior, double strength) {
   // A constant whose 1σ spans more than a factor e³ ≈ 20 is not determined by these points
   // (a dequant cost fitted to 1e-18 s per weight with a spread of 5e-12): it keeps the prior's
   // value, with a warning, and the rest is fitted again, so that no interval inherits its
@@ -814,7 +819,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
   std::optional<E2eFit> previous;           // the last fit that succeeded, with its warnings
   std::vector<std::string> lastLoose;       // the constants that fit left loose
   for (int round = 0;; ++round) {
-    auto fit = fitOnce(allPoints, source, prior, excluded);
+    auto fit = fitOnce(allPoints, source, prior, excluded, strength);
     // A refit that fails (the rest held, say) leaves the fit before it, loose constants and all.
     if (!fit) {
       if (!previous) return fit;
@@ -853,6 +858,81 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
     kept.insert(kept.end(), looseNotes.begin(), looseNotes.end());
     excluded.insert(excluded.end(), loose.begin(), loose.end());
   }
+}
+
+/// The points' own check of a fit against its prior: each point predicted by a fit that did
+/// not see it (leave-one-out up to kCrossValidationFolds points, that many interleaved folds
+/// above), median |ln(predicted / measured)|. A fold the rest cannot fit predicts with the
+/// prior.
+double crossValidatedError(const std::vector<PreparedPoint>& points, const std::string& source,
+                           const Efficiency& prior, double strength) {
+  constexpr std::size_t kCrossValidationFolds = 5;
+  const std::size_t n = points.size();
+  const std::size_t folds = std::min(n, kCrossValidationFolds);
+  std::vector<double> errs(n, 0.0);
+  for (std::size_t f = 0; f < folds; ++f) {
+    std::vector<PreparedPoint> train;
+    std::vector<std::size_t> test;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % folds == f) {
+        test.push_back(i);
+      } else {
+        train.push_back(points[i]);
+      }
+    }
+    const auto fit = fitAtStrength(train, source, prior, strength);
+    for (const std::size_t i : test) {
+      const double pred = predictPoint(points[i], fit ? fit->efficiency : prior);
+      errs[i] = pred > 0 ? std::abs(std::log(pred / points[i].point.value)) : 1e9;
+    }
+  }
+  return medianOf(errs);
+}
+
+}  // namespace
+
+Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
+                           const Efficiency& prior) {
+  auto fit = fitAtStrength(allPoints, source, prior, 1.0);
+  if (!fit || prior.isDatasheet()) return fit;
+  // A few points can agree with each other and still mislead (two slow long-context runs pull
+  // the bandwidth fraction down for every other shape). Their own cross-validation says so:
+  // when points predicted by a fit that did not see them come out worse than the prior
+  // predicts them, the prior is held tighter (4x, 16x, 64x its pull) until they do not
+  // (docs/model.md, "A fit that keeps its prior").
+  std::vector<PreparedPoint> points;
+  for (const auto& pp : allPoints) {
+    if (!isTailMetric(pp.point.metric)) points.push_back(pp);
+  }
+  if (points.size() < 2) return fit;
+  std::vector<double> priorErrs;
+  for (const auto& pp : points) {
+    const double pred = predictPoint(pp, prior);
+    priorErrs.push_back(pred > 0 ? std::abs(std::log(pred / pp.point.value)) : 1e9);
+  }
+  const double priorErr = medianOf(priorErrs);
+  double cv = crossValidatedError(points, source, prior, 1.0);
+  fit->crossValidatedPct = 100 * std::expm1(cv);
+  fit->priorPct = 100 * std::expm1(priorErr);
+  if (cv <= priorErr) return fit;
+  const double firstCv = cv;
+  for (const double strength : {4.0, 16.0, 64.0}) {
+    auto tighter = fitAtStrength(allPoints, source, prior, strength);
+    if (!tighter) break;
+    cv = crossValidatedError(points, source, prior, strength);
+    tighter->priorStrength = strength;
+    tighter->crossValidatedPct = 100 * std::expm1(cv);
+    tighter->priorPct = fit->priorPct;
+    fit = std::move(tighter);
+    if (cv <= priorErr) break;
+  }
+  fit->warnings.push_back("each point predicted by a fit of the others is off by " +
+                          sigFigs(100 * std::expm1(firstCv), 3) + "% at the median, the prior's " +
+                          sigFigs(fit->priorPct, 3) + "%: the prior is held " +
+                          sigFigs(fit->priorStrength, 3) + " times tighter (then " +
+                          sigFigs(fit->crossValidatedPct, 3) +
+                          "%); measure more shapes to move it further");
+  return fit;
 }
 
 }  // namespace qf

@@ -148,6 +148,11 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
                    {"log_residual", r.logResidual}});
   }
   rec["residuals"] = res;
+  if (fit.priorPct > 0) {
+    rec["cross_validated_median_abs_error_pct"] = fit.crossValidatedPct;
+    rec["prior_median_abs_error_pct"] = fit.priorPct;
+    rec["prior_strength"] = fit.priorStrength;
+  }
   Json extra = Json::object();
   extra["e2e_fit"] = rec;
   c.extraJson = extra.dump();

@@ -624,11 +624,10 @@ TEST_CASE("a fit on few published points stays near its prior and on many improv
     INFO(n << " points: held-out median |error| over the prior's, from " << ratios.front() << " to "
            << ratios.back() << ", median draw " << ratios[ratios.size() / 2]);
     // A few points make the calibration predict what it did not see no worse than the prior
-    // in the median draw. The worst draw of 24 (two batch-1 points at TP 4 beside three at
-    // batch 32, TP 1) is 1.8x: the batch-1 points, slower than every other vLLM figure, pull
-    // η_β two spreads down.
+    // in the median draw, and the worst draw of 24 within 5% of it (1.036 on 2026-12-07; 1.79
+    // before the points' own cross-validation held the prior tighter: the next test case).
     CHECK(ratios[ratios.size() / 2] <= 1.0);
-    CHECK(ratios.back() <= 2.0);
+    CHECK(ratios.back() <= 1.05);
   }
   // From the datasheet (no prior) three points cannot determine the constants at all.
   std::vector<PreparedPoint> three(fitHalf.begin(), fitHalf.begin() + 3);
@@ -638,6 +637,64 @@ TEST_CASE("a fit on few published points stays near its prior and on many improv
   auto full = fitEndToEnd(fitHalf, "fit half", prior);
   REQUIRE(full.ok());
   CHECK(heldOutMedianPct(heldOut, full->efficiency) < heldOutMedianPct(heldOut, prior) + 2.0);
+}
+
+TEST_CASE("points that mislead are held near their prior by their own cross-validation",
+          "[calibration][e2e][prior]") {
+  const Efficiency prior = scenarioEfficiency(h100(), false);
+  const auto heldOut = publishedPoints("h100-vllm-test.csv");
+  // Two slow long-context runs at batch 32 beside three that the prior predicts within 5%:
+  // fitted freely, they pull η_β from 0.757 to 0.693 and every other shape gets slower.
+  const auto is = [](const PreparedPoint& pp, const char* model, int tp, double batch, double len,
+                     const char* scheme, const char* kv) {
+    return pp.point.model == model && pp.point.tp == tp && pp.point.batch == batch &&
+           pp.point.inputLen == len && pp.point.outputLen == len && pp.point.scheme == scheme &&
+           pp.point.kvDtype == kv;
+  };
+  std::vector<PreparedPoint> pick, rest;
+  for (const auto& pp : heldOut) {
+    const bool chosen = is(pp, "llama-3.1-70b", 4, 1, 256, "bf16", "bf16") ||
+                        is(pp, "llama-3-8b", 4, 1, 256, "bf16", "bf16") ||
+                        is(pp, "llama-3-8b", 1, 32, 2048, "w8a8-fp8", "fp8") ||
+                        is(pp, "llama-3-8b", 1, 32, 512, "w8a8-fp8", "fp8") ||
+                        is(pp, "llama-3-8b", 1, 32, 2048, "bf16", "fp8");
+    (chosen ? pick : rest).push_back(pp);
+  }
+  REQUIRE(pick.size() == 5);
+  auto fit = fitEndToEnd(pick, "five points", prior);
+  REQUIRE(fit.ok());
+  // Each point predicted by a fit of the other four is off by more than the prior is: held 64x.
+  CHECK(fit->priorStrength > 1);
+  CHECK(fit->priorPct > 0);
+  const bool said = std::any_of(fit->warnings.begin(), fit->warnings.end(), [](const auto& w) {
+    return w.find("times tighter") != std::string::npos;
+  });
+  CHECK(said);
+  CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(prior.bandwidthEff).epsilon(0.02));
+  CHECK(heldOutMedianPct(rest, fit->efficiency) <= 1.05 * heldOutMedianPct(rest, prior));
+  // Held tighter, the constants move less but are known no better: their spreads are the
+  // prior's weight's, not 64 times narrower.
+  for (const auto& c : fit->constants) {
+    INFO(c.name);
+    CHECK(c.spread / c.value > 0.04);
+  }
+
+  // Points that agree on where the constants are (made by constants 12% slower in bandwidth
+  // and 30% higher in fixed cost than the prior): their cross-validation beats the prior,
+  // which pulls with its own weight only, and the fit moves toward them.
+  Efficiency shifted = prior;
+  shifted.bandwidthEff *= 0.88;
+  shifted.overheadMs *= 1.3;
+  auto made = synthetic(shifted, 0.02, 5);
+  std::mt19937 rng(3);
+  std::shuffle(made.begin(), made.end(), rng);
+  made.resize(10);
+  auto agreed = fitEndToEnd(made, "ten points", prior);
+  REQUIRE(agreed.ok());
+  CHECK(agreed->priorStrength == 1);
+  CHECK(agreed->crossValidatedPct < agreed->priorPct);
+  CHECK(std::abs(std::log(constantOf(*agreed, "bandwidth_efficiency") / shifted.bandwidthEff)) <
+        std::abs(std::log(prior.bandwidthEff / shifted.bandwidthEff)));
 }
 
 TEST_CASE("serving figures carry the calibration's interval, the datasheet none",

@@ -118,8 +118,8 @@ int calibrateFromMeasuredPoints(const std::vector<MeasuredPoint>& points, const 
       << "% (datasheet model: " << sigFigs(fit->datasheetMedianAbsErrorPct, 3) << "%)\n";
   if (fit->priorPct > 0) {
     out << "each point predicted by a fit of the others: median |error| "
-        << sigFigs(fit->crossValidatedPct, 3) << "% (the prior's: " << sigFigs(fit->priorPct, 3)
-        << "%; prior weighted " << sigFigs(fit->priorStrength, 3) << "x)\n";
+        << sigFigs(fit->crossValidatedPct, 3)
+        << "% (the prior's on them: " << sigFigs(fit->priorPct, 3) << "%)\n";
   }
   out << "\n";
   out << std::left << std::setw(28) << "point" << std::setw(16) << "metric" << std::right

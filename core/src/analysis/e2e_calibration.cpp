@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/text.hpp>
@@ -33,6 +34,7 @@ constexpr const char* kRequestOverhead = "request_overhead_ms";
 constexpr const char* kComputePrefix = "compute_efficiency.";
 constexpr const char* kDequantPrefix = "dequant_s_per_weight.";
 constexpr const char* kKernelBandwidthPrefix = "kernel_bandwidth_efficiency.";
+constexpr const char* kAttentionBandwidthPrefix = "attention_bandwidth_efficiency.";
 
 /// The key after `prefix` in a keyed constant's name ("compute_efficiency.bf16" → "bf16"), or
 /// nothing when the name does not start with it.
@@ -56,6 +58,10 @@ double getConstant(const Efficiency& e, const std::string& name) {
   }
   if (const auto key = keyAfter(name, kKernelBandwidthPrefix))
     return e.kernelBandwidthFor(*key).value_or(1.0);
+  if (const auto key = keyAfter(name, kAttentionBandwidthPrefix)) {
+    const auto it = e.attentionBandwidthEff.find(*key);
+    return it == e.attentionBandwidthEff.end() ? 1.0 : it->second;
+  }
   return e.dequantFor(keyAfter(name, kDequantPrefix).value_or(name)).value_or(0.0);
 }
 
@@ -78,6 +84,8 @@ void setConstant(Efficiency& e, const std::string& name, double v) {
     e.computeEff[*compute] = v;
   } else if (const auto kernel = keyAfter(name, kKernelBandwidthPrefix)) {
     e.kernelBandwidthEff[*kernel] = v;
+  } else if (const auto kv = keyAfter(name, kAttentionBandwidthPrefix)) {
+    e.attentionBandwidthEff[*kv] = v;
   } else {
     e.dequantSPerWeight[keyAfter(name, kDequantPrefix).value_or(name)] = v;
   }
@@ -235,6 +243,13 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
       start.kernelBandwidthEff[d] = 0.9;
     }
   }
+  // The attention kernel's bandwidth on an FP8 cache (η_a): where points read both an FP8 and
+  // a bf16 cache, which tell it from η_β (docs/model.md, "The attention kernel's bandwidth").
+  {
+    bool fp8Kv = false, bf16Kv = false;
+    for (const auto& pp : points) (pp.scenario.kvBytesPerElement < 1.5 ? fp8Kv : bf16Kv) = true;
+    if (fp8Kv && bf16Kv) names.push_back(std::string(kAttentionBandwidthPrefix) + "fp8");
+  }
   // The GEMM-shape constants only where the prior has them (a datasheet fit keeps its form):
   // they are told from η_P by GEMMs of other rows (M½) or other TP degrees (w½), and the
   // prior holds them where the points do not.
@@ -313,6 +328,8 @@ void keepPriorValues(const std::vector<std::string>& fixedNames, Efficiency& eff
       keyed(eff.dequantSPerWeight, prior.dequantSPerWeight, *key);
     if (const auto key = keyAfter(f, kKernelBandwidthPrefix))
       keyed(eff.kernelBandwidthEff, prior.kernelBandwidthEff, *key);
+    if (const auto key = keyAfter(f, kAttentionBandwidthPrefix))
+      keyed(eff.attentionBandwidthEff, prior.attentionBandwidthEff, *key);
   }
 }
 
@@ -333,6 +350,8 @@ PlausibleRange plausibleRange(const std::string& name) {
   if (keyAfter(name, kComputePrefix)) return {0.05, 1.1, "a fraction of the tensor peak"};
   if (keyAfter(name, kKernelBandwidthPrefix))
     return {0.2, 1.2, "a kernel's fraction of the bandwidth"};
+  if (keyAfter(name, kAttentionBandwidthPrefix))
+    return {0.2, 1.2, "the attention kernel's fraction of the bandwidth"};
   return {0, 1e-11, "seconds per weight of dequant"};
 }
 
@@ -408,8 +427,7 @@ double priorLogSpread(const std::string& name) {
 /// prior's spread is weighed against.
 constexpr double kPriorReferenceSigma = 0.1;
 
-std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const Efficiency& prior,
-                                  double strength = 1.0) {
+std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const Efficiency& prior) {
   std::vector<PriorPull> out(params.size());
   // The datasheet roofline is an upper bound, not a belief: a fit from it is free.
   if (prior.isDatasheet()) return out;
@@ -422,7 +440,7 @@ std::vector<PriorPull> priorPulls(const std::vector<std::string>& params, const 
     const double v = getConstant(prior, params[a]);
     if (!(v > 0)) continue;
     const double tau = priorLogSpread(params[a]);
-    out[a] = {std::log(v), strength * (sigma / tau) * (sigma / tau)};
+    out[a] = {std::log(v), (sigma / tau) * (sigma / tau)};
   }
   return out;
 }
@@ -454,7 +472,7 @@ std::vector<double> normalMatrix(const std::vector<double>& jac, const std::vect
 /// in its logarithm).
 double acceptedValue(const std::string& name, double v) {
   if (name == kBandwidth || keyAfter(name, kComputePrefix) ||
-      keyAfter(name, kKernelBandwidthPrefix))
+      keyAfter(name, kKernelBandwidthPrefix) || keyAfter(name, kAttentionBandwidthPrefix))
     return std::clamp(v, 1e-3, kMaxEfficiency);
   if (name == kOverhead) return std::clamp(v, 1e-6, kMaxOverheadMs);
   if (name == kSeqOverhead) return std::clamp(v, 1e-6, kMaxSeqOverheadUs);
@@ -635,11 +653,9 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name) {
 
 namespace {
 
-/// One fit with the constants in `excluded` kept at the prior, the prior's pulls weighted
-/// `strength` times their own (fitEndToEnd's body).
+/// One fit with the constants in `excluded` kept at the prior (fitEndToEnd's body).
 Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::string& source,
-                       const Efficiency& prior, const std::vector<std::string>& excluded,
-                       double strength) {
+                       const Efficiency& prior, const std::vector<std::string>& excluded) {
   if (allPoints.empty()) return Error{source, "", "", "no measured points for this GPU"};
   // Tail figures (p99s, ITL) come from the simulation: scored by --check, never fitted (a fit
   // evaluates every point dozens of times, and a p99 is one draw of the simulation's seed).
@@ -676,7 +692,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   keepPriorValues(fixedNames, eff, prior);
   // Constants the prior holds need no point of their own; the others one point each.
   const auto countFree = [&prior](const std::vector<std::string>& ps) {
-    const auto pulls = priorPulls(ps, prior);  // which constants the prior holds
+    const auto pulls = priorPulls(ps, prior);
     return static_cast<std::size_t>(std::count_if(
         pulls.begin(), pulls.end(), [](const PriorPull& q) { return q.weight <= 0; }));
   };
@@ -690,7 +706,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   }
   std::vector<double> r, jac, w(n, 1.0);
   if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
-  fitRobust(model, params, priorPulls(params, prior, strength), eff, r, w);
+  fitRobust(model, params, priorPulls(params, prior), eff, r, w);
   if (!model.jacobian(eff, params, jac))
     return Error{source, "", "", "the model cannot predict these points at the fitted values"};
   {
@@ -708,7 +724,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
       keepPriorValues(fixedNames, eff, prior);
       if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
       std::fill(w.begin(), w.end(), 1.0);
-      fitRobust(model, params, priorPulls(params, prior, strength), eff, r, w);
+      fitRobust(model, params, priorPulls(params, prior), eff, r, w);
       if (!model.jacobian(eff, params, jac))
         return Error{source, "", "", "the model cannot predict these points at the fitted values"};
     }
@@ -728,7 +744,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
     if (params.empty()) break;
     if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
     std::fill(w.begin(), w.end(), 1.0);
-    fitRobust(model, params, priorPulls(params, prior, strength), eff, r, w);
+    fitRobust(model, params, priorPulls(params, prior), eff, r, w);
     if (!model.jacobian(eff, params, jac))
       return Error{source, "", "", "the model cannot predict these points at the fitted values"};
   }
@@ -739,8 +755,6 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
                      "); check the points' figures"};
   }
   const std::size_t p = params.size();
-  // The spread is the prior's at its own weight: a prior held tighter because the points
-  // mislead (fitEndToEnd) moves the constants less, but knows them no better.
   const auto pulls = priorPulls(params, prior);
   std::vector<double> normal = normalMatrix(jac, w, n, p);
   for (std::size_t a = 0; a < p; ++a) normal[a * p + a] += pulls[a].weight;
@@ -805,10 +819,10 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   return fit;
 }
 
-/// fitEndToEnd at one prior strength: constants the points leave undetermined go back to
-/// the prior and the rest is fitted again.
-Result<E2eFit> fitAtStrength(const std::vector<PreparedPoint>& allPoints, const std::string& source,
-                             const Efficiency& prior, double strength) {
+/// fitEndToEnd without its cross-validation: constants the points leave undetermined go back
+/// to the prior and the rest is fitted again.
+Result<E2eFit> fitConstants(const std::vector<PreparedPoint>& allPoints, const std::string& source,
+                            const Efficiency& prior) {
   // A constant whose 1σ spans more than a factor e³ ≈ 20 is not determined by these points
   // (a dequant cost fitted to 1e-18 s per weight with a spread of 5e-12): it keeps the prior's
   // value, with a warning, and the rest is fitted again, so that no interval inherits its
@@ -819,7 +833,7 @@ Result<E2eFit> fitAtStrength(const std::vector<PreparedPoint>& allPoints, const 
   std::optional<E2eFit> previous;           // the last fit that succeeded, with its warnings
   std::vector<std::string> lastLoose;       // the constants that fit left loose
   for (int round = 0;; ++round) {
-    auto fit = fitOnce(allPoints, source, prior, excluded, strength);
+    auto fit = fitOnce(allPoints, source, prior, excluded);
     // A refit that fails (the rest held, say) leaves the fit before it, loose constants and all.
     if (!fit) {
       if (!previous) return fit;
@@ -865,22 +879,38 @@ Result<E2eFit> fitAtStrength(const std::vector<PreparedPoint>& allPoints, const 
 /// above), median |ln(predicted / measured)|. A fold the rest cannot fit predicts with the
 /// prior.
 double crossValidatedError(const std::vector<PreparedPoint>& points, const std::string& source,
-                           const Efficiency& prior, double strength) {
+                           const Efficiency& prior) {
   constexpr std::size_t kCrossValidationFolds = 5;
   const std::size_t n = points.size();
   const std::size_t folds = std::min(n, kCrossValidationFolds);
   std::vector<double> errs(n, 0.0);
+  // Points of one shape (batch, lengths, TP) leave together where there are enough shapes:
+  // a point the fit did not see is usually of a shape it did not see.
+  std::vector<std::size_t> foldOf(n);
+  {
+    std::map<std::tuple<double, double, double, int>, std::size_t> shapes;
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& pt = points[i].point;
+      shapes.try_emplace({pt.batch, pt.inputLen, pt.outputLen, pt.tp}, shapes.size());
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& pt = points[i].point;
+      foldOf[i] = shapes.size() >= folds
+                      ? shapes.at({pt.batch, pt.inputLen, pt.outputLen, pt.tp}) % folds
+                      : i % folds;
+    }
+  }
   for (std::size_t f = 0; f < folds; ++f) {
     std::vector<PreparedPoint> train;
     std::vector<std::size_t> test;
     for (std::size_t i = 0; i < n; ++i) {
-      if (i % folds == f) {
+      if (foldOf[i] == f) {
         test.push_back(i);
       } else {
         train.push_back(points[i]);
       }
     }
-    const auto fit = fitAtStrength(train, source, prior, strength);
+    const auto fit = fitConstants(train, source, prior);
     for (const std::size_t i : test) {
       const double pred = predictPoint(points[i], fit ? fit->efficiency : prior);
       errs[i] = pred > 0 ? std::abs(std::log(pred / points[i].point.value)) : 1e9;
@@ -893,13 +923,13 @@ double crossValidatedError(const std::vector<PreparedPoint>& points, const std::
 
 Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
                            const Efficiency& prior) {
-  auto fit = fitAtStrength(allPoints, source, prior, 1.0);
+  auto fit = fitConstants(allPoints, source, prior);
   if (!fit || prior.isDatasheet()) return fit;
-  // A few points can agree with each other and still mislead (two slow long-context runs pull
-  // the bandwidth fraction down for every other shape). Their own cross-validation says so:
-  // when points predicted by a fit that did not see them come out worse than the prior
-  // predicts them, the prior is held tighter (4x, 16x, 64x its pull) until they do not
-  // (docs/model.md, "A fit that keeps its prior").
+  // A few points can agree with each other and still mislead: what the model lacks, they
+  // push into the constants it has. Their own cross-validation shows it: each point predicted
+  // by a fit of the others, beside the prior's prediction of it (docs/model.md, "The points'
+  // own check"). It is said, not acted on: holding the prior tighter where it lost cost more
+  // in the draws where the points were right than it saved in the others.
   std::vector<PreparedPoint> points;
   for (const auto& pp : allPoints) {
     if (!isTailMetric(pp.point.metric)) points.push_back(pp);
@@ -910,28 +940,26 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
     const double pred = predictPoint(pp, prior);
     priorErrs.push_back(pred > 0 ? std::abs(std::log(pred / pp.point.value)) : 1e9);
   }
-  const double priorErr = medianOf(priorErrs);
-  double cv = crossValidatedError(points, source, prior, 1.0);
+  fit->priorPct = 100 * std::expm1(medianOf(priorErrs));
+  const double cv = crossValidatedError(points, source, prior);
   fit->crossValidatedPct = 100 * std::expm1(cv);
-  fit->priorPct = 100 * std::expm1(priorErr);
-  if (cv <= priorErr) return fit;
-  const double firstCv = cv;
-  for (const double strength : {4.0, 16.0, 64.0}) {
-    auto tighter = fitAtStrength(allPoints, source, prior, strength);
-    if (!tighter) break;
-    cv = crossValidatedError(points, source, prior, strength);
-    tighter->priorStrength = strength;
-    tighter->crossValidatedPct = 100 * std::expm1(cv);
-    tighter->priorPct = fit->priorPct;
-    fit = std::move(tighter);
-    if (cv <= priorErr) break;
+  // A point the fit did not see scatters as the points left out of it did: where that MAD
+  // scale is wider than the residuals', the intervals take it (their covariance with them).
+  const double cvSigma = 1.4826 * cv;
+  if (cvSigma > fit->sigmaLog && fit->sigmaLog > 0) {
+    const double grow = (cvSigma / fit->sigmaLog) * (cvSigma / fit->sigmaLog);
+    for (double& c : fit->covariance) c *= grow;
+    for (auto& c : fit->constants) c.spread *= std::sqrt(grow);
+    fit->sigmaLog = cvSigma;
   }
-  fit->warnings.push_back("each point predicted by a fit of the others is off by " +
-                          sigFigs(100 * std::expm1(firstCv), 3) + "% at the median, the prior's " +
-                          sigFigs(fit->priorPct, 3) + "%: the prior is held " +
-                          sigFigs(fit->priorStrength, 3) + " times tighter (then " +
-                          sigFigs(fit->crossValidatedPct, 3) +
-                          "%); measure more shapes to move it further");
+  if (fit->crossValidatedPct > fit->priorPct) {
+    fit->warnings.push_back(
+        "each point predicted by a fit of the others is off by " +
+        sigFigs(fit->crossValidatedPct, 3) + "% at the median, more than the prior's " +
+        sigFigs(fit->priorPct, 3) +
+        "% on them: these points may not predict other shapes better than the prior does; "
+        "check them, or measure more shapes, before applying the calibration");
+  }
   return fit;
 }
 

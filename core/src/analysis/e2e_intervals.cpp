@@ -118,6 +118,7 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
   c.computeEfficiency = e.computeEff;
   c.dequantSPerWeight = e.dequantSPerWeight;
   c.kernelBandwidthEfficiency = e.kernelBandwidthEff;
+  c.attentionBandwidthEfficiency = e.attentionBandwidthEff;
   Json rec;
   Json names = Json::array(), consts = Json::object();
   for (const auto& k : fit.constants) {
@@ -151,7 +152,6 @@ GpuCalibration e2eCalibrationBlock(const E2eFit& fit, const std::string& source)
   if (fit.priorPct > 0) {
     rec["cross_validated_median_abs_error_pct"] = fit.crossValidatedPct;
     rec["prior_median_abs_error_pct"] = fit.priorPct;
-    rec["prior_strength"] = fit.priorStrength;
   }
   Json extra = Json::object();
   extra["e2e_fit"] = rec;

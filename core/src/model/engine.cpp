@@ -84,6 +84,11 @@ std::optional<double> Efficiency::kernelBandwidthFor(const std::string& schemeId
   return valueOf(kernelBandwidthEff, schemeId);
 }
 
+double Efficiency::attentionBandwidthFor(double kvBytesPerElement) const {
+  const char* key = kvBytesPerElement < 1.5 ? "fp8" : "bf16";
+  return valueOf(attentionBandwidthEff, key).value_or(1.0);
+}
+
 Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   Efficiency e;
   if (!gpu.calibration) return e;
@@ -98,6 +103,7 @@ Efficiency efficiencyFromGpu(const GpuSpec& gpu) {
   e.computeEff = c.computeEfficiency;
   e.dequantSPerWeight = c.dequantSPerWeight;
   e.kernelBandwidthEff = c.kernelBandwidthEfficiency;
+  e.attentionBandwidthEff = c.attentionBandwidthEfficiency;
   e.source = "calibration" + (c.source.empty() ? std::string() : " (" + c.source + ")");
   e.calibrationExtra = c.extraJson;
   return e;
@@ -489,7 +495,9 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // Each rank reads and writes its share of the KV (replicated heads and MLA's latent are
     // read whole on every rank).
     const double kvSplit = kvShardsOf(s);
-    t.attnKvReadS = perLayerToken / kvSplit / beta;
+    // The attention kernel reads the cache at η_a of the bandwidth (its dtype's kernel).
+    const double attnBeta = beta * eff.attentionBandwidthFor(s.kvBytesPerElement);
+    t.attnKvReadS = perLayerToken / kvSplit / attnBeta;
     t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
                   (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
     t.kvWriteSPerToken = m.kvBytesPerToken(s.kvBytesPerElement) / kvSplit / beta;
@@ -512,8 +520,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
     // Windowed layers read and attend over min(window, N) tokens.
     const double n = static_cast<double>(s.contextTokens);
-    curve.attentionKvReadSPerSeq =
-        m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) / beta;
+    curve.attentionKvReadSPerSeq = m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) /
+                                   (beta * eff.attentionBandwidthFor(s.kvBytesPerElement));
     const double attnFlopPerSeq =
         4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
     curve.attentionMathSPerSeq =

@@ -70,7 +70,9 @@ Json efficiencyJson(const Efficiency& e) {
           {"dequant_s_per_weight",
            e.dequantSPerWeight.empty() ? Json::object() : Json(e.dequantSPerWeight)},
           {"kernel_bandwidth_efficiency",
-           e.kernelBandwidthEff.empty() ? Json::object() : Json(e.kernelBandwidthEff)}};
+           e.kernelBandwidthEff.empty() ? Json::object() : Json(e.kernelBandwidthEff)},
+          {"attention_bandwidth_efficiency",
+           e.attentionBandwidthEff.empty() ? Json::object() : Json(e.attentionBandwidthEff)}};
 }
 
 /// One scheme's layer kinds: what each is priced as.

@@ -94,6 +94,8 @@ std::optional<Error> checkCalibration(const GpuCalibration& c, const std::string
        {std::tuple{&c.computeEfficiency, "compute_efficiency", true, kMaxEfficiency},
         std::tuple{&c.kernelBandwidthEfficiency, "kernel_bandwidth_efficiency", true,
                    kMaxEfficiency},
+        std::tuple{&c.attentionBandwidthEfficiency, "attention_bandwidth_efficiency", true,
+                   kMaxEfficiency},
         std::tuple{&c.dequantSPerWeight, "dequant_s_per_weight", false, kMaxDequantSPerWeight}}) {
     for (const auto& [key, x] : *byKey) {
       if (key.empty()) return Error{"", base + "/" + name, "calibration", "empty key"};
@@ -256,6 +258,10 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
     } else if (key == "kernel_bandwidth_efficiency") {
       if (auto e = numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.kernelBandwidthEfficiency))
         return *e;
+    } else if (key == "attention_bandwidth_efficiency") {
+      if (auto e =
+              numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.attentionBandwidthEfficiency))
+        return *e;
     } else if (key == "residuals" && !v.is_object() && !v.is_null()) {
       return rd.error(ptr, field, std::string("expected an object, found ") + v.type_name());
     } else {
@@ -277,6 +283,8 @@ Json gpuCalibrationToJson(const GpuCalibration& c) {
   if (!c.dequantSPerWeight.empty()) j["dequant_s_per_weight"] = c.dequantSPerWeight;
   if (!c.kernelBandwidthEfficiency.empty())
     j["kernel_bandwidth_efficiency"] = c.kernelBandwidthEfficiency;
+  if (!c.attentionBandwidthEfficiency.empty())
+    j["attention_bandwidth_efficiency"] = c.attentionBandwidthEfficiency;
   return j;
 }
 

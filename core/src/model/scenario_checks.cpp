@@ -161,6 +161,11 @@ std::optional<Error> validateScenario(const Scenario& s) {
     if (!(v > 0 && v <= kMaxEfficiency))
       return bad("kernel-bw-eff", "kernel bandwidth efficiency of " + key + " must be in (0, 1.5]");
   }
+  for (const auto& [key, v] : e.attentionBandwidthEff) {
+    if (!(v > 0 && v <= kMaxEfficiency) || (key != "fp8" && key != "bf16"))
+      return bad("gpu", "the calibration's attention_bandwidth_efficiency." + key +
+                            " must be in (0, 1.5], keyed by KV dtype fp8 or bf16");
+  }
   for (const auto& [key, v] : e.dequantSPerWeight) {
     if (!(v >= 0 && v <= kMaxDequantSPerWeight)) {
       return bad("dequant-s-per-weight",

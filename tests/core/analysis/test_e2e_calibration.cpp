@@ -46,6 +46,24 @@ std::vector<PreparedPoint> madeBy(const std::vector<MeasuredPoint>& raw, const E
   return *prepared;
 }
 
+/// One Llama-3-8B point on the H100 (valued 1 until madeBy), the `index`-th of its set.
+MeasuredPoint llamaPoint(const char* scheme, const char* kv, int tp, double batch, double in,
+                         double outLen, E2eMetric metric, std::size_t index) {
+  MeasuredPoint p;
+  p.model = "llama-3-8b";
+  p.gpu = "h100-sxm";
+  p.tp = tp;
+  p.scheme = scheme;
+  p.kvDtype = kv;
+  p.batch = batch;
+  p.inputLen = in;
+  p.outputLen = outLen;
+  p.metric = metric;
+  p.value = 1;
+  p.origin = "synthetic row " + std::to_string(index + 2);
+  return p;
+}
+
 /// Points of Llama-3-8B on one H100 and on two (TP 2) made with `truth`, each times
 /// exp(N(0, noise)).
 std::vector<PreparedPoint> synthetic(const Efficiency& truth, double noise, unsigned seed) {
@@ -54,20 +72,8 @@ std::vector<PreparedPoint> synthetic(const Efficiency& truth, double noise, unsi
     for (double batch : {1.0, 4.0, 16.0, 64.0, 256.0}) {
       for (int tp : {1, 2}) {
         for (auto [in, outLen] : {std::pair{128.0, 128.0}, {2048.0, 128.0}, {512.0, 512.0}}) {
-          for (E2eMetric m : {E2eMetric::E2eLatencyS, E2eMetric::TtftMs, E2eMetric::TpotMs}) {
-            MeasuredPoint p;
-            p.model = "llama-3-8b";
-            p.gpu = "h100-sxm";
-            p.tp = tp;
-            p.scheme = scheme;
-            p.batch = batch;
-            p.inputLen = in;
-            p.outputLen = outLen;
-            p.metric = m;
-            p.value = 1;
-            p.origin = "synthetic row " + std::to_string(raw.size() + 2);
-            raw.push_back(p);
-          }
+          for (E2eMetric m : {E2eMetric::E2eLatencyS, E2eMetric::TtftMs, E2eMetric::TpotMs})
+            raw.push_back(llamaPoint(scheme, "bf16", tp, batch, in, outLen, m, raw.size()));
         }
       }
     }
@@ -624,10 +630,11 @@ TEST_CASE("a fit on few published points stays near its prior and on many improv
     INFO(n << " points: held-out median |error| over the prior's, from " << ratios.front() << " to "
            << ratios.back() << ", median draw " << ratios[ratios.size() / 2]);
     // A few points make the calibration predict what it did not see no worse than the prior
-    // in the median draw, and the worst draw of 24 within 5% of it (1.036 on 2026-12-07; 1.79
-    // before the points' own cross-validation held the prior tighter: the next test case).
+    // in any of the 24 draws (worst 0.99, 0.82 and 0.93 at 3, 5 and 10 points on 2026-12-07).
+    // Until the attention kernel's bandwidth on an FP8 cache was a constant, the worst 5-point
+    // draw was 1.8x: its two slow long-context FP8-cache runs pulled η_β down for every shape.
     CHECK(ratios[ratios.size() / 2] <= 1.0);
-    CHECK(ratios.back() <= 1.05);
+    CHECK(ratios.back() <= 1.0);
   }
   // From the datasheet (no prior) three points cannot determine the constants at all.
   std::vector<PreparedPoint> three(fitHalf.begin(), fitHalf.begin() + 3);
@@ -639,49 +646,12 @@ TEST_CASE("a fit on few published points stays near its prior and on many improv
   CHECK(heldOutMedianPct(heldOut, full->efficiency) < heldOutMedianPct(heldOut, prior) + 2.0);
 }
 
-TEST_CASE("points that mislead are held near their prior by their own cross-validation",
+TEST_CASE("a fit sets its points' own cross-validation beside the prior's error on them",
           "[calibration][e2e][prior]") {
   const Efficiency prior = scenarioEfficiency(h100(), false);
-  const auto heldOut = publishedPoints("h100-vllm-test.csv");
-  // Two slow long-context runs at batch 32 beside three that the prior predicts within 5%:
-  // fitted freely, they pull η_β from 0.757 to 0.693 and every other shape gets slower.
-  const auto is = [](const PreparedPoint& pp, const char* model, int tp, double batch, double len,
-                     const char* scheme, const char* kv) {
-    return pp.point.model == model && pp.point.tp == tp && pp.point.batch == batch &&
-           pp.point.inputLen == len && pp.point.outputLen == len && pp.point.scheme == scheme &&
-           pp.point.kvDtype == kv;
-  };
-  std::vector<PreparedPoint> pick, rest;
-  for (const auto& pp : heldOut) {
-    const bool chosen = is(pp, "llama-3.1-70b", 4, 1, 256, "bf16", "bf16") ||
-                        is(pp, "llama-3-8b", 4, 1, 256, "bf16", "bf16") ||
-                        is(pp, "llama-3-8b", 1, 32, 2048, "w8a8-fp8", "fp8") ||
-                        is(pp, "llama-3-8b", 1, 32, 512, "w8a8-fp8", "fp8") ||
-                        is(pp, "llama-3-8b", 1, 32, 2048, "bf16", "fp8");
-    (chosen ? pick : rest).push_back(pp);
-  }
-  REQUIRE(pick.size() == 5);
-  auto fit = fitEndToEnd(pick, "five points", prior);
-  REQUIRE(fit.ok());
-  // Each point predicted by a fit of the other four is off by more than the prior is: held 64x.
-  CHECK(fit->priorStrength > 1);
-  CHECK(fit->priorPct > 0);
-  const bool said = std::any_of(fit->warnings.begin(), fit->warnings.end(), [](const auto& w) {
-    return w.find("times tighter") != std::string::npos;
-  });
-  CHECK(said);
-  CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(prior.bandwidthEff).epsilon(0.02));
-  CHECK(heldOutMedianPct(rest, fit->efficiency) <= 1.05 * heldOutMedianPct(rest, prior));
-  // Held tighter, the constants move less but are known no better: their spreads are the
-  // prior's weight's, not 64 times narrower.
-  for (const auto& c : fit->constants) {
-    INFO(c.name);
-    CHECK(c.spread / c.value > 0.04);
-  }
-
   // Points that agree on where the constants are (made by constants 12% slower in bandwidth
-  // and 30% higher in fixed cost than the prior): their cross-validation beats the prior,
-  // which pulls with its own weight only, and the fit moves toward them.
+  // and 30% higher in fixed cost than the prior): each predicted by a fit of the others is
+  // nearer than the prior predicts it, and nothing is said.
   Efficiency shifted = prior;
   shifted.bandwidthEff *= 0.88;
   shifted.overheadMs *= 1.3;
@@ -691,10 +661,63 @@ TEST_CASE("points that mislead are held near their prior by their own cross-vali
   made.resize(10);
   auto agreed = fitEndToEnd(made, "ten points", prior);
   REQUIRE(agreed.ok());
-  CHECK(agreed->priorStrength == 1);
-  CHECK(agreed->crossValidatedPct < agreed->priorPct);
-  CHECK(std::abs(std::log(constantOf(*agreed, "bandwidth_efficiency") / shifted.bandwidthEff)) <
-        std::abs(std::log(prior.bandwidthEff / shifted.bandwidthEff)));
+  CHECK(agreed->priorPct > 5);
+  CHECK(agreed->crossValidatedPct < agreed->priorPct / 2);
+  const auto said = [](const E2eFit& f) {
+    return std::any_of(f.warnings.begin(), f.warnings.end(), [](const auto& w) {
+      return w.find("predicted by a fit of the others") != std::string::npos;
+    });
+  };
+  CHECK_FALSE(said(*agreed));
+  // Five points the prior predicts within 1%, one of them measured 50% slow: every fit of the
+  // others but one holds it, and predicts the good points worse than the prior does.
+  auto wild = synthetic(prior, 0.005, 6);
+  std::shuffle(wild.begin(), wild.end(), rng);
+  wild.resize(5);
+  wild[0].point.value *= 1.5;
+  auto split = fitEndToEnd(wild, "five points", prior);
+  REQUIRE(split.ok());
+  CHECK(split->crossValidatedPct > split->priorPct);
+  CHECK(said(*split));
+  // The datasheet is no prior: nothing to set beside.
+  auto free = fitEndToEnd(made, "ten points");
+  REQUIRE(free.ok());
+  CHECK(free->priorPct == 0);
+  CHECK(free->crossValidatedPct == 0);
+}
+
+TEST_CASE("the attention kernel's bandwidth on an FP8 cache is fitted where both caches are read",
+          "[calibration][e2e]") {
+  // vLLM's FP8-cache attention at the published figures' versions read its cache at about 0.36
+  // of the bandwidth (docs/benchmarks.md): made here at 0.4 with bf16- and FP8-cache points.
+  Efficiency truth = trueConstants();
+  truth.attentionBandwidthEff["fp8"] = 0.4;
+  std::vector<MeasuredPoint> raw;
+  for (const char* kv : {"bf16", "fp8"}) {
+    for (double batch : {1.0, 8.0, 32.0, 64.0}) {
+      for (double len : {256.0, 1024.0, 2048.0})
+        raw.push_back(
+            llamaPoint("bf16", kv, 1, batch, len, len, E2eMetric::E2eLatencyS, raw.size()));
+    }
+  }
+  const auto pts = madeBy(raw, truth, 0.01, 9);
+  // An FP8 cache read at 0.4 of the bandwidth is slower than a bf16 one read whole (2 bytes at
+  // 1 against 1 byte at 0.4): the long batch-64 runs say so.
+  CHECK(pts[23].point.value > pts[11].point.value);
+  auto fit = fitEndToEnd(pts, "both caches");
+  REQUIRE(fit.ok());
+  CHECK(constantOf(*fit, "attention_bandwidth_efficiency.fp8") == Approx(0.4).epsilon(0.05));
+  CHECK(constantOf(*fit, "bandwidth_efficiency") == Approx(0.85).epsilon(0.03));
+  // bf16-cache points alone cannot tell it: it is not a fitted constant then.
+  const std::vector<PreparedPoint> bf16Only(pts.begin(), pts.begin() + 12);
+  auto one = fitEndToEnd(bf16Only, "bf16 cache");
+  REQUIRE(one.ok());
+  for (const auto& c : one->constants) CHECK(c.name != "attention_bandwidth_efficiency.fp8");
+  // The engine prices it: the same FP8-cache point, 0.4 against 1.
+  Efficiency whole = truth;
+  whole.attentionBandwidthEff.clear();
+  CHECK(predictPoint(pts[23], truth) > 1.3 * predictPoint(pts[23], whole));
+  CHECK(predictPoint(pts[11], truth) == Approx(predictPoint(pts[11], whole)));
 }
 
 TEST_CASE("serving figures carry the calibration's interval, the datasheet none",

@@ -75,10 +75,9 @@ bool showCalibration(const SessionCalibration& c, QWidget* parent) {
   if (c.fit.priorPct > 0) {
     check += QString(
                  "\nEach point predicted by a fit of the others: median |error| %1% (the "
-                 "prior's: %2%; the prior weighted %3×).")
+                 "prior's on them: %2%).")
                  .arg(number(c.fit.crossValidatedPct, 3))
-                 .arg(number(c.fit.priorPct, 3))
-                 .arg(number(c.fit.priorStrength, 3));
+                 .arg(number(c.fit.priorPct, 3));
   }
   if (c.heldOut) {
     const auto& h = *c.heldOut;

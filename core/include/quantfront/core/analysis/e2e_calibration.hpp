@@ -112,9 +112,6 @@ struct E2eFit {
   E2eFitRange range;
   double medianAbsErrorPct = 0;  ///< median |fitted/measured − 1| in percent
   double datasheetMedianAbsErrorPct = 0;
-  /// How many times its own weight the prior pulled with: 1, or 4, 16 or 64 when the points'
-  /// cross-validation predicted them worse than the prior did (fitEndToEnd).
-  double priorStrength = 1;
   /// Each point predicted by a fit of the others, median |error| in percent, and the prior's
   /// median |error| on the same points; both 0 when the fit has no prior (the datasheet).
   double crossValidatedPct = 0;
@@ -133,8 +130,8 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name);
 /// bf16's rate) with a warning, and the rest refitted. A set the points cannot determine
 /// (fewer points than constants, or two constants the points cannot tell apart) is refused
 /// with an Error naming them. With a prior, the points' own cross-validation (each predicted
-/// by a fit of the others) must do no worse than the prior on them; when it does, the prior
-/// is held 4, 16 or 64 times tighter until it does not, with a warning (`priorStrength`).
+/// by a fit of the others) is set beside the prior's error on them, with a warning when it is
+/// the larger.
 Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source,
                            const Efficiency& prior = Efficiency{});
 

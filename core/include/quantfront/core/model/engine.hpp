@@ -63,6 +63,10 @@ struct Efficiency {
   /// its weights, by scheme id (a weight-only kernel that cannot saturate HBM at small M, such
   /// as Marlin on Hopper); absent: 1. Scales the weight read only, never the tensor math.
   std::map<std::string, double> kernelBandwidthEff;
+  /// η_a: the fraction of η_β·HBM bandwidth the attention kernel reaches reading the KV cache,
+  /// by KV dtype ("fp8", "bf16"); absent: 1. An FP8 cache read by a kernel that converts
+  /// each element to bf16 before its math runs at bf16's element rate: η_a(fp8) = 0.5.
+  std::map<std::string, double> attentionBandwidthEff;
   std::string source = "datasheet";  ///< where the values came from (calibration source, flags)
   /// The calibration block's other keys as read (its `e2e_fit` record gives intervals).
   std::string calibrationExtra = "{}";
@@ -70,7 +74,7 @@ struct Efficiency {
   [[nodiscard]] bool isDatasheet() const {
     return overheadMs == 0 && bandwidthEff == 1 && seqOverheadUs == 0 && allreduceLatencyUs == 0 &&
            gemmMHalf == 0 && tpWidthHalf == 0 && requestOverheadMs == 0 && computeEff.empty() &&
-           dequantSPerWeight.empty() && kernelBandwidthEff.empty();
+           dequantSPerWeight.empty() && kernelBandwidthEff.empty() && attentionBandwidthEff.empty();
   }
   /// η_P of `schemeId` issuing on `path`.
   [[nodiscard]] double computeFor(const std::string& schemeId, TensorPath path) const;
@@ -80,6 +84,9 @@ struct Efficiency {
   [[nodiscard]] std::optional<double> dequantFor(const std::string& schemeId) const;
   /// η_k of `schemeId`'s kernel, if it has one.
   [[nodiscard]] std::optional<double> kernelBandwidthFor(const std::string& schemeId) const;
+  /// η_a of an attention kernel reading a KV cache of `kvBytesPerElement` bytes (1: "fp8",
+  /// 2: "bf16"); 1 without an entry.
+  [[nodiscard]] double attentionBandwidthFor(double kvBytesPerElement) const;
 };
 
 /// The GPU's calibration block as an Efficiency (the datasheet defaults without one).

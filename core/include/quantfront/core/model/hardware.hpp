@@ -38,6 +38,9 @@ struct GpuCalibration {
   /// η_k: fraction of η_β·bandwidth a scheme's decode kernel reaches reading its weights, by
   /// scheme id.
   std::map<std::string, double> kernelBandwidthEfficiency;
+  /// η_a: fraction of η_β·bandwidth the attention kernel reaches reading the KV cache, by KV
+  /// dtype ("fp8", "bf16").
+  std::map<std::string, double> attentionBandwidthEfficiency;
   /// Every other key (device, residuals, fits, ...), kept as read: a serialised JSON object
   /// (this header sees only nlohmann's forward declarations).
   std::string extraJson = "{}";

@@ -169,6 +169,8 @@ std::string efficiencySummary(const Efficiency& e) {
   for (const auto& [k, v] : e.dequantSPerWeight) o << " " << k << " " << v << " s/weight";
   if (!e.kernelBandwidthEff.empty()) o << ", kernel bandwidth";
   for (const auto& [k, v] : e.kernelBandwidthEff) o << " " << k << " x" << v;
+  if (!e.attentionBandwidthEff.empty()) o << ", attention bandwidth";
+  for (const auto& [k, v] : e.attentionBandwidthEff) o << " " << k << " cache x" << v;
   return o.str();
 }
 

@@ -107,7 +107,11 @@ constexpr OptionSpec kModelConstantOptions[] = {
      "measured dequant seconds per weight of scheme S (replaces c/D)"},
     {"--kernel-bw-eff", "S=X,...",
      "fraction of the achieved bandwidth scheme S's decode kernel reaches\n"
-     "reading its weights (default 1, or calibration.kernel_bandwidth_efficiency)\n"
+     "reading its weights (default 1, or calibration.kernel_bandwidth_efficiency)"},
+    {"--attention-bw-eff", "KV=X,...",
+     "fraction of the achieved bandwidth the attention kernel reaches reading\n"
+     "a KV cache of dtype KV (fp8, bf16); (0, 1.5] (default 1, or\n"
+     "calibration.attention_bandwidth_efficiency)\n"
      "Flags override the GPU file's calibration block; every output says\n"
      "which values were used (JSON \"efficiency\", table line, CSV columns)."},
     kFormatOption,
@@ -360,13 +364,13 @@ std::optional<int> keyedValues(const std::string& text, const char* field, bool 
 /// status of a bad flag (printed on `err`).
 struct EfficiencyFlags {
   std::optional<std::string> overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost,
-      kernelBwEff, gemmMHalf, tpWidthHalf, requestOverheadMs;
+      kernelBwEff, gemmMHalf, tpWidthHalf, requestOverheadMs, attentionBwEff;
 };
 
 int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Catalog& cat,
                          std::ostream& err) {
   const auto& [overheadMs, bwEff, seqOverheadUs, allreduceUs, computeEff, dequantCost, kernelBwEff,
-               gemmMHalf, tpWidthHalf, requestOverheadMs] = given;
+               gemmMHalf, tpWidthHalf, requestOverheadMs, attentionBwEff] = given;
   std::vector<std::string> used;
   for (auto [text, dst, flag, what, max] :
        {std::tuple{&seqOverheadUs, &e.seqOverheadUs, "seq-overhead-us",
@@ -415,6 +419,26 @@ int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Cata
     if (auto rcK = keyedValues(**text, flag, schemesOnly, 0, loOpen, max, *dst, cat, err))
       return *rcK;
     used.push_back(std::string("--") + flag);
+  }
+  if (attentionBwEff) {
+    // KV=X: keyed by the cache's dtype, not by a path or scheme.
+    for (const auto& item : splitComma(*attentionBwEff)) {
+      const auto eq = item.find('=');
+      const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
+      double x = 0;
+      bool ok = eq != std::string::npos && (key == "fp8" || key == "bf16");
+      if (ok) {
+        const auto v = parseNumber(item.substr(eq + 1));
+        ok = v.has_value() && *v > 0 && *v <= kMaxEfficiency;
+        if (ok) x = *v;
+      }
+      if (!ok) {
+        return badArg(err, "attention-bw-eff",
+                      "expected KV=X with KV fp8 or bf16 and X in (0, 1.5], found '" + item + "'");
+      }
+      e.attentionBandwidthEff[key] = x;
+    }
+    used.push_back("--attention-bw-eff");
   }
   if (!used.empty()) {
     std::string flags;
@@ -663,6 +687,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   effFlags.computeEff = p->value("--compute-eff");
   effFlags.dequantCost = p->value("--dequant-s-per-weight");
   effFlags.kernelBwEff = p->value("--kernel-bw-eff");
+  effFlags.attentionBwEff = p->value("--attention-bw-eff");
   effFlags.gemmMHalf = p->value("--gemm-m-half");
   effFlags.tpWidthHalf = p->value("--tp-width-half");
   effFlags.requestOverheadMs = p->value("--request-overhead-ms");

@@ -357,6 +357,28 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
     REQUIRE(t.rc == 0);
     CHECK(t.out.find("kernel bandwidth w4a16-g128 x0.5") != std::string::npos);
   }
+  {
+    // --attention-bw-eff: an FP8 cache read at half the bandwidth costs what a bf16 cache read
+    // whole does (half the bytes at half the rate); at 1 it is the faster one.
+    const auto stepMs = [&](std::vector<std::string> more) {
+      std::vector<std::string> args{
+          "model",   m,    "llama-3-8b", g,      "h100-sxm",    "--scheme", "bf16",
+          "--batch", "32", "--context",  "4096", "--datasheet", "--format", "json"};
+      args.insert(args.end(), more.begin(), more.end());
+      const auto r = qfront(args);
+      INFO(r.err);
+      REQUIRE(r.rc == 0);
+      return nlohmann::json::parse(r.out)["schemes"][0]["points"][0]["step_ms"].get<double>();
+    };
+    const double bf16Cache = stepMs({"--kv-dtype", "bf16"});
+    const double fp8Whole = stepMs({"--kv-dtype", "fp8"});
+    const double fp8Half = stepMs({"--kv-dtype", "fp8", "--attention-bw-eff", "fp8=0.5"});
+    CHECK(fp8Whole < 0.9 * bf16Cache);
+    CHECK(fp8Half == Approx(bf16Cache).epsilon(1e-9));
+    // A bf16 entry leaves an FP8 cache alone.
+    CHECK(stepMs({"--kv-dtype", "fp8", "--attention-bw-eff", "bf16=0.5"}) ==
+          Approx(fp8Whole).epsilon(1e-12));
+  }
   struct Case {
     std::vector<std::string> args;
     std::vector<std::string> mustMention;
@@ -366,6 +388,10 @@ TEST_CASE("qfront model: efficiencies from the GPU file and from flags, reported
        {"kernel-bw-eff"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--kernel-bw-eff", "fp8=0.5"},
        {"kernel-bw-eff", "fp8"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--attention-bw-eff", "fp4=0.5"},
+       {"attention-bw-eff", "fp4"}},
+      {{"model", m, "llama-3-8b", g, "h100-sxm", "--attention-bw-eff", "fp8=0"},
+       {"attention-bw-eff"}},
       {{"model", m, "llama-3-8b", g, data("gpu_bad_calibration.json")},
        {"gpu_bad_calibration.json", "calibration.bandwidth_efficiency"}},
       {{"model", m, "llama-3-8b", g, "h100-sxm", "--bw-eff", "0"}, {"bw-eff"}},

@@ -163,8 +163,8 @@ std::optional<Error> validateScenario(const Scenario& s) {
   }
   for (const auto& [key, v] : e.attentionBandwidthEff) {
     if (!(v > 0 && v <= kMaxEfficiency) || (key != "fp8" && key != "bf16"))
-      return bad("gpu", "the calibration's attention_bandwidth_efficiency." + key +
-                            " must be in (0, 1.5], keyed by KV dtype fp8 or bf16");
+      return bad("attention-bw-eff", "attention bandwidth efficiency of " + key +
+                                         " must be in (0, 1.5], keyed by KV dtype fp8 or bf16");
   }
   for (const auto& [key, v] : e.dequantSPerWeight) {
     if (!(v >= 0 && v <= kMaxDequantSPerWeight)) {

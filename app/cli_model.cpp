@@ -327,13 +327,16 @@ bool parseBatchList(const std::string& spec, std::vector<double>& out, std::stri
 
 namespace {
 
-/// KEY=X,... where KEY is a tensor path or a built-in scheme id (a scheme id only when
-/// `schemesOnly`) and X lies in the range lo (open when `loOpen`) to hi; the exit status of a
-/// bad item (printed on `err`), none when all are good.
-std::optional<int> keyedValues(const std::string& text, const char* field, bool schemesOnly,
-                               double lo, bool loOpen, double hi,
-                               std::map<std::string, double>& dst, const Catalog& cat,
-                               std::ostream& err) {
+/// What the KEY of a KEY=X list names.
+enum class KeyKind { PathOrScheme, Scheme, KvDtype };
+
+/// KEY=X,... where KEY is a tensor path or a built-in scheme id (a scheme id only for
+/// KeyKind::Scheme; a KV cache dtype, fp8 or bf16, for KeyKind::KvDtype) and X lies in the
+/// range lo (open when `loOpen`) to hi; the exit status of a bad item (printed on `err`), none
+/// when all are good.
+std::optional<int> keyedValues(const std::string& text, const char* field, KeyKind kind, double lo,
+                               bool loOpen, double hi, std::map<std::string, double>& dst,
+                               const Catalog& cat, std::ostream& err) {
   for (const auto& item : splitComma(text)) {
     const auto eq = item.find('=');
     const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
@@ -345,13 +348,17 @@ std::optional<int> keyedValues(const std::string& text, const char* field, bool 
       return badArg(err, field, msg.str());
     }
     std::string id = key;
-    if (!(!schemesOnly && tensorPathFromName(key))) {
+    if (kind == KeyKind::KvDtype) {
+      if (key != "fp8" && key != "bf16")
+        return badArg(err, field, "'" + key + "' is not a KV cache dtype (fp8, bf16)");
+    } else if (!(kind == KeyKind::PathOrScheme && tensorPathFromName(key))) {
       auto sc = cat.scheme(key, field);
       if (!sc) {
-        return badArg(err, field,
-                      "'" + key + "' is not " +
-                          (schemesOnly ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
-                          "a scheme id (" + cat.schemeIds() + ")");
+        return badArg(
+            err, field,
+            "'" + key + "' is not " +
+                (kind == KeyKind::Scheme ? "" : "a tensor path (bf16, fp16, fp8, int8, fp4) or ") +
+                "a scheme id (" + cat.schemeIds() + ")");
       }
       id = sc->id;
     }
@@ -408,37 +415,20 @@ int applyEfficiencyFlags(Efficiency& e, const EfficiencyFlags& given, const Cata
     e.bandwidthEff = *v;
     used.push_back("--bw-eff");
   }
-  // KEY=X lists: a tensor path or scheme id (a scheme id only for per-kernel figures).
-  for (auto [text, dst, flag, schemesOnly, loOpen, max] :
-       {std::tuple{&computeEff, &e.computeEff, "compute-eff", false, true, kMaxEfficiency},
-        std::tuple{&dequantCost, &e.dequantSPerWeight, "dequant-s-per-weight", true, false,
-                   kMaxDequantSPerWeight},
-        std::tuple{&kernelBwEff, &e.kernelBandwidthEff, "kernel-bw-eff", true, true,
-                   kMaxEfficiency}}) {
+  // KEY=X lists: a tensor path or scheme id (a scheme id only for per-kernel figures), a KV
+  // cache dtype for the attention kernel's.
+  for (auto [text, dst, flag, kind, loOpen, max] :
+       {std::tuple{&computeEff, &e.computeEff, "compute-eff", KeyKind::PathOrScheme, true,
+                   kMaxEfficiency},
+        std::tuple{&dequantCost, &e.dequantSPerWeight, "dequant-s-per-weight", KeyKind::Scheme,
+                   false, kMaxDequantSPerWeight},
+        std::tuple{&kernelBwEff, &e.kernelBandwidthEff, "kernel-bw-eff", KeyKind::Scheme, true,
+                   kMaxEfficiency},
+        std::tuple{&attentionBwEff, &e.attentionBandwidthEff, "attention-bw-eff", KeyKind::KvDtype,
+                   true, kMaxEfficiency}}) {
     if (!*text) continue;
-    if (auto rcK = keyedValues(**text, flag, schemesOnly, 0, loOpen, max, *dst, cat, err))
-      return *rcK;
+    if (auto rcK = keyedValues(**text, flag, kind, 0, loOpen, max, *dst, cat, err)) return *rcK;
     used.push_back(std::string("--") + flag);
-  }
-  if (attentionBwEff) {
-    // KV=X: keyed by the cache's dtype, not by a path or scheme.
-    for (const auto& item : splitComma(*attentionBwEff)) {
-      const auto eq = item.find('=');
-      const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
-      double x = 0;
-      bool ok = eq != std::string::npos && (key == "fp8" || key == "bf16");
-      if (ok) {
-        const auto v = parseNumber(item.substr(eq + 1));
-        ok = v.has_value() && *v > 0 && *v <= kMaxEfficiency;
-        if (ok) x = *v;
-      }
-      if (!ok) {
-        return badArg(err, "attention-bw-eff",
-                      "expected KV=X with KV fp8 or bf16 and X in (0, 1.5], found '" + item + "'");
-      }
-      e.attentionBandwidthEff[key] = x;
-    }
-    used.push_back("--attention-bw-eff");
   }
   if (!used.empty()) {
     std::string flags;

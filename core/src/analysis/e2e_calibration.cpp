@@ -878,6 +878,12 @@ Result<E2eFit> fitConstants(const std::vector<PreparedPoint>& allPoints, const s
 /// not see it (leave-one-out up to kCrossValidationFolds points, that many interleaved folds
 /// above), median |ln(predicted / measured)|. A fold the rest cannot fit predicts with the
 /// prior.
+/// |ln(predicted / measured)| of one point under `eff` (1e9 where the model cannot price it).
+double absLogError(const PreparedPoint& pp, const Efficiency& eff) {
+  const double pred = predictPoint(pp, eff);
+  return pred > 0 ? std::abs(std::log(pred / pp.point.value)) : 1e9;
+}
+
 double crossValidatedError(const std::vector<PreparedPoint>& points, const std::string& source,
                            const Efficiency& prior) {
   constexpr std::size_t kCrossValidationFolds = 5;
@@ -887,19 +893,14 @@ double crossValidatedError(const std::vector<PreparedPoint>& points, const std::
   // Points of one shape (batch, lengths, TP) leave together where there are enough shapes:
   // a point the fit did not see is usually of a shape it did not see.
   std::vector<std::size_t> foldOf(n);
-  {
-    std::map<std::tuple<double, double, double, int>, std::size_t> shapes;
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& pt = points[i].point;
-      shapes.try_emplace({pt.batch, pt.inputLen, pt.outputLen, pt.tp}, shapes.size());
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      const auto& pt = points[i].point;
-      foldOf[i] = shapes.size() >= folds
-                      ? shapes.at({pt.batch, pt.inputLen, pt.outputLen, pt.tp}) % folds
-                      : i % folds;
-    }
+  std::map<std::tuple<double, double, double, int>, std::size_t> shapes;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& pt = points[i].point;
+    foldOf[i] = shapes.try_emplace({pt.batch, pt.inputLen, pt.outputLen, pt.tp}, shapes.size())
+                    .first->second;
   }
+  for (std::size_t i = 0; i < n; ++i)
+    foldOf[i] = shapes.size() >= folds ? foldOf[i] % folds : i % folds;
   for (std::size_t f = 0; f < folds; ++f) {
     std::vector<PreparedPoint> train;
     std::vector<std::size_t> test;
@@ -911,10 +912,8 @@ double crossValidatedError(const std::vector<PreparedPoint>& points, const std::
       }
     }
     const auto fit = fitConstants(train, source, prior);
-    for (const std::size_t i : test) {
-      const double pred = predictPoint(points[i], fit ? fit->efficiency : prior);
-      errs[i] = pred > 0 ? std::abs(std::log(pred / points[i].point.value)) : 1e9;
-    }
+    for (const std::size_t i : test)
+      errs[i] = absLogError(points[i], fit ? fit->efficiency : prior);
   }
   return medianOf(errs);
 }
@@ -922,9 +921,9 @@ double crossValidatedError(const std::vector<PreparedPoint>& points, const std::
 }  // namespace
 
 Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const std::string& source,
-                           const Efficiency& prior) {
+                           const Efficiency& prior, bool crossValidate) {
   auto fit = fitConstants(allPoints, source, prior);
-  if (!fit || prior.isDatasheet()) return fit;
+  if (!fit || prior.isDatasheet() || !crossValidate) return fit;
   // A few points can agree with each other and still mislead: what the model lacks, they
   // push into the constants it has. Their own cross-validation shows it: each point predicted
   // by a fit of the others, beside the prior's prediction of it (docs/model.md, "The points'
@@ -936,10 +935,7 @@ Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& allPoints, const st
   }
   if (points.size() < 2) return fit;
   std::vector<double> priorErrs;
-  for (const auto& pp : points) {
-    const double pred = predictPoint(pp, prior);
-    priorErrs.push_back(pred > 0 ? std::abs(std::log(pred / pp.point.value)) : 1e9);
-  }
+  for (const auto& pp : points) priorErrs.push_back(absLogError(pp, prior));
   fit->priorPct = 100 * std::expm1(medianOf(priorErrs));
   const double cv = crossValidatedError(points, source, prior);
   fit->crossValidatedPct = 100 * std::expm1(cv);

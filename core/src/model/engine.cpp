@@ -387,6 +387,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
   const double tp = static_cast<double>(s.tp);
   const Efficiency& eff = s.efficiency;
   const double beta = s.gpu.bandwidthBytesPerS() * eff.bandwidthEff;
+  // The attention kernel reads the KV cache at η_a of it (its cache dtype's kernel).
+  const double attnBeta = beta * eff.attentionBandwidthFor(s.kvBytesPerElement);
   const double issue = s.gpu.issueRatePerS();
   const double moeLayers = static_cast<double>(m.moeLayerCount());
   curve.overheadS = eff.overheadMs * 1e-3;
@@ -495,8 +497,6 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // Each rank reads and writes its share of the KV (replicated heads and MLA's latent are
     // read whole on every rank).
     const double kvSplit = kvShardsOf(s);
-    // The attention kernel reads the cache at η_a of the bandwidth (its dtype's kernel).
-    const double attnBeta = beta * eff.attentionBandwidthFor(s.kvBytesPerElement);
     t.attnKvReadS = perLayerToken / kvSplit / attnBeta;
     t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
                   (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
@@ -520,8 +520,8 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
     // Windowed layers read and attend over min(window, N) tokens.
     const double n = static_cast<double>(s.contextTokens);
-    curve.attentionKvReadSPerSeq = m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) /
-                                   (beta * eff.attentionBandwidthFor(s.kvBytesPerElement));
+    curve.attentionKvReadSPerSeq =
+        m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) / attnBeta;
     const double attnFlopPerSeq =
         4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
     curve.attentionMathSPerSeq =

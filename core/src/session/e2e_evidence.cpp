@@ -443,7 +443,8 @@ Result<SessionCalibration> calibrateSession(const Session& s, const std::string&
       const auto it = group.emplace(key.str(), group.size()).first;
       (it->second % 2 == 0 ? even : odd).push_back(pp);
     }
-    auto half = fitEndToEnd(even, source, out.prior);
+    // Only its constants are scored: no cross-validation of its own.
+    auto half = fitEndToEnd(even, source, out.prior, false);
     if (half) {
       SessionCalibration::HeldOut h;
       h.fitted = even.size();

@@ -131,9 +131,10 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name);
 /// (fewer points than constants, or two constants the points cannot tell apart) is refused
 /// with an Error naming them. With a prior, the points' own cross-validation (each predicted
 /// by a fit of the others) is set beside the prior's error on them, with a warning when it is
-/// the larger.
+/// the larger, and widens the intervals where its scatter is the wider; `crossValidate` false
+/// skips it (five more fits) where only the constants are wanted.
 Result<E2eFit> fitEndToEnd(const std::vector<PreparedPoint>& points, const std::string& source,
-                           const Efficiency& prior = Efficiency{});
+                           const Efficiency& prior = Efficiency{}, bool crossValidate = true);
 
 /// The fit as a calibration block (what `qfront calibrate -o` writes for the GPU file):
 /// source, overhead_ms, bandwidth_efficiency, compute_efficiency, dequant_s_per_weight, and

@@ -125,7 +125,7 @@ const CommandSpec& modelCommand() {
       R"(Predicts decode step time against batch size for each scheme with the analytic model
 (memory floor, mma slope, dequant constant, ridge, crossovers) and KV capacity.
 )",
-      {kModelOptions, kMemoryOptions, kModelShapeOptions, kModelConstantOptions},
+      {kModelOptions, kMoeLayoutOptions, kMemoryOptions, kModelShapeOptions, kModelConstantOptions},
       R"(JSON model fields: streamed_params (weights read per step at B = 1: layers + LM head),
 total_params (every stored weight once: + input embedding unless tied), active_params
 (weights each token multiplies: attention, dense MLPs, router, shared experts, k routed
@@ -702,7 +702,12 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     std::string why;
     if (!parseBatchList(batch.value_or("1:1024"), batches, why)) return badArg(err, "batch", why);
   }
-  auto scen = resolveScenario(spec, cat);
+  MoeLayout layout;
+  if (const int bad = moeLayoutOptions(p->value("--ep"), p->value("--expert-imbalance"),
+                                       p->flag("--dp-attention"), p->number("--redundant-experts"),
+                                       layout, err))
+    return bad;
+  auto scen = resolveScenario(spec, layout, cat);
   if (!scen) return badInput(err, scen.error());
   Scenario& s = *scen;
   if (const int bad = lengthOptions(inputLen, outputLen, s, err)) return bad;

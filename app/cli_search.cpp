@@ -32,7 +32,9 @@ constexpr OptionSpec kSearchModelOption[] = {
 };
 constexpr OptionSpec kSearchSpaceOptions[] = {
     {"--gpus", "LIST|all", "catalog GPU ids or GPU JSON files, comma-separated (default all)"},
-    {"--max-gpus", "N", "GPU counts 1, 2, 4, ... up to N (default 8)"},
+    {"--max-gpus", "N",
+     "GPU counts 1, 2, 4, 8, then whole 8-GPU nodes (16, 24, ..., 128),\n"
+     "then powers of two, up to N (default 8)"},
     {"--schemes", "LIST|all",
      "schemes a layer kind may take (default: those the Deploy tab ticks,\n"
      "the catalog's \"default_for\" deploy: bf16, w8a8-fp8, w8a8-int8,\n"
@@ -103,11 +105,13 @@ GPU-hour (`qfront catalog` shows each with its source and date) unless --price o
       {kSearchModelOption, kRequestShapeOptions, kSearchSpaceOptions, kMemoryOptions,
        kSearchLayoutOptions},
       R"(JSON: space, evaluated (distinct configurations computed), feasible, rejected{memory, load,
-ttft, tpot, gate}, frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention, prefill_tp,
+ttft, tpot, gate}, skipped_dominated (disaggregated pairs a frontier point beat at their
+bounds, not solved), frontier[] and best, each with gpu, gpu_count, tp, replicas, ep, dp_attention, prefill_tp,
 prefill_replicas, prefill_gpu, prefill_schemes{linear, moe, lm_head}, prefill_scheme_id,
 kv_transfer_ms (disaggregated; null otherwise: gpu, tp, replicas and schemes are then the
 decode pool's),
-schemes{linear, moe, lm_head}, kv_dtype, max_batch, ttft_ms, tpot_ms, output_tok_s,
+schemes{linear, moe, lm_head}, kv_dtype, max_batch (a replica's; under DP attention its
+ranks' caps together), ttft_ms, tpot_ms, output_tok_s,
 usd_per_million_output_tokens, usd_per_hour, binding_limit; message when nothing is feasible;
 gate (with --gate: the session, the gates, the passing schemes and the candidates that do not
 pass), null without. best.launch: for vllm, sglang and trtllm, the command that launches the

@@ -28,23 +28,9 @@ constexpr OptionSpec kServingOptions[] = {
     {"--model", "ID|FILE", "catalog model id or a config.json"},
     {"--gpu", "ID|FILE", "catalog GPU id or a GPU JSON file (its calibration block is used)"},
     {"--tp", "N", "GPUs per replica, tensor parallel (default 1)", kTpCheck},
-    {"--ep", "N",
-     "MoE models: spread the routed experts whole over N groups of the\n"
-     "replica's GPUs, each expert split over tp/N (N divides tp and the\n"
-     "experts; default 1, every expert split over all tp)"},
-    {"--dp-attention", "",
-     "MoE models: attention data-parallel over the replica's GPUs (each\n"
-     "its own sequences, whole attention weights and KV; no all-reduce\n"
-     "after attention; all-to-all dispatch and combine when --ep = --tp)"},
-    {"--expert-imbalance", "F",
-     "the busiest GPU's routed-expert work over the mean under --ep > 1\n"
-     "(default 1, uniform routing; 1 to 64)"},
-    {"--redundant-experts", "R",
-     "under --ep > 1, R redundant expert slots as the engines' load balancer\n"
-     "places them (vLLM --num-redundant-experts, SGLang\n"
-     "--ep-num-redundant-experts): --ep divides experts + R; every slot is\n"
-     "stored and read (default 0)",
-     integerIn(0, 1024)},
+};
+
+constexpr OptionSpec kServingSchemeOptions[] = {
     {"--scheme", "S", "scheme of every layer kind (or --linear/--moe/--lm-head)"},
     {"--linear", "S", "scheme of attention, dense MLP, shared experts, router"},
     {"--moe", "S", "... of the routed experts (default: the --linear scheme)"},
@@ -105,8 +91,8 @@ recompute when the cache runs out. Per load, a seeded discrete-event simulation 
 arrivals gives TTFT and TPOT percentiles and throughput; the analytic steady state (what
 `qfront search` uses) is printed beside it.
 )",
-      {kServingOptions, kRequestShapeOptions, kServingLoadOptions, kMemoryOptions,
-       kServingEngineOptions},
+      {kServingOptions, kMoeLayoutOptions, kServingSchemeOptions, kRequestShapeOptions,
+       kServingLoadOptions, kMemoryOptions, kServingEngineOptions},
       R"(Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
 tpot_p99_ms, goodput_req_s (with an SLO), preemptions, and the analytic steady state
 (analytic_output_tok_s, analytic_ttft_ms, analytic_tpot_ms; null when the load exceeds what
@@ -359,27 +345,6 @@ void printReport(const std::string& fmtName, const ServingReport& report, std::o
     printCsv(report, out);
   else
     printTable(report, out);
-}
-
-/// --ep, --expert-imbalance, --dp-attention and --redundant-experts as a MoE layout (checked
-/// with the scenario when it is resolved).
-int moeLayoutOptions(const std::optional<std::string>& ep,
-                     const std::optional<std::string>& imbalance, bool dpAttention,
-                     std::optional<double> redundant, MoeLayout& layout, std::ostream& err) {
-  if (redundant) layout.redundantExperts = static_cast<int>(*redundant);
-  if (ep) {
-    const auto v = parseInt(*ep);
-    if (!v || *v < 1 || *v > 1024)
-      return badArg(err, "ep", "expected an integer from 1 to 1024, found '" + *ep + "'");
-    layout.ep = static_cast<int>(*v);
-  }
-  if (imbalance) {
-    const auto v = parseNumber(*imbalance);
-    if (!v) return badArg(err, "expert-imbalance", "expected a number, found '" + *imbalance + "'");
-    layout.expertImbalance = *v;
-  }
-  layout.dpAttention = dpAttention;
-  return kExitOk;
 }
 
 /// The server's limits and the simulation's settings, as given.

@@ -1,6 +1,7 @@
 #pragma once
-/// What `qfront serving` and `qfront search` share: the request shape (--use-case or
-/// --input-len/--output-len), positive numbers, and a load list (sync | max | R[,R...]).
+/// What `qfront serving`, `qfront search` and `qfront model` share: the request shape
+/// (--use-case or --input-len/--output-len), a MoE replica's layout, positive numbers, and a
+/// load list (sync | max | R[,R...]).
 #include <cmath>
 #include <iomanip>
 #include <optional>
@@ -41,6 +42,48 @@ inline constexpr OptionSpec kMemoryOptions[] = {
     {"--reserve-gib", "G", "activations, CUDA graphs, non-torch memory (default 6.0)",
      numberIn(0, 1e300, false, "a non-negative number")},
 };
+
+/// A MoE replica's layout (docs/model.md, "Expert parallelism and DP attention").
+inline constexpr OptionSpec kMoeLayoutOptions[] = {
+    {"--ep", "N",
+     "MoE models: spread the routed experts whole over N groups of the\n"
+     "replica's GPUs, each expert split over tp/N (N divides tp and the\n"
+     "experts; default 1, every expert split over all tp)"},
+    {"--dp-attention", "",
+     "MoE models: attention and the dense part data-parallel over the\n"
+     "replica's GPUs (each its own sequences and scheduler, whole dense\n"
+     "weights and KV; all-to-all dispatch and combine when --ep = --tp)"},
+    {"--expert-imbalance", "F",
+     "the busiest GPU's routed-expert work over the mean under --ep > 1\n"
+     "(default 1, uniform routing; 1 to 64)"},
+    {"--redundant-experts", "R",
+     "under --ep > 1, R redundant expert slots as the engines' load balancer\n"
+     "places them (vLLM --num-redundant-experts, SGLang\n"
+     "--ep-num-redundant-experts): --ep divides experts + R; every slot is\n"
+     "stored and read (default 0)",
+     integerIn(0, 1024)},
+};
+
+/// --ep, --expert-imbalance, --dp-attention and --redundant-experts as a MoE layout (checked
+/// with the scenario when it is resolved).
+inline int moeLayoutOptions(const std::optional<std::string>& ep,
+                            const std::optional<std::string>& imbalance, bool dpAttention,
+                            std::optional<double> redundant, MoeLayout& layout, std::ostream& err) {
+  if (redundant) layout.redundantExperts = static_cast<int>(*redundant);
+  if (ep) {
+    const auto v = parseInt(*ep);
+    if (!v || *v < 1 || *v > 1024)
+      return badArg(err, "ep", "expected an integer from 1 to 1024, found '" + *ep + "'");
+    layout.ep = static_cast<int>(*v);
+  }
+  if (imbalance) {
+    const auto v = parseNumber(*imbalance);
+    if (!v) return badArg(err, "expert-imbalance", "expected a number, found '" + *imbalance + "'");
+    layout.expertImbalance = *v;
+  }
+  layout.dpAttention = dpAttention;
+  return kExitOk;
+}
 
 /// A positive finite number for option `field` (without the dashes); prints the error and sets
 /// rc when it is not one.

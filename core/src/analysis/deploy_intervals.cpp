@@ -81,11 +81,12 @@ Result<DeployIntervals> deployIntervals(const DeploySpace& sp, const DeployOptio
   q.inputLen = o.workload.inputTokens;
   q.outputLen = o.workload.outputTokens;
   q.maxBatch = c.maxBatch;
-  q.tokenBudget = std::max(sp.tokenBudget, static_cast<double>(c.maxBatch));
+  const double ranks = schedulerRanks(c.tp, c.dpAttention);
+  q.tokenBudget = std::max(sp.tokenBudget * ranks, static_cast<double>(c.maxBatch));
   if (sp.speculation) {
     // The draft's constants move with the target's; each decode takes k + 1 budget tokens.
     q.speculation = deploySpeculation(sp, *gpu, c.tp, kvBytesForDtype(c.kvDtype), o.workload);
-    q.tokenBudget = std::max(sp.tokenBudget,
+    q.tokenBudget = std::max(sp.tokenBudget * ranks,
                              static_cast<double>(c.maxBatch) * (sp.speculation->draftTokens + 1));
   }
   const double replicas = static_cast<double>(c.replicas);

@@ -118,6 +118,13 @@ class Frontier {
     m_lat.insert(m_lat.begin() + static_cast<std::ptrdiff_t>(begin), latency);
     m_cfg.insert(m_cfg.begin() + static_cast<std::ptrdiff_t>(begin), c);
   }
+  /// Whether a point at most as slow and at most as dear as (latency, cost) is held: one
+  /// offer() would turn away.
+  [[nodiscard]] bool beats(double latency, double cost) const {
+    const auto idx = static_cast<std::size_t>(
+        std::upper_bound(m_lat.begin(), m_lat.end(), latency) - m_lat.begin());
+    return idx > 0 && m_cfg[idx - 1].usdPerMillionOutputTokens <= cost;
+  }
   std::vector<DeployConfig> take() { return std::move(m_cfg); }
 
  private:
@@ -338,11 +345,11 @@ void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const Ser
 /// `decodeGpu`), the KV moved between them. The decode pool's batch cap is left for the caller.
 DisaggPools makePools(const DeploySpace& sp, const GpuSpec& prefillGpu, const GpuSpec& decodeGpu,
                       double inputTokens, const EngineServing& pe, int prefillTp, int pGpus,
-                      const EngineServing& de, int decodeTp, int dGpus) {
+                      const EngineServing& de, int decodeTp, int dGpus, int prefillRanks) {
   DisaggPools pools;
   pools.prefill = &pe.steps;
   pools.prefillReplicas = pGpus / prefillTp;
-  pools.prefillBudget = std::max(sp.tokenBudget, 1.0);
+  pools.prefillBudget = std::max(sp.tokenBudget, 1.0) * prefillRanks;
   pools.decode = &de.steps;
   pools.decodeReplicas = dGpus / decodeTp;
   pools.decodeLimits.kvCapacityTokens = de.kvCapacityTokens;
@@ -359,15 +366,40 @@ DisaggState disaggAtLoad(const DeployOptions& o, const DisaggPools& pools) {
              : disaggAtRate(pools, o.workload, o.load.requestsPerS);
 }
 
-/// Judges one disaggregated deployment against the load, the SLOs and the gates.
-void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const DeployConfig& proto,
-                        double pricePerGpu, Tally& t) {
+/// Judges one disaggregated deployment against the load, the SLOs and the gates. A pair the
+/// frontier already beats at its bounds (its cost at its most throughput, its latency with one
+/// request in flight) is skipped unsolved: it could not join the frontier.
+void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const PrefillRates& pr,
+                        const DecodeSide& side, const DeployConfig& proto, double pricePerGpu,
+                        Tally& t) {
   DeployResult& res = t.res;
+  const DisaggBounds b = disaggBounds(pools, o.workload, pr, side);
+  double mostRequestsPerS = b.maxRequestsPerS;
+  if (o.load.kind == DeployLoad::Kind::Rate) mostRequestsPerS = o.load.requestsPerS;
+  if (o.load.kind == DeployLoad::Kind::Sync) {
+    mostRequestsPerS = 1.0 / (b.minTtftS + std::max(o.workload.outputTokens - 1, 0.0) * b.minTpotS);
+  }
+  // A rate beyond the saturated one is rejected below, where the load's tally is kept.
+  const bool stableAtBest =
+      o.load.kind != DeployLoad::Kind::Rate || o.load.requestsPerS < b.maxRequestsPerS;
+  if (stableAtBest && mostRequestsPerS > 0) {
+    const double leastCost = pricePerGpu * static_cast<double>(proto.gpuCount) / 3600.0 /
+                             (mostRequestsPerS * o.workload.outputTokens) * 1e6;
+    const double leastLatencyMs = (o.axis == LatencyAxis::Tpot ? b.minTpotS : b.minTtftS) * 1e3;
+    if (t.front.beats(leastLatencyMs, leastCost)) {
+      ++res.skippedDominated;
+      return;
+    }
+  }
   ++res.evaluated;
-  const DisaggState st = disaggAtLoad(o, pools);
+  const DisaggState st = o.load.kind == DeployLoad::Kind::Sync
+                             ? disaggSynchronous(pools, o.workload, pr, side)
+                         : o.load.kind == DeployLoad::Kind::Max
+                             ? disaggSaturated(pools, o.workload, pr, side)
+                             : disaggAtRate(pools, o.workload, o.load.requestsPerS, pr, side);
   if (!st.stable || !(st.outputTokPerS > 0)) {
     ++res.rejectedLoad;
-    t.bestCapacity = std::max(t.bestCapacity, disaggSaturated(pools, o.workload).requestsPerS);
+    t.bestCapacity = std::max(t.bestCapacity, b.maxRequestsPerS);
     return;
   }
   judge(o, proto, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu, st.bindingLimit, t);
@@ -449,7 +481,9 @@ std::vector<PrefillOption> prefillOptions(const DeploySpace& sp, const DeployOpt
   std::vector<PrefillOption> all;
   for (const auto& e : engines) {
     if (o.gate && !o.gate(schemesOf(*e.as))) continue;
-    const PrefillRates r = prefillRates(e.eng.steps, std::max(sp.tokenBudget, 1.0), o.workload);
+    const PrefillRates r = prefillRates(
+        e.eng.steps, std::max(sp.tokenBudget, 1.0) * schedulerRanks(e.tp, e.layout.dpAttention),
+        o.workload);
     for (int g : counts) {
       if (g % e.tp == 0 && g < sp.maxGpus) all.push_back(PrefillOption{&e, g, r});
     }
@@ -477,8 +511,8 @@ std::vector<PrefillOption> prefillOptions(const DeploySpace& sp, const DeployOpt
 
 /// Every disaggregated deployment: a prefill pool and a decode pool, each of any GPU of the
 /// space, scheme assignment and TP (one engine each, built once per KV dtype), each pool's
-/// GPUs a power of two, both together at most maxGpus, at every batch cap of the decode pool.
-/// Prefill pools are paired as prefillOptions keeps them.
+/// GPUs one of deployGpuCounts, both together at most maxGpus, at every batch cap of the decode
+/// pool. Prefill pools are paired as prefillOptions keeps them.
 std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOptions& o,
                                          const std::vector<double>& kvBytes,
                                          const std::vector<Assignment>& assigns,
@@ -506,9 +540,10 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
     for (const auto& gpu : sp.gpus) {
       for (const auto& as : assigns) {
         for (int tp : counts) {
-          if ((tp > 1 && !gpu.nvlinkGBps) || checkTensorParallel(sp.model, tp)) continue;
+          if (tp > 1 && !gpu.nvlinkGBps) continue;
           // Each pool takes any MoE layout at its TP, as an aggregated replica does.
           for (const MoeLayout& lay : moeLayouts(sp, tp)) {
+            if (checkTensorParallel(sp.model, tp, lay.dpAttention, lay.ep)) continue;
             auto eng =
                 engineServing(deployScenario(sp, gpu, tp, kvBytes[ki], o.workload, lay), as.a);
             if (!eng) return eng.error();
@@ -532,11 +567,24 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
       const double decodePrice = *d.gpu->pricePerGpuHourUsd;
       for (int dGpus : counts) {
         if (dGpus % d.tp != 0) continue;
+        // The decode pool's side at each cap, shared by every prefill pool it pairs with.
+        std::vector<DecodeSide> sides;
+        {
+          DisaggPools dp;
+          dp.decode = &d.eng.steps;
+          dp.decodeReplicas = dGpus / d.tp;
+          dp.decodeLimits.kvCapacityTokens = d.eng.kvCapacityTokens;
+          for (int cap : sp.batchCaps) {
+            dp.decodeLimits.maxBatch = cap * schedulerRanks(d.tp, d.layout.dpAttention);
+            sides.push_back(decodeSide(dp, o.workload));
+          }
+        }
         for (const auto& p : prefill) {
           if (p.gpus + dGpus > sp.maxGpus) continue;
           const PoolEngine& pe = *p.e;
-          DisaggPools pools =
-              makePools(sp, *pe.gpu, *d.gpu, I, pe.eng, pe.tp, p.gpus, d.eng, d.tp, dGpus);
+          DisaggPools pools = makePools(sp, *pe.gpu, *d.gpu, I, pe.eng, pe.tp, p.gpus, d.eng, d.tp,
+                                        dGpus, schedulerRanks(pe.tp, pe.layout.dpAttention));
+          const int decodeRanks = schedulerRanks(d.tp, d.layout.dpAttention);
           DeployConfig proto;
           proto.gpu = d.gpu->id;
           proto.tp = d.tp;
@@ -558,10 +606,10 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           // judge prices GPUs at one rate: the pools' mean.
           const double pricePerGpu =
               (*pe.gpu->pricePerGpuHourUsd * p.gpus + decodePrice * dGpus) / proto.gpuCount;
-          for (int cap : sp.batchCaps) {
-            pools.decodeLimits.maxBatch = cap;
-            proto.maxBatch = cap;
-            offerDisaggregated(o, pools, proto, pricePerGpu, t);
+          for (std::size_t ci = 0; ci < sp.batchCaps.size(); ++ci) {
+            pools.decodeLimits.maxBatch = sp.batchCaps[ci] * decodeRanks;
+            proto.maxBatch = pools.decodeLimits.maxBatch;
+            offerDisaggregated(o, pools, p.rates, sides[ci], proto, pricePerGpu, t);
           }
         }
       }
@@ -572,12 +620,34 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
 
 }  // namespace
 
+int schedulerRanks(int tp, bool dpAttention) {
+  return dpAttention ? std::max(1, tp) : 1;
+}
+
+std::vector<int> deployGpuCounts(int maxGpus) {
+  std::vector<int> counts;
+  for (int c = 1; c <= std::min(maxGpus, kDefaultNvlinkDomainGpus); c *= 2) counts.push_back(c);
+  // Whole nodes up to 16 of them (the widest expert-parallel replicas run: EP 72 to 144),
+  // then powers of two, so the space stays in proportion to the largest count's log.
+  constexpr int kWholeNodesUpTo = 16 * kDefaultNvlinkDomainGpus;
+  for (int c = 2 * kDefaultNvlinkDomainGpus; c <= std::min(maxGpus, kWholeNodesUpTo);
+       c += kDefaultNvlinkDomainGpus)
+    counts.push_back(c);
+  for (int c = 2 * kWholeNodesUpTo; c <= maxGpus; c *= 2) counts.push_back(c);
+  return counts;
+}
+
 std::vector<MoeLayout> moeLayouts(const DeploySpace& sp, int tp) {
   std::vector<MoeLayout> out{{1, false}};
   if (!sp.moeParallel || !sp.model.isMoe()) return out;
   const int experts = static_cast<int>(sp.model.experts);
+  std::vector<int> degrees;
   for (int ep = 1; ep <= tp; ep *= 2) {
-    if (tp % ep != 0) continue;
+    if (tp % ep == 0) degrees.push_back(ep);
+  }
+  // A replica of whole nodes (24, 72 GPUs) also spreads the experts over every GPU.
+  if (degrees.back() != tp) degrees.push_back(tp);
+  for (int ep : degrees) {
     // An EP degree that does not divide the experts takes the fewest redundant slots that
     // make it divide experts + slots, as the engines' load balancer places them.
     MoeLayout lay{ep, false};
@@ -671,7 +741,8 @@ Result<DisaggState> disaggregatedState(const DeploySpace& sp, const DeployOption
     return Error{"", "", "gpu_count", "a pool of the deployment does not fit in memory"};
   }
   DisaggPools pools = makePools(sp, *pg, *dg, o.workload.inputTokens, *pe, c.prefillTp,
-                                c.prefillTp * c.prefillReplicas, *de, c.tp, c.tp * c.replicas);
+                                c.prefillTp * c.prefillReplicas, *de, c.tp, c.tp * c.replicas,
+                                schedulerRanks(c.prefillTp, c.prefillDpAttention));
   pools.decodeLimits.maxBatch = c.maxBatch;
   return disaggAtLoad(o, pools);
 }
@@ -681,8 +752,7 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
   if (auto e = checkSearch(sp, o, kvBytes)) return *e;
 
   const auto assigns = assignments(sp);
-  std::vector<int> counts;
-  for (int c = 1; c <= sp.maxGpus; c *= 2) counts.push_back(c);
+  const std::vector<int> counts = deployGpuCounts(sp.maxGpus);
 
   Tally t;
   DeployResult& res = t.res;
@@ -695,11 +765,13 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
       // Replica options at this TP: every count that is a multiple of it.
       std::vector<int> replicaOptions;
       for (int c : counts)
-        if (c >= tp) replicaOptions.push_back(c / tp);
+        if (c % tp == 0) replicaOptions.push_back(c / tp);
       const auto perCurve = static_cast<std::int64_t>(replicaOptions.size() * sp.batchCaps.size());
-      const bool tpPossible =
-          (tp == 1 || gpu.nvlinkGBps.has_value()) && !checkTensorParallel(sp.model, tp).has_value();
+      const bool linked = tp == 1 || gpu.nvlinkGBps.has_value();
       for (const MoeLayout& lay : moeLayouts(sp, tp)) {
+        // DP attention leaves the heads whole: TP 72 runs DeepSeek-V3's 128 heads so.
+        const bool tpPossible =
+            linked && !checkTensorParallel(sp.model, tp, lay.dpAttention, lay.ep).has_value();
         for (std::size_t ki = 0; ki < sp.kvDtypes.size(); ++ki) {
           for (const auto& as : assigns) {
             res.space += perCurve;
@@ -722,11 +794,14 @@ Result<DeployResult> searchDeployments(const DeploySpace& sp, const DeployOption
               }
               *eng = std::move(*se);
             }
-            for (int cap : sp.batchCaps) {
+            // Under DP attention each GPU schedules its own: caps and budget are a rank's.
+            const int ranks = schedulerRanks(tp, lay.dpAttention);
+            for (int rankCap : sp.batchCaps) {
+              const int cap = rankCap * ranks;
               ServingLimits lim;
               lim.maxBatch = cap;
               // Every running sequence's decode (k + 1 verify tokens under speculation) fits.
-              lim.tokenBudget = std::max(sp.tokenBudget,
+              lim.tokenBudget = std::max(sp.tokenBudget * ranks,
                                          static_cast<double>(cap) * eng->steps.decodeTokensPerSeq);
               lim.kvCapacityTokens = eng->kvCapacityTokens;
               DeployConfig proto;
@@ -814,6 +889,7 @@ Json deployResultToJson(const DeployResult& r, const DeployOptions& o) {
                    {"ttft", r.rejectedTtft},
                    {"tpot", r.rejectedTpot},
                    {"gate", r.rejectedGate}};
+  j["skipped_dominated"] = r.skippedDominated;
   j["frontier"] = Json::array();
   for (const auto& c : r.frontier) j["frontier"].push_back(configJson(c));
   j["best"] = r.best ? configJson(*r.best) : Json(nullptr);

@@ -36,14 +36,33 @@ double decodeRate(const DisaggPools& p, const ServingWorkload& w, double n) {
   return n / (steps * decodeStep(p, w, n));
 }
 
-/// The concurrency at which a decode replica completes `rate` requests per second (bisection:
-/// the completion rate rises with the sequences run).
+/// The concurrency at which a decode replica completes `rate` requests per second, to 1e-12
+/// of it: the completion rate rises with the sequences run, so the root stays bracketed;
+/// false position with the Illinois step (the end that stays has its value halved) takes a
+/// handful of step evaluations where bisection took 60. The bracket's upper end is returned
+/// (a concurrency that completes at least `rate`).
 double decodeConcurrencyAt(const DisaggPools& p, const ServingWorkload& w, double rate,
                            double nMax) {
   double lo = 0, hi = nMax;
-  for (int i = 0; i < 60; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (decodeRate(p, w, mid) < rate ? lo : hi) = mid;
+  double fLo = -rate, fHi = decodeRate(p, w, hi) - rate;
+  if (!(fHi > 0)) return hi;
+  int kept = 0;  // which end stayed last time: -1 low, +1 high
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(1.0, hi); ++i) {
+    double mid = (lo * fHi - hi * fLo) / (fHi - fLo);
+    if (!(mid > lo && mid < hi)) mid = 0.5 * (lo + hi);
+    const double f = decodeRate(p, w, mid) - rate;
+    if (f == 0) return mid;
+    if (f < 0) {
+      lo = mid;
+      fLo = f;
+      if (kept == 1) fHi *= 0.5;
+      kept = 1;
+    } else {
+      hi = mid;
+      fHi = f;
+      if (kept == -1) fLo *= 0.5;
+      kept = -1;
+    }
   }
   return hi;
 }
@@ -51,6 +70,12 @@ double decodeConcurrencyAt(const DisaggPools& p, const ServingWorkload& w, doubl
 double tpotWith(const DisaggPools& p, const ServingWorkload& w, double n) {
   const double gaps = std::max(w.outputTokens - 1, 1.0);
   return decodeStep(p, w, std::max(n, 1.0)) + p.kvTransferS / gaps;
+}
+
+/// decodeStep at one sequence is the decode side's stepAtOne: the same sum.
+double tpotAtOne(const DisaggPools& p, const ServingWorkload& w, const DecodeSide& d) {
+  const double gaps = std::max(w.outputTokens - 1, 1.0);
+  return d.stepAtOne + p.kvTransferS / gaps;
 }
 
 }  // namespace
@@ -76,26 +101,42 @@ double kvTransferS(const GpuSpec& gpu, double groupBytesPerToken, double tokens,
   const double bytes = groupBytesPerToken * tokens;
   const int lanes = std::max(1, std::min(prefillTp, decodeTp));
   const bool oneNode =
-      sameGpu && totalGpus <= kGpusPerNode && gpu.nvlinkGBps && *gpu.nvlinkGBps > 0;
-  const double perLane = oneNode ? *gpu.nvlinkGBps * 1e9 / 2 : kNetworkBytesPerSPerGpu;
+      sameGpu && totalGpus <= gpu.nvlinkDomainGpus && gpu.nvlinkGBps && *gpu.nvlinkGBps > 0;
+  const double perLane = oneNode ? *gpu.nvlinkGBps * 1e9 / 2 : gpu.networkGBps * 1e9;
   return bytes / (perLane * lanes);
 }
 
-DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w) {
+DecodeSide decodeSide(const DisaggPools& p, const ServingWorkload& w) {
+  DecodeSide d;
+  d.nMax = decodeMax(p, w, &d.kvBound);
+  if (d.nMax >= 1) d.rateMax = decodeRate(p, w, d.nMax) * p.decodeReplicas;
+  d.stepAtOne = decodeStep(p, w, 1.0);
+  return d;
+}
+
+DisaggBounds disaggBounds(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
+                          const DecodeSide& d) {
+  DisaggBounds b;
+  if (d.nMax >= 1) b.maxRequestsPerS = std::min(pr.perReplica * p.prefillReplicas, d.rateMax);
+  b.minTtftS = p.prefill->requestOverheadS + pr.aloneS;
+  b.minTpotS = tpotAtOne(p, w, d);
+  return b;
+}
+
+DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
+                            const DecodeSide& d) {
   DisaggState s;
-  const PrefillRates pr = prefillRates(p, w);
-  bool kvBound = false;
-  const double nMax = decodeMax(p, w, &kvBound);
+  const double nMax = d.nMax;
   if (!(nMax >= 1)) {
     s.stable = false;
     s.bindingLimit = "KV cache";
     return s;
   }
   const double prefillRate = pr.perReplica * p.prefillReplicas;
-  const double decodeRateMax = decodeRate(p, w, nMax) * p.decodeReplicas;
+  const double decodeRateMax = d.rateMax;
   s.requestsPerS = std::min(prefillRate, decodeRateMax);
   s.bindingLimit =
-      prefillRate < decodeRateMax ? "prefill pool" : (kvBound ? "KV cache" : "batch cap");
+      prefillRate < decodeRateMax ? "prefill pool" : (d.kvBound ? "KV cache" : "batch cap");
   s.decodeConcurrency = prefillRate < decodeRateMax
                             ? decodeConcurrencyAt(p, w, s.requestsPerS / p.decodeReplicas, nMax)
                             : nMax;
@@ -103,12 +144,17 @@ DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w) {
   // At saturation the queue is unbounded: TTFT is the prefill from admission, as the
   // aggregated model gives it.
   s.ttftS = p.prefill->requestOverheadS + pr.aloneS;
-  s.tpotS = tpotWith(p, w, s.decodeConcurrency);
+  s.tpotS = s.decodeConcurrency > 1 ? tpotWith(p, w, s.decodeConcurrency) : tpotAtOne(p, w, d);
   return s;
 }
 
-DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS) {
-  DisaggState sat = disaggSaturated(p, w);
+DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w) {
+  return disaggSaturated(p, w, prefillRates(p, w), decodeSide(p, w));
+}
+
+DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
+                         const PrefillRates& pr, const DecodeSide& d) {
+  DisaggState sat = disaggSaturated(p, w, pr, d);
   DisaggState s;
   if (!sat.stable || !(requestsPerS < sat.requestsPerS)) {
     s.stable = false;
@@ -116,7 +162,6 @@ DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double 
     s.ttftS = std::numeric_limits<double>::infinity();
     return s;
   }
-  const PrefillRates pr = prefillRates(p, w);
   // The prefill pool as an M/D/1 queue per replica (service: a full budget's share).
   const double mu = pr.perReplica;
   const double rho = requestsPerS / p.prefillReplicas / mu;
@@ -124,29 +169,36 @@ DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double 
   s.requestsPerS = requestsPerS;
   s.outputTokPerS = requestsPerS * w.outputTokens;
   s.ttftS = p.prefill->requestOverheadS + waitS + pr.aloneS;
-  s.decodeConcurrency =
-      decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, decodeMax(p, w, nullptr));
-  s.tpotS = tpotWith(p, w, s.decodeConcurrency);
+  s.decodeConcurrency = decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, d.nMax);
+  s.tpotS = s.decodeConcurrency > 1 ? tpotWith(p, w, s.decodeConcurrency) : tpotAtOne(p, w, d);
   s.bindingLimit = sat.bindingLimit;
   return s;
 }
 
-DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w) {
+DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS) {
+  return disaggAtRate(p, w, requestsPerS, prefillRates(p, w), decodeSide(p, w));
+}
+
+DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w,
+                              const PrefillRates& pr, const DecodeSide& d) {
   DisaggState s;
-  if (!(decodeMax(p, w, nullptr) >= 1)) {
+  if (!(d.nMax >= 1)) {
     s.stable = false;
     s.bindingLimit = "KV cache";
     return s;
   }
-  const PrefillRates pr = prefillRates(p, w);
   s.ttftS = p.prefill->requestOverheadS + pr.aloneS;
   s.decodeConcurrency = 1;
-  s.tpotS = tpotWith(p, w, 1);
+  s.tpotS = tpotAtOne(p, w, d);
   const double e2e = s.ttftS + std::max(w.outputTokens - 1, 0.0) * s.tpotS;
   s.requestsPerS = 1 / e2e;
   s.outputTokPerS = s.requestsPerS * w.outputTokens;
   s.bindingLimit = "one request at a time";
   return s;
+}
+
+DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w) {
+  return disaggSynchronous(p, w, prefillRates(p, w), decodeSide(p, w));
 }
 
 }  // namespace qf

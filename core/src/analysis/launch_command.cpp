@@ -78,6 +78,12 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
   const bool fp8Kv = asciiLower(c.kvDtype).rfind("fp8", 0) == 0;
   const std::string batch = std::to_string(c.maxBatch);
   const std::string tokens = sigFigs(std::round(s.tokenBudget), 6);
+  // Under DP attention the replica's cap is its ranks' together, and the token budget a
+  // rank's (schedulerRanks): vLLM and TensorRT-LLM take both per rank, SGLang both in total
+  // (it divides --chunked-prefill-size by --dp-size).
+  const int ranks = schedulerRanks(c.tp, c.dpAttention);
+  const std::string rankBatch = std::to_string(std::max(1, c.maxBatch / ranks));
+  const std::string allTokens = sigFigs(std::round(s.tokenBudget) * ranks, 6);
   const std::string len = s.maxModelLen > 0 ? std::to_string(s.maxModelLen) : std::string();
   std::vector<LaunchCommand> out;
   for (const char* engine : {"vllm", "sglang", "trtllm"}) {
@@ -115,7 +121,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
                            " GPUs of the replica (EP " + std::to_string(c.tp) +
                            "); the model priced EP " + std::to_string(c.ep) +
                            ": SGLang's --ep-size sets it");
-      cmd << " --max-num-seqs " << batch << " --max-num-batched-tokens " << tokens
+      cmd << " --max-num-seqs " << rankBatch << " --max-num-batched-tokens " << tokens
           << " --gpu-memory-utilization " << sigFigs(s.memUtil, 6);
       if (!len.empty()) cmd << " --max-model-len " << len;
       if (fp8Kv) cmd << " --kv-cache-dtype fp8";
@@ -132,9 +138,12 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
         cmd << " --dp-size " << c.replicas;
       }
       if (c.ep > 1) cmd << " --ep-size " << c.ep;
+      // The dense MLP and shared experts data-parallel too, as the model prices DP attention
+      // (SGLang splits them over the replica's GPUs otherwise).
+      if (c.dpAttention) cmd << " --moe-dense-tp-size 1";
       if (c.redundantExperts > 0)
         cmd << " --enable-eplb --ep-num-redundant-experts " << c.redundantExperts;
-      cmd << " --max-running-requests " << batch << " --chunked-prefill-size " << tokens
+      cmd << " --max-running-requests " << batch << " --chunked-prefill-size " << allTokens
           << " --mem-fraction-static " << sigFigs(s.memUtil, 6);
       if (!len.empty()) cmd << " --context-length " << len;
       if (fp8Kv) cmd << " --kv-cache-dtype fp8_e4m3";
@@ -142,7 +151,7 @@ std::vector<LaunchCommand> launchCommands(const DeployConfig& c, const ModelArch
     } else {
       cmd << "trtllm-serve " << k.argument << " --tp_size " << c.tp;
       if (c.ep > 1) cmd << " --ep_size " << c.ep;
-      cmd << " --max_batch_size " << batch << " --max_num_tokens " << tokens
+      cmd << " --max_batch_size " << rankBatch << " --max_num_tokens " << tokens
           << " --kv_cache_free_gpu_memory_fraction 0.9";
       if (!len.empty()) cmd << " --max_seq_len " << len;
       // Settings without a trtllm-serve flag go in its extra LLM API options file.

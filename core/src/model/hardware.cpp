@@ -177,6 +177,25 @@ Result<GpuSpec> parseGpu(const Json& j, const std::string& file, const std::stri
       return *err;
   }
   g.nvlinkGBps = *nv;
+  auto domain = rd.optNumber(j, pointer, "nvlink_domain_gpus");
+  if (!domain) return domain.error();
+  if (domain->has_value()) {
+    if (auto err = inRange(**domain, base + "/nvlink_domain_gpus", "nvlink_domain_gpus",
+                           kGpuNvlinkDomainRange))
+      return *err;
+    if (**domain != std::floor(**domain)) {
+      return rd.error(base + "/nvlink_domain_gpus", "nvlink_domain_gpus",
+                      "expected a whole number of GPUs");
+    }
+    g.nvlinkDomainGpus = static_cast<int>(**domain);
+  }
+  auto net = rd.optNumber(j, pointer, "network_gbs");
+  if (!net) return net.error();
+  if (net->has_value()) {
+    if (auto err = inRange(**net, base + "/network_gbs", "network_gbs", kGpuNetworkGBpsRange))
+      return *err;
+    g.networkGBps = **net;
+  }
   auto price = rd.optNumber(j, pointer, "price_per_hour");
   if (!price) return price.error();
   if (price->has_value() && **price < 0) {
@@ -262,6 +281,14 @@ Result<GpuCalibration> parseGpuCalibration(const Json& j, const std::string& fil
       if (auto e =
               numberMap(v, ptr, field, 0, true, kMaxEfficiency, c.attentionBandwidthEfficiency))
         return *e;
+      // Keyed by the KV cache dtypes the engine prices: a typo ("fp16", "FP8") would
+      // otherwise be kept and never read.
+      for (const auto& [kv, x] : c.attentionBandwidthEfficiency) {
+        if (kv != "fp8" && kv != "bf16") {
+          return rd.error(ptr + "/" + kv, field + "." + kv,
+                          "unknown KV cache dtype; expected fp8 or bf16");
+        }
+      }
     } else if (key == "residuals" && !v.is_object() && !v.is_null()) {
       return rd.error(ptr, field, std::string("expected an object, found ") + v.type_name());
     } else {
@@ -321,6 +348,10 @@ std::optional<Error> checkGpu(const GpuSpec& g, const std::string& pointer) {
   if (g.nvlinkGBps) {
     if (auto e = figureInRange(*g.nvlinkGBps, pointer, "nvlink_gbs", kGpuNvlinkGBpsRange)) return e;
   }
+  if (auto e =
+          figureInRange(g.nvlinkDomainGpus, pointer, "nvlink_domain_gpus", kGpuNvlinkDomainRange))
+    return e;
+  if (auto e = figureInRange(g.networkGBps, pointer, "network_gbs", kGpuNetworkGBpsRange)) return e;
   if (g.pricePerGpuHourUsd) {
     if (auto e = figureInRange(*g.pricePerGpuHourUsd, pointer, "price_per_hour", kGpuPriceRange))
       return e;
@@ -342,6 +373,10 @@ Json gpuToJson(const GpuSpec& g) {
   j["tensor_tflops"] = tt;
   j["vector_fp32_tflops"] = g.vectorFp32Tflops;
   j["nvlink_gbs"] = g.nvlinkGBps ? Json(*g.nvlinkGBps) : Json(nullptr);
+  // Written where they differ from the defaults, so files and sessions without them read the
+  // same and are written back unchanged.
+  if (g.nvlinkDomainGpus != kDefaultNvlinkDomainGpus) j["nvlink_domain_gpus"] = g.nvlinkDomainGpus;
+  if (g.networkGBps != kDefaultNetworkGBps) j["network_gbs"] = g.networkGBps;
   j["price_per_hour"] = g.pricePerGpuHourUsd ? Json(*g.pricePerGpuHourUsd) : Json(nullptr);
   j["price_source"] = g.priceSource;
   j["source"] = g.source;

@@ -23,7 +23,9 @@ std::optional<std::string> tpMismatch(const ModelArch& m, std::int64_t tp, bool 
       return num(m.kvHeads) + " KV heads (neither split evenly nor replicated whole)";
     }
   }
-  if (m.intermediate > 0 && m.intermediate % tp != 0) return "MLP width of " + num(m.intermediate);
+  // Under DP attention each GPU runs the dense MLP whole.
+  if (!dpAttention && m.intermediate > 0 && m.intermediate % tp != 0)
+    return "MLP width of " + num(m.intermediate);
   const std::int64_t expertSplit = ep > 0 && tp % ep == 0 ? tp / ep : tp;
   if (m.isMoe() && m.expertWidth > 0 && m.expertWidth % expertSplit != 0)
     return "expert width of " + num(m.expertWidth);
@@ -92,6 +94,18 @@ std::optional<Error> checkTensorParallel(const ModelArch& model, int tp) {
                    " (serving engines shard them evenly over the GPUs); degrees that do: " + ok};
 }
 
+std::optional<Error> checkTensorParallel(const ModelArch& model, int tp, bool dpAttention, int ep) {
+  if (!dpAttention && ep <= 1) return checkTensorParallel(model, tp);
+  if (tp < 1) return Error{"", "", "tp", "tensor-parallel degree must be at least 1"};
+  if (const auto why = tpMismatch(model, tp, dpAttention, ep)) {
+    const std::string name = model.name.empty() ? model.id : model.name;
+    return Error{"", "", "tp",
+                 "tensor-parallel degree " + std::to_string(tp) + " does not split " + name +
+                     "'s " + *why + " under this expert-parallel layout"};
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> checkRequestLength(const ModelArch& model, double inputTokens,
                                         double outputTokens) {
   const double total = inputTokens + outputTokens;
@@ -113,13 +127,7 @@ std::optional<Error> validateScenario(const Scenario& s) {
   // layout itself holds.
   if (s.dpAttention || s.ep > 1) {
     if (auto e = checkMoeParallel(s)) return e;
-    if (s.tp < 1) return Error{"", "", "tp", "tensor-parallel degree must be at least 1"};
-    if (const auto why = tpMismatch(s.model, s.tp, s.dpAttention, s.ep)) {
-      const std::string name = s.model.name.empty() ? s.model.id : s.model.name;
-      return Error{"", "", "tp",
-                   "tensor-parallel degree " + std::to_string(s.tp) + " does not split " + name +
-                       "'s " + *why + " under this expert-parallel layout"};
-    }
+    if (auto e = checkTensorParallel(s.model, s.tp, s.dpAttention, s.ep)) return e;
   } else if (auto e = checkTensorParallel(s.model, s.tp)) {
     return e;
   } else if (auto e2 = checkMoeParallel(s)) {

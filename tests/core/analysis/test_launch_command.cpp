@@ -130,6 +130,8 @@ TEST_CASE("launch lines for expert parallelism and DP attention use each engine'
   // SGLang: --dp-size equal to the TP size with --enable-dp-attention, and --ep-size.
   CHECK(lc[1].command.find("--tp-size 8 --dp-size 8 --enable-dp-attention --ep-size 8") !=
         std::string::npos);
+  // ... and the dense MLP and shared experts data-parallel, as the model prices DP attention.
+  CHECK(lc[1].command.find("--ep-size 8 --moe-dense-tp-size 1") != std::string::npos);
   // TensorRT-LLM: --ep_size, and attention DP in the extra options file with the FP8 KV.
   CHECK(lc[2].command.find("--tp_size 8 --ep_size 8") != std::string::npos);
   CHECK(lc[2].command.find("--extra_llm_api_options extra_options.yml") != std::string::npos);
@@ -138,6 +140,12 @@ TEST_CASE("launch lines for expert parallelism and DP attention use each engine'
            n.find("kv_cache_config: {dtype: fp8}") != std::string::npos;
   });
   CHECK(named);
+  // The replica's cap of 256 is its 8 ranks' together: vLLM and TensorRT-LLM take a rank's
+  // (32) and its token budget; SGLang the total and a budget it divides by --dp-size.
+  CHECK(lc[0].command.find("--max-num-seqs 32 --max-num-batched-tokens 8192") != std::string::npos);
+  CHECK(lc[1].command.find("--max-running-requests 256 --chunked-prefill-size 65536") !=
+        std::string::npos);
+  CHECK(lc[2].command.find("--max_batch_size 32 --max_num_tokens 8192") != std::string::npos);
   // EP 4 of 8 GPUs: vLLM cannot split experts in groups, and says so; SGLang can.
   c.ep = 4;
   c.dpAttention = false;
@@ -150,6 +158,7 @@ TEST_CASE("launch lines for expert parallelism and DP attention use each engine'
   CHECK(said);
   CHECK(partial[1].command.find("--tp-size 8 --ep-size 4") != std::string::npos);
   CHECK(partial[1].command.find("dp-attention") == std::string::npos);
+  CHECK(partial[1].command.find("moe-dense-tp-size") == std::string::npos);
   // Plain TP carries none of these flags.
   c.ep = 1;
   for (const auto& l : launchCommands(c, m, settings())) {

@@ -59,6 +59,51 @@ TEST_CASE("GPU figures outside physical ranges are refused naming the field", "[
   CHECK(parseGpu(j, "gpu.json", "/").ok());
 }
 
+TEST_CASE(
+    "a GPU's NVLink domain and network: read, refused out of range, written back only "
+    "where set",
+    "[gpu][bounds]") {
+  // Defaults: an HGX node of 8 GPUs, one 50 GB/s NIC a GPU.
+  auto plain = parseGpu(h100(), "gpu.json", "/");
+  REQUIRE(plain.ok());
+  CHECK(plain->nvlinkDomainGpus == 8);
+  CHECK(plain->networkGBps == 50);
+  CHECK_FALSE(gpuToJson(*plain).contains("nvlink_domain_gpus"));
+  CHECK_FALSE(gpuToJson(*plain).contains("network_gbs"));
+  auto j = h100();
+  j["nvlink_domain_gpus"] = 72;
+  j["network_gbs"] = 100;
+  auto g = parseGpu(j, "gpu.json", "/");
+  REQUIRE(g.ok());
+  CHECK(g->nvlinkDomainGpus == 72);
+  CHECK(g->networkGBps == 100);
+  const auto back = gpuToJson(*g);
+  CHECK(back["nvlink_domain_gpus"] == 72);
+  CHECK(back["network_gbs"] == 100);
+  CHECK_FALSE(checkGpu(*g).has_value());
+  struct Bad {
+    const char* key;
+    double value;
+  };
+  for (const Bad& b : {Bad{"nvlink_domain_gpus", 0}, Bad{"nvlink_domain_gpus", 2.5},
+                       Bad{"nvlink_domain_gpus", 5000}, Bad{"network_gbs", 0},
+                       Bad{"network_gbs", -1}, Bad{"network_gbs", 1e9}}) {
+    auto jb = h100();
+    jb[b.key] = b.value;
+    INFO(b.key << " = " << b.value);
+    const Error e = gpuError(jb);
+    CHECK(e.field == b.key);
+    CHECK(e.position == std::string("/") + b.key);
+  }
+  GpuSpec held = *plain;
+  held.networkGBps = -3;
+  REQUIRE(checkGpu(held, "/gpu_spec"));
+  CHECK(checkGpu(held, "/gpu_spec")->field == "network_gbs");
+  // The GB200 is one NVLink domain of a whole NVL72 rack.
+  CHECK(Catalog::bundled().resolveGpu("gb200")->nvlinkDomainGpus == 72);
+  CHECK(Catalog::bundled().resolveGpu("h200-sxm")->nvlinkDomainGpus == 8);
+}
+
 TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration]") {
   auto j = h100();
   j["calibration"] = nlohmann::json::parse(R"({"source": "bench run 7", "device": "H100",
@@ -132,6 +177,11 @@ TEST_CASE("calibration block: read, validated, written back", "[gpu][calibration
       {R"({"kernel_bandwidth_efficiency": {"w4a16-g128": 0}})",
        "calibration.kernel_bandwidth_efficiency.w4a16-g128"},
       {R"({"kernel_bandwidth_efficiency": 0.7})", "calibration.kernel_bandwidth_efficiency"},
+      // Keyed by the KV cache dtypes the engine prices: a typo is refused at parse.
+      {R"({"attention_bandwidth_efficiency": {"fp16": 0.5}})",
+       "calibration.attention_bandwidth_efficiency.fp16"},
+      {R"({"attention_bandwidth_efficiency": {"fp8": 2}})",
+       "calibration.attention_bandwidth_efficiency.fp8"},
       {R"({"residuals": 3})", "calibration.residuals"},
       {R"({"source": 3})", "calibration.source"}};
   for (const auto& b : bad) {

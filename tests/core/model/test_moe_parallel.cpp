@@ -31,6 +31,17 @@ Scenario deepseek(int ep, bool dp, double imbalance = 1.0) {
   return *s;
 }
 
+/// DeepSeek-V3 on `tp` H100 SXM, FP8 KV, 2,048 tokens a sequence.
+ScenarioSpec deepseekOnH100(int tp) {
+  ScenarioSpec spec;
+  spec.model = "deepseek-v3";
+  spec.gpu = "h100-sxm";
+  spec.tp = tp;
+  spec.kvDtype = "fp8";
+  spec.maxModelLen = 2048;
+  return spec;
+}
+
 SchemeReport fp8(const Scenario& s) {
   auto cands = makeCandidates({"w8a8-fp8"}, "", "", "");
   REQUIRE(cands.ok());
@@ -98,13 +109,17 @@ TEST_CASE("DP attention against plain TP: weights and KV per GPU and the traffic
   const Scenario& dp = both.dp;
   const SchemeReport& a = both.a;
   const SchemeReport& b = both.b;
-  SECTION("the attention weights on every GPU and the KV partitioned") {
+  SECTION("the dense part on every GPU and the KV partitioned") {
+    // The dense part (attention, 3 dense MLP layers, shared experts, router) runs whole on
+    // every GPU for its own sequences, as vLLM's data-parallel ranks and SGLang's
+    // --moe-dense-tp-size 1 run it.
     const ParamCounts p = countParams(dp.model);
     const KindTerm& lin = kindOf(b, LayerKind::Linear);
-    CHECK(lin.weightsReplicated == Approx(p.attention));
-    // Per GPU: everything over 8, plus 7/8 more of the attention weights (FP8, 1 byte each
-    // plus the scheme's scale overhead).
-    const double extra = p.attention * lin.bytesPerWeight * 7.0 / 8.0 / kGib;
+    CHECK(lin.weightsReplicated == Approx(p.linear()));
+    CHECK(p.linear() > p.attention + p.denseMlp);
+    // Per GPU: everything over 8, plus 7/8 more of the dense part (FP8, 1 byte each plus the
+    // scheme's scale overhead).
+    const double extra = p.linear() * lin.bytesPerWeight * 7.0 / 8.0 / kGib;
     CHECK(b.capacity.weightsGib == Approx(a.capacity.weightsGib + extra));
     // 61 layers x 576 x 1 byte: a whole token on one GPU under TP, 1/8 of the sequences per GPU
     // under DP attention.
@@ -117,11 +132,14 @@ TEST_CASE("DP attention against plain TP: weights and KV per GPU and the traffic
     REQUIRE(es);
     const double free = (b.capacity.budgetGib - b.capacity.weightsGib) * kGib;
     CHECK(es->kvCapacityTokens == Approx(free * 8 / (61.0 * 576)));
-    // The decode weight read grows by the replicated attention: 7 more copies' worth over 8.
+    // The decode weight read grows by the replicated dense part: 7 more copies' worth over 8.
     const double beta = dp.gpu.bandwidthBytesPerS() * dp.efficiency.bandwidthEff;
     const double k = lin.kernelBandwidthEff;
     CHECK(lin.memS.c0 - kindOf(a, LayerKind::Linear).memS.c0 ==
-          Approx(p.attention * 7.0 * lin.bytesPerWeight / (beta * k) / 8.0));
+          Approx(p.linear() * 7.0 * lin.bytesPerWeight / (beta * k) / 8.0));
+    // Each GPU schedules its own sequences: the host time per sequence is paid 8 ways at once.
+    CHECK(b.curve.seqOverheadS == Approx(a.curve.seqOverheadS / 8.0));
+    CHECK(a.curve.seqOverheadS == Approx(tpOnly.efficiency.seqOverheadUs * 1e-6));
   }
   SECTION("all-to-all dispatch and combine instead of all-reduces with EP over every GPU") {
     const double perDir = *dp.gpu.nvlinkGBps * 1e9 / 2.0;
@@ -131,12 +149,62 @@ TEST_CASE("DP attention against plain TP: weights and KV per GPU and the traffic
     // TP: two all-reduces on each of 61 layers.
     CHECK(a.curve.allReduceS.c0 == Approx(61 * 2 * alpha));
     CHECK(a.curve.allReduceS.c1 == Approx(61 * 2 * allReduce));
-    // DP attention: 3 dense layers gather and scatter (one all-reduce's bytes, two calls); 58
-    // MoE layers dispatch and combine each GPU's 1/8 of the tokens to 8 experts, 7/8 remote.
-    const double allToAll = 8.0 * bytes * 7.0 / 8.0 / perDir / 8.0;
-    CHECK(b.curve.allReduceS.c0 == Approx((3 * 2 + 58 * 2) * alpha));
-    CHECK(b.curve.allReduceS.c1 == Approx(3 * allReduce + 58 * 2 * allToAll));
+    // DP attention: the 3 dense layers send nothing; 58 MoE layers dispatch each GPU's 1/8 of
+    // the tokens to 8 experts, 7/8 remote, in FP8 with a 4-byte scale a 128 values (the
+    // experts run FP8 GEMMs), and combine them in bf16.
+    const double dispatch = 8.0 * h * (1.0 + 4.0 / 128.0) * 7.0 / 8.0 / perDir / 8.0;
+    const double combine = 8.0 * bytes * 7.0 / 8.0 / perDir / 8.0;
+    CHECK(b.curve.allReduceS.c0 == Approx(58 * 2 * alpha));
+    CHECK(b.curve.allReduceS.c1 == Approx(58 * (dispatch + combine)));
+    // Experts in bf16 are dispatched in bf16.
+    Scenario bf = dp;
+    auto cands = makeCandidates({"bf16"}, "", "", "");
+    REQUIRE(cands.ok());
+    auto rep = runEngine(bf, *cands, {1.0});
+    REQUIRE(rep);
+    CHECK(rep->schemes.front().curve.allReduceS.c1 == Approx(58 * 2 * combine));
   }
+}
+
+TEST_CASE("a replica wider than its NVLink domain talks over the network",
+          "[engine][moe-parallel]") {
+  // DeepSeek-V3 on 16 H100 (two HGX nodes, one 50 GB/s NIC a GPU and direction).
+  ScenarioSpec spec = deepseekOnH100(16);
+  auto tp16 = resolveScenario(spec);
+  REQUIRE(tp16);
+  REQUIRE(tp16->gpu.nvlinkDomainGpus == 8);
+  REQUIRE(tp16->gpu.networkGBps == 50);
+  const double h = 7168, bytes = 2.0 * h, net = 50e9, nvl = 900e9 / 2.0;
+  const double alpha = tp16->efficiency.allreduceLatencyUs * 1e-6;
+  // Plain TP 16: the ring runs at its slowest link, the NIC.
+  const SchemeReport a = fp8(*tp16);
+  CHECK(a.curve.allReduceS.c1 == Approx(61 * 2 * (2.0 * 15.0 / 16.0 * bytes / net)));
+  CHECK(a.curve.allReduceS.c0 == Approx(61 * 2 * alpha));
+  // EP 16 with DP attention: of a token's 8 copies, 7/16 go over NVLink and 8/16 over the
+  // network at once; the network is slower and sets the time.
+  auto ep16 = resolveScenario(spec, MoeLayout{16, true, 1.0, 0});
+  REQUIRE(ep16);
+  const SchemeReport b = fp8(*ep16);
+  auto side = [&](double perCopy) {
+    return std::max(8.0 * perCopy * 7.0 / 16.0 / nvl, 8.0 * perCopy * 8.0 / 16.0 / net) / 16.0;
+  };
+  CHECK(side(bytes) == Approx(8.0 * bytes * 8.0 / 16.0 / net / 16.0));
+  CHECK(b.curve.allReduceS.c1 == Approx(58 * (side(h * (1.0 + 4.0 / 128.0)) + side(bytes))));
+  // On 8 GPUs the same EP runs over NVLink alone.
+  spec.tp = 8;
+  auto ep8 = resolveScenario(spec, MoeLayout{8, true, 1.0, 0});
+  REQUIRE(ep8);
+  const SchemeReport c = fp8(*ep8);
+  CHECK(c.curve.allReduceS.c1 ==
+        Approx(58 * 8.0 * (h * (1.0 + 4.0 / 128.0) + bytes) * 7.0 / 8.0 / nvl / 8.0));
+  // A GB200 NVL72 rack is one NVLink domain of 72 GPUs: TP 16 stays on NVLink.
+  spec.gpu = "gb200";
+  spec.tp = 16;
+  auto gb = resolveScenario(spec);
+  REQUIRE(gb);
+  CHECK(gb->gpu.nvlinkDomainGpus == 72);
+  const double nvlGb = *gb->gpu.nvlinkGBps * 1e9 / 2.0;
+  CHECK(fp8(*gb).curve.allReduceS.c1 == Approx(61 * 2 * (2.0 * 15.0 / 16.0 * bytes / nvlGb)));
 }
 
 TEST_CASE("expert imbalance scales the busiest GPU's routed-expert work under EP",
@@ -205,14 +273,70 @@ TEST_CASE("the deployment search's MoE layouts are the ones the engines accept",
   }
 }
 
+TEST_CASE("the search reaches whole nodes: GPU counts, EP 72 with its slots, caps per DP rank",
+          "[moe][search]") {
+  CHECK(deployGpuCounts(8) == std::vector<int>{1, 2, 4, 8});
+  CHECK(deployGpuCounts(6) == std::vector<int>{1, 2, 4});
+  CHECK(deployGpuCounts(40) == std::vector<int>{1, 2, 4, 8, 16, 24, 32, 40});
+  const auto wide = deployGpuCounts(1024);
+  CHECK(wide.size() == 4 + 15 + 3);  // 1-8, 16-128 by whole nodes, 256, 512, 1024
+  CHECK(wide[wide.size() - 4] == 128);
+  CHECK(wide.back() == 1024);
+  DeploySpace sp;
+  sp.model = *Catalog::bundled().resolveModel("deepseek-v3");
+  // TP 72: EP 1, 2, 4, 8 and 72 (256 experts over 72 take 32 redundant slots).
+  const auto l72 = moeLayouts(sp, 72);
+  std::vector<int> eps;
+  for (const auto& l : l72) {
+    if (!l.dpAttention) eps.push_back(l.ep);
+    CHECK((256 + l.redundantExperts) % l.ep == 0);
+  }
+  CHECK(eps == std::vector<int>{1, 2, 4, 8, 72});
+  const auto ep72 = std::find_if(l72.begin(), l72.end(),
+                                 [](const MoeLayout& l) { return l.ep == 72 && l.dpAttention; });
+  REQUIRE(ep72 != l72.end());
+  CHECK(ep72->redundantExperts == 32);
+  // Only DP attention splits DeepSeek-V3 over 72 GPUs (its 128 heads stay whole), and only at
+  // EP 72 (each expert's 2,048 width over 72 / EP GPUs).
+  for (const auto& l : l72) {
+    INFO("ep " << l.ep << " dp " << l.dpAttention);
+    CHECK(checkTensorParallel(sp.model, 72, l.dpAttention, l.ep).has_value() !=
+          (l.dpAttention && l.ep == 72));
+  }
+  ServingWorkload w;
+  w.inputTokens = 2000;
+  w.outputTokens = 100;
+  const GpuSpec h100 = *Catalog::bundled().resolveGpu("h100-sxm");
+  const Scenario s = deployScenario(sp, h100, 72, 1.0, w, *ep72);
+  CHECK_FALSE(validateScenario(s).has_value());
+  // Under DP attention a replica's batch cap is its ranks' together.
+  CHECK(schedulerRanks(72, true) == 72);
+  CHECK(schedulerRanks(8, false) == 1);
+  sp.gpus = {h100};
+  sp.maxGpus = 16;
+  sp.schemes = {*Catalog::bundled().scheme("w8a8-fp8")};
+  sp.kvDtypes = {"fp8"};
+  sp.batchCaps = {32, 256};
+  DeployOptions o;
+  o.load = DeployLoad{DeployLoad::Kind::Max, 0};
+  o.workload = w;
+  auto r = searchDeployments(sp, o);
+  REQUIRE(r);
+  REQUIRE_FALSE(r->frontier.empty());
+  bool anyDp = false;
+  for (const auto& c : r->frontier) {
+    INFO(c.tp << " dp " << c.dpAttention << " cap " << c.maxBatch);
+    const int ranks = schedulerRanks(c.tp, c.dpAttention);
+    CHECK(c.maxBatch % ranks == 0);
+    CHECK((c.maxBatch / ranks == 32 || c.maxBatch / ranks == 256));
+    anyDp = anyDp || c.dpAttention;
+  }
+  CHECK(anyDp);
+}
+
 TEST_CASE("redundant expert slots: EP 72 on DeepSeek-V3, every slot stored and read",
           "[engine][moe-parallel]") {
-  ScenarioSpec spec;
-  spec.model = "deepseek-v3";
-  spec.gpu = "h100-sxm";
-  spec.tp = 72;
-  spec.kvDtype = "fp8";
-  spec.maxModelLen = 2048;
+  ScenarioSpec spec = deepseekOnH100(72);
   // 256 routed experts over 72 groups: refused, naming the way out; 256 + 32 slots divide.
   auto refused = resolveScenario(spec, MoeLayout{72, true, 1.0, 0});
   REQUIRE_FALSE(refused.ok());

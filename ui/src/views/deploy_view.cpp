@@ -147,7 +147,7 @@ QWidget* DeployView::buildInputs() {
   m_axis->addItem("TPOT", "tpot");
   m_axis->addItem("TTFT", "ttft");
   m_maxGpus = new QSpinBox(inputs);
-  m_maxGpus->setRange(1, 64);
+  m_maxGpus->setRange(1, 128);
   m_maxGpus->setValue(8);
   m_perKind = new QCheckBox("a scheme per layer kind", inputs);
   QLayout* spec = buildSpeculation(inputs);

@@ -36,13 +36,14 @@ enum class LatencyAxis { Tpot, Ttft };
 struct DeploySpace {
   ModelArch model;
   std::vector<GpuSpec> gpus;    ///< each with a price (the caller refuses unpriced ones)
-  int maxGpus = 8;              ///< GPU counts 1, 2, 4, ... up to this
+  int maxGpus = 8;              ///< GPU counts up to this (deployGpuCounts)
   std::vector<Scheme> schemes;  ///< the schemes each layer kind may take
   bool perKind = false;         ///< every kind its own scheme (else one per candidate)
   std::vector<std::string> kvDtypes{"bf16", "fp8"};
+  /// Per scheduler: a replica's under DP attention are these times its GPUs (schedulerRanks).
   std::vector<int> batchCaps{1,  2,   4,   8,   16,  24,  32,  48,  64,
                              96, 128, 192, 256, 384, 512, 768, 1024};
-  double tokenBudget = 8192;  ///< per step, per replica
+  double tokenBudget = 8192;  ///< per step, per scheduler (a replica, or a DP rank)
   double memUtil = 0.92;
   /// The ideal roofline (no per-step overhead, datasheet bandwidth and peaks) instead of the
   /// GPU's calibration or the catalog's bundled defaults (qfront search --datasheet).
@@ -57,7 +58,8 @@ struct DeploySpace {
   /// baseline scheme on each replica's GPUs at its TP, with the GPU's constants (docs/model.md,
   /// "Speculative decoding"); a TP that does not divide its heads leaves the replica out.
   std::optional<ModelArch> draftModel;
-  /// MoE models: every expert-parallel degree (powers of two dividing the replica's GPUs; one
+  /// MoE models: every expert-parallel degree (powers of two dividing the replica's GPUs and
+  /// the replica's GPUs themselves; one
   /// that does not divide the experts with the fewest redundant slots that make it) with and
   /// without DP attention, beside plain TP (docs/model.md, "Expert parallelism and DP
   /// attention"); off: plain TP only. No effect on a dense model.
@@ -71,10 +73,21 @@ struct DeploySpace {
 };
 
 /// The layouts the search tries at `tp`: plain TP, then for a MoE model with moeParallel each
-/// EP degree (a power of two dividing tp; where it does not divide the experts, with the
-/// fewest redundant slots that make it divide experts + slots) without and with DP attention
-/// (tp at least 2).
+/// EP degree (a power of two dividing tp, and tp itself: EP 24 or 72 over whole nodes; where
+/// it does not divide the experts, with the fewest redundant slots that make it divide
+/// experts + slots) without and with DP attention (tp at least 2).
 std::vector<MoeLayout> moeLayouts(const DeploySpace& space, int tp);
+
+/// The schedulers that admit a replica's sequences side by side: its GPUs under DP attention
+/// (each rank its own batch cap and token budget, as vLLM's --max-num-seqs and
+/// --max-num-batched-tokens are per data-parallel rank), else one. The search's batch caps
+/// and token budget are a rank's; a replica's are theirs times this.
+int schedulerRanks(int tp, bool dpAttention);
+
+/// The GPU counts the search tries, for deployments and for TP: 1, 2, 4 and 8 (the splits
+/// of one HGX node), then whole 8-GPU nodes (16, 24, 32, ..., 128), then powers of two (256,
+/// 512, ...), up to maxGpus.
+std::vector<int> deployGpuCounts(int maxGpus);
 
 /// The request rates a load may offer, req/s: below, a deployment's figures are noise (one
 /// request every 2.8 hours); above, no deployment the catalog can build serves it.
@@ -94,6 +107,8 @@ struct DeployConfig {
   bool dpAttention = false;         ///< attention data-parallel over the replica's GPUs (MoE)
   std::string linear, moe, lmHead;  ///< scheme ids per kind (moe empty for a dense model)
   std::string kvDtype;
+  /// The replica's batch cap: under DP attention its GPUs' together (each GPU a scheduler
+  /// with maxBatch / tp of them; schedulerRanks).
   int maxBatch = 1;
   double ttftMs = 0;
   double tpotMs = 0;
@@ -153,6 +168,10 @@ struct DeployResult {
   std::string nothingFeasible;
   std::int64_t rejectedMemory = 0, rejectedLoad = 0, rejectedTtft = 0, rejectedTpot = 0,
                rejectedGate = 0;
+  /// Disaggregated pairs not solved: a frontier point already beat both their cost at their
+  /// most throughput and their latency with one request in flight, so they could not join it
+  /// (neither evaluated nor counted feasible or rejected).
+  std::int64_t skippedDominated = 0;
 };
 
 /// One replica's scenario as the search prices it: `gpu` at `tp` in `layout` (with the space's

@@ -10,12 +10,6 @@
 
 namespace qf {
 
-/// One NIC per GPU at 400 Gb/s (50 GB/s), what an InfiniBand or RoCE H100/H200 node carries:
-/// the KV of pools on different nodes moves at this rate per sending GPU.
-inline constexpr double kNetworkBytesPerSPerGpu = 50e9;
-/// Within one node (both pools on at most 8 GPUs) the KV moves over NVLink.
-inline constexpr int kGpusPerNode = 8;
-
 /// The two pools as the steady state needs them.
 struct DisaggPools {
   const StepTimeModel* prefill = nullptr;  ///< a prefill replica's step times
@@ -50,10 +44,33 @@ PrefillRates prefillRates(const StepTimeModel& m, double budget, const ServingWo
 /// Seconds to move `tokens` tokens of KV (`groupBytesPerToken` over the prefill replica's GPUs
 /// together) from a prefill replica of `prefillTp` GPUs to a decode replica of `decodeTp`:
 /// each GPU pair in parallel, over NVLink (half its two-way figure) when both pools fit one
-/// node (`totalGpus` ≤ 8, one GPU type — `sameGpu` — and the GPU has NVLink), else over one
-/// 50 GB/s NIC per GPU (pools of two GPU types are two kinds of node).
+/// NVLink domain (`totalGpus` ≤ the GPU's nvlinkDomainGpus, 8 by default; one GPU type —
+/// `sameGpu` — and the GPU has NVLink), else over the GPU's network (networkGBps, one 50 GB/s
+/// NIC per GPU by default; pools of two GPU types are two kinds of node).
 double kvTransferS(const GpuSpec& gpu, double groupBytesPerToken, double tokens, int prefillTp,
                    int decodeTp, int totalGpus, bool sameGpu = true);
+
+/// A decode pool's figures that every pairing with a prefill pool shares: the most sequences
+/// a replica runs (its batch cap, or what its KV holds), the pool's completion rate there, and
+/// a replica's step with one sequence. The search computes them once per decode pool and cap.
+struct DecodeSide {
+  double nMax = 0;
+  bool kvBound = false;
+  double rateMax = 0;    ///< requests per second over the pool's replicas at nMax
+  double stepAtOne = 0;  ///< one sequence's decode step, without the KV transfer
+};
+DecodeSide decodeSide(const DisaggPools& p, const ServingWorkload& w);
+
+/// What a deployment cannot beat at any load, known before its steady state is solved: the
+/// most requests per second it completes (its saturated rate) and its TTFT and TPOT with one
+/// request in flight (both only grow with the load).
+struct DisaggBounds {
+  double maxRequestsPerS = 0;
+  double minTtftS = 0;
+  double minTpotS = 0;
+};
+DisaggBounds disaggBounds(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
+                          const DecodeSide& d);
 
 /// Saturated: the smaller of what the prefill pool admits and what the decode pool completes.
 DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w);
@@ -62,5 +79,13 @@ DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w);
 DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS);
 /// One request at a time through both pools.
 DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w);
+/// The same three from the pools' shared parts, computed once: `pr` the prefill replica's rates
+/// at p.prefillBudget, `d` decodeSide(p, w). Equal to the above.
+DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
+                            const DecodeSide& d);
+DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
+                         const PrefillRates& pr, const DecodeSide& d);
+DisaggState disaggSynchronous(const DisaggPools& p, const ServingWorkload& w,
+                              const PrefillRates& pr, const DecodeSide& d);
 
 }  // namespace qf

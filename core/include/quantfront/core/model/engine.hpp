@@ -102,10 +102,11 @@ struct Scenario {
   /// over tp/ep GPUs (ep = 1: every expert split over all tp, plain TP). ep divides tp and the
   /// expert count.
   int ep = 1;
-  /// Data-parallel attention: each GPU runs attention for its own 1/tp of the sequences with
-  /// the whole attention weights (stored and read on every GPU) and keeps those sequences'
-  /// whole KV; no all-reduce after attention; MoE layers exchange tokens (all-to-all
-  /// dispatch and combine when ep = tp, else gathered and scattered like an all-reduce).
+  /// Data-parallel attention: each GPU runs the dense part (attention, dense MLP, shared
+  /// experts, router) for its own 1/tp of the sequences with its whole weights (stored and
+  /// read on every GPU), keeps those sequences' whole KV and schedules them itself; only MoE
+  /// layers exchange tokens (all-to-all dispatch and combine when ep = tp, else gathered and
+  /// scattered like an all-reduce).
   bool dpAttention = false;
   /// Expert load imbalance under EP: the busiest GPU's routed-expert work over the mean (1:
   /// uniform routing). Multiplies the MoE kind's time when ep > 1.
@@ -158,6 +159,10 @@ inline constexpr double kMaxSeqsReported = 1e15;
 /// each routed expert's width split evenly (tp | intermediate, tp | expert width). The
 /// message names the model's figure and the degrees up to 64 that work. Field "tp".
 std::optional<Error> checkTensorParallel(const ModelArch& model, int tp);
+/// The same under an MoE layout: DP attention leaves the heads whole on each GPU, and EP
+/// splits each routed expert over tp/ep GPUs instead of tp (the layout itself is checked with
+/// the scenario).
+std::optional<Error> checkTensorParallel(const ModelArch& model, int tp, bool dpAttention, int ep);
 
 /// How many ways one sequence's KV splits over the replica's GPUs: ModelArch::kvShards under
 /// TP attention, every GPU (each holding its own sequences' whole KV) under DP attention.

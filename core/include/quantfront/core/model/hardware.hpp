@@ -58,6 +58,11 @@ inline constexpr double kMaxTpWidthHalf = 65536;        ///< hidden-width units
 inline constexpr double kMaxRequestOverheadMs = 10000;  ///< per served request
 inline constexpr double kMaxDequantSPerWeight = 1e-6;
 
+/// An HGX node's NVLink domain, and one 400 Gb/s (50 GB/s) NIC per GPU, what InfiniBand or
+/// RoCE H100/H200 nodes carry: a GPU entry's defaults for nvlink_domain_gpus and network_gbs.
+inline constexpr int kDefaultNvlinkDomainGpus = 8;
+inline constexpr double kDefaultNetworkGBps = 50;
+
 /// One GPU: dense peaks and bandwidths from a named datasheet.
 struct GpuSpec {
   std::string id;
@@ -66,7 +71,14 @@ struct GpuSpec {
   double hbmBandwidthTBps = 0;                          ///< 1e12 bytes/s
   std::array<std::optional<double>, 5> tensorTflops{};  ///< indexed by TensorPath; absent = no path
   double vectorFp32Tflops = 0;
-  std::optional<double> nvlinkGBps;          ///< 1e9 bytes/s
+  std::optional<double> nvlinkGBps;  ///< 1e9 bytes/s
+  /// GPUs one NVLink domain joins (`nvlink_domain_gpus`): 8 in an HGX node, 72 in a GB200
+  /// NVL72 rack. A replica or a pair of pools wider than this talks over the network.
+  int nvlinkDomainGpus = kDefaultNvlinkDomainGpus;
+  /// Scale-out network per GPU and direction, 1e9 bytes/s (`network_gbs`; one 400 Gb/s NIC
+  /// a GPU by default): collectives of a replica wider than its NVLink domain, and the KV
+  /// between pools on different nodes, move at this rate.
+  double networkGBps = kDefaultNetworkGBps;
   std::optional<double> pricePerGpuHourUsd;  ///< USD per GPU-hour
   std::string priceSource;
   std::string source;
@@ -97,6 +109,8 @@ inline constexpr GpuFieldRange kGpuMemoryGibRange{1e-3, 1e5, "GiB"};
 inline constexpr GpuFieldRange kGpuBandwidthTBpsRange{1e-3, 1e3, "TB/s"};
 inline constexpr GpuFieldRange kGpuTflopsRange{1e-3, 1e6, "TFLOP/s"};
 inline constexpr GpuFieldRange kGpuNvlinkGBpsRange{1e-3, 1e6, "GB/s"};
+inline constexpr GpuFieldRange kGpuNetworkGBpsRange{1e-3, 1e5, "GB/s"};
+inline constexpr GpuFieldRange kGpuNvlinkDomainRange{1, 1024, "GPUs"};
 inline constexpr GpuFieldRange kGpuPriceRange{0, 1e6, "USD per hour"};
 
 /// Parses a GPU object (catalog entry or user file). `pointer` locates it in `file`.

@@ -277,10 +277,11 @@ struct Tally {
   double bestCapacity = 0;
 };
 
-/// A stable deployment (`c` with its GPUs set) at these figures, judged against the SLOs and
-/// the gates; the feasible reach the frontier.
-void judge(const DeployOptions& o, DeployConfig c, double ttftS, double tpotS, double outputTokS,
-           double pricePerGpu, const std::string& bindingLimit, Tally& t) {
+/// A stable deployment (`proto` at `replicas` and `gpuCount`) at these figures, judged against
+/// the SLOs and the gates; the feasible reach the frontier.
+void judge(const DeployOptions& o, const DeployConfig& proto, int replicas, int gpuCount,
+           double ttftS, double tpotS, double outputTokS, double pricePerGpu,
+           const std::string& bindingLimit, Tally& t) {
   const double ttftMs = ttftS * 1e3, tpotMs = tpotS * 1e3;
   t.bestTtft = std::min(t.bestTtft, ttftMs);
   t.bestTpot = std::min(t.bestTpot, tpotMs);
@@ -292,18 +293,27 @@ void judge(const DeployOptions& o, DeployConfig c, double ttftS, double tpotS, d
     ++t.res.rejectedTpot;
     return;
   }
-  c.ttftMs = ttftMs;
-  c.tpotMs = tpotMs;
-  c.outputTokS = outputTokS;
-  c.pricePerHourUsd = pricePerGpu * static_cast<double>(c.gpuCount);
-  c.usdPerMillionOutputTokens = c.pricePerHourUsd / 3600.0 / c.outputTokS * 1e6;
-  c.bindingLimit = bindingLimit;
-  if (o.gate && !o.gate(c)) {
+  const double pricePerHour = pricePerGpu * static_cast<double>(gpuCount);
+  const double cost = pricePerHour / 3600.0 / outputTokS * 1e6;
+  // The gates read the schemes alone, which the prototype carries.
+  if (o.gate && !o.gate(proto)) {
     ++t.res.rejectedGate;
     return;
   }
   ++t.res.feasible;
-  t.front.offer(c, o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs);
+  const double latency = o.axis == LatencyAxis::Tpot ? tpotMs : ttftMs;
+  // Copied only when it would join the frontier (most feasible configurations would not).
+  if (t.front.beats(latency, cost)) return;
+  DeployConfig c = proto;
+  c.replicas = replicas;
+  c.gpuCount = gpuCount;
+  c.ttftMs = ttftMs;
+  c.tpotMs = tpotMs;
+  c.outputTokS = outputTokS;
+  c.pricePerHourUsd = pricePerHour;
+  c.usdPerMillionOutputTokens = cost;
+  c.bindingLimit = bindingLimit;
+  t.front.offer(c, latency);
 }
 
 /// One replica's engine at one batch cap (`proto` names it), offered at every replica count:
@@ -332,11 +342,8 @@ void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const Ser
                    saturatedState(steps, lim, o.workload).requestsPerS * static_cast<double>(rep));
       continue;
     }
-    DeployConfig c = proto;
-    c.replicas = rep;
-    c.gpuCount = proto.tp * rep;
-    judge(o, c, st.ttftS, st.tpotS, st.outputTokPerS * static_cast<double>(rep), pricePerGpu,
-          st.bindingLimit, t);
+    judge(o, proto, rep, proto.tp * rep, st.ttftS, st.tpotS,
+          st.outputTokPerS * static_cast<double>(rep), pricePerGpu, st.bindingLimit, t);
   }
 }
 
@@ -390,6 +397,14 @@ void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const 
       ++res.skippedDominated;
       return;
     }
+    // A pool completing many requests runs many sequences: its TPOT at the least concurrency
+    // that rate needs is a tighter bound, for one step evaluation.
+    if (o.axis == LatencyAxis::Tpot && o.load.kind != DeployLoad::Kind::Sync &&
+        t.front.beats(disaggTpotAtLeast(pools, o.workload, mostRequestsPerS, side) * 1e3,
+                      leastCost)) {
+      ++res.skippedDominated;
+      return;
+    }
   }
   ++res.evaluated;
   const DisaggState st = o.load.kind == DeployLoad::Kind::Sync
@@ -402,7 +417,8 @@ void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const 
     t.bestCapacity = std::max(t.bestCapacity, b.maxRequestsPerS);
     return;
   }
-  judge(o, proto, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu, st.bindingLimit, t);
+  judge(o, proto, proto.replicas, proto.gpuCount, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu,
+        st.bindingLimit, t);
 }
 
 /// The drafts a search speculates with, one per GPU, TP and KV dtype (a draft model's engine
@@ -579,6 +595,44 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
             sides.push_back(decodeSide(dp, o.workload));
           }
         }
+        // What any prefill pool beside it can give at best: the cheapest, the fastest prompt,
+        // the most requests. A cap whose bounds over all of them a frontier point beats is
+        // not paired (offerDisaggregated bounds each pair the same way).
+        std::int64_t pairs = 0;
+        double cheapestHour = std::numeric_limits<double>::infinity();
+        double leastTtftS = std::numeric_limits<double>::infinity();
+        double mostPrefillPerS = 0;
+        for (const auto& p : prefill) {
+          if (p.gpus + dGpus > sp.maxGpus) continue;
+          ++pairs;
+          cheapestHour = std::min(cheapestHour, *p.e->gpu->pricePerGpuHourUsd * p.gpus);
+          leastTtftS = std::min(leastTtftS, p.e->eng.steps.requestOverheadS + p.rates.aloneS);
+          mostPrefillPerS =
+              std::max(mostPrefillPerS, p.rates.perReplica * static_cast<double>(p.gpus / p.e->tp));
+        }
+        if (pairs == 0) continue;
+        std::vector<char> open(sp.batchCaps.size(), 1);
+        for (std::size_t ci = 0; ci < sides.size(); ++ci) {
+          const DecodeSide& ds = sides[ci];
+          if (!(ds.nMax >= 1)) continue;
+          double most = std::min(mostPrefillPerS, ds.rateMax);
+          if (o.load.kind == DeployLoad::Kind::Rate) {
+            if (!(o.load.requestsPerS < most)) continue;  // unstable pairs are tallied below
+            most = o.load.requestsPerS;
+          } else if (o.load.kind == DeployLoad::Kind::Sync) {
+            most = 1.0 / (leastTtftS + std::max(O - 1, 0.0) * ds.stepAtOne);
+          }
+          // Rounding of the pairs' own arithmetic must never make the bound the dearer.
+          const double leastCost =
+              (decodePrice * dGpus + cheapestHour) / 3600.0 / (most * O) * 1e6 * (1 - 1e-12);
+          const double leastLatencyMs =
+              (o.axis == LatencyAxis::Tpot ? ds.stepAtOne : leastTtftS) * 1e3 * (1 - 1e-12);
+          if (t.front.beats(leastLatencyMs, leastCost)) {
+            open[ci] = 0;
+            t.res.skippedDominated += pairs;
+          }
+        }
+        if (std::find(open.begin(), open.end(), 1) == open.end()) continue;
         for (const auto& p : prefill) {
           if (p.gpus + dGpus > sp.maxGpus) continue;
           const PoolEngine& pe = *p.e;
@@ -607,6 +661,7 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           const double pricePerGpu =
               (*pe.gpu->pricePerGpuHourUsd * p.gpus + decodePrice * dGpus) / proto.gpuCount;
           for (std::size_t ci = 0; ci < sp.batchCaps.size(); ++ci) {
+            if (!open[ci]) continue;
             pools.decodeLimits.maxBatch = sp.batchCaps[ci] * decodeRanks;
             proto.maxBatch = pools.decodeLimits.maxBatch;
             offerDisaggregated(o, pools, p.rates, sides[ci], proto, pricePerGpu, t);

@@ -123,6 +123,13 @@ DisaggBounds disaggBounds(const DisaggPools& p, const ServingWorkload& w, const 
   return b;
 }
 
+double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
+                         const DecodeSide& d) {
+  const double steps = std::max(w.outputTokens - 1, 0.0);
+  const double n = requestsPerS / p.decodeReplicas * steps * d.stepAtOne;
+  return n > 1 ? tpotWith(p, w, std::min(n, d.nMax)) : tpotAtOne(p, w, d);
+}
+
 DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
                             const DecodeSide& d) {
   DisaggState s;

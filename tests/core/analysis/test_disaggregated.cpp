@@ -332,3 +332,51 @@ TEST_CASE("each pool of a split MoE deployment takes its own expert layout, rebu
   REQUIRE(rp->best.has_value());
   CHECK(r->best->usdPerMillionOutputTokens <= rp->best->usdPerMillionOutputTokens);
 }
+
+TEST_CASE("the bounds the search skips pairs by never exceed what the pair reaches",
+          "[disaggregated][search]") {
+  ServingWorkload w;
+  w.inputTokens = 1000;
+  w.outputTokens = 101;
+  const StepTimeModel pre = steps(1e-4), dec = steps(1e-7);
+  DisaggPools p;
+  p.prefill = &pre;
+  p.prefillReplicas = 3;
+  p.prefillBudget = 8192;
+  p.decode = &dec;
+  p.decodeReplicas = 2;
+  p.decodeLimits.maxBatch = 256;
+  p.decodeLimits.kvCapacityTokens = 1e9;
+  p.kvTransferS = 0.02;
+  const PrefillRates pr = prefillRates(pre, p.prefillBudget, w);
+  const DecodeSide side = decodeSide(p, w);
+  // The shared parts: the decode side by hand (256 a replica, 10 + 25.6 ms a step).
+  CHECK(side.nMax == 256);
+  CHECK(side.rateMax == Approx(2 * 256 / (100 * 0.0356)));
+  CHECK(side.stepAtOne == Approx(0.0101));
+  // The states from the shared parts are the states.
+  const DisaggState sat = disaggSaturated(p, w);
+  const DisaggState satShared = disaggSaturated(p, w, pr, side);
+  CHECK(satShared.requestsPerS == sat.requestsPerS);
+  CHECK(satShared.tpotS == sat.tpotS);
+  CHECK(satShared.bindingLimit == sat.bindingLimit);
+  const DisaggBounds b = disaggBounds(p, w, pr, side);
+  CHECK(b.maxRequestsPerS == sat.requestsPerS);
+  CHECK(b.minTtftS <= sat.ttftS);
+  CHECK(b.minTpotS <= sat.tpotS);
+  // At every stable rate: the TPOT bound from the least concurrency is below the exact TPOT,
+  // above the one-sequence bound, and close to it where the step barely grows.
+  for (double share : {0.05, 0.3, 0.6, 0.9, 0.999}) {
+    const double r = share * sat.requestsPerS;
+    const DisaggState at = disaggAtRate(p, w, r);
+    REQUIRE(at.stable);
+    INFO("rate " << r);
+    const double bound = disaggTpotAtLeast(p, w, r, side);
+    CHECK(bound <= at.tpotS * (1 + 1e-12));
+    CHECK(bound >= b.minTpotS);
+    CHECK(disaggAtRate(p, w, r, pr, side).tpotS == at.tpotS);
+    // The concurrency found completes the rate: n / ((O - 1) t(n)) = r per replica.
+    const double n = at.decodeConcurrency;
+    CHECK(n / (100 * (0.010 + 1e-4 * n)) == Approx(r / 2).epsilon(1e-9));
+  }
+}

@@ -71,6 +71,12 @@ struct DisaggBounds {
 };
 DisaggBounds disaggBounds(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
                           const DecodeSide& d);
+/// A TPOT the deployment cannot beat while completing `requestsPerS` over its decode replicas:
+/// a replica completing r requests a second runs n = r·(O − 1)·t(n) sequences, and t(n) ≥ t(1),
+/// so n ≥ r·(O − 1)·t(1) and the TPOT is at least the step there (one step evaluation where
+/// the exact concurrency takes a root search).
+double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
+                         const DecodeSide& d);
 
 /// Saturated: the smaller of what the prefill pool admits and what the decode pool completes.
 DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w);

@@ -7,6 +7,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QUndoStack>
 #include <cmath>
 
@@ -14,6 +15,7 @@
 #include <quantfront/core/model/gemm_shapes.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 #include <quantfront/core/session/e2e_evidence.hpp>
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/measured_view.hpp>
 #include <quantfront/ui/plots.hpp>
@@ -172,7 +174,17 @@ TEST_CASE("File > Calibrate fits the session's runs, shows them, and applies the
     shown = &seen;
     return false;
   });
+  // The fits run off the GUI thread: input that arrives once they have started is handled
+  // while they run.
+  bool handled = false, fittingWhenHandled = false;
+  QTimer::singleShot(0, &w, [&] {
+    handled = true;
+    fittingWhenHandled = w.background()->busy(qf::ui::Background::Lane::Calibrate);
+  });
   CHECK(w.calibrateInteractive() == "Calibration not applied");
+  CHECK(handled);
+  CHECK(fittingWhenHandled);
+  CHECK_FALSE(w.background()->busy(qf::ui::Background::Lane::Calibrate));
   REQUIRE(shown);
   CHECK(seen.points == 8);
   CHECK_FALSE(seen.fit.constants.empty());

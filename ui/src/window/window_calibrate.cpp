@@ -1,12 +1,15 @@
 // File › Calibrate from the session's runs…: the end-to-end fit of the session's imported runs,
 // shown (constants, spreads, held-out check) before it is applied to the scenario's GPU.
+#include <quantfront/ui/background.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QEventLoop>
 #include <QHeaderView>
 #include <QLabel>
+#include <QProgressDialog>
 #include <QPushButton>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -130,13 +133,49 @@ void MainWindow::setCalibrationPrompt(std::function<bool(const SessionCalibratio
 }
 
 QString MainWindow::calibrateInteractive() {
-  const Session s = session();
   const std::string file = (m_sessionPath.isEmpty() ? sessionName() : m_sessionPath).toStdString();
   const std::string label = "File > Calibrate on " + file;
-  auto cal = calibrateSession(s, file, label);
-  // Runs on several GPUs: the scenario's GPU is the one to calibrate.
-  if (!cal && cal.error().message.find("several GPUs") != std::string::npos)
-    cal = calibrateSession(s, file, label, s.scenario.gpu);
+  // The fits (the points, their held-out half, their cross-validation) run off the GUI thread,
+  // as a session opens: the window keeps handling input, and Cancel gives up on them.
+  struct Fitting {
+    std::optional<Result<SessionCalibration>> fit;
+    QEventLoop* loop = nullptr;
+  };
+  auto fitting = std::make_shared<Fitting>();
+  QEventLoop loop;
+  fitting->loop = &loop;
+  m_background->run<Result<SessionCalibration>>(
+      Background::Lane::Calibrate,
+      [s = session(), file, label](const std::atomic<bool>&) {
+        return guarded(file, [&]() -> Result<SessionCalibration> {
+          auto c = calibrateSession(s, file, label);
+          // Runs on several GPUs: the scenario's GPU is the one to calibrate.
+          if (!c && c.error().message.find("several GPUs") != std::string::npos)
+            c = calibrateSession(s, file, label, s.scenario.gpu);
+          return c;
+        });
+      },
+      [fitting](Result<SessionCalibration>&& fit) {
+        fitting->fit = std::move(fit);
+        if (fitting->loop) fitting->loop->quit();
+      });
+  {
+    QProgressDialog progress("Calibrating from the session's runs…", "Cancel", 0, 0, this);
+    progress.setWindowModality(Qt::WindowModal);
+    progress.setMinimumDuration(400);
+    connect(&progress, &QProgressDialog::canceled, &loop, &QEventLoop::quit);
+    // The fit may have ended already: its result is applied by the loop, which then quits.
+    if (!fitting->fit) loop.exec();
+  }
+  fitting->loop = nullptr;
+  if (!fitting->fit) {
+    // Given up: the fit finishes on its own and is dropped (a newer generation of the lane).
+    m_background->abandon(Background::Lane::Calibrate);
+    const QString done = "Calibration given up; the scenario is as it was";
+    statusBar()->showMessage(done, 15000);
+    return done;
+  }
+  auto& cal = *fitting->fit;
   QString done;
   if (!cal) {
     done = "Calibration not possible: " + qs(cal.error().message);

@@ -23,7 +23,7 @@ namespace qf::ui {
 class Background : public QObject {
   Q_OBJECT
  public:
-  enum class Lane { Serving, Import, Measure, Deploy, Pareto, Open, Count };
+  enum class Lane { Serving, Import, Measure, Deploy, Pareto, Open, Calibrate, Count };
 
   explicit Background(QObject* parent = nullptr);
   /// Asks every job to stop and waits for them; nothing is applied any more.

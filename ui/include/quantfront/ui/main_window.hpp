@@ -172,7 +172,8 @@ class MainWindow : public QMainWindow {
   /// calibrateSession: the runs' GPU, the scenario's when they are on several), shows the
   /// constants with their spreads, what was held or kept at the prior, and the held-out check,
   /// and applies the calibration to the scenario's GPU when accepted (undoable, saved with the
-  /// session). Returns what happened in one line (also on the status bar).
+  /// session). The fits run off the GUI thread behind a progress dialog whose Cancel gives up
+  /// on them. Returns what happened in one line (also on the status bar).
   QString calibrateInteractive();
   /// Replaces the dialog calibrateInteractive shows (tests): return true to apply. An empty
   /// function restores the dialog.

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <QAbstractSpinBox>
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QLineEdit>
@@ -18,7 +19,9 @@
 #include <set>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/label_layout.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
@@ -485,4 +488,36 @@ TEST_CASE("the step-time axis is fitted to where the answer lies and says when c
     for (const auto& p : s.points) maxIn = std::max(maxIn, p.stepMs);
   }
   CHECK(plot->yAxis->range().upper >= maxIn);
+}
+
+TEST_CASE(
+    "the window fits a 1280 x 720 screen with the example session and a model that does "
+    "not fit",
+    "[ui][layout]") {
+  qf::testing::app();
+  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
+  REQUIRE(text);
+  auto session = qf::parseSessionText(*text, "example");
+  REQUIRE(session.ok());
+  qf::ui::MainWindow w;
+  w.setSession(*session, QString());
+  w.resize(1280, 720);
+  w.show();
+  for (const char* model : {"mixtral-8x7b", "deepseek-v3"}) {
+    INFO(model);
+    auto spec = w.scenario();
+    spec.model = model;
+    w.setScenario(spec);
+    for (const char* tab : {"deploy", "step", "pareto", "serving"}) {
+      w.showTab(tab);
+      QApplication::processEvents();
+      INFO(tab);
+      REQUIRE_FALSE(w.fitBanner().isEmpty());
+      // A warning row or a long legend once made a hidden plot's minimum 950 pixels tall, and
+      // the window grew to 1,897 pixels to hold it; the Deploy inputs column now scrolls.
+      CHECK(w.minimumSizeHint().height() <= 720);
+      CHECK(w.minimumSizeHint().width() <= 1280);
+      CHECK(w.height() <= 720);
+    }
+  }
 }

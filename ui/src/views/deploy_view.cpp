@@ -17,6 +17,8 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
@@ -245,6 +247,7 @@ QLayout* DeployView::buildSpeculation(QWidget* inputs) {
 void DeployView::buildGpuList(QWidget* inputs) {
   const Catalog& cat = Catalog::bundled();
   m_gpus = new QListWidget(inputs);
+  m_gpus->setMinimumHeight(140);  // its rows stay readable when the column scrolls
   for (const auto& g : cat.gpus()) {
     auto* item = new QListWidgetItem(qs(g.name), m_gpus);
     item->setData(Qt::UserRole, qs(g.id));
@@ -277,6 +280,7 @@ void DeployView::buildGpuList(QWidget* inputs) {
 void DeployView::buildSchemeList(QWidget* inputs) {
   const Catalog& cat = Catalog::bundled();
   m_schemes = new QListWidget(inputs);
+  m_schemes->setMinimumHeight(120);
   const auto ticked = cat.schemesDefaultFor("deploy");  // the catalog's "default_for"
   for (const auto& s : cat.schemes()) {
     auto* item = new QListWidgetItem(qs(s.id), m_schemes);
@@ -354,7 +358,17 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Back
   rv->addWidget(m_add, 0, Qt::AlignRight);
 
   auto* h = new QHBoxLayout(this);
-  h->addWidget(inputs);
+  // The inputs scroll: on a 720-pixel screen the column is taller than the tab, and its Search
+  // button would otherwise fall below the window's edge (and hold the window taller).
+  auto* scroll = new QScrollArea(this);
+  scroll->setObjectName("deployInputs");
+  scroll->setWidget(inputs);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // As wide as the column (at most 360) and its scroll bar.
+  scroll->setFixedWidth(inputs->maximumWidth() + scroll->verticalScrollBar()->sizeHint().width());
+  h->addWidget(scroll);
   h->addWidget(right, 1);
 
   connect(m_useCase, &QComboBox::currentIndexChanged, this, &DeployView::onUseCase);

@@ -84,7 +84,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* scroll = new QScrollArea(splitter);
   scroll->setWidget(m_panel);
   scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(330);
+  scroll->setMinimumWidth(310);  // with the widest tab, within a 1280-pixel screen
   m_tabs = new QTabWidget(splitter);
   buildTabViews();
   addTabs();
@@ -183,7 +183,10 @@ QWidget* MainWindow::buildCentre(QWidget* parent) {
   centreLayout->setSpacing(2);
   m_fitBanner = new QLabel(centre);
   m_fitBanner->setObjectName("fitBanner");
-  m_fitBanner->setWordWrap(true);
+  // One line per scheme, unwrapped: a word-wrapped label asks the layout for its height at
+  // its narrowest, which held the window 1,900 pixels tall with three schemes that do not fit.
+  m_fitBanner->setWordWrap(false);
+  m_fitBanner->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
   m_fitBanner->setStyleSheet(
       "QLabel { background: #b00000; color: white; font-weight: bold; padding: 5px 8px; }");
   m_fitBanner->setVisible(false);

@@ -18,6 +18,10 @@ class Plot : public QCustomPlot {
   /// Draws from a zero-interval timer (a timer, not a posted event: input and timers due
   /// come first); calls before it fires draw once.
   void replotSoon();
+  /// A fixed floor, not the plot layout's own minimum (which QCustomPlot reports): a warning
+  /// row or a legend of many entries made that 950 pixels tall, and a hidden tab's plot then
+  /// held the whole window taller than a 720-pixel screen.
+  [[nodiscard]] QSize minimumSizeHint() const override { return {360, 280}; }
 
  protected:
   void resizeEvent(QResizeEvent* event) override;

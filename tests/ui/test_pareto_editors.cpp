@@ -20,6 +20,7 @@
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 
+#include "support/example_session.hpp"
 #include "support/qt_app.hpp"
 
 using qf::ui::ParetoView;
@@ -28,11 +29,7 @@ namespace {
 
 qf::Session exampleSession() {
   qf::testing::app();
-  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
-  REQUIRE(text);
-  auto session = qf::parseSessionText(*text, "example");
-  REQUIRE(session.ok());
-  return *session;
+  return qf::testing::exampleSession();
 }
 
 /// The Pareto view showing the bundled example session.

@@ -14,18 +14,16 @@
 #include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/pareto_view.hpp>
 
+#include "support/example_session.hpp"
 #include "support/qt_app.hpp"
 
 TEST_CASE("Pareto hover describes a candidate: click and table selection stay in sync", "[ui]") {
   qf::testing::app();
-  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
-  REQUIRE(text);
-  auto session = qf::parseSessionText(*text, "example");
-  REQUIRE(session.ok());
+  const qf::Session session = qf::testing::exampleSession();
   qf::ui::ParetoView view;
   view.resize(1200, 800);
   view.show();
-  view.setContents(session->candidates, session->view.objectives, session->view.gates);
+  view.setContents(session.candidates, session.view.objectives, session.view.gates);
   view.plot()->replot(QCustomPlot::rpImmediateRefresh);
   REQUIRE(view.result());
   const std::string frontId = view.result()->frontier.front();
@@ -33,9 +31,9 @@ TEST_CASE("Pareto hover describes a candidate: click and table selection stay in
 
   // The point of that candidate, found at its own pixel position.
   const auto& objs = view.result()->objectives;
-  const auto cand = std::find_if(session->candidates.begin(), session->candidates.end(),
+  const auto cand = std::find_if(session.candidates.begin(), session.candidates.end(),
                                  [&](const qf::Candidate& c) { return c.id == frontId; });
-  REQUIRE(cand != session->candidates.end());
+  REQUIRE(cand != session.candidates.end());
   const double px = view.plot()->xAxis->coordToPixel(cand->metrics.at(objs[0].metric).value);
   const double py = view.plot()->yAxis->coordToPixel(cand->metrics.at(objs[1].metric).value);
   CHECK(view.plot()->candidateAt(QPointF(px + 3, py - 2)) == id);
@@ -77,19 +75,16 @@ TEST_CASE("Pareto hover describes a candidate: click and table selection stay in
   REQUIRE(explained);
   CHECK(explained->isVisibleTo(&view));
   CHECK(explained->text() == hover);
-  const QString other = QString::fromStdString(session->candidates.back().id);
+  const QString other = QString::fromStdString(session.candidates.back().id);
   view.selectCandidate(other);
   CHECK(selectedId() == other);
 }
 
 TEST_CASE("a third objective colours the Pareto points, memory by default", "[ui]") {
   qf::testing::app();
-  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
-  REQUIRE(text);
-  auto session = qf::parseSessionText(*text, "example");
-  REQUIRE(session.ok());
+  const qf::Session session = qf::testing::exampleSession();
   qf::ui::ParetoView view;
-  view.setContents(session->candidates, session->view.objectives, session->view.gates);
+  view.setContents(session.candidates, session.view.objectives, session.view.gates);
   // Every drawn candidate has modelled weights_gib: all of them get a colour.
   int drawn = 0;
   for (const int n : view.plot()->classCounts()) drawn += n;

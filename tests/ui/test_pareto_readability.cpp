@@ -17,6 +17,7 @@
 #include <quantfront/ui/pareto_view.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
+#include "support/example_session.hpp"
 #include "support/qt_app.hpp"
 
 namespace {
@@ -51,10 +52,7 @@ TEST_CASE("the Pareto legend lies outside the axes, on screen and in print", "[u
 
 TEST_CASE("metric pickers show the whole readable name and unit", "[ui][pareto]") {
   qf::testing::app();
-  const auto file = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
-  REQUIRE(file);
-  auto session = qf::parseSessionText(*file, "example");
-  REQUIRE(session.ok());
+  const qf::Session session = qf::testing::exampleSession();
   // The Pareto tab at the width it has in the window's default size (1500 px, less the
   // scenario panel).
   qf::ui::ParetoView view;
@@ -62,7 +60,7 @@ TEST_CASE("metric pickers show the whole readable name and unit", "[ui][pareto]"
   view.show();
   // The longest names the example session's metrics have.
   const std::string longest = "queries_per_usd_instruction_following";
-  view.setContents(session->candidates,
+  view.setContents(session.candidates,
                    {{longest, qf::Direction::Max}, {"step_ms_b1", qf::Direction::Min}},
                    {"open_llm_v2_recovery_pct >= 97"});
   auto* colour = view.findChild<QComboBox*>("paretoColour");

@@ -29,6 +29,7 @@
 #include <quantfront/ui/plots.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
 
+#include "support/example_session.hpp"
 #include "support/qt_app.hpp"
 
 namespace {
@@ -495,12 +496,8 @@ TEST_CASE(
     "not fit",
     "[ui][layout]") {
   qf::testing::app();
-  const auto text = qf::bundledFile("sessions/llama-3.1-8b-70b.json");
-  REQUIRE(text);
-  auto session = qf::parseSessionText(*text, "example");
-  REQUIRE(session.ok());
   qf::ui::MainWindow w;
-  w.setSession(*session, QString());
+  w.setSession(qf::testing::exampleSession(), QString());
   w.resize(1280, 720);
   w.show();
   for (const char* model : {"mixtral-8x7b", "deepseek-v3"}) {

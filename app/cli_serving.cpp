@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/serving_intervals.hpp>
+#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -45,7 +46,8 @@ constexpr OptionSpec kServingLoadOptions[] = {
     {"--max-batch", "N",
      "running sequences at most (default: the engine's own on the GPU:\n"
      "vLLM 1024 on a GPU of >= 70 GiB other than the A100, else 256;\n"
-     "SGLang 2048-4096 request slots from its KV pool; TensorRT-LLM 2048)"},
+     "SGLang 2048-4096 request slots from its KV pool; TensorRT-LLM 2048;\n"
+     "vLLM's and TensorRT-LLM's per DP rank under --dp-attention)"},
     {"--token-budget", "N",
      "tokens per step, chunked prefill (default: the engine's own: vLLM\n"
      "8192 where its cap is 1024, else 2048; SGLang the slots plus its\n"
@@ -358,8 +360,17 @@ struct SimulationArgs {
 ServingLimits admissionLimits(const std::string& engine, const Scenario& scenario,
                               const EngineServing& eng, bool capGiven, bool budgetGiven,
                               std::string& source) {
-  const auto d = engineAdmissionDefaults(engine, scenario.gpu, eng.kvCapacityTokens,
-                                         static_cast<double>(scenario.maxModelLen));
+  auto d = engineAdmissionDefaults(engine, scenario.gpu, eng.kvCapacityTokens,
+                                   static_cast<double>(scenario.maxModelLen));
+  // Under DP attention each GPU is a scheduler: vLLM's --max-num-seqs and
+  // --max-num-batched-tokens and TensorRT-LLM's limits are a rank's, so the replica's are
+  // theirs times its GPUs; SGLang's are the server's (it divides them over --dp-size).
+  if (scenario.dpAttention && asciiLower(engine) != "sglang") {
+    const int ranks = schedulerRanks(scenario.tp, true);
+    d.maxBatch *= ranks;
+    d.tokenBudget *= ranks;
+    d.rule += ", per DP rank, times " + std::to_string(ranks) + " ranks";
+  }
   source = capGiven && budgetGiven   ? std::string("given")
            : capGiven || budgetGiven ? "given; the other from " + d.rule
                                      : d.rule;

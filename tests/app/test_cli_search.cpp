@@ -22,6 +22,15 @@ qf::testing::CliRun qfront(const std::vector<std::string>& args) {
   return qf::testing::runQfront(args);
 }
 
+/// `base` and `extra` run together, succeeding; their JSON.
+nlohmann::json runJson(std::vector<std::string> base, const std::vector<std::string>& extra = {}) {
+  base.insert(base.end(), extra.begin(), extra.end());
+  const auto r = qfront(base);
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  return nlohmann::json::parse(r.out);
+}
+
 nlohmann::json searchJson(std::vector<std::string> args) {
   args.insert(args.begin(), "search");
   args.insert(args.end(), {"--format", "json"});
@@ -618,14 +627,7 @@ TEST_CASE("qfront serving --ep and --dp-attention: the layout is echoed and pric
       "serving",  "--model",    "qwen3-30b-a3b", "--gpu",    "h100-sxm",     "--tp", "4",
       "--scheme", "bf16",       "--input-len",   "512",      "--output-len", "128",  "--load",
       "4",        "--requests", "200",           "--format", "json"};
-  auto run = [&](std::vector<std::string> extra) {
-    auto a = base;
-    a.insert(a.end(), extra.begin(), extra.end());
-    const auto r = qfront(a);
-    INFO(r.err);
-    REQUIRE(r.rc == 0);
-    return nlohmann::json::parse(r.out);
-  };
+  auto run = [&](const std::vector<std::string>& extra) { return runJson(base, extra); };
   const auto tp = run({});
   const auto dp = run({"--ep", "4", "--dp-attention"});
   CHECK(tp["ep"] == 1);
@@ -671,6 +673,30 @@ TEST_CASE("qfront serving --redundant-experts: EP 72 on DeepSeek-V3 as the engin
                             "100", "--output-len", "10", "--load", "max"});
   CHECK(noEp.rc == 2);
   CHECK(noEp.err.find("field 'redundant-experts'") != std::string::npos);
+}
+
+TEST_CASE("qfront serving under DP attention admits the engine's limits per rank",
+          "[cli][serving][moe]") {
+  const std::vector<std::string> base = {
+      "serving", "--model", "deepseek-v3", "--gpu",    "h200-sxm",    "--tp", "8",
+      "--ep",    "8",       "--scheme",    "w8a8-fp8", "--input-len", "1000", "--output-len",
+      "100",     "--load",  "max",         "--format", "json"};
+  const auto tp = runJson(base);
+  auto dpArgs = base;
+  dpArgs.push_back("--dp-attention");
+  const auto dp = runJson(dpArgs);
+  // vLLM's 1,024 sequences and 8,192 tokens are a rank's: 8 ranks admit 8 times them.
+  CHECK(tp["max_batch"] == 1024);
+  CHECK(dp["max_batch"] == 8 * 1024);
+  CHECK(dp["token_budget"].get<double>() == 8 * 8192.0);
+  CHECK(dp["limits_source"].get<std::string>().find("per DP rank") != std::string::npos);
+  // SGLang's are the server's.
+  auto sg = dpArgs;
+  sg.insert(sg.end(), {"--engine", "sglang"});
+  CHECK(runJson(sg)["limits_source"].get<std::string>().find("per DP rank") == std::string::npos);
+  // Given limits are the replica's, as given.
+  dpArgs.insert(dpArgs.end(), {"--max-batch", "512"});
+  CHECK(runJson(dpArgs)["max_batch"] == 512);
 }
 
 TEST_CASE("qfront search tries EP and DP attention on a MoE model and prices them as serving does",

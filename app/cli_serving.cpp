@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/serving_intervals.hpp>
-#include <quantfront/core/base/text.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -360,17 +359,9 @@ struct SimulationArgs {
 ServingLimits admissionLimits(const std::string& engine, const Scenario& scenario,
                               const EngineServing& eng, bool capGiven, bool budgetGiven,
                               std::string& source) {
-  auto d = engineAdmissionDefaults(engine, scenario.gpu, eng.kvCapacityTokens,
-                                   static_cast<double>(scenario.maxModelLen));
-  // Under DP attention each GPU is a scheduler: vLLM's --max-num-seqs and
-  // --max-num-batched-tokens and TensorRT-LLM's limits are a rank's, so the replica's are
-  // theirs times its GPUs; SGLang's are the server's (it divides them over --dp-size).
-  if (scenario.dpAttention && asciiLower(engine) != "sglang") {
-    const int ranks = schedulerRanks(scenario.tp, true);
-    d.maxBatch *= ranks;
-    d.tokenBudget *= ranks;
-    d.rule += ", per DP rank, times " + std::to_string(ranks) + " ranks";
-  }
+  const auto d = engineAdmissionDefaults(engine, scenario.gpu, eng.kvCapacityTokens,
+                                         static_cast<double>(scenario.maxModelLen),
+                                         schedulerRanks(scenario.tp, scenario.dpAttention));
   source = capGiven && budgetGiven   ? std::string("given")
            : capGiven || budgetGiven ? "given; the other from " + d.rule
                                      : d.rule;

@@ -101,10 +101,10 @@ class Frontier {
  public:
   void offer(const DeployConfig& c, double latency) {
     const double cost = c.usdPerMillionOutputTokens;
+    if (beats(latency, cost)) return;  // dominated
     // First point with latency > this one's: everything before it is at most as slow.
-    auto it = std::upper_bound(m_lat.begin(), m_lat.end(), latency);
-    const auto idx = static_cast<std::size_t>(it - m_lat.begin());
-    if (idx > 0 && m_cfg[idx - 1].usdPerMillionOutputTokens <= cost) return;  // dominated
+    const auto idx = static_cast<std::size_t>(
+        std::upper_bound(m_lat.begin(), m_lat.end(), latency) - m_lat.begin());
     // Remove the points this one dominates: at least as slow and at least as dear.
     std::size_t end = idx;
     while (end < m_cfg.size() && m_cfg[end].usdPerMillionOutputTokens >= cost) ++end;
@@ -595,44 +595,6 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
             sides.push_back(decodeSide(dp, o.workload));
           }
         }
-        // What any prefill pool beside it can give at best: the cheapest, the fastest prompt,
-        // the most requests. A cap whose bounds over all of them a frontier point beats is
-        // not paired (offerDisaggregated bounds each pair the same way).
-        std::int64_t pairs = 0;
-        double cheapestHour = std::numeric_limits<double>::infinity();
-        double leastTtftS = std::numeric_limits<double>::infinity();
-        double mostPrefillPerS = 0;
-        for (const auto& p : prefill) {
-          if (p.gpus + dGpus > sp.maxGpus) continue;
-          ++pairs;
-          cheapestHour = std::min(cheapestHour, *p.e->gpu->pricePerGpuHourUsd * p.gpus);
-          leastTtftS = std::min(leastTtftS, p.e->eng.steps.requestOverheadS + p.rates.aloneS);
-          mostPrefillPerS =
-              std::max(mostPrefillPerS, p.rates.perReplica * static_cast<double>(p.gpus / p.e->tp));
-        }
-        if (pairs == 0) continue;
-        std::vector<char> open(sp.batchCaps.size(), 1);
-        for (std::size_t ci = 0; ci < sides.size(); ++ci) {
-          const DecodeSide& ds = sides[ci];
-          if (!(ds.nMax >= 1)) continue;
-          double most = std::min(mostPrefillPerS, ds.rateMax);
-          if (o.load.kind == DeployLoad::Kind::Rate) {
-            if (!(o.load.requestsPerS < most)) continue;  // unstable pairs are tallied below
-            most = o.load.requestsPerS;
-          } else if (o.load.kind == DeployLoad::Kind::Sync) {
-            most = 1.0 / (leastTtftS + std::max(O - 1, 0.0) * ds.stepAtOne);
-          }
-          // Rounding of the pairs' own arithmetic must never make the bound the dearer.
-          const double leastCost =
-              (decodePrice * dGpus + cheapestHour) / 3600.0 / (most * O) * 1e6 * (1 - 1e-12);
-          const double leastLatencyMs =
-              (o.axis == LatencyAxis::Tpot ? ds.stepAtOne : leastTtftS) * 1e3 * (1 - 1e-12);
-          if (t.front.beats(leastLatencyMs, leastCost)) {
-            open[ci] = 0;
-            t.res.skippedDominated += pairs;
-          }
-        }
-        if (std::find(open.begin(), open.end(), 1) == open.end()) continue;
         for (const auto& p : prefill) {
           if (p.gpus + dGpus > sp.maxGpus) continue;
           const PoolEngine& pe = *p.e;
@@ -661,7 +623,6 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           const double pricePerGpu =
               (*pe.gpu->pricePerGpuHourUsd * p.gpus + decodePrice * dGpus) / proto.gpuCount;
           for (std::size_t ci = 0; ci < sp.batchCaps.size(); ++ci) {
-            if (!open[ci]) continue;
             pools.decodeLimits.maxBatch = sp.batchCaps[ci] * decodeRanks;
             proto.maxBatch = pools.decodeLimits.maxBatch;
             offerDisaggregated(o, pools, p.rates, sides[ci], proto, pricePerGpu, t);

@@ -79,8 +79,11 @@ std::optional<Error> validateServing(const ServingLimits& lim, const ServingWork
   return std::nullopt;
 }
 
-AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSpec& gpu,
-                                          double kvTokens, double contextTokens) {
+namespace {
+
+/// One scheduler's defaults (the table in engineAdmissionDefaults' comment).
+AdmissionDefaults schedulerDefaults(const std::string& engine, const GpuSpec& gpu, double kvTokens,
+                                    double contextTokens) {
   const std::string e = asciiLower(engine);
   AdmissionDefaults d;
   if (engineConstantsKey(engine) == "trtllm") {
@@ -115,6 +118,22 @@ AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSp
     d.maxBatch = 256;
     d.tokenBudget = 2048;
     d.rule = gib >= 70 ? "vLLM's defaults on an A100" : "vLLM's defaults on a GPU of < 70 GiB";
+  }
+  return d;
+}
+
+}  // namespace
+
+AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSpec& gpu,
+                                          double kvTokens, double contextTokens, int dpRanks) {
+  AdmissionDefaults d = schedulerDefaults(engine, gpu, kvTokens, contextTokens);
+  // Under DP attention each GPU is a scheduler: vLLM's and TensorRT-LLM's limits are a
+  // rank's, so the replica's are theirs times its ranks; SGLang's are the server's (it
+  // divides them over --dp-size).
+  if (dpRanks > 1 && asciiLower(engine) != "sglang") {
+    d.maxBatch *= dpRanks;
+    d.tokenBudget *= dpRanks;
+    d.rule += ", per DP rank, times " + std::to_string(dpRanks) + " ranks";
   }
   return d;
 }

@@ -6,10 +6,8 @@
 
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QEventLoop>
 #include <QHeaderView>
 #include <QLabel>
-#include <QProgressDialog>
 #include <QPushButton>
 #include <QStatusBar>
 #include <QTableWidget>
@@ -137,15 +135,8 @@ QString MainWindow::calibrateInteractive() {
   const std::string label = "File > Calibrate on " + file;
   // The fits (the points, their held-out half, their cross-validation) run off the GUI thread,
   // as a session opens: the window keeps handling input, and Cancel gives up on them.
-  struct Fitting {
-    std::optional<Result<SessionCalibration>> fit;
-    QEventLoop* loop = nullptr;
-  };
-  auto fitting = std::make_shared<Fitting>();
-  QEventLoop loop;
-  fitting->loop = &loop;
-  m_background->run<Result<SessionCalibration>>(
-      Background::Lane::Calibrate,
+  auto fit = awaitWithProgress<Result<SessionCalibration>>(
+      *m_background, Background::Lane::Calibrate, this, "Calibrating from the session's runs…",
       [s = session(), file, label](const std::atomic<bool>&) {
         return guarded(file, [&]() -> Result<SessionCalibration> {
           auto c = calibrateSession(s, file, label);
@@ -154,28 +145,13 @@ QString MainWindow::calibrateInteractive() {
             c = calibrateSession(s, file, label, s.scenario.gpu);
           return c;
         });
-      },
-      [fitting](Result<SessionCalibration>&& fit) {
-        fitting->fit = std::move(fit);
-        if (fitting->loop) fitting->loop->quit();
       });
-  {
-    QProgressDialog progress("Calibrating from the session's runs…", "Cancel", 0, 0, this);
-    progress.setWindowModality(Qt::WindowModal);
-    progress.setMinimumDuration(400);
-    connect(&progress, &QProgressDialog::canceled, &loop, &QEventLoop::quit);
-    // The fit may have ended already: its result is applied by the loop, which then quits.
-    if (!fitting->fit) loop.exec();
-  }
-  fitting->loop = nullptr;
-  if (!fitting->fit) {
-    // Given up: the fit finishes on its own and is dropped (a newer generation of the lane).
-    m_background->abandon(Background::Lane::Calibrate);
+  if (!fit) {
     const QString done = "Calibration given up; the scenario is as it was";
     statusBar()->showMessage(done, 15000);
     return done;
   }
-  auto& cal = *fitting->fit;
+  auto& cal = *fit;
   QString done;
   if (!cal) {
     done = "Calibration not possible: " + qs(cal.error().message);

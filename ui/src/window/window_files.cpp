@@ -261,40 +261,18 @@ bool MainWindow::openSession(const QString& path) {
   // Read on the worker (a session of 10^5 candidates is seconds of parsing) while the window
   // keeps painting under a window-modal progress dialog that can give the opening up; the
   // caller gets the outcome when it returns, as before.
-  struct Opening {
-    std::optional<Result<Session>> read;
-    QEventLoop* loop = nullptr;
-  };
-  auto opening = std::make_shared<Opening>();
-  QEventLoop loop;
-  opening->loop = &loop;
-  m_background->run<Result<Session>>(
-      Background::Lane::Open,
-      [file = path.toStdString()](const std::atomic<bool>&) {
-        return guarded(file, [&] { return loadSession(file); });
-      },
-      [opening](Result<Session>&& read) {
-        opening->read = std::move(read);
-        if (opening->loop) opening->loop->quit();
-      });
-  {
-    QProgressDialog progress(QString("Opening %1…").arg(QFileInfo(path).fileName()), "Cancel", 0, 0,
-                             this);
-    progress.setWindowModality(Qt::WindowModal);
-    progress.setMinimumDuration(400);
-    connect(&progress, &QProgressDialog::canceled, &loop, &QEventLoop::quit);
-    // The read may have ended already: its result is applied by the loop, which then quits.
-    loop.exec();
-  }
-  opening->loop = nullptr;
-  if (!opening->read) {
-    // Given up: the read finishes on its own and is dropped (a newer generation of the lane).
-    m_background->abandon(Background::Lane::Open);
+  auto read =
+      awaitWithProgress<Result<Session>>(*m_background, Background::Lane::Open, this,
+                                         QString("Opening %1…").arg(QFileInfo(path).fileName()),
+                                         [file = path.toStdString()](const std::atomic<bool>&) {
+                                           return guarded(file, [&] { return loadSession(file); });
+                                         });
+  if (!read) {
     statusBar()->showMessage(QString("Opening %1 given up; the session is as it was").arg(path),
                              10000);
     return false;
   }
-  auto& s = *opening->read;
+  auto& s = *read;
   if (!s) {
     QMessageBox::warning(this, "Cannot open session", qs(s.error().str()));
     return false;

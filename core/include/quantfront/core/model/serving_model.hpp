@@ -82,13 +82,16 @@ struct ServingLimits {
 ///     and prefill chunk run as separate passes, so the model's one mixed step takes both
 ///     (budget = slots + chunk);
 ///   - TensorRT-LLM (trtllm-serve): 2,048 sequences and 8,192 tokens.
+/// Under DP attention (`dpRanks` schedulers a replica, its GPUs) vLLM's and TensorRT-LLM's are
+/// a rank's, so the replica's are theirs times dpRanks; SGLang's stay the server's.
 struct AdmissionDefaults {
   int maxBatch = 256;
   double tokenBudget = 8192;
   std::string rule;  ///< where the figures come from, e.g. "vLLM's default on a GPU of >= 70 GiB"
 };
 AdmissionDefaults engineAdmissionDefaults(const std::string& engine, const GpuSpec& gpu,
-                                          double kvTokens = 0, double contextTokens = 0);
+                                          double kvTokens = 0, double contextTokens = 0,
+                                          int dpRanks = 1);
 
 /// A request shape: prompt and output tokens (means, for the analytic model).
 struct ServingWorkload {

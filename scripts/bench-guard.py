@@ -2,10 +2,36 @@
 """Prints each GUI figure of a benchmark's JSON beside its target and the last recorded value
 (bench/gui_targets.json), so that a regression shows the day it lands.
     scripts/bench-guard.py BENCH_NAME < bench-output.json
+The JSON is the benchmarks' harness document: {"benchmarks": [{"name", "results": [{"axes",
+figures...}]}]}. A figure names its benchmark, the field of a result, and optionally `select`:
+values the result's figures (or, failing those, its axes) must have.
 Exit status 0 always: shared machines are noisy, and the figures are read, not asserted."""
 import json
 import os
 import sys
+
+
+def matches(result, select):
+    for key, want in select.items():
+        have = result.get(key, result.get("axes", {}).get(key))
+        if have != want:
+            return False
+    return True
+
+
+def figure_of(doc, fig):
+    for bench in doc.get("benchmarks", []):
+        if bench.get("name") != fig["benchmark"]:
+            continue
+        for result in bench.get("results", []):
+            if "failed" in result or not matches(result, fig.get("select", {})):
+                continue
+            node = result
+            for key in fig["field"] if isinstance(fig["field"], list) else [fig["field"]]:
+                node = node.get(key, {}) if isinstance(node, dict) else {}
+            if isinstance(node, (int, float)):
+                return node
+    return None
 
 
 def main():
@@ -18,16 +44,7 @@ def main():
     out = json.load(sys.stdin)
     print(f"  {'figure':<48} {'now':>9} {'target':>9} {'last':>9}  verdict")
     for fig in figures:
-        now = None
-        if "select" in fig:
-            for run in out.get("runs", []):
-                if all(run.get(k) == v for k, v in fig["select"].items()):
-                    now = run.get(fig["field"])
-        else:
-            node = out
-            for key in fig["path"]:
-                node = node.get(key, {}) if isinstance(node, dict) else {}
-            now = node if isinstance(node, (int, float)) else None
+        now = figure_of(out, fig)
         target, last = fig.get("target_ms"), fig.get("last_ms")
         verdict = []
         if now is not None and target is not None:

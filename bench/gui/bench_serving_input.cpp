@@ -3,8 +3,9 @@
 // test data is imported and attached, then the Serving tab is clicked while a 2 ms timer
 // stands in for input; the longest gap between two of its ticks is how long input waited.
 // Measured twice in one run: off the GUI thread (the tab clicked, as a user does) and on it
-// (updateServing() from a tick, as every serving update was before). Prints JSON: medians
-// over the repetitions of the statistics' wall time and of the longest input gap.
+// (updateServing() from a tick, as every serving update was before), one benchmark each;
+// each repetition is one statistics run. The harness prints JSON: medians over the
+// repetitions of the statistics' wall time and of the longest input gap.
 #include <QApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -16,14 +17,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <vector>
 
-#include <quantfront/core/base/version.hpp>
 #include <quantfront/ui/background.hpp>
 #include <quantfront/ui/evidence_view.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/serving_plot.hpp>
+
+#include "harness.hpp"
 
 namespace {
 
@@ -59,10 +60,9 @@ std::pair<double, double> probe(Start start, Done done) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  qf::setCommandLine(argc, argv);
+  qf::bench::Suite suite(argc, argv);
   qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
-  const int reps = argc > 1 ? std::atoi(argv[1]) : 7;
   qf::ui::MainWindow w;
   w.show();
   const QDir dir(QString(QF_TEST_DATA_DIR) + "/import/sweep");
@@ -80,51 +80,67 @@ int main(int argc, char** argv) {
     if (tabs->tabBar()->tabData(i).toString() == "serving") serving = i;
   }
   auto* slo = w.findChild<QDoubleSpinBox*>("sloTtft");
-  std::vector<double> offWall, offGap, onWall, onGap;
-  for (int r = 0; r < reps; ++r) {
-    // Something the statistics depend on changes while another tab is shown, then the user
-    // clicks the Serving tab.
+  // Something the statistics depend on changes while another tab is shown.
+  auto invalidate = [&] {
     w.showTab("step");
     slo->setValue(slo->value() > 0 ? 0 : 50);
-    const auto [wall, gap] =
-        probe([&] { tabs->tabBar()->setCurrentIndex(serving); },
-              [&] { return !w.background()->busy(qf::ui::Background::Lane::Serving); });
-    offWall.push_back(wall);
-    offGap.push_back(gap);
-    // The same statistics on the GUI thread.
-    bool finished = false;
-    const auto [wall2, gap2] = probe(
-        [&] {
-          QTimer::singleShot(0, &w, [&] {
-            w.updateServing();
-            finished = true;
-          });
-        },
-        [&] { return finished; });
-    onWall.push_back(wall2);
-    onGap.push_back(gap2);
-  }
-  // What stays on the GUI thread: the tab switch and the plot drawn once the statistics
-  // come (a full replot of the Serving tab's plot, timed alone).
-  std::vector<double> replotMs;
-  for (int r = 0; r < reps; ++r) {
-    QElapsedTimer t;
-    t.start();
-    w.servingPlot()->replot();
-    replotMs.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-  }
-  nlohmann::json out{
-      {"benchmark",
-       "input while the Serving tab's statistics are computed (18-run sweep, bootstraps): "
-       "the longest gap between 2 ms timer ticks"},
-      {"repetitions", reps},
-      {"off_gui_thread",
-       {{"statistics_wall_median_ms", median(offWall)},
-        {"input_gap_median_ms", median(offGap)},
-        {"input_gap_max_ms", *std::max_element(offGap.begin(), offGap.end())}}},
-      {"on_gui_thread",
-       {{"statistics_wall_median_ms", median(onWall)}, {"input_gap_median_ms", median(onGap)}}},
-      {"serving_plot_replot_median_ms", median(replotMs)}};
-  qf::writeJsonOutput(std::cout, std::move(out));
-  return 0;
+  };
+  auto report = [&names](qf::bench::State& st, const std::vector<double>& wall,
+                         const std::vector<double>& gap) {
+    st.set("runs", names.size());
+    st.set("statistics_wall_median_ms", median(wall));
+    st.set("input_gap_median_ms", median(gap));
+    st.set("input_gap_max_ms", *std::max_element(gap.begin(), gap.end()));
+  };
+  suite
+      .add("off_gui_thread",
+           [&](qf::bench::State& st) {
+             std::vector<double> wall, gap;
+             st.exec([&] {
+               invalidate();
+               // ... then the user clicks the Serving tab.
+               const auto [w1, g1] =
+                   probe([&] { tabs->tabBar()->setCurrentIndex(serving); },
+                         [&] { return !w.background()->busy(qf::ui::Background::Lane::Serving); });
+               wall.push_back(w1);
+               gap.push_back(g1);
+             });
+             report(st, wall, gap);
+           })
+      .about("the Serving tab clicked after a change: the statistics on the worker")
+      .repetitions(7);
+  suite
+      .add("on_gui_thread",
+           [&](qf::bench::State& st) {
+             std::vector<double> wall, gap;
+             st.exec([&] {
+               invalidate();
+               // The same statistics on the GUI thread.
+               bool finished = false;
+               const auto [w1, g1] = probe(
+                   [&] {
+                     QTimer::singleShot(0, &w, [&] {
+                       w.updateServing();
+                       finished = true;
+                     });
+                   },
+                   [&] { return finished; });
+               wall.push_back(w1);
+               gap.push_back(g1);
+             });
+             report(st, wall, gap);
+           })
+      .about("the same statistics computed on the GUI thread (updateServing from a tick)")
+      .repetitions(7);
+  // What stays on the GUI thread: the tab switch and the plot drawn once the statistics come
+  // (a full replot of the Serving tab's plot, timed alone).
+  suite
+      .add("serving_plot_replot",
+           [&](qf::bench::State& st) {
+             st.exec([&] { w.servingPlot()->replot(); });
+             st.set("median_ms", st.medianWallS() * 1e3);
+           })
+      .about("a full replot of the Serving tab's plot")
+      .repetitions(7);
+  return suite.run(std::cout, std::cerr);
 }

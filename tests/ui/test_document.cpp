@@ -4,8 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <QUndoStack>
+#include <nlohmann/json.hpp>
 #include <vector>
 
+#include <quantfront/core/session/session.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/scenario_panel.hpp>
@@ -165,6 +167,37 @@ TEST_CASE("document: a view is handed the session's own candidates, and keeps th
   REQUIRE(restored->size() == 3);
   CHECK(restored.get() == &doc.session().candidates);
   CHECK(filtered->size() == 1);
+}
+
+TEST_CASE("document: an evidence edit while a view holds the candidates keeps every other part",
+          "[document]") {
+  qf::testing::app();
+  Document doc;
+  // A version-1 file: a title, an imported run, candidates, and load notes from its migration.
+  auto loaded = qf::loadSession(std::string(QF_TEST_DATA_DIR) + "/session/v1_session.json");
+  REQUIRE(loaded);
+  qf::Session example = *loaded;
+  example.notes = "kept notes";
+  REQUIRE(example.candidates.size() >= 2);
+  REQUIRE_FALSE(example.importedRuns.empty());
+  REQUIRE_FALSE(example.loadNotes.empty());
+  doc.load(example);
+  const auto held = doc.visibleCandidates();  // a worker's analysis holds the list
+  qf::Session next = doc.session();
+  next.candidates.pop_back();
+  next.view.hidden = {next.candidates.front().id};
+  const qf::Json expected = qf::sessionToJson(next);
+  doc.commitEvidence(next, "remove one, hide one");
+  // The new session is the edit, to the last field; what the view holds is untouched.
+  CHECK(qf::sessionToJson(doc.session()) == expected);
+  CHECK(doc.session().loadNotes == example.loadNotes);
+  CHECK(doc.session().loadedVersion == example.loadedVersion);
+  CHECK(held->size() == example.candidates.size());
+  // Undo (the view still holding the first list) brings back the session as loaded.
+  doc.undoStack()->undo();
+  CHECK(qf::sessionToJson(doc.session()) == qf::sessionToJson(example));
+  CHECK(doc.session().title == example.title);
+  CHECK(doc.session().notes == "kept notes");
 }
 
 TEST_CASE("document: a scenario that does not evaluate says why and keeps the last report",

@@ -55,11 +55,19 @@ Document::Document(QObject* parent)
 
 Document::~Document() = default;
 
-Session& Document::own() {
+Session& Document::ownWith(std::vector<Candidate> candidates) {
   // A view holding the candidates (an analysis on a worker) keeps the session it was given;
-  // the edit goes to a copy. Edits of other parts while shared are safe in place: a view
-  // reads nothing of the session but its candidates.
-  if (m_session.use_count() > 1) m_session = std::make_shared<Session>(*m_session);
+  // the edit goes to a copy, made without the candidates it replaces (a 10^5-candidate
+  // session's list was copied, then overwritten). Edits of other parts while shared are safe
+  // in place: a view reads nothing of the session but its candidates.
+  if (m_session.use_count() > 1) {
+    const Session& s = *m_session;
+    m_session = std::make_shared<Session>(
+        Session{s.title, s.notes, s.scenario, std::move(candidates), s.importedRuns,
+                s.kernelMeasurements, s.view, s.loadNotes, s.loadedVersion});
+  } else {
+    m_session->candidates = std::move(candidates);
+  }
   return *m_session;
 }
 
@@ -103,8 +111,7 @@ void Document::apply(const State& st, unsigned parts) {
     m_session->view.gates = st.gates;
   }
   if (parts & kEvidencePart) {
-    Session& s = own();
-    s.candidates = st.candidates;
+    Session& s = ownWith(st.candidates);
     for (auto& r : s.importedRuns) {
       if (const auto it = st.runSetups.find(r.sha256); it != st.runSetups.end()) {
         r.setup = it->second;

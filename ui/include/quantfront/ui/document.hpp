@@ -122,8 +122,9 @@ class Document : public QObject {
 
  private:
   void push(State after, unsigned parts, const QString& text);
-  /// The session, alone in its ownership (copied if a view still shares its candidates).
-  Session& own();
+  /// The session, alone in its ownership (copied if a view still shares its candidates), with
+  /// `candidates` in place of its own.
+  Session& ownWith(std::vector<Candidate> candidates);
 
   std::shared_ptr<Session> m_session;
   std::shared_ptr<const std::vector<Candidate>> m_visible;  ///< with some hidden; null: not made

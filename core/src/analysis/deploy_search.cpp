@@ -96,39 +96,45 @@ std::string DeployConfig::schemeId() const {
 namespace {
 
 /// Non-dominated (latency, cost) points, both minimised; sorted by latency ascending, so
-/// costs strictly descend. Insertion is O(log n + removed).
+/// costs strictly descend. Insertion is O(log n + removed). The latencies and costs are kept
+/// apart from the configurations, so that beats() (asked some 10^8 times by a per-kind
+/// disaggregated search) reads two small arrays.
 class Frontier {
  public:
   void offer(const DeployConfig& c, double latency) {
     const double cost = c.usdPerMillionOutputTokens;
     if (beats(latency, cost)) return;  // dominated
     // First point with latency > this one's: everything before it is at most as slow.
-    const auto idx = static_cast<std::size_t>(
-        std::upper_bound(m_lat.begin(), m_lat.end(), latency) - m_lat.begin());
+    const std::size_t idx = after(latency);
     // Remove the points this one dominates: at least as slow and at least as dear.
     std::size_t end = idx;
-    while (end < m_cfg.size() && m_cfg[end].usdPerMillionOutputTokens >= cost) ++end;
+    while (end < m_cost.size() && m_cost[end] >= cost) ++end;
     std::size_t begin = idx;
     // Equal latency and dearer, just before: dominated too.
     while (begin > 0 && m_lat[begin - 1] == latency) --begin;
-    m_lat.erase(m_lat.begin() + static_cast<std::ptrdiff_t>(begin),
-                m_lat.begin() + static_cast<std::ptrdiff_t>(end));
-    m_cfg.erase(m_cfg.begin() + static_cast<std::ptrdiff_t>(begin),
-                m_cfg.begin() + static_cast<std::ptrdiff_t>(end));
-    m_lat.insert(m_lat.begin() + static_cast<std::ptrdiff_t>(begin), latency);
-    m_cfg.insert(m_cfg.begin() + static_cast<std::ptrdiff_t>(begin), c);
+    const auto b = static_cast<std::ptrdiff_t>(begin), e = static_cast<std::ptrdiff_t>(end);
+    m_lat.erase(m_lat.begin() + b, m_lat.begin() + e);
+    m_cost.erase(m_cost.begin() + b, m_cost.begin() + e);
+    m_cfg.erase(m_cfg.begin() + b, m_cfg.begin() + e);
+    m_lat.insert(m_lat.begin() + b, latency);
+    m_cost.insert(m_cost.begin() + b, cost);
+    m_cfg.insert(m_cfg.begin() + b, c);
   }
   /// Whether a point at most as slow and at most as dear as (latency, cost) is held: one
   /// offer() would turn away.
   [[nodiscard]] bool beats(double latency, double cost) const {
-    const auto idx = static_cast<std::size_t>(
-        std::upper_bound(m_lat.begin(), m_lat.end(), latency) - m_lat.begin());
-    return idx > 0 && m_cfg[idx - 1].usdPerMillionOutputTokens <= cost;
+    const std::size_t idx = after(latency);
+    return idx > 0 && m_cost[idx - 1] <= cost;
   }
   std::vector<DeployConfig> take() { return std::move(m_cfg); }
 
  private:
-  std::vector<double> m_lat;
+  /// The index of the first point slower than `latency` (upper_bound).
+  [[nodiscard]] std::size_t after(double latency) const {
+    return static_cast<std::size_t>(std::upper_bound(m_lat.begin(), m_lat.end(), latency) -
+                                    m_lat.begin());
+  }
+  std::vector<double> m_lat, m_cost;
   std::vector<DeployConfig> m_cfg;
 };
 
@@ -373,54 +379,6 @@ DisaggState disaggAtLoad(const DeployOptions& o, const DisaggPools& pools) {
              : disaggAtRate(pools, o.workload, o.load.requestsPerS);
 }
 
-/// Judges one disaggregated deployment against the load, the SLOs and the gates. A pair the
-/// frontier already beats at its bounds (its cost at its most throughput, its latency with one
-/// request in flight) is skipped unsolved: it could not join the frontier.
-void offerDisaggregated(const DeployOptions& o, const DisaggPools& pools, const PrefillRates& pr,
-                        const DecodeSide& side, const DeployConfig& proto, double pricePerGpu,
-                        Tally& t) {
-  DeployResult& res = t.res;
-  const DisaggBounds b = disaggBounds(pools, o.workload, pr, side);
-  double mostRequestsPerS = b.maxRequestsPerS;
-  if (o.load.kind == DeployLoad::Kind::Rate) mostRequestsPerS = o.load.requestsPerS;
-  if (o.load.kind == DeployLoad::Kind::Sync) {
-    mostRequestsPerS = 1.0 / (b.minTtftS + std::max(o.workload.outputTokens - 1, 0.0) * b.minTpotS);
-  }
-  // A rate beyond the saturated one is rejected below, where the load's tally is kept.
-  const bool stableAtBest =
-      o.load.kind != DeployLoad::Kind::Rate || o.load.requestsPerS < b.maxRequestsPerS;
-  if (stableAtBest && mostRequestsPerS > 0) {
-    const double leastCost = pricePerGpu * static_cast<double>(proto.gpuCount) / 3600.0 /
-                             (mostRequestsPerS * o.workload.outputTokens) * 1e6;
-    const double leastLatencyMs = (o.axis == LatencyAxis::Tpot ? b.minTpotS : b.minTtftS) * 1e3;
-    if (t.front.beats(leastLatencyMs, leastCost)) {
-      ++res.skippedDominated;
-      return;
-    }
-    // A pool completing many requests runs many sequences: its TPOT at the least concurrency
-    // that rate needs is a tighter bound, for one step evaluation.
-    if (o.axis == LatencyAxis::Tpot && o.load.kind != DeployLoad::Kind::Sync &&
-        t.front.beats(disaggTpotAtLeast(pools, o.workload, mostRequestsPerS, side) * 1e3,
-                      leastCost)) {
-      ++res.skippedDominated;
-      return;
-    }
-  }
-  ++res.evaluated;
-  const DisaggState st = o.load.kind == DeployLoad::Kind::Sync
-                             ? disaggSynchronous(pools, o.workload, pr, side)
-                         : o.load.kind == DeployLoad::Kind::Max
-                             ? disaggSaturated(pools, o.workload, pr, side)
-                             : disaggAtRate(pools, o.workload, o.load.requestsPerS, pr, side);
-  if (!st.stable || !(st.outputTokPerS > 0)) {
-    ++res.rejectedLoad;
-    t.bestCapacity = std::max(t.bestCapacity, b.maxRequestsPerS);
-    return;
-  }
-  judge(o, proto, proto.replicas, proto.gpuCount, st.ttftS, st.tpotS, st.outputTokPerS, pricePerGpu,
-        st.bindingLimit, t);
-}
-
 /// The drafts a search speculates with, one per GPU, TP and KV dtype (a draft model's engine
 /// is the same for every scheme of the target).
 class Drafts {
@@ -485,6 +443,108 @@ DeployConfig schemesOf(const Assignment& as) {
   return c;
 }
 
+/// One pairing of pools, the same at every batch cap of the decode pool: its pools, its GPUs
+/// and their mean price, the parts of its bounds, and its configuration, made only when a cap
+/// is judged (most pairings are skipped at every cap: 4.4 million of them in a per-kind search
+/// of DeepSeek-V3 on three GPUs, each configuration a dozen strings).
+struct Pairing {
+  const DeploySpace* sp = nullptr;
+  const PoolEngine* decode = nullptr;
+  const PrefillOption* prefill = nullptr;
+  std::size_t kvIndex = 0;
+  DisaggPools pools;
+  PairBoundsParts parts;
+  int gpuCount = 0;
+  double pricePerGpu = 0;
+  /// price × GPUs / 3600: USD per second of the whole deployment.
+  double usdPerS = 0;
+  /// Where config() writes (one per decode pool, its strings' storage reused), and whether it
+  /// has for this pairing.
+  DeployConfig* proto = nullptr;
+  bool made = false;
+
+  DeployConfig& config() {
+    if (made) return *proto;
+    made = true;
+    DeployConfig& c = *proto;
+    const PoolEngine& d = *decode;
+    const PoolEngine& pe = *prefill->e;
+    c.gpu = d.gpu->id;
+    c.tp = d.tp;
+    c.setLayout(d.layout);
+    c.replicas = pools.decodeReplicas;
+    c.linear = d.as->linear;
+    c.moe = d.as->moe;
+    c.lmHead = d.as->lmHead;
+    c.prefillGpu = pe.gpu->id;
+    c.prefillTp = pe.tp;
+    c.setPrefillLayout(pe.layout);
+    c.prefillReplicas = pools.prefillReplicas;
+    c.prefillLinear = pe.as->linear;
+    c.prefillMoe = pe.as->moe;
+    c.prefillLmHead = pe.as->lmHead;
+    c.gpuCount = gpuCount;
+    c.kvTransferMs = pools.kvTransferS * 1e3;
+    c.kvDtype = sp->kvDtypes[kvIndex];
+    return c;
+  }
+};
+
+/// Judges one disaggregated deployment (`pair` at decode batch cap `maxBatch`, `side` its
+/// decode side there) against the load, the SLOs and the gates. A pair the frontier already
+/// beats at its bounds (its cost at its most throughput, its latency with one request in
+/// flight) is skipped unsolved: it could not join the frontier.
+void offerDisaggregated(const DeployOptions& o, Pairing& pair, const DecodeSide& side, int maxBatch,
+                        Tally& t) {
+  DeployResult& res = t.res;
+  const DisaggBounds b = disaggBounds(pair.parts, side);
+  double mostRequestsPerS = b.maxRequestsPerS;
+  if (o.load.kind == DeployLoad::Kind::Rate) mostRequestsPerS = o.load.requestsPerS;
+  if (o.load.kind == DeployLoad::Kind::Sync) {
+    mostRequestsPerS = 1.0 / (b.minTtftS + std::max(o.workload.outputTokens - 1, 0.0) * b.minTpotS);
+  }
+  // A rate beyond the saturated one is rejected below, where the load's tally is kept.
+  const bool stableAtBest =
+      o.load.kind != DeployLoad::Kind::Rate || o.load.requestsPerS < b.maxRequestsPerS;
+  if (stableAtBest && mostRequestsPerS > 0) {
+    const double leastCost = pair.usdPerS / (mostRequestsPerS * o.workload.outputTokens) * 1e6;
+    const double leastLatencyMs = (o.axis == LatencyAxis::Tpot ? b.minTpotS : b.minTtftS) * 1e3;
+    // A pool completing many requests runs many sequences: its TPOT at the least concurrency
+    // that rate needs is a tighter bound (never below the one-request TPOT), for one step
+    // evaluation, none where the decode side kept it. Kept, it is the only test: what the
+    // looser bound would skip, it skips too.
+    const bool tighter = o.axis == LatencyAxis::Tpot && o.load.kind != DeployLoad::Kind::Sync;
+    const bool kept = tighter && side.boundRate > 0 && mostRequestsPerS == side.boundRate;
+    if (!kept && t.front.beats(leastLatencyMs, leastCost)) {
+      ++res.skippedDominated;
+      return;
+    }
+    if (tighter &&
+        t.front.beats(disaggTpotAtLeast(pair.pools, o.workload, mostRequestsPerS, side) * 1e3,
+                      leastCost)) {
+      ++res.skippedDominated;
+      return;
+    }
+  }
+  ++res.evaluated;
+  pair.pools.decodeLimits.maxBatch = maxBatch;
+  const PrefillRates& pr = pair.prefill->rates;
+  const DisaggState st = o.load.kind == DeployLoad::Kind::Sync
+                             ? disaggSynchronous(pair.pools, o.workload, pr, side)
+                         : o.load.kind == DeployLoad::Kind::Max
+                             ? disaggSaturated(pair.pools, o.workload, pr, side)
+                             : disaggAtRate(pair.pools, o.workload, o.load.requestsPerS, pr, side);
+  if (!st.stable || !(st.outputTokPerS > 0)) {
+    ++res.rejectedLoad;
+    t.bestCapacity = std::max(t.bestCapacity, b.maxRequestsPerS);
+    return;
+  }
+  DeployConfig& proto = pair.config();
+  proto.maxBatch = maxBatch;
+  judge(o, proto, proto.replicas, proto.gpuCount, st.ttftS, st.tpotS, st.outputTokPerS,
+        pair.pricePerGpu, st.bindingLimit, t);
+}
+
 /// The prefill pools worth pairing: those whose schemes pass the gates, and of those of one
 /// GPU, TP and GPU count (the same price, KV layout and transfer), the ones no other beats on
 /// both the rate a replica completes and one prompt's prefill time. Exact at a rate and one
@@ -504,23 +564,32 @@ std::vector<PrefillOption> prefillOptions(const DeploySpace& sp, const DeployOpt
       if (g % e.tp == 0 && g < sp.maxGpus) all.push_back(PrefillOption{&e, g, r});
     }
   }
+  // Comparable: one price and one KV layout (the KV moved to decode; DP attention lays MLA's
+  // KV out otherwise than TP). Each group is compared within itself (comparing every pair of
+  // options took 6% of a per-kind search's time).
+  std::map<std::tuple<const GpuSpec*, int, int, double>, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const PrefillOption& a = all[i];
+    groups[{a.e->gpu, a.e->tp, a.gpus, a.e->eng.kvGroupBytesPerToken}].push_back(i);
+  }
+  std::vector<char> beaten(all.size(), 0);
+  for (const auto& [key, members] : groups) {
+    for (const std::size_t i : members) {
+      const PrefillOption& a = all[i];
+      beaten[i] = std::any_of(members.begin(), members.end(), [&](std::size_t j) {
+        const PrefillOption& b = all[j];
+        const bool noWorse =
+            b.rates.perReplica >= a.rates.perReplica && b.rates.aloneS <= a.rates.aloneS;
+        const bool better =
+            b.rates.perReplica > a.rates.perReplica || b.rates.aloneS < a.rates.aloneS;
+        // Equal on both: the first in order stays.
+        return j != i && noWorse && (better || j < i);
+      });
+    }
+  }
   std::vector<PrefillOption> kept;
-  for (const auto& a : all) {
-    const bool beaten = std::any_of(all.begin(), all.end(), [&](const PrefillOption& b) {
-      // Comparable: one price and one KV layout (the KV moved to decode; DP attention lays
-      // MLA's KV out otherwise than TP).
-      if (&a == &b || b.e->gpu != a.e->gpu || b.e->tp != a.e->tp || b.gpus != a.gpus ||
-          b.e->eng.kvGroupBytesPerToken != a.e->eng.kvGroupBytesPerToken) {
-        return false;
-      }
-      const bool noWorse =
-          b.rates.perReplica >= a.rates.perReplica && b.rates.aloneS <= a.rates.aloneS;
-      const bool better =
-          b.rates.perReplica > a.rates.perReplica || b.rates.aloneS < a.rates.aloneS;
-      // Equal on both: the first in order stays.
-      return noWorse && (better || &b < &a);
-    });
-    if (!beaten) kept.push_back(a);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (!beaten[i]) kept.push_back(all[i]);
   }
   return kept;
 }
@@ -592,40 +661,38 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           dp.decodeLimits.kvCapacityTokens = d.eng.kvCapacityTokens;
           for (int cap : sp.batchCaps) {
             dp.decodeLimits.maxBatch = cap * schedulerRanks(d.tp, d.layout.dpAttention);
-            sides.push_back(decodeSide(dp, o.workload));
+            DecodeSide side = decodeSide(dp, o.workload);
+            // The rate the TPOT bound of offerDisaggregated is asked at for every prefill pool
+            // this decode pool outpaces (at saturation) or for all (at a rate): its step once.
+            if (o.load.kind == DeployLoad::Kind::Max && side.rateMax > 0) {
+              keepTpotBoundAt(side, dp, o.workload, side.rateMax);
+            } else if (o.load.kind == DeployLoad::Kind::Rate) {
+              keepTpotBoundAt(side, dp, o.workload, o.load.requestsPerS);
+            }
+            sides.push_back(side);
           }
         }
+        const int decodeRanks = schedulerRanks(d.tp, d.layout.dpAttention);
+        DeployConfig proto;  // reused: its strings keep their storage from one pairing to the next
         for (const auto& p : prefill) {
           if (p.gpus + dGpus > sp.maxGpus) continue;
           const PoolEngine& pe = *p.e;
-          DisaggPools pools = makePools(sp, *pe.gpu, *d.gpu, I, pe.eng, pe.tp, p.gpus, d.eng, d.tp,
-                                        dGpus, schedulerRanks(pe.tp, pe.layout.dpAttention));
-          const int decodeRanks = schedulerRanks(d.tp, d.layout.dpAttention);
-          DeployConfig proto;
-          proto.gpu = d.gpu->id;
-          proto.tp = d.tp;
-          proto.setLayout(d.layout);
-          proto.replicas = pools.decodeReplicas;
-          proto.linear = d.as->linear;
-          proto.moe = d.as->moe;
-          proto.lmHead = d.as->lmHead;
-          proto.prefillGpu = pe.gpu->id;
-          proto.prefillTp = pe.tp;
-          proto.setPrefillLayout(pe.layout);
-          proto.prefillReplicas = pools.prefillReplicas;
-          proto.prefillLinear = pe.as->linear;
-          proto.prefillMoe = pe.as->moe;
-          proto.prefillLmHead = pe.as->lmHead;
-          proto.gpuCount = p.gpus + dGpus;
-          proto.kvTransferMs = pools.kvTransferS * 1e3;
-          proto.kvDtype = sp.kvDtypes[ki];
+          Pairing pair;
+          pair.sp = &sp;
+          pair.decode = &d;
+          pair.prefill = &p;
+          pair.kvIndex = ki;
+          pair.pools = makePools(sp, *pe.gpu, *d.gpu, I, pe.eng, pe.tp, p.gpus, d.eng, d.tp, dGpus,
+                                 schedulerRanks(pe.tp, pe.layout.dpAttention));
+          pair.parts = pairBoundsParts(pair.pools, o.workload, p.rates);
+          pair.gpuCount = p.gpus + dGpus;
           // judge prices GPUs at one rate: the pools' mean.
-          const double pricePerGpu =
-              (*pe.gpu->pricePerGpuHourUsd * p.gpus + decodePrice * dGpus) / proto.gpuCount;
+          pair.pricePerGpu =
+              (*pe.gpu->pricePerGpuHourUsd * p.gpus + decodePrice * dGpus) / pair.gpuCount;
+          pair.usdPerS = pair.pricePerGpu * static_cast<double>(pair.gpuCount) / 3600.0;
+          pair.proto = &proto;
           for (std::size_t ci = 0; ci < sp.batchCaps.size(); ++ci) {
-            pools.decodeLimits.maxBatch = sp.batchCaps[ci] * decodeRanks;
-            proto.maxBatch = pools.decodeLimits.maxBatch;
-            offerDisaggregated(o, pools, p.rates, sides[ci], proto, pricePerGpu, t);
+            offerDisaggregated(o, pair, sides[ci], sp.batchCaps[ci] * decodeRanks, t);
           }
         }
       }

@@ -114,20 +114,52 @@ DecodeSide decodeSide(const DisaggPools& p, const ServingWorkload& w) {
   return d;
 }
 
+PairBoundsParts pairBoundsParts(const DisaggPools& p, const ServingWorkload& w,
+                                const PrefillRates& pr) {
+  const double gaps = std::max(w.outputTokens - 1, 1.0);
+  return {pr.perReplica * p.prefillReplicas, p.prefill->requestOverheadS + pr.aloneS,
+          p.kvTransferS / gaps};
+}
+
+DisaggBounds disaggBounds(const PairBoundsParts& pp, const DecodeSide& d) {
+  DisaggBounds b;
+  if (d.nMax >= 1) b.maxRequestsPerS = std::min(pp.prefillRate, d.rateMax);
+  b.minTtftS = pp.minTtftS;
+  b.minTpotS = d.stepAtOne + pp.kvPerGapS;  // tpotAtOne
+  return b;
+}
+
 DisaggBounds disaggBounds(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
                           const DecodeSide& d) {
-  DisaggBounds b;
-  if (d.nMax >= 1) b.maxRequestsPerS = std::min(pr.perReplica * p.prefillReplicas, d.rateMax);
-  b.minTtftS = p.prefill->requestOverheadS + pr.aloneS;
-  b.minTpotS = tpotAtOne(p, w, d);
-  return b;
+  return disaggBounds(pairBoundsParts(p, w, pr), d);
+}
+
+namespace {
+
+/// disaggTpotAtLeast's decode step: at the least concurrency that completes `requestsPerS`
+/// over the pool's replicas, n = r·(O − 1)·t(1), at most nMax (one sequence's below 1).
+double leastStepAt(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
+                   const DecodeSide& d) {
+  const double steps = std::max(w.outputTokens - 1, 0.0);
+  const double n = requestsPerS / p.decodeReplicas * steps * d.stepAtOne;
+  return n > 1 ? decodeStep(p, w, std::max(std::min(n, d.nMax), 1.0)) : d.stepAtOne;
+}
+
+}  // namespace
+
+void keepTpotBoundAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload& w,
+                     double requestsPerS) {
+  d.boundRate = requestsPerS;
+  d.stepAtBoundRate = leastStepAt(p, w, requestsPerS, d);
 }
 
 double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
                          const DecodeSide& d) {
-  const double steps = std::max(w.outputTokens - 1, 0.0);
-  const double n = requestsPerS / p.decodeReplicas * steps * d.stepAtOne;
-  return n > 1 ? tpotWith(p, w, std::min(n, d.nMax)) : tpotAtOne(p, w, d);
+  const double gaps = std::max(w.outputTokens - 1, 1.0);
+  const double step = d.boundRate > 0 && requestsPerS == d.boundRate
+                          ? d.stepAtBoundRate
+                          : leastStepAt(p, w, requestsPerS, d);
+  return step + p.kvTransferS / gaps;
 }
 
 DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,

@@ -378,5 +378,18 @@ TEST_CASE("the bounds the search skips pairs by never exceed what the pair reach
     // The concurrency found completes the rate: n / ((O - 1) t(n)) = r per replica.
     const double n = at.decodeConcurrency;
     CHECK(n / (100 * (0.010 + 1e-4 * n)) == Approx(r / 2).epsilon(1e-9));
+    // The search's shortcuts are the same figures, to the bit: the step kept at a rate, and
+    // the bounds from the pairing's shared parts.
+    DecodeSide keptSide = side;
+    keepTpotBoundAt(keptSide, p, w, r);
+    CHECK(keptSide.boundRate == r);
+    CHECK(disaggTpotAtLeast(p, w, r, keptSide) == bound);
+    CHECK(disaggTpotAtLeast(p, w, 0.5 * r, keptSide) == disaggTpotAtLeast(p, w, 0.5 * r, side));
   }
+  const DisaggBounds fromParts = disaggBounds(pairBoundsParts(p, w, pr), side);
+  CHECK(fromParts.maxRequestsPerS == b.maxRequestsPerS);
+  CHECK(fromParts.minTtftS == b.minTtftS);
+  CHECK(fromParts.minTpotS == b.minTpotS);
+  // The one-request TPOT by hand: a step at one sequence and the transfer over 100 gaps.
+  CHECK(fromParts.minTpotS == Approx(0.0101 + 0.02 / 100));
 }

@@ -58,8 +58,16 @@ struct DecodeSide {
   bool kvBound = false;
   double rateMax = 0;    ///< requests per second over the pool's replicas at nMax
   double stepAtOne = 0;  ///< one sequence's decode step, without the KV transfer
+  /// disaggTpotAtLeast's step at boundRate requests per second, kept by keepTpotBoundAt (0:
+  /// none kept): the search asks it of every prefill pool the decode pool outpaces.
+  double boundRate = 0;
+  double stepAtBoundRate = 0;
 };
 DecodeSide decodeSide(const DisaggPools& p, const ServingWorkload& w);
+/// Keeps in `d` the decode step disaggTpotAtLeast(p, w, requestsPerS, d) needs, so that asking
+/// it at that rate again takes no step evaluation (the same figure, not an approximation).
+void keepTpotBoundAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload& w,
+                     double requestsPerS);
 
 /// What a deployment cannot beat at any load, known before its steady state is solved: the
 /// most requests per second it completes (its saturated rate) and its TTFT and TPOT with one
@@ -71,6 +79,18 @@ struct DisaggBounds {
 };
 DisaggBounds disaggBounds(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
                           const DecodeSide& d);
+/// What disaggBounds takes from one pairing of pools, the same at every batch cap of the decode
+/// pool: the prefill pool's rate, one prompt's TTFT, and the KV transfer per decode gap.
+struct PairBoundsParts {
+  double prefillRate = 0;
+  double minTtftS = 0;
+  double kvPerGapS = 0;
+};
+PairBoundsParts pairBoundsParts(const DisaggPools& p, const ServingWorkload& w,
+                                const PrefillRates& pr);
+/// disaggBounds from the pairing's shared parts and the decode side at one cap (the same
+/// figures, for a search that asks them at every cap).
+DisaggBounds disaggBounds(const PairBoundsParts& pp, const DecodeSide& d);
 /// A TPOT the deployment cannot beat while completing `requestsPerS` over its decode replicas:
 /// a replica completing r requests a second runs n = r·(O − 1)·t(n) sequences, and t(n) ≥ t(1),
 /// so n ≥ r·(O − 1)·t(1) and the TPOT is at least the step there (one step evaluation where

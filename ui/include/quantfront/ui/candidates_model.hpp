@@ -67,6 +67,8 @@ class CandidatesModel : public QAbstractTableModel {
   [[nodiscard]] int rowOf(const QString& id) const;
   /// The candidate id of `row`; empty out of range.
   [[nodiscard]] QString idAt(int row) const;
+  /// The rows shown (shared: a caller holding them decides where they are let go).
+  [[nodiscard]] SharedRows rows() const { return m_rows; }
 
  private:
   [[nodiscard]] QVariant statusData(const Candidate& c, int role) const;

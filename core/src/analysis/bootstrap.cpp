@@ -18,6 +18,7 @@
 #include <quantfront/core/analysis/bootstrap_detail.hpp>
 #include <quantfront/core/analysis/stats.hpp>
 #include <quantfront/core/base/percentile.hpp>
+#include <quantfront/core/base/version.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -393,12 +394,13 @@ void resampleWindows(MetricJob& job, const std::vector<std::int32_t>& w, std::si
 }
 
 /// Worker threads for `resamples` resamples of `draws` draws each: one for small work (a
-/// thread costs more than it saves), else the hardware's, at most 8.
+/// thread costs more than it saves), else one per core the process may use (its CPU affinity:
+/// under `taskset` or in a container's CPU set the machine's count overstated it), at most 8.
+/// The figures do not depend on it: each resample has its own stream.
 int bootstrapThreads(int resamples, std::size_t draws) {
   const double work = static_cast<double>(resamples) * static_cast<double>(draws);
   if (work < 4e6) return 1;
-  const unsigned hw = std::thread::hardware_concurrency();
-  return static_cast<int>(std::clamp<unsigned>(hw == 0 ? 1 : hw, 1, 8));
+  return static_cast<int>(std::clamp<unsigned>(usableCores(), 1, 8));
 }
 
 }  // namespace

@@ -4,6 +4,12 @@
 
 #include <sys/utsname.h>
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
+#include <algorithm>
+
 #include <fstream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -76,6 +82,18 @@ void setCommandLine(int argc, char** argv) {
   std::vector<std::string> args;
   for (int i = 1; i < argc; ++i) args.emplace_back(argv[i] ? argv[i] : "");
   setCommandLine(program, args);
+}
+
+unsigned usableCores() {
+#ifdef __linux__
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<unsigned>(n);
+  }
+#endif
+  return std::max(1U, std::thread::hardware_concurrency());
 }
 
 nlohmann::json machineDescription() {

@@ -27,6 +27,10 @@ void setCommandLine(const std::string& program, const std::vector<std::string>& 
 /// The same from main's arguments: the program's file name, then argv[1..].
 void setCommandLine(int argc, char** argv);
 
+/// The cores this thread may run on: its CPU affinity where the system says (a `taskset` or a
+/// container's CPU set), else std::thread::hardware_concurrency, at least 1.
+unsigned usableCores();
+
 /// The machine, in a few words: {"os": "Linux 6.1.0 x86_64", "cpu": "...", "cores": 2}.
 nlohmann::json machineDescription();
 

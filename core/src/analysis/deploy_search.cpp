@@ -8,10 +8,10 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <sstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/version.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 
@@ -23,11 +23,8 @@ std::string deployLoadText(const DeployLoad& l) {
       return "sync";
     case DeployLoad::Kind::Max:
       return "max";
-    case DeployLoad::Kind::Rate: {
-      std::ostringstream o;
-      o << l.requestsPerS << " req/s";
-      return o.str();
-    }
+    case DeployLoad::Kind::Rate:
+      return sigFigs(l.requestsPerS, 6) + " req/s";
   }
   return "";
 }
@@ -203,12 +200,10 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
     const double draft = countParams(*sp.draftModel).streamed();
     const double target = countParams(sp.model).streamed();
     if (draft >= target) {
-      std::ostringstream why;
-      why.precision(3);
-      why << "the draft '" << sp.draftModel->id << "' reads " << draft / 1e9
-          << " billion weights a token, the target '" << sp.model.id << "' " << target / 1e9
-          << ": a draft must be smaller than its target";
-      return Error{"", "", "spec-draft", why.str()};
+      return Error{"", "", "spec-draft",
+                   "the draft '" + sp.draftModel->id + "' reads " + sigFigs(draft / 1e9, 3) +
+                       " billion weights a token, the target '" + sp.model.id + "' " +
+                       sigFigs(target / 1e9, 3) + ": a draft must be smaller than its target"};
     }
   }
   if (!(sp.expertImbalance >= 1.0 && sp.expertImbalance <= 64.0))
@@ -252,25 +247,24 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
 /// Which constraint binds when nothing is feasible, in words.
 std::string nothingFeasibleReason(const DeployResult& res, const DeployOptions& o,
                                   double bestCapacity, double bestTtft, double bestTpot) {
-  std::ostringstream why;
-  why.precision(4);
   if (res.evaluated == 0) {
-    why << "no configuration fits in memory (the weights and one request's KV cache exceed "
+    return "no configuration fits in memory (the weights and one request's KV cache exceed "
            "every GPU count searched; raise {--max-gpus} or choose smaller schemes)";
-  } else if (res.rejectedLoad == res.evaluated) {
-    why << "the load binds: no configuration sustains " << deployLoadText(o.load)
-        << " (the most any sustains is " << bestCapacity << " req/s)";
-  } else if (res.rejectedGate > 0 && res.rejectedTtft == 0 && res.rejectedTpot == 0) {
-    why << "the quality gates bind: every configuration meeting the SLOs uses a scheme "
-           "whose candidate fails them";
-  } else if (res.rejectedTpot >= res.rejectedTtft) {
-    why << "the TPOT SLO binds: the lowest TPOT reached is " << bestTpot << " ms against "
-        << o.sloTpotMs << " ms";
-  } else {
-    why << "the TTFT SLO binds: the lowest TTFT reached is " << bestTtft << " ms against "
-        << o.sloTtftMs << " ms";
   }
-  return why.str();
+  if (res.rejectedLoad == res.evaluated) {
+    return "the load binds: no configuration sustains " + deployLoadText(o.load) +
+           " (the most any sustains is " + sigFigs(bestCapacity, 4) + " req/s)";
+  }
+  if (res.rejectedGate > 0 && res.rejectedTtft == 0 && res.rejectedTpot == 0) {
+    return "the quality gates bind: every configuration meeting the SLOs uses a scheme "
+           "whose candidate fails them";
+  }
+  if (res.rejectedTpot >= res.rejectedTtft) {
+    return "the TPOT SLO binds: the lowest TPOT reached is " + sigFigs(bestTpot, 4) +
+           " ms against " + sigFigs(o.sloTpotMs, 4) + " ms";
+  }
+  return "the TTFT SLO binds: the lowest TTFT reached is " + sigFigs(bestTtft, 4) + " ms against " +
+         sigFigs(o.sloTtftMs, 4) + " ms";
 }
 
 /// What the search has found so far: its counts, its frontier, and the best figures reached

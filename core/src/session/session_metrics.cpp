@@ -1,6 +1,7 @@
 // A candidate's modelled metrics: the analytic engine's figures for its model, schemes and
 // GPUs under the session's scenario.
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/session/session.hpp>
 
@@ -189,11 +190,7 @@ std::uint64_t savedBytes(const std::string& name, const MetricValue& m) {
 }
 
 std::string megabytes(std::uint64_t bytes) {
-  std::ostringstream o;
-  o.setf(std::ios::fixed);
-  o.precision(0);
-  o << static_cast<double>(bytes) / (1024.0 * 1024.0) << " MiB";
-  return o.str();
+  return fixedDecimals(static_cast<double>(bytes) / (1024.0 * 1024.0), 0) + " MiB";
 }
 
 }  // namespace

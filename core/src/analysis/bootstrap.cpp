@@ -405,13 +405,13 @@ int bootstrapThreads(int resamples, std::size_t draws) {
 
 }  // namespace
 
-namespace detail {
+namespace {
 
-Result<RunBootstrap> bootstrapRunWithWindow(const std::vector<RequestRecord>& requests,
-                                            const std::vector<PercentileRequest>& percentiles,
-                                            const std::optional<GoodputRequest>& goodput,
-                                            const BootstrapOptions& opts, double widthSd,
-                                            int threadsWanted) {
+/// The percentiles asked for lie in [0, 100]; goodput needs a duration and requests.
+std::optional<Error> checkInputs(const std::vector<RequestRecord>& requests,
+                                 const std::vector<PercentileRequest>& percentiles,
+                                 const std::optional<GoodputRequest>& goodput,
+                                 const BootstrapOptions& opts) {
   if (auto e = checkOptions(opts)) return *e;
   for (const auto& p : percentiles) {
     for (const double q : p.qs) {
@@ -426,9 +426,17 @@ Result<RunBootstrap> bootstrapRunWithWindow(const std::vector<RequestRecord>& re
       return Error{"", "", "requests", "no per-request records; nothing to bootstrap"};
     }
   }
-  RunBootstrap out;
-  // Only requests that carry a metric take part in its resamples, so none comes out empty.
-  std::vector<std::unique_ptr<PooledValues>> pools;
+  return std::nullopt;
+}
+
+/// One job per metric some request carries (its values pooled into `pools`); `out` gets a
+/// slot per percentile request, an error where no request carries the metric. Only requests
+/// that carry a metric take part in its resamples, so none comes out empty.
+std::vector<MetricJob> metricJobs(const std::vector<RequestRecord>& requests,
+                                  const std::vector<PercentileRequest>& percentiles,
+                                  const BootstrapOptions& opts, double widthSd,
+                                  std::vector<std::unique_ptr<PooledValues>>& pools,
+                                  RunBootstrap& out) {
   std::vector<MetricJob> jobs;
   for (const auto& p : percentiles) {
     auto pool = std::make_unique<PooledValues>(requests, p.metric);
@@ -452,6 +460,22 @@ Result<RunBootstrap> bootstrapRunWithWindow(const std::vector<RequestRecord>& re
     jobs.push_back(std::move(job));
     pools.push_back(std::move(pool));
   }
+  return jobs;
+}
+
+}  // namespace
+
+namespace detail {
+
+Result<RunBootstrap> bootstrapRunWithWindow(const std::vector<RequestRecord>& requests,
+                                            const std::vector<PercentileRequest>& percentiles,
+                                            const std::optional<GoodputRequest>& goodput,
+                                            const BootstrapOptions& opts, double widthSd,
+                                            int threadsWanted) {
+  if (auto e = checkInputs(requests, percentiles, goodput, opts)) return *e;
+  RunBootstrap out;
+  std::vector<std::unique_ptr<PooledValues>> pools;
+  std::vector<MetricJob> jobs = metricJobs(requests, percentiles, opts, widthSd, pools, out);
   // Groups of jobs over the same carriers share their draws; goodput's carriers are every
   // request (index −1 stands for it).
   std::vector<std::vector<int>> groups;

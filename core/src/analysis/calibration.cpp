@@ -167,6 +167,55 @@ Result<std::string> chooseDevice(const std::vector<KernelMeasurement>& records,
 }
 }  // namespace
 
+namespace {
+
+/// What each GEMM kernel costs at decode sizes, from its own records (`decode`: by scheme,
+/// weights and time at M ≤ kDecodeMaxM): its weight read's fraction of the probes' bandwidth
+/// (η_k) and, for a fused weight-only kernel, the time per weight beyond that read (the
+/// dequant the engine charges). docs/model.md, "The kernels measured".
+void fitDecodeKernels(const std::map<std::string, std::vector<std::pair<double, double>>>& decode,
+                      Calibration& c) {
+  if (!c.bandwidthBytesPerS && !decode.empty()) {
+    c.warnings.push_back(
+        "no hbm_copy/hbm_read records: the GEMM kernels' decode-size bandwidth and the fused "
+        "kernels' dequant cost are not calibrated");
+  }
+  for (const auto& [scheme, points] : decode) {
+    if (!c.bandwidthBytesPerS) break;
+    const double beta = c.bandwidthBytesPerS->value;
+    const MeasurableScheme* ms = measurableScheme(scheme);
+    const double bytesPerWeight = storedBytesPerWeight(scheme);
+    if (!ms || !(bytesPerWeight > 0)) continue;
+    const bool fused = !tensorPathFromName(ms->gemmRateKey).has_value();
+    std::vector<double> eta, excess;
+    for (const auto& [w, t] : points) {
+      eta.push_back(w * bytesPerWeight / (beta * t));
+      excess.push_back(std::max(0.0, (t - w * bytesPerWeight / beta) / w));
+    }
+    auto median = [](std::vector<double> v) { return medianOf(v); };
+    auto spreadOf = [](const std::vector<double>& v, double centre) {
+      FittedValue f;
+      f.value = centre;
+      f.records = v.size();
+      for (const double x : v) f.relResiduals.push_back(centre > 0 ? x / centre - 1.0 : 0.0);
+      f.relSpread = 1.4826 * medianAbs(f.relResiduals);
+      return f;
+    };
+    if (fused) {
+      const double deq = median(excess);
+      c.dequantSecondsPerWeight[scheme] = spreadOf(excess, deq);
+      // The read and the dequant are one kernel's time: η_k = b/(b + β·deq) prices the
+      // kernel's decode step at what it took, whatever side of the max() it lands on.
+      const double k = bytesPerWeight / (bytesPerWeight + beta * deq);
+      c.kernelBandwidthEff[scheme] = spreadOf(eta, k);
+    } else {
+      c.kernelBandwidthEff[scheme] = spreadOf(eta, median(eta));
+    }
+  }
+}
+
+}  // namespace
+
 Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
                               const std::string& deviceIn, const std::string& source) {
   auto device = chooseDevice(records, deviceIn, source);
@@ -251,47 +300,7 @@ Result<Calibration> calibrate(const std::vector<KernelMeasurement>& records,
                            "streaming dequant records are a bandwidth probe)");
     }
   }
-  // What each GEMM kernel costs at decode sizes, from its own records: its weight read's
-  // fraction of the probes' bandwidth (η_k) and, for a fused weight-only kernel, the time per
-  // weight beyond that read (the dequant the engine charges). docs/model.md, "The kernels
-  // measured".
-  if (!c.bandwidthBytesPerS && !decode.empty()) {
-    c.warnings.push_back(
-        "no hbm_copy/hbm_read records: the GEMM kernels' decode-size bandwidth and the fused "
-        "kernels' dequant cost are not calibrated");
-  }
-  for (auto& [scheme, points] : decode) {
-    if (!c.bandwidthBytesPerS) break;
-    const double beta = c.bandwidthBytesPerS->value;
-    const MeasurableScheme* ms = measurableScheme(scheme);
-    const double bytesPerWeight = storedBytesPerWeight(scheme);
-    if (!ms || !(bytesPerWeight > 0)) continue;
-    const bool fused = !tensorPathFromName(ms->gemmRateKey).has_value();
-    std::vector<double> eta, excess;
-    for (const auto& [w, t] : points) {
-      eta.push_back(w * bytesPerWeight / (beta * t));
-      excess.push_back(std::max(0.0, (t - w * bytesPerWeight / beta) / w));
-    }
-    auto median = [](std::vector<double> v) { return medianOf(v); };
-    auto spreadOf = [](const std::vector<double>& v, double centre) {
-      FittedValue f;
-      f.value = centre;
-      f.records = v.size();
-      for (const double x : v) f.relResiduals.push_back(centre > 0 ? x / centre - 1.0 : 0.0);
-      f.relSpread = 1.4826 * medianAbs(f.relResiduals);
-      return f;
-    };
-    if (fused) {
-      const double deq = median(excess);
-      c.dequantSecondsPerWeight[scheme] = spreadOf(excess, deq);
-      // The read and the dequant are one kernel's time: η_k = b/(b + β·deq) prices the
-      // kernel's decode step at what it took, whatever side of the max() it lands on.
-      const double k = bytesPerWeight / (bytesPerWeight + beta * deq);
-      c.kernelBandwidthEff[scheme] = spreadOf(eta, k);
-    } else {
-      c.kernelBandwidthEff[scheme] = spreadOf(eta, median(eta));
-    }
-  }
+  fitDecodeKernels(decode, c);
   return c;
 }
 

@@ -434,6 +434,72 @@ double e2eConstantValue(const Efficiency& eff, const std::string& name) {
 namespace {
 
 /// One fit with the constants in `excluded` kept at the prior (fitEndToEnd's body).
+/// The fit's residual scale σ (fit.sigmaLog) from its log residuals `r` and Huber weights `w`,
+/// with fit.dof set: pooled with the prior calibration's own where it has one.
+void setResidualScale(const std::vector<double>& r, const std::vector<double>& w,
+                      const Efficiency& prior, E2eFit& fit) {
+  // Residual scale: the MAD scale, 1.4826 × median |r|, the same robust scale the Huber
+  // weights were cut at, times sqrt(n / dof) for the constants fitted to these very points
+  // (docs/model.md, Intervals). The Huber-weighted RMS is the fallback when more than half
+  // the points are fitted exactly (MAD zero).
+  const std::size_t n = r.size();
+  if (fit.dof > 0) {
+    std::vector<double> absr(n);
+    double ss = 0, sw = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      absr[i] = std::abs(r[i]);
+      ss += w[i] * r[i] * r[i];
+      sw += w[i];
+    }
+    const double dofCorrection = std::sqrt(static_cast<double>(n) / fit.dof);
+    const double mad = 1.4826 * medianOf(absr);
+    fit.sigmaLog = mad > 0 ? mad * dofCorrection
+                           : std::sqrt(ss / static_cast<double>(fit.dof) * static_cast<double>(n) /
+                                       std::max(sw, 1e-12));
+  }
+  // A few points say little of their own spread: it is pooled with the prior calibration's
+  // (its e2e_fit record), which counts for at most 5 points, so that many points of one's
+  // own outweigh it.
+  if (!prior.isDatasheet()) {
+    if (const auto rec = e2eFitRecord(prior.calibrationExtra);
+        rec && rec->dof > 0 && rec->sigmaLog > 0) {
+      const double d0 = std::min(static_cast<double>(rec->dof), 5.0);
+      const double d = std::max(fit.dof, 0);
+      fit.sigmaLog = std::sqrt(
+          (d0 * rec->sigmaLog * rec->sigmaLog + d * fit.sigmaLog * fit.sigmaLog) / (d0 + d));
+      fit.dof = std::max(fit.dof, 1);
+    }
+  }
+}
+
+/// Constants outside their physical range, or against an ordering the hardware guarantees,
+/// are held (at the bound, the prior or bf16's rate) and the rest fitted again without them:
+/// `params` loses them, `held` and `heldWarnings` name them and why.
+std::optional<Error> holdImplausible(const LogResiduals& model, const Efficiency& prior,
+                                     const GpuSpec& gpu, const std::string& source,
+                                     std::vector<std::string>& params, Efficiency& eff,
+                                     std::vector<double>& r, std::vector<double>& w,
+                                     std::vector<double>& jac, std::vector<std::string>& held,
+                                     std::vector<std::string>& heldWarnings) {
+  for (int round = 0; round < 4 && !params.empty(); ++round) {
+    const auto pulls = implausibleConstants(params, eff, prior, gpu);
+    if (pulls.empty()) break;
+    for (const auto& h : pulls) {
+      setConstant(eff, h.name, h.value);
+      params.erase(std::find(params.begin(), params.end(), h.name));
+      held.push_back(h.name);
+      heldWarnings.push_back(h.warning);
+    }
+    if (params.empty()) break;
+    if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
+    std::fill(w.begin(), w.end(), 1.0);
+    fitRobust(model, params, priorPulls(params, prior), eff, r, w);
+    if (!model.jacobian(eff, params, jac))
+      return Error{source, "", "", "the model cannot predict these points at the fitted values"};
+  }
+  return std::nullopt;
+}
+
 Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::string& source,
                        const Efficiency& prior, const std::vector<std::string>& excluded) {
   if (allPoints.empty()) return Error{source, "", "", "no measured points for this GPU"};
@@ -509,25 +575,10 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
         return Error{source, "", "", "the model cannot predict these points at the fitted values"};
     }
   }
-  // Constants outside their physical range, or against an ordering the hardware guarantees,
-  // are held (at the bound, the prior or bf16's rate) and the rest fitted again without them.
   std::vector<std::string> held, heldWarnings;
-  for (int round = 0; round < 4 && !params.empty(); ++round) {
-    const auto pulls = implausibleConstants(params, eff, prior, points.front().scenario.gpu);
-    if (pulls.empty()) break;
-    for (const auto& h : pulls) {
-      setConstant(eff, h.name, h.value);
-      params.erase(std::find(params.begin(), params.end(), h.name));
-      held.push_back(h.name);
-      heldWarnings.push_back(h.warning);
-    }
-    if (params.empty()) break;
-    if (!model.at(eff, r)) return Error{source, "", "", "the model cannot predict these points"};
-    std::fill(w.begin(), w.end(), 1.0);
-    fitRobust(model, params, priorPulls(params, prior), eff, r, w);
-    if (!model.jacobian(eff, params, jac))
-      return Error{source, "", "", "the model cannot predict these points at the fitted values"};
-  }
+  if (auto e = holdImplausible(model, prior, points.front().scenario.gpu, source, params, eff, r, w,
+                               jac, held, heldWarnings))
+    return *e;
   if (params.empty()) {
     return Error{source, "", "points",
                  "every constant these points determine left its physical range (" +
@@ -544,37 +595,7 @@ Result<E2eFit> fitOnce(const std::vector<PreparedPoint>& allPoints, const std::s
   // Each prior pull is one pseudo-observation.
   const std::size_t pulled = p - countFree(params);
   fit.dof = static_cast<int>(n + pulled) - static_cast<int>(p);
-  // Residual scale: the MAD scale, 1.4826 × median |r|, the same robust scale the Huber
-  // weights were cut at, times sqrt(n / dof) for the constants fitted to these very points
-  // (docs/model.md, Intervals). The Huber-weighted RMS is the fallback when more than half
-  // the points are fitted exactly (MAD zero).
-  if (fit.dof > 0) {
-    std::vector<double> absr(n);
-    double ss = 0, sw = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      absr[i] = std::abs(r[i]);
-      ss += w[i] * r[i] * r[i];
-      sw += w[i];
-    }
-    const double dofCorrection = std::sqrt(static_cast<double>(n) / fit.dof);
-    const double mad = 1.4826 * medianOf(absr);
-    fit.sigmaLog = mad > 0 ? mad * dofCorrection
-                           : std::sqrt(ss / static_cast<double>(fit.dof) * static_cast<double>(n) /
-                                       std::max(sw, 1e-12));
-  }
-  // A few points say little of their own spread: it is pooled with the prior calibration's
-  // (its e2e_fit record), which counts for at most 5 points, so that many points of one's
-  // own outweigh it.
-  if (!prior.isDatasheet()) {
-    if (const auto rec = e2eFitRecord(prior.calibrationExtra);
-        rec && rec->dof > 0 && rec->sigmaLog > 0) {
-      const double d0 = std::min(static_cast<double>(rec->dof), 5.0);
-      const double d = std::max(fit.dof, 0);
-      fit.sigmaLog = std::sqrt(
-          (d0 * rec->sigmaLog * rec->sigmaLog + d * fit.sigmaLog * fit.sigmaLog) / (d0 + d));
-      fit.dof = std::max(fit.dof, 1);
-    }
-  }
+  setResidualScale(r, w, prior, fit);
   // Covariance of the ln-constants: σ²·(JᵀWJ)⁻¹ (unscale the inverse).
   fit.covariance.assign(p * p, 0.0);
   for (std::size_t a = 0; a < p; ++a)

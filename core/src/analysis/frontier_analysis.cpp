@@ -152,6 +152,49 @@ std::optional<Error> gateProblem(const Gate& gate, const std::vector<Candidate>&
   return std::nullopt;
 }
 
+namespace {
+
+/// A relative objective compares candidates against their own model's baseline: within one
+/// group (`members` of each of `models`) it must not span several models; a warning where it
+/// does.
+void warnRelativeSpans(const std::vector<std::string>& models,
+                       std::map<std::string, std::vector<const Candidate*>>& members,
+                       FrontierAnalysis& a) {
+  for (const auto& o : a.options.objectives) {
+    if (!isRelativeMetric(o.metric)) continue;
+    for (const auto& key : models) {
+      std::vector<std::string> spanned;
+      for (const Candidate* c : members[key]) {
+        if (c->metrics.count(o.metric) &&
+            std::find(spanned.begin(), spanned.end(), c->model) == spanned.end()) {
+          spanned.push_back(c->model);
+        }
+      }
+      if (spanned.size() > 1) {
+        a.warnings.push_back("objective '" + o.metric +
+                             "' is relative to each model's own baseline but compares " +
+                             std::to_string(spanned.size()) + " models (" + joinIds(spanned) +
+                             "); group by model to compare only candidates sharing a baseline");
+      }
+    }
+  }
+}
+
+/// One group's lists appended to the merged result `m`.
+void appendResult(const FrontierResult& r, FrontierResult& m) {
+  m.frontier.insert(m.frontier.end(), r.frontier.begin(), r.frontier.end());
+  m.uncertain.insert(m.uncertain.end(), r.uncertain.begin(), r.uncertain.end());
+  m.dominated.insert(m.dominated.end(), r.dominated.begin(), r.dominated.end());
+  m.gatedOut.insert(m.gatedOut.end(), r.gatedOut.begin(), r.gatedOut.end());
+  m.undecided.insert(m.undecided.end(), r.undecided.begin(), r.undecided.end());
+  m.notScored.insert(m.notScored.end(), r.notScored.begin(), r.notScored.end());
+  m.uncertainPointDominators.insert(m.uncertainPointDominators.end(),
+                                    r.uncertainPointDominators.begin(),
+                                    r.uncertainPointDominators.end());
+}
+
+}  // namespace
+
 Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidates,
                                          const FrontierQuery& query, const std::string& source) {
   FrontierAnalysis a;
@@ -210,26 +253,7 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   }
   if (models.empty()) models.push_back(query.groupBy == GroupBy::None ? "" : query.defaultModel);
 
-  // A relative objective compares candidates against their own model's baseline: within one
-  // group it must not span several models.
-  for (const auto& o : a.options.objectives) {
-    if (!isRelativeMetric(o.metric)) continue;
-    for (const auto& key : models) {
-      std::vector<std::string> spanned;
-      for (const Candidate* c : members[key]) {
-        if (c->metrics.count(o.metric) &&
-            std::find(spanned.begin(), spanned.end(), c->model) == spanned.end()) {
-          spanned.push_back(c->model);
-        }
-      }
-      if (spanned.size() > 1) {
-        a.warnings.push_back("objective '" + o.metric +
-                             "' is relative to each model's own baseline but compares " +
-                             std::to_string(spanned.size()) + " models (" + joinIds(spanned) +
-                             "); group by model to compare only candidates sharing a baseline");
-      }
-    }
-  }
+  warnRelativeSpans(models, members, a);
   const Candidate* baseline = nullptr;
   if (query.baselineId) {
     for (const auto& c : candidates) {
@@ -266,18 +290,7 @@ Result<FrontierAnalysis> analyseFrontier(const std::vector<Candidate>& candidate
   };
   FrontierResult& m = a.result;
   m.objectives = a.options.objectives;
-  for (const auto& g : a.groups) {
-    const FrontierResult& r = g.result;
-    m.frontier.insert(m.frontier.end(), r.frontier.begin(), r.frontier.end());
-    m.uncertain.insert(m.uncertain.end(), r.uncertain.begin(), r.uncertain.end());
-    m.dominated.insert(m.dominated.end(), r.dominated.begin(), r.dominated.end());
-    m.gatedOut.insert(m.gatedOut.end(), r.gatedOut.begin(), r.gatedOut.end());
-    m.undecided.insert(m.undecided.end(), r.undecided.begin(), r.undecided.end());
-    m.notScored.insert(m.notScored.end(), r.notScored.begin(), r.notScored.end());
-    m.uncertainPointDominators.insert(m.uncertainPointDominators.end(),
-                                      r.uncertainPointDominators.begin(),
-                                      r.uncertainPointDominators.end());
-  }
+  for (const auto& g : a.groups) appendResult(g.result, m);
   const auto self = [](const std::string& id) -> const std::string& { return id; };
   const auto idField = [](const auto& x) -> const std::string& { return x.id; };
   byInput(m.frontier, self);

@@ -247,6 +247,29 @@ Result<bool> outcome(const SampleRecord& r, const std::string& metric, const std
 
 }  // namespace
 
+namespace {
+
+/// The metric to pair on when none is given: exact_match, else acc, of the records in `index`.
+template <class Index>
+Result<std::string> defaultPairMetric(const Index& index, const std::string& file) {
+  bool hasExact = false, hasAcc = false;
+  for (const auto& [k, r] : index) {
+    hasExact = hasExact || r->metrics.count("exact_match") > 0;
+    hasAcc = hasAcc || r->metrics.count("acc") > 0;
+  }
+  if (hasExact) return std::string("exact_match");
+  if (hasAcc) return std::string("acc");
+  std::set<std::string> names;
+  for (const auto& [k, r] : index) {
+    for (const auto& [name, v] : r->metrics) names.insert(name);
+  }
+  return Error{file, "", "metric",
+               "neither exact_match nor acc is present; choose one with {--metric} (found: " +
+                   (names.empty() ? std::string("none") : joinSet(names)) + ")"};
+}
+
+}  // namespace
+
 Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const std::string& fileA,
                                        const std::vector<SampleRecord>& b, const std::string& fileB,
                                        const PairOptions& optsIn) {
@@ -276,24 +299,9 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
   if (!filterNote.empty()) pc.warnings.push_back(filterNote);
   pc.metric = opts.metric;
   if (pc.metric.empty()) {
-    bool hasExact = false, hasAcc = false;
-    for (const auto& [k, r] : *ia) {
-      hasExact = hasExact || r->metrics.count("exact_match") > 0;
-      hasAcc = hasAcc || r->metrics.count("acc") > 0;
-    }
-    if (hasExact) {
-      pc.metric = "exact_match";
-    } else if (hasAcc) {
-      pc.metric = "acc";
-    } else {
-      std::set<std::string> names;
-      for (const auto& [k, r] : *ia) {
-        for (const auto& [name, v] : r->metrics) names.insert(name);
-      }
-      return Error{fileA, "", "metric",
-                   "neither exact_match nor acc is present; choose one with {--metric} (found: " +
-                       (names.empty() ? std::string("none") : joinSet(names)) + ")"};
-    }
+    auto chosen = defaultPairMetric(*ia, fileA);
+    if (!chosen) return chosen.error();
+    pc.metric = *chosen;
   }
 
   std::string firstPromptMismatch;

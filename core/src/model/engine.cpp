@@ -733,6 +733,50 @@ std::optional<Error> checkFinite(const EngineReport& rep) {
 }
 }  // namespace
 
+namespace {
+
+/// One scheme assignment's report: its step curve, floor, ridges, bits and capacity (the
+/// points and crossovers come later, for every scheme at once).
+Result<SchemeReport> schemeReport(const Scenario& s, const ParamCounts& params,
+                                  const SchemeAssignment& cand) {
+  SchemeReport sr;
+  sr.assignment = cand;
+  auto curve = buildStepCurve(s, params, cand);
+  if (!curve) return curve.error();
+  sr.curve = std::move(*curve);
+  const StepCurve& cv = sr.curve;
+  const KindTerm& lin = cv.kinds[static_cast<std::size_t>(LayerKind::Linear)];
+  sr.fallback = lin.fallback;
+  sr.pathName = lin.fallback ? "fallback" : tensorPathName(lin.effectivePath);
+  double stored = 0, bits = 0;
+  sr.memoryFloorMs = cv.memoryFloorSeconds() * 1e3;
+  for (const auto& k : cv.kinds) {
+    if (!k.present) continue;
+    stored += k.weightsStored;
+    bits += k.weightsStored * k.bytesPerWeight * 8.0;
+    sr.mmaUsPerSeq += k.mmaSPerSeq * 1e6;
+    sr.dequantMs += k.dequantS * 1e3;
+  }
+  sr.bitsPerWeight = cand.mixed() && stored > 0 ? bits / stored : lin.bytesPerWeight * 8.0;
+  sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
+  {
+    const double beta =
+        s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff * lin.kernelBandwidthEff;
+    const double ridge =
+        (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
+    if (ridge > 0) sr.ridgeBatch = ridge;
+    const KindTerm& moe = cv.kinds[static_cast<std::size_t>(LayerKind::Moe)];
+    if (moe.present) {
+      const auto roots = signChanges(moe.memS - moe.compS, cv.routing, 1.0);
+      if (!roots.empty()) sr.moeRidgeBatch = roots.front();
+    }
+  }
+  sr.capacity = computeCapacity(s, cv);
+  return sr;
+}
+
+}  // namespace
+
 Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssignment>& cands,
                                const std::vector<double>& batches) {
   if (auto e = validateScenario(s)) return *e;
@@ -752,40 +796,9 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
   rep.params = countParams(s.model);
   rep.schemes.reserve(cands.size());
   for (const auto& cand : cands) {
-    SchemeReport sr;
-    sr.assignment = cand;
-    auto curve = buildStepCurve(s, rep.params, cand);
-    if (!curve) return curve.error();
-    sr.curve = std::move(*curve);
-    const StepCurve& cv = sr.curve;
-    const KindTerm& lin = cv.kinds[static_cast<std::size_t>(LayerKind::Linear)];
-    sr.fallback = lin.fallback;
-    sr.pathName = lin.fallback ? "fallback" : tensorPathName(lin.effectivePath);
-    double stored = 0, bits = 0;
-    sr.memoryFloorMs = cv.memoryFloorSeconds() * 1e3;
-    for (const auto& k : cv.kinds) {
-      if (!k.present) continue;
-      stored += k.weightsStored;
-      bits += k.weightsStored * k.bytesPerWeight * 8.0;
-      sr.mmaUsPerSeq += k.mmaSPerSeq * 1e6;
-      sr.dequantMs += k.dequantS * 1e3;
-    }
-    sr.bitsPerWeight = cand.mixed() && stored > 0 ? bits / stored : lin.bytesPerWeight * 8.0;
-    sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
-    {
-      const double beta =
-          s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff * lin.kernelBandwidthEff;
-      const double ridge =
-          (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
-      if (ridge > 0) sr.ridgeBatch = ridge;
-      const KindTerm& moe = cv.kinds[static_cast<std::size_t>(LayerKind::Moe)];
-      if (moe.present) {
-        const auto roots = signChanges(moe.memS - moe.compS, cv.routing, 1.0);
-        if (!roots.empty()) sr.moeRidgeBatch = roots.front();
-      }
-    }
-    sr.capacity = computeCapacity(s, cv);
-    rep.schemes.push_back(std::move(sr));
+    auto sr = schemeReport(s, rep.params, cand);
+    if (!sr) return sr.error();
+    rep.schemes.push_back(std::move(*sr));
   }
   // Et(B) depends on the model only: compute it once per batch for every candidate.
   if (!rep.schemes.empty()) {

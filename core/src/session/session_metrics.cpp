@@ -49,6 +49,27 @@ ScenarioSpec candidateScenarioSpec(const Candidate& c, const ScenarioSpec& scena
 
 namespace {
 
+/// What a candidate's modelled figures were made from: the engine's configuration and constants.
+std::string engineNote(const Candidate& c, const ScenarioSpec& spec, const Scenario& s,
+                       const SchemeReport& sr, bool editedGpu) {
+  std::ostringstream note;
+  note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu
+       << (editedGpu ? " (edited: " + s.gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
+       << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
+       << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
+       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens
+       << "; constants: " << s.efficiency.source;
+  return note.str();
+}
+
+/// `iv` in other units (its value and bounds times `k`).
+IntervalEstimate scaled(IntervalEstimate iv, double k) {
+  iv.value *= k;
+  iv.low *= k;
+  iv.high *= k;
+  return iv;
+}
+
 // Every modelled figure of a candidate's configuration (model, GPU, count and schemes), before
 // the candidate's own published or measured figures of the same names are left out.
 Result<std::map<std::string, MetricValue>> configurationMetrics(const Candidate& c,
@@ -73,20 +94,14 @@ Result<std::map<std::string, MetricValue>> configurationMetrics(const Candidate&
   // exact given the config and carries none.
   auto own = StepCurveIntervals::build(*s, rep->params, sr.assignment);
   if (!own) return wrap(own.error());
-  std::ostringstream note;
-  note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu
-       << (editedGpu ? " (edited: " + s->gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
-       << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
-       << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
-       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens
-       << "; constants: " << s->efficiency.source;
+  const std::string note = engineNote(c, spec, *s, sr, editedGpu);
   const std::string spread =
       own->hasSpread() ? "; lo/hi: 80% interval from the constants' spread" : std::string();
   auto make = [&](double v, const std::string& more = {}) {
     MetricValue m;
     m.value = v;
     m.provenance.kind = ProvenanceKind::Modelled;
-    m.provenance.note = note.str() + more;
+    m.provenance.note = note + more;
     return m;
   };
   auto withInterval = [&](const IntervalEstimate& iv, const std::string& more = {}) {
@@ -96,12 +111,6 @@ Result<std::map<std::string, MetricValue>> configurationMetrics(const Candidate&
       m.hi = iv.high;
     }
     return m;
-  };
-  auto scaled = [](IntervalEstimate iv, double k) {
-    iv.value *= k;
-    iv.low *= k;
-    iv.high *= k;
-    return iv;
   };
   std::map<std::string, MetricValue> out;
   out.emplace("memory_floor_ms",

@@ -77,6 +77,35 @@ void fitRows(QTableWidget* rows) {
                        2 * rows->frameWidth());
 }
 
+/// A row table of `headers` (its first column stretched, fixed-height rows), at least
+/// `minimumRows` tall (fitRows).
+QTableWidget* rowTable(QWidget* parent, const char* name, const QStringList& headers,
+                       const QString& tip, int minimumRows) {
+  auto* rows = new QTableWidget(0, static_cast<int>(headers.size()), parent);
+  rows->setObjectName(name);
+  rows->setProperty("minimumRows", minimumRows);
+  rows->setHorizontalHeaderLabels(headers);
+  rows->setSelectionMode(QAbstractItemView::NoSelection);
+  rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  rows->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  rows->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  rows->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  rows->verticalHeader()->setDefaultSectionSize(kRowHeight);
+  rows->setToolTip(tip);
+  fitRows(rows);
+  return rows;
+}
+
+/// A titled box of a row table, its add button beside the rows.
+QGroupBox* rowGroup(QWidget* parent, const QString& title, QTableWidget* rows, QPushButton* add) {
+  auto* box = new QGroupBox(title, parent);
+  auto* h = new QHBoxLayout(box);
+  h->setContentsMargins(6, 2, 6, 2);
+  h->addWidget(rows, 1);
+  h->addWidget(add, 0, Qt::AlignTop);
+  return box;
+}
+
 QToolButton* removeButton(QWidget* parent, const QString& text) {
   auto* remove = new QToolButton(parent);
   remove->setObjectName("remove");
@@ -129,30 +158,14 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent), m_background(new Back
   auto* layout = new QVBoxLayout(this);
   auto* controls = new QVBoxLayout();
   controls->setSpacing(2);
-  auto rowTable = [this](const char* name, const QStringList& headers, const QString& tip,
-                         int minimumRows) {
-    auto* rows = new QTableWidget(0, static_cast<int>(headers.size()), this);
-    rows->setObjectName(name);
-    rows->setProperty("minimumRows", minimumRows);
-    rows->setHorizontalHeaderLabels(headers);
-    rows->setSelectionMode(QAbstractItemView::NoSelection);
-    rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    rows->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    rows->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
-    rows->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
-    rows->verticalHeader()->setDefaultSectionSize(kRowHeight);
-    rows->setToolTip(tip);
-    fitRows(rows);
-    return rows;
-  };
   m_objectiveRows = rowTable(
-      "paretoObjectives", {"metric", "direction", ""},
+      this, "paretoObjectives", {"metric", "direction", ""},
       "The objectives the frontier is computed over, one per row: the first is the x axis, the "
       "second the y axis; further objectives take part in dominance without an axis of their own",
       // Room for the two axes from the start: the plot keeps its size when a load chooses them
       // (a resized plot reallocates its paint buffers: 24-50 ms of a 10^5-candidate load).
       2);
-  m_gateRows = rowTable("paretoGates", {"gated metric", "test", "threshold", "value", ""},
+  m_gateRows = rowTable(this, "paretoGates", {"gated metric", "test", "threshold", "value", ""},
                         "Quality and service gates, applied before the frontier: a candidate "
                         "failing one stays on the plot, struck through, with the gate it failed",
                         1);
@@ -166,16 +179,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent), m_background(new Back
       "candidate until you tighten it)");
   // Objectives above gates, each the tab's width (their metric pickers show whole names),
   // the add button beside the rows.
-  auto group = [this](const QString& title, QTableWidget* rows, QPushButton* add) {
-    auto* box = new QGroupBox(title, this);
-    auto* h = new QHBoxLayout(box);
-    h->setContentsMargins(6, 2, 6, 2);
-    h->addWidget(rows, 1);
-    h->addWidget(add, 0, Qt::AlignTop);
-    return box;
-  };
-  controls->addWidget(group("Objectives", m_objectiveRows, m_addObjective));
-  controls->addWidget(group("Gates", m_gateRows, m_addGate));
+  controls->addWidget(rowGroup(this, "Objectives", m_objectiveRows, m_addObjective));
+  controls->addWidget(rowGroup(this, "Gates", m_gateRows, m_addGate));
   m_colour = new QComboBox(this);
   m_colour->setObjectName("paretoColour");
   m_colour->setToolTip("A third objective shown as the colour of each point (quintiles)");

@@ -3,6 +3,8 @@
 
 #include <quantfront/core/base/numbers.hpp>
 
+#include "collectives.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -373,17 +375,84 @@ StaticBatchPrediction predictStaticBatch(const StepCurve& curve, double batch, d
   return p;
 }
 
-Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
-                                 const SchemeAssignment& cand) {
-  StepCurve curve;
-  const ModelArch& m = s.model;
-  // A scheme for experts the model does not have would only change the label.
+namespace {
+
+/// A scheme for experts the model does not have would only change the label: refused.
+std::optional<Error> checkMoeScheme(const ModelArch& m, const SchemeAssignment& cand) {
   if (cand.moe && !m.isMoe() && cand.moe->id != cand.linear.id) {
     return Error{"", "", "moe",
                  (m.name.empty() ? m.id : m.name) +
                      " has no routed experts: a MoE scheme does not apply (give the linear "
                      "scheme only)"};
   }
+  return std::nullopt;
+}
+
+/// The terms prefill and decode at any context price from (docs/model.md, "Prefill and
+/// end-to-end latency"): attention per token, the KV written, each kind's prefill GEMMs.
+void setTokenTerms(const Scenario& s, double attnBeta, double beta, TensorPath fallbackPath,
+                   double tpRate, double moeRate, StepCurve& curve) {
+  const ModelArch& m = s.model;
+  const Efficiency& eff = s.efficiency;
+  const double tp = static_cast<double>(s.tp);
+  auto rateOf = [&](LayerKind kind) { return kind == LayerKind::Moe ? moeRate : tpRate; };
+  StepCurve::TokenTerms& t = curve.token;
+  const double layers = static_cast<double>(m.layers);
+  t.windowedLayers = static_cast<double>(m.slidingLayerCount());
+  t.fullLayers = layers - t.windowedLayers;
+  t.window = static_cast<double>(m.slidingWindow);
+  const double perLayerToken = layers > 0 ? m.kvBytesPerToken(s.kvBytesPerElement) / layers : 0;
+  // Each rank reads and writes its share of the KV (replicated heads and MLA's latent are
+  // read whole on every rank).
+  const double kvSplit = kvShardsOf(s);
+  t.attnKvReadS = perLayerToken / kvSplit / attnBeta;
+  t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
+                (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
+  t.kvWriteSPerToken = m.kvBytesPerToken(s.kvBytesPerElement) / kvSplit / beta;
+  for (const auto& k : curve.kinds) {
+    if (!k.present) continue;
+    const auto i = static_cast<std::size_t>(k.kind);
+    const double pathPeak =
+        s.gpu.peakFlopsPerS(k.effectivePath) * eff.computeFor("", k.effectivePath) * rateOf(k.kind);
+    const double toPath = k.peakFlopsPerS / pathPeak;
+    t.prefillMem[i] = k.memS;
+    t.prefillComp[i] = k.compS;
+    t.prefillComp[i].c0 += k.tileS.c0 * toPath;
+    t.prefillComp[i].cE += k.tileS.cE * toPath;
+    t.prefillComp[i].c1 = k.mmaSPerSeq * toPath;
+  }
+}
+
+/// Attention as its own kernel at the scenario's context (none without one).
+void setAttention(const Scenario& s, double attnBeta, TensorPath fallbackPath, StepCurve& curve) {
+  const ModelArch& m = s.model;
+  const Efficiency& eff = s.efficiency;
+  const double tp = static_cast<double>(s.tp);
+  if (s.contextTokens > 0) {
+    // Attention is its own kernel after the projections: its time adds to the step and
+    // never hides inside a GEMM kind's max(). It reads the KV cache in the KV dtype and
+    // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
+    // Windowed layers read and attend over min(window, N) tokens.
+    const double n = static_cast<double>(s.contextTokens);
+    curve.attentionKvReadSPerSeq =
+        m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) / attnBeta;
+    const double attnFlopPerSeq =
+        4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
+    curve.attentionMathSPerSeq =
+        attnFlopPerSeq / tp /
+        (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
+    // Both sides are linear in B through the origin, so their max is the larger slope.
+    curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
+  }
+}
+
+}  // namespace
+
+Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
+                                 const SchemeAssignment& cand) {
+  StepCurve curve;
+  const ModelArch& m = s.model;
+  if (auto e = checkMoeScheme(m, cand)) return *e;
   const double tp = static_cast<double>(s.tp);
   const Efficiency& eff = s.efficiency;
   const double beta = s.gpu.bandwidthBytesPerS() * eff.bandwidthEff;
@@ -490,108 +559,9 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.compS = Affine{wRead * deq / tp, k.mmaSPerSeq, wE * deq / tp};
     k.dequantS = (wRead + wE * curve.routing.experts) * deq / tp;
   }
-  {
-    // Terms for prefill and for decode at any context (docs/model.md, "Prefill and
-    // end-to-end latency").
-    StepCurve::TokenTerms& t = curve.token;
-    const double layers = static_cast<double>(m.layers);
-    t.windowedLayers = static_cast<double>(m.slidingLayerCount());
-    t.fullLayers = layers - t.windowedLayers;
-    t.window = static_cast<double>(m.slidingWindow);
-    const double perLayerToken = layers > 0 ? m.kvBytesPerToken(s.kvBytesPerElement) / layers : 0;
-    // Each rank reads and writes its share of the KV (replicated heads and MLA's latent are
-    // read whole on every rank).
-    const double kvSplit = kvShardsOf(s);
-    t.attnKvReadS = perLayerToken / kvSplit / attnBeta;
-    t.attnMathS = 4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) / tp /
-                  (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
-    t.kvWriteSPerToken = m.kvBytesPerToken(s.kvBytesPerElement) / kvSplit / beta;
-    for (const auto& k : curve.kinds) {
-      if (!k.present) continue;
-      const auto i = static_cast<std::size_t>(k.kind);
-      const double pathPeak = s.gpu.peakFlopsPerS(k.effectivePath) *
-                              eff.computeFor("", k.effectivePath) * rateOf(k.kind);
-      const double toPath = k.peakFlopsPerS / pathPeak;
-      t.prefillMem[i] = k.memS;
-      t.prefillComp[i] = k.compS;
-      t.prefillComp[i].c0 += k.tileS.c0 * toPath;
-      t.prefillComp[i].cE += k.tileS.cE * toPath;
-      t.prefillComp[i].c1 = k.mmaSPerSeq * toPath;
-    }
-  }
-  if (s.contextTokens > 0) {
-    // Attention is its own kernel after the projections: its time adds to the step and
-    // never hides inside a GEMM kind's max(). It reads the KV cache in the KV dtype and
-    // issues on the bf16 path (fp16 where the GPU has no bf16), whatever the weight scheme.
-    // Windowed layers read and attend over min(window, N) tokens.
-    const double n = static_cast<double>(s.contextTokens);
-    curve.attentionKvReadSPerSeq =
-        m.kvBytesPerSequence(s.kvBytesPerElement, n) / kvShardsOf(s) / attnBeta;
-    const double attnFlopPerSeq =
-        4.0 * static_cast<double>(m.heads) * static_cast<double>(m.headDim) * m.keptLayerTokens(n);
-    curve.attentionMathSPerSeq =
-        attnFlopPerSeq / tp /
-        (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
-    // Both sides are linear in B through the origin, so their max is the larger slope.
-    curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
-  }
-  if (s.tp > 1) {
-    if (!s.gpu.nvlinkGBps) {
-      return Error{s.gpu.id.empty() ? s.gpu.name : s.gpu.id, "", "nvlink_gbs",
-                   "tensor parallelism needs an interconnect bandwidth; this GPU entry has none "
-                   "(add nvlink_gbs to a GPU file)"};
-    }
-    const double bytesPerSeq = static_cast<double>(m.hidden) * 2.0;
-    // A ring all-reduce sends and receives 2(TP−1)/TP of the message on every GPU at once;
-    // nvlink_gbs is the datasheet's total of both directions, so each way carries half.
-    const double nvlinkPerDirection = *s.gpu.nvlinkGBps * 1e9 / 2.0;
-    // A replica wider than its NVLink domain (two HGX nodes and more) rings through the
-    // network too, and a ring runs at its slowest link: the NIC per GPU and direction.
-    const int domain = std::max(1, s.gpu.nvlinkDomainGpus);
-    const bool acrossDomains = s.tp > domain;
-    const double networkPerDirection = s.gpu.networkGBps * 1e9;
-    const double perDirection =
-        acrossDomains ? std::min(nvlinkPerDirection, networkPerDirection) : nvlinkPerDirection;
-    const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / perDirection;
-    const double alpha = eff.allreduceLatencyUs * 1e-6;
-    const double layers = static_cast<double>(m.layers);
-    if (!s.dpAttention) {
-      curve.allReduceS.c1 = layers * 2.0 * perAllReduce;
-      // Two all-reduce calls per layer each pay a fixed time α whatever the batch.
-      curve.allReduceS.c0 = layers * 2.0 * alpha;
-    } else {
-      // DP attention: every GPU runs the dense part whole on its own sequences, so attention
-      // and dense MLP layers send nothing. A MoE layer with ep = tp sends each of a GPU's
-      // 1/tp of the tokens to its k experts and back (all-to-all dispatch and combine,
-      // (tp−1)/tp of them remote; dispatched in FP8 with a 4-byte scale a 128 values where
-      // the experts run FP8 GEMMs, as DeepEP and vLLM's all-to-all kernels quantize before
-      // sending, else bf16; combined in bf16); with ep < tp it gathers the tokens and
-      // scatters the sums back (an all-reduce's bytes, one call each way).
-      double perSeq = 0;
-      if (s.ep == s.tp) {
-        const auto& moeKind = curve.kinds[static_cast<std::size_t>(LayerKind::Moe)];
-        const double dispatchBytes =
-            static_cast<double>(m.hidden) *
-            (moeKind.effectivePath == TensorPath::Fp8 ? 1.0 + 4.0 / 128.0 : 2.0);
-        // Of a token's k copies, (g − 1)/TP go to the other GPUs of its NVLink domain (g GPUs)
-        // and (TP − g)/TP across the network, both at once: the slower side sets the time.
-        const double g = std::min(tp, static_cast<double>(domain));
-        auto allToAll = [&](double bytesPerCopy) {
-          const double perToken = static_cast<double>(m.expertsPerToken) * bytesPerCopy;
-          const double onLink = perToken * (g - 1.0) / tp / nvlinkPerDirection;
-          const double offLink = perToken * (tp - g) / tp / networkPerDirection;
-          return std::max(onLink, offLink) / tp;
-        };
-        perSeq += moeLayers * (allToAll(dispatchBytes) + allToAll(bytesPerSeq));
-      } else {
-        perSeq += moeLayers * perAllReduce;
-      }
-      const double fixed = moeLayers * 2.0 * alpha;
-      curve.allReduceS.c1 = perSeq;
-      curve.allReduceS.c0 = fixed;
-    }
-    curve.token.allReduceSPerToken = curve.allReduceS.c1;
-  }
+  setTokenTerms(s, attnBeta, beta, fallbackPath, tpRate, moeRate, curve);
+  setAttention(s, attnBeta, fallbackPath, curve);
+  if (auto e = detail::setCollectives(s, moeLayers, curve)) return *e;
   curve.finalize();
   return curve;
 }

@@ -73,6 +73,84 @@ std::string gateBar(const SchemeAssignment& a, const Scenario& sc,
 
 }  // namespace
 
+namespace {
+
+/// The verdicts' lines: the frontier, then what did not pass and why.
+void summarizeVerdicts(const std::vector<Candidate>& cands,
+                       const std::map<std::string, CandidateVerdict>& verdicts,
+                       ReviewSummary& out) {
+  std::vector<std::string> front, gated, undecided;
+  std::map<std::string, std::vector<std::string>> notScored;  // missing metric → ids
+  for (const auto& c : cands) {
+    const auto it = verdicts.find(c.id);
+    if (it == verdicts.end()) continue;
+    const auto& v = it->second;
+    switch (v.verdict) {
+      case Verdict::Frontier:
+        front.push_back(c.id);
+        break;
+      case Verdict::GatedOut:
+        gated.push_back(c.id + " (" + v.detail + ")");
+        break;
+      case Verdict::Undecided:
+        undecided.push_back(c.id + " (" + v.detail + ")");
+        break;
+      case Verdict::NotScored:
+        notScored[v.detail.substr(0, v.detail.find(": "))].push_back(c.id);
+        break;
+      default:
+        break;
+    }
+  }
+  if (cands.empty()) {
+    out.frontier = "No candidates: import benchmark and eval results to compare measured figures.";
+  } else if (front.empty()) {
+    out.frontier = "No candidate is on the frontier (see below).";
+  } else {
+    out.frontier = "On the frontier (" + std::to_string(front.size()) + " of " +
+                   std::to_string(cands.size()) + "): " + join(front) + ".";
+  }
+  for (const auto& g : gated) out.verdicts.push_back("Fails a gate: " + g);
+  for (const auto& u : undecided) out.verdicts.push_back("Undecided, needs more samples: " + u);
+  for (const auto& [why, who] : notScored) {
+    out.verdicts.push_back("Not scored (" + why + "), " + std::to_string(who.size()) +
+                           " candidate(s): " + join(who));
+  }
+}
+
+/// The confidence line: the provenance of the figures the objectives read.
+std::string confidenceLine(const std::vector<Candidate>& cands,
+                           const std::vector<Objective>& objectives) {
+  std::size_t measured = 0, modelled = 0, cited = 0;
+  for (const auto& c : cands) {
+    for (const auto& o : objectives) {
+      const auto m = c.metrics.find(o.metric);
+      if (m == c.metrics.end()) continue;
+      switch (m->second.provenance.kind) {
+        case ProvenanceKind::Measured:
+          ++measured;
+          break;
+        case ProvenanceKind::Modelled:
+          ++modelled;
+          break;
+        case ProvenanceKind::Published:
+          ++cited;
+          break;
+      }
+    }
+  }
+  const std::size_t all = measured + modelled + cited;
+  if (all == 0) return "No objective figures yet: the recommendation above is the model's alone.";
+  auto pct = [&](std::size_t n) {
+    return std::to_string((200 * n + all) / (2 * all)) + "%";  // rounded half up
+  };
+  return "Of the " + std::to_string(all) + " figures the objectives compare, " + pct(measured) +
+         " are measured, " + pct(modelled) + " modelled and " + pct(cited) +
+         " cited from publications.";
+}
+
+}  // namespace
+
 ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Candidate>& cands,
                               const std::vector<Objective>& objectives,
                               const std::map<std::string, CandidateVerdict>& verdicts,
@@ -185,75 +263,8 @@ ReviewSummary summarizeReview(const EngineReport& report, const std::vector<Cand
     }
   }
 
-  // Verdicts: the frontier, then what did not pass and why.
-  std::vector<std::string> front, gated, undecided;
-  std::map<std::string, std::vector<std::string>> notScored;  // missing metric → ids
-  for (const auto& c : cands) {
-    const auto it = verdicts.find(c.id);
-    if (it == verdicts.end()) continue;
-    const auto& v = it->second;
-    switch (v.verdict) {
-      case Verdict::Frontier:
-        front.push_back(c.id);
-        break;
-      case Verdict::GatedOut:
-        gated.push_back(c.id + " (" + v.detail + ")");
-        break;
-      case Verdict::Undecided:
-        undecided.push_back(c.id + " (" + v.detail + ")");
-        break;
-      case Verdict::NotScored:
-        notScored[v.detail.substr(0, v.detail.find(": "))].push_back(c.id);
-        break;
-      default:
-        break;
-    }
-  }
-  if (cands.empty()) {
-    out.frontier = "No candidates: import benchmark and eval results to compare measured figures.";
-  } else if (front.empty()) {
-    out.frontier = "No candidate is on the frontier (see below).";
-  } else {
-    out.frontier = "On the frontier (" + std::to_string(front.size()) + " of " +
-                   std::to_string(cands.size()) + "): " + join(front) + ".";
-  }
-  for (const auto& g : gated) out.verdicts.push_back("Fails a gate: " + g);
-  for (const auto& u : undecided) out.verdicts.push_back("Undecided, needs more samples: " + u);
-  for (const auto& [why, who] : notScored) {
-    out.verdicts.push_back("Not scored (" + why + "), " + std::to_string(who.size()) +
-                           " candidate(s): " + join(who));
-  }
-
-  // Confidence: the provenance of the figures the objectives read.
-  std::size_t measured = 0, modelled = 0, cited = 0;
-  for (const auto& c : cands) {
-    for (const auto& o : objectives) {
-      const auto m = c.metrics.find(o.metric);
-      if (m == c.metrics.end()) continue;
-      switch (m->second.provenance.kind) {
-        case ProvenanceKind::Measured:
-          ++measured;
-          break;
-        case ProvenanceKind::Modelled:
-          ++modelled;
-          break;
-        case ProvenanceKind::Published:
-          ++cited;
-          break;
-      }
-    }
-  }
-  const std::size_t all = measured + modelled + cited;
-  if (all == 0) {
-    out.confidence = "No objective figures yet: the recommendation above is the model's alone.";
-  } else {
-    auto pct = [&](std::size_t n) {
-      return std::to_string((200 * n + all) / (2 * all)) + "%";  // rounded half up
-    };
-    out.confidence = "Of the " + std::to_string(all) + " figures the objectives compare, " +
-                     pct(measured) + " are measured, " + pct(modelled) + " modelled and " +
-                     pct(cited) + " cited from publications.";
-  }
+  summarizeVerdicts(cands, verdicts, out);
+  out.confidence = confidenceLine(cands, objectives);
   return out;
 }
 

@@ -77,6 +77,123 @@ const std::string& overtakingScheme(const CrossoverReport& c) {
   return c.schemes[0] == c.fasterBelow ? c.schemes[1] : c.schemes[0];
 }
 
+/// A scheme's 80% interval (`ivs`, seconds, at batches `x`) as a light band in its colour.
+void addStepBand(QCustomPlot* plot, const QVector<double>& x,
+                 const std::vector<IntervalEstimate>& ivs, const QColor& color) {
+  if (ivs.empty()) return;
+  QVector<double> lo, hi;
+  for (const auto& iv : ivs) {
+    lo.push_back(iv.low * 1e3);
+    hi.push_back(iv.high * 1e3);
+  }
+  QCPGraph* low = plot->addGraph();
+  QCPGraph* high = plot->addGraph();
+  low->setData(x, lo, true);
+  high->setData(x, hi, true);
+  for (QCPGraph* gr : {low, high}) {
+    gr->setPen(Qt::NoPen);
+    gr->removeFromLegend();
+    gr->setProperty("qf_role", "band");
+    gr->setAntialiasedFill(false);  // a translucent band: no edge to smooth, and the
+                                    // antialiased fill of eight of them cost a frame
+  }
+  QColor fill = color;
+  fill.setAlpha(40);
+  high->setBrush(fill);
+  high->setChannelFillGraph(low);
+}
+
+/// A ridge's marker on `curve` at batch `b` (a `shape` in the scheme's colour); its step, ms.
+double addRidgeMarker(QCustomPlot* plot, const StepCurve& curve, double b,
+                      QCPScatterStyle::ScatterShape shape, const QColor& color) {
+  const double t = curve.stepSeconds(b) * 1e3;
+  QCPGraph* ridge = plot->addGraph();
+  ridge->setData(QVector<double>{b}, QVector<double>{t}, true);
+  ridge->setLineStyle(QCPGraph::lsNone);
+  ridge->setScatterStyle(QCPScatterStyle(shape, color, color, 9));
+  ridge->removeFromLegend();
+  ridge->setProperty("qf_role", "ridge");
+  return t;
+}
+
+/// Memory floor: thin and dotted, same colour, not in the legend: the curve's own step time
+/// at batch 1 (the memory-bound floor it rests on, with the per-step overhead when
+/// calibrated), so the line and the curve never disagree; labelled with what makes it.
+void addFloorLine(QCustomPlot* plot, PlotLabels& labels, const SchemeReport& s, const QString& id,
+                  const QColor& color, double xLo, double xHi, const Efficiency& eff) {
+  const double floorMs = s.curve.stepSeconds(1.0) * 1e3;
+  QCPGraph* floor = plot->addGraph();
+  floor->setData(QVector<double>{xLo, xHi}, QVector<double>{floorMs, floorMs}, true);
+  QColor floorColor = color;
+  floorColor.setAlpha(170);
+  floor->setPen(QPen(floorColor, 1.0, Qt::DotLine));
+  floor->removeFromLegend();
+  floor->setProperty("qf_role", "floor");
+  labels.add(
+      xLo, floorMs,
+      eff.isDatasheet()
+          ? QString("%1 floor %2 ms").arg(id).arg(fixedDecimals(floorMs, 2))
+          : QString("%1 floor %2 ms (t0 %3 ms + memory at %4% of datasheet bandwidth)")
+                .arg(id)
+                .arg(fixedDecimals(floorMs, 2))
+                .arg(fixedDecimals(eff.overheadMs, 2))
+                .arg(fixedDecimals(100 * eff.bandwidthEff *
+                                       s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)]
+                                           .kernelBandwidthEff,
+                                   0)),
+      color, true, false, false, false);
+}
+
+/// A regime's shaded band from batch `x0` to `x1`, up to `top`, its name at one end.
+void addRegimeBand(QCustomPlot* plot, PlotLabels& labels, double x0, double x1, double top,
+                   const QString& text, const QColor& fill, bool atRight) {
+  if (x1 <= x0) return;
+  auto* r = new QCPItemRect(plot);
+  r->topLeft->setCoords(x0, top);
+  r->bottomRight->setCoords(x1, 0);
+  r->setPen(Qt::NoPen);
+  r->setBrush(fill);
+  r->setLayer("grid");
+  r->setAntialiased(false);
+  labels.add(atRight ? x1 : x0, top, text, QColor(110, 110, 110), !atRight, true, false, false);
+}
+
+/// A scheme's curve as drawn (simplified) and its 80% interval at those batches (empty for
+/// the datasheet roofline or a calibration without a fit record).
+struct DrawnCurve {
+  QVector<double> x, y;
+  std::vector<IntervalEstimate> band;
+};
+
+/// Every scheme's curve as drawn; `yMax` and `bandMax` get the highest step (ms) and band
+/// top up to batch `focus`, `yAll` the highest step anywhere.
+std::vector<DrawnCurve> drawnCurves(const EngineReport& report, const ReportIntervals& intervals,
+                                    double focus, double& yMax, double& bandMax, double& yAll) {
+  std::vector<DrawnCurve> drawn;
+  for (const auto& s : report.schemes) {
+    DrawnCurve d;
+    for (const auto& p : s.points) {
+      d.x.push_back(p.batch);
+      d.y.push_back(p.stepMs);
+      if (p.batch <= focus) yMax = std::max(yMax, p.stepMs);
+      yAll = std::max(yAll, p.stepMs);
+    }
+    simplifyCurveData(d.x, d.y, true, false);
+    const std::size_t si = drawn.size();
+    const StepCurveIntervals* model =
+        si < intervals.schemes.size() && intervals.schemes[si] ? &*intervals.schemes[si] : nullptr;
+    if (model && model->hasSpread()) {
+      for (double b : d.x) d.band.push_back(model->stepSeconds(b));
+    }
+    for (std::size_t i = 0; i < d.band.size(); ++i) {
+      if (d.x[static_cast<qsizetype>(i)] <= focus)
+        bandMax = std::max(bandMax, d.band[i].high * 1e3);
+    }
+    drawn.push_back(std::move(d));
+  }
+  return drawn;
+}
+
 }  // namespace
 
 QString reportTitle(const EngineReport& r) {
@@ -188,35 +305,8 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   // climbing (5x its floor at B = 1,024) and fitting the axis to it squashed every crossover
   // into the plot's bottom fifth; those curves leave the top, and the plot says so.
   const double focus = stepFocusBatch(report, batchMin, batchMax, batchAt);
-  // Each scheme's curve as drawn (simplified) and its 80% interval at those batches (empty
-  // for the datasheet roofline or a calibration without a fit record).
-  struct Drawn {
-    QVector<double> x, y;
-    std::vector<IntervalEstimate> band;
-  };
-  std::vector<Drawn> drawn;
-  for (const auto& s : report.schemes) {
-    Drawn d;
-    for (const auto& p : s.points) {
-      d.x.push_back(p.batch);
-      d.y.push_back(p.stepMs);
-      if (p.batch <= focus) yMax = std::max(yMax, p.stepMs);
-      yAll = std::max(yAll, p.stepMs);
-    }
-    simplifyCurveData(d.x, d.y, true, false);
-    const std::size_t si = drawn.size();
-    const StepCurveIntervals* model = si < m_intervals->schemes.size() && m_intervals->schemes[si]
-                                          ? &*m_intervals->schemes[si]
-                                          : nullptr;
-    if (model && model->hasSpread()) {
-      for (double b : d.x) d.band.push_back(model->stepSeconds(b));
-    }
-    for (std::size_t i = 0; i < d.band.size(); ++i) {
-      if (d.x[static_cast<qsizetype>(i)] <= focus)
-        bandMax = std::max(bandMax, d.band[i].high * 1e3);
-    }
-    drawn.push_back(std::move(d));
-  }
+  const std::vector<DrawnCurve> drawn =
+      drawnCurves(report, *m_intervals, focus, yMax, bandMax, yAll);
   // A band may reach above the curves, but never sets the scale alone: a constant the points
   // barely determine (a spread of 100× its value) would squash every curve into the bottom.
   yMax = std::max(yMax, std::min(bandMax, 1.5 * yMax));
@@ -245,31 +335,7 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
     m_curves.emplace_back(id, s.curve);
     // The 80% interval from the calibration's spread, as a light band under the curve (none
     // for the datasheet roofline or a calibration without a fit record).
-    {
-      const auto& ivs = drawn[si].band;
-      if (!ivs.empty()) {
-        QVector<double> lo, hi;
-        for (const auto& iv : ivs) {
-          lo.push_back(iv.low * 1e3);
-          hi.push_back(iv.high * 1e3);
-        }
-        QCPGraph* low = addGraph();
-        QCPGraph* high = addGraph();
-        low->setData(x, lo, true);
-        high->setData(x, hi, true);
-        for (QCPGraph* gr : {low, high}) {
-          gr->setPen(Qt::NoPen);
-          gr->removeFromLegend();
-          gr->setProperty("qf_role", "band");
-          gr->setAntialiasedFill(false);  // a translucent band: no edge to smooth, and the
-                                          // antialiased fill of eight of them cost a frame
-        }
-        QColor fill = color;
-        fill.setAlpha(40);
-        high->setBrush(fill);
-        high->setChannelFillGraph(low);
-      }
-    }
+    addStepBand(this, x, drawn[si].band, color);
     QCPGraph* g = addGraph();
     g->setData(x, y, true);
     g->setPen(schemePen(id));
@@ -279,51 +345,17 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
                    .arg(qs(s.pathName)));
     g->setProperty("qf_role", "scheme");
     ++m_schemeCurves;
-    // Memory floor: thin and dotted, same colour, not in the legend: the curve's own step time
-    // at batch 1 (the memory-bound floor it rests on, with the per-step overhead when
-    // calibrated), so the line and the curve never disagree.
-    const double floorMs = s.curve.stepSeconds(1.0) * 1e3;
-    QCPGraph* floor = addGraph();
-    floor->setData(QVector<double>{xLo, xHi}, QVector<double>{floorMs, floorMs}, true);
-    QColor floorColor = color;
-    floorColor.setAlpha(170);
-    floor->setPen(QPen(floorColor, 1.0, Qt::DotLine));
-    floor->removeFromLegend();
-    floor->setProperty("qf_role", "floor");
-    m_labels.add(xLo, floorMs,
-                 ideal ? QString("%1 floor %2 ms").arg(id).arg(fixedDecimals(floorMs, 2))
-                       : QString("%1 floor %2 ms (t0 %3 ms + memory at %4% of datasheet bandwidth)")
-                             .arg(id)
-                             .arg(fixedDecimals(floorMs, 2))
-                             .arg(fixedDecimals(eff.overheadMs, 2))
-                             .arg(fixedDecimals(
-                                 100 * eff.bandwidthEff *
-                                     s.curve.kinds[static_cast<std::size_t>(LayerKind::Linear)]
-                                         .kernelBandwidthEff,
-                                 0)),
-                 color, true, false, false, false);
+    addFloorLine(this, m_labels, s, id, color, xLo, xHi, eff);
     if (s.ridgeBatch && *s.ridgeBatch >= batchMin && *s.ridgeBatch <= batchMax) {
       const double rb = *s.ridgeBatch;
-      const double rt = s.curve.stepSeconds(rb) * 1e3;
-      QCPGraph* ridge = addGraph();
-      ridge->setData(QVector<double>{rb}, QVector<double>{rt}, true);
-      ridge->setLineStyle(QCPGraph::lsNone);
-      ridge->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 9));
-      ridge->removeFromLegend();
-      ridge->setProperty("qf_role", "ridge");
+      const double rt = addRidgeMarker(this, s.curve, rb, QCPScatterStyle::ssDiamond, color);
       ridgeLabels.push_back(
           {rb, rt, QString("%1 ridge B = %2").arg(id).arg(fixedDecimals(rb, 0)), color});
       ridgeLo = std::min(ridgeLo, rb);
     }
     if (s.moeRidgeBatch && *s.moeRidgeBatch >= batchMin && *s.moeRidgeBatch <= batchMax) {
       const double mb = *s.moeRidgeBatch;
-      const double mt = s.curve.stepSeconds(mb) * 1e3;
-      QCPGraph* mr = addGraph();
-      mr->setData(QVector<double>{mb}, QVector<double>{mt}, true);
-      mr->setLineStyle(QCPGraph::lsNone);
-      mr->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle, color, color, 9));
-      mr->removeFromLegend();
-      mr->setProperty("qf_role", "ridge");
+      const double mt = addRidgeMarker(this, s.curve, mb, QCPScatterStyle::ssTriangle, color);
       ridgeLabels.push_back(
           {mb, mt, QString("%1 expert ridge B = %2").arg(id).arg(fixedDecimals(mb, 0)), color});
     }
@@ -334,20 +366,12 @@ void StepTimePlot::setReport(const EngineReport& report, double batchMin, double
   }
   // Regime bands: all curves memory-bound below the lowest ridge; all compute-bound above
   // the highest.
-  auto band = [&](double x0, double x1, const QString& text, const QColor& fill, bool atRight) {
-    if (x1 <= x0) return;
-    auto* r = new QCPItemRect(this);
-    r->topLeft->setCoords(x0, top);
-    r->bottomRight->setCoords(x1, 0);
-    r->setPen(Qt::NoPen);
-    r->setBrush(fill);
-    r->setLayer("grid");
-    r->setAntialiased(false);
-    m_labels.add(atRight ? x1 : x0, top, text, QColor(110, 110, 110), !atRight, true, false, false);
-  };
-  if (ridgeLo < batchMax) band(xLo, ridgeLo, "memory-bound", QColor(0, 114, 178, 18), true);
+  if (ridgeLo < batchMax) {
+    addRegimeBand(this, m_labels, xLo, ridgeLo, top, "memory-bound", QColor(0, 114, 178, 18), true);
+  }
   if (ridgeHi > batchMin && ridgeHi < batchMax) {
-    band(ridgeHi, xHi, "compute-bound", QColor(213, 94, 0, 18), false);
+    addRegimeBand(this, m_labels, ridgeHi, xHi, top, "compute-bound", QColor(213, 94, 0, 18),
+                  false);
   }
   drawCrossovers(report, batchMin, batchMax);
   for (const auto& r : ridgeLabels)

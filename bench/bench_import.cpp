@@ -229,10 +229,6 @@ int main(int argc, char** argv) {
              if (!ok) return st.fail("the import child failed");
              long baselineKb = 0;
              std::istringstream(runChild("--baseline-once")) >> baselineKb;
-             const auto median = [](std::vector<double> v) {
-               std::sort(v.begin(), v.end());
-               return v[v.size() / 2];
-             };
              const double peakBytes = static_cast<double>(peakKb) * 1024.0;
              const double ratio = peakBytes / static_cast<double>(fileBytes);
              st.set("file", path);
@@ -240,13 +236,13 @@ int main(int argc, char** argv) {
              st.set("requests", readRequests);
              st.set("itl_values", gaps);
              st.set("import_wall_s_runs", walls);
-             st.set("import_wall_s_median", median(walls));
-             st.set("import_cpu_s_median", median(cpus));
+             st.set("import_wall_s_median", qf::bench::median(walls));
+             st.set("import_cpu_s_median", qf::bench::median(cpus));
              st.set("load_average_1min", loadAverage());
              st.set("peak_rss_bytes", static_cast<long long>(peakBytes));
              st.set("baseline_rss_bytes", baselineKb * 1024);
              st.set("peak_rss_to_file_ratio", ratio);
-             st.set("pass", median(walls) < kTargetWallS && ratio < kTargetRssRatio &&
+             st.set("pass", qf::bench::median(walls) < kTargetWallS && ratio < kTargetRssRatio &&
                                 readRequests == requests);
            })
       .about(

@@ -26,13 +26,6 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double quantile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0
-                   : v[std::min(v.size() - 1,
-                                static_cast<std::size_t>(q * static_cast<double>(v.size())))];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -84,12 +77,12 @@ int main(int argc, char** argv) {
              st.set("schemes", report ? report->schemes.size() : 0);
              st.set("points_per_curve",
                     report && !report->schemes.empty() ? report->schemes.front().points.size() : 0);
-             st.set("median_ms", quantile(ms, 0.5));
-             st.set("p90_ms", quantile(ms, 0.9));
-             st.set("min_ms", quantile(ms, 0.0));
-             st.set("recompute_median_ms", quantile(recomputeMs, 0.5));
-             st.set("replot_median_ms", quantile(replotMs, 0.5));
-             st.set("with_throughput_plot_median_ms", quantile(bothMs, 0.5));
+             st.set("median_ms", qf::bench::quantile(ms, 0.5));
+             st.set("p90_ms", qf::bench::quantile(ms, 0.9));
+             st.set("min_ms", qf::bench::quantile(ms, 0.0));
+             st.set("recompute_median_ms", qf::bench::quantile(recomputeMs, 0.5));
+             st.set("replot_median_ms", qf::bench::quantile(replotMs, 0.5));
+             st.set("with_throughput_plot_median_ms", qf::bench::quantile(bothMs, 0.5));
            })
       .about(
           "GUI recompute + replot after an input change, the step-time tab in view (median_ms); "

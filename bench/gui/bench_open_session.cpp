@@ -35,11 +35,6 @@ double ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 qf::Session manyCandidates(int n) {
   std::mt19937_64 rng(7);
   qf::Session s;
@@ -126,7 +121,7 @@ int main(int argc, char** argv) {
              auto med = [&](double Opening::*field) {
                std::vector<double> v;
                for (const Opening& o : openings) v.push_back(o.*field);
-               return median(v);
+               return qf::bench::median(v);
              };
              st.set("file_bytes", std::filesystem::file_size(path));
              st.set("open_session_ms", med(&Opening::openSession));

@@ -32,11 +32,6 @@ double ms(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
 void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButtons buttons) {
   QMouseEvent e(type, pos, w->mapToGlobal(pos),
                 type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton, buttons, Qt::NoModifier);
@@ -134,7 +129,7 @@ int main(int argc, char** argv) {
              auto med = [&](double Load::*field) {
                std::vector<double> v;
                for (const Load& l : loads) v.push_back(l.*field);
-               return median(v);
+               return qf::bench::median(v);
              };
              st.set("load_ms", med(&Load::loadMs));
              st.set("load_longest_input_gap_ms", med(&Load::longestGapMs));

@@ -16,6 +16,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <vector>
 
@@ -27,11 +28,6 @@
 #include "harness.hpp"
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 /// Runs `start`, then the event loop until `done()`, with a 2 ms timer ticking: returns
 /// {wall ms, longest gap between ticks in ms}.
@@ -85,39 +81,40 @@ int main(int argc, char** argv) {
     w.showTab("step");
     slo->setValue(slo->value() > 0 ? 0 : 50);
   };
-  auto report = [&names](qf::bench::State& st, const std::vector<double>& wall,
-                         const std::vector<double>& gap) {
+  // Each repetition: a change on another tab, then the statistics computed one way (`run`,
+  // timed by probe: {wall ms, longest input gap ms}); medians over the repetitions.
+  auto repeat = [&](qf::bench::State& st, const std::function<std::pair<double, double>()>& run) {
+    std::vector<double> wall, gap;
+    st.exec([&] {
+      invalidate();
+      const auto [w1, g1] = run();
+      wall.push_back(w1);
+      gap.push_back(g1);
+    });
     st.set("runs", names.size());
-    st.set("statistics_wall_median_ms", median(wall));
-    st.set("input_gap_median_ms", median(gap));
+    st.set("statistics_wall_median_ms", qf::bench::median(wall));
+    st.set("input_gap_median_ms", qf::bench::median(gap));
     st.set("input_gap_max_ms", *std::max_element(gap.begin(), gap.end()));
   };
   suite
       .add("off_gui_thread",
            [&](qf::bench::State& st) {
-             std::vector<double> wall, gap;
-             st.exec([&] {
-               invalidate();
-               // ... then the user clicks the Serving tab.
-               const auto [w1, g1] =
-                   probe([&] { tabs->tabBar()->setCurrentIndex(serving); },
-                         [&] { return !w.background()->busy(qf::ui::Background::Lane::Serving); });
-               wall.push_back(w1);
-               gap.push_back(g1);
+             // The user clicks the Serving tab.
+             repeat(st, [&] {
+               return probe(
+                   [&] { tabs->tabBar()->setCurrentIndex(serving); },
+                   [&] { return !w.background()->busy(qf::ui::Background::Lane::Serving); });
              });
-             report(st, wall, gap);
            })
       .about("the Serving tab clicked after a change: the statistics on the worker")
       .repetitions(7);
   suite
       .add("on_gui_thread",
            [&](qf::bench::State& st) {
-             std::vector<double> wall, gap;
-             st.exec([&] {
-               invalidate();
-               // The same statistics on the GUI thread.
+             // The same statistics on the GUI thread.
+             repeat(st, [&] {
                bool finished = false;
-               const auto [w1, g1] = probe(
+               return probe(
                    [&] {
                      QTimer::singleShot(0, &w, [&] {
                        w.updateServing();
@@ -125,10 +122,7 @@ int main(int argc, char** argv) {
                      });
                    },
                    [&] { return finished; });
-               wall.push_back(w1);
-               gap.push_back(g1);
              });
-             report(st, wall, gap);
            })
       .about("the same statistics computed on the GUI thread (updateServing from a tick)")
       .repetitions(7);

@@ -89,13 +89,16 @@ void State::exec(const std::function<void()>& region) {
   }
 }
 
-namespace {
-double median(std::vector<double> v) {
+double quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
+  const auto at = static_cast<std::size_t>(std::max(0.0, q) * static_cast<double>(v.size()));
+  return v[std::min(v.size() - 1, at)];
 }
-}  // namespace
+
+double median(std::vector<double> v) {
+  return quantile(std::move(v), 0.5);
+}
 
 double State::medianWallS() const {
   return median(m_wallS);

@@ -81,6 +81,12 @@ class Suite {
   Json m_figures = Json::object();
 };
 
+/// The q-quantile of `v` as the harness reports its times: the element at ⌊q·n⌋ of the
+/// sorted values (the last at most), 0 for none. median is q = 0.5 (the upper one of an even
+/// count), min q = 0.
+double quantile(std::vector<double> v, double q);
+double median(std::vector<double> v);
+
 /// Peak resident set of this process so far (VmHWM), bytes; 0 where unknown.
 double peakRssBytes();
 

@@ -433,7 +433,7 @@ void offerDisaggregated(const DeployOptions& o, Pairing& pair, const DecodeSide&
     // evaluation, none where the decode side kept it. Kept, it is the only test: what the
     // looser bound would skip, it skips too.
     const bool tighter = o.axis == LatencyAxis::Tpot && o.load.kind != DeployLoad::Kind::Sync;
-    const bool kept = tighter && side.boundRate > 0 && mostRequestsPerS == side.boundRate;
+    const bool kept = tighter && side.keeps(mostRequestsPerS);
     if (!kept && t.front.beats(leastLatencyMs, leastCost)) {
       ++res.skippedDominated;
       return;

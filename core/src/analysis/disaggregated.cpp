@@ -156,9 +156,8 @@ void keepTpotBoundAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload&
 double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
                          const DecodeSide& d) {
   const double gaps = std::max(w.outputTokens - 1, 1.0);
-  const double step = d.boundRate > 0 && requestsPerS == d.boundRate
-                          ? d.stepAtBoundRate
-                          : leastStepAt(p, w, requestsPerS, d);
+  const double step =
+      d.keeps(requestsPerS) ? d.stepAtBoundRate : leastStepAt(p, w, requestsPerS, d);
   return step + p.kvTransferS / gaps;
 }
 

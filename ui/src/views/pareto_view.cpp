@@ -717,9 +717,7 @@ void ParetoView::recompute() {
   };
   auto leftovers = std::make_shared<Leftovers>(
       Leftovers{std::move(m_result), std::move(m_analysis), std::move(m_lookup), m_model->rows()});
-  m_result.reset();
-  m_analysis.reset();
-  m_lookup.reset();
+  m_result.reset();  // a moved-from optional still holds a (moved-from) value
   // The rows: each marked when it cannot be applied; the others make the query.
   const auto objRows = objectiveRows();
   const auto gRows = gateRows();

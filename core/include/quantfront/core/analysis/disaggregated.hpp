@@ -62,6 +62,10 @@ struct DecodeSide {
   /// none kept): the search asks it of every prefill pool the decode pool outpaces.
   double boundRate = 0;
   double stepAtBoundRate = 0;
+  /// Whether disaggTpotAtLeast at `requestsPerS` takes the kept step (no step evaluation).
+  [[nodiscard]] bool keeps(double requestsPerS) const {
+    return boundRate > 0 && requestsPerS == boundRate;
+  }
 };
 DecodeSide decodeSide(const DisaggPools& p, const ServingWorkload& w);
 /// Keeps in `d` the decode step disaggTpotAtLeast(p, w, requestsPerS, d) needs, so that asking

@@ -372,9 +372,21 @@ std::optional<int> checkOutputsSpareSession(const qf::cli::ParsedOptions& p, con
   return std::nullopt;
 }
 
-/// The session is read before any window exists: headless, a bad one is one line.
-std::optional<int> loadSessionArgument(Checked& c) {
-  if (!c.sessionPath.isEmpty()) {
+/// Whether the window opens first and reads the session after, as File › Open does (off the
+/// GUI thread, behind a progress dialog that can give it up): an interactive start whose
+/// scenario is the session's own. A session of 10^5 candidates is seconds of parsing, which
+/// used to pass with nothing on screen. Read before the window instead: an export or a dump
+/// (headless, a bad session is one line), a screenshot (taken at a fixed time after start-up),
+/// and --model, --gpu, --tp or --schemes (they edit the session's scenario, checked first).
+bool opensAfterWindow(const qf::cli::ParsedOptions& p, const Checked& c) {
+  return !c.sessionPath.isEmpty() && !c.headless && !p.has("--screenshot") && !p.has("--model") &&
+         !p.has("--gpu") && !p.has("--tp") && !p.has("--schemes");
+}
+
+/// The session is read before any window exists (unless opensAfterWindow): headless, a bad
+/// one is one line.
+std::optional<int> loadSessionArgument(const qf::cli::ParsedOptions& p, Checked& c) {
+  if (!c.sessionPath.isEmpty() && !opensAfterWindow(p, c)) {
     try {
       auto loaded = qf::loadSession(QFile::encodeName(c.sessionPath).toStdString());
       if (loaded) {
@@ -503,6 +515,10 @@ int runWindow(qf::ui::MainWindow& window, const qf::cli::ParsedOptions& p, const
   if (!p.has("--dump-session")) window.show();
   const bool recovered = window.offerRecovery();
   if (!recovered && p.has("--apply-as-edit")) window.editScenario(c.spec);
+  // Recovered work stands in for the session, as it does when the session was read first.
+  if (!recovered && opensAfterWindow(p, c)) {
+    window.openSessionWhenShown(c.sessionPath, p.has("--tab") ? c.tab : QString());
+  }
   if (p.has("--dump-session")) {
     const QString dump = given(p, "--dump-session");
     if (auto e = qf::saveSessionAtomic(window.session(), QFile::encodeName(dump).toStdString())) {
@@ -568,7 +584,7 @@ int main(int argc, char** argv) {
   if (auto rc = checkScalarOptions(p, c)) return *rc;
   if (auto rc = checkOutputsSpareSession(p, c)) return *rc;
   if (auto rc = checkExport(p, c)) return *rc;
-  if (auto rc = loadSessionArgument(c)) return *rc;
+  if (auto rc = loadSessionArgument(p, c)) return *rc;
   if (auto rc = checkScenario(p, c)) return *rc;
   // Every option is good: now the application, which needs a display unless the run is
   // headless (an export or a session dump renders offscreen).
@@ -601,7 +617,7 @@ int main(int argc, char** argv) {
   }
   if (c.session) {
     window.setSession(std::move(*c.session), c.sessionPath);
-  } else if (!c.sessionPath.isEmpty()) {
+  } else if (!c.sessionPath.isEmpty() && !opensAfterWindow(p, c)) {
     // In the window a bad session is a message; the example session stays.
     QTimer::singleShot(0, &window, [&window, path = c.sessionPath] { window.openSession(path); });
   }

@@ -3,7 +3,9 @@
 // window handles input while the serving statistics are computed.
 #include <catch2/catch.hpp>
 
+#include <QApplication>
 #include <QDir>
+#include <QProgressDialog>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include <quantfront/core/session/session.hpp>
+#include <quantfront/ui/await_progress.hpp>
 #include <quantfront/ui/background.hpp>
 #include <quantfront/ui/document.hpp>
 #include <quantfront/ui/evidence_view.hpp>
@@ -38,6 +41,21 @@ std::function<int(const std::atomic<bool>&)> gated(int value, const std::atomic<
     }
     return value;
   };
+}
+
+/// A session of `n` candidates c0, c1, ... with a score each.
+qf::Session numberedCandidates(int n) {
+  qf::Session s;
+  for (int i = 0; i < n; ++i) {
+    qf::Candidate c;
+    c.id = "c" + std::to_string(i);
+    c.model = "llama-3-8b";
+    c.schemeLinear = "bf16";
+    c.gpu = "h100-sxm";
+    c.metrics["score"].value = i;
+    s.candidates.push_back(std::move(c));
+  }
+  return s;
 }
 
 }  // namespace
@@ -164,16 +182,7 @@ TEST_CASE("the window handles input while a session it opens is read off its thr
   QTemporaryDir dir;
   REQUIRE(dir.isValid());
   const QString path = dir.filePath("many.json");
-  qf::Session many;
-  for (int i = 0; i < 500; ++i) {
-    qf::Candidate c;
-    c.id = "c" + std::to_string(i);
-    c.model = "llama-3-8b";
-    c.schemeLinear = "bf16";
-    c.gpu = "h100-sxm";
-    c.metrics["score"].value = i;
-    many.candidates.push_back(std::move(c));
-  }
+  const qf::Session many = numberedCandidates(500);
   const auto saved = qf::saveSessionAtomic(many, path.toStdString());
   INFO((saved ? saved->str() : std::string()));
   REQUIRE_FALSE(saved);
@@ -192,4 +201,63 @@ TEST_CASE("the window handles input while a session it opens is read off its thr
   REQUIRE(w.document()->session().candidates.size() == 500);
   CHECK(w.document()->session().candidates.back().id == "c499");
   CHECK_FALSE(w.background()->busy(Lane::Open));
+}
+
+TEST_CASE("a session named at start-up is read after the window is up, and a given tab wins",
+          "[background]") {
+  // quantfront SESSION used to read the whole file before the window existed: seconds with
+  // nothing on screen for 10^5 candidates.
+  qf::testing::app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString path = dir.filePath("saved-on-pareto.json");
+  qf::Session s = numberedCandidates(200);
+  s.view.tab = "pareto";
+  REQUIRE_FALSE(qf::saveSessionAtomic(s, path.toStdString()));
+
+  for (const QString& given : {QString(), QString("candidates")}) {
+    INFO("given tab: " << given.toStdString());
+    qf::ui::MainWindow w;
+    w.show();
+    const auto before = w.document()->session().candidates.size();
+    w.openSessionWhenShown(path, given);
+    // It returns before anything is read: the window keeps what it shows until the read ends.
+    CHECK(w.document()->session().candidates.size() == before);
+    CHECK_FALSE(w.background()->busy(Lane::Open));
+    REQUIRE(
+        QTest::qWaitFor([&] { return w.document()->session().candidates.size() == 200; }, 20000));
+    CHECK(w.sessionPath() == path);
+    CHECK(w.currentTabKey() == (given.isEmpty() ? QString("pareto") : given));
+  }
+}
+
+TEST_CASE("a long wait behind a progress dialog shows the dialog", "[background]") {
+  // The dialog (no range: a busy indicator) never appeared: opening a session of 10^5
+  // candidates kept the window blocked for seconds with nothing saying why.
+  qf::testing::app();
+  QWidget parent;
+  parent.show();
+  Background bg;
+  std::atomic<bool> seen{false};
+  QTimer poll;
+  QObject::connect(&poll, &QTimer::timeout, [&] {
+    for (QWidget* w : QApplication::topLevelWidgets()) {
+      if (auto* d = qobject_cast<QProgressDialog*>(w); d && d->isVisible()) {
+        seen = d->labelText() == "Waiting for the test";
+      }
+    }
+  });
+  poll.start(20);
+  // The work ends once the dialog is seen, or after 3 s: the dialog is due after 0.4 s (it
+  // used to come after Qt's default 4 s, when a 10^5-candidate session was read already).
+  const auto result = qf::ui::awaitWithProgress<int>(
+      bg, Lane::Open, &parent, "Waiting for the test", [&seen](const std::atomic<bool>&) {
+        for (int i = 0; i < 3000 && !seen.load(); ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return 5;
+      });
+  REQUIRE(result);
+  CHECK(*result == 5);
+  CHECK(seen);
 }

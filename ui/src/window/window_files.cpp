@@ -25,6 +25,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QThread>
+#include <QTimer>
 #include <QUndoStack>
 
 #include <quantfront/core/model/model_config.hpp>
@@ -284,6 +285,12 @@ bool MainWindow::openSession(const QString& path) {
   recent.prepend(path);
   settings.setValue("recent", recent.mid(0, 8));
   return true;
+}
+
+void MainWindow::openSessionWhenShown(const QString& path, const QString& tab) {
+  QTimer::singleShot(0, this, [this, path, tab] {
+    if (openSession(path) && !tab.isEmpty()) showTab(tab);
+  });
 }
 
 QString MainWindow::saveSessionTo(const QString& path) {

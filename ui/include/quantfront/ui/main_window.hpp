@@ -143,6 +143,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] const QString& sessionPath() const { return m_sessionPath; }
   /// Opens a session file; on error shows it and keeps the current session. True on success.
   bool openSession(const QString& path);
+  /// Opens a session file once the event loop runs (the window painted first, the file read
+  /// behind openSession's progress dialog), then shows `tab` when one is given (the session's
+  /// saved tab otherwise). Returns at once: the command line's SESSION opens this way.
+  void openSessionWhenShown(const QString& path, const QString& tab = {});
   /// Saves atomically to `path`; on error returns the message (empty on success).
   QString saveSessionTo(const QString& path);
   /// Imports result files into the session (core importIntoSession) and returns one summary

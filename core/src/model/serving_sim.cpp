@@ -296,20 +296,11 @@ std::optional<Error> checkSimulationWork(double work) {
   return std::nullopt;
 }
 
-Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
-                                  const SimOptions& o) {
-  if (auto e = validateSim(lim, o)) return *e;
-  // A full batch's decodes (k + 1 tokens each under speculation) must leave the budget room.
-  if (lim.tokenBudget < static_cast<double>(lim.maxBatch) * m.decodeTokensPerSeq) {
-    return Error{"", "", "token-budget",
-                 "must be at least the batch cap x " + sigFigs(m.decodeTokensPerSeq, 6) +
-                     " tokens (each running sequence's decode and verify tokens every step), "
-                     "found " +
-                     sigFigs(lim.tokenBudget, 6)};
-  }
-  std::vector<Request> reqs = drawRequests(o);
-  const std::size_t n = reqs.size();
-  const bool closed = o.closedLoopConcurrency.has_value();
+namespace {
+
+/// Why the requests drawn cannot be simulated: more work than one run may take, or a request
+/// the cache can never hold.
+std::optional<Error> checkRequests(const ServingLimits& lim, const std::vector<Request>& reqs) {
   // The work is bounded before it starts: every request's decode steps and prompt chunks.
   double work = 0;
   for (const auto& r : reqs)
@@ -325,151 +316,225 @@ Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& l
                        " tokens does not fit the KV cache (" +
                        std::to_string(static_cast<long long>(kvCap)) + " tokens)"};
   }
+  return std::nullopt;
+}
 
-  SimResult res;
-  double meanOutput = 0;
-  for (const auto& r : reqs) meanOutput += static_cast<double>(r.output);
-  meanOutput /= static_cast<double>(n);
-  std::size_t nextArrival = 0;  // next request index not yet queued (arrival order)
-  std::size_t closedReleased =
-      closed ? std::min<std::size_t>(n, static_cast<std::size_t>(*o.closedLoopConcurrency)) : n;
-  std::deque<std::size_t> waiting;
-  std::vector<std::size_t> running;  // admission order
-  double kvUsed = 0;
-  double now = 0;
-  double busyConcurrency = 0;
-  std::size_t done = 0;
-  const auto K = static_cast<std::int64_t>(lim.tokenBudget);
-  std::vector<double> finishOrder;
-  finishOrder.reserve(n);
-  // Inter-token gaps as vllm bench serve counts them (ITL): one per decoded token, the length
-  // of the step that produced it; kept as (gap, tokens) per step.
-  std::vector<std::pair<double, double>> gaps;
+/// One replica's engine, step by step: the queue, the running batch in admission order, the
+/// KV cache's use and the clock, and what the summary needs of them.
+class Simulator {
+ public:
+  Simulator(const StepTimeModel& m, const ServingLimits& lim, const SimOptions& o,
+            std::vector<Request> reqs)
+      : m_(m),
+        lim_(lim),
+        o_(o),
+        reqs_(std::move(reqs)),
+        n_(reqs_.size()),
+        closed_(o.closedLoopConcurrency.has_value()),
+        kvCap_(lim.kvCapacityTokens),
+        K_(static_cast<std::int64_t>(lim.tokenBudget)) {
+    for (const auto& r : reqs_) meanOutput_ += static_cast<double>(r.output);
+    meanOutput_ /= static_cast<double>(n_);
+    closedReleased_ =
+        closed_ ? std::min<std::size_t>(n_, static_cast<std::size_t>(*o.closedLoopConcurrency))
+                : n_;
+    finishOrder_.reserve(n_);
+  }
 
-  auto enqueueArrived = [&] {
-    while (nextArrival < n && reqs[nextArrival].arrival <= now) waiting.push_back(nextArrival++);
-  };
-  auto finish = [&](std::size_t id) {
-    auto& r = reqs[id];
-    r.doneT = now;
-    kvUsed -= static_cast<double>(r.kv);
-    ++done;
-    finishOrder.push_back(now);
-    if (closed && closedReleased < n) {
-      reqs[closedReleased].arrival = now;
-      ++closedReleased;
+  /// Runs every request to its end.
+  Result<SimResult> run() {
+    while (done_ < n_) {
+      enqueueArrived();
+      if (running_.empty() && waiting_.empty()) {
+        if (nextArrival_ >= n_) break;  // cannot happen: every request arrives
+        now_ = std::max(now_, reqs_[nextArrival_].arrival);
+        continue;
+      }
+      if (auto e = step()) return *e;
     }
-  };
+    summarise(reqs_, std::move(finishOrder_), now_, meanOutput_, busyConcurrency_,
+              m_.requestOverheadS, o_, res_);
+    res_.itlP50S = weightedPercentile(gaps_, 50);
+    res_.itlP99S = weightedPercentile(gaps_, 99);
+    return res_;
+  }
 
-  while (done < n) {
-    enqueueArrived();
-    if (running.empty() && waiting.empty()) {
-      if (nextArrival >= n) break;  // cannot happen: every request arrives
-      now = std::max(now, reqs[nextArrival].arrival);
-      continue;
-    }
-    // 1. Decodes: every running sequence past its prompt needs one more KV token.
-    std::int64_t decoding = makeRoomForDecodes(reqs, running, waiting, kvUsed, kvCap, res);
-    kvUsed += static_cast<double>(decoding);
-    // Each decoding sequence puts decodeTokensPerSeq tokens through the step (k + 1 verify
-    // tokens under speculation), all counted against the budget.
-    std::int64_t budget = K - static_cast<std::int64_t>(
-                                  std::ceil(static_cast<double>(decoding) * m.decodeTokensPerSeq));
-    // 2. Prompt chunks of running sequences, then newly admitted ones.
+ private:
+  /// What one step runs: its decodes and the prompt tokens scheduled beside them.
+  struct Plan {
+    std::int64_t decoding = 0;
+    std::int64_t budget = 0;  ///< tokens the step may still take
     std::int64_t prefillTokens = 0;
     double prefillCtx = 0;
     std::int64_t chunks = 0;
-    auto schedule = [&](std::size_t id) -> bool {
-      auto& r = reqs[id];
-      const double kvFree = kvCap - kvUsed;
-      const std::int64_t c =
-          std::min<std::int64_t>({r.target - r.computed, budget,
-                                  static_cast<std::int64_t>(std::max(0.0, std::floor(kvFree)))});
-      if (c <= 0) return false;
-      r.chunk = c;
-      budget -= c;
-      kvUsed += static_cast<double>(c);
-      prefillCtx += static_cast<double>(c) * static_cast<double>(r.computed);
-      prefillTokens += c;
-      ++chunks;
-      return true;
-    };
-    for (auto id : running) {
-      if (budget <= 0) break;
-      if (reqs[id].computed < reqs[id].target) schedule(id);
+  };
+
+  void enqueueArrived() {
+    while (nextArrival_ < n_ && reqs_[nextArrival_].arrival <= now_)
+      waiting_.push_back(nextArrival_++);
+  }
+
+  void finish(std::size_t id) {
+    auto& r = reqs_[id];
+    r.doneT = now_;
+    kvUsed_ -= static_cast<double>(r.kv);
+    ++done_;
+    finishOrder_.push_back(now_);
+    if (closed_ && closedReleased_ < n_) {
+      reqs_[closedReleased_].arrival = now_;
+      ++closedReleased_;
     }
-    // Admission reserves each sequence's prompt and the mean output (or what it has already
-    // generated, when more).
-    auto reservation = [&](const Request& r) {
-      return static_cast<double>(r.input) +
-             std::max(meanOutput, static_cast<double>(r.generated + 1));
-    };
+  }
+
+  /// Schedules a chunk of request `id`'s prompt within the step's budget and the free cache.
+  bool schedule(std::size_t id, Plan& p) {
+    auto& r = reqs_[id];
+    const double kvFree = kvCap_ - kvUsed_;
+    const std::int64_t c =
+        std::min<std::int64_t>({r.target - r.computed, p.budget,
+                                static_cast<std::int64_t>(std::max(0.0, std::floor(kvFree)))});
+    if (c <= 0) return false;
+    r.chunk = c;
+    p.budget -= c;
+    kvUsed_ += static_cast<double>(c);
+    p.prefillCtx += static_cast<double>(c) * static_cast<double>(r.computed);
+    p.prefillTokens += c;
+    ++p.chunks;
+    return true;
+  }
+
+  /// Admission reserves each sequence's prompt and the mean output (or what it has already
+  /// generated, when more).
+  double reservation(const Request& r) const {
+    return static_cast<double>(r.input) +
+           std::max(meanOutput_, static_cast<double>(r.generated + 1));
+  }
+
+  /// 1. Decodes (preempting until they fit); 2. prompt chunks of running sequences, then
+  /// newly admitted ones.
+  Plan plan() {
+    Plan p;
+    // Every running sequence past its prompt needs one more KV token.
+    p.decoding = makeRoomForDecodes(reqs_, running_, waiting_, kvUsed_, kvCap_, res_);
+    kvUsed_ += static_cast<double>(p.decoding);
+    // Each decoding sequence puts decodeTokensPerSeq tokens through the step (k + 1 verify
+    // tokens under speculation), all counted against the budget.
+    p.budget = K_ - static_cast<std::int64_t>(
+                        std::ceil(static_cast<double>(p.decoding) * m_.decodeTokensPerSeq));
+    for (auto id : running_) {
+      if (p.budget <= 0) break;
+      if (reqs_[id].computed < reqs_[id].target) schedule(id, p);
+    }
     double reserved = 0;
-    for (auto id : running) reserved += reservation(reqs[id]);
-    while (budget > 0 && !waiting.empty() &&
-           running.size() < static_cast<std::size_t>(lim.maxBatch)) {
-      const std::size_t id = waiting.front();
-      const double need = reservation(reqs[id]);
-      if (!running.empty() && reserved + need > kvCap) break;
-      if (!schedule(id)) break;
+    for (auto id : running_) reserved += reservation(reqs_[id]);
+    while (p.budget > 0 && !waiting_.empty() &&
+           running_.size() < static_cast<std::size_t>(lim_.maxBatch)) {
+      const std::size_t id = waiting_.front();
+      const double need = reservation(reqs_[id]);
+      if (!running_.empty() && reserved + need > kvCap_) break;
+      if (!schedule(id, p)) break;
       reserved += need;
-      waiting.pop_front();
-      running.push_back(id);
+      waiting_.pop_front();
+      running_.push_back(id);
     }
-    if (decoding == 0 && prefillTokens == 0) {
+    return p;
+  }
+
+  /// Plans, times and applies one step (or several pure decode steps taken together).
+  std::optional<Error> step() {
+    const Plan p = plan();
+    if (p.decoding == 0 && p.prefillTokens == 0) {
       // Nothing fits (cannot happen with the capacity check); wait for the next arrival.
-      if (nextArrival >= n) return Error{"", "", "kv-capacity", "the simulation stalled"};
-      now = std::max(now, reqs[nextArrival].arrival);
-      continue;
+      if (nextArrival_ >= n_) return Error{"", "", "kv-capacity", "the simulation stalled"};
+      now_ = std::max(now_, reqs_[nextArrival_].arrival);
+      return std::nullopt;
     }
     double decodeCtx = 0;
     std::int64_t minLeft = std::numeric_limits<std::int64_t>::max();
-    for (auto id : running) {
-      const auto& r = reqs[id];
+    for (auto id : running_) {
+      const auto& r = reqs_[id];
       if (r.chunk == 0 && r.computed == r.target) {
         decodeCtx += static_cast<double>(r.kv);
         minLeft = std::min(minLeft, r.output - r.generated);
       }
     }
-    const double dc = decoding > 0 ? decodeCtx / static_cast<double>(decoding) : 0.0;
-    const double pc = prefillTokens > 0 ? prefillCtx / static_cast<double>(prefillTokens) : 0.0;
+    const double dc = p.decoding > 0 ? decodeCtx / static_cast<double>(p.decoding) : 0.0;
+    const double pc =
+        p.prefillTokens > 0 ? p.prefillCtx / static_cast<double>(p.prefillTokens) : 0.0;
     // Pure decode steps with nothing to admit repeat until a sequence finishes or a request
     // could join: they are taken together, at the mean context over the run (attention is
     // linear in context, so the total time is that of the steps one by one).
     std::int64_t repeat = 1;
-    if (prefillTokens == 0 && decoding > 0 && minLeft > 1) {
-      const bool canAdmit = running.size() < static_cast<std::size_t>(lim.maxBatch);
+    if (p.prefillTokens == 0 && p.decoding > 0 && minLeft > 1) {
+      const bool canAdmit = running_.size() < static_cast<std::size_t>(lim_.maxBatch);
       const double nextArrivalT =
-          nextArrival < n ? reqs[nextArrival].arrival : std::numeric_limits<double>::infinity();
-      repeat = decodeRepeat(m, decoding, dc, minLeft, kvCap - kvUsed, canAdmit, nextArrivalT, now,
-                            !waiting.empty());
+          nextArrival_ < n_ ? reqs_[nextArrival_].arrival : std::numeric_limits<double>::infinity();
+      repeat = decodeRepeat(m_, p.decoding, dc, minLeft, kvCap_ - kvUsed_, canAdmit, nextArrivalT,
+                            now_, !waiting_.empty());
     }
     double tau = 0;
     if (repeat > 1) {
       const double midCtx = dc + 0.5 * static_cast<double>(repeat - 1);
-      tau = static_cast<double>(repeat) * m.decodeStepS(static_cast<double>(decoding), midCtx);
-      kvUsed += static_cast<double>(decoding) * static_cast<double>(repeat - 1);
+      tau = static_cast<double>(repeat) * m_.decodeStepS(static_cast<double>(p.decoding), midCtx);
+      kvUsed_ += static_cast<double>(p.decoding) * static_cast<double>(repeat - 1);
     } else {
-      tau = mixedStepS(m, static_cast<double>(decoding), dc, static_cast<double>(prefillTokens), pc,
-                       static_cast<double>(chunks));
+      tau = mixedStepS(m_, static_cast<double>(p.decoding), dc,
+                       static_cast<double>(p.prefillTokens), pc, static_cast<double>(p.chunks));
     }
-    if (decoding > 0) {
-      gaps.emplace_back(tau / static_cast<double>(repeat),
-                        static_cast<double>(decoding) * static_cast<double>(repeat));
+    // Inter-token gaps as vllm bench serve counts them (ITL): one per decoded token, the
+    // length of the step that produced it; kept as (gap, tokens) per step.
+    if (p.decoding > 0) {
+      gaps_.emplace_back(tau / static_cast<double>(repeat),
+                         static_cast<double>(p.decoding) * static_cast<double>(repeat));
     }
-    busyConcurrency += tau * static_cast<double>(running.size());
-    now += tau;
-    res.steps += repeat;
+    busyConcurrency_ += tau * static_cast<double>(running_.size());
+    now_ += tau;
+    res_.steps += repeat;
     // Apply the step: decodes produce a token each; finished prompts produce their next token.
-    std::vector<std::size_t> still = applyStep(reqs, running, repeat, now, finish);
-    running.swap(still);
+    std::vector<std::size_t> still =
+        applyStep(reqs_, running_, repeat, now_, [this](std::size_t id) { finish(id); });
+    running_.swap(still);
+    return std::nullopt;
   }
 
-  summarise(reqs, std::move(finishOrder), now, meanOutput, busyConcurrency, m.requestOverheadS, o,
-            res);
-  res.itlP50S = weightedPercentile(gaps, 50);
-  res.itlP99S = weightedPercentile(gaps, 99);
-  return res;
+  const StepTimeModel& m_;
+  const ServingLimits& lim_;
+  const SimOptions& o_;
+  std::vector<Request> reqs_;
+  std::size_t n_;
+  bool closed_;
+  double kvCap_;
+  std::int64_t K_;
+  double meanOutput_ = 0;
+  std::size_t nextArrival_ = 0;  ///< next request index not yet queued (arrival order)
+  std::size_t closedReleased_ = 0;
+  std::deque<std::size_t> waiting_;
+  std::vector<std::size_t> running_;  ///< admission order
+  double kvUsed_ = 0;
+  double now_ = 0;
+  double busyConcurrency_ = 0;
+  std::size_t done_ = 0;
+  std::vector<double> finishOrder_;
+  std::vector<std::pair<double, double>> gaps_;
+  SimResult res_;
+};
+
+}  // namespace
+
+Result<SimResult> simulateServing(const StepTimeModel& m, const ServingLimits& lim,
+                                  const SimOptions& o) {
+  if (auto e = validateSim(lim, o)) return *e;
+  // A full batch's decodes (k + 1 tokens each under speculation) must leave the budget room.
+  if (lim.tokenBudget < static_cast<double>(lim.maxBatch) * m.decodeTokensPerSeq) {
+    return Error{"", "", "token-budget",
+                 "must be at least the batch cap x " + sigFigs(m.decodeTokensPerSeq, 6) +
+                     " tokens (each running sequence's decode and verify tokens every step), "
+                     "found " +
+                     sigFigs(lim.tokenBudget, 6)};
+  }
+  std::vector<Request> reqs = drawRequests(o);
+  if (auto e = checkRequests(lim, reqs)) return *e;
+  return Simulator(m, lim, o, std::move(reqs)).run();
 }
 
 }  // namespace qf

@@ -4,7 +4,6 @@
 #include <iomanip>
 #include <map>
 #include <ostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/analysis/e2e_calibration.hpp>
@@ -158,15 +157,14 @@ Json summaryJson(const std::vector<E2eComparison>& rows) {
 
 std::string summaryText(const std::vector<E2eComparison>& rows) {
   const E2eErrorSummary s = summarizeE2e(rows);
-  std::ostringstream o;
-  o << rows.size() << " point" << (rows.size() == 1 ? "" : "s") << ", median |error| "
-    << sigFigs(s.calibratedMedianPct, 3) << "% (median signed "
-    << sigFigs(s.calibratedMedianSignedPct, 3) << "%)";
+  std::string o = words(rows.size(), " point", rows.size() == 1 ? "" : "s", ", median |error| ",
+                        sigFigs(s.calibratedMedianPct, 3), "% (median signed ",
+                        sigFigs(s.calibratedMedianSignedPct, 3), "%)");
   if (s.withInterval > 0) {
-    o << ", " << s.insideInterval << " of " << s.withInterval << " inside the 80% interval";
+    o += words(", ", s.insideInterval, " of ", s.withInterval, " inside the 80% interval");
   }
-  if (s.extrapolated > 0) o << ", " << s.extrapolated << " extrapolated";
-  return o.str();
+  if (s.extrapolated > 0) o += words(", ", s.extrapolated, " extrapolated");
+  return o;
 }
 
 }  // namespace

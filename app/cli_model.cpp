@@ -15,7 +15,6 @@
 #include <iomanip>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 #include <quantfront/core/model/catalog.hpp>
@@ -158,24 +157,23 @@ quantization schemes (bits per weight, tensor path, c).
 
 /// "source: overhead 0 ms, bandwidth x1, compute bf16 x0.74 w4a16-g128 x0.45, dequant c/D".
 std::string efficiencySummary(const Efficiency& e) {
-  std::ostringstream o;
-  o << e.source << ": overhead " << e.overheadMs << " ms";
-  if (e.seqOverheadUs > 0) o << " + " << e.seqOverheadUs << " us per sequence";
-  if (e.allreduceLatencyUs > 0) o << ", all-reduce call " << e.allreduceLatencyUs << " us";
-  if (e.gemmMHalf > 0) o << ", GEMM M-half " << e.gemmMHalf << " rows";
-  if (e.tpWidthHalf > 0) o << ", TP width-half " << e.tpWidthHalf;
-  if (e.requestOverheadMs > 0) o << ", request " << e.requestOverheadMs << " ms";
-  o << ", bandwidth x" << e.bandwidthEff << ", compute";
-  if (e.computeEff.empty()) o << " x1";
-  for (const auto& [k, v] : e.computeEff) o << " " << k << " x" << v;
-  o << ", dequant";
-  if (e.dequantSPerWeight.empty()) o << " c/D";
-  for (const auto& [k, v] : e.dequantSPerWeight) o << " " << k << " " << v << " s/weight";
-  if (!e.kernelBandwidthEff.empty()) o << ", kernel bandwidth";
-  for (const auto& [k, v] : e.kernelBandwidthEff) o << " " << k << " x" << v;
-  if (!e.attentionBandwidthEff.empty()) o << ", attention bandwidth";
-  for (const auto& [k, v] : e.attentionBandwidthEff) o << " " << k << " cache x" << v;
-  return o.str();
+  std::string o = words(e.source, ": overhead ", e.overheadMs, " ms");
+  if (e.seqOverheadUs > 0) o += words(" + ", e.seqOverheadUs, " us per sequence");
+  if (e.allreduceLatencyUs > 0) o += words(", all-reduce call ", e.allreduceLatencyUs, " us");
+  if (e.gemmMHalf > 0) o += words(", GEMM M-half ", e.gemmMHalf, " rows");
+  if (e.tpWidthHalf > 0) o += words(", TP width-half ", e.tpWidthHalf);
+  if (e.requestOverheadMs > 0) o += words(", request ", e.requestOverheadMs, " ms");
+  o += words(", bandwidth x", e.bandwidthEff, ", compute");
+  if (e.computeEff.empty()) o += " x1";
+  for (const auto& [k, v] : e.computeEff) o += words(" ", k, " x", v);
+  o += ", dequant";
+  if (e.dequantSPerWeight.empty()) o += " c/D";
+  for (const auto& [k, v] : e.dequantSPerWeight) o += words(" ", k, " ", v, " s/weight");
+  if (!e.kernelBandwidthEff.empty()) o += ", kernel bandwidth";
+  for (const auto& [k, v] : e.kernelBandwidthEff) o += words(" ", k, " x", v);
+  if (!e.attentionBandwidthEff.empty()) o += ", attention bandwidth";
+  for (const auto& [k, v] : e.attentionBandwidthEff) o += words(" ", k, " cache x", v);
+  return o;
 }
 
 void printTable(const EngineReport& r, std::ostream& out) {
@@ -342,10 +340,9 @@ std::optional<int> keyedValues(const std::string& text, const char* field, KeyKi
     const std::string key = eq == std::string::npos ? item : item.substr(0, eq);
     const auto v = eq == std::string::npos ? std::nullopt : parseNumber(item.substr(eq + 1));
     if (!v || (loOpen ? !(*v > lo) : *v < lo) || *v > hi) {
-      std::ostringstream msg;
-      msg << "expected KEY=X with X in " << (loOpen ? "(" : "[") << lo << ", " << hi << "], found '"
-          << item << "'";
-      return badArg(err, field, msg.str());
+      return badArg(err, field,
+                    words("expected KEY=X with X in ", loOpen ? "(" : "[", lo, ", ", hi,
+                          "], found '", item, "'"));
     }
     std::string id = key;
     if (kind == KeyKind::KvDtype) {

@@ -3,9 +3,9 @@
 #include "cli_speculation.hpp"
 
 #include <cmath>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/import/importers.hpp>
 
 #include "cli.hpp"
@@ -40,18 +40,18 @@ bool acceptanceFromRun(const std::string& file, Speculation& sp, std::string* so
   const double tau = sum / runs;
   const auto alpha = acceptanceForTokensPerStep(tau, sp.draftTokens);
   if (!alpha) {
-    std::ostringstream why;
-    why << "the mean accept length " << tau << " tokens a step is outside (1, "
-        << sp.draftTokens + 1 << "], what " << sp.draftTokens
-        << " draft tokens can yield: give the --spec-k the runs were made with";
-    rc = badInput(err, Error{file, "", "accept_length", why.str()});
+    rc = badInput(err, Error{file, "", "accept_length",
+                             words("the mean accept length ", tau, " tokens a step is outside (1, ",
+                                   sp.draftTokens + 1, "], what ", sp.draftTokens,
+                                   " draft tokens can yield: give the --spec-k the runs were "
+                                   "made with")});
     return false;
   }
   sp.acceptance = *alpha;
-  std::ostringstream src;
-  src << file << ": accept length " << tau << " tokens a step (mean of " << runs << " run"
-      << (runs == 1 ? "" : "s") << ")";
-  if (source) *source = src.str();
+  if (source) {
+    *source = words(file, ": accept length ", tau, " tokens a step (mean of ", runs, " run",
+                    runs == 1 ? "" : "s", ")");
+  }
   return true;
 }
 

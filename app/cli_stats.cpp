@@ -201,11 +201,10 @@ std::optional<double> fraction(const std::optional<std::string>& text, const std
   const auto v = toNumber(*text);
   const bool inRange = v && (openLo ? *v > lo : *v >= lo) && *v <= hi;
   if (!inRange) {
-    std::ostringstream m;
-    m << "expected a fraction in " << (openLo ? "(" : "[") << lo << ", " << hi << "]";
-    if (v && *v > 1 && *v <= 100) m << " (give " << *v / 100 << " for " << *v << "%)";
-    m << ", found '" << *text << "'";
-    rc = badArg(err, field, m.str());
+    std::string m = words("expected a fraction in ", openLo ? "(" : "[", lo, ", ", hi, "]");
+    if (v && *v > 1 && *v <= 100) m += words(" (give ", *v / 100, " for ", *v, "%)");
+    m += ", found '" + *text + "'";
+    rc = badArg(err, field, m);
     return std::nullopt;
   }
   return v;
@@ -551,11 +550,10 @@ Result<Json> servingRunStats(const ImportedRun& run, const std::string& file, co
       if (q.success && std::isfinite(q.latencyS)) slowest = std::max(slowest, q.latencyS);
     }
     if (!(std::isfinite(dur->second) && dur->second > 0 && dur->second >= 0.999 * slowest)) {
-      std::ostringstream msg;
-      msg << "the run's duration " << dur->second
-          << " s is not positive or is shorter than its slowest request (" << slowest
-          << " s): goodput would be meaningless";
-      return Error{file, "", "duration", msg.str()};
+      return Error{file, "", "duration",
+                   words("the run's duration ", dur->second,
+                         " s is not positive or is shorter than its slowest request (", slowest,
+                         " s): goodput would be meaningless")};
     }
   }
   const bool haveDuration = dur != run.metrics.end() && dur->second > 0;

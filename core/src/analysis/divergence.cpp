@@ -2,6 +2,7 @@
 // (divergence.hpp; definitions in docs/statistics.md, "Divergence between two runs").
 #include <quantfront/core/analysis/divergence.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/percentile.hpp>
 
 #include <algorithm>
@@ -43,10 +44,9 @@ std::optional<Error> probabilitiesOver(const JsonReader& r, const TokenLogprobs&
   double sum = 0;
   for (const auto& [tok, lp] : t.top) sum += std::exp(lp);
   if (sum <= 1.0 + 1e-3) return std::nullopt;
-  std::ostringstream m;
-  m << "the listed alternatives' probabilities sum to " << sum
-    << ", more than 1: not log-probabilities of one distribution";
-  return r.error(ptr, "top_logprobs", m.str());
+  return r.error(ptr, "top_logprobs",
+                 words("the listed alternatives' probabilities sum to ", sum,
+                       ", more than 1: not log-probabilities of one distribution"));
 }
 
 Result<TokenLogprobs> chatToken(const JsonReader& r, const Json& t, const std::string& ptr) {

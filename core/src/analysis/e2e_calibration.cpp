@@ -651,13 +651,12 @@ Result<E2eFit> fitConstants(const std::vector<PreparedPoint>& allPoints, const s
       const std::string& name = fit->constants[a].name;
       loose.push_back(name);
       const double was = e2eConstantValue(prior, name);
-      std::ostringstream w;
-      w << name << ": these points cannot determine it (fitted "
-        << sigFigs(fit->constants[a].value, 6) << " with a 1-sigma factor of e^"
-        << sigFigs(logSd, 3) << ")";
-      looseNotes.push_back(w.str() + (was > 0 ? "; kept at the prior's " + sigFigs(was, 3)
-                                              : std::string("; kept at the prior, which charges "
-                                                            "none")));
+      const std::string w =
+          words(name, ": these points cannot determine it (fitted ", fit->constants[a].value,
+                " with a 1-sigma factor of e^", sigFigs(logSd, 3), ")");
+      looseNotes.push_back(w + (was > 0 ? "; kept at the prior's " + sigFigs(was, 3)
+                                        : std::string("; kept at the prior, which charges "
+                                                      "none")));
     }
     std::vector<std::string> warnings = kept;
     if (!loose.empty() && (loose.size() == p || round == 3)) {

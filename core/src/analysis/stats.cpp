@@ -1,4 +1,5 @@
 #include <quantfront/core/analysis/stats.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/percentile.hpp>
 
 #include <algorithm>
@@ -7,7 +8,6 @@
 #include <map>
 #include <numbers>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace qf::stats {
@@ -240,9 +240,9 @@ Result<bool> outcome(const SampleRecord& r, const std::string& metric, const std
   const double v = it->second;
   if (std::abs(v) < 1e-9) return false;
   if (std::abs(v - 1.0) < 1e-9) return true;
-  std::ostringstream msg;
-  msg << "value " << v << " is not 0 or 1; paired flip statistics need right/wrong outcomes";
-  return Error{file, describeKey(key), metric, msg.str()};
+  return Error{
+      file, describeKey(key), metric,
+      words("value ", v, " is not 0 or 1; paired flip statistics need right/wrong outcomes")};
 }
 
 }  // namespace
@@ -363,12 +363,10 @@ Result<PairedComparison> comparePaired(const std::vector<SampleRecord>& a, const
     const double bound = pc.flipRateCi.hi;
     pc.diffCi = {-bound, bound};
     pc.minDetectableDiff = bound;
-    std::ostringstream msg;
-    msg << "no discordant pairs among " << pc.n
-        << " questions: the flip rate is 0 with exact 95% upper bound " << bound
-        << ", so the difference interval is +/-" << bound
-        << " (the normal interval would have zero width)";
-    pc.warnings.push_back(msg.str());
+    pc.warnings.push_back(words("no discordant pairs among ", pc.n,
+                                " questions: the flip rate is 0 with exact 95% upper bound ", bound,
+                                ", so the difference interval is +/-", bound,
+                                " (the normal interval would have zero width)"));
   }
   if (pc.promptHashMismatches > 0) {
     pc.warnings.push_back("prompt_hash differs on " + std::to_string(pc.promptHashMismatches) +

@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 #include <quantfront/core/base/json_io.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 namespace qf {
 
@@ -32,10 +32,9 @@ Result<std::string> readFileBytes(const std::string& path, std::uint64_t maxByte
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return Error{path, "", "", "cannot read file size: " + ec.message()};
   if (size > maxBytes) {
-    std::ostringstream msg;
-    msg << "file is " << size << " bytes, larger than the " << maxBytes
-        << "-byte limit for this kind of file; refusing to load it";
-    return Error{path, "", "", msg.str()};
+    return Error{path, "", "",
+                 words("file is ", size, " bytes, larger than the ", maxBytes,
+                       "-byte limit for this kind of file; refusing to load it")};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path, "", "", "cannot open file for reading"};
@@ -429,9 +428,7 @@ Result<std::optional<double>> JsonReader::optNumber(const Json& obj, const std::
     return error(ptr, key, "expected a finite number, found NaN or infinity");
   }
   if (positive && !(d > 0)) {
-    std::ostringstream msg;
-    msg << "must be positive, found " << d;
-    return error(ptr, key, msg.str());
+    return error(ptr, key, words("must be positive, found ", d));
   }
   return std::optional<double>{d};
 }

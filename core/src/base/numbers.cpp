@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -34,5 +35,33 @@ std::string readable(double v, int digits) {
   if (a >= 1.0 && a < 1e15 && g.find('e') != std::string::npos) return fixedDecimals(v, 0);
   return g;
 }
+
+std::string hexadecimal(std::uint64_t v) {
+  return fmt::format("{:x}", v);
+}
+
+namespace detail {
+
+void appendPart(std::string& out, std::string_view text) {
+  out.append(text);
+}
+
+void appendPart(std::string& out, char c) {
+  out.push_back(c);
+}
+
+void appendPart(std::string& out, long long v) {
+  fmt::format_to(std::back_inserter(out), "{}", v);
+}
+
+void appendPart(std::string& out, unsigned long long v) {
+  fmt::format_to(std::back_inserter(out), "{}", v);
+}
+
+void appendPart(std::string& out, double v) {
+  out += sigFigs(v, 6);
+}
+
+}  // namespace detail
 
 }  // namespace qf

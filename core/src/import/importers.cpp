@@ -1,12 +1,12 @@
 // importFile / importBytes: size limits, JSON vs JSON lines, format detection from content,
 // dispatch to the per-format readers, and the report of what was read and skipped.
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/import/importers.hpp>
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 
 #include <quantfront/core/base/hash.hpp>
 #include <quantfront/core/base/json_io.hpp>
@@ -246,10 +246,9 @@ Result<ImportReport> importText(std::string_view text, const std::string& label,
 Result<ImportReport> importBytes(std::string_view bytes, const std::string& label,
                                  const ImportOptions& opts) {
   if (bytes.size() > opts.maxBytes) {
-    std::ostringstream msg;
-    msg << "input is " << bytes.size() << " bytes, larger than the " << opts.maxBytes
-        << "-byte import limit; refusing to import it";
-    return Error{label, "", "", msg.str()};
+    return Error{label, "", "",
+                 words("input is ", bytes.size(), " bytes, larger than the ", opts.maxBytes,
+                       "-byte import limit; refusing to import it")};
   }
   return importText(bytes, label, opts);
 }

@@ -1,12 +1,12 @@
 // The measured-points CSV (docs/model.md, "Calibration from end-to-end measurements"): static-batch
 // and serving figures at known batch, lengths and load, read row by row with errors that name the
 // row and the field.
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/import/measured_points.hpp>
 
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <sstream>
 
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -104,17 +104,12 @@ std::string loadText(const MeasuredPoint& p) {
       return "";
     case PointLoad::Max:
       return "max";
-    case PointLoad::Concurrency: {
-      std::ostringstream o;
-      o << "c" << p.loadValue;
-      return o.str();
-    }
+    case PointLoad::Concurrency:
+      return words("c", p.loadValue);
     case PointLoad::Rate:
       break;
   }
-  std::ostringstream o;
-  o << p.loadValue;
-  return o.str();
+  return words(p.loadValue);
 }
 
 const char* e2eMetricName(E2eMetric m) {
@@ -160,9 +155,7 @@ std::optional<Error> readInteger(const std::string& cell, const char* field, dou
                                  double& dst, const Bad& bad) {
   const auto v = number(cell);
   if (!v || std::floor(*v) != *v || *v < lo || *v > hi) {
-    std::ostringstream m;
-    m << "expected an integer from " << lo << " to " << hi << ", found '" << cell << "'";
-    return bad(field, m.str());
+    return bad(field, words("expected an integer from ", lo, " to ", hi, ", found '", cell, "'"));
   }
   dst = *v;
   return std::nullopt;

@@ -2,7 +2,6 @@
 // What the serving readers share (vLLM bench serve, SGLang bench_serving, vLLM bench
 // latency): key tables, the per-request arrays, the recomputed statistics.
 #include <set>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,13 +59,11 @@ struct RecomputeSink {
       return;
     }
     const std::string beside = name + "_recomputed";
-    std::ostringstream msg;
-    msg << name << ": the file says " << formatNumber(it->second)
-        << ", the per-request arrays give " << formatNumber(value)
-        << " (numpy linear percentile); the file's figure is kept and the recomputed one "
-           "stored as "
-        << beside;
-    run.warnings.push_back(msg.str());
+    run.warnings.push_back(name + ": the file says " + formatNumber(it->second) +
+                           ", the per-request arrays give " + formatNumber(value) +
+                           " (numpy linear percentile); the file's figure is kept and the "
+                           "recomputed one stored as " +
+                           beside);
     run.metrics[beside] = value;
     names.push_back(beside);
   }

@@ -4,10 +4,10 @@
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include "import/serving_common.hpp"
 
@@ -26,10 +26,8 @@ bool plausibleLatency(double s) {
   return s > kMinLatencyS && s < kMaxLatencyS;
 }
 std::string implausible(double s) {
-  std::ostringstream m;
-  m << "a latency of " << s << " s is not one a benchmark measured; expected seconds between "
-    << kMinLatencyS << " and " << kMaxLatencyS;
-  return m.str();
+  return words("a latency of ", s, " s is not one a benchmark measured; expected seconds between ",
+               kMinLatencyS, " and ", kMaxLatencyS);
 }
 }  // namespace
 

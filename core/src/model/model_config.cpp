@@ -1,4 +1,5 @@
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/model/model_config.hpp>
 
@@ -6,7 +7,6 @@
 #include <cmath>
 #include <filesystem>
 #include <set>
-#include <sstream>
 
 namespace qf {
 
@@ -500,10 +500,10 @@ std::string largestGroupKey(const ModelArch& m, const ParamCounts& p) {
 std::optional<Error> checkParamTotal(const ModelArch& m) {
   const ParamCounts p = countParams(m);
   if (p.total() < kMaxParamTotal && std::isfinite(p.total())) return std::nullopt;
-  std::ostringstream msg;
-  msg << "the configuration's parameter total (" << p.total() << ") is not below " << kMaxParamTotal
-      << "; num_hidden_layers " << m.layers << ", hidden_size " << m.hidden;
-  return Error{m.sourceFile, "", largestGroupKey(m, p), msg.str()};
+  return Error{m.sourceFile, "", largestGroupKey(m, p),
+               "the configuration's parameter total (" + sigFigs(p.total(), 6) + ") is not below " +
+                   sigFigs(kMaxParamTotal, 6) + "; num_hidden_layers " + std::to_string(m.layers) +
+                   ", hidden_size " + std::to_string(m.hidden)};
 }
 
 Result<ModelArch> loadModelConfigFile(const std::string& path) {

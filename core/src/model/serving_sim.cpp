@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
-#include <iomanip>
 #include <limits>
-#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -268,12 +266,12 @@ double simulatedSteps(double input, double output, double tokenBudget) {
 }
 
 Error simulationTooLarge(double work) {
-  std::ostringstream o;
-  o << "the simulation would take about " << sigFigs(work, 3)
-    << " sequence-steps (requests x (output tokens + prompt chunks)), past the "
-    << kMaxSimulatedSequenceSteps
-    << " one run may take; use fewer {--requests}, fewer loads or a larger {--token-budget}";
-  return Error{"", "", "requests", o.str()};
+  return Error{"", "", "requests",
+               "the simulation would take about " + sigFigs(work, 3) +
+                   " sequence-steps (requests x (output tokens + prompt chunks)), past the " +
+                   sigFigs(kMaxSimulatedSequenceSteps, 6) +
+                   " one run may take; use fewer {--requests}, fewer loads or a larger "
+                   "{--token-budget}"};
 }
 
 }  // namespace

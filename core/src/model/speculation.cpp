@@ -1,25 +1,24 @@
 // Speculative decoding over the serving model's step times (docs/model.md, "Speculative
 // decoding").
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/model/speculation.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <sstream>
 
 namespace qf {
 
 std::optional<Error> validateSpeculation(const Speculation& s) {
   if (s.draftTokens < 1 || s.draftTokens > kMaxDraftTokens) {
-    std::ostringstream o;
-    o << "draft tokens per step must be from 1 to " << kMaxDraftTokens << ", found "
-      << s.draftTokens << " (at 16 or more the verify pass is a prefill)";
-    return Error{"", "", "spec-k", o.str()};
+    return Error{"", "", "spec-k",
+                 "draft tokens per step must be from 1 to " + std::to_string(kMaxDraftTokens) +
+                     ", found " + std::to_string(s.draftTokens) +
+                     " (at 16 or more the verify pass is a prefill)"};
   }
   if (!(s.acceptance > 0.0 && s.acceptance <= 1.0)) {
-    std::ostringstream o;
-    o << "the acceptance rate must be in (0, 1], found " << s.acceptance;
-    return Error{"", "", "spec-acceptance", o.str()};
+    return Error{"", "", "spec-acceptance",
+                 "the acceptance rate must be in (0, 1], found " + sigFigs(s.acceptance, 6)};
   }
   return std::nullopt;
 }
@@ -90,10 +89,10 @@ Result<EngineServing> speculativeServing(const EngineServing& target, const Spec
   const double freeBytes = targetBytes - draft.weightsGib * gib;
   const double perToken = target.kvGroupBytesPerToken + draft.kvBytesPerToken;
   if (!(freeBytes > 0) || !(perToken > 0)) {
-    std::ostringstream o;
-    o << "the draft (" << draft.label << ", " << draft.weightsGib
-      << " GiB of weights) leaves no room for the KV cache beside the target's weights";
-    return Error{"", "", "spec-draft", o.str()};
+    return Error{"", "", "spec-draft",
+                 "the draft (" + draft.label + ", " + sigFigs(draft.weightsGib, 6) +
+                     " GiB of weights) leaves no room for the KV cache beside the target's "
+                     "weights"};
   }
   out.kvCapacityTokens = freeBytes / perToken;
   return out;

@@ -9,7 +9,6 @@
 #include <iomanip>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include <quantfront/core/analysis/metric_dictionary.hpp>
 #include <quantfront/core/import/importers.hpp>
@@ -294,11 +293,10 @@ void addServingIntervals(const ImportedRun& run, std::map<std::string, MetricVal
       m.lo = std::min(bi.ci.lo * 1e3, m.value);
       m.hi = std::max(bi.ci.hi * 1e3, m.value);
       m.n = static_cast<double>(requests);
-      std::ostringstream note;
-      note << m.provenance.note << (m.provenance.note.empty() ? "" : "; ")
-           << sigFigs(bi.confidence * 100, 6) << "% bootstrap percentile interval over " << requests
-           << " requests (" << bi.resamples << " resamples, seed 0x" << std::hex << bi.seed << ")";
-      m.provenance.note = note.str();
+      m.provenance.note =
+          words(m.provenance.note, m.provenance.note.empty() ? "" : "; ", bi.confidence * 100,
+                "% bootstrap percentile interval over ", requests, " requests (", bi.resamples,
+                " resamples, seed 0x", hexadecimal(bi.seed), ")");
     }
   }
 }

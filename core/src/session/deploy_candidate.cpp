@@ -38,27 +38,26 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
   k.schemeLmHead = c.lmHead == c.linear ? "" : c.lmHead;
   k.gpu = c.gpu;
   k.gpuCount = c.gpuCount;
-  std::ostringstream note;
-  note << "deployment search: " << c.replicas << " replica" << (c.replicas == 1 ? "" : "s")
-       << " of TP " << c.tp << (c.layoutText().empty() ? "" : " (" + c.layoutText() + ")")
-       << ", KV " << c.kvDtype << ", batch cap " << c.maxBatch << "; " << opts.workload.inputTokens
-       << " prompt + " << opts.workload.outputTokens << " output tokens at load "
-       << deployLoadText(opts.load) << " (concurrency capped by " << c.bindingLimit << ")";
+  std::string note =
+      words("deployment search: ", c.replicas, " replica", c.replicas == 1 ? "" : "s", " of TP ",
+            c.tp, c.layoutText().empty() ? "" : " (" + c.layoutText() + ")", ", KV ", c.kvDtype,
+            ", batch cap ", c.maxBatch, "; ", opts.workload.inputTokens, " prompt + ",
+            opts.workload.outputTokens, " output tokens at load ", deployLoadText(opts.load),
+            " (concurrency capped by ", c.bindingLimit, ")");
   if (speculation) {
-    note << "; speculative decoding with "
-         << (draftModelId.empty() ? std::string("the model's MTP layer")
-                                  : "the draft model " + draftModelId)
-         << ", " << speculation->draftTokens << " draft token"
-         << (speculation->draftTokens == 1 ? "" : "s") << " a step at acceptance "
-         << fixedDecimals(speculation->acceptance, 2) << " ("
-         << fixedDecimals(expectedTokensPerStep(*speculation), 2)
-         << " tokens a step): TTFT, TPOT and throughput "
-         << "are per accepted token";
+    note += words("; speculative decoding with ",
+                  draftModelId.empty() ? std::string("the model's MTP layer")
+                                       : "the draft model " + draftModelId,
+                  ", ", speculation->draftTokens, " draft token",
+                  speculation->draftTokens == 1 ? "" : "s", " a step at acceptance ",
+                  fixedDecimals(speculation->acceptance, 2), " (",
+                  fixedDecimals(expectedTokensPerStep(*speculation), 2),
+                  " tokens a step): TTFT, TPOT and throughput are per accepted token");
   }
-  k.notes = note.str();
+  k.notes = note;
   Provenance p;
   p.kind = ProvenanceKind::Modelled;
-  p.note = note.str();
+  p.note = note;
   auto put = [&](const char* name, double v) {
     MetricValue m;
     m.value = v;

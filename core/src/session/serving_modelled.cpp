@@ -2,6 +2,7 @@
 // sweeps' loads, and where one candidate's TPOT overtakes another's (serving.hpp).
 #include <quantfront/core/analysis/deploy_search.hpp>
 #include <quantfront/core/analysis/serving_intervals.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/model/cost.hpp>
 #include <quantfront/core/model/serving_model.hpp>
 #include <quantfront/core/session/serving.hpp>
@@ -10,7 +11,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <sstream>
 
 namespace qf {
 
@@ -238,10 +238,8 @@ ServingSweeps scenarioServing(const Session& s, std::string* workload, const Cat
   std::string words;
   const ServingWorkload w = scenarioWorkload(s.scenario, words);
   if (workload) {
-    std::ostringstream o;
-    o << static_cast<long long>(w.inputTokens) << " → " << static_cast<long long>(w.outputTokens)
-      << " tokens (" << words << ")";
-    *workload = o.str();
+    *workload = qf::words(static_cast<long long>(w.inputTokens), " → ",
+                          static_cast<long long>(w.outputTokens), " tokens (", words, ")");
   }
   // The scenario's candidates: each uniform scheme, then the mixed one.
   std::vector<Candidate> cands;
@@ -302,10 +300,8 @@ ServingSweeps scenarioServing(const Session& s, std::string* workload, const Cat
   // The server's admission limits (the engine's defaults on the GPU) join the workload's words.
   if (workload && !out.groups.empty() && !out.groups.front().modelled.empty()) {
     const auto& c = out.groups.front().modelled.front();
-    std::ostringstream o;
-    o << "; batch cap " << c.maxBatch << ", " << static_cast<long long>(c.tokenBudget)
-      << " tokens a step (" << c.limitsRule << ")";
-    *workload += o.str();
+    *workload += qf::words("; batch cap ", c.maxBatch, ", ", static_cast<long long>(c.tokenBudget),
+                           " tokens a step (", c.limitsRule, ")");
   }
   return out;
 }

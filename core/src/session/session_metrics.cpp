@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <sstream>
 
 #include <quantfront/core/analysis/curve_intervals.hpp>
 #include <quantfront/core/model/cost.hpp>
@@ -52,14 +51,12 @@ namespace {
 /// What a candidate's modelled figures were made from: the engine's configuration and constants.
 std::string engineNote(const Candidate& c, const ScenarioSpec& spec, const Scenario& s,
                        const SchemeReport& sr, bool editedGpu) {
-  std::ostringstream note;
-  note << "analytic engine: " << c.model << " on " << c.gpuCount << " x " << c.gpu
-       << (editedGpu ? " (edited: " + s.gpu.name + ")" : std::string()) << " (TP " << c.gpuCount
-       << "), scheme " << sr.assignment.id << " (" << sr.pathName << " path); max_model_len "
-       << spec.maxModelLen << ", kv " << spec.kvDtype << ", mem_util " << spec.memUtil
-       << ", reserve " << spec.reserveGib << " GiB, context " << spec.contextTokens
-       << "; constants: " << s.efficiency.source;
-  return note.str();
+  return words("analytic engine: ", c.model, " on ", c.gpuCount, " x ", c.gpu,
+               editedGpu ? " (edited: " + s.gpu.name + ")" : std::string(), " (TP ", c.gpuCount,
+               "), scheme ", sr.assignment.id, " (", sr.pathName, " path); max_model_len ",
+               spec.maxModelLen, ", kv ", spec.kvDtype, ", mem_util ", spec.memUtil, ", reserve ",
+               spec.reserveGib, " GiB, context ", spec.contextTokens,
+               "; constants: ", s.efficiency.source);
 }
 
 /// `iv` in other units (its value and bounds times `k`).
@@ -149,34 +146,33 @@ Result<std::map<std::string, MetricValue>> configurationMetrics(const Candidate&
       return estimateRequestLatency(cv, u.prefillTokens, u.decodeTokens, 1.0).totalS;
     };
     const IntervalEstimate lat = own->figure(latencyOf);
-    std::ostringstream shape;
-    shape << "; use case " << u.id << ": " << u.prefillTokens << " prompt + " << u.decodeTokens
-          << " output tokens, batch 1 (one request served alone)";
-    out.emplace("latency_" + stem + "_sync_s", withInterval(lat, shape.str()));
+    const std::string shape =
+        words("; use case ", u.id, ": ", u.prefillTokens, " prompt + ", u.decodeTokens,
+              " output tokens, batch 1 (one request served alone)");
+    out.emplace("latency_" + stem + "_sync_s", withInterval(lat, shape));
     if (!priced || !(lat.value > 0)) continue;
-    std::ostringstream usd;
-    usd << shape.str() << "; price " << *s->gpu.pricePerGpuHourUsd << " USD/h x " << s->tp
-        << (s->tp == 1 ? " GPU" : " GPUs") << " = " << *price
-        << " USD/h; queries per USD = 3600 / (modelled latency " << lat.value << " s x price)";
+    const std::string usd =
+        words(shape, "; price ", *s->gpu.pricePerGpuHourUsd, " USD/h x ", s->tp,
+              s->tp == 1 ? " GPU" : " GPUs", " = ", *price,
+              " USD/h; queries per USD = 3600 / (modelled latency ", lat.value, " s x price)");
     const double usdPerHour = *price;
     out.emplace("queries_per_usd_" + stem, withInterval(own->figure([&](const StepCurve& cv) {
                   return queriesPerUsdSync(latencyOf(cv), usdPerHour);
                 }),
-                                                        usd.str()));
-    std::ostringstream base;
-    base << usd.str() << "; baseline: " << c.model << " bf16 on the same GPUs";
+                                                        usd));
+    std::string base = usd + "; baseline: " + c.model + " bf16 on the same GPUs";
     if (bf16) {
       // Cost per query is proportional to latency at one price: the saving is 1 − t / t_bf16.
       const IntervalEstimate ratio = own->figureWith(
           *bf16,
           [&](const StepCurve& cv, const StepCurve& b) { return latencyOf(cv) / latencyOf(b); });
-      base << ", modelled alike (latency " << bf16->figure(latencyOf).value << " s)";
+      base += words(", modelled alike (latency ", bf16->figure(latencyOf).value, " s)");
       const IntervalEstimate pct{100.0 * (1.0 - ratio.value), 100.0 * (1.0 - ratio.high),
                                  100.0 * (1.0 - ratio.low), ratio.extrapolated};
-      out.emplace("cost_reduction_pct_" + stem, withInterval(pct, base.str()));
+      out.emplace("cost_reduction_pct_" + stem, withInterval(pct, base));
     } else {
-      base << " (this candidate)";
-      out.emplace("cost_reduction_pct_" + stem, make(0.0, base.str()));
+      base += " (this candidate)";
+      out.emplace("cost_reduction_pct_" + stem, make(0.0, base));
     }
   }
 

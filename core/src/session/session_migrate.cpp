@@ -1,9 +1,9 @@
 // Version 1 → 2 migration, on the JSON document. Pointers in errors are the version-1
 // file's own, so a user can find the field.
 #include <nlohmann/json.hpp>
+#include <quantfront/core/base/numbers.hpp>
 
 #include <cmath>
-#include <sstream>
 
 #include "session/session_support.hpp"
 
@@ -115,13 +115,11 @@ std::optional<Error> migrateV1(const JsonReader& r, Json& doc) {
     if (!axes.empty()) v["axes"] = axes;
   }
   doc["version"] = kSessionVersion;
-  std::ostringstream note;
-  note << "migrated from session version 1 to " << kSessionVersion
-       << ": each candidate's single 'scheme' became 'schemes' per layer kind; " << metricsMoved
-       << " bare metric numbers took their candidate's provenance and source; the view's "
-          "objectives and axes took the version-2 shape; saving writes version "
-       << kSessionVersion;
-  r.note(note.str());
+  r.note(words("migrated from session version 1 to ", kSessionVersion,
+               ": each candidate's single 'scheme' became 'schemes' per layer kind; ", metricsMoved,
+               " bare metric numbers took their candidate's provenance and source; the view's "
+               "objectives and axes took the version-2 shape; saving writes version ",
+               kSessionVersion));
   if (runsWithoutDigest > 0) {
     r.note(std::to_string(runsWithoutDigest) +
            " imported runs have no SHA-256 (version 1 did not record one): importing their "

@@ -68,3 +68,46 @@ TEST_CASE("numbers as text: scientific and percentage points", "[numbers]") {
     CHECK(qf::scientific(v, 3) == o.str());
   }
 }
+
+TEST_CASE("words: a message from its parts, as a default stream wrote it", "[numbers]") {
+  CHECK(qf::words("batch ", 64, ", ", 2.5, " ms") == "batch 64, 2.5 ms");
+  CHECK(qf::words(std::string("a"), '|', std::string_view("b")) == "a|b");
+  CHECK(qf::hexadecimal(0x9E3779B97F4A7C15ULL) == "9e3779b97f4a7c15");
+  // Every kind of number the replaced ostringstreams were given, against the stream itself.
+  const double doubles[] = {0.0,
+                            -0.0,
+                            1.0,
+                            0.92,
+                            6.4,
+                            3.14159265358979,
+                            1e15,
+                            2e8,
+                            1234567.0,
+                            1e-7,
+                            -42.125,
+                            8192.0,
+                            1.0 / 3,
+                            1e300,
+                            123456.5,
+                            0.1 + 0.2,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity()};
+  for (double v : doubles) {
+    std::ostringstream o;
+    o << "x=" << v << " GiB";
+    CHECK(qf::words("x=", v, " GiB") == o.str());
+  }
+  std::ostringstream ints;
+  const long long big = 9'007'199'254'740'993LL;
+  const std::size_t size = 18'446'744'073'709'551'615ULL;
+  const int negative = -7;
+  const std::int64_t layers = 126;
+  const unsigned resamples = 2000;
+  ints << big << ' ' << size << ' ' << negative << ' ' << layers << ' ' << resamples;
+  CHECK(qf::words(big, ' ', size, ' ', negative, ' ', layers, ' ', resamples) == ints.str());
+  // A float is widened as a stream widens it.
+  std::ostringstream f;
+  f << 0.7f;
+  CHECK(qf::words(0.7f) == f.str());
+  CHECK(qf::words(std::nan("")).find("nan") != std::string::npos);
+}

@@ -67,18 +67,39 @@ Result<std::vector<SchemeEntry::HfRule>> parseHfRules(const Json& j, const std::
       } else if (key == "symmetric") {
         if (!v.is_boolean()) return Error{file, here, key, "expected true or false"};
         rule.symmetric = v.get<bool>();
+      } else if (key == "group_size") {
+        if (!v.is_number() || !(v.get<double>() == -1 || v.get<double>() >= 1))
+          return Error{file, here, key, "expected weights per scale group (-1: per channel)"};
+        rule.groupSize = v.get<double>();
       } else if (key == "quant_algo") {
         if (!v.is_string()) return Error{file, here, key, "expected ModelOpt's quant_algo"};
         rule.algo = v.get<std::string>();
       } else {
         return Error{file, here, key,
                      "unknown fact (quant_method, weight_bits, weight_type, symmetric, "
-                     "activation_bits, activation_type, quant_algo)"};
+                     "group_size, activation_bits, activation_type, quant_algo)"};
       }
     }
     out.push_back(std::move(rule));
   }
   return out;
+}
+
+/// A scheme that takes another's constants names another scheme of the catalog, one with
+/// constants of its own.
+std::optional<Error> checkConstantsOf(const std::vector<Scheme>& schemes) {
+  for (std::size_t i = 0; i < schemes.size(); ++i) {
+    const Scheme& s = schemes[i];
+    if (s.constantsOf.empty()) continue;
+    const auto other = std::find_if(schemes.begin(), schemes.end(),
+                                    [&](const Scheme& o) { return o.id == s.constantsOf; });
+    if (other == schemes.end() || other->id == s.id || !other->constantsOf.empty()) {
+      return Error{
+          "catalog/schemes.json", "/schemes/" + std::to_string(i) + "/constants_of", "constants_of",
+          "'" + s.constantsOf + "' is not another scheme of the catalog with constants of its own"};
+    }
+  }
+  return std::nullopt;
 }
 
 Result<SchemeEntry> parseSchemeEntry(const Json& j, const std::string& pointer) {
@@ -211,6 +232,7 @@ Result<Catalog> Catalog::fromTexts(std::vector<CatalogModel> models, const std::
     cat.m_schemeEntries[s->id] = std::move(*entry);
     cat.m_schemes.push_back(std::move(*s));
   }
+  if (auto e = checkConstantsOf(cat.m_schemes)) return *e;
   // The unquantized baseline: "baseline", else the first scheme of 16-bit weights on the bf16
   // path (bf16 in the bundled catalog).
   if (sj->contains("baseline")) {
@@ -419,6 +441,7 @@ bool SchemeEntry::HfRule::matches(const CheckpointFacts& f) const {
   if (weightType && *weightType != f.weightType) return false;
   if (activationType && *activationType != f.activationType) return false;
   if (algo && *algo != f.algo) return false;
+  if (groupSize && f.groupSize != 0 && *groupSize != f.groupSize) return false;
   if (symmetric && (!f.symmetric || *symmetric != *f.symmetric)) return false;
   return true;
 }

@@ -446,6 +446,34 @@ void setAttention(const Scenario& s, double attnBeta, TensorPath fallbackPath, S
   }
 }
 
+/// A calibration's constants for a kind's scheme.
+struct KernelConstants {
+  double computeEff = 1;
+  std::optional<double> dequantSPerWeight;  ///< measured; none: from c
+  double kernelBandwidthEff = 1;
+};
+
+/// The constants a calibration keys by the scheme's id; where it states none for the scheme,
+/// those of the scheme whose kernel runs it (`constants_of`); where none either and the scheme
+/// falls back, those of the kernel that runs instead.
+KernelConstants kernelConstants(const Efficiency& eff, const KindTerm& k) {
+  auto ownId = [&](const std::map<std::string, double>& byScheme) -> const std::string& {
+    return byScheme.count(k.scheme.id) != 0 || k.scheme.constantsOf.empty() ? k.scheme.id
+                                                                            : k.scheme.constantsOf;
+  };
+  auto forKernel = [&](const std::map<std::string, double>& byScheme) {
+    auto v = valueOf(byScheme, ownId(byScheme));
+    return v || !k.fallback ? v : valueOf(byScheme, k.runsAs);
+  };
+  KernelConstants c;
+  const std::string& computeId = ownId(eff.computeEff);
+  c.computeEff = eff.computeEff.count(computeId) != 0 ? eff.computeFor(computeId, k.effectivePath)
+                                                      : eff.computeFor(k.runsAs, k.effectivePath);
+  c.dequantSPerWeight = forKernel(eff.dequantSPerWeight);
+  c.kernelBandwidthEff = forKernel(eff.kernelBandwidthEff).value_or(1.0);
+  return c;
+}
+
 }  // namespace
 
 Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
@@ -505,19 +533,12 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
                        ? k.scheme.c
                        : std::max({fourBit ? s.fallback4BitC : s.fallbackC, k.scheme.c, 0.0});
     k.bytesPerWeight = k.scheme.bytesPerWeight();
-    k.computeEff = eff.computeEff.count(k.scheme.id) != 0
-                       ? eff.computeFor(k.scheme.id, k.effectivePath)
-                       : eff.computeFor(k.runsAs, k.effectivePath);
+    const KernelConstants kc = kernelConstants(eff, k);
+    k.computeEff = kc.computeEff;
     k.peakFlopsPerS = s.gpu.peakFlopsPerS(k.effectivePath) * k.computeEff * rateOf(kind);
-    // A measured figure of the scheme's own, else (on a fallback) of the kernel it runs as.
-    auto forKernel = [&](const std::map<std::string, double>& byScheme) {
-      auto v = valueOf(byScheme, k.scheme.id);
-      return v || !k.fallback ? v : valueOf(byScheme, k.runsAs);
-    };
-    const auto measured = forKernel(eff.dequantSPerWeight);
-    k.dequantMeasured = measured.has_value();
-    k.dequantSPerWeight = measured ? *measured : k.effectiveC / issue;
-    k.kernelBandwidthEff = forKernel(eff.kernelBandwidthEff).value_or(1.0);
+    k.dequantMeasured = kc.dequantSPerWeight.has_value();
+    k.dequantSPerWeight = kc.dequantSPerWeight ? *kc.dequantSPerWeight : k.effectiveC / issue;
+    k.kernelBandwidthEff = kc.kernelBandwidthEff;
     const double peak = k.peakFlopsPerS;
     const double deq = k.dequantSPerWeight;
     const double b = k.bytesPerWeight;

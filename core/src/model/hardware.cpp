@@ -410,6 +410,12 @@ Result<Scheme> parseScheme(const Json& j, const std::string& file, const std::st
   auto head = rd.optBoolean(j, pointer, "quantizes_lm_head");
   if (!head) return head.error();
   s.quantizesLmHead = head->value_or(false);
+  if (const auto it = j.find("constants_of"); it != j.end()) {
+    if (!it->is_string() || it->get<std::string>().empty())
+      return rd.error(pointer + "/constants_of", "constants_of",
+                      "expected the id of the scheme whose kernel runs this one");
+    s.constantsOf = it->get<std::string>();
+  }
   return s;
 }
 

@@ -90,6 +90,23 @@ bool tiesByDefault(const std::string& modelType) {
   return kTying.contains(modelType);
 }
 
+/// The catalog's scheme for the checkpoint's facts. Where no scheme has its group, the nearest
+/// is the same scheme at another group, priced at that scheme's storage width, and the note
+/// says so.
+void mapToScheme(const Catalog& cat, CheckpointQuant& cq) {
+  const CheckpointFacts& f = cq.facts;
+  cq.schemeId = cat.schemeForCheckpoint(f);
+  if (!cq.schemeId.empty() || f.groupSize == 0) return;
+  CheckpointFacts anyGroup = f;
+  anyGroup.groupSize = 0;
+  cq.schemeId = cat.schemeForCheckpoint(anyGroup);
+  if (cq.schemeId.empty()) return;
+  cq.note += "; group size " +
+             (f.groupSize < 0 ? std::string("per channel")
+                              : std::to_string(static_cast<long long>(f.groupSize))) +
+             " modelled with " + cq.schemeId + "'s storage width (no scheme of that group)";
+}
+
 /// The facts of a quantization_config (CheckpointFacts), read the way each method writes them
 /// (its own keys and defaults), and how the mapping was made in words. Which scheme the facts
 /// are is the catalog's to say (schemes.json "hf_quantization").
@@ -101,20 +118,15 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
   CheckpointFacts& f = cq.facts;
   f.method = m;
   const Catalog& cat = Catalog::bundled();
-  auto groupNote = [](double group) {
-    return group == 128 ? std::string()
-                        : "; group size " + std::to_string(static_cast<long long>(group)) +
-                              " modelled with the g128 scheme's storage width";
-  };
   if (m == "gptq" || m == "gptq_marlin" || m == "auto_gptq") {
     const double bits = JsonReader::numberOr(q, "bits", 4);
     const bool sym = JsonReader::booleanOr(q, "sym", true);
-    const double group = JsonReader::numberOr(q, "group_size", 128);
+    f.groupSize = JsonReader::numberOr(q, "group_size", 128);
     f.weightBits = bits;
     f.weightType = "int";
     f.symmetric = sym;
     if (bits == 4) {
-      cq.note = std::string("GPTQ 4-bit ") + (sym ? "symmetric" : "asymmetric") + groupNote(group);
+      cq.note = std::string("GPTQ 4-bit ") + (sym ? "symmetric" : "asymmetric");
     } else if (bits == 8) {
       cq.note = "GPTQ 8-bit weight-only";
     } else {
@@ -122,12 +134,12 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
           "GPTQ with " + std::to_string(static_cast<int>(bits)) + " bits has no built-in scheme";
     }
   } else if (m == "awq" || m == "awq_marlin") {
-    const double group =
+    f.groupSize =
         JsonReader::numberOr(q, "group_size", JsonReader::numberOr(q, "q_group_size", 128));
     f.weightBits = 4;
     f.weightType = "int";
     f.symmetric = !JsonReader::booleanOr(q, "zero_point", true);
-    cq.note = "AWQ 4-bit" + groupNote(group);
+    cq.note = "AWQ 4-bit";
   } else if (m == "fp8" || m == "fbgemm_fp8") {
     f.weightBits = 8;
     f.weightType = "float";
@@ -161,6 +173,14 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
       f.symmetric = wsym;
       f.activationBits = ab;
       if (ab > 0) f.activationType = at == "float" ? "float" : "int";
+      // A group strategy states its group; a channel strategy has none (null).
+      if (w.is_object()) {
+        if (JsonReader::stringOr(w, "strategy") == "channel") {
+          f.groupSize = -1;
+        } else if (const auto gs = w.find("group_size"); gs != w.end() && gs->is_number()) {
+          f.groupSize = gs->get<double>();
+        }
+      }
       cq.note = "compressed-tensors: weights " + std::to_string(static_cast<int>(wb)) + "-bit " +
                 wt +
                 (ab > 0 ? ", activations " + std::to_string(static_cast<int>(ab)) + "-bit " + at
@@ -200,7 +220,7 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
   } else {
     cq.note = "quant_method '" + cq.quantMethod + "' has no built-in scheme";
   }
-  cq.schemeId = cat.schemeForCheckpoint(f);
+  mapToScheme(cat, cq);
   if (cq.schemeId.empty() && cq.note.find("no built-in") == std::string::npos) {
     cq.note += " (no built-in scheme matches)";
   }

@@ -13,6 +13,7 @@
 #include <quantfront/core/analysis/calibration.hpp>
 #include <quantfront/core/base/kernels.hpp>
 #include <quantfront/core/model/catalog.hpp>
+#include <quantfront/core/model/engine.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
 #include <quantfront/core/session/attach_runs.hpp>
 
@@ -99,6 +100,9 @@ TEST_CASE("a scheme added by one catalog entry is found in checkpoint names", "[
         "w8a8-int8");
   CHECK(schemeFromName("RedHatAI/Llama-3.1-8B-Instruct-W8A8-FP8").scheme == "w8a8-fp8");
   CHECK(schemeFromName("TheBloke/Llama-2-7B-GPTQ").scheme == "w4a16-g128");
+  // A group-32 branch is the group-32 scheme: g128's words give way to its "unless".
+  CHECK(schemeFromName("TheBloke/Llama-2-7B-GPTQ-gptq-4bit-32g-actorder_True").scheme ==
+        "w4a16-g32");
   const auto both = schemeFromName("x-int4-fp8");
   CHECK(both.ambiguous);
   CHECK(both.scheme.empty());
@@ -211,5 +215,47 @@ TEST_CASE("a scheme's hf_quantization rules name its checkpoints, and bad rules 
     auto bad = Catalog::fromTexts(bundledModels(), oneGpu(Json{{"words", {"h100"}}}), j.dump());
     REQUIRE_FALSE(bad.ok());
     CHECK(bad.error().position == position);
+  }
+}
+
+TEST_CASE("a scheme run by another's kernel takes that scheme's calibrated constants",
+          "[catalog]") {
+  // W4A16 at group 32 runs Marlin as group 128 does: without constants_of it read its
+  // weights at the full bandwidth where the calibration prices Marlin at 0.679 of it on the
+  // H100, so a heavier scheme came out faster than the lighter one.
+  const Catalog& cat = Catalog::bundled();
+  const auto g32 = cat.scheme("w4a16-g32");
+  REQUIRE(g32.ok());
+  CHECK(g32->constantsOf == "w4a16-g128");
+  ScenarioSpec spec;
+  spec.model = "llama-3.1-8b";
+  spec.gpu = "h100-sxm";
+  auto s = resolveScenario(spec);
+  REQUIRE(s.ok());
+  REQUIRE(s->efficiency.kernelBandwidthFor("w4a16-g128") == Approx(0.679));
+  REQUIRE_FALSE(s->efficiency.kernelBandwidthFor("w4a16-g32").has_value());
+  auto cands = makeCandidates({"w4a16-g128", "w4a16-g32"}, "", "", "");
+  REQUIRE(cands.ok());
+  auto rep = runEngine(*s, *cands, {1.0});
+  REQUIRE(rep.ok());
+  const auto linear = static_cast<std::size_t>(LayerKind::Linear);
+  const KindTerm& k128 = rep->schemes[0].curve.kinds[linear];
+  const KindTerm& k32 = rep->schemes[1].curve.kinds[linear];
+  CHECK(k32.kernelBandwidthEff == Approx(0.679));
+  CHECK(k32.computeEff == Approx(k128.computeEff));
+  // The same kernel reading 4.5 bits a weight for 4.125: a slower floor, never a faster one.
+  CHECK(rep->schemes[1].memoryFloorMs > rep->schemes[0].memoryFloorMs);
+
+  // constants_of names another scheme the catalog has: not an unknown one, not itself.
+  for (const std::string bad : {"nosuch", "w4a16-g32"}) {
+    std::string schemes = kTwoSchemes;
+    schemes.insert(schemes.find("],\n  \"fallback\""), std::string(R"(,
+    {"id": "w4a16-g32", "weight_bits": 4, "scale_bits": 16, "group_size": 32, "path": "bf16",
+     "c": 2, "modelled_only": true, "constants_of": ")") + bad +
+                                                           R"("})");
+    auto refused = Catalog::fromTexts(bundledModels(), oneGpu(nullptr), schemes);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().field == "constants_of");
+    CHECK(refused.error().position == "/schemes/2/constants_of");
   }
 }

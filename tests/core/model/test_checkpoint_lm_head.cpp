@@ -171,3 +171,17 @@ TEST_CASE("an engine's memory rule decides whether a 70B FP8 checkpoint fits one
   s->kvFreeFraction = 1.5;
   CHECK_FALSE(runEngine(*s, *cands, {1.0}).ok());
 }
+
+TEST_CASE("W4A16 at group 32 stores a 16-bit scale per 32 weights: Llama-3-8B by hand",
+          "[engine][checkpoint]") {
+  // 4 + 16/32 = 4.5 bits a weight for the decoder's linear layers; the untied embedding and
+  // LM head (128,256 x 4,096 each) in bf16, as GPTQ checkpoints keep them: 5.61 GiB, 0.30 GiB
+  // more than group 128's 5.31.
+  const double vd = 128256.0 * 4096.0;
+  const double total = 8030261248.0;
+  const Priced g32 = price("w4a16-g32", false);
+  CHECK(g32.headScheme == "bf16");
+  CHECK(g32.weightsGib == Approx(((total - 2 * vd) * 4.5 / 8 + 2 * vd * 2) / kGib).margin(0.01));
+  CHECK(g32.weightsGib == Approx(5.61).margin(0.01));
+  CHECK(g32.weightsGib - price("w4a16-g128", false).weightsGib == Approx(0.30).margin(0.01));
+}

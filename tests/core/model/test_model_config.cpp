@@ -345,20 +345,28 @@ TEST_CASE("a config whose _name_or_path is not a string still reads (fuzz findin
   }
 }
 
-TEST_CASE("a checkpoint's quantization_config maps to the catalog's scheme by its rules",
-          "[model][checkpoint]") {
-  const nlohmann::json base = nlohmann::json::parse(R"({
+namespace {
+
+/// What a Llama-3-8B config.json with this quantization_config is read as.
+CheckpointQuant checkpointOf(const char* quantizationConfig) {
+  nlohmann::json c = nlohmann::json::parse(R"({
     "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
     "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
     "vocab_size": 128256})");
-  auto schemeOf = [&](const char* quantizationConfig) {
-    nlohmann::json c = base;
-    c["quantization_config"] = nlohmann::json::parse(quantizationConfig);
-    auto m = parseModelConfig(c, "inline.json", "inline");
-    INFO(quantizationConfig);
-    REQUIRE(m.ok());
-    REQUIRE(m->checkpointQuant.has_value());
-    return m->checkpointQuant->schemeId;
+  c["quantization_config"] = nlohmann::json::parse(quantizationConfig);
+  auto m = parseModelConfig(c, "inline.json", "inline");
+  INFO(quantizationConfig);
+  REQUIRE(m.ok());
+  REQUIRE(m->checkpointQuant.has_value());
+  return *m->checkpointQuant;
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint's quantization_config maps to the catalog's scheme by its rules",
+          "[model][checkpoint]") {
+  auto schemeOf = [](const char* quantizationConfig) {
+    return checkpointOf(quantizationConfig).schemeId;
   };
   const char* ct = R"("quant_method": "compressed-tensors", "config_groups": {"group_0": )";
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -412,4 +420,38 @@ TEST_CASE("a checkpoint's quantization_config maps to the catalog's scheme by it
   CHECK(Catalog::bundled().schemeForCheckpoint(f) == "w4a16-g128");
   f.method = "exl2";
   CHECK(Catalog::bundled().schemeForCheckpoint(f).empty());
+}
+
+TEST_CASE("a checkpoint's group size picks the scheme of that group, else the nearest with a note",
+          "[model][checkpoint]") {
+  // A GPTQ group-32 checkpoint was priced as g128 (4.125 bits where it stores 4.5).
+  const auto quantOf = checkpointOf;
+  const CheckpointQuant g32 =
+      quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": 32})");
+  CHECK(g32.schemeId == "w4a16-g32");
+  CHECK(g32.facts.groupSize == 32);
+  CHECK(g32.note.find("storage width") == std::string::npos);
+  CHECK(quantOf(R"({"quant_method": "awq", "zero_point": false, "group_size": 32})").schemeId ==
+        "w4a16-g32");
+  CHECK(quantOf(R"({"quant_method": "compressed-tensors", "config_groups": {"group_0":
+      {"weights": {"num_bits": 4, "type": "int", "symmetric": true, "strategy": "group",
+                   "group_size": 32}}}})")
+            .schemeId == "w4a16-g32");
+  // No scheme of group 64: the g128 scheme, and the note says what is priced as what.
+  const CheckpointQuant g64 =
+      quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": 64})");
+  CHECK(g64.schemeId == "w4a16-g128");
+  CHECK(g64.note.find("group size 64 modelled with w4a16-g128's storage width") !=
+        std::string::npos);
+  // Asymmetric at group 32 has no scheme of its own either: the asymmetric g128.
+  CHECK(
+      quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": false, "group_size": 32})").schemeId ==
+      "w4a16-g128-asym");
+  // Group 128, or none stated, stays g128.
+  CHECK(
+      quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": 128})").schemeId ==
+      "w4a16-g128");
+  CHECK(quantOf(R"({"quant_method": "compressed-tensors", "config_groups": {"group_0":
+      {"weights": {"num_bits": 4, "type": "int", "symmetric": true}}}})")
+            .schemeId == "w4a16-g128");
 }

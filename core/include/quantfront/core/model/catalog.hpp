@@ -69,6 +69,9 @@ struct SchemeEntry {
   struct HfRule {
     std::vector<std::string> methods;
     std::optional<double> weightBits, activationBits;
+    /// Weights per scale group (-1: per channel). A checkpoint that states another group is
+    /// not this scheme; one that states none is taken as it.
+    std::optional<double> groupSize;
     std::optional<std::string> weightType, activationType, algo;
     std::optional<bool> symmetric;
     [[nodiscard]] bool matches(const CheckpointFacts& f) const;

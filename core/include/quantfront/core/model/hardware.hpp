@@ -147,6 +147,10 @@ struct Scheme {
   /// `quantizes_lm_head`); otherwise they keep them at the catalog's checkpoint precision
   /// (docs/model.md, "Checkpoints as they are").
   bool quantizesLmHead = false;
+  /// The scheme whose per-scheme constants (a calibration's compute fraction, kernel bandwidth
+  /// and dequant cost, keyed by scheme id) this one takes where it has none of its own: the
+  /// scheme whose kernel runs it (catalog key `constants_of`; empty: none).
+  std::string constantsOf;
 
   /// weight_bits + scale_bits/group (+ zero_bits/group).
   [[nodiscard]] double bitsPerWeight() const {

@@ -31,6 +31,7 @@ struct CheckpointFacts {
   double activationBits = 0;   ///< 0: activations unquantized
   std::string activationType;  ///< "int" or "float" when quantized
   std::string algo;            ///< ModelOpt's quant_algo ("FP8", "NVFP4")
+  double groupSize = 0;        ///< weights per scale group; 0: not stated, -1: per channel
 };
 
 struct CheckpointQuant {

@@ -261,3 +261,35 @@ TEST_CASE("a long wait behind a progress dialog shows the dialog", "[background]
   CHECK(*result == 5);
   CHECK(seen);
 }
+
+TEST_CASE("edits made while a session is read are asked about and never dropped", "[background]") {
+  // The progress dialog takes the input only after 0.4 s: an edit before it used to be
+  // replaced by the session read, unasked.
+  qf::testing::app();
+  QTemporaryDir dir;
+  REQUIRE(dir.isValid());
+  const QString path = dir.filePath("other.json");
+  REQUIRE_FALSE(qf::saveSessionAtomic(numberedCandidates(300), path.toStdString()));
+  for (const auto answer : {qf::ui::UnsavedChoice::Cancel, qf::ui::UnsavedChoice::Discard}) {
+    qf::ui::MainWindow w;
+    int asked = 0;
+    w.setUnsavedPrompt([&] {
+      ++asked;
+      return answer;
+    });
+    qf::ScenarioSpec edited = w.document()->scenario();
+    edited.batchMax = edited.batchMax / 2;
+    // Handled while the file is read, as input is.
+    QTimer::singleShot(0, &w, [&] { w.editScenario(edited); });
+    const bool opened = w.openSession(path);
+    CHECK(asked == 1);
+    if (answer == qf::ui::UnsavedChoice::Cancel) {
+      CHECK_FALSE(opened);
+      CHECK(w.document()->scenario().batchMax == edited.batchMax);
+      CHECK(w.document()->session().candidates.size() != 300);
+    } else {
+      CHECK(opened);
+      CHECK(w.document()->session().candidates.size() == 300);
+    }
+  }
+}

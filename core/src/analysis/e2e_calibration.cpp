@@ -155,9 +155,11 @@ std::vector<std::string> candidateConstants(const std::vector<PreparedPoint>& po
       // it) cannot determine its path's rate: that rate is fitted where a decoder layer runs it.
       if (k.kind != LayerKind::LmHead) paths.insert(tensorPathName(k.effectivePath));
       if (k.effectiveC > 0) {
-        dequant.insert(k.runsAs);
+        // Kept under the kernel's constants id: a scheme another's kernel runs (constants_of)
+        // shares that kernel's constants, and its points inform them.
+        dequant.insert(k.constantsId);
         // Start at the counted c/D of that kernel class (any point using it gives D and c).
-        start.dequantSPerWeight[k.runsAs] = k.dequantSPerWeight;
+        start.dequantSPerWeight[k.constantsId] = k.dequantSPerWeight;
         weightOnly[i] = true;
       } else {
         libraryKernel = true;

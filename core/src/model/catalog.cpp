@@ -457,6 +457,28 @@ std::string Catalog::schemeForCheckpoint(const CheckpointFacts& facts) const {
   return {};
 }
 
+std::string Catalog::schemeOfNearestGroup(const CheckpointFacts& facts) const {
+  CheckpointFacts anyGroup = facts;
+  anyGroup.groupSize = 0;
+  auto perWeight = [](double group) { return group > 0 ? 1.0 / group : 0.0; };
+  std::string best;
+  double bestDistance = 0;
+  for (const auto& s : m_schemes) {
+    const auto e = m_schemeEntries.find(s.id);
+    if (e == m_schemeEntries.end()) continue;
+    const auto& rules = e->second.hfRules;
+    if (std::none_of(rules.begin(), rules.end(),
+                     [&](const SchemeEntry::HfRule& r) { return r.matches(anyGroup); }))
+      continue;
+    const double d = std::abs(perWeight(s.groupSize) - perWeight(facts.groupSize));
+    if (best.empty() || d < bestDistance) {
+      best = s.id;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
 Result<ModelArch> Catalog::resolveModel(const std::string& idOrPath) const {
   const std::string key = asciiLower(idOrPath);
   for (const auto& m : m_models) {

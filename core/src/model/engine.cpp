@@ -458,8 +458,7 @@ struct KernelConstants {
 /// falls back, those of the kernel that runs instead.
 KernelConstants kernelConstants(const Efficiency& eff, const KindTerm& k) {
   auto ownId = [&](const std::map<std::string, double>& byScheme) -> const std::string& {
-    return byScheme.count(k.scheme.id) != 0 || k.scheme.constantsOf.empty() ? k.scheme.id
-                                                                            : k.scheme.constantsOf;
+    return byScheme.count(k.scheme.id) != 0 || k.fallback ? k.scheme.id : k.constantsId;
   };
   auto forKernel = [&](const std::map<std::string, double>& byScheme) {
     auto v = valueOf(byScheme, ownId(byScheme));
@@ -529,6 +528,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     // W4A16 (never cheaper than it), wider ones as W8A16.
     const bool fourBit = k.scheme.weightBits <= 4.0;
     k.runsAs = !k.fallback ? k.scheme.id : (fourBit ? s.fallback4BitId : s.fallbackId);
+    k.constantsId = !k.fallback && !k.scheme.constantsOf.empty() ? k.scheme.constantsOf : k.runsAs;
     k.effectiveC = !k.fallback
                        ? k.scheme.c
                        : std::max({fourBit ? s.fallback4BitC : s.fallbackC, k.scheme.c, 0.0});

@@ -90,21 +90,19 @@ bool tiesByDefault(const std::string& modelType) {
   return kTying.contains(modelType);
 }
 
-/// The catalog's scheme for the checkpoint's facts. Where no scheme has its group, the nearest
-/// is the same scheme at another group, priced at that scheme's storage width, and the note
-/// says so.
+/// The catalog's scheme for the checkpoint's facts. Where no scheme has its group, the scheme
+/// of the nearest group its other facts meet, priced at that scheme's storage width, and the
+/// note says so.
 void mapToScheme(const Catalog& cat, CheckpointQuant& cq) {
   const CheckpointFacts& f = cq.facts;
   cq.schemeId = cat.schemeForCheckpoint(f);
   if (!cq.schemeId.empty() || f.groupSize == 0) return;
-  CheckpointFacts anyGroup = f;
-  anyGroup.groupSize = 0;
-  cq.schemeId = cat.schemeForCheckpoint(anyGroup);
+  cq.schemeId = cat.schemeOfNearestGroup(f);
   if (cq.schemeId.empty()) return;
-  cq.note += "; group size " +
-             (f.groupSize < 0 ? std::string("per channel")
-                              : std::to_string(static_cast<long long>(f.groupSize))) +
-             " modelled with " + cq.schemeId + "'s storage width (no scheme of that group)";
+  cq.note +=
+      (f.groupSize < 0 ? std::string("; scales per channel or tensor")
+                       : "; group size " + std::to_string(static_cast<long long>(f.groupSize))) +
+      " modelled with " + cq.schemeId + "'s storage width (no scheme of that group)";
 }
 
 /// The facts of a quantization_config (CheckpointFacts), read the way each method writes them
@@ -173,9 +171,11 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
       f.symmetric = wsym;
       f.activationBits = ab;
       if (ab > 0) f.activationType = at == "float" ? "float" : "int";
-      // A group strategy states its group; a channel strategy has none (null).
+      // A group strategy states its group; a channel or tensor strategy has none (null): one
+      // scale per row or per tensor.
       if (w.is_object()) {
-        if (JsonReader::stringOr(w, "strategy") == "channel") {
+        if (const std::string strategy = JsonReader::stringOr(w, "strategy");
+            strategy == "channel" || strategy == "tensor") {
           f.groupSize = -1;
         } else if (const auto gs = w.find("group_size"); gs != w.end() && gs->is_number()) {
           f.groupSize = gs->get<double>();

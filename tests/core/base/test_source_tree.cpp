@@ -39,13 +39,14 @@ std::string codeOnly(const std::string& text) {
     const char c = out[i];
     const char next = i + 1 < out.size() ? out[i + 1] : '\0';
     auto blank = [&](std::size_t at) {
-      if (out[at] != '\n') out[at] = ' ';
+      if (at < out.size() && out[at] != '\n') out[at] = ' ';
     };
     switch (in) {
       case In::Code:
         if (lineStart && c == '#') {
           // A preprocessor line, with its continuations.
-          while (i < out.size() && !(out[i] == '\n' && (i == 0 || out[i - 1] != '\\'))) blank(i++);
+          // (The original text tells a continuation: its backslash is blanked already here.)
+          while (i < out.size() && !(out[i] == '\n' && (i == 0 || text[i - 1] != '\\'))) blank(i++);
           lineStart = true;
           continue;
         }
@@ -56,7 +57,9 @@ std::string codeOnly(const std::string& text) {
           in = In::Block;
           blank(i);
         } else if (c == 'R' && next == '"' &&
-                   (i == 0 || !std::isalnum(static_cast<unsigned char>(out[i - 1])))) {
+                   (i == 0 || !std::isalnum(static_cast<unsigned char>(out[i - 1])) ||
+                    out[i - 1] == 'L' || out[i - 1] == 'u' || out[i - 1] == 'U' ||
+                    (i >= 2 && out[i - 1] == '8' && out[i - 2] == 'u'))) {
           const std::size_t open = out.find('(', i + 2);
           rawEnd = ")" + out.substr(i + 2, open - (i + 2)) + "\"";
           in = In::Raw;
@@ -117,7 +120,9 @@ struct FunctionSpan {
 /// a brace whose declaration has a parameter list and is no control statement, outside any
 /// other function; namespaces and classes are scopes, brace initialisers are not functions.
 std::vector<FunctionSpan> functionsIn(const std::string& code) {
-  enum class Scope { Namespace, Class, Function, Other };
+  // Init: a brace inside a declaration's head (a default argument's {}, a constructor's
+  // member initialiser m_{x}), which the head goes on after.
+  enum class Scope { Namespace, Class, Function, Other, Init };
   std::vector<Scope> scopes;
   std::vector<FunctionSpan> open, done;
   std::size_t headStart = 0;  // where the current declaration starts
@@ -132,11 +137,21 @@ std::vector<FunctionSpan> functionsIn(const std::string& code) {
     for (std::size_t k = 0; k < at; ++k) l += code[k] == '\n';
     return l;
   };
+  int parens = 0;  // open parentheses of the current head
   for (std::size_t i = 0; i < code.size(); ++i) {
     const char c = code[i];
     if (c == '\n') ++line;
-    if (c == ';') headStart = i + 1;
+    if (c == ';') {
+      headStart = i + 1;
+      if (!insideFunctionOrValue()) parens = 0;
+    }
+    if (!insideFunctionOrValue()) parens += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (c == '}' && !scopes.empty() && scopes.back() == Scope::Init) {
+      scopes.pop_back();  // the head goes on
+      continue;
+    }
     if (c == '}') {
+      parens = 0;
       if (!scopes.empty()) {
         if (scopes.back() == Scope::Function) {
           FunctionSpan f = open.back();
@@ -154,6 +169,10 @@ std::vector<FunctionSpan> functionsIn(const std::string& code) {
       headStart = i + 1;
       continue;
     }
+    if (!scopes.empty() && scopes.back() == Scope::Init) {
+      scopes.push_back(Scope::Init);
+      continue;
+    }
     std::string head;
     for (std::size_t k = headStart; k < i; ++k) {
       const char h = code[k];
@@ -164,24 +183,48 @@ std::vector<FunctionSpan> functionsIn(const std::string& code) {
       }
     }
     while (!head.empty() && head.back() == ' ') head.pop_back();
-    auto hasWord = [&](const char* w) {
-      std::istringstream words(head);
+    // A label before the declaration ("public:", "private:") is no part of it.
+    for (const char* label : {"public:", "private:", "protected:"})
+      if (head.rfind(label, 0) == 0) head = head.substr(std::string(label).size());
+    // Nor is a template head, whose "class T" names no class.
+    std::string decl = head;
+    if (decl.rfind("template", 0) == 0) {
+      int depth = 0;
+      for (std::size_t k = 0; k < decl.size(); ++k) {
+        depth += decl[k] == '<' ? 1 : decl[k] == '>' ? -1 : 0;
+        if (decl[k] == '>' && depth == 0) {
+          decl = decl.substr(k + 1);
+          break;
+        }
+      }
+    }
+    // A brace inside the parameters (a default argument) or after a member initialiser's name
+    // (": m_{x}") belongs to the head.
+    const char before = head.empty() ? ' ' : head.back();
+    const bool initialiserList =
+        decl.find(") :") != std::string::npos || decl.find("):") != std::string::npos;
+    if (parens > 0 || (initialiserList && (std::isalnum(static_cast<unsigned char>(before)) ||
+                                           before == '_' || before == '>'))) {
+      scopes.push_back(Scope::Init);
+      continue;
+    }
+    Scope kind = Scope::Other;
+    const auto paren = decl.find('(');
+    auto declHasWord = [&](const char* w) {
+      std::istringstream words(decl);
       for (std::string t; words >> t;)
         if (t == w) return true;
       return false;
     };
-    // A label before the declaration ("public:", "private:") is no part of it.
-    for (const char* label : {"public:", "private:", "protected:"})
-      if (head.rfind(label, 0) == 0) head = head.substr(std::string(label).size());
-    Scope kind = Scope::Other;
-    const auto paren = head.find('(');
-    if (hasWord("namespace") || head.rfind("extern", 0) == 0) {
+    if (declHasWord("namespace") || decl == "extern") {
       kind = Scope::Namespace;
-    } else if ((hasWord("class") || hasWord("struct") || hasWord("union") || hasWord("enum")) &&
-               (paren == std::string::npos || head.find("class") < paren ||
-                head.find("struct") < paren)) {
+    } else if ((declHasWord("class") || declHasWord("struct") || declHasWord("union") ||
+                declHasWord("enum")) &&
+               (paren == std::string::npos || decl.find("class") < paren ||
+                decl.find("struct") < paren)) {
       kind = Scope::Class;
-    } else if (paren != std::string::npos && head.back() != '=' && head.back() != ',') {
+    } else if (paren != std::string::npos && !decl.empty() && decl.back() != '=' &&
+               decl.back() != ',') {
       kind = Scope::Function;
       std::size_t first = headStart;
       while (first < i && std::isspace(static_cast<unsigned char>(code[first]))) ++first;
@@ -219,28 +262,46 @@ TEST_CASE("no source file of the product is over 900 lines", "[source]") {
 TEST_CASE("the function scanner finds definitions and their lengths", "[source]") {
   // Hand-made source: what the scanner must find, and what it must not take for a function.
   const std::string text =
-      "// a comment with a brace {\n"                  // 1
-      "#define BRACE {\n"                              // 2
-      "namespace qf {\n"                               // 3
-      "struct S {\n"                                   // 4
-      "  int f(int x) const {\n"                       // 5
-      "    if (x) { return 1; }\n"                     // 6
-      "    return 0;\n"                                // 7
-      "  }\n"                                          // 8
-      "};\n"                                           // 9
-      "constexpr int kTable[] = {1, 2};\n"             // 10
-      "std::string g(const char* s = \"}{\") {\n"      // 11
-      "  auto h = [](char c) { return c == '{'; };\n"  // 12
-      "  return s;\n"                                  // 13
-      "}\n"                                            // 14
-      "}  // namespace qf\n";                          // 15
+      "// a comment with a brace {\n"                           // 1
+      "#define BRACE {\n"                                       // 2
+      "namespace qf {\n"                                        // 3
+      "struct S {\n"                                            // 4
+      "  int f(int x) const {\n"                                // 5
+      "    if (x) { return 1; }\n"                              // 6
+      "    return 0;\n"                                         // 7
+      "  }\n"                                                   // 8
+      "};\n"                                                    // 9
+      "constexpr int kTable[] = {1, 2};\n"                      // 10
+      "std::string g(const char* s = \"}{\") {\n"               // 11
+      "  auto h = [](char c) { return c == '{'; };\n"           // 12
+      "  return s;\n"                                           // 13
+      "}\n"                                                     // 14
+      "template <class T, class F>\n"                           // 15
+      "T apply(T t, F f) {\n"                                   // 16
+      "  return f(t);\n"                                        // 17
+      "}\n"                                                     // 18
+      "#define BLOCK(x) \\\n"                                   // 19
+      "  do { x; \\\n"                                          // 20
+      "  } while (0)\n"                                         // 21
+      "S::S(int a, std::vector<int> v = {}) : a_{a}, b_{} {\n"  // 22
+      "  v.clear();\n"                                          // 23
+      "}\n"                                                     // 24
+      "const char* r = u8R\"x(})x\";\n"                         // 25
+      "}  // namespace qf\n";                                   // 26
   const auto found = functionsIn(codeOnly(text));
-  REQUIRE(found.size() == 2);
+  REQUIRE(found.size() == 4);
   CHECK(found[0].firstLine == 5);
   CHECK(found[0].lines == 4);
   CHECK(found[0].head.find("int f(int x) const") != std::string::npos);
   CHECK(found[1].firstLine == 11);
   CHECK(found[1].lines == 4);
+  // A template's "class T" names no class: the body is the function's.
+  CHECK(found[2].firstLine == 15);
+  CHECK(found[2].lines == 4);
+  // A macro's continued lines are no code; a default argument's and a member initialiser's
+  // braces belong to the head.
+  CHECK(found[3].firstLine == 22);
+  CHECK(found[3].lines == 3);
 }
 
 TEST_CASE("no function of the product is over 120 lines", "[source]") {

@@ -242,6 +242,9 @@ TEST_CASE("a scheme run by another's kernel takes that scheme's calibrated const
   const KindTerm& k128 = rep->schemes[0].curve.kinds[linear];
   const KindTerm& k32 = rep->schemes[1].curve.kinds[linear];
   CHECK(k32.kernelBandwidthEff == Approx(0.679));
+  // A fit keeps the kernel's constants under the same id, so g32's points inform g128's.
+  CHECK(k32.constantsId == "w4a16-g128");
+  CHECK(k128.constantsId == "w4a16-g128");
   CHECK(k32.computeEff == Approx(k128.computeEff));
   // The same kernel reading 4.5 bits a weight for 4.125: a slower floor, never a faster one.
   CHECK(rep->schemes[1].memoryFloorMs > rep->schemes[0].memoryFloorMs);

@@ -443,6 +443,16 @@ TEST_CASE("a checkpoint's group size picks the scheme of that group, else the ne
   CHECK(g64.schemeId == "w4a16-g128");
   CHECK(g64.note.find("group size 64 modelled with w4a16-g128's storage width") !=
         std::string::npos);
+  // The nearest group, not the first scheme: GPTQ group 16 (5 bits) is nearer group 32's 4.5
+  // than group 128's 4.125; per-channel INT4 scales (none per group) are nearest group 128.
+  CHECK(quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": 16})").schemeId ==
+        "w4a16-g32");
+  const CheckpointQuant channel = quantOf(R"({"quant_method": "compressed-tensors",
+      "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", "symmetric": true,
+                                                 "strategy": "channel"}}}})");
+  CHECK(channel.schemeId == "w4a16-g128");
+  CHECK(channel.note.find("scales per channel or tensor modelled with w4a16-g128's storage "
+                          "width") != std::string::npos);
   // Asymmetric at group 32 has no scheme of its own either: the asymmetric g128.
   CHECK(
       quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": false, "group_size": 32})").schemeId ==

@@ -240,6 +240,7 @@ Session MainWindow::session() const {
 
 void MainWindow::markChanged() {
   m_dirty = true;
+  ++m_edits;
   updateTitle();
   // At most one interval after the first unsaved edit, however busy the user is.
   if (!m_autosaveDir.isEmpty() && !m_autosave.isActive()) m_autosave.start();

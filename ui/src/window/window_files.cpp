@@ -262,6 +262,13 @@ bool MainWindow::openSession(const QString& path) {
   // Read on the worker (a session of 10^5 candidates is seconds of parsing) while the window
   // keeps painting under a window-modal progress dialog that can give the opening up; the
   // caller gets the outcome when it returns, as before.
+  // One opening at a time: a second, started from a menu while the first is read, would leave
+  // the first waiting for a result its lane no longer applies.
+  if (m_background->busy(Background::Lane::Open)) {
+    statusBar()->showMessage("A session is being opened: wait for it or cancel it first", 8000);
+    return false;
+  }
+  const std::uint64_t editsBefore = m_edits;
   auto read =
       awaitWithProgress<Result<Session>>(*m_background, Background::Lane::Open, this,
                                          QString("Opening %1…").arg(QFileInfo(path).fileName()),
@@ -276,6 +283,13 @@ bool MainWindow::openSession(const QString& path) {
   auto& s = *read;
   if (!s) {
     QMessageBox::warning(this, "Cannot open session", qs(s.error().str()));
+    return false;
+  }
+  // Edits made while the file was read (before the progress dialog took the input) are the
+  // user's work: asked about as any unsaved edits are, never dropped.
+  if (m_edits != editsBefore && !maybeSaveChanges()) {
+    statusBar()->showMessage(
+        QString("Opening %1 given up: the edits made while it was read are kept").arg(path), 10000);
     return false;
   }
   setSession(std::move(*s), path);

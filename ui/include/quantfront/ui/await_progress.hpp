@@ -36,8 +36,8 @@ std::optional<R> awaitWithProgress(Background& background, Background::Lane lane
   {
     QProgressDialog progress(label, "Cancel", 0, 0, parent);
     progress.setWindowModality(Qt::WindowModal);
-    // A dialog with no range shows itself only once its value is at its minimum: without
-    // setValue(0) it never appeared, however long the work took.
+    // A dialog with no range starts its minimum duration only from a value at its minimum:
+    // without setValue(0) it came at Qt's default 4 s, after most reads had ended.
     progress.setValue(0);
     progress.setMinimumDuration(400);
     QObject::connect(&progress, &QProgressDialog::canceled, &loop, &QEventLoop::quit);

@@ -2,6 +2,7 @@
 /// The main window: scenario on the left, plots and tables in tabs, status line at the bottom.
 #include <QMainWindow>
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -382,6 +383,9 @@ class MainWindow : public QMainWindow {
   /// carry it, so recovery can tell the file changed since (autosave.hpp).
   QString m_baseStamp;
   bool m_dirty = false;
+  /// Counts edits (markChanged): an opening compares it across its read, so edits made while
+  /// a file is read are never replaced unasked.
+  std::uint64_t m_edits = 0;
   bool m_recovered = false;  ///< the session came from an autosave and is not saved yet
   bool m_example = false;    ///< the session shown is the bundled example, unsaved
   QTimer m_autosave;

@@ -121,6 +121,10 @@ class Catalog {
   /// The scheme a Hugging Face checkpoint of these facts is (the first scheme, in catalog
   /// order, one of whose "hf_quantization" rules the facts meet); empty when none.
   [[nodiscard]] std::string schemeForCheckpoint(const CheckpointFacts& facts) const;
+  /// Where no scheme has the checkpoint's group: of the schemes its other facts meet, the one
+  /// whose group is nearest (scale bits per weight, 1/group, closest; per channel is 1/∞ = 0);
+  /// the first in catalog order on a tie. Empty when none.
+  [[nodiscard]] std::string schemeOfNearestGroup(const CheckpointFacts& facts) const;
 
   /// The market a catalog GPU is sold into (gpus.json "segment": "data-centre", "workstation"
   /// or "consumer"); "data-centre" for a GPU the catalog does not know (a user's file).

@@ -217,6 +217,10 @@ struct KindTerm {
   Scheme scheme;          ///< as configured
   bool fallback = false;  ///< the GPU lacks the scheme's tensor path
   std::string runsAs;     ///< the kernel it is priced as: the scheme's id, or the fallback's
+  /// The id a calibration's per-scheme constants of this kernel are kept under: the scheme
+  /// whose kernel runs it (`constants_of`), else runsAs. A fit writes its kernel constants
+  /// under it; the engine reads the scheme's own first, then these.
+  std::string constantsId;
   TensorPath effectivePath = TensorPath::Bf16;
   double effectiveC = 0;
   double weightsStored =

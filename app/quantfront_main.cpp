@@ -222,6 +222,7 @@ QString given(const qf::cli::ParsedOptions& p, std::string_view name, const char
 struct Checked {
   QString sessionPath;
   bool headless = false;
+  bool readAfterWindow = false;  ///< the session is read once the window is up (opensAfterWindow)
   QString tab;
   std::optional<long long> tp;
   int exportW = qf::ui::kExportWidthPx, exportH = qf::ui::kExportHeightPx;
@@ -386,7 +387,8 @@ bool opensAfterWindow(const qf::cli::ParsedOptions& p, const Checked& c) {
 /// The session is read before any window exists (unless opensAfterWindow): headless, a bad
 /// one is one line.
 std::optional<int> loadSessionArgument(const qf::cli::ParsedOptions& p, Checked& c) {
-  if (!c.sessionPath.isEmpty() && !opensAfterWindow(p, c)) {
+  c.readAfterWindow = opensAfterWindow(p, c);
+  if (!c.sessionPath.isEmpty() && !c.readAfterWindow) {
     try {
       auto loaded = qf::loadSession(QFile::encodeName(c.sessionPath).toStdString());
       if (loaded) {
@@ -516,7 +518,7 @@ int runWindow(qf::ui::MainWindow& window, const qf::cli::ParsedOptions& p, const
   const bool recovered = window.offerRecovery();
   if (!recovered && p.has("--apply-as-edit")) window.editScenario(c.spec);
   // Recovered work stands in for the session, as it does when the session was read first.
-  if (!recovered && opensAfterWindow(p, c)) {
+  if (!recovered && c.readAfterWindow) {
     window.openSessionWhenShown(c.sessionPath, p.has("--tab") ? c.tab : QString());
   }
   if (p.has("--dump-session")) {
@@ -617,9 +619,9 @@ int main(int argc, char** argv) {
   }
   if (c.session) {
     window.setSession(std::move(*c.session), c.sessionPath);
-  } else if (!c.sessionPath.isEmpty() && !opensAfterWindow(p, c)) {
+  } else if (!c.sessionPath.isEmpty() && !c.readAfterWindow) {
     // In the window a bad session is a message; the example session stays.
-    QTimer::singleShot(0, &window, [&window, path = c.sessionPath] { window.openSession(path); });
+    window.openSessionWhenShown(c.sessionPath);
   }
   if (!p.has("--apply-as-edit") && (c.explicitScenario || !c.session)) window.setScenario(c.spec);
   if (!window.lastError().isEmpty()) {

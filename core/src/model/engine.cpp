@@ -454,20 +454,16 @@ struct KernelConstants {
 };
 
 /// The constants a calibration keys by the scheme's id; where it states none for the scheme,
-/// those of the scheme whose kernel runs it (`constants_of`); where none either and the scheme
-/// falls back, those of the kernel that runs instead.
+/// those under its constants id (the scheme whose kernel runs it, or on a fallback the kernel
+/// that runs instead).
 KernelConstants kernelConstants(const Efficiency& eff, const KindTerm& k) {
-  auto ownId = [&](const std::map<std::string, double>& byScheme) -> const std::string& {
-    return byScheme.count(k.scheme.id) != 0 || k.fallback ? k.scheme.id : k.constantsId;
-  };
   auto forKernel = [&](const std::map<std::string, double>& byScheme) {
-    auto v = valueOf(byScheme, ownId(byScheme));
-    return v || !k.fallback ? v : valueOf(byScheme, k.runsAs);
+    auto v = valueOf(byScheme, k.scheme.id);
+    return v ? v : valueOf(byScheme, k.constantsId);
   };
   KernelConstants c;
-  const std::string& computeId = ownId(eff.computeEff);
-  c.computeEff = eff.computeEff.count(computeId) != 0 ? eff.computeFor(computeId, k.effectivePath)
-                                                      : eff.computeFor(k.runsAs, k.effectivePath);
+  c.computeEff = eff.computeFor(
+      eff.computeEff.count(k.scheme.id) != 0 ? k.scheme.id : k.constantsId, k.effectivePath);
   c.dequantSPerWeight = forKernel(eff.dequantSPerWeight);
   c.kernelBandwidthEff = forKernel(eff.kernelBandwidthEff).value_or(1.0);
   return c;

@@ -90,6 +90,13 @@ bool tiesByDefault(const std::string& modelType) {
   return kTying.contains(modelType);
 }
 
+/// A quantization_config's group size as a fact: weights per group (at least 1), -1 for one
+/// scale per channel (GPTQ's group_size -1), else 0, not stated (a group of 0, another
+/// negative one or one past any tensor is no group a kernel runs).
+double statedGroup(double v) {
+  return v == -1 || (v >= 1 && v <= 1e9) ? v : 0;
+}
+
 /// The catalog's scheme for the checkpoint's facts. Where no scheme has its group, the scheme
 /// of the nearest group its other facts meet, priced at that scheme's storage width, and the
 /// note says so.
@@ -99,10 +106,9 @@ void mapToScheme(const Catalog& cat, CheckpointQuant& cq) {
   if (!cq.schemeId.empty() || f.groupSize == 0) return;
   cq.schemeId = cat.schemeOfNearestGroup(f);
   if (cq.schemeId.empty()) return;
-  cq.note +=
-      (f.groupSize < 0 ? std::string("; scales per channel or tensor")
-                       : "; group size " + std::to_string(static_cast<long long>(f.groupSize))) +
-      " modelled with " + cq.schemeId + "'s storage width (no scheme of that group)";
+  cq.note += (f.groupSize < 0 ? std::string("; scales per channel or tensor")
+                              : words("; group size ", f.groupSize)) +
+             " modelled with " + cq.schemeId + "'s storage width (no scheme of that group)";
 }
 
 /// The facts of a quantization_config (CheckpointFacts), read the way each method writes them
@@ -119,7 +125,7 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
   if (m == "gptq" || m == "gptq_marlin" || m == "auto_gptq") {
     const double bits = JsonReader::numberOr(q, "bits", 4);
     const bool sym = JsonReader::booleanOr(q, "sym", true);
-    f.groupSize = JsonReader::numberOr(q, "group_size", 128);
+    f.groupSize = statedGroup(JsonReader::numberOr(q, "group_size", 128));
     f.weightBits = bits;
     f.weightType = "int";
     f.symmetric = sym;
@@ -132,8 +138,8 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
           "GPTQ with " + std::to_string(static_cast<int>(bits)) + " bits has no built-in scheme";
     }
   } else if (m == "awq" || m == "awq_marlin") {
-    f.groupSize =
-        JsonReader::numberOr(q, "group_size", JsonReader::numberOr(q, "q_group_size", 128));
+    f.groupSize = statedGroup(
+        JsonReader::numberOr(q, "group_size", JsonReader::numberOr(q, "q_group_size", 128)));
     f.weightBits = 4;
     f.weightType = "int";
     f.symmetric = !JsonReader::booleanOr(q, "zero_point", true);
@@ -178,7 +184,7 @@ CheckpointQuant mapQuantizationConfig(const Json& q) {
             strategy == "channel" || strategy == "tensor") {
           f.groupSize = -1;
         } else if (const auto gs = w.find("group_size"); gs != w.end() && gs->is_number()) {
-          f.groupSize = gs->get<double>();
+          f.groupSize = statedGroup(gs->get<double>());
         }
       }
       cq.note = "compressed-tensors: weights " + std::to_string(static_cast<int>(wb)) + "-bit " +

@@ -457,6 +457,20 @@ TEST_CASE("a checkpoint's group size picks the scheme of that group, else the ne
   CHECK(
       quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": false, "group_size": 32})").schemeId ==
       "w4a16-g128-asym");
+  // A group no kernel runs (0, negative, past any tensor) is taken as not stated: g128.
+  for (const char* group : {"0", "-5", "1e300"}) {
+    const std::string config =
+        std::string(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": )") + group +
+        "}";
+    const CheckpointQuant q = quantOf(config.c_str());
+    CHECK(q.schemeId == "w4a16-g128");
+    CHECK(q.facts.groupSize == 0);
+  }
+  // GPTQ's group_size -1 is one scale per channel.
+  const CheckpointQuant gptqChannel =
+      quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": -1})");
+  CHECK(gptqChannel.schemeId == "w4a16-g128");
+  CHECK(gptqChannel.note.find("scales per channel or tensor") != std::string::npos);
   // Group 128, or none stated, stays g128.
   CHECK(
       quantOf(R"({"quant_method": "gptq", "bits": 4, "sym": true, "group_size": 128})").schemeId ==

@@ -259,15 +259,15 @@ bool MainWindow::openExample() {
 }
 
 bool MainWindow::openSession(const QString& path) {
-  // Read on the worker (a session of 10^5 candidates is seconds of parsing) while the window
-  // keeps painting under a window-modal progress dialog that can give the opening up; the
-  // caller gets the outcome when it returns, as before.
   // One opening at a time: a second, started from a menu while the first is read, would leave
   // the first waiting for a result its lane no longer applies.
   if (m_background->busy(Background::Lane::Open)) {
     statusBar()->showMessage("A session is being opened: wait for it or cancel it first", 8000);
     return false;
   }
+  // Read on the worker (a session of 10^5 candidates is seconds of parsing) while the window
+  // keeps painting under a window-modal progress dialog that can give the opening up; the
+  // caller gets the outcome when it returns, as before.
   const std::uint64_t editsBefore = m_edits;
   auto read =
       awaitWithProgress<Result<Session>>(*m_background, Background::Lane::Open, this,

@@ -702,7 +702,7 @@ int cmdModel(const std::vector<std::string>& argv, std::ostream& out, std::ostre
   MoeLayout layout;
   if (const int bad = moeLayoutOptions(p->value("--ep"), p->value("--expert-imbalance"),
                                        p->flag("--dp-attention"), p->number("--redundant-experts"),
-                                       layout, err))
+                                       layout, err, p->flag("--two-batch-overlap")))
     return bad;
   auto scen = resolveScenario(spec, layout, cat);
   if (!scen) return badInput(err, scen.error());

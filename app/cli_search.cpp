@@ -67,6 +67,10 @@ constexpr OptionSpec kSearchLayoutOptions[] = {
      "dividing the replica's GPUs, with the fewest redundant expert slots\n"
      "that make it divide the experts, with and without DP attention,\n"
      "beside plain TP)"},
+    {"--two-batch-overlap", "",
+     "MoE models: also try DP attention at EP = TP with two-batch overlap\n"
+     "(its all-to-all under the other micro-batch's work; SGLang\n"
+     "--enable-two-batch-overlap, vLLM --enable-dbo)"},
     {"--expert-imbalance", "F",
      "the busiest GPU's routed-expert work over the mean under EP (default\n"
      "1, uniform routing; 1 to 64)"},
@@ -277,9 +281,12 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     if (v.is_number_integer()) return std::to_string(v.get<long long>());
     return fixedOrInf(v.get<double>(), 3);
   };
+  // A search with two-batch overlap says which deployments run it: a CSV column of its own,
+  // "yes+tbo" in the table's DP attention column.
+  const bool tbo = sp.twoBatchOverlap;
   if (fmtName == "csv") {
     for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
-    out << "\n";
+    out << (tbo ? ",two_batch_overlap" : "") << "\n";
     // A per-kind scheme id holds commas: such a cell is quoted.
     auto csvCell = [&](const Json& v) {
       const std::string text = cell(v);
@@ -288,6 +295,7 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     for (const auto& c : j["frontier"]) {
       for (std::size_t i = 0; i < std::size(cols); ++i)
         out << (i ? "," : "") << csvCell(c[cols[i]]);
+      if (tbo) out << "," << cell(c["two_batch_overlap"]);
       out << "\n";
     }
     if (!r.nothingFeasible.empty())
@@ -312,8 +320,11 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   for (std::size_t i = 0; i < std::size(heads); ++i) out << std::setw(widths[i]) << heads[i];
   out << "\n";
   for (const auto& c : j["frontier"]) {
-    for (std::size_t i = 0; i < std::size(cols); ++i)
-      out << std::setw(widths[i]) << cell(c[cols[i]]);
+    for (std::size_t i = 0; i < std::size(cols); ++i) {
+      const bool overlapped =
+          tbo && std::string(cols[i]) == "dp_attention" && c.value("two_batch_overlap", false);
+      out << std::setw(widths[i]) << (overlapped ? std::string("yes+tbo") : cell(c[cols[i]]));
+    }
     out << "\n";
   }
   const auto& b = *r.best;
@@ -463,6 +474,7 @@ int cmdSearch(const std::vector<std::string>& argv, std::ostream& out, std::ostr
   sp.perKind = perKind;
   sp.datasheet = datasheet;
   sp.moeParallel = !noMoeParallel;
+  sp.twoBatchOverlap = p->flag("--two-batch-overlap");
   sp.disaggregated = disaggregated;
   if (imbalance) {
     // Its range is checked with the rest of the space (searchDeployments).

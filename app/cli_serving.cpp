@@ -225,6 +225,7 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["dp_attention"] = r.scenario.dpAttention;
   j["expert_imbalance"] = r.scenario.expertImbalance;
   j["redundant_experts"] = r.scenario.redundantExperts;
+  j["two_batch_overlap"] = r.scenario.twoBatchOverlap;
   j["scheme"] = r.scheme;
   j["kv_dtype"] = r.spec.kvDtype;
   j["use_case"] = r.useCaseId.empty() ? Json(nullptr) : Json(r.useCaseId);
@@ -282,6 +283,7 @@ void printTable(const ServingReport& r, std::ostream& out) {
   if (r.scenario.redundantExperts > 0)
     out << " (" << r.scenario.redundantExperts << " redundant expert slots)";
   if (r.scenario.dpAttention) out << " (DP attention)";
+  if (r.scenario.twoBatchOverlap) out << " (two-batch overlap)";
   out << ", " << r.scheme << ", KV " << r.spec.kvDtype << "; " << r.workload.inputTokens << " -> "
       << r.workload.outputTokens << " tokens; batch cap " << r.limits.maxBatch << ", token budget "
       << r.limits.tokenBudget << " (" << r.limitsSource << "), KV cache "
@@ -480,7 +482,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
   if (engine) spec.engine = *engine;  // resolveScenario refuses an engine it does not know
   MoeLayout layout;
   if (const int bad = moeLayoutOptions(ep, imbalance, dpAttention, p->number("--redundant-experts"),
-                                       layout, err))
+                                       layout, err, p->flag("--two-batch-overlap")))
     return bad;
   auto scenario = resolveScenario(spec, layout);
   if (!scenario) return badInput(err, scenario.error());

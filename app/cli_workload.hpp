@@ -62,13 +62,19 @@ inline constexpr OptionSpec kMoeLayoutOptions[] = {
      "--ep-num-redundant-experts): --ep divides experts + R; every slot is\n"
      "stored and read (default 0)",
      integerIn(0, 1024)},
+    {"--two-batch-overlap", "",
+     "with --dp-attention and --ep = --tp: two micro-batches, one's all-to-all\n"
+     "under the other's GEMMs and attention (SGLang --enable-two-batch-overlap,\n"
+     "vLLM --enable-dbo); each reads the weights once"},
 };
 
-/// --ep, --expert-imbalance, --dp-attention and --redundant-experts as a MoE layout (checked
-/// with the scenario when it is resolved).
+/// --ep, --expert-imbalance, --dp-attention, --redundant-experts and --two-batch-overlap as a
+/// MoE layout (checked with the scenario when it is resolved).
 inline int moeLayoutOptions(const std::optional<std::string>& ep,
                             const std::optional<std::string>& imbalance, bool dpAttention,
-                            std::optional<double> redundant, MoeLayout& layout, std::ostream& err) {
+                            std::optional<double> redundant, MoeLayout& layout, std::ostream& err,
+                            bool twoBatchOverlap = false) {
+  layout.twoBatchOverlap = twoBatchOverlap;
   if (redundant) layout.redundantExperts = static_cast<int>(*redundant);
   if (ep) {
     const auto v = parseInt(*ep);

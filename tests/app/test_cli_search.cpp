@@ -250,6 +250,10 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "2",
         "--ep", "2", "--expert-imbalance", "nan", "--use-case", "rag", "--load", "1"},
        "expert-imbalance"},
+      // Two-batch overlap hides an all-to-all: none without DP attention at EP = TP.
+      {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "4",
+        "--ep", "2", "--dp-attention", "--two-batch-overlap", "--use-case", "rag", "--load", "1"},
+       "two-batch-overlap"},
       // --moe beside --scheme was dropped; on a dense model it only changed the label.
       {{"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme", "bf16", "--moe",
         "w4a16-g128", "--use-case", "rag", "--load", "1"},
@@ -673,6 +677,25 @@ TEST_CASE("qfront serving --redundant-experts: EP 72 on DeepSeek-V3 as the engin
                             "100", "--output-len", "10", "--load", "max"});
   CHECK(noEp.rc == 2);
   CHECK(noEp.err.find("field 'redundant-experts'") != std::string::npos);
+}
+
+TEST_CASE("qfront serving --two-batch-overlap: echoed, and a saturated EP 16 serves more",
+          "[cli][serving][moe]") {
+  const std::vector<std::string> base = {
+      "serving",    "--model", "deepseek-v3", "--gpu",    "h100-sxm",     "--tp",
+      "16",         "--ep",    "16",          "--scheme", "w8a8-fp8",     "--dp-attention",
+      "--kv-dtype", "fp8",     "--input-len", "2000",     "--output-len", "500",
+      "--load",     "max",     "--format",    "json"};
+  auto tboArgs = base;
+  tboArgs.push_back("--two-batch-overlap");
+  const auto plain = runJson(base);
+  const auto tbo = runJson(tboArgs);
+  CHECK(plain["two_batch_overlap"] == false);
+  CHECK(tbo["two_batch_overlap"] == true);
+  // Across two nodes the all-to-all runs over the NIC; at 16 x 1,024 sequences it hides
+  // under the other micro-batch's work.
+  CHECK(tbo["loads"][0]["analytic_output_tok_s"].get<double>() >
+        1.2 * plain["loads"][0]["analytic_output_tok_s"].get<double>());
 }
 
 TEST_CASE("qfront serving under DP attention admits the engine's limits per rank",

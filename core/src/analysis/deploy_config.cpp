@@ -25,6 +25,7 @@ std::string DeployConfig::layoutText() const {
   std::string out = ep > 1 ? "EP " + std::to_string(ep) : std::string();
   if (redundantExperts > 0) out += " with " + std::to_string(redundantExperts) + " redundant slots";
   if (dpAttention) out += (out.empty() ? "" : ", ") + std::string("DP attention");
+  if (twoBatchOverlap) out += ", two-batch overlap";
   if (disaggregated()) {
     out += (out.empty() ? "" : ", ") + std::string("prefill pool ") + std::to_string(prefillTp) +
            " × " + std::to_string(prefillReplicas);
@@ -52,6 +53,7 @@ DeployConfig DeployConfig::prefillPool() const {
   p.maxBatch = maxBatch;
   MoeLayout l{prefillEp, prefillDpAttention};
   l.redundantExperts = prefillRedundantExperts;
+  l.twoBatchOverlap = prefillTwoBatchOverlap;
   p.setLayout(l);
   return p;
 }
@@ -60,17 +62,20 @@ void DeployConfig::setLayout(const MoeLayout& l) {
   ep = l.ep;
   dpAttention = l.dpAttention;
   redundantExperts = l.redundantExperts;
+  twoBatchOverlap = l.twoBatchOverlap;
 }
 
 void DeployConfig::setPrefillLayout(const MoeLayout& l) {
   prefillEp = l.ep;
   prefillDpAttention = l.dpAttention;
   prefillRedundantExperts = l.redundantExperts;
+  prefillTwoBatchOverlap = l.twoBatchOverlap;
 }
 
 MoeLayout DeployConfig::layout() const {
   MoeLayout l{ep, dpAttention};
   l.redundantExperts = redundantExperts;
+  l.twoBatchOverlap = twoBatchOverlap;
   return l;
 }
 
@@ -92,6 +97,7 @@ Json configJson(const DeployConfig& c) {
       {"ep", c.ep},
       {"redundant_experts", c.redundantExperts},
       {"dp_attention", c.dpAttention},
+      {"two_batch_overlap", c.twoBatchOverlap},
       {"schemes",
        {{"linear", c.linear},
         {"moe", c.moe.empty() ? Json(nullptr) : Json(c.moe)},
@@ -110,6 +116,8 @@ Json configJson(const DeployConfig& c) {
       {"prefill_dp_attention", c.disaggregated() ? Json(c.prefillDpAttention) : Json(nullptr)},
       {"prefill_redundant_experts",
        c.disaggregated() ? Json(c.prefillRedundantExperts) : Json(nullptr)},
+      {"prefill_two_batch_overlap",
+       c.disaggregated() ? Json(c.prefillTwoBatchOverlap) : Json(nullptr)},
       {"prefill_replicas", c.disaggregated() ? Json(c.prefillReplicas) : Json(nullptr)},
       {"prefill_gpu", c.disaggregated() ? Json(c.prefillGpu) : Json(nullptr)},
       {"prefill_schemes",

@@ -657,6 +657,9 @@ std::vector<MoeLayout> moeLayouts(const DeploySpace& sp, int tp) {
     if (ep > 1) out.push_back(lay);
     lay.dpAttention = true;
     if (tp >= 2) out.push_back(lay);
+    // Two-batch overlap hides the all-to-all of DP attention at EP = tp.
+    lay.twoBatchOverlap = true;
+    if (sp.twoBatchOverlap && tp >= 2 && ep == tp) out.push_back(lay);
   }
   return out;
 }
@@ -670,6 +673,7 @@ Scenario deployScenario(const DeploySpace& sp, const GpuSpec& gpu, int tp, doubl
   s.ep = layout.ep;
   s.dpAttention = layout.dpAttention;
   s.redundantExperts = layout.redundantExperts;
+  s.twoBatchOverlap = layout.twoBatchOverlap;
   if (layout.ep > 1) s.expertImbalance = sp.expertImbalance;
   s.maxModelLen = static_cast<std::int64_t>(std::ceil(w.inputTokens + w.outputTokens));
   s.kvBytesPerElement = kvBytesPerElement;

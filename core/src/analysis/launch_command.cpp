@@ -107,6 +107,13 @@ void vllmCommand(const DeployConfig& c, const Checkpoint& k, const LaunchSetting
     lc.notes.push_back("older vLLM releases take --num-redundant-experts " +
                        std::to_string(c.redundantExperts) + " instead of --eplb-config");
   }
+  if (c.twoBatchOverlap) {
+    cmd << " --enable-dbo";
+    lc.notes.push_back(
+        "vLLM's dual-batch overlap runs on a DeepEP all-to-all backend (--all2all-backend "
+        "deepep_low_latency for decode, deepep_high_throughput for prefill; older releases: "
+        "VLLM_ALL2ALL_BACKEND)");
+  }
   if (c.ep > 1 && c.ep < c.tp)
     lc.notes.push_back("vLLM spreads the experts over all " + std::to_string(c.tp) +
                        " GPUs of the replica (EP " + std::to_string(c.tp) +
@@ -137,6 +144,7 @@ void sglangCommand(const DeployConfig& c, const Checkpoint& k, const LaunchSetti
   if (c.dpAttention) cmd << " --moe-dense-tp-size 1";
   if (c.redundantExperts > 0)
     cmd << " --enable-eplb --ep-num-redundant-experts " << c.redundantExperts;
+  if (c.twoBatchOverlap) cmd << " --enable-two-batch-overlap";
   cmd << " --max-running-requests " << f.batch << " --chunked-prefill-size " << f.allTokens
       << " --mem-fraction-static " << sigFigs(s.memUtil, 6);
   if (!f.len.empty()) cmd << " --context-length " << f.len;
@@ -175,6 +183,10 @@ void trtllmCommand(const DeployConfig& c, const ModelArch& model, const Checkpoi
     lc.notes.push_back("one server per replica: run " + std::to_string(c.replicas) +
                        " of these, each on its own " + std::to_string(c.tp) +
                        " GPU(s), behind a load balancer");
+  if (c.twoBatchOverlap)
+    lc.notes.push_back(
+        "priced with two-batch overlap (the all-to-all under a second micro-batch's work, as "
+        "SGLang and vLLM run it); this line sets no such option, so TensorRT-LLM may be slower");
   lc.notes.push_back(
       "TensorRT-LLM sizes its KV cache as 0.9 of the memory the weights "
       "leave; the model priced vLLM's rule (memory x " +

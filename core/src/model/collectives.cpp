@@ -62,10 +62,17 @@ std::optional<Error> setCollectives(const Scenario& s, double moeLayers, StepCur
         perSeq += moeLayers * perAllReduce;
       }
       const double fixed = moeLayers * 2.0 * alpha;
-      curve.allReduceS.c1 = perSeq;
-      curve.allReduceS.c0 = fixed;
+      if (s.twoBatchOverlap) {
+        // Two-batch overlap: each micro-batch makes its own calls; their bytes move under the
+        // other micro-batch's work, and a step pays the longer of the two (StepCurve).
+        curve.overlapS.c1 = perSeq;
+        curve.allReduceS.c0 = 2.0 * fixed;
+      } else {
+        curve.allReduceS.c1 = perSeq;
+        curve.allReduceS.c0 = fixed;
+      }
     }
-    curve.token.allReduceSPerToken = curve.allReduceS.c1;
+    curve.token.allReduceSPerToken = curve.allReduceS.c1 + curve.overlapS.c1;
   }
   return std::nullopt;
 }

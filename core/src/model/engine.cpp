@@ -257,7 +257,9 @@ StaticBatchPrediction predictStaticBatch(const StepCurve& curve, double batch, d
   const double ttft = curve.prefillSeconds(batch, inputLen);
   const double steps = std::max(outputLen - 1.0, 0.0);
   double decode = 0;
-  if (steps > 0) {
+  if (steps > 0 && curve.twoBatchOverlap) {
+    decode = curve.overlappedDecodeSeconds(batch, inputLen + 1, inputLen + steps);
+  } else if (steps > 0) {
     // Every step but attention is the same; attention is linear in the kept context, so the
     // sum over contexts inputLen + 1 ... inputLen + outputLen − 1 is closed form.
     const double gemms = curve.stepSeconds(batch) - curve.attentionS.c1 * batch;
@@ -340,6 +342,22 @@ void setAttention(const Scenario& s, double attnBeta, TensorPath fallbackPath, S
         (s.gpu.peakFlopsPerS(fallbackPath) * eff.computeFor("", fallbackPath));
     // Both sides are linear in B through the origin, so their max is the larger slope.
     curve.attentionS.c1 = std::max(curve.attentionKvReadSPerSeq, curve.attentionMathSPerSeq);
+  }
+}
+
+/// Two-batch overlap: each micro-batch runs the layers' GEMMs on its own, so the weight reads,
+/// the dequant and the tile padding are paid twice a step, the tensor math per sequence once;
+/// the LM head runs once on the whole batch. A batch that touches few experts reads about as
+/// many as two halves do: its expert read is overstated by up to 2x (the overlap is for
+/// batches that touch every expert).
+void splitIntoMicroBatches(StepCurve& curve) {
+  curve.twoBatchOverlap = true;
+  for (auto& k : curve.kinds) {
+    if (!k.present || k.kind == LayerKind::LmHead) continue;
+    for (Affine* a : {&k.memS, &k.compS, &k.tileS}) {
+      a->c0 *= 2.0;
+      a->cE *= 2.0;
+    }
   }
 }
 
@@ -473,6 +491,7 @@ Result<StepCurve> buildStepCurve(const Scenario& s, const ParamCounts& p,
     k.compS = Affine{wRead * deq / tp, k.mmaSPerSeq, wE * deq / tp};
     k.dequantS = (wRead + wE * curve.routing.experts) * deq / tp;
   }
+  if (s.twoBatchOverlap) splitIntoMicroBatches(curve);
   setTokenTerms(s, attnBeta, beta, fallbackPath, tpRate, moeRate, curve);
   setAttention(s, attnBeta, fallbackPath, curve);
   if (auto e = detail::setCollectives(s, moeLayers, curve)) return *e;
@@ -642,7 +661,7 @@ Result<SchemeReport> schemeReport(const Scenario& s, const ParamCounts& params,
     sr.dequantMs += k.dequantS * 1e3;
   }
   sr.bitsPerWeight = cand.mixed() && stored > 0 ? bits / stored : lin.bytesPerWeight * 8.0;
-  sr.allReduceUsPerSeq = cv.allReduceS.c1 * 1e6;
+  sr.allReduceUsPerSeq = (cv.allReduceS.c1 + cv.overlapS.c1) * 1e6;
   {
     const double beta =
         s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff * lin.kernelBandwidthEff;

@@ -35,7 +35,7 @@ std::optional<std::string> tpMismatch(const ModelArch& m, std::int64_t tp, bool 
 
 namespace {
 /// EP and DP attention as the engines allow them (docs/model.md, "Expert parallelism and DP
-/// attention"): fields "ep", "dp-attention", "expert-imbalance".
+/// attention"): fields "ep", "dp-attention", "expert-imbalance", "two-batch-overlap".
 std::optional<Error> checkMoeParallel(const Scenario& s) {
   auto bad = [](const std::string& field, const std::string& msg) {
     return std::optional<Error>(Error{"", "", field, msg});
@@ -72,6 +72,12 @@ std::optional<Error> checkMoeParallel(const Scenario& s) {
   }
   if (s.dpAttention && s.tp < 2)
     return bad("dp-attention", "DP attention needs at least 2 GPUs per replica ({--tp})");
+  if (s.twoBatchOverlap && !(s.dpAttention && s.ep == s.tp)) {
+    return bad("two-batch-overlap",
+               "two-batch overlap hides the all-to-all of expert parallelism under DP attention: "
+               "it needs {--dp-attention} and {--ep} equal to {--tp} (" +
+                   std::to_string(s.ep) + " and " + std::to_string(s.tp) + " here)");
+  }
   if (!(s.expertImbalance >= 1.0 && s.expertImbalance <= 64.0))
     return bad("expert-imbalance",
                "must be in [1, 64] (the busiest GPU's expert work over the mean)");

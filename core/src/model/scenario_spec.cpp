@@ -110,6 +110,7 @@ Result<Scenario> resolveScenario(const ScenarioSpec& spec, const MoeLayout& layo
   s.dpAttention = layout.dpAttention;
   s.expertImbalance = layout.expertImbalance;
   s.redundantExperts = layout.redundantExperts;
+  s.twoBatchOverlap = layout.twoBatchOverlap;
   if (auto e = validateScenario(s)) return *e;
   return s;
 }

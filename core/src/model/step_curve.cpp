@@ -16,12 +16,16 @@ double StepCurve::stepSecondsAt(double batch, double et) const {
 
 Affine StepCurve::activeAt(double batch) const {
   const double et = routing.distinct(batch);
-  Affine a = m_additive;
+  Affine a = twoBatchOverlap ? m_work : m_additive;
   for (const auto& k : kinds) {
     if (!k.present) continue;
     a += k.memS.at(batch, et) >= k.compS.at(batch, et) ? k.memS : k.compS;
   }
-  return a;
+  if (!twoBatchOverlap) return a;
+  // The longer of the work and the all-to-all it hides, then what nothing hides.
+  Affine t = overlapS.at(batch, et) > a.at(batch, et) ? overlapS : a;
+  t += m_host;
+  return t;
 }
 
 std::vector<double> StepCurve::knots() const {
@@ -30,6 +34,27 @@ std::vector<double> StepCurve::knots() const {
     if (!k.present) continue;
     const auto roots = signChanges(k.memS - k.compS, routing, 1.0);
     out.insert(out.end(), roots.begin(), roots.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (!twoBatchOverlap) return out;
+  // Between two kind knots the work is one Affine: where it meets the all-to-all, the step
+  // switches sides.
+  std::vector<double> bounds = out;
+  bounds.insert(bounds.begin(), 1.0);
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const double lo = bounds[i];
+    const bool last = i + 1 == bounds.size();
+    const double hi = last ? std::numeric_limits<double>::infinity() : bounds[i + 1];
+    const double mid = last ? 2.0 * lo + 1.0 : 0.5 * (lo + hi);
+    const double et = routing.distinct(mid);
+    Affine work = m_work;
+    for (const auto& k : kinds) {
+      if (k.present) work += k.memS.at(mid, et) >= k.compS.at(mid, et) ? k.memS : k.compS;
+    }
+    for (const double r : signChanges(work - overlapS, routing, lo)) {
+      if (r > lo && r < hi) out.push_back(r);
+    }
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -50,24 +75,35 @@ void StepCurve::finalize() {
   m_additive += attentionS;
   m_additive.c0 += overheadS;
   m_additive.c1 += seqOverheadS;
+  m_host = Affine{overheadS + allReduceS.c0, seqOverheadS, allReduceS.cE};
+  m_work = attentionS;
+  m_work.c1 += allReduceS.c1;
   m_packedCount = 0;
   for (const auto& k : kinds) {
     if (k.present) m_packed[static_cast<std::size_t>(m_packedCount++)] = {k.memS, k.compS};
   }
 }
 
-double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const {
-  double t = m_additive.at(batch, et);
+double StepCurve::addKindsAt(double start, double batch, double et, bool& computeBound) const {
+  double work = start;
   bool compute = false;
   for (int i = 0; i < m_packedCount; ++i) {
     const Packed& p = m_packed[static_cast<std::size_t>(i)];
     const double mem = p.mem.at(batch, et);
     const double comp = p.comp.at(batch, et);
     compute = compute || comp > mem;
-    t += comp > mem ? comp : mem;
+    work += comp > mem ? comp : mem;
   }
   computeBound = compute;
-  return t;
+  return work;
+}
+
+double StepCurve::evaluateAt(double batch, double et, bool& computeBound) const {
+  if (twoBatchOverlap) {
+    const double work = addKindsAt(m_work.at(batch, et), batch, et, computeBound);
+    return m_host.at(batch, et) + std::max(work, overlapS.at(batch, et));
+  }
+  return addKindsAt(m_additive.at(batch, et), batch, et, computeBound);
 }
 
 double StepCurve::TokenTerms::keptLayerTokens(double n) const {
@@ -90,6 +126,14 @@ double StepCurve::TokenTerms::keptLayerTokensSum(double a, double b) const {
 }
 
 double StepCurve::decodeStepSeconds(double batch, double context) const {
+  if (twoBatchOverlap) {
+    const double et = routing.distinct(batch);
+    bool compute = false;
+    const double work =
+        addKindsAt(m_work.at(batch, et), batch, et, compute) - attentionS.c1 * batch +
+        batch * std::max(token.attnKvReadS, token.attnMathS) * token.keptLayerTokens(context);
+    return m_host.at(batch, et) + std::max(work, overlapS.at(batch, et));
+  }
   const double gemms = stepSeconds(batch) - attentionS.c1 * batch;
   return gemms +
          batch * std::max(token.attnKvReadS, token.attnMathS) * token.keptLayerTokens(context);
@@ -97,6 +141,20 @@ double StepCurve::decodeStepSeconds(double batch, double context) const {
 
 double StepCurve::prefillSeconds(double batch, double inputLen) const {
   const double tokens = batch * inputLen;
+  if (twoBatchOverlap) {
+    // The prompt tokens' all-to-all under the other micro-batch's GEMMs and attention.
+    double work = token.kvWriteSPerToken * tokens +
+                  batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen);
+    for (const auto& k : kinds) {
+      if (!k.present) continue;
+      const auto i = static_cast<std::size_t>(k.kind);
+      const double m = k.kind == LayerKind::LmHead ? batch : tokens;
+      const double et = routing.distinct(m);
+      work += std::max(token.prefillMem[i].at(m, et), token.prefillComp[i].at(m, et));
+    }
+    return overheadS + allReduceS.c0 + seqOverheadS * batch +
+           std::max(work, token.allReduceSPerToken * tokens);
+  }
   // One forward pass: t0 and the all-reduce calls' fixed time once, each prompt's sampling.
   double t = overheadS + allReduceS.c0 + seqOverheadS * batch + token.allReduceSPerToken * tokens +
              token.kvWriteSPerToken * tokens +
@@ -110,6 +168,30 @@ double StepCurve::prefillSeconds(double batch, double inputLen) const {
     t += std::max(token.prefillMem[i].at(m, et), token.prefillComp[i].at(m, et));
   }
   return t;
+}
+
+double StepCurve::overlappedDecodeSeconds(double batch, double a, double b) const {
+  if (b < a) return 0.0;
+  const double et = routing.distinct(batch);
+  bool compute = false;
+  const double host = m_host.at(batch, et);
+  const double comm = overlapS.at(batch, et);
+  const double attnPerKept = batch * std::max(token.attnKvReadS, token.attnMathS);
+  const double work0 = addKindsAt(m_work.at(batch, et), batch, et, compute) - attentionS.c1 * batch;
+  // The work grows with the context: the first step i (context a + i) where it reaches the
+  // all-to-all; the steps before it pay the all-to-all.
+  const double steps = std::floor(b - a) + 1;
+  double lo = 0, hi = steps;
+  while (hi > lo) {
+    const double mid = std::floor((lo + hi) / 2);
+    if (work0 + attnPerKept * token.keptLayerTokens(a + mid) >= comm) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return steps * host + lo * comm + (steps - lo) * work0 +
+         attnPerKept * token.keptLayerTokensSum(a + lo, a + steps - 1);
 }
 
 }  // namespace qf

@@ -19,11 +19,13 @@ Candidate candidateFromDeployment(const DeployConfig& c, const std::string& mode
   if (c.ep > 1) id << "-ep" << c.ep;
   if (c.redundantExperts > 0) id << "-r" << c.redundantExperts;
   if (c.dpAttention) id << "-dpa";
+  if (c.twoBatchOverlap) id << "-tbo";
   if (c.disaggregated()) {
     id << "-pd-p" << c.prefillTp << "x" << c.prefillReplicas;
     if (c.prefillEp > 1) id << "-ep" << c.prefillEp;
     if (c.prefillRedundantExperts > 0) id << "-r" << c.prefillRedundantExperts;
     if (c.prefillDpAttention) id << "-dpa";
+    if (c.prefillTwoBatchOverlap) id << "-tbo";
     if (c.prefillGpu != c.gpu) id << "-" << c.prefillGpu;
     if (c.prefillSchemeId() != c.schemeId()) id << "-" << c.prefillSchemeId();
   }

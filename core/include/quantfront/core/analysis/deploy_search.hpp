@@ -66,6 +66,9 @@ struct DeploySpace {
   bool moeParallel = true;
   /// The busiest GPU's routed-expert work over the mean under EP (1: uniform routing).
   double expertImbalance = 1.0;
+  /// MoE layouts whose all-to-all two-batch overlap can hide (DP attention, EP over every GPU
+  /// of the replica) are also tried with it (docs/model.md, "Two-batch overlap").
+  bool twoBatchOverlap = false;
   /// Also search disaggregated deployments (docs/model.md, "Disaggregated prefill and
   /// decode"): a prefill pool and a decode pool, each with its own GPU (of `gpus`), scheme
   /// assignment, TP and replicas, one KV dtype for both, their GPUs together at most maxGpus.
@@ -75,7 +78,8 @@ struct DeploySpace {
 /// The layouts the search tries at `tp`: plain TP, then for a MoE model with moeParallel each
 /// EP degree (a power of two dividing tp, and tp itself: EP 24 or 72 over whole nodes; where
 /// it does not divide the experts, with the fewest redundant slots that make it divide
-/// experts + slots) without and with DP attention (tp at least 2).
+/// experts + slots) without and with DP attention (tp at least 2); with twoBatchOverlap, DP
+/// attention at EP = tp also with two-batch overlap.
 std::vector<MoeLayout> moeLayouts(const DeploySpace& space, int tp);
 
 /// The schedulers that admit a replica's sequences side by side: its GPUs under DP attention
@@ -105,6 +109,7 @@ struct DeployConfig {
   /// the experts alone; docs/model.md, "Redundant expert slots").
   int redundantExperts = 0;
   bool dpAttention = false;         ///< attention data-parallel over the replica's GPUs (MoE)
+  bool twoBatchOverlap = false;     ///< two micro-batches, one's all-to-all under the other
   std::string linear, moe, lmHead;  ///< scheme ids per kind (moe empty for a dense model)
   std::string kvDtype;
   /// The replica's batch cap: under DP attention its GPUs' together (each GPU a scheduler
@@ -128,6 +133,7 @@ struct DeployConfig {
   int prefillEp = 1;
   bool prefillDpAttention = false;
   int prefillRedundantExperts = 0;
+  bool prefillTwoBatchOverlap = false;
   double kvTransferMs = 0;  ///< one request's KV from prefill to decode (disaggregated)
   /// ep, dpAttention and redundantExperts as the layout a scenario takes (the decode pool's
   /// when disaggregated; prefillPool().layout() is the prefill pool's).

@@ -116,6 +116,11 @@ struct Scenario {
   /// groups, so ep must divide their sum (DeepSeek-V3's 256 + 32 over EP 72). Every slot is
   /// stored, and a step that touches every expert reads every slot.
   int redundantExperts = 0;
+  /// Two-batch overlap (SGLang --enable-two-batch-overlap, vLLM --enable-dbo): the batch runs
+  /// as two micro-batches, one's all-to-all dispatch and combine under the other's GEMMs and
+  /// attention. Needs DP attention and ep = tp. Each micro-batch reads the layers' weights and
+  /// makes its own collective calls (docs/model.md, "Two-batch overlap").
+  bool twoBatchOverlap = false;
   std::int64_t maxModelLen = 8192;  ///< tokens of KV reserved per sequence
   double kvBytesPerElement = 2.0;   ///< bytes per KV element (bf16 2, fp8 1)
   double memUtil = 0.92;            ///< vLLM gpu_memory_utilization u
@@ -252,12 +257,21 @@ class StepCurve {
   std::array<Packed, 3> m_packed{};
   int m_packedCount = 0;
   Affine m_additive;
+  /// Under two-batch overlap: what no micro-batch hides (t0, t_seq, the collectives' calls)
+  /// and what the all-to-all hides under (attention), apart.
+  Affine m_host, m_work;
+  /// `start` plus each kind's active side at the batch (whether any is compute-bound).
+  [[nodiscard]] double addKindsAt(double start, double batch, double et, bool& computeBound) const;
 
  public:
   [[nodiscard]] const std::array<Packed, 3>& packed() const { return m_packed; }
   [[nodiscard]] int packedCount() const { return m_packedCount; }
   std::array<KindTerm, 3> kinds;
   Affine allReduceS;  ///< TP all-reduce term (0 when TP = 1)
+  /// Under two-batch overlap, the all-to-all's bytes, hidden under the other micro-batch's
+  /// work: a step pays the longer of the two (0 otherwise; docs/model.md, "Two-batch overlap").
+  Affine overlapS;
+  bool twoBatchOverlap = false;
   /// Attention at --context N, its own kernel after the projections: c1 = max(KV read,
   /// attention math) per sequence; 0 when the context is 0.
   Affine attentionS;
@@ -287,6 +301,10 @@ class StepCurve {
   /// One decode step of `batch` sequences, each with `context` tokens of KV, seconds (the
   /// scenario's --context attention replaced by this context's).
   [[nodiscard]] double decodeStepSeconds(double batch, double context) const;
+  /// Σ of the decode steps of `batch` sequences at contexts a, a + 1, ..., b under two-batch
+  /// overlap: each step pays the longer of its work (its attention grows with the context) and
+  /// the all-to-all, in closed form around the first context whose work is the longer.
+  [[nodiscard]] double overlappedDecodeSeconds(double batch, double a, double b) const;
   /// Prefill of `batch` prompts of `inputLen` tokens each, as one step: GEMMs at
   /// M = batch·inputLen (the LM head only for the last token of each), causal attention, the KV
   /// write, the all-reduce and t0. Seconds.
@@ -305,7 +323,8 @@ class StepCurve {
   [[nodiscard]] Affine activeAt(double batch) const;
   /// Packs the present kinds' coefficients for evaluateAt (call after editing `kinds`).
   void finalize();
-  /// Every B > 1 where some kind switches between memory- and compute-bound, sorted.
+  /// Every B > 1 where some kind switches between memory- and compute-bound, or (under
+  /// two-batch overlap) the all-to-all and the work it hides under change places, sorted.
   [[nodiscard]] std::vector<double> knots() const;
   /// The memory-bound floor: every present kind's weight stream at batch 1 (no t0, no
   /// attention or all-reduce), seconds; SchemeReport::memoryFloorMs is this × 1e3.

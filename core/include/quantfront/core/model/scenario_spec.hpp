@@ -82,13 +82,14 @@ Result<GpuSpec> scenarioGpu(const ScenarioSpec& spec, const Catalog& cat = Catal
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const Catalog& cat = Catalog::bundled());
 
 /// How a MoE replica spreads its experts and attention over its GPUs (Scenario's ep,
-/// dpAttention, expertImbalance and redundantExperts), checked with the scenario: under DP
-/// attention the heads need not split over the GPUs.
+/// dpAttention, expertImbalance, redundantExperts and twoBatchOverlap), checked with the scenario:
+/// under DP attention the heads need not split over the GPUs.
 struct MoeLayout {
   int ep = 1;
   bool dpAttention = false;
   double expertImbalance = 1.0;
   int redundantExperts = 0;
+  bool twoBatchOverlap = false;
   bool operator==(const MoeLayout&) const = default;
 };
 Result<Scenario> resolveScenario(const ScenarioSpec& spec, const MoeLayout& layout,

@@ -327,3 +327,44 @@ TEST_CASE("the Deploy view speculates with a draft model as qfront search --spec
   CHECK_FALSE(v.search());
   CHECK(v.status().contains("a draft must be smaller than its target"));
 }
+
+TEST_CASE("the Deploy tab tries two-batch overlap when asked and says which deployments run it",
+          "[ui][deploy][moe]") {
+  qf::testing::app();
+  qf::ui::DeployView v;
+  v.setModel(*qf::Catalog::bundled().resolveModel("deepseek-v3"));
+  for (int i = 0; i < v.gpuList()->count(); ++i) {
+    auto* item = v.gpuList()->item(i);
+    if (item->flags() == Qt::NoItemFlags) continue;
+    item->setCheckState(item->data(Qt::UserRole).toString() == "h100-sxm" ? Qt::Checked
+                                                                          : Qt::Unchecked);
+  }
+  for (int i = 0; i < v.schemeList()->count(); ++i) {
+    auto* item = v.schemeList()->item(i);
+    item->setCheckState(item->text() == "w8a8-fp8" ? Qt::Checked : Qt::Unchecked);
+  }
+  v.inputLenBox()->setValue(2000);
+  v.outputLenBox()->setValue(1000);
+  v.sloTpotBox()->setValue(100);
+  v.maxGpusBox()->setValue(16);
+  REQUIRE_FALSE(v.twoBatchOverlapBox()->isChecked());  // off by default, as in the CLI
+  REQUIRE(v.search());
+  for (const auto& c : v.result()->frontier) CHECK_FALSE(c.twoBatchOverlap);
+  const double without = v.result()->best->usdPerMillionOutputTokens;
+  v.twoBatchOverlapBox()->setChecked(true);
+  REQUIRE(v.search());
+  const auto& r = *v.result();
+  // Across two nodes the all-to-all crosses the network: hidden, the largest batches cost less.
+  CHECK(r.best->usdPerMillionOutputTokens < without);
+  int overlapped = 0;
+  for (int row = 0; row < static_cast<int>(r.frontier.size()); ++row) {
+    const auto& c = r.frontier[static_cast<std::size_t>(row)];
+    if (!c.twoBatchOverlap) continue;
+    ++overlapped;
+    CHECK(c.dpAttention);
+    CHECK(c.ep == c.tp);
+    CHECK(v.table()->item(row, 2)->text().contains("two-batch overlap"));
+    CHECK(v.hoverText(row).contains("two-batch overlap"));
+  }
+  CHECK(overlapped > 0);
+}

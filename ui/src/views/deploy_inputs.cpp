@@ -75,6 +75,16 @@ QWidget* DeployView::buildInputs() {
       "Also search disaggregated deployments: a prefill pool and a decode pool, each with its "
       "own GPU, schemes, TP and replicas, one KV dtype, the KV moved between them (as qfront "
       "search --disaggregated). Split deployments are drawn hollow.");
+  m_twoBatchOverlap = new QCheckBox("MoE: also two-batch overlap", inputs);
+  m_twoBatchOverlap->setObjectName("deployTwoBatchOverlap");
+  m_twoBatchOverlap->setToolTip(
+      "MoE models: also try each DP-attention layout with EP over every GPU of the replica "
+      "with two-batch overlap, its all-to-all under a second micro-batch's work (SGLang "
+      "--enable-two-batch-overlap, vLLM --enable-dbo; qfront search --two-batch-overlap)");
+  auto* pools = new QVBoxLayout;
+  pools->setSpacing(0);
+  pools->addWidget(m_disaggregated);
+  pools->addWidget(m_twoBatchOverlap);
   m_kvBf16 = new QCheckBox("bf16", inputs);
   m_kvFp8 = new QCheckBox("fp8", inputs);
   m_kvBf16->setChecked(true);
@@ -101,7 +111,7 @@ QWidget* DeployView::buildInputs() {
   form->addRow("Schemes", m_perKind);
   form->addRow("KV cache", kv);
   form->addRow("Speculation", spec);
-  form->addRow("Pools", m_disaggregated);
+  form->addRow("Pools", pools);
   auto* left = new QVBoxLayout(inputs);
   left->addLayout(form);
   left->addWidget(new QLabel("GPUs (priced ones)", inputs));

@@ -98,6 +98,9 @@ class DeployView : public QWidget {
   [[nodiscard]] QComboBox* specDraftBox() const { return m_specDraft; }
   /// Also search split prefill and decode pools (qfront search --disaggregated).
   [[nodiscard]] QCheckBox* disaggregatedBox() const { return m_disaggregated; }
+  /// MoE: also two-batch overlap at EP = TP under DP attention (qfront search
+  /// --two-batch-overlap).
+  [[nodiscard]] QCheckBox* twoBatchOverlapBox() const { return m_twoBatchOverlap; }
 
  signals:
   /// The user asked to add the selected deployment to the session.
@@ -145,6 +148,7 @@ class DeployView : public QWidget {
   QSpinBox* m_maxGpus = nullptr;
   QCheckBox* m_perKind = nullptr;
   QCheckBox* m_disaggregated = nullptr;
+  QCheckBox* m_twoBatchOverlap = nullptr;
   QCheckBox* m_kvBf16 = nullptr;
   QCheckBox* m_kvFp8 = nullptr;
   QCheckBox* m_dataCentre = nullptr;

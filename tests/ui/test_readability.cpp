@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
@@ -489,6 +490,22 @@ TEST_CASE("the step-time axis is fitted to where the answer lies and says when c
     for (const auto& p : s.points) maxIn = std::max(maxIn, p.stepMs);
   }
   CHECK(plot->yAxis->range().upper >= maxIn);
+}
+
+TEST_CASE("the window opens inside a screen smaller than its 1500 x 920, its frame included",
+          "[ui][layout]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  const QScreen* sc = w.screen();
+  REQUIRE(sc != nullptr);
+  const QSize room = sc->availableGeometry().size();
+  INFO("screen " << room.width() << " x " << room.height());
+  // The test platform's screen (800 x 600 offscreen) is smaller: the window keeps 10 and 40
+  // pixels for its frame, unless its layout needs more.
+  REQUIRE((room.width() < 1510 || room.height() < 960));
+  CHECK(w.width() <= std::max(room.width() - 10, w.minimumSizeHint().width()));
+  CHECK(w.height() <= std::max(room.height() - 40, w.minimumSizeHint().height()));
+  CHECK(w.size() != QSize(1500, 920));
 }
 
 TEST_CASE(

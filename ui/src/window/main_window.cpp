@@ -15,6 +15,7 @@
 #include <QProgressBar>
 #include <QProgressDialog>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -119,13 +120,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     if (m_showingDocument) return;
     m_doc->editSelection(m_pareto->objectives(), m_pareto->gates());
   });
-  resize(1500, 920);
+  resize(initialSize());
   // Start on the bundled example session (its scenario is the seed's Figure 1).
   setSession(bundledExampleSession(), QString());
   m_example = true;
   updateTitle();
   // The window opens on the step-time view, whatever tab the example was saved on.
   showTab("step");
+}
+
+QSize MainWindow::initialSize() const {
+  // 1,500 × 920 where the screen has room; on a smaller one (1,280 × 720) the window opens
+  // inside it, its frame (title bar and borders, about 40 and 10 pixels) included, never below
+  // what its layout needs.
+  QSize want(1500, 920);
+  if (const QScreen* sc = screen()) {
+    const QSize room = sc->availableGeometry().size() - QSize(10, 40);
+    want = want.boundedTo(room).expandedTo(minimumSizeHint());
+  }
+  return want;
 }
 
 const TabSpec* MainWindow::currentTabSpec() const {

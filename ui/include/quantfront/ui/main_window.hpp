@@ -259,6 +259,8 @@ class MainWindow : public QMainWindow {
   void feedTabViews(unsigned parts);
   /// Marks `tab` as lagging (`parts` changed) and draws it if it is in sight.
   void refeed(Tab tab, unsigned parts);
+  /// The size the window opens at: 1,500 × 920, or what the screen has room for.
+  [[nodiscard]] QSize initialSize() const;
   [[nodiscard]] const TabSpec* currentTabSpec() const;
   void buildSchemesTab();
   void buildServingTab();

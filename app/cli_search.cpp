@@ -281,12 +281,12 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     if (v.is_number_integer()) return std::to_string(v.get<long long>());
     return fixedOrInf(v.get<double>(), 3);
   };
-  // A search with two-batch overlap says which deployments run it: a CSV column of its own,
-  // "yes+tbo" in the table's DP attention column.
+  // A search with two-batch overlap says which deployments run it: a CSV column for each pool,
+  // "yes+tbo" in the table's DP attention column and "+tbo" after the prefill pool's TP.
   const bool tbo = sp.twoBatchOverlap;
   if (fmtName == "csv") {
     for (std::size_t i = 0; i < std::size(cols); ++i) out << (i ? "," : "") << cols[i];
-    out << (tbo ? ",two_batch_overlap" : "") << "\n";
+    out << (tbo ? ",two_batch_overlap,prefill_two_batch_overlap" : "") << "\n";
     // A per-kind scheme id holds commas: such a cell is quoted.
     auto csvCell = [&](const Json& v) {
       const std::string text = cell(v);
@@ -295,7 +295,8 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
     for (const auto& c : j["frontier"]) {
       for (std::size_t i = 0; i < std::size(cols); ++i)
         out << (i ? "," : "") << csvCell(c[cols[i]]);
-      if (tbo) out << "," << cell(c["two_batch_overlap"]);
+      if (tbo)
+        out << "," << cell(c["two_batch_overlap"]) << "," << cell(c["prefill_two_batch_overlap"]);
       out << "\n";
     }
     if (!r.nothingFeasible.empty())
@@ -321,9 +322,13 @@ void printSearch(const std::string& fmtName, const DeploySpace& sp, const Servin
   out << "\n";
   for (const auto& c : j["frontier"]) {
     for (std::size_t i = 0; i < std::size(cols); ++i) {
-      const bool overlapped =
-          tbo && std::string(cols[i]) == "dp_attention" && c.value("two_batch_overlap", false);
-      out << std::setw(widths[i]) << (overlapped ? std::string("yes+tbo") : cell(c[cols[i]]));
+      const std::string col = cols[i];
+      std::string text = cell(c[cols[i]]);
+      if (tbo && col == "dp_attention" && c.value("two_batch_overlap", false)) text = "yes+tbo";
+      if (tbo && col == "prefill_tp" && c["prefill_two_batch_overlap"].is_boolean() &&
+          c["prefill_two_batch_overlap"].get<bool>())
+        text += "+tbo";
+      out << std::setw(widths[i]) << text;
     }
     out << "\n";
   }

@@ -698,6 +698,42 @@ TEST_CASE("qfront serving --two-batch-overlap: echoed, and a saturated EP 16 ser
         1.2 * plain["loads"][0]["analytic_output_tok_s"].get<double>());
 }
 
+TEST_CASE("qfront search --two-batch-overlap says which pools run it, in CSV, table and JSON",
+          "[cli][search][moe]") {
+  const std::vector<std::string> base = {
+      "search", "--model",       "deepseek-v3", "--gpus",         "h100-sxm,b200", "--max-gpus",
+      "16",     "--schemes",     "w8a8-fp8",    "--input-len",    "2000",          "--output-len",
+      "1000",   "--slo-tpot-ms", "100",         "--disaggregated"};
+  auto with = [&](std::vector<std::string> more) {
+    auto args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    const auto r = qfront(args);
+    INFO(r.err);
+    REQUIRE(r.rc == 0);
+    return r.out;
+  };
+  const std::string plainCsv = with({"--format", "csv"});
+  CHECK(plainCsv.find("two_batch_overlap") == std::string::npos);
+  const std::string csv = with({"--two-batch-overlap", "--format", "csv"});
+  const std::string header = csv.substr(0, csv.find('\n'));
+  const std::string tail = ",two_batch_overlap,prefill_two_batch_overlap";
+  REQUIRE(header.size() > tail.size());
+  CHECK(header.substr(header.size() - tail.size()) == tail);
+  const auto j = nlohmann::json::parse(with({"--two-batch-overlap", "--format", "json"}));
+  int decodeRows = 0, prefillRows = 0;
+  for (const auto& c : j["frontier"]) {
+    if (c["two_batch_overlap"].get<bool>()) ++decodeRows;
+    if (c["prefill_two_batch_overlap"].is_boolean() && c["prefill_two_batch_overlap"].get<bool>())
+      ++prefillRows;
+  }
+  // The pools take it somewhere on this frontier, and the table says where.
+  CHECK(decodeRows + prefillRows > 0);
+  const std::string table = with({"--two-batch-overlap"});
+  if (decodeRows > 0) CHECK(table.find("yes+tbo") != std::string::npos);
+  if (prefillRows > 0) CHECK(table.find("+tbo ") != std::string::npos);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(j["frontier"].size()) + 1);
+}
+
 TEST_CASE("qfront serving under DP attention admits the engine's limits per rank",
           "[cli][serving][moe]") {
   const std::vector<std::string> base = {

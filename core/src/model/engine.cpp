@@ -358,6 +358,7 @@ void splitIntoMicroBatches(StepCurve& curve) {
       a->c0 *= 2.0;
       a->cE *= 2.0;
     }
+    k.dequantS *= 2.0;
   }
 }
 
@@ -665,8 +666,9 @@ Result<SchemeReport> schemeReport(const Scenario& s, const ParamCounts& params,
   {
     const double beta =
         s.gpu.bandwidthBytesPerS() * s.efficiency.bandwidthEff * lin.kernelBandwidthEff;
-    const double ridge =
-        (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS / 2.0;
+    // Under two-batch overlap each micro-batch of B/2 reaches the kernel's ridge.
+    const double ridge = (lin.bytesPerWeight / beta - lin.dequantSPerWeight) * lin.peakFlopsPerS /
+                         2.0 * (cv.twoBatchOverlap ? 2.0 : 1.0);
     if (ridge > 0) sr.ridgeBatch = ridge;
     const KindTerm& moe = cv.kinds[static_cast<std::size_t>(LayerKind::Moe)];
     if (moe.present) {
@@ -715,6 +717,15 @@ Result<EngineReport> runEngine(const Scenario& s, const std::vector<SchemeAssign
       const Affine ar = sr.curve.additiveS();
       sr.points.resize(batches.size());
       PointReport* out = sr.points.data();
+      if (sr.curve.twoBatchOverlap) {
+        // Two-batch overlap: the longer of the work and the all-to-all (StepCurve::evaluateAt).
+        for (std::size_t i = 0; i < batches.size(); ++i) {
+          bool compute = false;
+          const double t = sr.curve.evaluateAt(batches[i], et[i], compute);
+          out[i] = {batches[i], t * 1e3, batches[i] / t, compute ? Bound::Compute : Bound::Memory};
+        }
+        continue;
+      }
       // The kind count is a template parameter so the inner loop unrolls.
       auto fill = [&]<int N>(std::integral_constant<int, N>) {
         for (std::size_t i = 0; i < batches.size(); ++i) {

@@ -171,7 +171,7 @@ double StepCurve::prefillSeconds(double batch, double inputLen) const {
 }
 
 double StepCurve::overlappedDecodeSeconds(double batch, double a, double b) const {
-  if (b < a) return 0.0;
+  if (b - a + 1 <= 0) return 0.0;
   const double et = routing.distinct(batch);
   bool compute = false;
   const double host = m_host.at(batch, et);
@@ -179,9 +179,10 @@ double StepCurve::overlappedDecodeSeconds(double batch, double a, double b) cons
   const double attnPerKept = batch * std::max(token.attnKvReadS, token.attnMathS);
   const double work0 = addKindsAt(m_work.at(batch, et), batch, et, compute) - attentionS.c1 * batch;
   // The work grows with the context: the first step i (context a + i) where it reaches the
-  // all-to-all; the steps before it pay the all-to-all.
-  const double steps = std::floor(b - a) + 1;
-  double lo = 0, hi = steps;
+  // all-to-all; the steps before it pay the all-to-all. b − a + 1 steps, as many as the sum
+  // without overlap counts (a fraction of one where the lengths are not whole).
+  const double steps = b - a + 1;
+  double lo = 0, hi = std::ceil(steps);
   while (hi > lo) {
     const double mid = std::floor((lo + hi) / 2);
     if (work0 + attnPerKept * token.keptLayerTokens(a + mid) >= comm) {
@@ -190,8 +191,9 @@ double StepCurve::overlappedDecodeSeconds(double batch, double a, double b) cons
       lo = mid + 1;
     }
   }
-  return steps * host + lo * comm + (steps - lo) * work0 +
-         attnPerKept * token.keptLayerTokensSum(a + lo, a + steps - 1);
+  const double commSteps = std::min(lo, steps);
+  return steps * host + commSteps * comm + (steps - commSteps) * work0 +
+         attnPerKept * token.keptLayerTokensSum(a + lo, b);
 }
 
 }  // namespace qf

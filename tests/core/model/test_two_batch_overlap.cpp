@@ -260,3 +260,29 @@ TEST_CASE("the search tries two-batch overlap where it applies, and its launch l
     CHECK(l.command.find("overlap") == std::string::npos);
   }
 }
+
+TEST_CASE("two-batch overlap: the engine's reported points and ridge are the curve's",
+          "[engine][moe-parallel][overlap]") {
+  // EP 32: at 65,536 sequences the all-to-all is the longer side, which the points must carry.
+  const Scenario s = deepseekEp(32, true);
+  const Scenario plainScenario = deepseekEp(32, false);
+  auto cands = makeCandidates({"w8a8-fp8"}, "", "", "");
+  REQUIRE(cands.ok());
+  const std::vector<double> batches{1.0, 1024.0, 65536.0};
+  auto rep = runEngine(s, *cands, batches);
+  auto plain = runEngine(plainScenario, *cands, batches);
+  REQUIRE(rep);
+  REQUIRE(plain);
+  const SchemeReport& sr = rep->schemes.front();
+  const StepCurve& c = sr.curve;
+  REQUIRE(c.overlapS.c1 * 65536.0 > workOf(c, 65536.0));
+  for (std::size_t i = 0; i < batches.size(); ++i) {
+    INFO("B = " << batches[i]);
+    CHECK(sr.points[i].stepMs == Approx(c.stepSeconds(batches[i]) * 1e3));
+    CHECK(sr.points[i].tokensPerS == Approx(batches[i] / c.stepSeconds(batches[i])));
+  }
+  // Each micro-batch of B/2 turns compute-bound at the kernel's ridge: the batch's is twice it.
+  REQUIRE(plain->schemes.front().ridgeBatch.has_value());
+  REQUIRE(sr.ridgeBatch.has_value());
+  CHECK(*sr.ridgeBatch == Approx(2.0 * *plain->schemes.front().ridgeBatch));
+}

@@ -23,6 +23,7 @@
 #include <quantfront/core/base/resources.hpp>
 #include <quantfront/core/model/catalog.hpp>
 #include <quantfront/core/session/session.hpp>
+#include <quantfront/ui/deploy_view.hpp>
 #include <quantfront/ui/label_layout.hpp>
 #include <quantfront/ui/main_window.hpp>
 #include <quantfront/ui/pareto_view.hpp>
@@ -490,6 +491,30 @@ TEST_CASE("the step-time axis is fitted to where the answer lies and says when c
     for (const auto& p : s.points) maxIn = std::max(maxIn, p.stepMs);
   }
   CHECK(plot->yAxis->range().upper >= maxIn);
+}
+
+TEST_CASE("at 1280 x 720 a Deploy answer's long summary leaves its table rows in sight",
+          "[ui][layout][deploy]") {
+  qf::testing::app();
+  qf::ui::MainWindow w;
+  w.setSession(qf::testing::exampleSession(), QString());
+  auto spec = w.scenario();
+  spec.model = "deepseek-v3";
+  w.setScenario(spec);
+  w.resize(1280, 720);
+  w.show();
+  w.showTab("deploy");
+  auto* v = w.deployView();
+  v->sloTpotBox()->setValue(100);
+  v->maxGpusBox()->setValue(16);
+  REQUIRE(v->search());
+  QApplication::processEvents();
+  REQUIRE(v->table()->rowCount() > 0);
+  // The summary runs to several lines (cheapest, interval, ties, gates); the table keeps at
+  // least its header and two rows (it once had no height at all).
+  CHECK(v->table()->isVisible());
+  CHECK(v->table()->height() >= 90);
+  CHECK(w.height() <= 720);
 }
 
 TEST_CASE("the window opens inside a screen smaller than its 1500 x 920, its frame included",

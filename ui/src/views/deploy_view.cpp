@@ -115,7 +115,7 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Back
   m_summary->setWordWrap(true);
   m_plot = new QCustomPlot(right);
   applyPlotStyle(m_plot);
-  m_plot->setMinimumHeight(300);
+  m_plot->setMinimumHeight(220);
   m_plot->yAxis->setLabel("USD per million output tokens");
   m_plot->xAxis->setLabel("TPOT (ms)");
   m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -163,6 +163,10 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Back
   split->addWidget(m_table);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  // Neither collapses: on a 720-pixel screen a long summary once left the table no height at
+  // all, its rows out of sight until the splitter (a line at the bottom) was found and dragged.
+  split->setChildrenCollapsible(false);
+  m_table->setMinimumHeight(90);
   rv->addWidget(m_summary);
   rv->addWidget(split, 1);
   auto* launchRow = new QHBoxLayout;

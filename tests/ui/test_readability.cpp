@@ -501,7 +501,8 @@ TEST_CASE("at 1280 x 720 a Deploy answer's long summary leaves its table rows in
   auto spec = w.scenario();
   spec.model = "deepseek-v3";
   w.setScenario(spec);
-  w.resize(1280, 720);
+  // 1,270 x 680: the window on a 1,280 x 720 screen, its frame taken off.
+  w.resize(1270, 680);
   w.show();
   w.showTab("deploy");
   auto* v = w.deployView();
@@ -514,7 +515,13 @@ TEST_CASE("at 1280 x 720 a Deploy answer's long summary leaves its table rows in
   // least its header and two rows (it once had no height at all).
   CHECK(v->table()->isVisible());
   CHECK(v->table()->height() >= 90);
-  CHECK(w.height() <= 720);
+  CHECK(w.height() <= 680);
+  // Nothing overlaps: the table starts below the plot, and the launch row below the table.
+  const int plotBottom = v->plot()->mapTo(v, QPoint(0, v->plot()->height())).y();
+  const int tableTop = v->table()->mapTo(v, QPoint(0, 0)).y();
+  const int tableBottom = v->table()->mapTo(v, QPoint(0, v->table()->height())).y();
+  CHECK(tableTop >= plotBottom);
+  CHECK(tableBottom <= v->height());
 }
 
 TEST_CASE("the window opens inside a screen smaller than its 1500 x 920, its frame included",

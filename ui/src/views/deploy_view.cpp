@@ -115,7 +115,7 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Back
   m_summary->setWordWrap(true);
   m_plot = new QCustomPlot(right);
   applyPlotStyle(m_plot);
-  m_plot->setMinimumHeight(220);
+  m_plot->setMinimumHeight(180);
   m_plot->yAxis->setLabel("USD per million output tokens");
   m_plot->xAxis->setLabel("TPOT (ms)");
   m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -167,7 +167,16 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Back
   // all, its rows out of sight until the splitter (a line at the bottom) was found and dragged.
   split->setChildrenCollapsible(false);
   m_table->setMinimumHeight(90);
-  rv->addWidget(m_summary);
+  // The summary scrolls past five lines (cheapest, interval, ties, gates can run to eight), so
+  // the plot and the table keep their room on a 720-pixel screen.
+  auto* summary = new QScrollArea(right);
+  summary->setObjectName("deploySummary");
+  summary->setWidget(m_summary);
+  summary->setWidgetResizable(true);
+  summary->setFrameShape(QFrame::NoFrame);
+  summary->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  summary->setMaximumHeight(5 * m_summary->fontMetrics().lineSpacing() + 6);
+  rv->addWidget(summary);
   rv->addWidget(split, 1);
   auto* launchRow = new QHBoxLayout;
   launchRow->addWidget(new QLabel("Launch with", right));

@@ -195,6 +195,17 @@ void printTable(const EngineReport& r, std::ostream& out) {
   }
   out << "gpu    " << r.scenario.gpu.name << "  x" << r.scenario.tp << "  ("
       << r.scenario.gpu.hbmBandwidthTBps << " TB/s, " << r.scenario.gpu.memoryGib << " GiB)\n";
+  // A MoE replica's layout, when it is not plain TP.
+  const Scenario& sc = r.scenario;
+  if (sc.ep > 1 || sc.dpAttention) {
+    out << "layout EP " << sc.ep;
+    if (sc.redundantExperts > 0) out << " with " << sc.redundantExperts << " redundant slots";
+    if (sc.dpAttention) out << ", DP attention";
+    if (sc.twoBatchOverlap) out << ", two-batch overlap";
+    if (sc.ep > 1 && sc.expertImbalance != 1.0)
+      out << ", expert imbalance " << words(sc.expertImbalance);
+    out << "\n";
+  }
   out << "roofline    " << (r.scenario.efficiency.isDatasheet() ? "datasheet" : "calibrated")
       << "\nefficiency  " << efficiencySummary(r.scenario.efficiency) << "\n\n";
   out << std::left << std::setw(34) << "scheme" << std::right << std::setw(7) << "bits"

@@ -734,6 +734,21 @@ TEST_CASE("qfront search --two-batch-overlap says which pools run it, in CSV, ta
   CHECK(std::count(csv.begin(), csv.end(), '\n') == static_cast<long>(j["frontier"].size()) + 1);
 }
 
+TEST_CASE("qfront model says the MoE layout it priced, and none for plain TP", "[cli][moe]") {
+  const auto wide = qfront({"model", "--model", "deepseek-v3", "--gpu", "h100-sxm", "--scheme",
+                            "w8a8-fp8", "--tp", "72", "--ep", "72", "--redundant-experts", "32",
+                            "--dp-attention", "--two-batch-overlap", "--batch", "18432"});
+  INFO(wide.err);
+  REQUIRE(wide.rc == 0);
+  CHECK(
+      wide.out.find("\nlayout EP 72 with 32 redundant slots, DP attention, two-batch overlap\n") !=
+      std::string::npos);
+  const auto plain = qfront({"model", "--model", "deepseek-v3", "--gpu", "h200-sxm", "--scheme",
+                             "w8a8-fp8", "--tp", "8", "--batch", "64"});
+  REQUIRE(plain.rc == 0);
+  CHECK(plain.out.find("\nlayout ") == std::string::npos);
+}
+
 TEST_CASE("qfront serving under DP attention admits the engine's limits per rank",
           "[cli][serving][moe]") {
   const std::vector<std::string> base = {

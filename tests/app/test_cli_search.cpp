@@ -250,7 +250,13 @@ TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][s
       {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "2",
         "--ep", "2", "--expert-imbalance", "nan", "--use-case", "rag", "--load", "1"},
        "expert-imbalance"},
-      // Two-batch overlap hides an all-to-all: none without DP attention at EP = TP.
+      // Two-batch overlap hides an all-to-all: none on a dense model, none without the MoE
+      // layouts, none without DP attention at EP = TP.
+      {{"search", "--model", "llama-3.1-8b", "--use-case", "rag", "--two-batch-overlap"},
+       "two-batch-overlap"},
+      {{"search", "--model", "qwen3-30b-a3b", "--use-case", "rag", "--no-moe-parallel",
+        "--two-batch-overlap"},
+       "two-batch-overlap"},
       {{"serving", "--model", "qwen3-30b-a3b", "--gpu", "h100-sxm", "--scheme", "bf16", "--tp", "4",
         "--ep", "2", "--dp-attention", "--two-batch-overlap", "--use-case", "rag", "--load", "1"},
        "two-batch-overlap"},

@@ -367,4 +367,9 @@ TEST_CASE("the Deploy tab tries two-batch overlap when asked and says which depl
     CHECK(v.hoverText(row).contains("two-batch overlap"));
   }
   CHECK(overlapped > 0);
+  // A dense model's search ignores the box (the CLI refuses the option for one).
+  v.setModel(*qf::Catalog::bundled().resolveModel("llama-3.1-8b"));
+  REQUIRE(v.twoBatchOverlapBox()->isChecked());
+  CHECK(v.search());
+  CHECK_FALSE(v.result()->frontier.empty());
 }

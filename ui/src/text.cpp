@@ -21,6 +21,7 @@ std::string windowWording(std::string_view optionId) {
       {"price", "a price per GPU-hour (GPU file)"},
       {"skip-unpriced", "GPUs (priced ones) (Deploy tab)"},
       {"dp-attention", "DP attention (Deploy tab)"},
+      {"two-batch-overlap", "MoE: also two-batch overlap (Deploy tab)"},
       {"device", "the device (Measure dialog)"},
       {"objectives", "Objectives (Pareto tab)"},
       {"check", "the held-out check (File › Calibrate…)"},

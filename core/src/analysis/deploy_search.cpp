@@ -134,6 +134,14 @@ std::optional<Error> checkSearch(const DeploySpace& sp, const DeployOptions& o,
   if (!(sp.expertImbalance >= 1.0 && sp.expertImbalance <= 64.0))
     return Error{"", "", "expert-imbalance",
                  "must be in [1, 64] (the busiest GPU's expert work over the mean)"};
+  if (sp.twoBatchOverlap && !(sp.model.isMoe() && sp.moeParallel)) {
+    return Error{"", "", "two-batch-overlap",
+                 sp.model.isMoe() ? std::string("needs the MoE layouts the search tries (it hides "
+                                                "their all-to-all): drop {--no-moe-parallel}")
+                                  : "'" + sp.model.id +
+                                        "' has no routed experts: two-batch overlap hides the "
+                                        "all-to-all of expert parallelism"};
+  }
   if (o.sloTtftMs < 0 || !std::isfinite(o.sloTtftMs))
     return Error{"", "", "slo-ttft-ms", "must be positive"};
   if (o.sloTpotMs < 0 || !std::isfinite(o.sloTpotMs))

@@ -280,7 +280,8 @@ DeployView::Request DeployView::request() const {
   sp.maxGpus = m_maxGpus->value();
   sp.perKind = m_perKind->isChecked();
   sp.disaggregated = m_disaggregated->isChecked();
-  sp.twoBatchOverlap = m_twoBatchOverlap->isChecked();
+  // The box is about MoE layouts: a dense model's search ignores it.
+  sp.twoBatchOverlap = m_twoBatchOverlap->isChecked() && m_model.isMoe();
   sp.kvDtypes.clear();
   if (m_kvBf16->isChecked()) sp.kvDtypes.push_back("bf16");
   if (m_kvFp8->isChecked()) sp.kvDtypes.push_back("fp8");

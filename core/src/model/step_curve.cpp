@@ -139,35 +139,42 @@ double StepCurve::decodeStepSeconds(double batch, double context) const {
          batch * std::max(token.attnKvReadS, token.attnMathS) * token.keptLayerTokens(context);
 }
 
+namespace {
+
+/// `start` plus each kind's prefill GEMMs for `batch` prompts of `tokens` tokens in all (the
+/// LM head computes logits for the last token of each prompt only), in kind order.
+double addPrefillKinds(const StepCurve& c, double start, double batch, double tokens) {
+  double t = start;
+  for (const auto& k : c.kinds) {
+    if (!k.present) continue;
+    const auto i = static_cast<std::size_t>(k.kind);
+    const double m = k.kind == LayerKind::LmHead ? batch : tokens;
+    const double et = c.routing.distinct(m);
+    t += std::max(c.token.prefillMem[i].at(m, et), c.token.prefillComp[i].at(m, et));
+  }
+  return t;
+}
+
+}  // namespace
+
 double StepCurve::prefillSeconds(double batch, double inputLen) const {
   const double tokens = batch * inputLen;
   if (twoBatchOverlap) {
     // The prompt tokens' all-to-all under the other micro-batch's GEMMs and attention.
-    double work = token.kvWriteSPerToken * tokens +
-                  batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen);
-    for (const auto& k : kinds) {
-      if (!k.present) continue;
-      const auto i = static_cast<std::size_t>(k.kind);
-      const double m = k.kind == LayerKind::LmHead ? batch : tokens;
-      const double et = routing.distinct(m);
-      work += std::max(token.prefillMem[i].at(m, et), token.prefillComp[i].at(m, et));
-    }
+    const double work =
+        addPrefillKinds(*this,
+                        token.kvWriteSPerToken * tokens +
+                            batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen),
+                        batch, tokens);
     return overheadS + allReduceS.c0 + seqOverheadS * batch +
            std::max(work, token.allReduceSPerToken * tokens);
   }
   // One forward pass: t0 and the all-reduce calls' fixed time once, each prompt's sampling.
-  double t = overheadS + allReduceS.c0 + seqOverheadS * batch + token.allReduceSPerToken * tokens +
-             token.kvWriteSPerToken * tokens +
-             batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen);
-  for (const auto& k : kinds) {
-    if (!k.present) continue;
-    const auto i = static_cast<std::size_t>(k.kind);
-    // The LM head computes logits for the last token of each prompt only.
-    const double m = k.kind == LayerKind::LmHead ? batch : tokens;
-    const double et = routing.distinct(m);
-    t += std::max(token.prefillMem[i].at(m, et), token.prefillComp[i].at(m, et));
-  }
-  return t;
+  return addPrefillKinds(*this,
+                         overheadS + allReduceS.c0 + seqOverheadS * batch +
+                             token.allReduceSPerToken * tokens + token.kvWriteSPerToken * tokens +
+                             batch * token.attnMathS * token.keptLayerTokensSum(1.0, inputLen),
+                         batch, tokens);
 }
 
 double StepCurve::overlappedDecodeSeconds(double batch, double a, double b) const {

@@ -18,6 +18,23 @@
 
 #include "support/qt_app.hpp"
 
+namespace {
+
+/// Ticks one GPU (of those that can be ticked) and one scheme, and nothing else.
+void tickOnly(qf::ui::DeployView& v, const QString& gpu, const QString& scheme) {
+  for (int i = 0; i < v.gpuList()->count(); ++i) {
+    auto* item = v.gpuList()->item(i);
+    if (item->flags() == Qt::NoItemFlags) continue;
+    item->setCheckState(item->data(Qt::UserRole).toString() == gpu ? Qt::Checked : Qt::Unchecked);
+  }
+  for (int i = 0; i < v.schemeList()->count(); ++i) {
+    auto* item = v.schemeList()->item(i);
+    item->setCheckState(item->text() == scheme ? Qt::Checked : Qt::Unchecked);
+  }
+}
+
+}  // namespace
+
 TEST_CASE("the Deploy view searches, draws and lists the frontier", "[ui][deploy]") {
   qf::testing::app();
   qf::ui::DeployView v;
@@ -233,16 +250,7 @@ TEST_CASE("the Deploy view searches split prefill and decode pools and draws the
   qf::testing::app();
   qf::ui::DeployView v;
   v.setModel(*qf::Catalog::bundled().resolveModel("llama-3.1-70b"));
-  for (int i = 0; i < v.gpuList()->count(); ++i) {
-    auto* item = v.gpuList()->item(i);
-    if (item->flags() == Qt::NoItemFlags) continue;
-    item->setCheckState(item->data(Qt::UserRole).toString() == "h100-sxm" ? Qt::Checked
-                                                                          : Qt::Unchecked);
-  }
-  for (int i = 0; i < v.schemeList()->count(); ++i) {
-    auto* item = v.schemeList()->item(i);
-    item->setCheckState(item->text() == "w8a8-fp8" ? Qt::Checked : Qt::Unchecked);
-  }
+  tickOnly(v, "h100-sxm", "w8a8-fp8");
   // Long prompts, short outputs (qfront search --disaggregated's case in the CLI tests).
   v.inputLenBox()->setValue(4096);
   v.outputLenBox()->setValue(256);
@@ -333,16 +341,7 @@ TEST_CASE("the Deploy tab tries two-batch overlap when asked and says which depl
   qf::testing::app();
   qf::ui::DeployView v;
   v.setModel(*qf::Catalog::bundled().resolveModel("deepseek-v3"));
-  for (int i = 0; i < v.gpuList()->count(); ++i) {
-    auto* item = v.gpuList()->item(i);
-    if (item->flags() == Qt::NoItemFlags) continue;
-    item->setCheckState(item->data(Qt::UserRole).toString() == "h100-sxm" ? Qt::Checked
-                                                                          : Qt::Unchecked);
-  }
-  for (int i = 0; i < v.schemeList()->count(); ++i) {
-    auto* item = v.schemeList()->item(i);
-    item->setCheckState(item->text() == "w8a8-fp8" ? Qt::Checked : Qt::Unchecked);
-  }
+  tickOnly(v, "h100-sxm", "w8a8-fp8");
   v.inputLenBox()->setValue(2000);
   v.outputLenBox()->setValue(1000);
   v.sloTpotBox()->setValue(100);

@@ -51,10 +51,7 @@ DeployConfig DeployConfig::prefillPool() const {
   p.lmHead = prefillLmHead;
   p.kvDtype = kvDtype;
   p.maxBatch = maxBatch;
-  MoeLayout l{prefillEp, prefillDpAttention};
-  l.redundantExperts = prefillRedundantExperts;
-  l.twoBatchOverlap = prefillTwoBatchOverlap;
-  p.setLayout(l);
+  p.setLayout(prefillLayout());
   return p;
 }
 
@@ -70,6 +67,13 @@ void DeployConfig::setPrefillLayout(const MoeLayout& l) {
   prefillDpAttention = l.dpAttention;
   prefillRedundantExperts = l.redundantExperts;
   prefillTwoBatchOverlap = l.twoBatchOverlap;
+}
+
+MoeLayout DeployConfig::prefillLayout() const {
+  MoeLayout l{prefillEp, prefillDpAttention};
+  l.redundantExperts = prefillRedundantExperts;
+  l.twoBatchOverlap = prefillTwoBatchOverlap;
+  return l;
 }
 
 MoeLayout DeployConfig::layout() const {

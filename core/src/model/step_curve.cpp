@@ -9,20 +9,30 @@
 
 namespace qf {
 
+namespace {
+
+/// `start` plus each present kind's active side (memory or compute) at `batch`: one Affine of
+/// the step valid around it.
+Affine addActiveSides(const StepCurve& c, Affine start, double batch) {
+  const double et = c.routing.distinct(batch);
+  for (const auto& k : c.kinds) {
+    if (k.present) start += k.memS.at(batch, et) >= k.compS.at(batch, et) ? k.memS : k.compS;
+  }
+  return start;
+}
+
+}  // namespace
+
 double StepCurve::stepSecondsAt(double batch, double et) const {
   bool compute = false;
   return evaluateAt(batch, et, compute);
 }
 
 Affine StepCurve::activeAt(double batch) const {
-  const double et = routing.distinct(batch);
-  Affine a = twoBatchOverlap ? m_work : m_additive;
-  for (const auto& k : kinds) {
-    if (!k.present) continue;
-    a += k.memS.at(batch, et) >= k.compS.at(batch, et) ? k.memS : k.compS;
-  }
+  const Affine a = addActiveSides(*this, twoBatchOverlap ? m_work : m_additive, batch);
   if (!twoBatchOverlap) return a;
   // The longer of the work and the all-to-all it hides, then what nothing hides.
+  const double et = routing.distinct(batch);
   Affine t = overlapS.at(batch, et) > a.at(batch, et) ? overlapS : a;
   t += m_host;
   return t;
@@ -47,11 +57,7 @@ std::vector<double> StepCurve::knots() const {
     const bool last = i + 1 == bounds.size();
     const double hi = last ? std::numeric_limits<double>::infinity() : bounds[i + 1];
     const double mid = last ? 2.0 * lo + 1.0 : 0.5 * (lo + hi);
-    const double et = routing.distinct(mid);
-    Affine work = m_work;
-    for (const auto& k : kinds) {
-      if (k.present) work += k.memS.at(mid, et) >= k.compS.at(mid, et) ? k.memS : k.compS;
-    }
+    const Affine work = addActiveSides(*this, m_work, mid);
     for (const double r : signChanges(work - overlapS, routing, lo)) {
       if (r > lo && r < hi) out.push_back(r);
     }
@@ -126,14 +132,8 @@ double StepCurve::TokenTerms::keptLayerTokensSum(double a, double b) const {
 }
 
 double StepCurve::decodeStepSeconds(double batch, double context) const {
-  if (twoBatchOverlap) {
-    const double et = routing.distinct(batch);
-    bool compute = false;
-    const double work =
-        addKindsAt(m_work.at(batch, et), batch, et, compute) - attentionS.c1 * batch +
-        batch * std::max(token.attnKvReadS, token.attnMathS) * token.keptLayerTokens(context);
-    return m_host.at(batch, et) + std::max(work, overlapS.at(batch, et));
-  }
+  // Under two-batch overlap: the one step of the sum at this context.
+  if (twoBatchOverlap) return overlappedDecodeSeconds(batch, context, context);
   const double gemms = stepSeconds(batch) - attentionS.c1 * batch;
   return gemms +
          batch * std::max(token.attnKvReadS, token.attnMathS) * token.keptLayerTokens(context);

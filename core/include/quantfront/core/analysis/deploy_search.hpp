@@ -140,6 +140,8 @@ struct DeployConfig {
   [[nodiscard]] MoeLayout layout() const;
   /// Sets ep, dpAttention and redundantExperts from `l` (the decode pool's when split).
   void setLayout(const MoeLayout& l);
+  /// The prefill pool's layout (disaggregated).
+  [[nodiscard]] MoeLayout prefillLayout() const;
   /// Sets the prefill pool's layout from `l`.
   void setPrefillLayout(const MoeLayout& l);
   [[nodiscard]] bool disaggregated() const { return prefillTp > 0; }

@@ -56,6 +56,11 @@ constexpr OptionSpec kServingLoadOptions[] = {
      "simulated requests per load (default 2000, at least 20 x the batch\n"
      "cap: throughput is measured over the middle 80% of completions)"},
     {"--seed", "N", "simulation seed (default 1)"},
+    {"--length-spread", "F",
+     "simulated prompt and output lengths drawn uniformly from L x (1 - F)\n"
+     "to L x (1 + F), as vLLM's --random-range-ratio F (0 to 0.99; default\n"
+     "0: every request the same, which makes the batch run in waves)",
+     numberIn(0, 0.99, false, "a number from 0 to 0.99")},
     {"--slo-ttft-ms", "X", "goodput counts requests with TTFT <= X ..."},
     {"--slo-tpot-ms", "Y", "... and TPOT <= Y"},
 };
@@ -237,6 +242,7 @@ void printJson(const ServingReport& r, std::ostream& out) {
   j["kv_capacity_tokens"] = r.limits.kvCapacityTokens;
   j["requests"] = r.sim.requests;
   j["seed"] = r.sim.seed;
+  j["length_spread"] = r.sim.output.spread;
   j["efficiency_source"] = r.scenario.efficiency.source;
   j["speculation"] = speculationJson(r);
   j["loads"] = r.rows;
@@ -277,6 +283,12 @@ void printCsv(const ServingReport& r, std::ostream& out) {
   }
 }
 
+/// ", lengths within +-F of the means" under --length-spread F, else nothing.
+std::string lengthSpreadText(const SimOptions& sim) {
+  if (sim.output.kind != LengthDistribution::Kind::Uniform) return {};
+  return ", lengths uniform within +-" + readable(100.0 * sim.output.spread) + "% of the means";
+}
+
 void printTable(const ServingReport& r, std::ostream& out) {
   out << r.scenario.model.id << " on " << r.spec.tp << " x " << r.scenario.gpu.id;
   if (r.scenario.ep > 1) out << " (EP " << r.scenario.ep << ")";
@@ -289,6 +301,7 @@ void printTable(const ServingReport& r, std::ostream& out) {
       << r.limits.tokenBudget << " (" << r.limitsSource << "), KV cache "
       << fixedOrInf(r.limits.kvCapacityTokens, 0) << " tokens\n"
       << "simulated: " << r.sim.requests << " requests per load, seed " << r.sim.seed
+      << lengthSpreadText(r.sim)
       << "; analytic: steady state (efficiency: " << r.scenario.efficiency.source << ")\n";
   if (r.speculation)
     out << "speculative decoding: " << r.speculation->draftTokens << " draft tokens a step from "
@@ -352,7 +365,7 @@ void printReport(const std::string& fmtName, const ServingReport& report, std::o
 
 /// The server's limits and the simulation's settings, as given.
 struct SimulationArgs {
-  std::optional<std::string> maxBatch, budget, requests, seed, sloTtft, sloTpot, load;
+  std::optional<std::string> maxBatch, budget, requests, seed, sloTtft, sloTpot, load, lengthSpread;
 };
 
 /// The replica's limits before --max-batch and --token-budget: the engine's own defaults on
@@ -392,6 +405,18 @@ int simulationOptions(const SimulationArgs& a, const ServingWorkload& w, Serving
   if (auto e = validateServing(lim, w)) return badInput(err, *e);
   sim.input.mean = w.inputTokens;
   sim.output.mean = w.outputTokens;
+  if (a.lengthSpread) {
+    const auto f = parseNumber(*a.lengthSpread);
+    if (!f || !(*f >= 0 && *f <= 0.99))
+      return badArg(err, "length-spread",
+                    "expected a number from 0 to 0.99, found '" + *a.lengthSpread + "'");
+    if (*f > 0) {
+      for (LengthDistribution* d : {&sim.input, &sim.output}) {
+        d->kind = LengthDistribution::Kind::Uniform;
+        d->spread = *f;
+      }
+    }
+  }
   if (a.requests) {
     const auto v = parseInt(*a.requests);
     if (!v || *v < 1 || *v > 1'000'000)
@@ -455,7 +480,7 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
              engine = p->value("--engine"), format = p->value("--format"),
              specK = p->value("--spec-k"), specAccept = p->value("--spec-acceptance"),
              specDraft = p->value("--spec-draft"), ep = p->value("--ep"),
-             imbalance = p->value("--expert-imbalance");
+             imbalance = p->value("--expert-imbalance"), lengthSpread = p->value("--length-spread");
   const bool dpAttention = p->flag("--dp-attention");
   if (!model) return badArg(err, "model", "--model is required");
   if (!gpu) return badArg(err, "gpu", "--gpu is required");
@@ -519,8 +544,9 @@ int cmdServing(const std::vector<std::string>& argv, std::ostream& out, std::ost
                                       budget.has_value(), limitsSource);
   SimOptions sim;
   std::vector<LoadPoint> loads;
-  if (const int bad = simulationOptions({maxBatch, budget, requests, seed, sloTtft, sloTpot, load},
-                                        *w, lim, sim, loads, err))
+  if (const int bad = simulationOptions(
+          {maxBatch, budget, requests, seed, sloTtft, sloTpot, load, lengthSpread}, *w, lim, sim,
+          loads, err))
     return bad;
   auto rows = loadRows(eng->steps, lim, *w, sim, loads, sim.sloTtftS > 0 || sim.sloTpotS > 0);
   if (!rows) return badInput(err, rows.error());

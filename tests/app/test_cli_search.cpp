@@ -704,6 +704,64 @@ TEST_CASE("qfront serving --two-batch-overlap: echoed, and a saturated EP 16 ser
         1.2 * plain["loads"][0]["analytic_output_tok_s"].get<double>());
 }
 
+TEST_CASE("qfront serving --length-spread draws the simulated lengths around the same means",
+          "[cli][serving]") {
+  const std::vector<std::string> base = {"serving",
+                                         "--model",
+                                         "deepseek-v3",
+                                         "--gpu",
+                                         "h100-sxm",
+                                         "--tp",
+                                         "16",
+                                         "--ep",
+                                         "16",
+                                         "--scheme",
+                                         "w8a8-fp8",
+                                         "--dp-attention",
+                                         "--max-batch",
+                                         "2048",
+                                         "--input-len",
+                                         "2000",
+                                         "--output-len",
+                                         "500",
+                                         "--load",
+                                         "max",
+                                         "--requests",
+                                         "41000",
+                                         "--two-batch-overlap",
+                                         "--format",
+                                         "json"};
+  const auto fixed = runJson(base);
+  const auto spread = runJson(base, {"--length-spread", "0.2"});
+  CHECK(fixed["length_spread"] == 0.0);
+  CHECK(spread["length_spread"] == 0.2);
+  const auto& f = fixed["loads"][0];
+  const auto& v = spread["loads"][0];
+  // The analytic steady state takes the means alone; the simulation draws around them.
+  CHECK(v["analytic_output_tok_s"] == f["analytic_output_tok_s"]);
+  const double analytic = f["analytic_output_tok_s"].get<double>();
+  // Every request alike, admitted together, finishes together: the batch runs in waves of
+  // prefill-only steps (all-to-all-bound) and decode-only ones (bound by their work), where
+  // the steady state mixes a few prompts into every step. Lengths that vary break the waves.
+  CHECK(f["output_tok_s"].get<double>() < 0.85 * analytic);
+  CHECK(v["output_tok_s"].get<double>() == Approx(analytic).epsilon(0.05));
+  auto table = base;
+  table.resize(table.size() - 2);
+  table.insert(table.end(), {"--length-spread", "0.2"});
+  const auto t = qfront(table);
+  REQUIRE(t.rc == 0);
+  CHECK(t.out.find("lengths uniform within +-20% of the means") != std::string::npos);
+  for (const char* bad : {"1", "-0.1", "nan", "x"}) {
+    auto args = base;
+    args.insert(args.end(), {"--length-spread", bad});
+    const auto r = qfront(args);
+    INFO(bad);
+    CHECK(r.rc == 2);
+    CHECK(r.err.find("length-spread") != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  }
+}
+
 TEST_CASE("qfront search --two-batch-overlap says which pools run it, in CSV, table and JSON",
           "[cli][search][moe]") {
   const std::vector<std::string> base = {

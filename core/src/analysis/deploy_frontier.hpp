@@ -3,6 +3,8 @@
 // that the search stays one file of its loops. Internal to core/src/analysis.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <quantfront/core/analysis/deploy_search.hpp>
@@ -33,6 +35,7 @@ class DeployFrontier {
     m_lat.insert(m_lat.begin() + b, latency);
     m_cost.insert(m_cost.begin() + b, cost);
     m_cfg.insert(m_cfg.begin() + b, c);
+    ++m_version;
   }
   /// Whether a point at most as slow and at most as dear as (latency, cost) is held: one
   /// offer() would turn away.
@@ -40,6 +43,13 @@ class DeployFrontier {
     const std::size_t idx = after(latency);
     return idx > 0 && m_cost[idx - 1] <= cost;
   }
+  /// The least cost beats(latency, cost) turns away (+inf: none).
+  [[nodiscard]] double costBeatenAt(double latency) const {
+    const std::size_t idx = after(latency);
+    return idx > 0 ? m_cost[idx - 1] : std::numeric_limits<double>::infinity();
+  }
+  /// Changes whenever a point joins (what beats() answers only grows between changes).
+  [[nodiscard]] std::uint64_t version() const { return m_version; }
   std::vector<DeployConfig> take() { return std::move(m_cfg); }
 
  private:
@@ -50,6 +60,7 @@ class DeployFrontier {
   }
   std::vector<double> m_lat, m_cost;
   std::vector<DeployConfig> m_cfg;
+  std::uint64_t m_version = 0;
 };
 
 }  // namespace qf

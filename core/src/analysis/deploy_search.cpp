@@ -320,6 +320,56 @@ struct PrefillOption {
   PrefillRates rates;
 };
 
+/// What a decode side (a decode pool at one batch cap) lets the search skip before it builds a
+/// pairing: on the TPOT axis, at saturation or at a rate, a pairing's bounds in
+/// offerDisaggregated are a cost of at least (both pools' USD an hour) over the most requests
+/// the decode side completes (or the rate), and a TPOT of at least the decode side's kept step
+/// (when it is the one asked) or its one-sequence step. So where the frontier beats those,
+/// every pairing whose prefill pool costs as much an hour or more is one offerDisaggregated
+/// would skip: the same pairs skipped, the same counts, without a bound evaluated. The costs
+/// to beat are read again whenever a point joins the frontier (until then they only fall).
+class SideCut {
+ public:
+  SideCut(const DeployOptions& o, const DecodeSide& side, double decodeUsdPerHour)
+      : m_side(side), m_decodeUsdPerHour(decodeUsdPerHour) {
+    const bool max = o.load.kind == DeployLoad::Kind::Max;
+    m_rate = max ? side.rateMax : o.load.requestsPerS;
+    m_usable = o.axis == LatencyAxis::Tpot && o.load.kind != DeployLoad::Kind::Sync &&
+               side.nMax >= 1 && side.rateMax > 0 && m_rate > 0 && side.keeps(m_rate);
+    m_rateBound = !max;
+    if (m_usable) m_costPerUsdHour = 1e6 / (3600.0 * m_rate * o.workload.outputTokens);
+  }
+  /// Whether the pairing with a prefill pool of `prefillUsdPerHour` completing `prefillRate`
+  /// requests a second is skipped by `front` as it stands.
+  [[nodiscard]] bool skips(const DeployFrontier& front, double prefillUsdPerHour,
+                           double prefillRate) {
+    if (!m_usable || !(prefillRate > 0)) return false;
+    // At a rate the pairing must sustain it to be skipped (else it is judged and refused).
+    if (m_rateBound && !(m_rate < std::min(prefillRate, m_side.rateMax))) return false;
+    if (front.version() != m_version || !m_read) {
+      // A margin far above rounding: a pairing this skips, the exact bounds skip too.
+      constexpr double kMargin = 1.0 + 1e-9;
+      m_keptCut = front.costBeatenAt(m_side.stepAtBoundRate * 1e3) * kMargin;
+      m_aloneCut = front.costBeatenAt(m_side.stepAtOne * 1e3) * kMargin;
+      m_version = front.version();
+      m_read = true;
+    }
+    const double leastCost = (prefillUsdPerHour + m_decodeUsdPerHour) * m_costPerUsdHour;
+    // At saturation the kept step is the bound when the prefill pool outpaces the decode side.
+    const bool kept = m_rateBound || prefillRate >= m_side.rateMax;
+    return leastCost >= m_aloneCut || (kept && leastCost >= m_keptCut);
+  }
+
+ private:
+  const DecodeSide& m_side;
+  double m_decodeUsdPerHour = 0;
+  double m_rate = 0;
+  bool m_usable = false, m_rateBound = false, m_read = false;
+  double m_costPerUsdHour = 0;
+  double m_keptCut = 0, m_aloneCut = 0;
+  std::uint64_t m_version = 0;
+};
+
 /// The deployment `as` names as a config (for the gates).
 DeployConfig schemesOf(const Assignment& as) {
   DeployConfig c;
@@ -554,15 +604,31 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
               keepTpotBoundAt(side, dp, o.workload, side.rateMax);
             } else if (o.load.kind == DeployLoad::Kind::Rate) {
               keepTpotBoundAt(side, dp, o.workload, o.load.requestsPerS);
+              // A stable pairing's decode concurrency at the rate: its root search once.
+              if (side.nMax >= 1 && o.load.requestsPerS < side.rateMax)
+                keepStateAt(side, dp, o.workload, o.load.requestsPerS);
             }
             sides.push_back(side);
           }
         }
         const int decodeRanks = schedulerRanks(d.tp, d.layout.dpAttention);
+        std::vector<SideCut> cuts;
+        cuts.reserve(sides.size());
+        for (const DecodeSide& side : sides) cuts.emplace_back(o, side, decodePrice * dGpus);
+        std::vector<char> skip(sides.size());
         DeployConfig proto;  // reused: its strings keep their storage from one pairing to the next
         for (const auto& p : prefill) {
           if (p.gpus + dGpus > sp.maxGpus) continue;
           const PoolEngine& pe = *p.e;
+          const double prefillUsdPerHour = *pe.gpu->pricePerGpuHourUsd * p.gpus;
+          const double prefillRate = p.rates.perReplica * (p.gpus / pe.tp);
+          std::size_t skipped = 0;
+          for (std::size_t ci = 0; ci < cuts.size(); ++ci) {
+            skip[ci] = cuts[ci].skips(t.front, prefillUsdPerHour, prefillRate);
+            skipped += skip[ci];
+          }
+          t.res.skippedDominated += static_cast<std::int64_t>(skipped);
+          if (skipped == cuts.size()) continue;
           Pairing pair;
           pair.sp = &sp;
           pair.decode = &d;
@@ -578,7 +644,8 @@ std::optional<Error> searchDisaggregated(const DeploySpace& sp, const DeployOpti
           pair.usdPerS = pair.pricePerGpu * static_cast<double>(pair.gpuCount) / 3600.0;
           pair.proto = &proto;
           for (std::size_t ci = 0; ci < sp.batchCaps.size(); ++ci) {
-            offerDisaggregated(o, pair, sides[ci], sp.batchCaps[ci] * decodeRanks, t);
+            if (!skip[ci])
+              offerDisaggregated(o, pair, sides[ci], sp.batchCaps[ci] * decodeRanks, t);
           }
         }
       }

@@ -153,6 +153,13 @@ void keepTpotBoundAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload&
   d.stepAtBoundRate = leastStepAt(p, w, requestsPerS, d);
 }
 
+void keepStateAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload& w,
+                 double requestsPerS) {
+  d.stateRate = requestsPerS;
+  d.concurrencyAtRate = decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, d.nMax);
+  d.stepAtRate = decodeStep(p, w, std::max(d.concurrencyAtRate, 1.0));
+}
+
 double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
                          const DecodeSide& d) {
   const double gaps = std::max(w.outputTokens - 1, 1.0);
@@ -161,20 +168,33 @@ double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double 
   return step + p.kvTransferS / gaps;
 }
 
-DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
-                            const DecodeSide& d) {
+namespace {
+
+/// disaggSaturated's rate and binding limit (stable false, and the limit, where the decode
+/// pool holds no sequence), without the concurrency: what disaggAtRate needs of it.
+DisaggState saturatedRate(const DisaggPools& p, const PrefillRates& pr, const DecodeSide& d) {
   DisaggState s;
-  const double nMax = d.nMax;
-  if (!(nMax >= 1)) {
+  if (!(d.nMax >= 1)) {
     s.stable = false;
     s.bindingLimit = "KV cache";
     return s;
   }
   const double prefillRate = pr.perReplica * p.prefillReplicas;
-  const double decodeRateMax = d.rateMax;
-  s.requestsPerS = std::min(prefillRate, decodeRateMax);
+  s.requestsPerS = std::min(prefillRate, d.rateMax);
   s.bindingLimit =
-      prefillRate < decodeRateMax ? "prefill pool" : (d.kvBound ? "KV cache" : "batch cap");
+      prefillRate < d.rateMax ? "prefill pool" : (d.kvBound ? "KV cache" : "batch cap");
+  return s;
+}
+
+}  // namespace
+
+DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w, const PrefillRates& pr,
+                            const DecodeSide& d) {
+  DisaggState s = saturatedRate(p, pr, d);
+  if (!s.stable) return s;
+  const double nMax = d.nMax;
+  const double prefillRate = pr.perReplica * p.prefillReplicas;
+  const double decodeRateMax = d.rateMax;
   s.decodeConcurrency = prefillRate < decodeRateMax
                             ? decodeConcurrencyAt(p, w, s.requestsPerS / p.decodeReplicas, nMax)
                             : nMax;
@@ -192,7 +212,7 @@ DisaggState disaggSaturated(const DisaggPools& p, const ServingWorkload& w) {
 
 DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
                          const PrefillRates& pr, const DecodeSide& d) {
-  DisaggState sat = disaggSaturated(p, w, pr, d);
+  const DisaggState sat = saturatedRate(p, pr, d);
   DisaggState s;
   if (!sat.stable || !(requestsPerS < sat.requestsPerS)) {
     s.stable = false;
@@ -207,8 +227,15 @@ DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double 
   s.requestsPerS = requestsPerS;
   s.outputTokPerS = requestsPerS * w.outputTokens;
   s.ttftS = p.prefill->requestOverheadS + waitS + pr.aloneS;
-  s.decodeConcurrency = decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, d.nMax);
-  s.tpotS = s.decodeConcurrency > 1 ? tpotWith(p, w, s.decodeConcurrency) : tpotAtOne(p, w, d);
+  const bool kept = d.keepsStateAt(requestsPerS);
+  s.decodeConcurrency = kept ? d.concurrencyAtRate
+                             : decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, d.nMax);
+  if (s.decodeConcurrency > 1) {
+    const double gaps = std::max(w.outputTokens - 1, 1.0);
+    s.tpotS = kept ? d.stepAtRate + p.kvTransferS / gaps : tpotWith(p, w, s.decodeConcurrency);
+  } else {
+    s.tpotS = tpotAtOne(p, w, d);
+  }
   s.bindingLimit = sat.bindingLimit;
   return s;
 }

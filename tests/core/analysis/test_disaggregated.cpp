@@ -385,6 +385,17 @@ TEST_CASE("the bounds the search skips pairs by never exceed what the pair reach
     CHECK(keptSide.boundRate == r);
     CHECK(disaggTpotAtLeast(p, w, r, keptSide) == bound);
     CHECK(disaggTpotAtLeast(p, w, 0.5 * r, keptSide) == disaggTpotAtLeast(p, w, 0.5 * r, side));
+    // The decode concurrency kept at a rate gives the state solved afresh, to the bit; at
+    // another rate the kept figures are not used.
+    keepStateAt(keptSide, p, w, r);
+    CHECK(keptSide.keepsStateAt(r));
+    CHECK_FALSE(keptSide.keepsStateAt(0.5 * r));
+    const DisaggState atKept = disaggAtRate(p, w, r, pr, keptSide);
+    CHECK(atKept.decodeConcurrency == at.decodeConcurrency);
+    CHECK(atKept.tpotS == at.tpotS);
+    CHECK(atKept.ttftS == at.ttftS);
+    CHECK(atKept.bindingLimit == at.bindingLimit);
+    CHECK(disaggAtRate(p, w, 0.5 * r, pr, keptSide).tpotS == disaggAtRate(p, w, 0.5 * r).tpotS);
   }
   const DisaggBounds fromParts = disaggBounds(pairBoundsParts(p, w, pr), side);
   CHECK(fromParts.maxRequestsPerS == b.maxRequestsPerS);

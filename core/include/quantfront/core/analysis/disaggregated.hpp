@@ -66,12 +66,26 @@ struct DecodeSide {
   [[nodiscard]] bool keeps(double requestsPerS) const {
     return boundRate > 0 && requestsPerS == boundRate;
   }
+  /// The decode concurrency disaggAtRate solves at stateRate requests per second over the
+  /// pool's replicas, and a replica's step there, kept by keepStateAt (stateRate 0: none): the
+  /// same for every prefill pool the search pairs with this decode pool at a rate.
+  double stateRate = 0;
+  double concurrencyAtRate = 0;
+  double stepAtRate = 0;
+  [[nodiscard]] bool keepsStateAt(double requestsPerS) const {
+    return stateRate > 0 && requestsPerS == stateRate;
+  }
 };
 DecodeSide decodeSide(const DisaggPools& p, const ServingWorkload& w);
 /// Keeps in `d` the decode step disaggTpotAtLeast(p, w, requestsPerS, d) needs, so that asking
 /// it at that rate again takes no step evaluation (the same figure, not an approximation).
 void keepTpotBoundAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload& w,
                      double requestsPerS);
+
+/// Keeps in `d` the decode concurrency and step disaggAtRate(p, w, requestsPerS, pr, d) solves
+/// for (the same figures: its root search is done once instead of once per prefill pool).
+void keepStateAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload& w,
+                 double requestsPerS);
 
 /// What a deployment cannot beat at any load, known before its steady state is solved: the
 /// most requests per second it completes (its saturated rate) and its TTFT and TPOT with one

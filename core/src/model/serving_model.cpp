@@ -253,6 +253,56 @@ SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
   return s;
 }
 
+namespace {
+
+/// The concurrency in [1, cMax] whose throughput is `rate` (rate1 at 1, rateMax at cMax, rate
+/// between them): the midpoint of the bracket that 60 bisections, to 1e-9 of cMax, leave.
+/// The throughput rises with the concurrency, so the bisection's path is known from the root:
+/// false position with the Illinois step first brackets the root to 1e-13, then the bisection
+/// is replayed, a midpoint outside that bracket decided by its side of it and one inside by a
+/// step evaluation. The same figure as the bisection, in a dozen evaluations instead of 60.
+double concurrencyForRate(const StepTimeModel& m, const ServingLimits& lim,
+                          const ServingWorkload& w, double rate, double cMax, double rate1,
+                          double rateMax) {
+  auto below = [&](double c, double* f) {
+    const double r = stateAtConcurrency(m, lim, w, c).requestsPerS;
+    if (f) *f = r - rate;
+    return r < rate;
+  };
+  // [a, b]: a below the rate, b at or above it.
+  double a = 1.0, b = cMax, fa = rate1 - rate, fb = rateMax - rate;
+  int kept = 0;  // which end stayed last time: -1 a, +1 b
+  for (int i = 0; i < 100 && b - a > 1e-13 * b; ++i) {
+    double c = (a * fb - b * fa) / (fb - fa);
+    if (!(c > a && c < b)) c = 0.5 * (a + b);
+    double f = 0;
+    if (below(c, &f)) {
+      a = c;
+      fa = f;
+      if (kept == 1) fb *= 0.5;
+      kept = 1;
+    } else {
+      b = c;
+      fb = f;
+      if (kept == -1) fa *= 0.5;
+      kept = -1;
+    }
+  }
+  double lo = 1.0, hi = cMax;
+  for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const bool isBelow = mid <= a ? true : mid >= b ? false : below(mid, nullptr);
+    if (isBelow) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+  }
+  return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
 SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const ServingWorkload& w,
                         double requestsPerS) {
   const SteadyState sat = saturatedState(m, lim, w);
@@ -269,16 +319,9 @@ SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const 
     s = one;
     s.concurrency = requestsPerS / one.requestsPerS;
   } else {
-    double lo = 1.0, hi = sat.concurrency;
-    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      if (stateAtConcurrency(m, lim, w, mid).requestsPerS < requestsPerS) {
-        lo = mid;
-      } else {
-        hi = mid;
-      }
-    }
-    s = stateAtConcurrency(m, lim, w, 0.5 * (lo + hi));
+    s = stateAtConcurrency(m, lim, w,
+                           concurrencyForRate(m, lim, w, requestsPerS, sat.concurrency,
+                                              one.requestsPerS, sat.requestsPerS));
   }
   s.requestsPerS = requestsPerS;
   s.outputTokPerS = requestsPerS * w.outputTokens;

@@ -305,3 +305,36 @@ TEST_CASE("each engine's admission defaults on the catalog GPUs", "[serving][adm
     }
   }
 }
+
+TEST_CASE("the concurrency at a rate is the one 60 bisections find, to the bit", "[serving]") {
+  // stateAtRate finds the root by false position and replays the bisection from it; the
+  // bisection itself, as it was written, is the reference.
+  struct Case {
+    const char* gpu;
+    const char* scheme;
+    int maxBatch;
+    double in, out;
+  };
+  for (const Case& k :
+       {Case{"h100-sxm", "w8a8-fp8", 256, 1024, 128}, Case{"h100-sxm", "w4a16-g128", 64, 256, 1024},
+        Case{"a100-80gb", "bf16", 1024, 4096, 512}, Case{"h100-sxm", "bf16", 512, 20000, 128}}) {
+    auto c = engineCase(k.gpu, k.scheme, k.maxBatch);
+    const qf::ServingWorkload w{k.in, k.out};
+    const auto sat = qf::saturatedState(c.steps, c.limits, w);
+    const auto one = qf::stateAtConcurrency(c.steps, c.limits, w, 1.0);
+    REQUIRE(sat.requestsPerS > one.requestsPerS);
+    for (double share : {0.01, 0.2, 0.5, 0.77, 0.95, 0.9999}) {
+      const double rate = one.requestsPerS + share * (sat.requestsPerS - one.requestsPerS);
+      double lo = 1.0, hi = sat.concurrency;
+      for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (qf::stateAtConcurrency(c.steps, c.limits, w, mid).requestsPerS < rate ? lo : hi) = mid;
+      }
+      const auto s = qf::stateAtRate(c.steps, c.limits, w, rate);
+      CAPTURE(k.gpu, k.scheme, k.maxBatch, k.in, k.out, share);
+      REQUIRE(s.stable);
+      CHECK(s.concurrency == 0.5 * (lo + hi));
+      CHECK(s.tpotS == qf::stateAtConcurrency(c.steps, c.limits, w, 0.5 * (lo + hi)).tpotS);
+    }
+  }
+}

@@ -1,6 +1,8 @@
 // Disaggregated prefill and decode (disaggregated.hpp; docs/model.md).
 #include <quantfront/core/analysis/disaggregated.hpp>
 
+#include <quantfront/core/base/root_bracket.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -43,28 +45,11 @@ double decodeRate(const DisaggPools& p, const ServingWorkload& w, double n) {
 /// (a concurrency that completes at least `rate`).
 double decodeConcurrencyAt(const DisaggPools& p, const ServingWorkload& w, double rate,
                            double nMax) {
-  double lo = 0, hi = nMax;
-  double fLo = -rate, fHi = decodeRate(p, w, hi) - rate;
-  if (!(fHi > 0)) return hi;
-  int kept = 0;  // which end stayed last time: -1 low, +1 high
-  for (int i = 0; i < 200 && hi - lo > 1e-12 * std::max(1.0, hi); ++i) {
-    double mid = (lo * fHi - hi * fLo) / (fHi - fLo);
-    if (!(mid > lo && mid < hi)) mid = 0.5 * (lo + hi);
-    const double f = decodeRate(p, w, mid) - rate;
-    if (f == 0) return mid;
-    if (f < 0) {
-      lo = mid;
-      fLo = f;
-      if (kept == 1) fHi *= 0.5;
-      kept = 1;
-    } else {
-      hi = mid;
-      fHi = f;
-      if (kept == -1) fLo *= 0.5;
-      kept = -1;
-    }
-  }
-  return hi;
+  const double fHi = decodeRate(p, w, nMax) - rate;
+  if (!(fHi > 0)) return nMax;
+  return illinoisBracket([&](double n) { return decodeRate(p, w, n) - rate; }, 0.0, nMax, -rate,
+                         fHi, 1e-12, 200)
+      .hi;
 }
 
 double tpotWith(const DisaggPools& p, const ServingWorkload& w, double n) {

@@ -1,6 +1,7 @@
 // Serving under load, analytic steady state (docs/model.md, "Serving under load").
 #include <quantfront/core/model/serving_model.hpp>
 
+#include <quantfront/core/base/root_bracket.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/catalog.hpp>
 
@@ -264,34 +265,16 @@ namespace {
 double concurrencyForRate(const StepTimeModel& m, const ServingLimits& lim,
                           const ServingWorkload& w, double rate, double cMax, double rate1,
                           double rateMax) {
-  auto below = [&](double c, double* f) {
-    const double r = stateAtConcurrency(m, lim, w, c).requestsPerS;
-    if (f) *f = r - rate;
-    return r < rate;
-  };
+  auto below = [&](double c) { return stateAtConcurrency(m, lim, w, c).requestsPerS < rate; };
   // [a, b]: a below the rate, b at or above it.
-  double a = 1.0, b = cMax, fa = rate1 - rate, fb = rateMax - rate;
-  int kept = 0;  // which end stayed last time: -1 a, +1 b
-  for (int i = 0; i < 100 && b - a > 1e-13 * b; ++i) {
-    double c = (a * fb - b * fa) / (fb - fa);
-    if (!(c > a && c < b)) c = 0.5 * (a + b);
-    double f = 0;
-    if (below(c, &f)) {
-      a = c;
-      fa = f;
-      if (kept == 1) fb *= 0.5;
-      kept = 1;
-    } else {
-      b = c;
-      fb = f;
-      if (kept == -1) fa *= 0.5;
-      kept = -1;
-    }
-  }
+  const RootBracket br = illinoisBracket(
+      [&](double c) { return stateAtConcurrency(m, lim, w, c).requestsPerS - rate; }, 1.0, cMax,
+      rate1 - rate, rateMax - rate, 1e-13, 100);
+  const double a = br.lo, b = br.hi;
   double lo = 1.0, hi = cMax;
   for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
-    const bool isBelow = mid <= a ? true : mid >= b ? false : below(mid, nullptr);
+    const bool isBelow = mid <= a ? true : mid >= b ? false : below(mid);
     if (isBelow) {
       lo = mid;
     } else {

@@ -51,6 +51,14 @@ EngineCase engineCase(const std::string& gpu, const std::string& scheme, int max
   return c;
 }
 
+/// One engine case of the saturation and rate checks: GPU, scheme, batch cap, request shape.
+struct EngineShape {
+  const char* gpu;
+  const char* scheme;
+  int maxBatch;
+  double in, out;
+};
+
 }  // namespace
 
 TEST_CASE("mixed step: weights once for all tokens, attention per side", "[serving]") {
@@ -230,16 +238,11 @@ TEST_CASE("simulation refuses bad options naming the field", "[serving]") {
 }
 
 TEST_CASE("simulation and analytic steady state agree at saturation within 5%", "[serving]") {
-  struct Case {
-    const char* gpu;
-    const char* scheme;
-    int maxBatch;
-    double in, out;
-  };
-  for (const Case& k :
-       {Case{"h100-sxm", "w8a8-fp8", 256, 1024, 128}, Case{"h100-sxm", "w4a16-g128", 64, 256, 1024},
-        Case{"a100-80gb", "bf16", 32, 128, 2048}, Case{"h100-sxm", "bf16", 512, 2048, 128},
-        Case{"a100-80gb", "w8a8-int8", 1024, 1024, 1024}}) {
+  for (const EngineShape& k : {EngineShape{"h100-sxm", "w8a8-fp8", 256, 1024, 128},
+                               EngineShape{"h100-sxm", "w4a16-g128", 64, 256, 1024},
+                               EngineShape{"a100-80gb", "bf16", 32, 128, 2048},
+                               EngineShape{"h100-sxm", "bf16", 512, 2048, 128},
+                               EngineShape{"a100-80gb", "w8a8-int8", 1024, 1024, 1024}}) {
     CAPTURE(k.gpu, k.scheme, k.maxBatch, k.in, k.out);
     auto c = engineCase(k.gpu, k.scheme, k.maxBatch);
     const qf::ServingWorkload w{k.in, k.out};
@@ -309,15 +312,10 @@ TEST_CASE("each engine's admission defaults on the catalog GPUs", "[serving][adm
 TEST_CASE("the concurrency at a rate is the one 60 bisections find, to the bit", "[serving]") {
   // stateAtRate finds the root by false position and replays the bisection from it; the
   // bisection itself, as it was written, is the reference.
-  struct Case {
-    const char* gpu;
-    const char* scheme;
-    int maxBatch;
-    double in, out;
-  };
-  for (const Case& k :
-       {Case{"h100-sxm", "w8a8-fp8", 256, 1024, 128}, Case{"h100-sxm", "w4a16-g128", 64, 256, 1024},
-        Case{"a100-80gb", "bf16", 1024, 4096, 512}, Case{"h100-sxm", "bf16", 512, 20000, 128}}) {
+  for (const EngineShape& k : {EngineShape{"h100-sxm", "w8a8-fp8", 256, 1024, 128},
+                               EngineShape{"h100-sxm", "w4a16-g128", 64, 256, 1024},
+                               EngineShape{"a100-80gb", "bf16", 1024, 4096, 512},
+                               EngineShape{"h100-sxm", "bf16", 512, 20000, 128}}) {
     auto c = engineCase(k.gpu, k.scheme, k.maxBatch);
     const qf::ServingWorkload w{k.in, k.out};
     const auto sat = qf::saturatedState(c.steps, c.limits, w);

@@ -21,12 +21,16 @@ std::optional<Error> setCollectives(const Scenario& s, double moeLayers, StepCur
     // nvlink_gbs is the datasheet's total of both directions, so each way carries half.
     const double nvlinkPerDirection = *s.gpu.nvlinkGBps * 1e9 / 2.0;
     // A replica wider than its NVLink domain (two HGX nodes and more) rings through the
-    // network too, and a ring runs at its slowest link: the NIC per GPU and direction.
+    // network too. NCCL runs one ring (channel) per NIC, each crossing between domains on its
+    // own GPU's NIC and carrying its share of the message, so the crossing runs at the
+    // domain's NICs together (8 × 50 GB/s on an HGX H100) and a GPU's NVLink carries every
+    // ring: the slower of the two sets the time (docs/model.md, "Tensor parallelism").
     const int domain = std::max(1, s.gpu.nvlinkDomainGpus);
     const bool acrossDomains = s.tp > domain;
     const double networkPerDirection = s.gpu.networkGBps * 1e9;
-    const double perDirection =
-        acrossDomains ? std::min(nvlinkPerDirection, networkPerDirection) : nvlinkPerDirection;
+    const double perDirection = acrossDomains
+                                    ? std::min(nvlinkPerDirection, domain * networkPerDirection)
+                                    : nvlinkPerDirection;
     const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / perDirection;
     const double alpha = eff.allreduceLatencyUs * 1e-6;
     const double layers = static_cast<double>(m.layers);

@@ -176,9 +176,10 @@ TEST_CASE("a replica wider than its NVLink domain talks over the network",
   REQUIRE(tp16->gpu.networkGBps == 50);
   const double h = 7168, bytes = 2.0 * h, net = 50e9, nvl = 900e9 / 2.0;
   const double alpha = tp16->efficiency.allreduceLatencyUs * 1e-6;
-  // Plain TP 16: the ring runs at its slowest link, the NIC.
+  // Plain TP 16: NCCL's rings cross between the nodes on every GPU's NIC at once, so the
+  // crossing runs at 8 x 50 = 400 GB/s, below NVLink's 450 a direction: the NICs set the time.
   const SchemeReport a = fp8(*tp16);
-  CHECK(a.curve.allReduceS.c1 == Approx(61 * 2 * (2.0 * 15.0 / 16.0 * bytes / net)));
+  CHECK(a.curve.allReduceS.c1 == Approx(61 * 2 * (2.0 * 15.0 / 16.0 * bytes / (8.0 * net))));
   CHECK(a.curve.allReduceS.c0 == Approx(61 * 2 * alpha));
   // EP 16 with DP attention: of a token's 8 copies, 7/16 go over NVLink and 8/16 over the
   // network at once; the network is slower and sets the time.
@@ -197,6 +198,17 @@ TEST_CASE("a replica wider than its NVLink domain talks over the network",
   const SchemeReport c = fp8(*ep8);
   CHECK(c.curve.allReduceS.c1 ==
         Approx(58 * 8.0 * (h * (1.0 + 4.0 / 128.0) + bytes) * 7.0 / 8.0 / nvl / 8.0));
+  // On A100 nodes (NVLink 600 GB/s, 300 a direction) the eight NICs outpace a GPU's NVLink,
+  // which every ring crosses: NVLink sets the time.
+  spec.gpu = "a100-80gb";
+  spec.tp = 16;
+  auto a100 = resolveScenario(spec);
+  REQUIRE(a100);
+  REQUIRE(a100->gpu.nvlinkDomainGpus == 8);
+  REQUIRE(a100->gpu.networkGBps == 50);
+  const double nvlA100 = *a100->gpu.nvlinkGBps * 1e9 / 2.0;
+  REQUIRE(nvlA100 < 8.0 * net);
+  CHECK(fp8(*a100).curve.allReduceS.c1 == Approx(61 * 2 * (2.0 * 15.0 / 16.0 * bytes / nvlA100)));
   // A GB200 NVL72 rack is one NVLink domain of 72 GPUs: TP 16 stays on NVLink.
   spec.gpu = "gb200";
   spec.tp = 16;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -289,6 +290,33 @@ TEST_CASE("the bundled per-request cost centres the published single-client TTFT
     CHECK(p["high"].get<double>() - p["low"].get<double>() > 10.0);
   }
   CHECK(found);
+}
+
+TEST_CASE("the bundled constants on a published load curve they were not fitted to",
+          "[cli][published][serving]") {
+  // resources/calibration/published/load-curves.csv (S11): Llama-3.3-70B in FP8 on two H100,
+  // 5,000 + 500 tokens, closed loops of 1 to 250 clients, mean TTFT, mean TPOT and output
+  // tok/s as published. The issue's targets for load curves: throughput within 10%, TPOT
+  // within 15%, TTFT within 25% median |error|; the 80% intervals near 80% coverage.
+  const auto j = check(kDir + "load-curves.csv", "h100-sxm");
+  REQUIRE(j["all"]["points"] == 24);
+  const auto& m = j["by_metric"];
+  CHECK(m["output_tok_s"]["median_abs_error_pct"].get<double>() <= 10.0);
+  CHECK(m["tpot_ms"]["median_abs_error_pct"].get<double>() <= 15.0);
+  CHECK(m["ttft_ms"]["median_abs_error_pct"].get<double>() <= 25.0);
+  const double covered = j["all"]["inside_interval"].get<double>() / 24.0;
+  CHECK(covered >= 0.70);
+  CHECK(covered <= 0.95);
+  // Past the 85 sequences the KV cache holds, the clients queue: TTFT grows with them
+  // (published 8.0 s at 100 clients to 88.6 s at 250) while throughput stays flat.
+  std::map<std::string, double> ttft, tput;
+  for (const auto& p : j["points"]) {
+    const std::string load = p["load"];
+    if (p["metric"] == "ttft_ms") ttft[load] = p["predicted"].get<double>();
+    if (p["metric"] == "output_tok_s") tput[load] = p["predicted"].get<double>();
+  }
+  CHECK(ttft["c250"] > 5.0 * ttft["c100"]);
+  CHECK(tput["c250"] == Approx(tput["c100"]).epsilon(0.01));
 }
 
 TEST_CASE("qfront calibrate says when a few points predict each other worse than the prior",

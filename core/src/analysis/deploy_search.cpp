@@ -355,9 +355,11 @@ class SideCut {
       m_read = true;
     }
     const double leastCost = (prefillUsdPerHour + m_decodeUsdPerHour) * m_costPerUsdHour;
-    // At saturation the kept step is the bound when the prefill pool outpaces the decode side.
+    // At saturation the kept step is the bound when the prefill pool outpaces the decode side
+    // (at a rate it always is); offerDisaggregated then tests it alone, else the one-sequence
+    // step: the same test here, so no ordering of the two steps is assumed.
     const bool kept = m_rateBound || prefillRate >= m_side.rateMax;
-    return leastCost >= m_aloneCut || (kept && leastCost >= m_keptCut);
+    return kept ? leastCost >= m_keptCut : leastCost >= m_aloneCut;
   }
 
  private:

@@ -22,15 +22,17 @@ std::optional<Error> setCollectives(const Scenario& s, double moeLayers, StepCur
     const double nvlinkPerDirection = *s.gpu.nvlinkGBps * 1e9 / 2.0;
     // A replica wider than its NVLink domain (two HGX nodes and more) rings through the
     // network too. NCCL runs one ring (channel) per NIC, each crossing between domains on its
-    // own GPU's NIC and carrying its share of the message, so the crossing runs at the
-    // domain's NICs together (8 × 50 GB/s on an HGX H100) and a GPU's NVLink carries every
-    // ring: the slower of the two sets the time (docs/model.md, "Tensor parallelism").
+    // own GPU's NIC and carrying its share of the message, so the crossing runs at the NICs
+    // of the replica's smallest domain together (8 × 50 GB/s between two HGX H100 nodes; a
+    // part-filled last domain has fewer) and a GPU's NVLink carries every ring: the slower of
+    // the two sets the time (docs/model.md, "Replicas wider than one NVLink domain").
     const int domain = std::max(1, s.gpu.nvlinkDomainGpus);
     const bool acrossDomains = s.tp > domain;
+    const int crossingNics = s.tp % domain == 0 ? domain : s.tp % domain;
     const double networkPerDirection = s.gpu.networkGBps * 1e9;
-    const double perDirection = acrossDomains
-                                    ? std::min(nvlinkPerDirection, domain * networkPerDirection)
-                                    : nvlinkPerDirection;
+    const double perDirection =
+        acrossDomains ? std::min(nvlinkPerDirection, crossingNics * networkPerDirection)
+                      : nvlinkPerDirection;
     const double perAllReduce = 2.0 * (tp - 1.0) / tp * bytesPerSeq / perDirection;
     const double alpha = eff.allreduceLatencyUs * 1e-6;
     const double layers = static_cast<double>(m.layers);

@@ -209,6 +209,23 @@ TEST_CASE("a replica wider than its NVLink domain talks over the network",
   const double nvlA100 = *a100->gpu.nvlinkGBps * 1e9 / 2.0;
   REQUIRE(nvlA100 < 8.0 * net);
   CHECK(fp8(*a100).curve.allReduceS.c1 == Approx(61 * 2 * (2.0 * 15.0 / 16.0 * bytes / nvlA100)));
+  // A part-filled last domain crosses on its own NICs: Llama-3.1-8B at TP 8 over domains of
+  // 6 GPUs (one full, one of 2) rings at the 2 NICs of the small one, below NVLink.
+  {
+    ScenarioSpec small;
+    small.model = "llama-3.1-8b";
+    small.gpu = "h100-sxm";
+    small.tp = 8;
+    auto s8 = resolveScenario(small);
+    REQUIRE(s8);
+    s8->gpu.nvlinkDomainGpus = 6;
+    const double h8 = 4096, bytes8 = 2.0 * h8;
+    CHECK(fp8(*s8).curve.allReduceS.c1 ==
+          Approx(32 * 2 * (2.0 * 7.0 / 8.0 * bytes8 / (2.0 * net))));
+    s8->gpu.nvlinkDomainGpus = 4;  // two full domains of 4: 4 NICs cross
+    CHECK(fp8(*s8).curve.allReduceS.c1 ==
+          Approx(32 * 2 * (2.0 * 7.0 / 8.0 * bytes8 / (4.0 * net))));
+  }
   // A GB200 NVL72 rack is one NVLink domain of 72 GPUs: TP 16 stays on NVLink.
   spec.gpu = "gb200";
   spec.tp = 16;

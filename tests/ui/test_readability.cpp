@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QFontMetrics>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QRegularExpression>
@@ -566,4 +567,39 @@ TEST_CASE(
       CHECK(w.height() <= 720);
     }
   }
+}
+
+TEST_CASE("an axis label too long for a small plot gives way to a shorter one", "[ui][labels]") {
+  qf::testing::app();
+  QCustomPlot plot;
+  qf::ui::applyPlotStyle(&plot);
+  const QStringList y = {"USD per million output tokens", "USD per M output tokens",
+                         "USD / M tokens"};
+  qf::ui::fitAxisLabel(plot.yAxis, y);
+  qf::ui::fitAxisLabel(plot.xAxis, {"TPOT (ms)  —  bars: 80% interval of each figure",
+                                    "TPOT (ms), bars: 80% intervals", "TPOT (ms)"});
+  const QFontMetrics metrics(plot.yAxis->labelFont());
+  auto fits = [&](QCPAxis* axis, int room) {
+    return metrics.horizontalAdvance(axis->label()) <= room;
+  };
+  plot.show();  // a hidden widget is resized only when shown
+  auto sized = [&](int w, int h) {
+    plot.resize(w, h);
+    QApplication::processEvents();
+    plot.replot();
+  };
+  // Large: the whole labels.
+  sized(900, 600);
+  CHECK(plot.yAxis->label() == y.front());
+  CHECK(plot.xAxis->label().contains("each figure"));
+  // Small, as the Deploy tab's plot at 1280 x 720: the axes take what fits along them.
+  sized(260, 190);
+  const QRect rect = plot.axisRect()->rect();
+  CHECK(plot.yAxis->label() != y.front());
+  CHECK(fits(plot.yAxis, rect.height()));
+  CHECK(fits(plot.xAxis, rect.width()));
+  CHECK(plot.xAxis->label().startsWith("TPOT (ms)"));
+  // Back to large: the long ones again.
+  sized(900, 600);
+  CHECK(plot.yAxis->label() == y.front());
 }

@@ -1,5 +1,7 @@
 #include <quantfront/ui/plot_style.hpp>
 
+#include <QFontMetrics>
+
 #include <qcustomplot.h>
 
 #include <map>
@@ -214,6 +216,44 @@ void applyPlotStyle(QCustomPlot* plot) {
   plot->legend->setBrush(QBrush(QColor(255, 255, 255, 230)));
   plot->legend->setBorderPen(QPen(QColor(180, 180, 180)));
   plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+}
+
+namespace {
+
+constexpr const char* kFitLabels = "qfFitLabels";
+
+/// The label fitAxisLabel chose for `axis` at its axis rect's size now.
+QString fittingLabel(const QCPAxis* axis, const QStringList& labels) {
+  const QRect rect = axis->axisRect()->rect();
+  const bool vertical = axis->axisType() == QCPAxis::atLeft || axis->axisType() == QCPAxis::atRight;
+  const int room = vertical ? rect.height() : rect.width();
+  const QFontMetrics metrics(axis->labelFont());
+  for (const QString& label : labels) {
+    if (metrics.horizontalAdvance(label) <= room) return label;
+  }
+  return labels.isEmpty() ? QString() : labels.back();
+}
+
+}  // namespace
+
+void fitAxisLabel(QCPAxis* axis, const QStringList& labels) {
+  axis->setProperty(kFitLabels, labels);
+  axis->setLabel(fittingLabel(axis, labels));
+  QCustomPlot* plot = axis->parentPlot();
+  if (plot->property(kFitLabels).toBool()) return;
+  plot->setProperty(kFitLabels, true);
+  // After the layout sized the axis rects, before anything is drawn: a label's text changes
+  // its length along the axis, not the margin it takes.
+  QObject::connect(plot, &QCustomPlot::afterLayout, plot, [plot] {
+    for (QCPAxisRect* rect : plot->axisRects()) {
+      for (QCPAxis* a : rect->axes()) {
+        const QStringList fit = a->property(kFitLabels).toStringList();
+        if (fit.isEmpty()) continue;
+        const QString label = fittingLabel(a, fit);
+        if (label != a->label()) a->setLabel(label);
+      }
+    }
+  });
 }
 
 PrintTheme::PrintTheme(QCustomPlot* plot) {

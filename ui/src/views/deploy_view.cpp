@@ -116,8 +116,9 @@ DeployView::DeployView(QWidget* parent) : QWidget(parent), m_background(new Back
   m_plot = new QCustomPlot(right);
   applyPlotStyle(m_plot);
   m_plot->setMinimumHeight(180);
-  m_plot->yAxis->setLabel("USD per million output tokens");
-  m_plot->xAxis->setLabel("TPOT (ms)");
+  fitAxisLabel(m_plot->yAxis,
+               {"USD per million output tokens", "USD per M output tokens", "USD / M tokens"});
+  fitAxisLabel(m_plot->xAxis, {"TPOT (ms)"});
   m_plot->yAxis->setScaleType(QCPAxis::stLogarithmic);
   m_plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   // The legend beside the data, never over a point.
@@ -479,8 +480,11 @@ void DeployView::draw() {
                   [](const DeployIntervals& iv) {
                     return iv.usdPerMillionOutputTokens.high > iv.usdPerMillionOutputTokens.low;
                   });
-  m_plot->xAxis->setLabel(QString(axis == LatencyAxis::Tpot ? "TPOT (ms)" : "TTFT (ms)") +
-                          (withBars ? "  —  bars: 80% interval of each figure" : ""));
+  const QString latency = axis == LatencyAxis::Tpot ? "TPOT (ms)" : "TTFT (ms)";
+  fitAxisLabel(m_plot->xAxis, withBars
+                                  ? QStringList{latency + "  —  bars: 80% interval of each figure",
+                                                latency + ", bars: 80% intervals", latency}
+                                  : QStringList{latency});
   if (!m_result || m_result->frontier.empty()) {
     m_plot->replot();
     return;

@@ -6,9 +6,11 @@
 #include <QPen>
 #include <QSizeF>
 #include <QString>
+#include <QStringList>
 #include <vector>
 
 class QCustomPlot;
+class QCPAxis;
 class QCPTextElement;
 class QCPAbstractItem;
 
@@ -51,6 +53,10 @@ QPen schemePen(const QString& schemeId, double width = 2.2);
 QFont plotFont(int pointSize = 10);
 /// Applies the house style to a plot (background, grid, fonts, legend).
 void applyPlotStyle(QCustomPlot* plot);
+/// Labels `axis` with the longest of `labels` (longest first) whose text fits the axis's
+/// length at its label font, chosen again at every layout of the plot (a small plot takes a
+/// shorter one instead of clipping the long one at its edges); the last when none fits.
+void fitAxisLabel(QCPAxis* axis, const QStringList& labels);
 /// A row of text for a plot's layout (a title, a warning) that wraps at the width the plot
 /// gives it rather than widening the layout past the plot's edges.
 QCPTextElement* newPlotTextRow(QCustomPlot* plot, const QFont& font);

@@ -30,6 +30,24 @@ namespace {
 const std::string kE2e = std::string(QF_TEST_DATA_DIR) + "/import/e2e";
 
 /// Share of pixels that are not the background's white.
+/// The bundled request-rate sweep (three checkpoints, 1 to 16 req/s and all at once), imported
+/// and attached on an H100: its serving sweeps.
+qf::ServingSweeps bundledSweeps() {
+  qf::Session s;
+  for (const char* tag : {"bf16", "fp8", "w4a16"}) {
+    for (const char* rate : {"1", "2", "4", "8", "16", "inf"}) {
+      auto rep = qf::importFile(std::string(QF_TEST_DATA_DIR) + "/import/sweep/vllm_serve_" + tag +
+                                "_rate" + rate + ".json");
+      REQUIRE(rep.ok());
+      qf::mergeImport(s, *rep);
+    }
+  }
+  qf::AttachOptions opts;
+  opts.gpu = "h100-sxm";
+  REQUIRE(qf::attachRunsToCandidates(s, opts).ok());
+  return qf::servingSweeps(s);
+}
+
 double inkShare(const QImage& img) {
   qint64 ink = 0;
   for (int y = 0; y < img.height(); ++y) {
@@ -428,22 +446,59 @@ TEST_CASE("serving plot: the serving model's curves beside the measured sweeps",
   keep(plot.grab().toImage(), "serving_modelled.png");
 }
 
+TEST_CASE("serving plot at 1280 x 720: overtake labels never cover each other, labels fit",
+          "[ui][serving][labels]") {
+  qf::testing::app();
+  qf::ServingSweeps sw = bundledSweeps();
+  REQUIRE_FALSE(sw.overtakes.empty());
+  // Two more crossings close to the first, as three schemes' curves give on a small panel.
+  for (double f : {1.1, 1.25}) {
+    qf::ServingOvertake o = sw.overtakes.front();
+    o.load *= f;
+    sw.overtakes.push_back(o);
+  }
+  ServingPlot plot;
+  plot.setData(sw);
+  // The Serving tab's plot in a 1280 x 720 window: a TPOT panel about 70 px tall.
+  plot.setViewport(QRect(0, 0, 860, 440));
+  plot.replot(QCustomPlot::rpImmediateRefresh);
+  std::vector<QRectF> boxes;
+  QRect panel;
+  for (int i = 0; i < plot.itemCount(); ++i) {
+    auto* label = qobject_cast<QCPItemText*>(plot.item(i));
+    if (!label || label->property("qf_role").toString() != "overtake" || !label->visible())
+      continue;
+    panel = label->clipAxisRect()->rect();
+    const QFontMetricsF fm(label->font());
+    const QRectF text =
+        fm.boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, label->text());
+    boxes.emplace_back(label->position->pixelPosition(), text.size());
+  }
+  REQUIRE_FALSE(boxes.empty());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    CHECK(panel.contains(boxes[i].toAlignedRect().adjusted(1, 1, -1, -1)));
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      INFO(i << " and " << j);
+      CHECK_FALSE(boxes[i].adjusted(1, 1, -1, -1).intersects(boxes[j].adjusted(1, 1, -1, -1)));
+    }
+  }
+  // Every panel's y label fits along its panel (a short one when the long one would not).
+  for (auto p :
+       {ServingPlot::Panel::Throughput, ServingPlot::Panel::Ttft, ServingPlot::Panel::Tpot}) {
+    QCPAxis* y = plot.panel(p)->axis(QCPAxis::atLeft);
+    const QFontMetrics fm(y->labelFont());
+    int longest = 0;
+    for (const QString& line : y->label().split('\n'))
+      longest = std::max(longest, fm.horizontalAdvance(line));
+    INFO(y->label().toStdString());
+    CHECK(longest <= plot.panel(p)->rect().height());
+  }
+}
+
 TEST_CASE("serving plot: an overtake of the bundled sweep is marked and named",
           "[ui][serving][modelled]") {
   qf::testing::app();
-  qf::Session s;
-  for (const char* tag : {"bf16", "fp8", "w4a16"}) {
-    for (const char* rate : {"1", "2", "4", "8", "16", "inf"}) {
-      auto rep = qf::importFile(std::string(QF_TEST_DATA_DIR) + "/import/sweep/vllm_serve_" + tag +
-                                "_rate" + rate + ".json");
-      REQUIRE(rep.ok());
-      qf::mergeImport(s, *rep);
-    }
-  }
-  qf::AttachOptions opts;
-  opts.gpu = "h100-sxm";
-  REQUIRE(qf::attachRunsToCandidates(s, opts).ok());
-  const qf::ServingSweeps sw = qf::servingSweeps(s);
+  const qf::ServingSweeps sw = bundledSweeps();
   REQUIRE_FALSE(sw.overtakes.empty());
   ServingPlot plot;
   plot.resize(1400, 900);

@@ -4,6 +4,7 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
 #include <map>
 
 #include <quantfront/core/model/catalog.hpp>
@@ -229,7 +230,11 @@ QString fittingLabel(const QCPAxis* axis, const QStringList& labels) {
   const int room = vertical ? rect.height() : rect.width();
   const QFontMetrics metrics(axis->labelFont());
   for (const QString& label : labels) {
-    if (metrics.horizontalAdvance(label) <= room) return label;
+    int longest = 0;  // a label of several lines is as long as its longest
+    for (const QString& line : label.split('\n')) {
+      longest = std::max(longest, metrics.horizontalAdvance(line));
+    }
+    if (longest <= room) return label;
   }
   return labels.isEmpty() ? QString() : labels.back();
 }

@@ -1,12 +1,14 @@
 #include <quantfront/ui/serving_plot.hpp>
 
 #include <QFileInfo>
+#include <QFontMetricsF>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
 
+#include <quantfront/ui/label_layout.hpp>
 #include <quantfront/ui/plot_style.hpp>
 
 #include "text.hpp"
@@ -112,7 +114,11 @@ ServingPlot::ServingPlot(QWidget* parent) : Plot(parent), m_labels(this) {
     m_panels[i] = new QCPAxisRect(this);
     plotLayout()->addElement(i + 1, 0, m_panels[i]);
   }
-  const char* labels[] = {"output tok/s", "TTFT (ms)", "TPOT (ms)", "mean output\ntokens"};
+  // Each panel's label, and shorter ones for a panel too short to hold it (fitAxisLabel).
+  const QStringList labels[] = {{"output tok/s", "tok/s"},
+                                {"TTFT (ms)", "TTFT ms", "TTFT"},
+                                {"TPOT (ms)", "TPOT ms", "TPOT"},
+                                {"mean output\ntokens", "output\ntokens", "out"}};
   for (int i = 0; i < 4; ++i) {
     QCPAxisRect* r = m_panels[i];
     r->setSizeConstraintRect(QCPLayoutElement::scrOuterRect);
@@ -122,7 +128,7 @@ ServingPlot::ServingPlot(QWidget* parent) : Plot(parent), m_labels(this) {
     r->setRangeZoom(Qt::Horizontal);
     QCPAxis* x = r->axis(QCPAxis::atBottom);
     QCPAxis* y = r->axis(QCPAxis::atLeft);
-    y->setLabel(labels[i]);
+    fitAxisLabel(y, labels[i]);
     for (QCPAxis* a : {x, y}) {
       a->grid()->setPen(QPen(QColor(220, 220, 220), 0, Qt::DotLine));
       a->grid()->setSubGridVisible(false);
@@ -150,6 +156,7 @@ ServingPlot::ServingPlot(QWidget* parent) : Plot(parent), m_labels(this) {
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   setMouseTracking(true);
   connect(this, &QCustomPlot::mouseMove, this, &ServingPlot::onMouseMove);
+  connect(this, &QCustomPlot::afterLayout, this, &ServingPlot::placeOvertakes);
   setData({});
 }
 
@@ -195,6 +202,7 @@ void ServingPlot::clearAll() {
   m_capacity.clear();
   m_modelled.clear();
   m_overtakes.clear();
+  m_overtakeItems.clear();
   m_anyModelled = false;
   m_anyBand = false;
 }
@@ -667,7 +675,6 @@ void ServingPlot::drawModelled(const ServingGroup& g, const QColor& color, Value
 
 void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
   QCPAxisRect* r = m_panels[static_cast<int>(Panel::Tpot)];
-  int n = 0;
   for (const ServingOvertake& o : sweeps.overtakes) {
     if (o.kind != m_kind) continue;
     OfferedLoad load;
@@ -693,11 +700,9 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
     auto* label = new QCPItemText(this);
     label->setClipAxisRect(r);
     label->setClipToAxisRect(true);
-    label->position->setAxisRect(r);
-    label->position->setAxes(r->axis(QCPAxis::atBottom), r->axis(QCPAxis::atLeft));
-    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-    label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    label->position->setCoords(x, 0.06 + 0.22 * (n++ % 3));  // staggered: never on each other
+    // Placed in pixels at every layout (placeOvertakes).
+    label->position->setType(QCPItemPosition::ptAbsolute);
+    label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     // Right of the line in the left half of the axis, left of it in the right half.
     const QCPAxis* ax = r->axis(QCPAxis::atBottom);
     const QCPRange range = ax->range();
@@ -705,12 +710,43 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
                            ? std::sqrt(range.lower * range.upper)
                            : range.center();
     const bool leftOfLine = x > mid;
-    label->setPositionAlignment((leftOfLine ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
     label->setFont(plotFont(8));
     label->setTextAlignment(leftOfLine ? Qt::AlignRight : Qt::AlignLeft);
-    label->setText(leftOfLine ? ahead + " \n" + behind + " " : " " + ahead + "\n " + behind);
+    label->setText(ahead + "\n" + behind);
+    label->setPadding(QMargins(2, 1, 2, 1));
+    label->setBrush(QColor(255, 255, 255, 200));
     label->setColor(QColor(70, 70, 70));
     label->setProperty("qf_role", "overtake");
+    m_overtakeItems.push_back({label, x, leftOfLine});
+  }
+  placeOvertakes();
+}
+
+void ServingPlot::placeOvertakes() {
+  if (m_overtakeItems.empty()) return;
+  QCPAxisRect* r = m_panels[static_cast<int>(Panel::Tpot)];
+  const QCPAxis* ax = r->axis(QCPAxis::atBottom);
+  const QRectF bounds = QRectF(r->rect()).adjusted(2, 2, -2, -2);
+  std::vector<LabelRequest> requests;
+  for (const OvertakeLabel& l : m_overtakeItems) {
+    LabelRequest q;
+    q.anchor = QPointF(ax->coordToPixel(l.x), bounds.top());
+    const QSizeF text =
+        QFontMetricsF(l.item->font())
+            .boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, l.item->text())
+            .size();
+    q.size = QSizeF(text.width() + 6, text.height() + 2);
+    q.right = !l.leftOfLine;
+    q.below = true;
+    q.mayFlip = true;
+    q.gap = 3;
+    requests.push_back(q);
+  }
+  const auto boxes = placeLabels(requests, bounds);
+  for (std::size_t i = 0; i < m_overtakeItems.size(); ++i) {
+    QCPItemText* item = m_overtakeItems[i].item;
+    item->setVisible(!boxes[i].isNull());
+    if (!boxes[i].isNull()) item->position->setCoords(boxes[i].topLeft());
   }
 }
 

@@ -128,6 +128,10 @@ class ServingPlot : public Plot {
   void drawBands(const ModelledServingCurve& curve, const QString& name, const QColor& color);
   /// Where one candidate's modelled TPOT overtakes another's, marked on the TPOT panel.
   void drawOvertakes(const ServingSweeps& sweeps);
+  /// Places the overtake labels on the TPOT panel for its size now (after every layout): each
+  /// beside its line, staggered down past the ones placed before, none over another; one
+  /// with no room left is hidden (its line stays).
+  void placeOvertakes();
   void drawKeys(bool anyGoodput);
   void fitAxes(const ValueRanges& ranges);
   void clearAll();
@@ -156,6 +160,14 @@ class ServingPlot : public Plot {
   std::map<QString, double> m_capacity;
   std::map<QString, std::map<std::pair<Panel, bool>, QCPGraph*>> m_modelled;
   QStringList m_overtakes;
+  /// The overtake labels drawn: the item, its load (plot x) and whether it sits left of its
+  /// line.
+  struct OvertakeLabel {
+    QCPItemText* item = nullptr;
+    double x = 0;
+    bool leftOfLine = false;
+  };
+  std::vector<OvertakeLabel> m_overtakeItems;
   bool m_anyModelled = false;
   /// No measured point of the load kind: the groups are the serving model's alone (the
   /// scenario's schemes), drawn on a log load axis with a legend entry each.

@@ -10,14 +10,17 @@
 #include <QFontMetrics>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QUndoStack>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +39,16 @@
 #include "support/qt_app.hpp"
 
 namespace {
+
+/// The window on the example session at 1280 x 720, shown.
+std::unique_ptr<qf::ui::MainWindow> exampleWindowAt1280() {
+  qf::testing::app();
+  auto w = std::make_unique<qf::ui::MainWindow>();
+  w->setSession(qf::testing::exampleSession(), QString());
+  w->resize(1280, 720);
+  w->show();
+  return w;
+}
 
 void checkDisjointInside(const std::vector<QRectF>& boxes, const QRectF& bounds) {
   for (std::size_t i = 0; i < boxes.size(); ++i) {
@@ -545,11 +558,8 @@ TEST_CASE(
     "the window fits a 1280 x 720 screen with the example session and a model that does "
     "not fit",
     "[ui][layout]") {
-  qf::testing::app();
-  qf::ui::MainWindow w;
-  w.setSession(qf::testing::exampleSession(), QString());
-  w.resize(1280, 720);
-  w.show();
+  auto window = exampleWindowAt1280();
+  qf::ui::MainWindow& w = *window;
   for (const char* model : {"mixtral-8x7b", "deepseek-v3"}) {
     INFO(model);
     auto spec = w.scenario();
@@ -602,4 +612,35 @@ TEST_CASE("an axis label too long for a small plot gives way to a shorter one", 
   // Back to large: the long ones again.
   sized(900, 600);
   CHECK(plot.yAxis->label() == y.front());
+}
+
+TEST_CASE("at 1280 x 720 no tab takes the scenario panel's width from its buttons",
+          "[ui][layout]") {
+  // The Pareto tab's metric pickers were once as wide as their longest name, and showing the
+  // tab squeezed the scenario panel until its "Edit GPU…" read "Ed".
+  auto window = exampleWindowAt1280();
+  qf::ui::MainWindow& w = *window;
+  for (const char* tab : {"step", "pareto", "serving", "deploy", "measured", "candidates"}) {
+    w.showTab(tab);
+    QApplication::processEvents();
+    INFO(tab);
+    CHECK(w.width() <= 1280);
+    auto* panel = w.findChild<qf::ui::ScenarioPanel*>();
+    // The panel scrolls inside its column: what shows is what its viewport holds.
+    QWidget* shown = panel;
+    for (QWidget* p = panel->parentWidget(); p; p = p->parentWidget()) {
+      if (auto* area = qobject_cast<QScrollArea*>(p)) {
+        shown = area->viewport();
+        break;
+      }
+    }
+    for (QPushButton* b : panel->findChildren<QPushButton*>()) {
+      if (!b->isVisible()) continue;
+      INFO(b->text().toStdString());
+      const int needed = b->fontMetrics().horizontalAdvance(b->text());
+      CHECK(b->width() >= needed);
+      const QPoint right = b->mapTo(shown, QPoint(b->width() - 1, 0));
+      CHECK(right.x() < shown->width());
+    }
+  }
 }

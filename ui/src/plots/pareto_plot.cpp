@@ -412,10 +412,13 @@ void ParetoPlot::setTitles(const Objective& x, const Objective& y) {
   const QString yName = qs(readableMetricName(y.metric));
   m_title->setText(QString("Pareto frontier: %1 (%2) vs %3 (%4)")
                        .arg(xName, directionName(x.direction), yName, directionName(y.direction)));
-  xAxis->setLabel(
-      xName + (x.direction == Direction::Max ? "  (higher is better →)" : "  (← lower is better)"));
-  yAxis->setLabel(yName +
-                  (y.direction == Direction::Max ? "  (higher is better)" : "  (lower is better)"));
+  // The direction beside each name where the axis has room for both (fitAxisLabel).
+  fitAxisLabel(xAxis, {xName + (x.direction == Direction::Max ? "  (higher is better →)"
+                                                              : "  (← lower is better)"),
+                       xName});
+  fitAxisLabel(yAxis, {yName + (y.direction == Direction::Max ? "  (higher is better)"
+                                                              : "  (lower is better)"),
+                       yName});
 }
 
 void ParetoPlot::drawBands() {

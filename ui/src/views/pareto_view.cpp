@@ -1,5 +1,6 @@
 #include <quantfront/ui/pareto_view.hpp>
 
+#include <QAbstractItemView>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -52,9 +53,12 @@ QComboBox* metricBox(QWidget* parent) {
   box->setObjectName("metric");
   box->setEditable(true);
   box->setInsertPolicy(QComboBox::NoInsert);
-  // As wide as its longest readable name and unit ("Queries per USD, instruction following
-  // (queries/USD)"): never cut short.
-  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  // Wide enough for most readable names; its list opens as wide as the longest ("Queries per
+  // USD, instruction following (queries/USD)", fillMetricBox), and the field shows the
+  // beginning of a longer one. As wide as its longest name, the box set the tab's least width,
+  // which at 1280 x 720 took the scenario panel's from it (its "Edit GPU…" cut to "Ed").
+  box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  box->setMinimumContentsLength(28);
   return box;
 }
 
@@ -332,6 +336,8 @@ void ParetoView::fillMetricBox(QComboBox* box, const std::string& metric) const 
                      info && !info->description.empty() ? qs(n + ": " + info->description) : qs(n),
                      Qt::ToolTipRole);
   }
+  // The list shows every name whole, however narrow the box.
+  box->view()->setMinimumWidth(box->view()->sizeHintForColumn(0) + 24);
   const int i = box->findData(qs(metric));
   box->setCurrentIndex(i);
   if (i < 0) box->setEditText(qs(metric));

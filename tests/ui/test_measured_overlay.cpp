@@ -206,3 +206,13 @@ TEST_CASE("File > Calibrate fits the session's runs, shows them, and applies the
   CHECK(w.windowTitle().contains("bundled constants"));
   CHECK_FALSE(w.windowTitle().contains("your calibration"));
 }
+
+TEST_CASE("measured vs model with nothing measured shows its note and no empty legend",
+          "[ui][measured]") {
+  qf::testing::app();
+  qf::ui::ResidualPlot plot;
+  plot.setOverlay({}, "Llama-3.1-8B on H100");
+  CHECK(plot.pointCount() == 0);
+  CHECK(plot.legend->itemCount() == 0);
+  CHECK_FALSE(plot.legend->visible());  // a legend box naming nothing was drawn before
+}

@@ -732,6 +732,8 @@ void ResidualPlot::setOverlay(const MeasurementOverlay& overlay, const QString& 
   zero->setData(QVector<double>{0.5, 1e7}, QVector<double>{0, 0}, true);
   zero->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
   zero->removeFromLegend();
+  // No points, no legend: an empty legend is a box that names nothing.
+  legend->setVisible(legend->itemCount() > 0);
   if (m_points == 0) {
     m_empty = new QCPItemText(this);
     m_empty->position->setType(QCPItemPosition::ptAxisRectRatio);

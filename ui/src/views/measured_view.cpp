@@ -105,6 +105,7 @@ void E2eResidualPlot::setRows(const std::vector<E2eComparison>& rows, const QStr
   zero->setData(QVector<double>{0, 1e6}, QVector<double>{0, 0}, true);
   zero->setPen(QPen(QColor(120, 120, 120), 1, Qt::DotLine));
   zero->removeFromLegend();
+  legend->setVisible(legend->itemCount() > 0);  // an empty legend names nothing
   auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
   // One labelled tick per measurement up to 30 of them, then every fifth.
   ticker->setTickStep(rows.size() > 30 ? 5 : 1);

@@ -52,15 +52,19 @@ double decodeConcurrencyAt(const DisaggPools& p, const ServingWorkload& w, doubl
       .hi;
 }
 
+/// A TPOT from a decode replica's step: the step plus one request's KV transfer spread over
+/// its later tokens.
+double tpotFromStep(const DisaggPools& p, const ServingWorkload& w, double step) {
+  return step + p.kvTransferS / std::max(w.outputTokens - 1, 1.0);
+}
+
 double tpotWith(const DisaggPools& p, const ServingWorkload& w, double n) {
-  const double gaps = std::max(w.outputTokens - 1, 1.0);
-  return decodeStep(p, w, std::max(n, 1.0)) + p.kvTransferS / gaps;
+  return tpotFromStep(p, w, decodeStep(p, w, std::max(n, 1.0)));
 }
 
 /// decodeStep at one sequence is the decode side's stepAtOne: the same sum.
 double tpotAtOne(const DisaggPools& p, const ServingWorkload& w, const DecodeSide& d) {
-  const double gaps = std::max(w.outputTokens - 1, 1.0);
-  return d.stepAtOne + p.kvTransferS / gaps;
+  return tpotFromStep(p, w, d.stepAtOne);
 }
 
 }  // namespace
@@ -147,10 +151,8 @@ void keepStateAt(DecodeSide& d, const DisaggPools& p, const ServingWorkload& w,
 
 double disaggTpotAtLeast(const DisaggPools& p, const ServingWorkload& w, double requestsPerS,
                          const DecodeSide& d) {
-  const double gaps = std::max(w.outputTokens - 1, 1.0);
-  const double step =
-      d.keeps(requestsPerS) ? d.stepAtBoundRate : leastStepAt(p, w, requestsPerS, d);
-  return step + p.kvTransferS / gaps;
+  return tpotFromStep(
+      p, w, d.keeps(requestsPerS) ? d.stepAtBoundRate : leastStepAt(p, w, requestsPerS, d));
 }
 
 namespace {
@@ -215,12 +217,9 @@ DisaggState disaggAtRate(const DisaggPools& p, const ServingWorkload& w, double 
   const bool kept = d.keepsStateAt(requestsPerS);
   s.decodeConcurrency = kept ? d.concurrencyAtRate
                              : decodeConcurrencyAt(p, w, requestsPerS / p.decodeReplicas, d.nMax);
-  if (s.decodeConcurrency > 1) {
-    const double gaps = std::max(w.outputTokens - 1, 1.0);
-    s.tpotS = kept ? d.stepAtRate + p.kvTransferS / gaps : tpotWith(p, w, s.decodeConcurrency);
-  } else {
-    s.tpotS = tpotAtOne(p, w, d);
-  }
+  s.tpotS = s.decodeConcurrency <= 1 ? tpotAtOne(p, w, d)
+            : kept                   ? tpotFromStep(p, w, d.stepAtRate)
+                                     : tpotWith(p, w, s.decodeConcurrency);
   s.bindingLimit = sat.bindingLimit;
   return s;
 }

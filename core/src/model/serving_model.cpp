@@ -258,28 +258,23 @@ namespace {
 
 /// The concurrency in [1, cMax] whose throughput is `rate` (rate1 at 1, rateMax at cMax, rate
 /// between them): the midpoint of the bracket that 60 bisections, to 1e-9 of cMax, leave.
-/// The throughput rises with the concurrency, so the bisection's path is known from the root:
-/// false position with the Illinois step first brackets the root to 1e-13, then the bisection
+/// False position with the Illinois step first brackets the root to 1e-13, then the bisection
 /// is replayed, a midpoint outside that bracket decided by its side of it and one inside by a
-/// step evaluation. The same figure as the bisection, in a dozen evaluations instead of 60.
+/// step evaluation: where throughput rises with concurrency, the bisection's own figure in a
+/// dozen evaluations instead of 60. Where it dips (a prompt chunked over one more step) the
+/// rate may cross it more than once, and the two can settle on different crossings.
 double concurrencyForRate(const StepTimeModel& m, const ServingLimits& lim,
                           const ServingWorkload& w, double rate, double cMax, double rate1,
                           double rateMax) {
-  auto below = [&](double c) { return stateAtConcurrency(m, lim, w, c).requestsPerS < rate; };
-  // [a, b]: a below the rate, b at or above it.
-  const RootBracket br = illinoisBracket(
-      [&](double c) { return stateAtConcurrency(m, lim, w, c).requestsPerS - rate; }, 1.0, cMax,
-      rate1 - rate, rateMax - rate, 1e-13, 100);
-  const double a = br.lo, b = br.hi;
+  // Below the rate where negative, as the bisection's test had it.
+  auto excess = [&](double c) { return stateAtConcurrency(m, lim, w, c).requestsPerS - rate; };
+  const RootBracket br =
+      illinoisBracket(excess, 1.0, cMax, rate1 - rate, rateMax - rate, 1e-13, 100);
   double lo = 1.0, hi = cMax;
   for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
-    const bool isBelow = mid <= a ? true : mid >= b ? false : below(mid);
-    if (isBelow) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
+    const bool below = mid <= br.lo ? true : mid >= br.hi ? false : excess(mid) < 0;
+    (below ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
 }

@@ -717,9 +717,9 @@ void ServingPlot::drawOvertakes(const ServingSweeps& sweeps) {
     label->setBrush(QColor(255, 255, 255, 200));
     label->setColor(QColor(70, 70, 70));
     label->setProperty("qf_role", "overtake");
-    m_overtakeItems.push_back({label, x, leftOfLine});
+    m_overtakeItems.push_back({label, x, leftOfLine, {}});
   }
-  placeOvertakes();
+  // Placed by the replot that shows them (afterLayout), at the panel's final size and range.
 }
 
 void ServingPlot::placeOvertakes() {
@@ -728,13 +728,14 @@ void ServingPlot::placeOvertakes() {
   const QCPAxis* ax = r->axis(QCPAxis::atBottom);
   const QRectF bounds = QRectF(r->rect()).adjusted(2, 2, -2, -2);
   std::vector<LabelRequest> requests;
-  for (const OvertakeLabel& l : m_overtakeItems) {
+  for (OvertakeLabel& l : m_overtakeItems) {
     LabelRequest q;
     q.anchor = QPointF(ax->coordToPixel(l.x), bounds.top());
-    const QSizeF text =
-        QFontMetricsF(l.item->font())
-            .boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, l.item->text())
-            .size();
+    const QSizeF text = l.measured.get(l.item->text(), l.item->font(), 0, [&] {
+      return QFontMetricsF(l.item->font())
+          .boundingRect(QRectF(0, 0, 4000, 4000), Qt::AlignLeft | Qt::AlignTop, l.item->text())
+          .size();
+    });
     q.size = QSizeF(text.width() + 6, text.height() + 2);
     q.right = !l.leftOfLine;
     q.below = true;

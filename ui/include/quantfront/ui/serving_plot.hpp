@@ -166,6 +166,7 @@ class ServingPlot : public Plot {
     QCPItemText* item = nullptr;
     double x = 0;
     bool leftOfLine = false;
+    TextSizeCache measured;  ///< its text's size, measured once per text and font
   };
   std::vector<OvertakeLabel> m_overtakeItems;
   bool m_anyModelled = false;

@@ -304,9 +304,19 @@ TEST_CASE("the bundled constants on a published load curve they were not fitted 
   CHECK(m["output_tok_s"]["median_abs_error_pct"].get<double>() <= 10.0);
   CHECK(m["tpot_ms"]["median_abs_error_pct"].get<double>() <= 15.0);
   CHECK(m["ttft_ms"]["median_abs_error_pct"].get<double>() <= 25.0);
+  // The 24 points are one deployment's curve, their errors correlated: coverage here can say
+  // the intervals are too narrow, not that they are too wide (all 24 fall inside since the
+  // prefill wait is modelled). That the intervals are not vacuous is held by their width: the
+  // fit's scale (about 0.13 in log) gives every point an 80% half-width near 20% (20-22%).
   const double covered = j["all"]["inside_interval"].get<double>() / 24.0;
   CHECK(covered >= 0.70);
-  CHECK(covered <= 0.95);
+  int narrow = 0;
+  for (const auto& p : j["points"]) {
+    const double pred = p["predicted"].get<double>();
+    const double half = 0.5 * (p["high"].get<double>() - p["low"].get<double>()) / pred;
+    if (half < 0.30) ++narrow;
+  }
+  CHECK(narrow == 24);
   // Past the 85 sequences the KV cache holds, the clients queue: TTFT grows with them
   // (published 8.0 s at 100 clients to 88.6 s at 250) while throughput stays flat.
   std::map<std::string, double> ttft, tput;

@@ -146,6 +146,9 @@ struct Cycle {
   double stepS = 0;  ///< mean step time
   double requestsPerStep = 0;
   double prefillS = 0;  ///< time from admission to the first token
+  /// Prompts the prefill serves at once (whole prompts a step share; 1 when chunked), 0 when
+  /// every step is full and the prompts already share the budget in turn.
+  double prefillSlots = 0;
   bool budgetBound = false;
 };
 
@@ -178,6 +181,7 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
       cy.requestsPerStep = r;
       const double kk = std::max(1.0, k);
       cy.prefillS = step(C - kk, kk * I, kk);
+      cy.prefillSlots = std::max(1.0, std::floor(avail / I));
       return cy;
     }
   } else if (u <= 1.0) {
@@ -185,6 +189,7 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
     cy.stepS = u * step(C - 1.0, chunk) + (1.0 - u) * step(C, 0.0);
     cy.requestsPerStep = r;
     cy.prefillS = sp * step(C - 1.0, chunk);
+    cy.prefillSlots = 1.0;
     return cy;
   }
   // Every step full: decodes and prompt tokens in the ratio (O − 1) : I.
@@ -228,12 +233,32 @@ SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C, doubl
   return s;
 }
 
+/// Allen–Cunneen's M/D/c wait: half the M/M/c wait (Sakasegawa's form), `c` servers of
+/// `serviceS` each at utilisation `rho` < 1.
+double mdcWaitS(double rho, double c, double serviceS) {
+  return 0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) * serviceS / (c * (1.0 - rho));
+}
+
+/// The wait of a prompt for the prefill ahead of it (docs/model.md, "Serving under load"):
+/// prompts arrive `arrivalsPerS` a second and the prefill serves `prefillSlots` of them at once
+/// for `prefillS` each, an M/D/c queue; an arrival sees `seen` of the utilisation (a closed
+/// loop of C clients: the C − 1 others, the arrival theorem). Under a full budget the prompts
+/// already share the steps in the cycle itself (0 here). Held below 0.99 utilisation.
+double prefillWaitS(const Cycle& cy, double arrivalsPerS, double seen) {
+  if (cy.prefillSlots <= 0 || !(arrivalsPerS > 0)) return 0.0;
+  const double rho = seen * arrivalsPerS * cy.prefillS / cy.prefillSlots;
+  if (!(rho > 0)) return 0.0;
+  return mdcWaitS(std::min(rho, 0.99), cy.prefillSlots, cy.prefillS);
+}
+
 }  // namespace
 
 SteadyState stateAtConcurrency(const StepTimeModel& m, const ServingLimits& lim,
                                const ServingWorkload& w, double concurrency) {
   const double C = std::max(1.0, concurrency);
-  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C, m.requestOverheadS);
+  const Cycle cy = cycleAt(m, lim, w, C);
+  SteadyState s = fromCycle(cy, w, C, m.requestOverheadS);
+  s.ttftS += prefillWaitS(cy, s.requestsPerS, (C - 1.0) / C);
   if (s.bindingLimit.empty()) s.bindingLimit = "concurrency";
   return s;
 }
@@ -267,7 +292,9 @@ double concurrencyForRate(const StepTimeModel& m, const ServingLimits& lim,
                           const ServingWorkload& w, double rate, double cMax, double rate1,
                           double rateMax) {
   // Below the rate where negative, as the bisection's test had it.
-  auto excess = [&](double c) { return stateAtConcurrency(m, lim, w, c).requestsPerS - rate; };
+  auto excess = [&](double c) {
+    return fromCycle(cycleAt(m, lim, w, c), w, c, 0.0).requestsPerS - rate;
+  };
   const RootBracket br =
       illinoisBracket(excess, 1.0, cMax, rate1 - rate, rateMax - rate, 1e-13, 100);
   double lo = 1.0, hi = cMax;
@@ -290,26 +317,27 @@ SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const 
     s.ttftS = std::numeric_limits<double>::infinity();
     return s;
   }
-  const SteadyState one = stateAtConcurrency(m, lim, w, 1.0);
-  SteadyState s;
-  if (requestsPerS <= one.requestsPerS) {
-    // Below one request in flight: the server idles between requests.
-    s = one;
-    s.concurrency = requestsPerS / one.requestsPerS;
-  } else {
-    s = stateAtConcurrency(m, lim, w,
-                           concurrencyForRate(m, lim, w, requestsPerS, sat.concurrency,
-                                              one.requestsPerS, sat.requestsPerS));
-  }
+  const double rate1 = fromCycle(cycleAt(m, lim, w, 1.0), w, 1.0, 0.0).requestsPerS;
+  // Below one request in flight the server idles between requests.
+  const double C =
+      requestsPerS <= rate1
+          ? 1.0
+          : concurrencyForRate(m, lim, w, requestsPerS, sat.concurrency, rate1, sat.requestsPerS);
+  const Cycle cy = cycleAt(m, lim, w, C);
+  SteadyState s = fromCycle(cy, w, C, m.requestOverheadS);
+  if (requestsPerS <= rate1) s.concurrency = requestsPerS / rate1;
   s.requestsPerS = requestsPerS;
   s.outputTokPerS = requestsPerS * w.outputTokens;
   // Queueing: M/D/c with c the slots the saturated state runs, Allen–Cunneen's approximation
-  // (deterministic service halves the M/M/c wait); plus half a step before the next one starts.
+  // (deterministic service halves the M/M/c wait), or the wait for the prefill ahead, whichever
+  // is longer (a queue for slots feeds the prefill as slots free, one at a time); plus half a
+  // step before the next one starts.
   const double rho = requestsPerS / sat.requestsPerS;
   const double c = std::max(1.0, sat.concurrency);
   const double wq =
       0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) / (sat.requestsPerS * (1.0 - rho));
-  s.ttftS += wq + 0.5 * std::min(1.0, s.concurrency) * s.stepS;
+  s.ttftS += std::max(wq, prefillWaitS(cy, requestsPerS, 1.0)) +
+             0.5 * std::min(1.0, s.concurrency) * s.stepS;
   s.stable = true;
   s.bindingLimit = sat.bindingLimit;
   return s;

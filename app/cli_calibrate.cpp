@@ -77,7 +77,9 @@ ttft_p99_ms, tpot_p50_ms, tpot_p99_ms, itl_p50_ms, itl_p99_ms, output_tok_s of t
 deployment, and the means), max_batch and token_budget (the server's limits; default: the
 engine's own on the GPU), engine (vllm, sglang or trtllm: how the server sized its KV pool);
 other columns (a source, a note) are carried, not read. A session's vllm bench serve
-and SGLang bench_serving runs are serving rows at their offered load.
+and SGLang bench_serving runs are serving rows at their offered load; one without its request
+rate, of a model other than its candidate's, or whose figures its own per-request records
+contradict exits 2 naming it.
 
 With --check nothing is fitted: each point is predicted with the GPU's constants as every
 other command takes them (the GPU file's calibration block, else the catalog's bundled
@@ -399,7 +401,10 @@ int cmdCalibrate(const std::vector<std::string>& argv, std::ostream& out, std::o
   // A session without kernel records: the end-to-end fit of its static-batch runs.
   if (session->kernelMeasurements.empty()) {
     std::vector<std::string> notes;
-    const auto points = measuredPointsFromSession(*session, files[0], notes);
+    std::vector<Error> defects;
+    const auto points =
+        measuredPointsFromSession(*session, files[0], notes, Catalog::bundled(), &defects);
+    if (!defects.empty()) return badInput(err, defects.front());
     if (!points.empty()) {
       std::string gpuArg = gpuOpt.value_or("");
       if (gpuArg.empty()) {

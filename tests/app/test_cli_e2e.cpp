@@ -580,3 +580,32 @@ TEST_CASE(
     CHECK(r.err.find("datasheet roofline allows") != std::string::npos);
   }
 }
+
+TEST_CASE("qfront calibrate SESSION refuses a sweep with a run of another model", "[cli][e2e]") {
+  TempDir dir;
+  const std::string sweep = std::string(QF_TEST_DATA_DIR) + "/import/sweep/";
+  const std::string session = dir.file("s.json");
+  // The FP8 8B's sweep; one of its files attached to a 70B candidate (as attaching a run to
+  // the candidate on display can do).
+  for (const char* rate : {"1", "2", "4"}) {
+    const bool wrong = std::string(rate) == "4";
+    const auto imp =
+        qfront({"import", sweep + "vllm_serve_fp8_rate" + rate + ".json", "-o", session,
+                "--candidate", wrong ? "c-70b" : "c-8b", "--gpu", "h100-sxm"});
+    INFO(imp.err);
+    REQUIRE(imp.rc == 0);
+  }
+  auto j = nlohmann::json::parse(std::ifstream(session));
+  for (auto& c : j["candidates"]) {
+    if (c["id"] == "c-70b") c["model"] = "llama-3.1-70b";
+  }
+  std::ofstream(session) << j.dump();
+  const std::string outGpu = dir.file("cal.json");
+  const auto r = qfront({"calibrate", session, "-o", outGpu});
+  INFO(r.err);
+  CHECK(r.rc == 2);
+  CHECK(lines(r.err) == 1);
+  CHECK(r.err.find("vllm_serve_fp8_rate4.json") != std::string::npos);
+  CHECK(r.err.find("model_id") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(outGpu));
+}

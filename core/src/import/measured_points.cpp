@@ -269,6 +269,11 @@ Result<MeasuredPoint> parseRow(const std::vector<std::string>& cells, const CsvC
     return bad("kv_dtype", "expected bf16 or fp8, found '" + p.kvDtype + "'");
   if (c.load && !cells[*c.load].empty()) {
     if (auto e = readLoad(cells, c, p, bad)) return *e;
+  } else if (c.load && cells[5].empty()) {
+    // Neither: a sweep's row without its load is the likelier slip in a file that has loads.
+    return bad("load",
+               "is empty, and so is batch: a serving row needs its load (a request rate in "
+               "req/s, cN for N clients, or max), a static row its batch");
   } else if (auto e = readInteger(cells[5], "batch", 1, 1e7, p.batch, bad)) {
     return *e;
   }

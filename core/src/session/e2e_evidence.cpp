@@ -1,5 +1,6 @@
 // The session's static-batch runs as end-to-end measured points (e2e_evidence.hpp).
 #include <quantfront/core/analysis/calibration.hpp>
+#include <quantfront/core/base/numbers.hpp>
 #include <quantfront/core/base/percentile.hpp>
 #include <quantfront/core/base/text.hpp>
 #include <quantfront/core/model/scenario_spec.hpp>
@@ -162,11 +163,72 @@ bool servingPoints(const ImportedRun& run, const MeasuredPoint& base,
   return any;
 }
 
+/// A bench_one_batch sweep as static points: per batch, its prefill and its decode step.
+template <class Emit>
+void decodeSweepPoints(const ImportedRun& run, const MeasuredPoint& base,
+                       std::vector<std::string>& notes, Emit& emit) {
+  const auto in = setupNumber(run, "input_len");
+  const auto outLen = setupNumber(run, "output_len");
+  if (!in || !outLen) {
+    notes.push_back(run.sourceFile + ": the rows state no input_len/output_len; not fitted");
+    return;
+  }
+  for (const auto& [batch, stepS] : run.decodeStepByBatch) {
+    const std::string prefix = "bs" + formatCount(batch) + "/";
+    MeasuredPoint p = base;
+    p.batch = batch;
+    p.inputLen = *in;
+    p.outputLen = *outLen;
+    p.origin = base.origin + " bs " + formatCount(batch);
+    if (const auto pre = metric(run, prefix + "prefill_latency_ms")) {
+      p.metric = E2eMetric::PrefillMs;
+      p.value = *pre;
+      emit(p);
+    }
+    if (stepS > 0 && std::isfinite(stepS)) {
+      p.metric = E2eMetric::DecodeStepMs;
+      p.value = stepS * 1e3;
+      emit(p);
+    }
+  }
+}
+
+/// What makes a serving run attached to a candidate unfit to calibrate from: no offered load,
+/// a model of its own other than the candidate's (both known to the catalog), or a figure the
+/// fit would read that its own per-request records contradict (the importer kept both).
+std::optional<Error> servingRunDefect(const ImportedRun& run, const std::string& candidateModel,
+                                      const std::string& candidateId, const Catalog& cat) {
+  if (const auto load = offeredLoadOf(run); !load) return load.error();
+  const std::string named = runModelName(run);
+  const std::string model = named.empty() ? "" : catalogModelFromName(named, cat);
+  if (!model.empty() && !candidateModel.empty() && model != candidateModel) {
+    return Error{run.sourceFile, "", "model_id",
+                 "the run is of '" + named + "' (" + model + ") but attached to candidate '" +
+                     candidateId + "' of " + candidateModel +
+                     ": one fit prices each run as its candidate's model; attach it to a "
+                     "candidate of " +
+                     model};
+  }
+  for (const char* key : {"output_throughput_tok_s", "ttft_median_ms", "ttft_p99_ms",
+                          "tpot_median_ms", "tpot_p99_ms", "itl_median_ms", "itl_p99_ms"}) {
+    const auto stated = metric(run, key);
+    const auto records = metric(run, std::string(key) + "_recomputed");
+    if (stated && records) {
+      return Error{run.sourceFile, "", key,
+                   "the file says " + sigFigs(*stated, 6) + ", its per-request records give " +
+                       sigFigs(*records, 6) +
+                       ": a calibration cannot tell which the server did; re-export the run"};
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std::string& file,
                                                      std::vector<std::string>& notes,
-                                                     const Catalog& cat) {
+                                                     const Catalog& cat,
+                                                     std::vector<Error>* defects) {
   std::vector<MeasuredPoint> out;
   bool servingRows = false;
   for (const auto& run : s.importedRuns) {
@@ -213,34 +275,17 @@ std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std
     base.origin = file + ": " + run.sourceFile;
     base.candidate = c->id;
     if (run.kind == RunKind::Serving) {
+      if (defects) {
+        if (auto e = servingRunDefect(run, catalogId, c->id, cat)) {
+          defects->push_back(std::move(*e));
+          continue;
+        }
+      }
       servingRows = servingPoints(run, base, notes, emit) || servingRows;
       continue;
     }
     if (run.kind == RunKind::DecodeSweep) {
-      const auto in = setupNumber(run, "input_len");
-      const auto outLen = setupNumber(run, "output_len");
-      if (!in || !outLen) {
-        notes.push_back(run.sourceFile + ": the rows state no input_len/output_len; not fitted");
-        continue;
-      }
-      for (const auto& [batch, stepS] : run.decodeStepByBatch) {
-        const std::string prefix = "bs" + formatCount(batch) + "/";
-        MeasuredPoint p = base;
-        p.batch = batch;
-        p.inputLen = *in;
-        p.outputLen = *outLen;
-        p.origin = base.origin + " bs " + formatCount(batch);
-        if (const auto pre = metric(run, prefix + "prefill_latency_ms")) {
-          p.metric = E2eMetric::PrefillMs;
-          p.value = *pre;
-          emit(p);
-        }
-        if (stepS > 0 && std::isfinite(stepS)) {
-          p.metric = E2eMetric::DecodeStepMs;
-          p.value = stepS * 1e3;
-          emit(p);
-        }
-      }
+      decodeSweepPoints(run, base, notes, emit);
       continue;
     }
     const auto b = stamped(run);
@@ -386,7 +431,10 @@ Result<SessionCalibration> calibrateSession(const Session& s, const std::string&
                                             const std::string& sourceLabel,
                                             const std::string& gpuArg, const Catalog& cat) {
   SessionCalibration out;
-  const std::vector<MeasuredPoint> points = measuredPointsFromSession(s, file, out.notes, cat);
+  std::vector<Error> defects;
+  const std::vector<MeasuredPoint> points =
+      measuredPointsFromSession(s, file, out.notes, cat, &defects);
+  if (!defects.empty()) return defects.front();
   if (points.empty()) {
     return Error{file, "", "runs",
                  "no imported end-to-end run the model can price" +

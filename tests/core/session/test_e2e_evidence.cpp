@@ -11,6 +11,18 @@ using namespace qf;
 
 namespace {
 
+/// A Llama-3-8B candidate on `gpuCount` of `gpu`.
+Candidate candidate8b(const std::string& id, const std::string& scheme,
+                      const std::string& gpu = "h100-sxm", int gpuCount = 1) {
+  Candidate c;
+  c.id = id;
+  c.model = "llama-3-8b";
+  c.schemeLinear = scheme;
+  c.gpu = gpu;
+  c.gpuCount = gpuCount;
+  return c;
+}
+
 ImportedRun run(RunKind kind, const std::string& file, const std::string& candidate) {
   ImportedRun r;
   r.kind = kind;
@@ -23,13 +35,7 @@ ImportedRun run(RunKind kind, const std::string& file, const std::string& candid
 
 TEST_CASE("static-batch runs become measured points of their candidate", "[session][e2e]") {
   Session s;
-  Candidate c;
-  c.id = "w4";
-  c.model = "llama-3-8b";
-  c.schemeLinear = "w4a16-g128";
-  c.gpu = "h100-sxm";
-  c.gpuCount = 2;
-  s.candidates.push_back(c);
+  s.candidates.push_back(candidate8b("w4", "w4a16-g128", "h100-sxm", 2));
 
   std::vector<ImportedRun> latency = {run(RunKind::Latency, "lat.json", "w4"),
                                       run(RunKind::Throughput, "thr.json", "w4"),
@@ -90,13 +96,7 @@ TEST_CASE("static-batch runs become measured points of their candidate", "[sessi
 
 TEST_CASE("serving runs become serving rows at their offered load", "[session][e2e][serving]") {
   Session s;
-  Candidate c;
-  c.id = "fp8";
-  c.model = "llama-3-8b";
-  c.schemeLinear = "w8a8-fp8";
-  c.gpu = "h100-sxm";
-  c.gpuCount = 1;
-  s.candidates.push_back(c);
+  s.candidates.push_back(candidate8b("fp8", "w8a8-fp8"));
   ImportedRun at4 = run(RunKind::Serving, "rate4.json", "fp8");
   at4.setup["request_rate"] = "4";
   at4.metrics = {{"completed", 100},
@@ -158,13 +158,7 @@ TEST_CASE("serving runs become serving rows at their offered load", "[session][e
 TEST_CASE("a run's stated TP wins over the candidate's GPU count", "[session][e2e]") {
   // Eight GPUs as four replicas of TP 2: the static-batch benchmark ran on one replica.
   Session s;
-  Candidate c;
-  c.id = "fp8x8";
-  c.model = "llama-3-8b";
-  c.schemeLinear = "w8a8-fp8";
-  c.gpu = "h100-sxm";
-  c.gpuCount = 8;
-  s.candidates.push_back(c);
+  s.candidates.push_back(candidate8b("fp8x8", "w8a8-fp8", "h100-sxm", 8));
   std::vector<ImportedRun> runs = {run(RunKind::Latency, "stamped.json", "fp8x8"),
                                    run(RunKind::Latency, "own-key.json", "fp8x8"),
                                    run(RunKind::DecodeSweep, "sweep.jsonl", "fp8x8"),
@@ -444,4 +438,55 @@ TEST_CASE("calibrating a session without priceable runs, or on two GPUs, says wh
   auto h100 = calibrateSession(two, "two.json", "File > Calibrate on two.json", "h100-sxm");
   REQUIRE(h100.ok());
   CHECK(h100->points == 8);
+}
+
+TEST_CASE("a serving run unfit to calibrate from stops the fit, naming its file and field",
+          "[session][e2e][calibrate][serving]") {
+  Session s;
+  s.candidates.push_back(candidate8b("fp8", "w8a8-fp8"));
+  ImportedRun good = run(RunKind::Serving, "rate4.json", "fp8");
+  good.setup["request_rate"] = "4";
+  good.setup["model_id"] = "neuralmagic/Meta-Llama-3-8B-Instruct-FP8";
+  good.metrics = {{"completed", 100},
+                  {"total_input_tokens", 102400},
+                  {"total_output_tokens", 25600},
+                  {"output_throughput_tok_s", 1010},
+                  {"ttft_median_ms", 48},
+                  {"tpot_median_ms", 9.5}};
+  struct Case {
+    const char* what;
+    ImportedRun bad;
+    const char* field;
+  };
+  ImportedRun noRate = good;
+  noRate.sourceFile = "norate.json";
+  noRate.setup.erase("request_rate");
+  ImportedRun otherModel = good;
+  otherModel.sourceFile = "70b.json";
+  otherModel.setup["model_id"] = "meta-llama/Llama-3.1-70B-Instruct";
+  ImportedRun contradicts = good;
+  contradicts.sourceFile = "odd.json";
+  contradicts.metrics["ttft_median_ms_recomputed"] = 61;
+  for (const Case& k :
+       {Case{"a sweep without its rate", noRate, "request_rate"},
+        Case{"a run of another model", otherModel, "model_id"},
+        Case{"percentiles its records contradict", contradicts, "ttft_median_ms"}}) {
+    INFO(k.what);
+    Session bad = s;
+    bad.importedRuns = {good, k.bad};
+    auto cal = calibrateSession(bad, "s.json", "File > Calibrate on s.json");
+    REQUIRE_FALSE(cal.ok());
+    CHECK(cal.error().file == k.bad.sourceFile);
+    CHECK(cal.error().field == k.field);
+    // Comparing with the model is not a fit: the same run is a note there, not an error.
+    std::vector<std::string> notes;
+    const auto pts = measuredPointsFromSession(bad, "s.json", notes);
+    CHECK(pts.size() >= 3);
+  }
+  Session ok = s;
+  ok.importedRuns = {good};
+  std::vector<std::string> notes;
+  std::vector<Error> defects;
+  CHECK(measuredPointsFromSession(ok, "s.json", notes, Catalog::bundled(), &defects).size() == 3);
+  CHECK(defects.empty());
 }

@@ -45,10 +45,14 @@ std::size_t stampStaticBatch(std::vector<ImportedRun>& runs, const StaticBatch& 
 /// lengths, and what it measured (bench latency: the median, else mean, end-to-end latency;
 /// bench throughput: total tokens/s; bench_one_batch: prefill and decode-step ms per batch).
 /// A run left out (not attached, no batch or lengths, a serving run under load) gets one
-/// line in `notes` saying why. `file` names the session in the points' origin.
+/// line in `notes` saying why. `file` names the session in the points' origin. With `defects`,
+/// a serving run whose own file makes it unfit to calibrate from (no offered load, a model of
+/// its own other than its candidate's, a fitted figure its per-request records contradict)
+/// goes there as an error naming the file and field, and gives no point.
 std::vector<MeasuredPoint> measuredPointsFromSession(const Session& s, const std::string& file,
                                                      std::vector<std::string>& notes,
-                                                     const Catalog& cat = Catalog::bundled());
+                                                     const Catalog& cat = Catalog::bundled(),
+                                                     std::vector<Error>* defects = nullptr);
 
 /// One imported end-to-end measurement beside the model's prediction for the same conditions
 /// (model, GPU, TP, scheme, batch, lengths): the ideal roofline's, and the calibrated one's

@@ -329,6 +329,37 @@ TEST_CASE("the bundled constants on a published load curve they were not fitted 
   CHECK(tput["c250"] == Approx(tput["c100"]).epsilon(0.01));
 }
 
+TEST_CASE("calibrated from half a published load curve, the other half is predicted",
+          "[cli][published][serving]") {
+  // load-curves.csv's eight loads split alternately (1, 25, 100, 200 clients and 5, 50, 150,
+  // 250), each half fitted from the bundled constants and checked on the other. The issue's
+  // targets: throughput within 7%, TPOT within 10%, TTFT within 15% median |error|.
+  TempDir dir;
+  std::ifstream in(kDir + "load-curves.csv");
+  std::string header, line;
+  std::getline(in, header);
+  std::string half[2] = {header + "\n", header + "\n"};
+  for (int i = 0; std::getline(in, line); ++i) half[(i / 3) % 2] += line + "\n";
+  for (int fitted = 0; fitted < 2; ++fitted) {
+    INFO("fitted half " << fitted);
+    const std::string fitCsv = dir.file("fit" + std::to_string(fitted) + ".csv");
+    const std::string testCsv = dir.file("test" + std::to_string(fitted) + ".csv");
+    std::ofstream(fitCsv) << half[fitted];
+    std::ofstream(testCsv) << half[1 - fitted];
+    const std::string gpuFile = dir.file("cal" + std::to_string(fitted) + ".json");
+    const auto fit =
+        qf::testing::runQfront({"calibrate", fitCsv, "--gpu", "h100-sxm", "-o", gpuFile});
+    INFO(fit.err);
+    REQUIRE(fit.rc == 0);
+    const auto held = check(testCsv, gpuFile);
+    REQUIRE(held["all"]["points"] == 12);
+    const auto& m = held["by_metric"];
+    CHECK(m["output_tok_s"]["median_abs_error_pct"].get<double>() <= 7.0);
+    CHECK(m["tpot_ms"]["median_abs_error_pct"].get<double>() <= 10.0);
+    CHECK(m["ttft_ms"]["median_abs_error_pct"].get<double>() <= 15.0);
+  }
+}
+
 TEST_CASE("qfront calibrate says when a few points predict each other worse than the prior",
           "[cli][calibration]") {
   // Five published vLLM rows: two slow long-context FP8-cache runs at batch 32 among three the

@@ -102,7 +102,10 @@ arrivals gives TTFT and TPOT percentiles and throughput; the analytic steady sta
       R"(Fields per load: load, requests_per_s, output_tok_s, ttft_p50_ms, ttft_p99_ms, tpot_p50_ms,
 tpot_p99_ms, goodput_req_s (with an SLO), preemptions, and the analytic steady state
 (analytic_output_tok_s, analytic_ttft_ms, analytic_tpot_ms; null when the load exceeds what
-the deployment sustains).
+the deployment sustains). JSON and CSV also give the simulation's ttft_mean_ms, tpot_mean_ms
+(as the benchmarks define them: TPOT after the first token, per request) and itl_p50_ms,
+itl_p99_ms (every gap between tokens: a step that also prefills a prompt chunk is a long gap,
+so the p99 shows where chunks land); the analytic figures are means.
 
 Exit status: 0 on success, 2 on bad input (one line naming the file and field).
 )"};
@@ -141,6 +144,10 @@ Result<Json> loadRows(const StepTimeModel& steps, const ServingLimits& lim,
     row["ttft_p99_ms"] = r->ttftP99S * 1e3;
     row["tpot_p50_ms"] = r->tpotP50S * 1e3;
     row["tpot_p99_ms"] = r->tpotP99S * 1e3;
+    row["ttft_mean_ms"] = r->ttftMeanS * 1e3;
+    row["tpot_mean_ms"] = r->tpotMeanS * 1e3;
+    row["itl_p50_ms"] = r->itlP50S * 1e3;
+    row["itl_p99_ms"] = r->itlP99S * 1e3;
     row["goodput_req_s"] = withSlo ? Json(r->goodputReqPerS) : Json(nullptr);
     row["preemptions"] = r->preemptions;
     row["mean_concurrency"] = r->meanConcurrency;
@@ -254,6 +261,9 @@ constexpr const char* kColumns[] = {
     "load",        "requests_per_s",        "output_tok_s",     "ttft_p50_ms",
     "ttft_p99_ms", "tpot_p50_ms",           "tpot_p99_ms",      "goodput_req_s",
     "preemptions", "analytic_output_tok_s", "analytic_ttft_ms", "analytic_tpot_ms"};
+/// The simulation's further figures, at the end of each CSV row (JSON has them too).
+constexpr const char* kCsvTailColumns[] = {"ttft_mean_ms", "tpot_mean_ms", "itl_p50_ms",
+                                           "itl_p99_ms"};
 /// The intervals' columns of the CSV (low and high of each analytic figure).
 constexpr const char* kIntervalColumns[] = {"analytic_output_tok_s", "analytic_ttft_ms",
                                             "analytic_tpot_ms"};
@@ -268,6 +278,7 @@ std::string cell(const Json& v) {
 void printCsv(const ServingReport& r, std::ostream& out) {
   for (std::size_t i = 0; i < std::size(kColumns); ++i) out << (i ? "," : "") << kColumns[i];
   for (const char* c : kIntervalColumns) out << "," << c << "_low," << c << "_high";
+  for (const char* c : kCsvTailColumns) out << "," << c;
   out << "\n";
   for (const auto& row : r.rows) {
     for (std::size_t i = 0; i < std::size(kColumns); ++i) {
@@ -279,6 +290,7 @@ void printCsv(const ServingReport& r, std::ostream& out) {
       out << "," << (iv.is_array() ? cell(iv[0]) : std::string()) << ","
           << (iv.is_array() ? cell(iv[1]) : std::string());
     }
+    for (const char* c : kCsvTailColumns) out << "," << cell(row[c]);
     out << "\n";
   }
 }

@@ -181,6 +181,27 @@ TEST_CASE("qfront search: nothing feasible names the binding constraint", "[cli]
   CHECK(t.out.find("the load binds") != std::string::npos);
 }
 
+TEST_CASE("qfront serving gives ITL per gap: a prompt chunk in a decode step is a long gap",
+          "[cli][serving]") {
+  // 4,000-token prompts on an 8B: at 2 req/s most decode steps also prefill a chunk of someone's
+  // prompt now and then. One request at a time, every gap is a decode step alone.
+  const auto r = qfront({"serving", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--scheme",
+                         "bf16", "--input-len", "4000", "--output-len", "200", "--load", "sync,2",
+                         "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.rc == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& sync = j["loads"][0];
+  const auto& rate = j["loads"][1];
+  CHECK(sync["itl_p99_ms"].get<double>() == Approx(sync["itl_p50_ms"].get<double>()).epsilon(0.02));
+  CHECK(sync["tpot_mean_ms"].get<double>() ==
+        Approx(sync["itl_p50_ms"].get<double>()).epsilon(0.02));
+  CHECK(rate["itl_p99_ms"].get<double>() > 5 * rate["itl_p50_ms"].get<double>());
+  // TPOT is a request's mean gap: the spikes spread over its 199 gaps.
+  CHECK(rate["tpot_p99_ms"].get<double>() < rate["itl_p99_ms"].get<double>());
+  CHECK(rate["ttft_mean_ms"].get<double>() >= rate["ttft_p50_ms"].get<double>());
+}
+
 TEST_CASE("qfront serving and search: bad input exits 2 with one line", "[cli][search]") {
   struct Bad {
     std::vector<std::string> args;

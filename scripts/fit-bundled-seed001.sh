@@ -27,10 +27,9 @@ gid = sys.argv[2]
 doc = json.load(open(path))
 old = doc['gpus'][gid]
 fit['source'] = old['source']
-if not fit['e2e_fit'].get('held'):
-    fit['e2e_fit'].pop('held', None)
-# The fit's warnings compare it with its prior, which here is the record itself.
-fit['e2e_fit'].pop('warnings', None)
+for k in ('held', 'warnings'):
+    if not fit['e2e_fit'].get(k):
+        fit['e2e_fit'].pop(k, None)
 names = fit['e2e_fit']['names']
 def value(c, n):
     return c['e2e_fit']['constants'].get(n, {}).get('value')

@@ -460,24 +460,28 @@ void setResidualScale(const std::vector<double>& r, const std::vector<double>& w
                            : std::sqrt(ss / static_cast<double>(fit.dof) * static_cast<double>(n) /
                                        std::max(sw, 1e-12));
   }
+  // No more points than constants: they are met exactly whatever their scatter, so they say
+  // nothing of it and count for nothing in the pool below (an exact fit to two A100 latencies
+  // had σ = 3e-5 and intervals 0.01% wide).
+  const bool exact = n <= fitted;
   // A few points say little of their own spread: it is pooled with the prior calibration's
   // (its e2e_fit record), which counts for at most 5 points, so that many points of one's
   // own outweigh it.
+  bool pooled = false;
   if (!prior.isDatasheet()) {
     if (const auto rec = e2eFitRecord(prior.calibrationExtra);
         rec && rec->dof > 0 && rec->sigmaLog > 0) {
       const double d0 = std::min(static_cast<double>(rec->dof), 5.0);
-      const double d = std::max(fit.dof, 0);
+      const double d = exact ? 0.0 : std::max(fit.dof, 0);
       fit.sigmaLog = std::sqrt(
           (d0 * rec->sigmaLog * rec->sigmaLog + d * fit.sigmaLog * fit.sigmaLog) / (d0 + d));
       fit.dof = std::max(fit.dof, 1);
+      pooled = true;
     }
   }
-  // No more points than constants: they are met exactly whatever their scatter, so they say
-  // nothing of it. The scale is at least the one a prior's pulls are weighed with (an exact fit
-  // to two A100 latencies had σ = 3e-5 and intervals 0.01% wide).
-  if (n <= fitted && fit.sigmaLog < kPriorReferenceSigma) {
-    fit.sigmaLog = kPriorReferenceSigma;
+  // With no prior scatter to take either, the scale is the one a prior's pulls are weighed with.
+  if (exact && !pooled) {
+    fit.sigmaLog = std::max(fit.sigmaLog, kPriorReferenceSigma);
     fit.dof = std::max(fit.dof, 1);
   }
 }

@@ -146,9 +146,12 @@ struct Cycle {
   double stepS = 0;  ///< mean step time
   double requestsPerStep = 0;
   double prefillS = 0;  ///< time from admission to the first token
-  /// Prompts the prefill serves at once (whole prompts a step share; 1 when chunked), 0 when
+  /// The time the prefill is busy with one prompt, as a queue's server: the steps it spans
+  /// when one prompt fills what a step leaves, else what one more prompt adds to a step; 0 when
   /// every step is full and the prompts already share the budget in turn.
-  double prefillSlots = 0;
+  double prefillServiceS = 0;
+  /// The same for a closed loop, whose clients also queue when every step is full.
+  double closedServiceS = 0;
   bool budgetBound = false;
 };
 
@@ -181,7 +184,15 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
       cy.requestsPerStep = r;
       const double kk = std::max(1.0, k);
       cy.prefillS = step(C - kk, kk * I, kk);
-      cy.prefillSlots = std::max(1.0, std::floor(avail / I));
+      // Prompts queue for the prefill when a step holds at most two: one prompt a step, or two
+      // in a step that then takes about twice as long (the prompts' work dominates). With room
+      // for three or more, an arriving prompt joins the next step: its wait is what is left of
+      // the step under way (the half step at a rate).
+      const double fits = std::floor(avail / I);
+      cy.prefillServiceS = fits < 2.0   ? cy.prefillS
+                           : fits < 3.0 ? cy.prefillS - step(C - kk + 1.0, (kk - 1.0) * I, kk - 1.0)
+                                        : 0.0;
+      cy.closedServiceS = cy.prefillServiceS;
       return cy;
     }
   } else if (u <= 1.0) {
@@ -189,7 +200,8 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
     cy.stepS = u * step(C - 1.0, chunk) + (1.0 - u) * step(C, 0.0);
     cy.requestsPerStep = r;
     cy.prefillS = sp * step(C - 1.0, chunk);
-    cy.prefillSlots = 1.0;
+    cy.prefillServiceS = cy.prefillS;
+    cy.closedServiceS = cy.prefillS;
     return cy;
   }
   // Every step full: decodes and prompt tokens in the ratio (O − 1) : I.
@@ -200,6 +212,8 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
   cy.stepS = step(d, p, std::max(1.0, p / I));
   cy.requestsPerStep = p / I;
   cy.prefillS = std::max(1.0, I / std::max(p, 1e-300)) * cy.stepS;
+  // A closed loop's prompts queue for the budget's prompt tokens, I/p of a step each.
+  cy.closedServiceS = I / std::max(p, 1e-300) * cy.stepS;
   return cy;
 }
 
@@ -239,16 +253,43 @@ double mdcWaitS(double rho, double c, double serviceS) {
   return 0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) * serviceS / (c * (1.0 - rho));
 }
 
-/// The wait of a prompt for the prefill ahead of it (docs/model.md, "Serving under load"):
-/// prompts arrive `arrivalsPerS` a second and the prefill serves `prefillSlots` of them at once
-/// for `prefillS` each, an M/D/c queue; an arrival sees `seen` of the utilisation (a closed
-/// loop of C clients: the C − 1 others, the arrival theorem). Under a full budget the prompts
-/// already share the steps in the cycle itself (0 here). Held below 0.99 utilisation.
-double prefillWaitS(const Cycle& cy, double arrivalsPerS, double seen) {
-  if (cy.prefillSlots <= 0 || !(arrivalsPerS > 0)) return 0.0;
-  const double rho = seen * arrivalsPerS * cy.prefillS / cy.prefillSlots;
-  if (!(rho > 0)) return 0.0;
-  return mdcWaitS(std::min(rho, 0.99), cy.prefillSlots, cy.prefillS);
+/// The wait of a Poisson arrival's prompt for the prefill ahead of it (docs/model.md,
+/// "Serving under load"): prompts arrive `arrivalsPerS` a second and the prefill serves them
+/// one at a time for `prefillServiceS` each, an M/D/1 queue. Its utilisation is held at 0.9
+/// (a wait of at most 4.5 services): nearer 1 the cycle is about to fill every step, where the
+/// prompts share the budget and the wait for a slot takes over. Under a full budget, none.
+double prefillWaitS(const Cycle& cy, double arrivalsPerS) {
+  if (!(cy.prefillServiceS > 0) || !(arrivalsPerS > 0)) return 0.0;
+  const double rho = arrivalsPerS * cy.prefillServiceS;
+  return mdcWaitS(std::min(rho, 0.9), 1.0, cy.prefillServiceS);
+}
+
+/// A closed loop's wait for the prefill (docs/model.md, "Serving under load"): C clients each
+/// cycling through the prefill (one server, `serviceS` a prompt) and `awayS` elsewhere (its
+/// decode and the client's turn-around), by mean value analysis with deterministic service (an
+/// arrival finds the server busy as the loop of n − 1 has it, and waits half a service for the
+/// prompt in hand and a whole one for each queued). Bounded by the C − 1 others, never more
+/// than the open queue's, and continuous in C (interpolated between whole clients).
+double closedLoopWaitS(double C, double serviceS, double awayS) {
+  if (!(serviceS > 0) || C <= 1.0) return 0.0;
+  const int whole = static_cast<int>(std::floor(C));
+  double queue = 0, busy = 0, wait = 0, previous = 0;
+  for (int n = 1; n <= whole + 1; ++n) {
+    previous = wait;
+    wait = serviceS * std::max(0.0, queue - busy) + 0.5 * serviceS * busy;
+    const double x = n / (awayS + serviceS + wait);
+    queue = x * (serviceS + wait);
+    busy = std::min(1.0, x * serviceS);
+  }
+  return previous + (C - whole) * (wait - previous);
+}
+
+/// s's TTFT with the closed loop's wait for the prefill: C sequences each away from it for
+/// the rest of its life and, in a loop of clients, the turn-around `requestS`.
+void addClosedLoopWait(SteadyState& s, const Cycle& cy, double C, double requestS) {
+  if (!(cy.closedServiceS > 0) || !(s.requestsPerS > 0)) return;
+  const double lifeS = C / s.requestsPerS;  // admission to completion
+  s.ttftS += closedLoopWaitS(C, cy.closedServiceS, std::max(0.0, lifeS - cy.prefillS) + requestS);
 }
 
 }  // namespace
@@ -258,7 +299,7 @@ SteadyState stateAtConcurrency(const StepTimeModel& m, const ServingLimits& lim,
   const double C = std::max(1.0, concurrency);
   const Cycle cy = cycleAt(m, lim, w, C);
   SteadyState s = fromCycle(cy, w, C, m.requestOverheadS);
-  s.ttftS += prefillWaitS(cy, s.requestsPerS, (C - 1.0) / C);
+  addClosedLoopWait(s, cy, C, m.requestOverheadS);
   if (s.bindingLimit.empty()) s.bindingLimit = "concurrency";
   return s;
 }
@@ -274,7 +315,10 @@ SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
     s.ttftS = std::numeric_limits<double>::infinity();
     return s;
   }
-  SteadyState s = fromCycle(cycleAt(m, lim, w, C), w, C, m.requestOverheadS);
+  // Admitted as slots free, the sequences meet the prefill as a closed loop of C does.
+  const Cycle cy = cycleAt(m, lim, w, C);
+  SteadyState s = fromCycle(cy, w, C, m.requestOverheadS);
+  addClosedLoopWait(s, cy, C, 0.0);
   if (s.bindingLimit.empty()) s.bindingLimit = binding;
   return s;
 }
@@ -336,8 +380,8 @@ SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const 
   const double c = std::max(1.0, sat.concurrency);
   const double wq =
       0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) / (sat.requestsPerS * (1.0 - rho));
-  s.ttftS += std::max(wq, prefillWaitS(cy, requestsPerS, 1.0)) +
-             0.5 * std::min(1.0, s.concurrency) * s.stepS;
+  s.ttftS +=
+      std::max(wq, prefillWaitS(cy, requestsPerS)) + 0.5 * std::min(1.0, s.concurrency) * s.stepS;
   s.stable = true;
   s.bindingLimit = sat.bindingLimit;
   return s;

@@ -337,27 +337,39 @@ TEST_CASE("the concurrency at a rate is the one 60 bisections find, to the bit",
   }
 }
 
-TEST_CASE("a prompt waits for the prefill ahead of it: hand-computed M/D/1", "[serving]") {
+TEST_CASE("a prompt waits for the prefill ahead of it: a closed loop, hand-computed", "[serving]") {
   const auto m = linearSteps();
   qf::ServingLimits lim;
   lim.maxBatch = 64;
   lim.tokenBudget = 1500;  // one 1,000-token prompt a step
   const qf::ServingWorkload w{1000, 11};
-  // Three clients: a prompt step carries two decodes and the prompt (10 ms + 0.1 ms × 1,002
-  // tokens), a decode step three decodes; each request spans 1 + 10 steps.
-  const double prefill = 0.010 + 1e-4 * 1002;
-  const double decode = 0.010 + 1e-4 * 3;
-  const double r = 3.0 / 11.0;  // requests a step
+  // Two clients: a prompt step carries one decode and the prompt (10 ms + 0.1 ms × 1,001
+  // tokens), a decode step two decodes; each request spans 1 + 10 steps.
+  const double prefill = 0.010 + 1e-4 * 1001;
+  const double decode = 0.010 + 1e-4 * 2;
+  const double r = 2.0 / 11.0;  // requests a step
   const double stepS = r * prefill + (1.0 - r) * decode;
-  const double lambda = r / stepS;
-  SECTION("a closed loop: an arrival finds the other two clients' share of the prefill") {
-    const double rho = lambda * prefill * 2.0 / 3.0;
-    const auto s = qf::stateAtConcurrency(m, lim, w, 3);
-    CHECK(s.requestsPerS == Approx(lambda));
-    CHECK(s.ttftS == Approx(prefill + rho * prefill / (2.0 * (1.0 - rho))));
+  const double lifeS = 11.0 * stepS;
+  const double away = lifeS - prefill;  // the rest of a request's life
+  SECTION("two clients: the other's prompt is under way as often as it is, half of it left") {
+    // Mean value analysis with one client: it is at the prefill prefill / (away + prefill) of
+    // the time; the second arrival waits half a prefill then.
+    const double busy = prefill / (away + prefill);
+    const auto s = qf::stateAtConcurrency(m, lim, w, 2);
+    CHECK(s.requestsPerS == Approx(r / stepS));
+    CHECK(s.ttftS == Approx(prefill + 0.5 * prefill * busy));
   }
   SECTION("one client never waits") {
     CHECK(qf::stateAtConcurrency(m, lim, w, 1).ttftS == Approx(0.010 + 1e-4 * 1000));
+  }
+  SECTION("the wait grows with the clients, on into a full budget, never past all the others'") {
+    double last = 0;
+    for (double c = 1; c <= 16; c += 0.25) {
+      const auto s = qf::stateAtConcurrency(m, lim, w, c);
+      CHECK(s.ttftS >= last);
+      CHECK(s.ttftS <= 0.2 + (c - 1.0) * 0.2);
+      last = s.ttftS;
+    }
   }
 }
 

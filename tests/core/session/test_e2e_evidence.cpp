@@ -483,10 +483,18 @@ TEST_CASE("a serving run unfit to calibrate from stops the fit, naming its file 
     const auto pts = measuredPointsFromSession(bad, "s.json", notes);
     CHECK(pts.size() >= 3);
   }
+  // Not defects: a model of the same shapes under another catalog id (Llama-3.1-8B against a
+  // Llama-3-8B candidate), and a percentile its records put within 2% (another method).
+  ImportedRun sameShapes = good;
+  sameShapes.sourceFile = "31.json";
+  sameShapes.setup["model_id"] = "meta-llama/Llama-3.1-8B-Instruct";
+  ImportedRun close = good;
+  close.sourceFile = "close.json";
+  close.metrics["ttft_median_ms_recomputed"] = 48.5;
   Session ok = s;
-  ok.importedRuns = {good};
+  ok.importedRuns = {good, sameShapes, close};
   std::vector<std::string> notes;
   std::vector<Error> defects;
-  CHECK(measuredPointsFromSession(ok, "s.json", notes, Catalog::bundled(), &defects).size() == 3);
+  CHECK(measuredPointsFromSession(ok, "s.json", notes, Catalog::bundled(), &defects).size() == 9);
   CHECK(defects.empty());
 }

@@ -328,7 +328,7 @@ void printTable(const ServingReport& r, std::ostream& out) {
     for (const char* c : kColumns) out << std::setw(12) << cell(row[c]);
     out << "\n";
   }
-  out << "(latencies in ms; model = analytic steady state, TTFT at max = prefill after "
+  out << "(latencies in ms; model = analytic steady state, TTFT at max = from "
          "admission)\n";
   out << "80% intervals of the model (constants' spread, docs/model.md Intervals):\n";
   for (const auto& row : r.rows) {

@@ -112,8 +112,9 @@ struct SteadyState {
 };
 
 /// Saturated steady state: the queue never empties and concurrency is at its cap (the smaller of
-/// the batch cap and the sequences whose prompt and output the KV cache holds). TTFT is the
-/// prefill time from admission (the queueing wait is unbounded at saturation).
+/// the batch cap and the sequences whose prompt and output the KV cache holds). TTFT is from
+/// admission: the wait for the prefills of those admitted ahead (a closed loop of the C
+/// sequences) and the prefill (the wait for admission is unbounded at saturation).
 SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
                            const ServingWorkload& w);
 /// Steady state at `concurrency` running sequences (1 = synchronous serving).

@@ -644,3 +644,34 @@ TEST_CASE("at 1280 x 720 no tab takes the scenario panel's width from its button
     }
   }
 }
+
+TEST_CASE("a short Pareto plot puts its legend beside the axes, a tall one below them",
+          "[ui][layout][pareto]") {
+  // At 1280 x 720 the legend below (two entries a row) left the axes a fifth of the plot's
+  // height: about 90 of 330 pixels.
+  auto window = exampleWindowAt1280();
+  qf::ui::MainWindow& w = *window;
+  w.showTab("pareto");
+  QApplication::processEvents();
+  qf::ui::ParetoPlot* plot = w.paretoView()->plot();
+  auto layOut = [&] {
+    QApplication::processEvents();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+  };
+  layOut();
+  REQUIRE(plot->height() < 450);
+  QRect legend = plot->legend->outerRect();
+  QRect axes = plot->axisRect()->outerRect();
+  CHECK(legend.left() >= axes.right());
+  CHECK(plot->axisRect()->rect().height() > plot->height() / 2);
+  CHECK(plot->rect().contains(legend));
+  // Given the height, it goes back below, and the axes keep the width.
+  w.resize(1280, 1500);
+  layOut();
+  REQUIRE(plot->height() > 700);
+  legend = plot->legend->outerRect();
+  axes = plot->axisRect()->outerRect();
+  CHECK(legend.top() >= axes.bottom());
+  CHECK(plot->axisRect()->rect().width() > plot->width() * 3 / 4);
+  CHECK(plot->axisRect()->rect().height() > plot->height() / 2);
+}

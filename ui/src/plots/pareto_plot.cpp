@@ -250,6 +250,13 @@ ParetoPlot::ParetoPlot(QWidget* parent)
   below->setMargins(QMargins(0, 0, 0, 4));
   legend->setFillOrder(QCPLegend::foColumnsFirst);
   legend->setWrap(2);
+  m_legendBelow = below;
+  // Beside the axes when short (placeLegend): held out of the layout until then.
+  m_legendSide = new QCPLayoutGrid;
+  m_legendSide->addElement(0, 0, new QCPLayoutElement(this));
+  m_legendSide->addElement(2, 0, new QCPLayoutElement(this));
+  m_legendSide->setRowStretchFactors({1, 0.001, 1});
+  m_legendSide->setMargins(QMargins(0, 0, 6, 0));
   setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   setMouseTracking(true);
   connect(this, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
@@ -390,8 +397,63 @@ void ParetoPlot::setData(SharedCandidates shared, SharedVerdicts verdicts, const
     xAxis->setRange(p.xMin - dx, p.xMax + dx * 2.5);
     yAxis->setRange(p.yMin - dy, p.yMax + dy);
   }
+  placeLegend();
   // Drawn from a timer: input waiting since the result came is handled first (drawing 10^5
   // points takes as long as a pan step).
+  replotSoon();
+}
+
+ParetoPlot::~ParetoPlot() {
+  // The legend's box out of the layout is the plot's to delete; the one in it, its layout's.
+  delete (m_legendAtSide ? m_legendBelow : m_legendSide);
+}
+
+void ParetoPlot::resizeEvent(QResizeEvent* event) {
+  Plot::resizeEvent(event);
+  placeLegend();
+}
+
+void ParetoPlot::placeLegend() {
+  bool side = false;
+  if (legend->visible() && legend->itemCount() > 0) {
+    legend->setWrap(2);
+    legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    const QSize below = legend->minimumOuterSizeHint();
+    legend->setWrap(1);
+    legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+    const QSize column = legend->minimumOuterSizeHint();
+    // Title, tick labels and axis titles take about 90 pixels of the height.
+    const bool shortAxes = height() - below.height() - 90 < height() / 2;
+    const bool roomBeside = column.height() + 20 <= height() && width() - column.width() >= 420;
+    side = shortAxes && roomBeside;
+  }
+  legend->setWrap(side ? 1 : 2);
+  legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+  if (side == m_legendAtSide) return;
+  m_legendAtSide = side;
+  QCPLayoutGrid* from = side ? m_legendBelow : m_legendSide;
+  QCPLayoutGrid* to = side ? m_legendSide : m_legendBelow;
+  from->take(legend);
+  if (side) {
+    to->addElement(1, 0, legend);
+    plotLayout()->take(m_legendBelow);
+    plotLayout()->simplify();
+    int axesRow = 0;
+    for (int i = 0; i < plotLayout()->elementCount(); ++i) {
+      int r = 0, c = 0;
+      plotLayout()->indexToRowCol(i, r, c);
+      if (plotLayout()->elementAt(i) == axisRect()) axesRow = r;
+    }
+    plotLayout()->addElement(axesRow, 1, m_legendSide);
+    plotLayout()->setColumnStretchFactor(1, 0.001);
+  } else {
+    to->addElement(0, 1, legend);
+    plotLayout()->take(m_legendSide);
+    plotLayout()->simplify();
+    const int row = plotLayout()->rowCount();
+    plotLayout()->addElement(row, 0, m_legendBelow);
+    plotLayout()->setRowStretchFactor(row, 0.001);
+  }
   replotSoon();
 }
 

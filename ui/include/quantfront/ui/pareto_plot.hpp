@@ -114,6 +114,9 @@ class ParetoPlot : public Plot {
   void drawColourBins();
   void drawLabels();
   void drawFrontierLines();
+  /// The legend below the axes (two entries a row) or, where that would leave the axes less
+  /// than half the plot's height and there is width to spare, beside them (one a row).
+  void placeLegend();
   SharedPrepared m_prepared;
   std::string m_colourMetric;
   std::vector<UncertainBand> m_bands;
@@ -126,6 +129,15 @@ class ParetoPlot : public Plot {
   QCPGraph* m_ring = nullptr;
   PlotLabels m_labels;
   QCPTextElement* m_title = nullptr;
+  QCPLayoutGrid* m_legendBelow = nullptr;  ///< spacer, legend, spacer in a row
+  QCPLayoutGrid* m_legendSide = nullptr;   ///< spacer, legend, spacer in a column
+  bool m_legendAtSide = false;
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ public:
+  ~ParetoPlot() override;
 };
 
 }  // namespace qf::ui

@@ -268,8 +268,8 @@ double prefillWaitS(const Cycle& cy, double arrivalsPerS) {
 /// cycling through the prefill (one server, `serviceS` a prompt) and `awayS` elsewhere (its
 /// decode and the client's turn-around), by mean value analysis with deterministic service (an
 /// arrival finds the server busy as the loop of n − 1 has it, and waits half a service for the
-/// prompt in hand and a whole one for each queued). Bounded by the C − 1 others, never more
-/// than the open queue's, and continuous in C (interpolated between whole clients).
+/// prompt in hand and a whole one for each queued). At most the C − 1 others' services, and
+/// continuous in C (interpolated between whole clients).
 double closedLoopWaitS(double C, double serviceS, double awayS) {
   if (!(serviceS > 0) || C <= 1.0) return 0.0;
   const int whole = static_cast<int>(std::floor(C));

@@ -229,9 +229,10 @@ void offerReplicas(const DeployOptions& o, const StepTimeModel& steps, const Ser
                                                 o.load.requestsPerS / static_cast<double>(rep));
     if (!st.stable || !(st.outputTokPerS > 0)) {
       ++res.rejectedLoad;
-      t.bestCapacity =
-          std::max(t.bestCapacity,
-                   saturatedState(steps, lim, o.workload).requestsPerS * static_cast<double>(rep));
+      // An unstable state is the saturated one: its throughput is the replica's capacity.
+      const double capacity =
+          st.stable ? saturatedState(steps, lim, o.workload).requestsPerS : st.requestsPerS;
+      t.bestCapacity = std::max(t.bestCapacity, capacity * static_cast<double>(rep));
       continue;
     }
     judge(o, proto, rep, proto.tp * rep, st.ttftS, st.tpotS,

@@ -147,11 +147,9 @@ struct Cycle {
   double requestsPerStep = 0;
   double prefillS = 0;  ///< time from admission to the first token
   /// The time the prefill is busy with one prompt, as a queue's server: the steps it spans
-  /// when one prompt fills what a step leaves, else what one more prompt adds to a step; 0 when
-  /// every step is full and the prompts already share the budget in turn.
+  /// when one prompt fills what a step leaves, what one more prompt adds to a step when two
+  /// fit, none when three do; when every step is full, the budget's share a prompt takes.
   double prefillServiceS = 0;
-  /// The same for a closed loop, whose clients also queue when every step is full.
-  double closedServiceS = 0;
   bool budgetBound = false;
 };
 
@@ -192,7 +190,6 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
       cy.prefillServiceS = fits < 2.0   ? cy.prefillS
                            : fits < 3.0 ? cy.prefillS - step(C - kk + 1.0, (kk - 1.0) * I, kk - 1.0)
                                         : 0.0;
-      cy.closedServiceS = cy.prefillServiceS;
       return cy;
     }
   } else if (u <= 1.0) {
@@ -201,7 +198,6 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
     cy.requestsPerStep = r;
     cy.prefillS = sp * step(C - 1.0, chunk);
     cy.prefillServiceS = cy.prefillS;
-    cy.closedServiceS = cy.prefillS;
     return cy;
   }
   // Every step full: decodes and prompt tokens in the ratio (O − 1) : I.
@@ -212,8 +208,8 @@ Cycle cycleAt(const StepTimeModel& m, const ServingLimits& lim, const ServingWor
   cy.stepS = step(d, p, std::max(1.0, p / I));
   cy.requestsPerStep = p / I;
   cy.prefillS = std::max(1.0, I / std::max(p, 1e-300)) * cy.stepS;
-  // A closed loop's prompts queue for the budget's prompt tokens, I/p of a step each.
-  cy.closedServiceS = I / std::max(p, 1e-300) * cy.stepS;
+  // The prompts queue for the budget's prompt tokens, I/p of a step each.
+  cy.prefillServiceS = I / std::max(p, 1e-300) * cy.stepS;
   return cy;
 }
 
@@ -247,10 +243,10 @@ SteadyState fromCycle(const Cycle& cy, const ServingWorkload& w, double C, doubl
   return s;
 }
 
-/// Allen–Cunneen's M/D/c wait: half the M/M/c wait (Sakasegawa's form), `c` servers of
-/// `serviceS` each at utilisation `rho` < 1.
-double mdcWaitS(double rho, double c, double serviceS) {
-  return 0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) * serviceS / (c * (1.0 - rho));
+/// Allen–Cunneen's M/D/c wait: half the M/M/c wait (Sakasegawa's form), `c` servers that
+/// together complete `capacityPerS` a second, at utilisation `rho` < 1.
+double mdcWaitS(double rho, double c, double capacityPerS) {
+  return 0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) / (capacityPerS * (1.0 - rho));
 }
 
 /// The wait of a Poisson arrival's prompt for the prefill ahead of it (docs/model.md,
@@ -259,9 +255,9 @@ double mdcWaitS(double rho, double c, double serviceS) {
 /// (a wait of at most 4.5 services): nearer 1 the cycle is about to fill every step, where the
 /// prompts share the budget and the wait for a slot takes over. Under a full budget, none.
 double prefillWaitS(const Cycle& cy, double arrivalsPerS) {
-  if (!(cy.prefillServiceS > 0) || !(arrivalsPerS > 0)) return 0.0;
+  if (cy.budgetBound || !(cy.prefillServiceS > 0) || !(arrivalsPerS > 0)) return 0.0;
   const double rho = arrivalsPerS * cy.prefillServiceS;
-  return mdcWaitS(std::min(rho, 0.9), 1.0, cy.prefillServiceS);
+  return mdcWaitS(std::min(rho, 0.9), 1.0, 1.0 / cy.prefillServiceS);
 }
 
 /// A closed loop's wait for the prefill (docs/model.md, "Serving under load"): C clients each
@@ -287,9 +283,9 @@ double closedLoopWaitS(double C, double serviceS, double awayS) {
 /// s's TTFT with the closed loop's wait for the prefill: C sequences each away from it for
 /// the rest of its life and, in a loop of clients, the turn-around `requestS`.
 void addClosedLoopWait(SteadyState& s, const Cycle& cy, double C, double requestS) {
-  if (!(cy.closedServiceS > 0) || !(s.requestsPerS > 0)) return;
+  if (!(cy.prefillServiceS > 0) || !(s.requestsPerS > 0)) return;
   const double lifeS = C / s.requestsPerS;  // admission to completion
-  s.ttftS += closedLoopWaitS(C, cy.closedServiceS, std::max(0.0, lifeS - cy.prefillS) + requestS);
+  s.ttftS += closedLoopWaitS(C, cy.prefillServiceS, std::max(0.0, lifeS - cy.prefillS) + requestS);
 }
 
 }  // namespace
@@ -304,8 +300,12 @@ SteadyState stateAtConcurrency(const StepTimeModel& m, const ServingLimits& lim,
   return s;
 }
 
-SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
-                           const ServingWorkload& w) {
+namespace {
+
+/// The saturated state without the wait for the prefills admitted ahead (its cycle in `cy`):
+/// what stateAtRate needs of it, its throughput and concurrency.
+SteadyState saturatedCycle(const StepTimeModel& m, const ServingLimits& lim,
+                           const ServingWorkload& w, Cycle& cy) {
   std::string binding;
   const double C = concurrencyCap(lim, w, binding);
   if (C < 1.0) {
@@ -315,11 +315,20 @@ SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
     s.ttftS = std::numeric_limits<double>::infinity();
     return s;
   }
-  // Admitted as slots free, the sequences meet the prefill as a closed loop of C does.
-  const Cycle cy = cycleAt(m, lim, w, C);
+  cy = cycleAt(m, lim, w, C);
   SteadyState s = fromCycle(cy, w, C, m.requestOverheadS);
-  addClosedLoopWait(s, cy, C, 0.0);
   if (s.bindingLimit.empty()) s.bindingLimit = binding;
+  return s;
+}
+
+}  // namespace
+
+SteadyState saturatedState(const StepTimeModel& m, const ServingLimits& lim,
+                           const ServingWorkload& w) {
+  Cycle cy;
+  SteadyState s = saturatedCycle(m, lim, w, cy);
+  // Admitted as slots free, the sequences meet the prefill as a closed loop of C does.
+  if (s.concurrency >= 1.0) addClosedLoopWait(s, cy, s.concurrency, 0.0);
   return s;
 }
 
@@ -354,7 +363,8 @@ double concurrencyForRate(const StepTimeModel& m, const ServingLimits& lim,
 
 SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const ServingWorkload& w,
                         double requestsPerS) {
-  const SteadyState sat = saturatedState(m, lim, w);
+  Cycle satCycle;
+  const SteadyState sat = saturatedCycle(m, lim, w, satCycle);
   if (!(requestsPerS < sat.requestsPerS)) {
     SteadyState s = sat;
     s.stable = false;
@@ -378,8 +388,7 @@ SteadyState stateAtRate(const StepTimeModel& m, const ServingLimits& lim, const 
   // step before the next one starts.
   const double rho = requestsPerS / sat.requestsPerS;
   const double c = std::max(1.0, sat.concurrency);
-  const double wq =
-      0.5 * std::pow(rho, std::sqrt(2.0 * (c + 1.0)) - 1.0) / (sat.requestsPerS * (1.0 - rho));
+  const double wq = mdcWaitS(rho, c, sat.requestsPerS);
   s.ttftS +=
       std::max(wq, prefillWaitS(cy, requestsPerS)) + 0.5 * std::min(1.0, s.concurrency) * s.stepS;
   s.stable = true;

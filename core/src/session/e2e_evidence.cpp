@@ -101,6 +101,16 @@ std::string servedBy(const ImportedRun& run) {
   return run.format == importformat::kSglangServing ? "sglang" : "vllm";
 }
 
+/// The figures of a serving run a fit reads, and the rows' metrics they become.
+constexpr std::pair<const char*, E2eMetric> kServingFigures[] = {
+    {"output_throughput_tok_s", E2eMetric::OutputTokS},
+    {"ttft_median_ms", E2eMetric::TtftP50Ms},
+    {"ttft_p99_ms", E2eMetric::TtftP99Ms},
+    {"tpot_median_ms", E2eMetric::TpotP50Ms},
+    {"tpot_p99_ms", E2eMetric::TpotP99Ms},
+    {"itl_median_ms", E2eMetric::ItlP50Ms},
+    {"itl_p99_ms", E2eMetric::ItlP99Ms}};
+
 /// A serving run (`vllm bench serve`, SGLang `bench_serving`) as serving rows: its offered load,
 /// its mean prompt and output lengths, and what it measured (throughput, TTFT/TPOT/ITL median
 /// and p99). The server's batch cap and token budget are not in the file: the engine's own
@@ -139,16 +149,8 @@ bool servingPoints(const ImportedRun& run, const MeasuredPoint& base,
     p.loadValue = load->value;
   }
   p.origin = base.origin + " at " + offeredLoadText(*load);
-  const std::pair<const char*, E2eMetric> figures[] = {
-      {"output_throughput_tok_s", E2eMetric::OutputTokS},
-      {"ttft_median_ms", E2eMetric::TtftP50Ms},
-      {"ttft_p99_ms", E2eMetric::TtftP99Ms},
-      {"tpot_median_ms", E2eMetric::TpotP50Ms},
-      {"tpot_p99_ms", E2eMetric::TpotP99Ms},
-      {"itl_median_ms", E2eMetric::ItlP50Ms},
-      {"itl_p99_ms", E2eMetric::ItlP99Ms}};
   bool any = false;
-  for (const auto& [key, m] : figures) {
+  for (const auto& [key, m] : kServingFigures) {
     const auto v = metric(run, key);
     if (!v) continue;
     const bool ttft = m == E2eMetric::TtftP50Ms || m == E2eMetric::TtftP99Ms;
@@ -193,10 +195,6 @@ void decodeSweepPoints(const ImportedRun& run, const MeasuredPoint& base,
   }
 }
 
-/// What makes a serving run attached to a candidate unfit to calibrate from: no offered load,
-/// a model of its own whose shapes are not the candidate's (both known to the catalog), or a
-/// figure the fit would read that its own per-request records put more than 2% away (the
-/// importer kept both).
 /// Whether two catalog models are priced alike: the same shapes (Llama-3-8B and
 /// Llama-3.1-8B are; their context lengths differ, which a fit does not read).
 bool sameShapes(const std::string& a, const std::string& b, const Catalog& cat) {
@@ -210,6 +208,10 @@ bool sameShapes(const std::string& a, const std::string& b, const Catalog& cat) 
          x->expertsPerToken == y->expertsPerToken && x->expertWidth == y->expertWidth;
 }
 
+/// What makes a serving run attached to a candidate unfit to calibrate from: no offered load,
+/// a model of its own whose shapes are not the candidate's (both known to the catalog), or a
+/// figure the fit would read that its own per-request records put more than 2% away (the
+/// importer kept both).
 std::optional<Error> servingRunDefect(const ImportedRun& run, const std::string& candidateModel,
                                       const std::string& candidateId, const Catalog& cat) {
   if (const auto load = offeredLoadOf(run); !load) return load.error();
@@ -224,10 +226,10 @@ std::optional<Error> servingRunDefect(const ImportedRun& run, const std::string&
                      "candidate of " +
                      model};
   }
-  for (const char* key : {"output_throughput_tok_s", "ttft_median_ms", "ttft_p99_ms",
-                          "tpot_median_ms", "tpot_p99_ms", "itl_median_ms", "itl_p99_ms"}) {
+  for (const auto& figure : kServingFigures) {
+    const std::string key = figure.first;
     const auto stated = metric(run, key);
-    const auto records = metric(run, std::string(key) + "_recomputed");
+    const auto records = metric(run, key + "_recomputed");
     // Percentile methods part by well under 2% on a run's hundreds of requests.
     if (stated && records && std::abs(*stated - *records) > 0.02 * std::abs(*records)) {
       return Error{run.sourceFile, "", key,

@@ -34,6 +34,7 @@ class ParetoPlot : public Plot {
   /// Names offered to the label layout (frontier first, then uncertain, gated out, dominated).
   static constexpr std::size_t kMaxLabels = 200;
   explicit ParetoPlot(QWidget* parent = nullptr);
+  ~ParetoPlot() override;
   using SharedCandidates = std::shared_ptr<const std::vector<Candidate>>;
   using SharedVerdicts = std::shared_ptr<const std::map<std::string, CandidateVerdict>>;
   /// What setData works out from the candidates before it draws: each class's points sorted
@@ -90,6 +91,9 @@ class ParetoPlot : public Plot {
   /// entry kUncertainBandName.
   [[nodiscard]] const std::vector<QCPCurve*>& bandCurves() const { return m_bandCurves; }
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  signals:
   /// The user clicked the point of candidate `id`.
   void candidateClicked(const QString& id);
@@ -132,12 +136,6 @@ class ParetoPlot : public Plot {
   QCPLayoutGrid* m_legendBelow = nullptr;  ///< spacer, legend, spacer in a row
   QCPLayoutGrid* m_legendSide = nullptr;   ///< spacer, legend, spacer in a column
   bool m_legendAtSide = false;
-
- protected:
-  void resizeEvent(QResizeEvent* event) override;
-
- public:
-  ~ParetoPlot() override;
 };
 
 }  // namespace qf::ui
